@@ -1,0 +1,15 @@
+//! Deterministic core of bozkir.
+//!
+//! Everything random in bozkir flows from [`hash`]: a 32-bit multiply-and-mix hash with
+//! `Math.imul` semantics, so the same seed names the same bits in Rust, WebAssembly,
+//! JavaScript and Python. This crate is pure: no IO, no clock, no threads required.
+
+pub mod grid;
+pub mod hash;
+pub mod progress;
+
+pub use grid::Grid;
+pub use hash::hash_u32;
+pub use progress::{NoProgress, Progress};
+pub mod noise;
+pub mod rng;

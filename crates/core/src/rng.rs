@@ -1,0 +1,1 @@
+//! Seeded generators on the canonical hash.

@@ -1,0 +1,2 @@
+//! Erosion processes.
+pub mod stream_power;

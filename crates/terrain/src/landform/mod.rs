@@ -1,0 +1,1 @@
+//! Landform analysis: slope, aspect, TPI, curvature, Weiss classes, openness.

@@ -1,0 +1,1 @@
+//! The 19 named profiles and the original bozkir generator.

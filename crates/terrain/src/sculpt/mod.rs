@@ -1,0 +1,1 @@
+//! Sculpting operators (seed 001 §3).
