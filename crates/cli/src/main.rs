@@ -1,1 +1,75 @@
-fn main() {}
+//! `bozkir`: procedural terrain, analysis and exports from the command line.
+//!
+//! Thin binary: argument parsing, progress bars and error messages live here; every algorithm
+//! lives in the library crates.
+
+mod analysis;
+mod cmd;
+mod outputs;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "bozkir",
+    version,
+    about = "Procedural terrain: generate, erode, analyse and export height fields"
+)]
+struct Cli {
+    /// Hide progress bars.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// Worker threads (default: all cores). Output does not depend on it.
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate the default terrain (canyon, seed 3, 512²) with every output and a preview.
+    Demo(cmd::demo::Args),
+    /// Generate terrain from a named profile and a seed, eroded, with all outputs.
+    Terrain(cmd::terrain::Args),
+    /// Hydrology and landform analysis of a DEM (GeoTIFF, NPZ, height PNG).
+    Analyze(cmd::analyze::Args),
+    /// Run stream-power erosion on an existing DEM (real or generated), in physical units.
+    Erode(cmd::erode::Args),
+    /// Import a DTM (GeoTIFF, NPZ, PNG) or a point cloud (PLY, LAS) into the project's height format.
+    Heightmap(cmd::heightmap::Args),
+    /// List the 19 profiles with their groups and parameters.
+    Profiles(cmd::profiles::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        if n == 0 {
+            eprintln!("error: --threads must be at least 1");
+            return ExitCode::from(2);
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .expect("thread pool set once");
+    }
+    let quiet = cli.quiet;
+    let result = match cli.command {
+        Command::Demo(a) => cmd::demo::run(a, quiet),
+        Command::Terrain(a) => cmd::terrain::run(a, quiet),
+        Command::Analyze(a) => cmd::analyze::run(a, quiet),
+        Command::Erode(a) => cmd::erode::run(a, quiet),
+        Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
+        Command::Profiles(a) => cmd::profiles::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,1 +1,101 @@
-//! placeholder
+//! File formats of bozkir: the only crate that knows them.
+//!
+//! Rasters: 16-bit greyscale PNG ([`write_png16`]), the browser's `rg16` PNG
+//! ([`write_rg16`]), `.r16` raw ([`write_r16`]), float32 TIFF ([`write_tiff_f32`]), 8-bit
+//! masks and RGB previews ([`write_png8`], [`write_rgb8`]), each with its reader. DEMs:
+//! GeoTIFF ([`read_geotiff`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
+//! metres. Point clouds: PLY ([`read_ply_points`]) and LAS ([`read_las`]), turned into height
+//! fields by [`height_from_points`]. Sidecars: [`Sidecar`]. Exact layouts are in
+//! `docs/formats.md`.
+//!
+//! Contracts:
+//! * every error is an [`IoError`] whose message names the file and what is wrong;
+//! * sizes and counts from headers are checked against [`limits`] before allocation;
+//! * writers write a temporary file in the target's directory and rename it when complete,
+//!   so a failed write leaves nothing behind (and an existing target unchanged).
+
+pub mod crop;
+pub mod dem;
+pub mod error;
+mod fsio;
+pub mod geotiff;
+pub mod height_from_points;
+pub mod las;
+pub mod limits;
+pub mod npy;
+pub mod npz;
+pub mod ply;
+pub mod png16;
+pub mod png8;
+mod png_common;
+pub mod quantise;
+pub mod r16;
+pub mod rg16;
+pub mod sidecar;
+mod tiff_common;
+pub mod tiff_f32;
+
+pub use crop::crop_largest_valid;
+pub use dem::{metres_per_degree, CrsKind, Dem};
+pub use error::{IoError, Result};
+pub use geotiff::read_geotiff;
+pub use height_from_points::height_from_points;
+pub use las::{read_las, LasPoints};
+pub use npz::{read_npz, read_npz_dem};
+pub use ply::read_ply_points;
+pub use png16::{read_png16, write_png16, write_png16_codes};
+pub use png8::{read_png8, read_rgb8, write_png8, write_rgb8};
+pub use quantise::{dequantise_u16, quantise_u16};
+pub use r16::{read_r16, write_r16};
+pub use rg16::{read_height_png, read_rg16, write_rg16};
+pub use sidecar::{
+    read_sidecar, write_sidecar, Encoding, Sidecar, SidecarFile, SIDECAR_FORMAT_VERSION,
+};
+pub use tiff_f32::{read_tiff_f32, write_tiff_f32};
+
+use bozkir_core::Grid;
+use std::path::Path;
+
+/// Read a DEM by extension: `.tif`/`.tiff` (GeoTIFF), `.npz`, or a height PNG (`.png`,
+/// normalised 0–1 heights, cell size 1). Anything else is refused naming the file.
+pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
+    let path = path.as_ref();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "tif" | "tiff" => read_geotiff(path),
+        "npz" => read_npz_dem(path),
+        "png" => Ok(Dem {
+            heights: read_height_png(path)?,
+            crs_kind: CrsKind::Unknown,
+            nodata: None,
+            source: path.to_path_buf(),
+        }),
+        other => Err(IoError::unsupported(
+            path,
+            format!("DEM file extension {other:?} (use .tif, .npz or .png)"),
+        )),
+    }
+}
+
+/// Read a PLY point cloud and turn it into an `n × n` height field in its own frame (z up),
+/// 15th percentile per cell, holes filled (inventory §2.6). Refuses a cloud without finite points.
+pub fn read_ply_height(path: impl AsRef<Path>, n: usize) -> Result<Grid<f64>> {
+    let path = path.as_ref();
+    if !(2..=limits::MAX_SIDE as usize).contains(&n) {
+        return Err(IoError::invalid(
+            path,
+            format!("height field size {n} must be 2..={}", limits::MAX_SIDE),
+        ));
+    }
+    let points = read_ply_points(path)?;
+    if !points.iter().any(|p| p.iter().all(|v| v.is_finite())) {
+        return Err(IoError::Empty {
+            path: path.to_path_buf(),
+            what: format!("no finite point among {}", points.len()),
+        });
+    }
+    Ok(height_from_points(&points, n, 15.0, true))
+}

@@ -1,1 +1,17 @@
-//! placeholder
+//! Software rendering for bozkir previews: hillshade, colour ramps and shaded-relief images.
+//!
+//! Pure: values in, pixels out. Images are [`Rgb8Image`] buffers; writing them to files is the
+//! io crate's job. Work is split over rows with rayon and every pixel is computed independently,
+//! so output is identical for any thread count.
+
+pub mod hillshade;
+pub mod image;
+pub mod preview;
+pub mod ramp;
+
+pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
+pub use image::Rgb8Image;
+pub use preview::{shaded_relief, PreviewParams, Shading};
+pub use ramp::{
+    categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL,
+};

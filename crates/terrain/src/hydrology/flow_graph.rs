@@ -1,1 +1,636 @@
-//! (being written)
+//! D8 single-flow-direction routing graph: receivers, receiver distances and a topological
+//! ("stack") order, plus drainage accumulation over it.
+//!
+//! Sources:
+//! * O'Callaghan, J. F. & Mark, D. M. (1984), "The extraction of drainage networks from digital
+//!   elevation data", *Computer Vision, Graphics, and Image Processing* 28(3): steepest-descent
+//!   D8 receivers.
+//! * Braun, J. & Willett, S. D. (2013), "A very efficient O(n), implicit and parallel method to
+//!   solve the stream power equation governing fluvial incision and landscape evolution",
+//!   *Geomorphology* 180–181: receivers, the stack (every node after its receiver) and
+//!   accumulation in reverse stack order.
+//! * Kahn, A. B. (1962), "Topological sorting of large networks", *CACM* 5(11): the stack is built
+//!   by peeling the flow forest from its leaves (in-degree counting), which is O(N) and needs no
+//!   donor lists.
+//!
+//! This is the one D8 router of bozkir: the analysis path (`priority_flood`, `streams`,
+//! `watersheds`) and the erosion path (`erosion::stream_power`) both use it, so a drainage map and
+//! an erosion run on the same surface route water identically.
+//!
+//! # Conventions
+//!
+//! * **Boundary:** every border cell (`x == 0`, `y == 0`, `x == w-1`, `y == h-1`) is an outlet and
+//!   its own receiver. Water leaves the grid there.
+//! * **Receivers:** an interior cell drains to the neighbour with the steepest strictly positive
+//!   drop `(h_i − h_j) · (1/dist_ij)`, with `dist = dx` (east/west), `dy` (north/south) or
+//!   `sqrt(dx² + dy²)` (diagonals); the reciprocal distances are computed once per grid. An
+//!   interior cell with no strictly lower neighbour is a **pit** and its own receiver. `NaN`
+//!   heights never receive water, and a `NaN` cell is a pit.
+//! * **Tie-break:** neighbours are tried in increasing row-major index order — NW, N, NE, W, E, SW,
+//!   S, SE (row 0 is north) — and a later neighbour replaces the current choice only if its slope
+//!   is *strictly* larger. So on equal slopes the neighbour with the lowest index wins. This is the
+//!   order of the original bozkír generator (`(b, a)` over `b, a ∈ {−1, 0, 1}`) and the rule of
+//!   `reference/erosion-anchors.md` §5.3. A drop that is positive but whose slope underflows to 0
+//!   (subnormal differences near sea level) still counts as a receiver: "strictly lower" is tested
+//!   on the heights, not on the slope.
+//! * **Stack:** every cell exactly once, each cell after its receiver (receivers before donors).
+//!   It is a topological order of the flow forest; unlike Braun & Willett's recursive stack,
+//!   subtrees are *not* guaranteed to be contiguous. It depends only on `receivers`, so it is the
+//!   same for any thread count.
+//!
+//! Everything here is deterministic and independent of the rayon thread count: receivers are a
+//! pure per-cell function (computed in parallel over rows), the stack and the accumulations are
+//! sequential with a documented order.
+
+use bozkir_core::Grid;
+use rayon::prelude::*;
+
+/// A D8 flow graph over a `width × height` grid (row-major, index `y * width + x`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowGraph {
+    /// Grid width (columns).
+    pub width: usize,
+    /// Grid height (rows).
+    pub height: usize,
+    /// Receiver of each cell; `receivers[i] == i` for outlets (all border cells) and pits.
+    pub receivers: Vec<u32>,
+    /// Distance in metres from each cell to its receiver; `0.0` where the cell is its own receiver.
+    pub dist: Vec<f64>,
+    /// Every cell once, receivers before donors. Iterate it forwards for anything that needs the
+    /// receiver's value first (incision, basin labels), backwards for accumulation.
+    pub stack: Vec<u32>,
+}
+
+/// Smallest `f64` strictly greater than `h` (IEEE `nextUp`), for finite `h`.
+///
+/// This is the "ε" of bozkir's hydrology: one unit in the last place at the height itself, so it
+/// never vanishes at high altitude the way a fixed ε does. `+∞` and `NaN` are returned unchanged.
+#[inline]
+pub fn next_up(h: f64) -> f64 {
+    if h.is_nan() || h == f64::INFINITY {
+        return h;
+    }
+    if h == 0.0 {
+        // Covers −0.0 too: the smallest positive subnormal.
+        return f64::from_bits(1);
+    }
+    let bits = h.to_bits();
+    if h > 0.0 {
+        f64::from_bits(bits + 1)
+    } else {
+        f64::from_bits(bits - 1)
+    }
+}
+
+/// Neighbour offsets `(dx, dy)` in the fixed tie-break order: increasing row-major index.
+const OFFSETS: [(isize, isize); 8] = [
+    (-1, -1), // NW
+    (0, -1),  // N
+    (1, -1),  // NE
+    (-1, 0),  // W
+    (1, 0),   // E
+    (-1, 1),  // SW
+    (0, 1),   // S
+    (1, 1),   // SE
+];
+
+/// D8 steepest-descent receivers of `h` and the stack order. See the module docs for the boundary,
+/// pit and tie-break conventions.
+///
+/// Runs in O(N): the receivers in parallel over rows, then the stack sequentially.
+pub fn d8_receivers(h: &Grid<f64>) -> FlowGraph {
+    let (w, ht) = (h.width(), h.height());
+    let n = w * ht;
+    assert!(
+        n <= u32::MAX as usize,
+        "d8_receivers: grid of {n} cells exceeds u32 indices"
+    );
+    let mut receivers = vec![0u32; n];
+    let mut dist = vec![0.0f64; n];
+    if n > 0 {
+        d8_fill(h.data(), w, ht, h.dx, h.dy, &mut receivers, &mut dist);
+    }
+    let mut stack = vec![0u32; n];
+    build_stack_into(&receivers, &mut Vec::new(), &mut stack);
+    FlowGraph {
+        width: w,
+        height: ht,
+        receivers,
+        dist,
+        stack,
+    }
+}
+
+/// Fills receivers and distances of an already allocated graph (reused by erosion).
+pub(crate) fn d8_fill(
+    z: &[f64],
+    w: usize,
+    ht: usize,
+    dx: f64,
+    dy: f64,
+    receivers: &mut [u32],
+    dist: &mut [f64],
+) {
+    let dd = (dx * dx + dy * dy).sqrt();
+    let d = [dd, dy, dd, dx, dx, dd, dy, dd];
+    let inv = d.map(|v| 1.0 / v);
+    let off: [isize; 8] = OFFSETS.map(|(ox, oy)| oy * w as isize + ox);
+    // Rows in parallel (pure per cell). Within a row the 8 directions are swept one at a time over
+    // the whole row so the compare-and-select vectorises; the per-cell semantics are exactly "try
+    // the neighbours in OFFSETS order, replace only on a strictly larger slope".
+    const ROWS: usize = 8;
+    receivers
+        .par_chunks_mut(w * ROWS)
+        .zip(dist.par_chunks_mut(w * ROWS))
+        .enumerate()
+        .for_each(|(c, (rr, dr))| {
+            let mut best = vec![0.0f64; w];
+            let mut bk = vec![0u64; w];
+            for (ry, (rrow, drow)) in rr.chunks_mut(w).zip(dr.chunks_mut(w)).enumerate() {
+                let y = c * ROWS + ry;
+                let row0 = y * w;
+                for (x, (r, d)) in rrow.iter_mut().zip(drow.iter_mut()).enumerate() {
+                    *r = (row0 + x) as u32;
+                    *d = 0.0;
+                }
+                if y == 0 || y + 1 == ht || w < 3 {
+                    continue;
+                }
+                let m = w - 2;
+                let hc = &z[row0 + 1..row0 + 1 + m];
+                let best = &mut best[..m];
+                let bk = &mut bk[..m];
+                best.fill(-1.0);
+                bk.fill(8);
+                for k in 0..8 {
+                    let start = (row0 as isize + 1 + off[k]) as usize;
+                    let hn = &z[start..start + m];
+                    let ik = inv[k];
+                    let kk = k as u64;
+                    for (((b, kb), &hi), &hj) in best.iter_mut().zip(bk.iter_mut()).zip(hc).zip(hn)
+                    {
+                        let s = (hi - hj) * ik;
+                        // Branch-free select (baseline SSE2 has no blend): all-ones mask when taken.
+                        let mask = ((hj < hi) & (s > *b)) as u64;
+                        let mask = mask.wrapping_neg();
+                        *b = f64::from_bits((s.to_bits() & mask) | (b.to_bits() & !mask));
+                        *kb = (kk & mask) | (*kb & !mask);
+                    }
+                }
+                for x in 0..m {
+                    let k = bk[x] as usize;
+                    if k < 8 {
+                        let i = row0 + 1 + x;
+                        rrow[x + 1] = (i as isize + off[k]) as u32;
+                        drow[x + 1] = d[k];
+                    }
+                }
+            }
+        });
+}
+
+/// Stack order (receivers before donors) of a receiver array, in O(N).
+///
+/// Leaves-first peeling: count donors per cell; scan cells in index order and, from each cell
+/// with no donors, walk down its receiver chain emitting cells for as long as the next cell has
+/// just lost its last unemitted donor. The emitted sequence has every donor before its receiver;
+/// the stack is that sequence reversed. Panics if `receivers` has a cycle longer than one (not a
+/// forest), which a D8 graph never has.
+pub fn build_stack(receivers: &[u32]) -> Vec<u32> {
+    let mut indeg = Vec::new();
+    let mut stack = vec![0u32; receivers.len()];
+    build_stack_into(receivers, &mut indeg, &mut stack);
+    stack
+}
+
+/// [`build_stack`] into caller-owned buffers (`indeg` is scratch, resized to `2·N` as needed;
+/// `stack` must have one slot per cell).
+pub(crate) fn build_stack_into(receivers: &[u32], indeg: &mut Vec<u32>, stack: &mut [u32]) {
+    peel::<false, u32>(receivers, indeg, &mut [], stack);
+}
+
+/// [`build_stack_into`] for the erosion loop: instead of the stack it writes `pairs[k] =
+/// stack[k] | receiver(stack[k]) << 32` (so the passes along the stack need not look the receiver
+/// up), and it accumulates `count` (weights on entry, e.g. all 1; totals on return) while it
+/// peels, in the emission order — exactly the reverse stack order of [`accumulate_cells`].
+pub(crate) fn build_stack_pairs_and_count_into(
+    receivers: &[u32],
+    indeg: &mut Vec<u32>,
+    count: &mut [u32],
+    pairs: &mut [u64],
+) {
+    assert_eq!(count.len(), receivers.len(), "build_stack: count length");
+    peel::<true, u64>(receivers, indeg, count, pairs);
+}
+
+/// Where [`peel`] writes a cell `j` with receiver `r`.
+trait StackSlot: Copy {
+    fn make(j: usize, r: usize) -> Self;
+}
+impl StackSlot for u32 {
+    #[inline(always)]
+    fn make(j: usize, _r: usize) -> Self {
+        j as u32
+    }
+}
+impl StackSlot for u64 {
+    #[inline(always)]
+    fn make(j: usize, r: usize) -> Self {
+        j as u64 | (r as u64) << 32
+    }
+}
+
+fn peel<const COUNT: bool, S: StackSlot>(
+    receivers: &[u32],
+    indeg: &mut Vec<u32>,
+    count: &mut [u32],
+    stack: &mut [S],
+) {
+    let n = receivers.len();
+    assert_eq!(stack.len(), n, "build_stack: stack length");
+    // Scratch: in-degrees in the first half, the leaf list in the second.
+    indeg.clear();
+    indeg.resize(2 * n, 0);
+    let (indeg, leaves) = indeg.split_at_mut(n);
+    for (i, &r) in receivers.iter().enumerate() {
+        if r as usize != i {
+            indeg[r as usize] += 1;
+        }
+    }
+    // Leaves (cells without donors) in increasing index, compacted without branches.
+    let mut nleaves = 0usize;
+    for (i, &d) in indeg.iter().enumerate() {
+        leaves[nleaves] = i as u32;
+        nleaves += (d == 0) as usize;
+    }
+    let mut pos = n;
+    for &leaf in &leaves[..nleaves] {
+        let mut j = leaf as usize;
+        loop {
+            pos -= 1;
+            let r = receivers[j] as usize;
+            stack[pos] = S::make(j, r);
+            if r == j {
+                break;
+            }
+            if COUNT {
+                count[r] += count[j];
+            }
+            indeg[r] -= 1;
+            if indeg[r] != 0 {
+                break;
+            }
+            j = r;
+        }
+    }
+    assert_eq!(pos, 0, "build_stack: receivers contain a cycle");
+}
+
+/// ESRI D8 direction codes: 1 = E, 2 = SE, 4 = S, 8 = SW, 16 = W, 32 = NW, 64 = N, 128 = NE
+/// (row 0 is north), 0 for outlets and pits.
+pub fn d8_direction_codes(g: &FlowGraph) -> Vec<u8> {
+    let w = g.width as isize;
+    g.receivers
+        .par_iter()
+        .enumerate()
+        .map(|(i, &r)| {
+            let d = r as isize - i as isize;
+            match d {
+                0 => 0,
+                1 => 1,
+                _ if d == w + 1 => 2,
+                _ if d == w => 4,
+                _ if d == w - 1 => 8,
+                -1 => 16,
+                _ if d == -w - 1 => 32,
+                _ if d == -w => 64,
+                _ if d == -w + 1 => 128,
+                _ => panic!("d8_direction_codes: receiver {r} of cell {i} is not a neighbour"),
+            }
+        })
+        .collect()
+}
+
+/// Number of cells draining through each cell, itself included (exact integers). Summed over the
+/// outlets (and pits) it equals the cell count.
+pub fn accumulate_cells(g: &FlowGraph) -> Vec<u32> {
+    let mut acc = vec![1u32; g.receivers.len()];
+    accumulate_cells_in_place(g, &mut acc);
+    acc
+}
+
+/// Integer accumulation over `acc` (weights on entry, totals on return), reverse stack order.
+pub(crate) fn accumulate_cells_in_place(g: &FlowGraph, acc: &mut [u32]) {
+    assert_eq!(acc.len(), g.receivers.len(), "accumulate_cells: length");
+    let rcv = &g.receivers;
+    for &i in g.stack.iter().rev() {
+        let r = rcv[i as usize];
+        if r != i {
+            acc[r as usize] += acc[i as usize];
+        }
+    }
+}
+
+/// Weighted accumulation: `out[i] = weights[i] + Σ out[d]` over the donors `d` of `i`.
+///
+/// Summation order (so the f64 result is reproducible bit for bit): cells are visited in reverse
+/// stack order and each adds its finished total to its receiver; a receiver therefore starts from
+/// its own weight and adds its donors in the order they appear in the reversed stack. The order
+/// depends only on `receivers`. Drainage area in m² is `accumulate(g, &vec![dx * dy; n])`.
+pub fn accumulate(g: &FlowGraph, weights: &[f64]) -> Vec<f64> {
+    assert_eq!(
+        weights.len(),
+        g.receivers.len(),
+        "accumulate: weights length"
+    );
+    let mut acc = weights.to_vec();
+    accumulate_in_place(g, &mut acc);
+    acc
+}
+
+/// [`accumulate`] over `acc`, which holds the weights on entry and the totals on return.
+pub fn accumulate_in_place(g: &FlowGraph, acc: &mut [f64]) {
+    assert_eq!(acc.len(), g.receivers.len(), "accumulate: weights length");
+    let rcv = &g.receivers;
+    for &i in g.stack.iter().rev() {
+        let r = rcv[i as usize];
+        if r != i {
+            acc[r as usize] += acc[i as usize];
+        }
+    }
+}
+
+/// Outlet (or pit) that each cell finally drains to.
+pub fn outlet_of(g: &FlowGraph) -> Vec<u32> {
+    let mut out = vec![0u32; g.receivers.len()];
+    for &i in &g.stack {
+        let r = g.receivers[i as usize];
+        out[i as usize] = if r == i { i } else { out[r as usize] };
+    }
+    out
+}
+
+/// Basin label of each cell: outlets and pits numbered `0, 1, …` in increasing cell index, every
+/// cell labelled with its outlet's number. Returns `(labels, number_of_basins)`.
+pub fn basin_labels(g: &FlowGraph) -> (Vec<u32>, usize) {
+    let n = g.receivers.len();
+    let mut label = vec![u32::MAX; n];
+    let mut count = 0u32;
+    for (i, l) in label.iter_mut().enumerate() {
+        if g.receivers[i] as usize == i {
+            *l = count;
+            count += 1;
+        }
+    }
+    for &i in &g.stack {
+        let r = g.receivers[i as usize];
+        if r != i {
+            label[i as usize] = label[r as usize];
+        }
+    }
+    (label, count as usize)
+}
+
+/// True when `i` is an interior cell that is its own receiver (a pit).
+pub fn is_pit(g: &FlowGraph, i: usize) -> bool {
+    let (x, y) = (i % g.width, i / g.width);
+    g.receivers[i] as usize == i && x > 0 && y > 0 && x + 1 < g.width && y + 1 < g.height
+}
+
+/// Number of interior pits.
+pub fn count_pits(g: &FlowGraph) -> usize {
+    (0..g.receivers.len()).filter(|&i| is_pit(g, i)).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_core::hash::hash_unit;
+
+    fn noise(w: usize, h: usize, seed: u32) -> Grid<f64> {
+        Grid::from_fn(w, h, |x, y| 100.0 * hash_unit(x as u32, y as u32, seed))
+    }
+
+    /// Stack is a permutation with every cell after its receiver.
+    fn check_stack(g: &FlowGraph) {
+        let n = g.receivers.len();
+        assert_eq!(g.stack.len(), n);
+        let mut pos = vec![usize::MAX; n];
+        for (k, &i) in g.stack.iter().enumerate() {
+            assert_eq!(pos[i as usize], usize::MAX, "cell {i} twice in the stack");
+            pos[i as usize] = k;
+        }
+        for i in 0..n {
+            let r = g.receivers[i] as usize;
+            if r != i {
+                assert!(pos[r] < pos[i], "receiver {r} after donor {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn next_up_is_one_ulp_at_any_height() {
+        for h in [0.0, -0.0, 1e-300, 1.0, 8848.86, 1e6, 1e12, -5.0, -1e-310] {
+            let u = next_up(h);
+            assert!(u > h, "{h}");
+            // Nothing representable in between.
+            assert!(u == h + (u - h) && (h + (u - h) / 2.0 == h || h + (u - h) / 2.0 == u));
+        }
+        assert!(next_up(1e6) - 1e6 > 0.0 && next_up(1e6) - 1e6 < 1e-9);
+        assert_eq!(next_up(f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn tilted_planes_drain_downhill_with_anisotropic_cells() {
+        let (w, h) = (9, 7);
+        let (dx, dy) = (10.0, 25.0);
+        // Falls to the east: E beats NE/SE because the diagonals are longer.
+        let east = Grid::from_fn(w, h, |x, _| -0.1 * x as f64 * dx).with_cell_size(dx, dy);
+        // Falls to the south.
+        let south = Grid::from_fn(w, h, |_, y| -0.1 * y as f64 * dy).with_cell_size(dx, dy);
+        // Same gradient along both axes in metres: the diagonal is steepest.
+        let se = Grid::from_fn(w, h, |x, y| -0.1 * (x as f64 * dx + y as f64 * dy))
+            .with_cell_size(dx, dy);
+        // Same drop per cell along both axes: with dy = 3 dx, E (slope 1/dx) beats SE.
+        let per_cell = Grid::from_fn(w, h, |x, y| -((x + y) as f64)).with_cell_size(1.0, 3.0);
+        let per_cell_sq = per_cell.clone().with_cell_size(1.0, 1.0);
+        for (grid, code, d) in [
+            (&east, 1u8, dx),
+            (&south, 4, dy),
+            (&se, 2, (dx * dx + dy * dy).sqrt()),
+            (&per_cell, 1, 1.0),
+            (&per_cell_sq, 2, 2f64.sqrt()),
+        ] {
+            let g = d8_receivers(grid);
+            check_stack(&g);
+            let codes = d8_direction_codes(&g);
+            for y in 0..h {
+                for x in 0..w {
+                    let i = y * w + x;
+                    if grid.is_border(x, y) {
+                        assert_eq!(g.receivers[i] as usize, i);
+                        assert_eq!(codes[i], 0);
+                        assert_eq!(g.dist[i], 0.0);
+                    } else {
+                        assert_eq!(codes[i], code, "cell ({x},{y})");
+                        assert_eq!(g.dist[i], d);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn codes_match_receivers_on_noise() {
+        let (w, h) = (37, 23);
+        let dem = noise(w, h, 7).with_cell_size(2.0, 3.0);
+        let g = d8_receivers(&dem);
+        let codes = d8_direction_codes(&g);
+        let table: [(u8, isize, isize); 8] = [
+            (1, 1, 0),
+            (2, 1, 1),
+            (4, 0, 1),
+            (8, -1, 1),
+            (16, -1, 0),
+            (32, -1, -1),
+            (64, 0, -1),
+            (128, 1, -1),
+        ];
+        for i in 0..w * h {
+            let (x, y) = ((i % w) as isize, (i / w) as isize);
+            let r = g.receivers[i] as usize;
+            if codes[i] == 0 {
+                assert_eq!(r, i);
+                continue;
+            }
+            let &(_, ox, oy) = table.iter().find(|t| t.0 == codes[i]).expect("valid code");
+            assert_eq!(r as isize, (y + oy) * w as isize + x + ox);
+            // Steepest strictly lower neighbour, ties to the lowest index.
+            let hi = *dem.get(x as usize, y as usize);
+            assert!(dem.data()[r] < hi);
+            let s_r = (hi - dem.data()[r]) / g.dist[i];
+            for (ox, oy) in OFFSETS {
+                let j = ((y + oy) * w as isize + x + ox) as usize;
+                let dd = ((ox as f64 * 2.0).powi(2) + (oy as f64 * 3.0).powi(2)).sqrt();
+                let s_j = (hi - dem.data()[j]) / dd;
+                assert!(
+                    s_j <= s_r * (1.0 + 1e-12),
+                    "cell {i}: neighbour {j} steeper"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ties_go_to_the_lowest_index_and_subnormal_drops_count() {
+        // Centre 1.0; N (index 1) and W (index 3) both 0.0 at the same distance: N wins.
+        let mut z = vec![2.0; 9];
+        z[4] = 1.0;
+        z[1] = 0.0;
+        z[3] = 0.0;
+        let g = d8_receivers(&Grid::from_vec(3, 3, z.clone()));
+        assert_eq!(g.receivers[4], 1);
+        // E and S equal: E (index 5) beats S (index 7).
+        z[1] = 2.0;
+        z[3] = 2.0;
+        z[5] = 0.0;
+        z[7] = 0.0;
+        assert_eq!(
+            d8_receivers(&Grid::from_vec(3, 3, z.clone())).receivers[4],
+            5
+        );
+        // A one-ulp drop above zero is a receiver although its slope underflows.
+        let mut z = vec![1.0; 9];
+        z[4] = f64::from_bits(1);
+        z[8] = 0.0;
+        let g = d8_receivers(&Grid::from_vec(3, 3, z).with_cell_size(30.0, 30.0));
+        assert_eq!(g.receivers[4], 8);
+        // A flat centre is a pit; NaN never receives and is a pit.
+        let mut z = vec![1.0; 9];
+        z[0] = f64::NAN;
+        let g = d8_receivers(&Grid::from_vec(3, 3, z.clone()));
+        assert!(is_pit(&g, 4));
+        z[4] = f64::NAN;
+        assert!(is_pit(&d8_receivers(&Grid::from_vec(3, 3, z)), 4));
+    }
+
+    #[test]
+    fn accumulation_conserves_cells_and_area() {
+        for (w, h, seed) in [(1, 1, 0), (2, 5, 1), (64, 48, 2), (101, 3, 3)] {
+            let dem = noise(w, h, seed).with_cell_size(2.5, 4.0);
+            let g = d8_receivers(&dem);
+            check_stack(&g);
+            let cells = accumulate_cells(&g);
+            let roots: Vec<usize> = (0..w * h)
+                .filter(|&i| g.receivers[i] as usize == i)
+                .collect();
+            let total: u64 = roots.iter().map(|&i| cells[i] as u64).sum();
+            assert_eq!(total, (w * h) as u64);
+            let area = accumulate(&g, &vec![2.5 * 4.0; w * h]);
+            for i in 0..w * h {
+                assert_eq!(area[i], cells[i] as f64 * 10.0, "cell {i}");
+            }
+            let out = outlet_of(&g);
+            let (labels, nb) = basin_labels(&g);
+            assert_eq!(nb, roots.len());
+            let mut per_outlet = vec![0u32; w * h];
+            for i in 0..w * h {
+                assert_eq!(g.receivers[out[i] as usize], out[i]);
+                assert_eq!(labels[i], labels[out[i] as usize]);
+                per_outlet[out[i] as usize] += 1;
+            }
+            for &r in &roots {
+                assert_eq!(per_outlet[r], cells[r], "basin of {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn stack_paths_agree() {
+        let dem = noise(61, 47, 21);
+        let g = d8_receivers(&dem);
+        assert_eq!(build_stack(&g.receivers), g.stack);
+        let mut count = vec![1u32; g.receivers.len()];
+        let mut pairs = vec![0u64; g.receivers.len()];
+        build_stack_pairs_and_count_into(&g.receivers, &mut Vec::new(), &mut count, &mut pairs);
+        for (k, &p) in pairs.iter().enumerate() {
+            let i = g.stack[k];
+            assert_eq!(p, i as u64 | (g.receivers[i as usize] as u64) << 32);
+        }
+        assert_eq!(count, accumulate_cells(&g));
+    }
+
+    #[test]
+    fn single_channel_counts_and_stack_order() {
+        // A 1-cell-wide valley draining west inside a high frame; every interior cell of row 1
+        // drains to its west neighbour, the one outlet (0,1) collects all of them.
+        let w = 12;
+        let dem = Grid::from_fn(w, 3, |x, y| if y == 1 { x as f64 } else { 100.0 });
+        let g = d8_receivers(&dem);
+        check_stack(&g);
+        let c = accumulate_cells(&g);
+        for x in 1..w - 1 {
+            assert_eq!(g.receivers[w + x] as usize, w + x - 1);
+            assert_eq!(c[w + x] as usize, w - 1 - x);
+        }
+        assert_eq!(c[w] as usize, w - 1);
+        assert_eq!(count_pits(&g), 0);
+    }
+
+    #[test]
+    fn thread_count_does_not_change_the_graph() {
+        let dem = noise(200, 150, 11);
+        let run = |t: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+                .install(|| {
+                    let g = d8_receivers(&dem);
+                    let a = accumulate(&g, &vec![1.0; dem.len()]);
+                    (g, a, d8_direction_codes(&d8_receivers(&dem)))
+                })
+        };
+        assert_eq!(run(1), run(2));
+    }
+}

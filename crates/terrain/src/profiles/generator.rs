@@ -415,9 +415,9 @@ fn erode(
                 }
                 row[0] = 0.0;
                 row[n1 - 1] = 0.0;
-                for c in 1..n1 - 1 {
+                for (c, v) in row.iter_mut().enumerate().take(n1 - 1).skip(1) {
                     let k = r * n1 + c;
-                    row[c] = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
+                    *v = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
                 }
             });
             flat.par_iter_mut().zip(&lap).for_each(|(h, l)| *h += ddt * l);

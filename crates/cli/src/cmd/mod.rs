@@ -1,0 +1,51 @@
+//! One module per subcommand.
+
+pub mod analyze;
+pub mod demo;
+pub mod erode;
+pub mod heightmap;
+pub mod profiles;
+pub mod terrain;
+
+use anyhow::{bail, Result};
+use bozkir_core::Grid;
+use std::path::Path;
+
+/// Largest side `bozkir terrain` accepts: 8192² (about 14 GB of working memory) fits in 24 GB.
+pub const MAX_TERRAIN_SIZE: usize = 8192;
+
+/// A finite, positive option value, or an error naming the option.
+pub fn positive(name: &str, v: f64) -> Result<f64> {
+    if !v.is_finite() || v <= 0.0 {
+        bail!("--{name} must be a finite number above 0, got {v}");
+    }
+    Ok(v)
+}
+
+/// A finite, non-negative option value, or an error naming the option.
+pub fn non_negative(name: &str, v: f64) -> Result<f64> {
+    if !v.is_finite() || v < 0.0 {
+        bail!("--{name} must be a finite number ≥ 0, got {v}");
+    }
+    Ok(v)
+}
+
+/// Load a DEM by extension and crop it to its largest all-valid rectangle.
+pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String)> {
+    if !path.exists() {
+        bail!("{}: no such file", path.display());
+    }
+    let dem = bozkir_io::read_dem(path)?;
+    let (w, h) = (dem.heights.width(), dem.heights.height());
+    let cropped = dem.crop_valid()?;
+    let note = if cropped.width() != w || cropped.height() != h {
+        format!(
+            "cropped {w}×{h} to the largest all-valid rectangle {}×{}",
+            cropped.width(),
+            cropped.height()
+        )
+    } else {
+        String::new()
+    };
+    Ok((cropped, note))
+}

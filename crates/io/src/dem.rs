@@ -1,0 +1,176 @@
+//! Digital elevation models read from GeoTIFF or NPZ, and their conversion to metres.
+//!
+//! Cell sizes are always metres. A DEM in a geographic CRS (degrees) is converted at its
+//! centre latitude φ with the WGS84 ellipsoid (a = 6 378 137 m, f = 1/298.257 223 563,
+//! e² = f(2 − f)):
+//!
+//! * metres per degree of latitude  = (π/180) · a(1 − e²) / (1 − e² sin²φ)^{3/2}
+//!   (the meridional radius of curvature M),
+//! * metres per degree of longitude = (π/180) · a cos φ / (1 − e² sin²φ)^{1/2}
+//!   (the prime-vertical radius N times cos φ).
+//!
+//! So `dx = scale_x · m_per_deg_lon(φ)` and `dy = scale_y · m_per_deg_lat(φ)`, and `dx ≠ dy`
+//! is normal (at 39.6° N a 3″ SRTM cell is ≈ 71.6 m × 92.5 m). The conversion is exact at the
+//! centre latitude; north and south edges differ by the cosine of their latitude.
+
+use crate::crop::crop_largest_valid;
+use crate::error::{IoError, Result};
+use bozkir_core::Grid;
+use std::path::{Path, PathBuf};
+
+/// WGS84 semi-major axis, metres.
+pub const WGS84_A: f64 = 6_378_137.0;
+/// WGS84 inverse flattening.
+pub const WGS84_INV_F: f64 = 298.257_223_563;
+
+/// Heights outside this range (metres) are treated as invalid: Earth's surface spans the
+/// Challenger Deep (−10 935 m) to Everest (8 849 m), so sentinels such as −32768, 32767,
+/// 65535 or ±3.4e38 never pass even when a file lacks its nodata tag.
+pub const VALID_HEIGHT_RANGE: (f64, f64) = (-11_000.0, 9_000.0);
+
+/// Smallest usable all-valid window, per side (inventory §2.6 refuses < 8×8).
+pub const MIN_VALID_SIDE: usize = 8;
+
+/// Metres per degree of (longitude, latitude) at geodetic latitude `lat_deg` on WGS84.
+pub fn metres_per_degree(lat_deg: f64) -> (f64, f64) {
+    let f = 1.0 / WGS84_INV_F;
+    let e2 = f * (2.0 - f);
+    let phi = lat_deg.to_radians();
+    let s = libm::sin(phi);
+    let c = libm::cos(phi);
+    let w = 1.0 - e2 * s * s;
+    let n = WGS84_A / libm::sqrt(w);
+    let m = WGS84_A * (1.0 - e2) / (w * libm::sqrt(w));
+    let k = std::f64::consts::PI / 180.0;
+    (k * n * c, k * m)
+}
+
+/// What the coordinate reference system of a DEM is, as far as the cell size is concerned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CrsKind {
+    /// Degrees of longitude/latitude; the cell size was converted at `centre_lat` (degrees).
+    Geographic { epsg: Option<u16>, centre_lat: f64 },
+    /// A projected CRS; the pixel scale was converted from its linear unit to metres.
+    Projected { epsg: Option<u16> },
+    /// No CRS information: the pixel scale (or spacing) is taken as metres, 1 m if absent.
+    Unknown,
+}
+
+/// A DEM: heights in metres with NaN for nodata/invalid cells, cell size in metres.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dem {
+    /// Heights (metres), NaN where the file has nodata or an invalid value; `dx, dy` metres.
+    pub heights: Grid<f64>,
+    pub crs_kind: CrsKind,
+    /// The nodata value declared by the file, in its own units, if any.
+    pub nodata: Option<f64>,
+    /// The file the DEM came from.
+    pub source: PathBuf,
+}
+
+impl Dem {
+    /// Number of valid (finite) cells.
+    pub fn valid_count(&self) -> usize {
+        self.heights.data().iter().filter(|v| v.is_finite()).count()
+    }
+
+    /// The largest all-valid axis-aligned window of the DEM (see [`crop_largest_valid`]).
+    /// Refuses, naming the file, when it is smaller than 8×8.
+    pub fn crop_valid(&self) -> Result<Grid<f64>> {
+        match crop_largest_valid(&self.heights) {
+            Some((x0, y0, w, h)) if w >= MIN_VALID_SIDE && h >= MIN_VALID_SIDE => {
+                Ok(self.heights.crop(x0, y0, w, h))
+            }
+            found => Err(IoError::TooSmall {
+                path: self.source.clone(),
+                detail: match found {
+                    Some((_, _, w, h)) => {
+                        format!("largest all-valid rectangle is {w}×{h}, need at least {MIN_VALID_SIDE}×{MIN_VALID_SIDE}")
+                    }
+                    None => "no valid cell".into(),
+                },
+            }),
+        }
+    }
+}
+
+/// Mark invalid cells NaN: non-finite, equal to `nodata` (compared by `is_nodata`), or outside
+/// [`VALID_HEIGHT_RANGE`] after multiplying by `to_metres`. Refuses an all-invalid raster.
+pub(crate) fn clean_heights(
+    path: &Path,
+    width: usize,
+    height: usize,
+    raw: impl Iterator<Item = (f64, bool)>,
+    to_metres: f64,
+) -> Result<Grid<f64>> {
+    let (lo, hi) = VALID_HEIGHT_RANGE;
+    let mut valid = 0usize;
+    let data: Vec<f64> = raw
+        .map(|(v, is_nodata)| {
+            let m = v * to_metres;
+            if is_nodata || !m.is_finite() || m < lo || m > hi {
+                f64::NAN
+            } else {
+                valid += 1;
+                m
+            }
+        })
+        .collect();
+    if data.len() != width * height {
+        return Err(IoError::truncated(
+            path,
+            format!("{} samples decoded, {width}×{height} expected", data.len()),
+        ));
+    }
+    if valid == 0 {
+        return Err(IoError::AllNodata {
+            path: path.to_path_buf(),
+            cells: data.len(),
+        });
+    }
+    Ok(Grid::from_vec(width, height, data))
+}
+
+/// Cell size in metres of a geographic grid with spacing `(sx, sy)` degrees at `lat` degrees.
+pub(crate) fn geographic_cell_size(path: &Path, sx: f64, sy: f64, lat: f64) -> Result<(f64, f64)> {
+    if !(lat.is_finite() && lat.abs() <= 90.0) {
+        return Err(IoError::malformed(
+            path,
+            "DEM",
+            format!("centre latitude {lat}° outside −90..90"),
+        ));
+    }
+    let (mlon, mlat) = metres_per_degree(lat);
+    let (dx, dy) = (sx.abs() * mlon, sy.abs() * mlat);
+    if !(dx.is_finite() && dy.is_finite() && dx > 0.0 && dy > 0.0) {
+        return Err(IoError::malformed(
+            path,
+            "DEM",
+            format!("cell size {dx}×{dy} m at latitude {lat}° is not positive"),
+        ));
+    }
+    Ok((dx, dy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wgs84_metres_per_degree_matches_known_values() {
+        // Equator: 111 319.49 m per degree of longitude, 110 574.28 m of latitude.
+        let (lon, lat) = metres_per_degree(0.0);
+        assert!((lon - 111_319.49).abs() < 0.01, "{lon}");
+        assert!((lat - 110_574.28).abs() < 0.01, "{lat}");
+        // 45°: 78 846.8 m and 111 131.7 m (standard tables).
+        let (lon, lat) = metres_per_degree(45.0);
+        assert!((lon - 78_846.8).abs() < 0.1, "{lon}");
+        assert!((lat - 111_131.7).abs() < 0.1, "{lat}");
+        // Pole: longitude degrees shrink to nothing, latitude ones grow to 111 694 m.
+        let (lon, lat) = metres_per_degree(90.0);
+        assert!(
+            lon.abs() < 1e-6 && (lat - 111_693.98).abs() < 0.01,
+            "{lon} {lat}"
+        );
+    }
+}

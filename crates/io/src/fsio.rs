@@ -1,0 +1,132 @@
+//! File helpers shared by the formats: checked opening and atomic writing.
+//!
+//! Writers never leave a partial file behind: they write to a temporary file in the same
+//! directory (`.<name>.<pid>.<n>.tmp`) and rename it over the target only when everything was
+//! written and flushed. On any error the temporary file is removed and an existing target is
+//! left untouched.
+
+use crate::error::{IoError, Result};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The temporary sibling of `path` used while writing it.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = format!(".{name}.{}.{n}.tmp", std::process::id());
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(tmp),
+        _ => PathBuf::from(tmp),
+    }
+}
+
+/// Write `path` atomically: `write` fills a buffered temporary file, which is renamed over
+/// `path` when `write` succeeded. On failure the temporary file is removed.
+pub(crate) fn atomic_write<F>(path: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> Result<()>,
+{
+    let tmp = temp_path(path);
+    let file = File::create(&tmp).map_err(|e| IoError::io(path, e))?;
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    let result = write(&mut w).and_then(|()| {
+        let file = w
+            .into_inner()
+            .map_err(|e| IoError::io(path, e.into_error()))?;
+        file.sync_data().map_err(|e| IoError::io(path, e))?;
+        drop(file);
+        std::fs::rename(&tmp, path).map_err(|e| IoError::io(path, e))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Open `path` for reading, refusing a zero-byte file. Returns the reader and the file length.
+pub(crate) fn open_nonempty(path: &Path) -> Result<(BufReader<File>, u64)> {
+    let file = File::open(path).map_err(|e| IoError::io(path, e))?;
+    let len = file.metadata().map_err(|e| IoError::io(path, e))?.len();
+    if len == 0 {
+        return Err(IoError::Empty {
+            path: path.to_path_buf(),
+            what: "zero-byte file".into(),
+        });
+    }
+    Ok((BufReader::with_capacity(1 << 16, file), len))
+}
+
+/// Open `path`, refuse a zero-byte file and check that it starts with `magic`; the returned
+/// reader is positioned at the start of the file.
+pub(crate) fn open_with_magic(
+    path: &Path,
+    magics: &[&[u8]],
+    format: &'static str,
+) -> Result<(File, u64)> {
+    let mut file = File::open(path).map_err(|e| IoError::io(path, e))?;
+    let len = file.metadata().map_err(|e| IoError::io(path, e))?.len();
+    if len == 0 {
+        return Err(IoError::Empty {
+            path: path.to_path_buf(),
+            what: "zero-byte file".into(),
+        });
+    }
+    let need = magics.iter().map(|m| m.len()).max().unwrap_or(0);
+    let mut head = vec![0u8; need.min(len as usize)];
+    file.read_exact(&mut head)
+        .map_err(|e| IoError::io(path, e))?;
+    if !magics
+        .iter()
+        .any(|m| head.len() >= m.len() && &head[..m.len()] == *m)
+    {
+        return Err(IoError::WrongMagic {
+            path: path.to_path_buf(),
+            format,
+        });
+    }
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| IoError::io(path, e))?;
+    Ok((file, len))
+}
+
+/// Wrap a `std::io::Error` raised while writing through `w`.
+pub(crate) fn write_all(path: &Path, w: &mut impl Write, bytes: &[u8]) -> Result<()> {
+    w.write_all(bytes).map_err(|e| IoError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_write_leaves_no_file_and_keeps_the_old_target() {
+        let dir = std::env::temp_dir().join(format!("bozkir-io-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("a.bin");
+        std::fs::write(&target, b"old").unwrap();
+        let err = atomic_write(&target, |w| {
+            w.write_all(&[1u8; 100_000]).unwrap();
+            Err(IoError::invalid(&target, "stop half way"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("a.bin"));
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("a.bin")]);
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        atomic_write(&target, |w| write_all(&target, w, b"new")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

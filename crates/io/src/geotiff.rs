@@ -1,0 +1,316 @@
+//! GeoTIFF DEMs.
+//!
+//! Reads the first image of a TIFF with one sample per pixel of type int8/16/32, uint8/16/32
+//! or float32/64 (uncompressed, LZW, Deflate or PackBits, strips or tiles; what the `tiff`
+//! crate decodes). GeoTIFF tags used:
+//!
+//! * 33550 `ModelPixelScaleTag` `(sx, sy, sz)` and 33922 `ModelTiepointTag`
+//!   `(i, j, k, x, y, z)`, or 34264 `ModelTransformationTag` (4×4, row-major) instead;
+//! * 34735 `GeoKeyDirectoryTag`, SHORT-valued keys: 1024 `GTModelTypeGeoKey` (1 projected,
+//!   2 geographic), 1025 `GTRasterTypeGeoKey` (1 PixelIsArea, 2 PixelIsPoint), 2048
+//!   `GeographicTypeGeoKey`, 2054 `GeogAngularUnitsGeoKey` (9102 degree, 9101 radian), 3072
+//!   `ProjectedCSTypeGeoKey`, 3076 `ProjLinearUnitsGeoKey` (9001 m, 9002 ft, 9003 US ft,
+//!   9030 nautical mile, 9036 km), 4099 `VerticalUnitsGeoKey` (same codes; heights converted);
+//! * 42113 `GDAL_NODATA` (ASCII number).
+//!
+//! Geographic (model type 2, or no model type but a geographic and no projected CRS key):
+//! `dx, dy` in metres at the centre latitude, see [`crate::dem`]. Projected: pixel scale times
+//! the linear unit. No GeoKeyDirectory: pixel scale taken as metres ([`CrsKind::Unknown`]),
+//! 1 m when there is no scale either. Heights that are non-finite, equal to the nodata value, or
+//! outside [`crate::dem::VALID_HEIGHT_RANGE`] become NaN.
+
+use crate::dem::{clean_heights, geographic_cell_size, CrsKind, Dem};
+use crate::error::{IoError, Result};
+use crate::tiff_common::{f64_tag, map_tiff, open, read_image, TiffDecoder};
+use std::path::Path;
+use tiff::decoder::DecodingResult;
+use tiff::tags::Tag;
+
+/// The SHORT-valued geokeys we use.
+#[derive(Debug, Default)]
+struct GeoKeys {
+    model_type: Option<u16>,
+    raster_type: Option<u16>,
+    geographic_type: Option<u16>,
+    angular_units: Option<u16>,
+    projected_type: Option<u16>,
+    linear_units: Option<u16>,
+    vertical_units: Option<u16>,
+}
+
+fn read_geokeys(path: &Path, dec: &mut TiffDecoder) -> Result<Option<GeoKeys>> {
+    let dir = match dec
+        .find_tag(Tag::GeoKeyDirectoryTag)
+        .map_err(|e| map_tiff(path, e))?
+    {
+        None => return Ok(None),
+        Some(v) => v.into_u16_vec().map_err(|e| map_tiff(path, e))?,
+    };
+    if dir.len() < 4 {
+        return Err(IoError::malformed(
+            path,
+            "GeoTIFF",
+            "GeoKeyDirectory shorter than its header",
+        ));
+    }
+    let n = dir[3] as usize;
+    if dir.len() < 4 + 4 * n {
+        return Err(IoError::truncated(
+            path,
+            format!(
+                "GeoKeyDirectory declares {n} keys, holds {}",
+                (dir.len() - 4) / 4
+            ),
+        ));
+    }
+    let mut keys = GeoKeys::default();
+    for k in dir[4..4 + 4 * n].chunks_exact(4) {
+        // Only keys stored inline (location 0, count 1) are SHORT values.
+        if k[1] != 0 {
+            continue;
+        }
+        let v = Some(k[3]);
+        match k[0] {
+            1024 => keys.model_type = v,
+            1025 => keys.raster_type = v,
+            2048 => keys.geographic_type = v,
+            2054 => keys.angular_units = v,
+            3072 => keys.projected_type = v,
+            3076 => keys.linear_units = v,
+            4099 => keys.vertical_units = v,
+            _ => {}
+        }
+    }
+    Ok(Some(keys))
+}
+
+/// Metres per unit of an EPSG linear unit code.
+fn linear_unit_metres(path: &Path, code: Option<u16>, what: &str) -> Result<f64> {
+    Ok(match code {
+        None | Some(9001) | Some(32767) => 1.0,
+        Some(9002) => 0.3048,
+        Some(9003) => 1200.0 / 3937.0,
+        Some(9030) => 1852.0,
+        Some(9036) => 1000.0,
+        Some(c) => return Err(IoError::unsupported(path, format!("{what} unit code {c}"))),
+    })
+}
+
+/// `((sx, sy), (x, y))`.
+type Georef = ((f64, f64), (f64, f64));
+
+/// Pixel spacing `(sx, sy)` and the model coordinates of the raster centre, in CRS units.
+fn georeference(
+    path: &Path,
+    dec: &mut TiffDecoder,
+    w: usize,
+    h: usize,
+    point: bool,
+) -> Result<Option<Georef>> {
+    let scale = f64_tag(path, dec, Tag::ModelPixelScaleTag)?;
+    let tie = f64_tag(path, dec, Tag::ModelTiepointTag)?;
+    let transform = f64_tag(path, dec, Tag::ModelTransformationTag)?;
+    // Centre of the raster in pixel coordinates (corner-based for PixelIsArea).
+    let (ci, cj) = if point {
+        ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0)
+    } else {
+        (w as f64 / 2.0, h as f64 / 2.0)
+    };
+    if let Some(s) = scale {
+        if s.len() < 2 || !(s[0].is_finite() && s[1].is_finite()) || s[0] <= 0.0 || s[1] <= 0.0 {
+            return Err(IoError::malformed(
+                path,
+                "GeoTIFF",
+                format!("ModelPixelScale {s:?} is not positive"),
+            ));
+        }
+        let (x, y) = match tie.as_deref() {
+            Some([i, j, _, x, y, ..]) => (x + (ci - i) * s[0], y - (cj - j) * s[1]),
+            _ => (f64::NAN, f64::NAN),
+        };
+        return Ok(Some(((s[0], s[1]), (x, y))));
+    }
+    if let Some(m) = transform {
+        if m.len() < 16 {
+            return Err(IoError::malformed(
+                path,
+                "GeoTIFF",
+                "ModelTransformation has fewer than 16 values",
+            ));
+        }
+        let sx = m[0].hypot(m[4]);
+        let sy = m[1].hypot(m[5]);
+        if !(sx > 0.0 && sy > 0.0) {
+            return Err(IoError::malformed(
+                path,
+                "GeoTIFF",
+                "ModelTransformation has a zero pixel size",
+            ));
+        }
+        let x = m[0] * ci + m[1] * cj + m[3];
+        let y = m[4] * ci + m[5] * cj + m[7];
+        return Ok(Some(((sx, sy), (x, y))));
+    }
+    Ok(None)
+}
+
+fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
+    match dec
+        .find_tag(Tag::GdalNodata)
+        .map_err(|e| map_tiff(path, e))?
+    {
+        None => Ok(None),
+        Some(v) => {
+            let s = v.into_string().map_err(|e| map_tiff(path, e))?;
+            let t = s.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+            if t.eq_ignore_ascii_case("nan") {
+                return Ok(Some(f64::NAN));
+            }
+            t.parse::<f64>().map(Some).map_err(|_| {
+                IoError::malformed(
+                    path,
+                    "GeoTIFF",
+                    format!("GDAL_NODATA {t:?} is not a number"),
+                )
+            })
+        }
+    }
+}
+
+/// Read a GeoTIFF DEM: heights in metres (NaN = nodata/invalid), cell size in metres.
+pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
+    let path = path.as_ref();
+    let (mut dec, w, h) = open(path)?;
+    let keys = read_geokeys(path, &mut dec)?;
+    let nodata = nodata_of(path, &mut dec)?;
+    let point = keys.as_ref().and_then(|k| k.raster_type) == Some(2);
+    let georef = georeference(path, &mut dec, w, h, point)?;
+
+    let (crs_kind, (dx, dy), vertical) = match (&keys, georef) {
+        (Some(k), Some(((sx, sy), (_, cy)))) => {
+            let geographic = match k.model_type {
+                Some(2) => true,
+                Some(1) => false,
+                Some(c) => {
+                    return Err(IoError::unsupported(
+                        path,
+                        format!("GTModelTypeGeoKey {c} (geocentric or user-defined)"),
+                    ))
+                }
+                None => k.geographic_type.is_some() && k.projected_type.is_none(),
+            };
+            let vertical = linear_unit_metres(path, k.vertical_units, "vertical")?;
+            if geographic {
+                let deg = match k.angular_units {
+                    None | Some(9102) | Some(32767) => 1.0,
+                    Some(9101) => 180.0 / std::f64::consts::PI,
+                    Some(c) => {
+                        return Err(IoError::unsupported(path, format!("angular unit code {c}")))
+                    }
+                };
+                if !cy.is_finite() {
+                    return Err(IoError::missing(
+                        path,
+                        "ModelTiepointTag (needed for the latitude of a geographic DEM)",
+                    ));
+                }
+                let lat = cy * deg;
+                let cell = geographic_cell_size(path, sx * deg, sy * deg, lat)?;
+                (
+                    CrsKind::Geographic {
+                        epsg: k.geographic_type.filter(|&c| c != 32767),
+                        centre_lat: lat,
+                    },
+                    cell,
+                    vertical,
+                )
+            } else {
+                let unit = linear_unit_metres(path, k.linear_units, "projected linear")?;
+                (
+                    CrsKind::Projected {
+                        epsg: k.projected_type.filter(|&c| c != 32767),
+                    },
+                    (sx * unit, sy * unit),
+                    vertical,
+                )
+            }
+        }
+        (_, Some(((sx, sy), _))) => (CrsKind::Unknown, (sx, sy), 1.0),
+        (_, None) => (CrsKind::Unknown, (1.0, 1.0), 1.0),
+    };
+
+    let decoded = read_image(path, &mut dec)?;
+    let nd = nodata.unwrap_or(f64::NAN);
+    let is_nd = |v: f64| nodata.is_some() && v == nd;
+    let heights = match decoded {
+        DecodingResult::I8(v) => clean_heights(
+            path,
+            w,
+            h,
+            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
+            vertical,
+        ),
+        DecodingResult::U8(v) => clean_heights(
+            path,
+            w,
+            h,
+            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
+            vertical,
+        ),
+        DecodingResult::I16(v) => clean_heights(
+            path,
+            w,
+            h,
+            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
+            vertical,
+        ),
+        DecodingResult::U16(v) => clean_heights(
+            path,
+            w,
+            h,
+            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
+            vertical,
+        ),
+        DecodingResult::I32(v) => clean_heights(
+            path,
+            w,
+            h,
+            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
+            vertical,
+        ),
+        DecodingResult::U32(v) => clean_heights(
+            path,
+            w,
+            h,
+            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
+            vertical,
+        ),
+        DecodingResult::F32(v) => {
+            // Compare in f32 so a nodata written with f64 digits still matches its f32 sample.
+            let nd32 = nd as f32;
+            clean_heights(
+                path,
+                w,
+                h,
+                v.iter()
+                    .map(|&s| (f64::from(s), nodata.is_some() && s == nd32)),
+                vertical,
+            )
+        }
+        DecodingResult::F64(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (s, is_nd(s))), vertical)
+        }
+        DecodingResult::I64(_) | DecodingResult::U64(_) => {
+            return Err(IoError::unsupported(
+                path,
+                "64-bit integer samples for a DEM",
+            ));
+        }
+    }?;
+    Ok(Dem {
+        heights: heights.with_cell_size(dx, dy),
+        crs_kind,
+        nodata,
+        source: path.to_path_buf(),
+    })
+}

@@ -1,0 +1,54 @@
+//! 16-bit greyscale PNG height maps.
+//!
+//! Layout: a standard PNG, colour type 0 (greyscale), bit depth 16, one sample per pixel,
+//! big-endian as PNG requires, row 0 at the top. Codes are
+//! `q = round((v − lo) / (hi − lo) · 65535)` (flat → 0); `lo` and `hi` belong in the sidecar.
+
+use crate::error::{IoError, Result};
+use crate::png_common::{decode, describe, encode};
+use crate::quantise::quantise_u16;
+use bozkir_core::Grid;
+use std::path::Path;
+
+/// Write `grid` as a 16-bit greyscale PNG, quantised over `[lo, hi]` metres.
+pub fn write_png16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<()> {
+    let path = path.as_ref();
+    let codes = quantise_u16(path, grid, lo, hi)?;
+    write_png16_codes(path, &Grid::from_vec(grid.width(), grid.height(), codes))
+}
+
+/// Write 16-bit codes as they are to a greyscale PNG.
+pub fn write_png16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
+    let path = path.as_ref();
+    let bytes: Vec<u8> = codes.data().iter().flat_map(|q| q.to_be_bytes()).collect();
+    encode(
+        path,
+        codes.width(),
+        codes.height(),
+        png::ColorType::Grayscale,
+        png::BitDepth::Sixteen,
+        &bytes,
+    )
+}
+
+/// Read a 16-bit greyscale PNG as its codes (cell size 1; the sidecar gives the real one).
+/// Any other colour type or bit depth is refused as an unsupported sample format.
+pub fn read_png16(path: impl AsRef<Path>) -> Result<Grid<u16>> {
+    let path = path.as_ref();
+    let png = decode(path)?;
+    if png.color != png::ColorType::Grayscale || png.depth != png::BitDepth::Sixteen {
+        return Err(IoError::unsupported(
+            path,
+            format!(
+                "{} (expected 16-bit greyscale)",
+                describe(png.color, png.depth)
+            ),
+        ));
+    }
+    let codes = png
+        .data
+        .chunks_exact(2)
+        .map(|b| u16::from_be_bytes([b[0], b[1]]))
+        .collect();
+    Ok(Grid::from_vec(png.width, png.height, codes))
+}

@@ -1,0 +1,86 @@
+//! 16-bit quantisation of heights, shared by PNG16, rg16 and r16.
+//!
+//! `q = round((v − lo) / (hi − lo) · 65535)`, clamped to `0..=65535`, rounding half away from
+//! zero; when `hi == lo` (a flat field) every code is 0. The inverse is
+//! `v = lo + q / 65535 · (hi − lo)`, exact to half a step, `(hi − lo) / 131070`.
+
+use crate::error::{IoError, Result};
+use bozkir_core::Grid;
+use std::path::Path;
+
+/// Largest 16-bit code.
+pub const Q16_MAX: f64 = 65535.0;
+
+/// Refuse a grid with NaN or infinite values, naming the first one.
+pub(crate) fn check_finite(path: &Path, grid: &Grid<f64>) -> Result<()> {
+    let mut count = 0usize;
+    let mut first = None;
+    for (i, v) in grid.data().iter().enumerate() {
+        if !v.is_finite() {
+            count += 1;
+            first.get_or_insert(i);
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some(i) => Err(IoError::NanHeights {
+            path: path.to_path_buf(),
+            count,
+            x: i % grid.width(),
+            y: i / grid.width(),
+        }),
+    }
+}
+
+/// Quantise `grid` to 16-bit codes over `[lo, hi]` (see the module documentation).
+///
+/// Errors (naming `path`, the file about to be written) when `lo` or `hi` is not finite, when
+/// `hi < lo`, or when the grid holds NaN or infinite heights.
+pub fn quantise_u16(path: &Path, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<Vec<u16>> {
+    if !lo.is_finite() || !hi.is_finite() || hi < lo {
+        return Err(IoError::invalid(
+            path,
+            format!("height range lo={lo}, hi={hi} must be finite with lo <= hi"),
+        ));
+    }
+    check_finite(path, grid)?;
+    let range = hi - lo;
+    if range <= 0.0 {
+        return Ok(vec![0; grid.len()]);
+    }
+    let scale = Q16_MAX / range;
+    Ok(grid
+        .data()
+        .iter()
+        .map(|&v| ((v - lo) * scale).round().clamp(0.0, Q16_MAX) as u16)
+        .collect())
+}
+
+/// Inverse of [`quantise_u16`]: heights `lo + q / 65535 · (hi − lo)`, keeping the cell size.
+pub fn dequantise_u16(codes: &Grid<u16>, lo: f64, hi: f64) -> Grid<f64> {
+    let range = hi - lo;
+    codes.map(|&q| lo + f64::from(q) / Q16_MAX * range)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_flat_and_clamp() {
+        let p = Path::new("x.png");
+        let g = Grid::from_vec(4, 1, vec![0.0, 10.0, 5.0, 12.0]);
+        assert_eq!(
+            quantise_u16(p, &g, 0.0, 10.0).unwrap(),
+            vec![0, 65535, 32768, 65535]
+        );
+        assert_eq!(quantise_u16(p, &g, 3.0, 3.0).unwrap(), vec![0; 4]);
+        assert!(quantise_u16(p, &g, 1.0, 0.0).is_err());
+        let n = Grid::from_vec(2, 1, vec![0.0, f64::NAN]);
+        let e = quantise_u16(p, &n, 0.0, 1.0).unwrap_err().to_string();
+        assert!(
+            e.contains("x.png") && e.contains("NaN") && e.contains("column 1"),
+            "{e}"
+        );
+    }
+}

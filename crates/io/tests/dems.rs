@@ -1,0 +1,246 @@
+//! DEM readers on the real files in `data/dem/` and on crafted GeoTIFFs.
+
+use bozkir_core::Grid;
+use bozkir_io::*;
+mod common;
+use common::TmpDir;
+use std::path::{Path, PathBuf};
+use tiff::encoder::{colortype, TiffEncoder};
+use tiff::tags::Tag;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/dem")
+        .join(name)
+}
+
+fn tmp_dir(name: &str) -> TmpDir {
+    TmpDir::new(name)
+}
+
+#[test]
+fn srtm_geotiff_loads_with_metric_cells_at_its_latitude() {
+    let dem = read_geotiff(data("srtm_ref.tif")).unwrap();
+    let h = &dem.heights;
+    assert_eq!((h.width(), h.height()), (1000, 1000));
+    assert_eq!(h.min_max(), Some((1111.0, 3270.0)));
+    assert_eq!(dem.valid_count(), 1_000_000);
+    assert_eq!(dem.nodata, Some(-32768.0));
+    // Decoded values pinned against an independent reader (tifffile).
+    assert_eq!(
+        [
+            *h.get(0, 0),
+            *h.get(999, 0),
+            *h.get(0, 999),
+            *h.get(500, 500)
+        ],
+        [1982.0, 1903.0, 1311.0, 2566.0]
+    );
+    // 3″ cells, tie point at 40° N, 1000 rows of 1/1200° → centre 39.5833° N.
+    match dem.crs_kind {
+        CrsKind::Geographic { epsg, centre_lat } => {
+            assert_eq!(epsg, Some(4326));
+            assert!(
+                (centre_lat - (40.0 - 500.0 / 1200.0)).abs() < 1e-9,
+                "{centre_lat}"
+            );
+        }
+        other => panic!("expected geographic, got {other:?}"),
+    }
+    assert!((h.dx - 71.6).abs() < 0.2, "dx {}", h.dx);
+    assert!((h.dy - 92.5).abs() < 0.2, "dy {}", h.dy);
+    let (mlon, mlat) = metres_per_degree(40.0 - 500.0 / 1200.0);
+    assert!((h.dx - mlon / 1200.0).abs() < 1e-9 && (h.dy - mlat / 1200.0).abs() < 1e-9);
+    let crop = dem.crop_valid().unwrap();
+    assert_eq!((crop.width(), crop.height()), (1000, 1000));
+}
+
+#[test]
+fn rmnp_lzw_uint16_geotiff_loads() {
+    let dem = read_geotiff(data("rmnp-dem.tif")).unwrap();
+    let h = &dem.heights;
+    assert_eq!((h.width(), h.height()), (152, 187));
+    assert_eq!(dem.nodata, Some(65535.0));
+    // GDAL's statistics in the file's own metadata: minimum 2281, maximum 4261.
+    assert_eq!(h.min_max(), Some((2281.0, 4261.0)));
+    // Pixel scale 0.00275° × 0.00211° at ≈ 40.36° N: about 234 m by 234 m.
+    let CrsKind::Geographic { centre_lat, .. } = dem.crs_kind else {
+        panic!("{:?}", dem.crs_kind)
+    };
+    assert!((centre_lat - (40.553678069620155 - 93.5 * 0.00211)).abs() < 1e-9);
+    assert!(
+        (h.dx - 234.0).abs() < 2.0 && (h.dy - 234.0).abs() < 2.0,
+        "{} {}",
+        h.dx,
+        h.dy
+    );
+    let crop = dem.crop_valid().unwrap();
+    assert!(crop.data().iter().all(|v| v.is_finite()) && crop.len() >= 64);
+}
+
+#[test]
+fn jacksboro_npz_loads_with_its_spacing() {
+    let dem = read_npz_dem(data("jacksboro_fault_dem.npz")).unwrap();
+    let h = &dem.heights;
+    assert_eq!((h.width(), h.height()), (403, 344));
+    assert_eq!(h.min_max(), Some((236.0, 1076.0)));
+    assert_eq!(
+        [
+            *h.get(0, 0),
+            *h.get(402, 0),
+            *h.get(0, 343),
+            *h.get(200, 100)
+        ],
+        [483.0, 444.0, 545.0, 522.0]
+    );
+    let CrsKind::Geographic { centre_lat, .. } = dem.crs_kind else {
+        panic!("{:?}", dem.crs_kind)
+    };
+    assert!((centre_lat - 36.5896).abs() < 1e-3, "{centre_lat}");
+    // 3″ at 36.59° N: ≈ 74.6 m E-W, ≈ 92.5 m N-S.
+    assert!(
+        (h.dx - 74.6).abs() < 0.3 && (h.dy - 92.5).abs() < 0.3,
+        "{} {}",
+        h.dx,
+        h.dy
+    );
+    let all = read_npz(data("jacksboro_fault_dem.npz")).unwrap();
+    let keys: Vec<&str> = all.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["dx", "dy", "elevation", "xmax", "xmin", "ymax", "ymin"]
+    );
+    assert_eq!(read_dem(data("jacksboro_fault_dem.npz")).unwrap(), dem);
+}
+
+/// Write a single-channel GeoTIFF with the given samples, geokeys and nodata.
+fn geotiff<C>(
+    path: &Path,
+    (w, h): (u32, u32),
+    samples: &[C::Inner],
+    keys: &[u16],
+    scale: [f64; 3],
+    tie: [f64; 6],
+    nodata: Option<&str>,
+) where
+    C: colortype::ColorType,
+    [C::Inner]: tiff::encoder::TiffValue,
+{
+    let f = std::fs::File::create(path).unwrap();
+    let mut enc = TiffEncoder::new(f).unwrap();
+    let mut img = enc.new_image::<C>(w, h).unwrap();
+    img.encoder()
+        .write_tag(Tag::ModelPixelScaleTag, &scale[..])
+        .unwrap();
+    img.encoder()
+        .write_tag(Tag::ModelTiepointTag, &tie[..])
+        .unwrap();
+    if !keys.is_empty() {
+        img.encoder()
+            .write_tag(Tag::GeoKeyDirectoryTag, keys)
+            .unwrap();
+    }
+    if let Some(nd) = nodata {
+        img.encoder().write_tag(Tag::GdalNodata, nd).unwrap();
+    }
+    img.write_data(samples).unwrap();
+}
+
+#[test]
+fn crafted_geotiffs_of_each_sample_type_and_crs() {
+    let dir = tmp_dir("geotiff");
+    // Projected, UTM-like, feet for both axes and heights.
+    let keys = [
+        1, 1, 0, 4, 1024, 0, 1, 1, 3072, 0, 1, 32_613, 3076, 0, 1, 9002, 4099, 0, 1, 9002,
+    ];
+    let p = dir.join("i32.tif");
+    let v: Vec<i32> = (0..12 * 10).map(|i| 1000 + i).collect();
+    geotiff::<colortype::GrayI32>(&p, (12, 10), &v, &keys, [10.0, 20.0, 0.0], [0.0; 6], None);
+    let dem = read_geotiff(&p).unwrap();
+    assert_eq!(dem.crs_kind, CrsKind::Projected { epsg: Some(32_613) });
+    assert_eq!((dem.heights.dx, dem.heights.dy), (3.048, 6.096));
+    assert_eq!(*dem.heights.get(1, 0), 1001.0 * 0.3048);
+    // Geographic, float64 with NaN nodata, at 60° N: dx about half of dy.
+    let keys = [1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326];
+    let p = dir.join("f64.tif");
+    let mut v: Vec<f64> = (0..20 * 20).map(|i| i as f64).collect();
+    v[7] = f64::NAN;
+    geotiff::<colortype::Gray64Float>(
+        &p,
+        (20, 20),
+        &v,
+        &keys,
+        [0.01, 0.01, 0.0],
+        [0.0, 0.0, 0.0, 10.0, 60.1, 0.0],
+        Some("nan"),
+    );
+    let dem = read_geotiff(&p).unwrap();
+    assert!(dem.heights.get(7, 0).is_nan());
+    assert_eq!(dem.valid_count(), 399);
+    let (mlon, mlat) = metres_per_degree(60.0);
+    assert!(
+        (dem.heights.dx - 0.01 * mlon).abs() < 1e-6 && (dem.heights.dy - 0.01 * mlat).abs() < 1e-6
+    );
+    assert!((dem.heights.dx / dem.heights.dy - 0.5).abs() < 0.01);
+    // The largest valid window avoids the NaN at (7, 0): rows 1..20 at full width.
+    assert_eq!(crop_largest_valid(&dem.heights), Some((0, 1, 20, 19)));
+    // uint16 with a nodata value.
+    let p = dir.join("u16.tif");
+    let v: Vec<u16> = (0..16 * 16)
+        .map(|i| if i % 2 == 0 { 9 } else { 500 })
+        .collect();
+    geotiff::<colortype::Gray16>(&p, (16, 16), &v, &[], [5.0, 5.0, 0.0], [0.0; 6], Some("9"));
+    let dem = read_geotiff(&p).unwrap();
+    assert_eq!(
+        (dem.crs_kind, dem.valid_count(), dem.heights.dx),
+        (CrsKind::Unknown, 128, 5.0)
+    );
+    // …but a checkerboard has no 8×8 valid window.
+    let e = dem.crop_valid().unwrap_err();
+    assert!(
+        e.to_string().contains("u16.tif") && e.to_string().contains("too small"),
+        "{e}"
+    );
+}
+
+#[test]
+fn all_nodata_dem_is_refused() {
+    let dir = tmp_dir("nodata");
+    let p = dir.join("void.tif");
+    let keys = [1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326];
+    geotiff::<colortype::GrayI16>(
+        &p,
+        (8, 8),
+        &[-32768i16; 64],
+        &keys,
+        [0.001, 0.001, 0.0],
+        [0.0, 0.0, 0.0, 30.0, 40.0, 0.0],
+        Some("-32768"),
+    );
+    let e = read_geotiff(&p).unwrap_err();
+    assert!(matches!(e, IoError::AllNodata { cells: 64, .. }), "{e}");
+    assert!(
+        e.to_string().contains("void.tif") && e.to_string().contains("nodata"),
+        "{e}"
+    );
+    // NaN-only float32 TIFF too.
+    let q = dir.join("nan.tif");
+    write_tiff_f32(&q, &Grid::new(9, 9, f32::NAN)).unwrap();
+    let e = read_geotiff(&q).unwrap_err();
+    assert!(
+        e.to_string().contains("nan.tif") && e.to_string().contains("all 81 cells"),
+        "{e}"
+    );
+    // Three-channel TIFFs are not DEMs.
+    let r = dir.join("rgb.tif");
+    let f = std::fs::File::create(&r).unwrap();
+    TiffEncoder::new(f)
+        .unwrap()
+        .write_image::<colortype::RGB8>(2, 2, &[0u8; 12])
+        .unwrap();
+    let e = read_geotiff(&r).unwrap_err().to_string();
+    assert!(
+        e.contains("rgb.tif") && e.contains("3 samples per pixel"),
+        "{e}"
+    );
+}

@@ -1,0 +1,209 @@
+//! PLY and LAS point clouds, and point cloud → height field.
+
+use bozkir_io::*;
+mod common;
+use common::TmpDir;
+use std::path::Path;
+
+fn tmp_dir(name: &str) -> TmpDir {
+    TmpDir::new(name)
+}
+
+/// Points on the plane z = 0.5 x − 0.25 y over a 10 m square, 0.1 m apart.
+fn plane() -> Vec<[f64; 3]> {
+    let mut v = Vec::new();
+    for i in 0..=100 {
+        for j in 0..=100 {
+            let (x, y) = (i as f64 * 0.1, j as f64 * 0.1);
+            v.push([x, y, 0.5 * x - 0.25 * y]);
+        }
+    }
+    v
+}
+
+/// A PLY with a `camera` element before `vertex` (with a list), vertex properties
+/// `nx, x, y, z, red` (double coordinates) and a `face` element after.
+fn write_ply(path: &Path, format: &str, pts: &[[f64; 3]]) {
+    let mut out = format!(
+        "ply\r\nformat {format} 1.0\r\ncomment made by a test\r\nelement camera 1\r\nproperty list uchar int ids\r\n\
+         element vertex {}\r\nproperty float nx\r\nproperty double x\r\nproperty double y\r\nproperty double z\r\n\
+         property uchar red\r\nelement face 1\r\nproperty list uchar int vertex_indices\r\nend_header\r\n",
+        pts.len()
+    )
+    .into_bytes();
+    let big = format == "binary_big_endian";
+    let f32b = |v: f32| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let f64b = |v: f64| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let i32b = |v: i32| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    if format == "ascii" {
+        out.extend_from_slice(b"2 7 8\n");
+        for p in pts {
+            out.extend_from_slice(format!("0.5 {} {} {} 200\n", p[0], p[1], p[2]).as_bytes());
+        }
+        out.extend_from_slice(b"3 0 1 2\n");
+    } else {
+        out.push(2);
+        out.extend_from_slice(&i32b(7));
+        out.extend_from_slice(&i32b(8));
+        for p in pts {
+            out.extend_from_slice(&f32b(0.5));
+            for v in p {
+                out.extend_from_slice(&f64b(*v));
+            }
+            out.push(200);
+        }
+        out.push(3);
+        for i in 0..3 {
+            out.extend_from_slice(&i32b(i));
+        }
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn ply_ascii_and_binary_read_the_same_points() {
+    let dir = tmp_dir("ply");
+    let pts = plane();
+    for fmt in ["ascii", "binary_little_endian", "binary_big_endian"] {
+        let p = dir.join(format!("{fmt}.ply"));
+        write_ply(&p, fmt, &pts);
+        let back = read_ply_points(&p).unwrap();
+        assert_eq!(back.len(), pts.len(), "{fmt}");
+        for (a, b) in back.iter().zip(&pts) {
+            for k in 0..3 {
+                assert!((a[k] - b[k]).abs() < 1e-12, "{fmt}: {a:?} vs {b:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ply_height_field_follows_the_plane() {
+    let dir = tmp_dir("plyheight");
+    let p = dir.join("plane.ply");
+    write_ply(&p, "binary_little_endian", &plane());
+    let g = read_ply_height(&p, 65).unwrap();
+    assert_eq!((g.width(), g.height()), (65, 65));
+    // p1–p99 of 0..10 on a 0.1 m lattice is 0.1..9.9: span 9.8, centre 5.
+    assert!((g.dx - 9.8 / 64.0).abs() < 1e-9, "{}", g.dx);
+    for (x, y) in [(0usize, 0usize), (32, 32), (64, 10), (10, 64)] {
+        let wx = 5.0 + (x as f64 / 64.0 - 0.5) * 9.8;
+        let wy = 5.0 - (y as f64 / 64.0 - 0.5) * 9.8;
+        let want = 0.5 * wx - 0.25 * wy;
+        assert!(
+            (g.get(x, y) - want).abs() < 0.08,
+            "({x},{y}) {} vs {want}",
+            g.get(x, y)
+        );
+    }
+    // Rows run from +y (north) to −y: z rises going down the rows.
+    assert!(g.get(32, 64) > g.get(32, 0));
+}
+
+#[test]
+fn broken_plys_are_refused_naming_the_file() {
+    let dir = tmp_dir("plybroken");
+    let p = dir.join("noz.ply");
+    std::fs::write(&p, "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nend_header\n1 2\n").unwrap();
+    let e = read_ply_points(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("noz.ply") && e.contains("missing") && e.contains("\"z\""),
+        "{e}"
+    );
+    let p = dir.join("novertex.ply");
+    std::fs::write(&p, "ply\nformat ascii 1.0\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n").unwrap();
+    assert!(read_ply_points(&p)
+        .unwrap_err()
+        .to_string()
+        .contains("missing PLY element \"vertex\""));
+    let p = dir.join("short.ply");
+    write_ply(&p, "binary_little_endian", &plane());
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() - 500]).unwrap();
+    let e = read_ply_points(&p).unwrap_err().to_string();
+    assert!(e.contains("short.ply") && e.contains("truncated"), "{e}");
+    let p = dir.join("huge.ply");
+    std::fs::write(&p, "ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\nproperty float x\nproperty float y\nproperty float z\nend_header\n").unwrap();
+    let e = read_ply_points(&p).unwrap_err().to_string();
+    assert!(e.contains("huge.ply") && e.contains("too large"), "{e}");
+    let p = dir.join("magic.ply");
+    std::fs::write(&p, "plx\nformat ascii 1.0\n").unwrap();
+    assert!(read_ply_points(&p)
+        .unwrap_err()
+        .to_string()
+        .contains("wrong magic"));
+    let p = dir.join("noheader.ply");
+    std::fs::write(&p, "ply\nformat ascii 1.0\nelement vertex 3\n").unwrap();
+    assert!(read_ply_points(&p)
+        .unwrap_err()
+        .to_string()
+        .contains("truncated"));
+}
+
+/// A LAS 1.2 file of point format 1 (28-byte records), scale 0.01, offset (1000, 2000, 0).
+fn las_bytes(points: &[([i32; 3], u8)], format_byte: u8) -> Vec<u8> {
+    let mut h = vec![0u8; 227];
+    h[..4].copy_from_slice(b"LASF");
+    h[24] = 1;
+    h[25] = 2;
+    h[94..96].copy_from_slice(&227u16.to_le_bytes());
+    h[96..100].copy_from_slice(&227u32.to_le_bytes());
+    h[104] = format_byte;
+    h[105..107].copy_from_slice(&28u16.to_le_bytes());
+    h[107..111].copy_from_slice(&(points.len() as u32).to_le_bytes());
+    for (k, v) in [0.01f64, 0.01, 0.01, 1000.0, 2000.0, 0.0]
+        .iter()
+        .enumerate()
+    {
+        h[131 + 8 * k..139 + 8 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    for (xyz, class) in points {
+        let mut r = [0u8; 28];
+        for k in 0..3 {
+            r[4 * k..4 * k + 4].copy_from_slice(&xyz[k].to_le_bytes());
+        }
+        r[15] = *class | 0x20; // synthetic flag bit must be masked off
+        h.extend_from_slice(&r);
+    }
+    h
+}
+
+#[test]
+fn las_points_are_scaled_and_classified() {
+    let dir = tmp_dir("las");
+    let p = dir.join("a.las");
+    std::fs::write(&p, las_bytes(&[([100, 200, 12345], 2), ([-5, 0, 7], 5)], 1)).unwrap();
+    let las = read_las(&p).unwrap();
+    assert_eq!((las.version, las.point_format), ((1, 2), 1));
+    assert_eq!(
+        las.xyz,
+        vec![[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]]
+    );
+    assert_eq!(las.classification, vec![2, 5]);
+    let q = dir.join("c.laz");
+    std::fs::write(&q, las_bytes(&[([0, 0, 0], 2)], 0x80 | 1)).unwrap();
+    let e = read_las(&q).unwrap_err().to_string();
+    assert!(e.contains("c.laz") && e.contains("LAZ"), "{e}");
+    let mut cut = las_bytes(&[([0, 0, 0], 2), ([1, 1, 1], 2)], 1);
+    cut.truncate(cut.len() - 3);
+    std::fs::write(&q, cut).unwrap();
+    assert!(read_las(&q).unwrap_err().to_string().contains("truncated"));
+}

@@ -1,0 +1,203 @@
+//! Shaded-relief preview: hypsometric colour × hillshade × ambient occlusion.
+//!
+//! The look follows the project's art direction (seed 001 §7–8: flat, low-saturation albedo; the
+//! richness comes from sun, sky and ambient occlusion) and the relief-shading literature
+//! (hillshade: Horn 1981; sky-view factor as ambient light: Zakšek et al. 2011). **Ground shading
+//! only darkens**: each pixel is the ramp colour of its height multiplied by two factors in
+//! `[0, 1]`, so no pixel is ever brighter than its albedo, and level, unoccluded ground shows the
+//! ramp colour exactly.
+//!
+//! * sun factor `1 − s_h·(1 − min(1, hs / sin h))`, where `hs` is the hillshade and `sin h` its
+//!   value on level ground: slopes turned towards the sun are not brightened past the albedo,
+//!   slopes turned away darken;
+//! * ambient factor `1 − s_a·(1 − a)`, with `a` the caller's ambient term in `[0, 1]` — normally
+//!   the sky-view factor from `bozkir_terrain::landform::openness` (or positive openness divided
+//!   by π/2, clamped) — or 1 when none is given.
+//!
+//! Heights that are not finite paint black.
+
+use crate::hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
+use crate::ramp::Ramp;
+use crate::Rgb8Image;
+use bozkir_core::Grid;
+use rayon::prelude::*;
+
+/// Which sun(s) light the preview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shading {
+    /// One sun.
+    Single(HillshadeParams),
+    /// Several suns, weighted.
+    Multi(MultiHillshadeParams),
+}
+
+/// Parameters of [`shaded_relief`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviewParams {
+    /// Hypsometric ramp for height. Default [`Ramp::terrain`].
+    pub ramp: Ramp,
+    /// Heights mapped to the ends of the ramp, metres. Default `None`: the grid's min and max.
+    pub height_range: Option<(f64, f64)>,
+    /// The sun(s). Default a single sun at azimuth 315°, altitude 45°, z-factor 1.
+    pub shading: Shading,
+    /// Strength `s_h ∈ [0, 1]` of the sun term. Default 0.8.
+    pub hillshade_strength: f64,
+    /// Strength `s_a ∈ [0, 1]` of the ambient term. Default 0.6.
+    pub ambient_strength: f64,
+}
+
+impl Default for PreviewParams {
+    fn default() -> Self {
+        Self {
+            ramp: Ramp::terrain(),
+            height_range: None,
+            shading: Shading::Single(HillshadeParams::default()),
+            hillshade_strength: 0.8,
+            ambient_strength: 0.6,
+        }
+    }
+}
+
+/// Shaded-relief RGB preview of `z` (one pixel per cell, row 0 at the top). `ambient`, when
+/// given, must have the same shape as `z` and hold values in `[0, 1]` (1 = fully open sky);
+/// non-finite ambient values count as 1.
+pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewParams) -> Rgb8Image {
+    let (w, h) = (z.width(), z.height());
+    if let Some(a) = ambient {
+        assert!(
+            a.width() == w && a.height() == h,
+            "shaded_relief: ambient grid is {}x{}, heights {w}x{h}",
+            a.width(),
+            a.height()
+        );
+    }
+    let (hs, altitude) = match &p.shading {
+        Shading::Single(s) => (hillshade(z, s), s.altitude_deg),
+        Shading::Multi(m) => (multi_hillshade(z, m), m.altitude_deg),
+    };
+    let level = libm::sin(altitude.to_radians()).max(1e-6);
+    let (lo, hi) = p.height_range.or_else(|| z.min_max()).unwrap_or((0.0, 1.0));
+    let span = hi - lo;
+    let sh = p.hillshade_strength.clamp(0.0, 1.0);
+    let sa = p.ambient_strength.clamp(0.0, 1.0);
+    let mut img = Rgb8Image::new(w, h);
+    if w == 0 || h == 0 {
+        return img;
+    }
+    img.data
+        .par_chunks_mut(w * 3)
+        .enumerate()
+        .for_each(|(y, row)| {
+            let zr = z.row(y);
+            let hr = hs.row(y);
+            let ar = ambient.map(|a| a.row(y));
+            for (x, px) in row.chunks_exact_mut(3).enumerate() {
+                let v = zr[x];
+                if !v.is_finite() {
+                    px.copy_from_slice(&[0, 0, 0]);
+                    continue;
+                }
+                let albedo = p
+                    .ramp
+                    .sample(if span > 0.0 { (v - lo) / span } else { 0.0 });
+                let light = if hr[x].is_finite() {
+                    (hr[x] / level).min(1.0)
+                } else {
+                    1.0
+                };
+                let sun = 1.0 - sh * (1.0 - light);
+                let a = ar.map_or(1.0, |r| {
+                    if r[x].is_finite() {
+                        r[x].clamp(0.0, 1.0)
+                    } else {
+                        1.0
+                    }
+                });
+                let amb = 1.0 - sa * (1.0 - a);
+                let k = (sun * amb).clamp(0.0, 1.0);
+                for c in 0..3 {
+                    px[c] = (albedo[c] as f64 * k).round() as u8;
+                }
+            }
+        });
+    img
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hills() -> Grid<f64> {
+        Grid::from_fn(48, 32, |x, y| {
+            let (xf, yf) = (x as f64, y as f64);
+            30.0 * (xf * 0.2).sin() * (yf * 0.3).cos() + 0.5 * xf
+        })
+        .with_cell_size(2.0, 1.0)
+    }
+
+    #[test]
+    fn dimensions_and_only_darkens() {
+        let z = hills();
+        let ao = z.map(|&v| ((v + 40.0) / 100.0).clamp(0.0, 1.0));
+        let p = PreviewParams::default();
+        let img = shaded_relief(&z, Some(&ao), &p);
+        assert_eq!(
+            (img.width, img.height, img.data.len()),
+            (48, 32, 48 * 32 * 3)
+        );
+        let (lo, hi) = z.min_max().unwrap();
+        let mut darker = 0;
+        for y in 0..32 {
+            for x in 0..48 {
+                let albedo = p.ramp.sample((z.get(x, y) - lo) / (hi - lo));
+                let px = img.pixel(x, y);
+                assert!(
+                    (0..3).all(|c| px[c] <= albedo[c]),
+                    "pixel brighter than albedo at ({x},{y})"
+                );
+                darker += (px != albedo) as usize;
+            }
+        }
+        assert!(darker > 100, "shading should darken many pixels");
+        let multi = PreviewParams {
+            shading: Shading::Multi(MultiHillshadeParams::default()),
+            ..PreviewParams::default()
+        };
+        assert_eq!(shaded_relief(&z, None, &multi).data.len(), img.data.len());
+    }
+
+    #[test]
+    fn level_open_ground_is_the_albedo_and_occlusion_darkens() {
+        let z = Grid::new(8, 8, 10.0);
+        let p = PreviewParams {
+            height_range: Some((0.0, 20.0)),
+            ..PreviewParams::default()
+        };
+        let albedo = p.ramp.sample(0.5);
+        let img = shaded_relief(&z, Some(&z.map(|_| 1.0)), &p);
+        assert!((0..8).all(|x| img.pixel(x, 3) == albedo));
+        let dark = shaded_relief(&z, Some(&z.map(|_| 0.5)), &p);
+        assert!((0..3).all(|c| dark.pixel(2, 2)[c] < albedo[c]));
+        let nan = shaded_relief(&Grid::new(2, 2, f64::NAN), None, &p);
+        assert!(nan.data.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn same_bytes_for_any_thread_count() {
+        let z = hills();
+        let p = PreviewParams {
+            shading: Shading::Multi(MultiHillshadeParams::default()),
+            ..PreviewParams::default()
+        };
+        let run = |n: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+                .install(|| shaded_relief(&z, None, &p))
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        assert_eq!(one, run(4));
+    }
+}
