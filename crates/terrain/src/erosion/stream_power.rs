@@ -353,7 +353,7 @@ impl StreamPowerEroder {
                 new = hi;
             }
             let floor = next_up(hr);
-            if !(new >= floor) {
+            if !above_or_at(new, floor) {
                 new = floor;
                 raised += 1;
             }
@@ -423,11 +423,11 @@ impl StreamPowerEroder {
                 .par_iter()
                 .zip(rcv.par_iter())
                 .enumerate()
-                .any(|(i, (&hi, &r))| r as usize != i && !(hi > h[r as usize]));
+                .any(|(i, (&hi, &r))| r as usize != i && !strictly_above(hi, h[r as usize]));
             if any {
                 for &p in pairs {
                     let (i, r) = unpair(p);
-                    if r != i && !(h[i] > h[r]) {
+                    if r != i && !strictly_above(h[i], h[r]) {
                         h[i] = next_up(h[r]);
                         self.raised += 1;
                     }
@@ -436,6 +436,21 @@ impl StreamPowerEroder {
         }
         self.steps_run += 1;
     }
+}
+
+/// `a > b`, false when either is NaN.
+#[inline(always)]
+fn strictly_above(a: f64, b: f64) -> bool {
+    matches!(a.partial_cmp(&b), Some(std::cmp::Ordering::Greater))
+}
+
+/// `a >= b`, false when either is NaN.
+#[inline(always)]
+fn above_or_at(a: f64, b: f64) -> bool {
+    matches!(
+        a.partial_cmp(&b),
+        Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+    )
 }
 
 #[inline(always)]
@@ -489,8 +504,8 @@ mod tests {
         let g = d8_receivers(h);
         let area = flow_graph::accumulate(&g, &vec![h.dx * h.dy; h.len()]);
         let mut worst = 0.0f64;
-        for i in 0..h.len() {
-            let r = g.receivers[i] as usize;
+        for (i, &r) in g.receivers.iter().enumerate() {
+            let r = r as usize;
             if r == i {
                 continue;
             }

@@ -496,14 +496,14 @@ mod tests {
             (64, 0, -1),
             (128, 1, -1),
         ];
-        for i in 0..w * h {
+        for (i, &code) in codes.iter().enumerate() {
             let (x, y) = ((i % w) as isize, (i / w) as isize);
             let r = g.receivers[i] as usize;
-            if codes[i] == 0 {
+            if code == 0 {
                 assert_eq!(r, i);
                 continue;
             }
-            let &(_, ox, oy) = table.iter().find(|t| t.0 == codes[i]).expect("valid code");
+            let &(_, ox, oy) = table.iter().find(|t| t.0 == code).expect("valid code");
             assert_eq!(r as isize, (y + oy) * w as isize + x + ox);
             // Steepest strictly lower neighbour, ties to the lowest index.
             let hi = *dem.get(x as usize, y as usize);

@@ -21,6 +21,9 @@
 //! any thread count.
 
 use super::table::ProfileParams;
+use crate::sculpt::dome::edge_taper as taper_grid;
+use crate::sculpt::normalise::unit_normalise;
+use crate::sculpt::terrace::terrace_value;
 use bozkir_core::{hash_u32, Grid, Progress};
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -107,49 +110,15 @@ fn fractal(h: usize, w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64,
     out
 }
 
-/// Unit-normalise in place: `(a − lo)/(hi − lo)`, or all zeros when the range is below 1e-12.
-fn unit(a: &mut [f64]) {
-    let (lo, hi) = a.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-    if hi - lo > 1e-12 {
-        let r = hi - lo;
-        a.par_iter_mut().for_each(|v| *v = (*v - lo) / r);
-    } else {
-        a.iter_mut().for_each(|v| *v = 0.0);
-    }
+/// Unit-normalise in place (the original's `_unit`: a flat field becomes zeros).
+fn unit(a: &mut Vec<f64>) {
+    let n = a.len();
+    *a = unit_normalise(&Grid::from_vec(n, 1, std::mem::take(a))).into_vec();
 }
 
-fn ramp(n: usize, frac: f64) -> Vec<f64> {
-    let denom = (frac * (n as f64 - 1.0)).max(1.0);
-    (0..n)
-        .map(|k| {
-            let k = k as f64;
-            let d = (k.min((n as f64 - 1.0) - k) / denom).min(1.0);
-            d * d * (3.0 - 2.0 * d)
-        })
-        .collect()
-}
-
-/// 1 in the interior, easing to 0 over the outer `frac` of each side (smoothstep per axis).
+/// The original's edge taper of an `n0 × n1` (rows × columns) field, row-major.
 fn edge_taper(n0: usize, n1: usize, frac: f64) -> Vec<f64> {
-    let r0 = ramp(n0, frac);
-    let r1 = ramp(n1, frac);
-    let mut out = Vec::with_capacity(n0 * n1);
-    for a in &r0 {
-        out.extend(r1.iter().map(|b| a * b));
-    }
-    out
-}
-
-/// Pull heights in 0..1 towards `steps` levels; `sharpness` 0 keeps the surface, 1 makes flats.
-/// Rounds half up explicitly, as the original.
-pub fn terrace(z: f64, steps: u32, sharpness: f64) -> f64 {
-    let steps = steps.max(1) as f64;
-    let k = z * steps;
-    let base = k.floor();
-    let frac = k - base;
-    let snap = if frac >= 0.5 { 1.0 } else { 0.0 };
-    let shaped = base + frac * frac * (3.0 - 2.0 * frac) * (1.0 - sharpness) + sharpness * snap;
-    (shaped / steps).clamp(0.0, 1.0)
+    taper_grid(n1, n0, frac).into_vec()
 }
 
 /// The noise a profile starts from, `n × n`, 0..1, before erosion (the original's `base_surface`).
@@ -174,7 +143,7 @@ pub fn base_surface(n: usize, seed: u64, p: &ProfileParams) -> Vec<f64> {
         unit(&mut z);
     }
     if p.terraces > 0 {
-        z.par_iter_mut().for_each(|z| *z = terrace(*z, p.terraces, 0.5));
+        z.par_iter_mut().for_each(|z| *z = terrace_value(*z, p.terraces, 0.5));
     }
     z
 }
@@ -469,17 +438,6 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
 mod tests {
     use super::*;
     use bozkir_core::NoProgress;
-
-    #[test]
-    fn terrace_levels_and_half_up() {
-        assert_eq!(terrace(0.0, 4, 0.5), 0.0);
-        assert_eq!(terrace(1.0, 4, 0.5), 1.0);
-        // frac exactly 0.5 snaps up: (1 + 0.5·0.5 + 0.5)/4
-        assert_eq!(terrace(0.375, 4, 0.5), (1.0 + 0.25 + 0.5) / 4.0);
-        // sharpness 1 gives flat levels
-        assert_eq!(terrace(0.3, 4, 1.0), 0.25);
-        assert_eq!(terrace(0.4, 4, 1.0), 0.5);
-    }
 
     #[test]
     fn edge_taper_is_zero_at_border_one_inside() {
