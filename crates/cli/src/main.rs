@@ -18,7 +18,7 @@ use std::process::ExitCode;
     about = "Procedural terrain: generate, erode, analyse and export height fields"
 )]
 struct Cli {
-    /// Hide progress bars.
+    /// Hide progress bars (results are still printed).
     #[arg(long, short, global = true)]
     quiet: bool,
     /// Worker threads (default: all cores). Output does not depend on it.

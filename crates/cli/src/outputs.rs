@@ -242,12 +242,12 @@ fn std_dev(g: &Grid<f64>) -> f64 {
 }
 
 /// Write the sidecar (`terrain.json`) listing every staged file, then commit.
-pub fn finish(mut st: Staging, mut sidecar: Sidecar, quiet: bool) -> Result<()> {
+pub fn finish(mut st: Staging, mut sidecar: Sidecar) -> Result<()> {
     sidecar.files = std::mem::take(&mut st.files);
     bozkir_io::write_sidecar(st.unlisted("terrain.json"), &sidecar)?;
     let dir = st.dir.clone();
     let moved = st.commit()?;
-    if !quiet {
+    {
         println!("wrote {} files to {}", moved.len(), dir.display());
     }
     Ok(())

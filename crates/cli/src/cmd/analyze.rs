@@ -103,8 +103,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     sc.settings.insert("tpi_radius".into(), a.tpi_radius.into());
     let s = stats(&an);
     let lake_cells = lakes.data().iter().filter(|&&d| d > 0.0).count();
-    finish(st, sc, quiet)?;
-    if !quiet {
+    finish(st, sc)?;
+    {
         println!(
             "{}: {}×{} cells of {:.2} × {:.2} m, {:.1}–{:.1} m",
             a.dem.display(),

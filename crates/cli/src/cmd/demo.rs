@@ -36,7 +36,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         stretch: None,
     };
     super::terrain::run(t, quiet)?;
-    if !quiet {
+    {
         println!(
             "open {} for the shaded relief",
             a.out.join("preview.png").display()

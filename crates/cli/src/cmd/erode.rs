@@ -116,8 +116,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     let s = stats(&an);
     let (elo, ehi) = dem.min_max().unwrap_or((0.0, 0.0));
-    finish(st, sc, quiet)?;
-    if !quiet {
+    finish(st, sc)?;
+    {
         if !note.is_empty() {
             println!("{note}");
         }

@@ -133,8 +133,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         .unwrap_or_default();
     sc.settings.insert("smooth".into(), a.smooth.into());
     sc.settings.insert("input_kind".into(), kind.into());
-    finish(st, sc, quiet)?;
-    if !quiet {
+    finish(st, sc)?;
+    {
         println!(
             "{} ({kind}) → {}×{} cells of {:.3} × {:.3} m, {:.2}–{:.2} m",
             a.input.display(),

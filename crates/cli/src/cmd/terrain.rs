@@ -156,8 +156,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         s.insert(n.into(), params.get(n).unwrap().into());
     }
     let st_stats = stats(&an);
-    finish(st, sc, quiet)?;
-    if !quiet {
+    finish(st, sc)?;
+    {
         println!(
             "profile {} seed {} size {}² ({} m cells, {} m relief)",
             a.profile, a.seed, a.size, cell, range

@@ -23,12 +23,16 @@
 //! # One step
 //!
 //! 1. **Routing:** D8 receivers on the current heights ([`flow_graph`]), stack order, drainage area
-//!    `A = Σ dx·dy` over each cell's upstream cells (reverse stack order), capped at `area_cap`.
+//!    `A = (upstream cell count, exact integer) · dx·dy`, capped at `area_cap`.
 //! 2. **Uplift:** interior cells `h += U · u(x) · dt` (`u` = the optional uplift map, 1 without).
-//! 3. **Incision:** receivers first (stack order), the closed form above.
+//! 3. **Incision:** receivers first (stack order), the closed form above, evaluated as
+//!    `h_r + (h_i − h_r)·G` with `G = 1/(1 + F) = dist/(dist + K·dt·A^m)` computed per cell in
+//!    parallel beforehand (algebraically identical; it keeps the division off the sequential
+//!    dependency chain).
 //! 4. **Sediment proxy:** `qs_i` = this step's incision depth at `i` (m); donors first (reverse
 //!    stack order) each cell keeps `dep = qs_i · settle_i` with `settle = 0.5 · s0 / (s0 + S_i)`,
-//!    `s0 = 0.02`, `S_i` the post-incision slope to its receiver, adds `dep` to its sediment record
+//!    `s0 = 0.02`, `S_i` the post-incision slope to its receiver (evaluated as
+//!    `0.5·s0·dist/(s0·dist + h_i − h_r)`), adds `dep` to its sediment record
 //!    and passes `qs_i − dep` to its receiver; outlets keep all they receive. It is a *proxy* for
 //!    deposition (where eroded material would settle: flats and gentle reaches), not a transport
 //!    model; per step it redistributes exactly the incised depth, so Σ sediment = Σ eroded.
@@ -58,8 +62,9 @@
 //! `h_i ≤ h_r` before incision; therefore the update is
 //! `h_i ← max(min(formula, h_i), next_up(h_r))` — `next_up` being the next representable `f64`
 //! above `h_r`, a step that never vanishes at high altitude (the `min` only undoes rounding above
-//! `h_i` when `F` is tiny). This gives `h_i > h_r` after incision in floating point too. Without diffusion
-//! nothing else changes `h` in the step. With diffusion, the limiter re-establishes `h_i > h_r`
+//! `h_i` when `F` is tiny; the same clamps hold for the `h_r + (h_i − h_r)·G` evaluation). This
+//! gives `h_i > h_r` after incision in floating point too. Without diffusion nothing else changes
+//! `h` in the step. With diffusion, the limiter re-establishes `h_i > h_r`
 //! in stack order: raising `i` can only break its donors' inequality, and they are visited after
 //! `i`. Border cells are never moved, and an interior cell's receiver is a neighbour, so in the
 //! next routing `i` has a strictly lower neighbour. ∎
@@ -69,9 +74,11 @@
 //!
 //! # Determinism
 //!
-//! Routing and all per-cell passes (uplift, `F`, diffusion) are pure per cell and run in parallel;
-//! the passes along the flow graph (stack, accumulation, incision, sediment, limiter) are
-//! sequential in the documented stack order. `A^m` is `sqrt` (correctly rounded) when `m = 0.5`
+//! Routing and all per-cell passes (uplift, `G`, settling shares, diffusion, the limiter's check)
+//! are pure per cell and run in parallel; the passes along the flow graph (stack with the area
+//! count, incision, sediment flux, limiter fix) are sequential in the stack order of
+//! [`flow_graph`], which is a function of the receivers only. The drainage area is an exact
+//! integer count, so it does not depend on any order. `A^m` is `sqrt` (correctly rounded) when `m = 0.5`
 //! and `libm::pow` otherwise. The result is bit-identical for any rayon thread count.
 //!
 //! Heights must be finite; `NaN` cells are not supported (they would become pits).

@@ -113,8 +113,9 @@ pub fn priority_flood_with(
     let mut next_report: u64 = 1 << 20;
 
     loop {
-        // Cells to trace upslope: all their unvisited neighbours are strictly higher, so they are
-        // settled now in any order; otherwise they wait in the heap at their own elevation.
+        // Cells to trace upslope: when no unvisited neighbour is lower (in ε mode: lower or equal,
+        // since an equal one must be raised), each neighbour keeps its own elevation, so the cell
+        // is expanded now; otherwise it waits in the heap at its own elevation.
         if let Some(c) = trace.pop_front() {
             let c = c as usize;
             let zc = z[c];
@@ -123,7 +124,7 @@ pub fn priority_flood_with(
                 let (x, y) = (c % w, c / w);
                 let mut lower = false;
                 for_each_neighbour(x, y, w, ht, |k| {
-                    if state[k] & CLOSED == 0 && z[k] <= zc {
+                    if state[k] & CLOSED == 0 && (z[k] < zc || (eps && z[k] == zc)) {
                         lower = true;
                     }
                 });
@@ -142,7 +143,7 @@ pub fn priority_flood_with(
                 let mut lower = false;
                 for &o in &offs {
                     let k = c.wrapping_add(o);
-                    lower |= state[k] & CLOSED == 0 && z[k] <= zc;
+                    lower |= state[k] & CLOSED == 0 && (z[k] < zc || (eps && z[k] == zc));
                 }
                 if lower {
                     settled -= 1;

@@ -1,6 +1,6 @@
 //! Aspect: the compass direction a slope faces, from Horn's gradient.
 //!
-//! Source: Horn (1981) for the gradient (see [`super::slope`]); aspect is the azimuth of the
+//! Source: Horn (1981) for the gradient (see [`mod@super::slope`]); aspect is the azimuth of the
 //! downslope direction `−∇z`, measured in degrees clockwise from north, where north is row 0
 //! (up). A slope falling towards row 0 faces north (0°), towards increasing column east (90°).
 //! Edges pad by replication.

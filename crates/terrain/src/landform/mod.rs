@@ -9,11 +9,11 @@
 //!   [`Grid`]. Gradients are reported as `dz/d(east)` and `dz/d(north)`.
 //! * **Slopes** are rise over run (m/m); angles are stated where used and are in degrees unless a
 //!   function says radians.
-//! * **Edges.** 3×3 operators ([`slope`], [`aspect`], [`curvature`]) pad by replication: a
+//! * **Edges.** 3×3 operators ([`slope()`], [`aspect()`], [`curvature()`]) pad by replication: a
 //!   neighbour outside the grid takes the value of the nearest cell inside it. On a border cell a
 //!   plane therefore shows half its true gradient across the border (the centred difference
-//!   becomes a one-sided one over twice the distance). Window operators ([`tpi`]) clamp their
-//!   window to the grid and average only in-grid cells. Ray operators ([`openness`]) stop their
+//!   becomes a one-sided one over twice the distance). Window operators ([`tpi()`]) clamp their
+//!   window to the grid and average only in-grid cells. Ray operators ([`openness()`]) stop their
 //!   rays at the grid edge.
 //! * **Determinism.** Work is split over rows with rayon; each output cell is computed by the
 //!   same sequential arithmetic whatever the thread count, and every reduction (means, standard
