@@ -267,10 +267,12 @@ impl StreamPowerEroder {
 
     /// The state as an output.
     pub fn into_output(self) -> StreamPowerOutput {
+        let (w, ht, dx, dy) = (self.w, self.ht, self.dx, self.dy);
+        let grid = |v: Vec<f64>| Grid::from_vec(w, ht, v).with_cell_size(dx, dy);
         StreamPowerOutput {
-            height: self.grid(self.h.clone()),
-            eroded: self.grid(self.eroded.clone()),
-            sediment: self.grid(self.sediment.clone()),
+            height: grid(self.h),
+            eroded: grid(self.eroded),
+            sediment: grid(self.sediment),
             steps_run: self.steps_run,
         }
     }
