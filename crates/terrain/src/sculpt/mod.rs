@@ -34,7 +34,7 @@ pub mod warp;
 pub use blur::{gaussian_blur, BlurParams};
 pub use crop::{crop_margin, margin_cells, padded_size, CROP_MARGIN};
 pub use dome::{dome, edge_taper, radial_dome, DomeParams, DomeShape};
-pub use mask::{combine, height_band, invert, slope, slope_band, smoothstep, BandParams, Combine};
+pub use mask::{combine, height_band, invert, slope_band, smoothstep, BandParams, Combine};
 pub use normalise::unit_normalise;
 pub use redistribute::{pow_shape, PowShapeParams};
 pub use sample::sample_grid;
