@@ -41,18 +41,13 @@ fn bench_fill(c: &mut Criterion) {
     let mut g = c.benchmark_group("hydrology_fill");
     g.sample_size(20);
     g.throughput(Throughput::Elements((n * n) as u64));
-    g.bench_function(BenchmarkId::new("priority_flood_fill", n), |b| {
-        b.iter(|| fill(black_box(&dem)))
-    });
-    g.bench_function(BenchmarkId::new("priority_flood_fill_epsilon", n), |b| {
-        b.iter(|| fill_epsilon(black_box(&dem)))
-    });
+    g.bench_function(BenchmarkId::new("priority_flood_fill", n), |b| b.iter(|| fill(black_box(&dem))));
+    g.bench_function(BenchmarkId::new("priority_flood_fill_epsilon", n), |b| b.iter(|| fill_epsilon(black_box(&dem))));
     // Same-valued 8000 m plateau-heavy DEM: ε filling at altitude, with huge flats.
     let high = dem.map(|&v| 8000.0 + (v / 50.0).round() * 50.0);
-    g.bench_function(
-        BenchmarkId::new("priority_flood_fill_epsilon_terraced_8000m", n),
-        |b| b.iter(|| fill_epsilon(black_box(&high))),
-    );
+    g.bench_function(BenchmarkId::new("priority_flood_fill_epsilon_terraced_8000m", n), |b| {
+        b.iter(|| fill_epsilon(black_box(&high)))
+    });
     g.finish();
 
     // Planchon–Darboux is the option and cross-check; quadratic worst case, so a smaller grid.
@@ -65,12 +60,7 @@ fn bench_fill(c: &mut Criterion) {
         b.iter(|| fill_epsilon(black_box(&small)))
     });
     g.bench_function(BenchmarkId::new("planchon_darboux_next_up", m), |b| {
-        b.iter(|| {
-            planchon_darboux(
-                black_box(&small),
-                &PlanchonDarbouxParams { step: Step::NextUp },
-            )
-        })
+        b.iter(|| planchon_darboux(black_box(&small), &PlanchonDarbouxParams { step: Step::NextUp }))
     });
     g.finish();
 }
@@ -83,12 +73,8 @@ fn bench_routing(c: &mut Criterion) {
     let mut g = c.benchmark_group("hydrology_routing");
     g.sample_size(20);
     g.throughput(Throughput::Elements((n * n) as u64));
-    g.bench_function(BenchmarkId::new("d8_receivers_and_stack", n), |b| {
-        b.iter(|| d8_receivers(black_box(&filled)))
-    });
-    g.bench_function(BenchmarkId::new("accumulate_cells", n), |b| {
-        b.iter(|| accumulate_cells(black_box(&graph)))
-    });
+    g.bench_function(BenchmarkId::new("d8_receivers_and_stack", n), |b| b.iter(|| d8_receivers(black_box(&filled))));
+    g.bench_function(BenchmarkId::new("accumulate_cells", n), |b| b.iter(|| accumulate_cells(black_box(&graph))));
     g.bench_function(BenchmarkId::new("fill_epsilon_d8_accumulate", n), |b| {
         b.iter(|| accumulate_cells(&d8_receivers(&fill_epsilon(black_box(&dem)))))
     });

@@ -27,18 +27,10 @@ fn io(c: &mut Criterion) {
     let mut group = c.benchmark_group("io_1024");
     group.throughput(Throughput::Elements((N * N) as u64));
     group.sample_size(20);
-    group.bench_function("write_png16", |b| {
-        b.iter(|| write_png16(&png, black_box(&g), lo, hi).unwrap())
-    });
-    group.bench_function("read_png16", |b| {
-        b.iter(|| black_box(read_png16(&png).unwrap()))
-    });
-    group.bench_function("write_tiff_f32", |b| {
-        b.iter(|| write_tiff_f32(&tif, black_box(&g32)).unwrap())
-    });
-    group.bench_function("read_tiff_f32", |b| {
-        b.iter(|| black_box(read_tiff_f32(&tif).unwrap()))
-    });
+    group.bench_function("write_png16", |b| b.iter(|| write_png16(&png, black_box(&g), lo, hi).unwrap()));
+    group.bench_function("read_png16", |b| b.iter(|| black_box(read_png16(&png).unwrap())));
+    group.bench_function("write_tiff_f32", |b| b.iter(|| write_tiff_f32(&tif, black_box(&g32)).unwrap()));
+    group.bench_function("read_tiff_f32", |b| b.iter(|| black_box(read_tiff_f32(&tif).unwrap())));
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }

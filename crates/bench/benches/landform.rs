@@ -39,21 +39,11 @@ fn landform(c: &mut Criterion) {
     let z = dem(n);
     let mut g = c.benchmark_group("landform_1024");
     g.throughput(Throughput::Elements((n * n) as u64));
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     g.bench_function("slope_horn", |b| b.iter(|| slope(black_box(&z))));
-    g.bench_function("tpi_r16_sat", |b| {
-        b.iter(|| tpi(black_box(&z), &TpiParams::box_cells(16)))
-    });
-    let p = OpennessParams {
-        directions: 16,
-        radius: 32.0,
-        step: None,
-    };
-    g.bench_function("openness_16dir_32m", |b| {
-        b.iter(|| openness(black_box(&z), &p))
-    });
+    g.bench_function("tpi_r16_sat", |b| b.iter(|| tpi(black_box(&z), &TpiParams::box_cells(16))));
+    let p = OpennessParams { directions: 16, radius: 32.0, step: None };
+    g.bench_function("openness_16dir_32m", |b| b.iter(|| openness(black_box(&z), &p)));
     g.finish();
 }
 

@@ -55,12 +55,7 @@ fn read_f64(path: &str, n: usize) -> Option<Vec<f64>> {
     if bytes.len() != n * n * 8 {
         return None;
     }
-    Some(
-        bytes
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-            .collect(),
-    )
+    Some(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
 }
 
 fn input_dem() -> (Grid<f64>, &'static str) {
@@ -115,18 +110,9 @@ fn side_by_side(dem: &Grid<f64>) {
     );
     let mean = out.height.data().iter().sum::<f64>() / (N * N) as f64;
     println!("  final mean height {mean:.4} m");
-    if let Some(peer) = read_f64(
-        &format!("/tmp/bozkir_sp_fastscapelib_{N}_{}.f64", p.steps),
-        N,
-    ) {
+    if let Some(peer) = read_f64(&format!("/tmp/bozkir_sp_fastscapelib_{N}_{}.f64", p.steps), N) {
         let pm = peer.iter().sum::<f64>() / (N * N) as f64;
-        let mut diffs: Vec<f64> = out
-            .height
-            .data()
-            .iter()
-            .zip(&peer)
-            .map(|(a, b)| (a - b).abs())
-            .collect();
+        let mut diffs: Vec<f64> = out.height.data().iter().zip(&peer).map(|(a, b)| (a - b).abs()).collect();
         diffs.sort_by(|a, b| a.total_cmp(b));
         println!(
             "  vs fastscapelib final heights: mean {pm:.4} m; |diff| median {:.3e}, p99 {:.3e}, max {:.3e} m",
@@ -153,11 +139,7 @@ fn rayon_threads() -> usize {
     std::env::var("RAYON_NUM_THREADS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
 }
 
 fn benches(c: &mut Criterion, dem: &Grid<f64>) {
@@ -168,21 +150,12 @@ fn benches(c: &mut Criterion, dem: &Grid<f64>) {
     let mut grp = c.benchmark_group("stream_power_1024");
     grp.throughput(Throughput::Elements((N * N) as u64));
     grp.sample_size(20);
-    grp.bench_function("d8_receivers_and_stack", |b| {
-        b.iter(|| black_box(d8_receivers(black_box(&filled))))
-    });
-    grp.bench_function("accumulate_cells", |b| {
-        b.iter(|| black_box(accumulate_cells(black_box(&g))))
-    });
-    grp.bench_function("accumulate_f64", |b| {
-        b.iter(|| black_box(accumulate(black_box(&g), &weights)))
-    });
+    grp.bench_function("d8_receivers_and_stack", |b| b.iter(|| black_box(d8_receivers(black_box(&filled)))));
+    grp.bench_function("accumulate_cells", |b| b.iter(|| black_box(accumulate_cells(black_box(&g)))));
+    grp.bench_function("accumulate_f64", |b| b.iter(|| black_box(accumulate(black_box(&g), &weights))));
     let mut e = StreamPowerEroder::new(dem, &side_by_side_params());
     grp.bench_function("erosion_step", |b| b.iter(|| e.step()));
-    let with_diffusion = StreamPowerParams {
-        kappa: 0.01,
-        ..side_by_side_params()
-    };
+    let with_diffusion = StreamPowerParams { kappa: 0.01, ..side_by_side_params() };
     let mut e = StreamPowerEroder::new(dem, &with_diffusion);
     grp.bench_function("erosion_step_with_diffusion", |b| b.iter(|| e.step()));
     grp.finish();

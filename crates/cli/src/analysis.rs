@@ -25,11 +25,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self {
-            tpi_radius: 8,
-            stream_threshold: None,
-            sky_radius_cells: 16.0,
-        }
+        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0 }
     }
 }
 
@@ -65,53 +61,25 @@ pub fn timed<T>(
 pub fn analyse(h: &Grid<f64>, opts: &Options, bar: &Bar) -> Analysis {
     let mut timings = Vec::new();
     let graph = timed(&mut timings, "flow routing", bar, || d8_receivers(h));
-    let acc = timed(&mut timings, "accumulation", bar, || {
-        accumulate_cells(&graph)
-    });
+    let acc = timed(&mut timings, "accumulation", bar, || accumulate_cells(&graph));
     let n = h.len() as u32;
     let threshold = opts.stream_threshold.unwrap_or_else(|| (n / 2000).max(12));
     let streams = timed(&mut timings, "streams", bar, || {
         stream_network(
             &graph,
             &acc,
-            &StreamParams {
-                threshold: Threshold::Cells(threshold),
-                cell_area: h.dx * h.dy,
-                strahler: true,
-            },
+            &StreamParams { threshold: Threshold::Cells(threshold), cell_area: h.dx * h.dy, strahler: true },
         )
     });
     let watersheds = timed(&mut timings, "watersheds", bar, || watersheds(&graph));
     let slope = timed(&mut timings, "slope", bar, || slope(h));
-    let tpi = timed(&mut timings, "tpi", bar, || {
-        tpi(h, &TpiParams::box_cells(opts.tpi_radius))
-    });
-    let landform = timed(&mut timings, "landform", bar, || {
-        weiss_landform(h, &WeissParams::default())
-    });
+    let tpi = timed(&mut timings, "tpi", bar, || tpi(h, &TpiParams::box_cells(opts.tpi_radius)));
+    let landform = timed(&mut timings, "landform", bar, || weiss_landform(h, &WeissParams::default()));
     let sky_view = timed(&mut timings, "sky view", bar, || {
         let radius = opts.sky_radius_cells * h.dx.max(h.dy);
-        openness_with_progress(
-            h,
-            &OpennessParams {
-                radius,
-                ..OpennessParams::default()
-            },
-            bar,
-        )
-        .sky_view
+        openness_with_progress(h, &OpennessParams { radius, ..OpennessParams::default() }, bar).sky_view
     });
-    Analysis {
-        graph,
-        acc,
-        streams,
-        watersheds,
-        slope,
-        tpi,
-        landform,
-        sky_view,
-        timings,
-    }
+    Analysis { graph, acc, streams, watersheds, slope, tpi, landform, sky_view, timings }
 }
 
 /// Summary numbers printed after a run.
@@ -127,13 +95,7 @@ pub struct Stats {
 pub fn stats(a: &Analysis) -> Stats {
     let n = a.acc.len().max(1) as f64;
     let channel = a.acc.iter().filter(|&&c| (c as f64).ln_1p() > 2.5).count() as f64 / n;
-    let mut s: Vec<f64> = a
-        .slope
-        .data()
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
+    let mut s: Vec<f64> = a.slope.data().iter().copied().filter(|v| v.is_finite()).collect();
     s.sort_by(f64::total_cmp);
     let median = s.get(s.len() / 2).copied().unwrap_or(0.0);
     let max = s.last().copied().unwrap_or(0.0);
@@ -155,21 +117,9 @@ pub fn stats(a: &Analysis) -> Stats {
 }
 
 pub fn print_stats(s: &Stats, timings: &[(&'static str, Duration)]) {
-    println!(
-        "channel-network share  {:.1} %  (cells with ln(1 + drained cells) > 2.5)",
-        100.0 * s.channel_share
-    );
-    println!(
-        "slope                  median {:.1}°, max {:.1}°",
-        s.slope_median_deg, s.slope_max_deg
-    );
-    println!(
-        "largest outlet drains  {:.1} % of the grid",
-        100.0 * s.outlet_share
-    );
-    let parts: Vec<String> = timings
-        .iter()
-        .map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64()))
-        .collect();
+    println!("channel-network share  {:.1} %  (cells with ln(1 + drained cells) > 2.5)", 100.0 * s.channel_share);
+    println!("slope                  median {:.1}°, max {:.1}°", s.slope_median_deg, s.slope_max_deg);
+    println!("largest outlet drains  {:.1} % of the grid", 100.0 * s.outlet_share);
+    let parts: Vec<String> = timings.iter().map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64())).collect();
     println!("timings                {}", parts.join(", "));
 }

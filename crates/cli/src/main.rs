@@ -12,11 +12,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "bozkir",
-    version,
-    about = "Procedural terrain: generate, erode, analyse and export height fields"
-)]
+#[command(name = "bozkir", version, about = "Procedural terrain: generate, erode, analyse and export height fields")]
 struct Cli {
     /// Hide progress bars (results are still printed).
     #[arg(long, short, global = true)]
@@ -51,10 +47,7 @@ fn main() -> ExitCode {
             eprintln!("error: --threads must be at least 1");
             return ExitCode::from(2);
         }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .expect("thread pool set once");
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().expect("thread pool set once");
     }
     let quiet = cli.quiet;
     let result = match cli.command {

@@ -17,14 +17,9 @@ impl Bar {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
         bar.set_style(
-            ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} {elapsed}")
-                .unwrap()
-                .progress_chars("=> "),
+            ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} {elapsed}").unwrap().progress_chars("=> "),
         );
-        Self {
-            bar,
-            stage: Mutex::new(String::new()),
-        }
+        Self { bar, stage: Mutex::new(String::new()) }
     }
 
     /// Show a one-off stage with no count.

@@ -5,11 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bozkir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bozkir"))
-        .arg("--quiet")
-        .args(args)
-        .output()
-        .expect("run bozkir")
+    Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
 }
 
 fn data(rel: &str) -> String {
@@ -21,10 +17,8 @@ fn stderr(o: &Output) -> String {
 }
 
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -34,10 +28,7 @@ fn fails_cleanly(args: &[&str], out: &Path, needle: &str) {
     let o = bozkir(args);
     assert!(!o.status.success(), "{args:?} should fail");
     let e = stderr(&o);
-    assert!(
-        e.contains(needle),
-        "{args:?}: message {e:?} should mention {needle:?}"
-    );
+    assert!(e.contains(needle), "{args:?}: message {e:?} should mention {needle:?}");
     assert!(!out.exists(), "{args:?} left {}", out.display());
 }
 
@@ -96,20 +87,13 @@ fn terrain_writes_every_output_and_a_true_sidecar() {
     assert_eq!((sc.low_m, sc.high_m), (0.0, 500.0));
     assert_eq!(sc.settings["profile"], "canyon");
     assert_eq!(sc.settings["iterations"], 90.0);
-    assert_eq!(
-        sc.files.len(),
-        want.len() - 1,
-        "every file but the sidecar is listed"
-    );
+    assert_eq!(sc.files.len(), want.len() - 1, "every file but the sidecar is listed");
     let h = read_tiff_f32(out.join("height.tif")).unwrap();
     assert_eq!((h.width(), h.height(), h.dx), (64, 64, 5.0));
     let (lo, hi) = h.min_max().unwrap();
     assert_eq!((lo, hi), (0.0, 500.0));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        stdout.contains("channel-network share") && stdout.contains("slope"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("channel-network share") && stdout.contains("slope"), "{stdout}");
 }
 
 #[test]
@@ -136,24 +120,14 @@ fn terrain_is_the_same_at_any_thread_count_and_seed_matters() {
     let a = run("1", "5", "a");
     let b = run("2", "5", "b");
     let c = run("2", "6", "c");
-    for f in [
-        "height.tif",
-        "height.png",
-        "sediment.tif",
-        "accumulation.tif",
-        "landform.png",
-        "preview.png",
-    ] {
+    for f in ["height.tif", "height.png", "sediment.tif", "accumulation.tif", "landform.png", "preview.png"] {
         assert_eq!(
             std::fs::read(a.join(f)).unwrap(),
             std::fs::read(b.join(f)).unwrap(),
             "{f} differs between 1 and 2 threads"
         );
     }
-    assert_ne!(
-        std::fs::read(a.join("height.tif")).unwrap(),
-        std::fs::read(c.join("height.tif")).unwrap()
-    );
+    assert_ne!(std::fs::read(a.join("height.tif")).unwrap(), std::fs::read(c.join("height.tif")).unwrap());
 }
 
 #[test]
@@ -177,10 +151,7 @@ fn overrides_change_the_ground_and_are_recorded() {
     let sc = read_sidecar(out.join("terrain.json")).unwrap();
     assert_eq!(sc.settings["ridge"], 0.9);
     assert_eq!(sc.settings["iterations"], 10.0);
-    assert_eq!(
-        sc.settings["octaves"], 6.0,
-        "untouched parameters keep the profile's value"
-    );
+    assert_eq!(sc.settings["octaves"], 6.0, "untouched parameters keep the profile's value");
 }
 
 #[test]
@@ -188,11 +159,7 @@ fn bad_terrain_options_fail_before_writing_anything() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("never");
     let o = out.to_str().unwrap();
-    fails_cleanly(
-        &["terrain", "--profile", "canyonn", "--out", o],
-        &out,
-        "unknown profile \"canyonn\"",
-    );
+    fails_cleanly(&["terrain", "--profile", "canyonn", "--out", o], &out, "unknown profile \"canyonn\"");
     let e = stderr(&bozkir(&["terrain", "--profile", "nope", "--out", o]));
     for name in ["plains", "canyon", "scree", "dunes"] {
         assert!(e.contains(name), "the error lists the profiles: {e}");
@@ -200,21 +167,9 @@ fn bad_terrain_options_fail_before_writing_anything() {
     fails_cleanly(&["terrain", "--size", "0", "--out", o], &out, "--size");
     fails_cleanly(&["terrain", "--size", "100000", "--out", o], &out, "--size");
     fails_cleanly(&["terrain", "--ridge", "NaN", "--out", o], &out, "ridge");
-    fails_cleanly(
-        &["terrain", "--octaves", "2.5", "--out", o],
-        &out,
-        "octaves",
-    );
-    fails_cleanly(
-        &["terrain", "--cell-size=-1", "--out", o],
-        &out,
-        "cell-size",
-    );
-    fails_cleanly(
-        &["terrain", "--height-range", "inf", "--out", o],
-        &out,
-        "height-range",
-    );
+    fails_cleanly(&["terrain", "--octaves", "2.5", "--out", o], &out, "octaves");
+    fails_cleanly(&["terrain", "--cell-size=-1", "--out", o], &out, "cell-size");
+    fails_cleanly(&["terrain", "--height-range", "inf", "--out", o], &out, "height-range");
     fails_cleanly(&["terrain", "--bogus", "1", "--out", o], &out, "--bogus");
 }
 
@@ -222,12 +177,7 @@ fn bad_terrain_options_fail_before_writing_anything() {
 fn analyze_a_real_dem() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("j");
-    let o = bozkir(&[
-        "analyze",
-        &data("dem/jacksboro_fault_dem.npz"),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = bozkir(&["analyze", &data("dem/jacksboro_fault_dem.npz"), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     for f in [
         "filled.tif",
@@ -255,15 +205,9 @@ fn analyze_a_real_dem() {
     );
     let dem = read_tiff_f32(out.join("dem.tif")).unwrap();
     let filled = read_tiff_f32(out.join("filled.tif")).unwrap();
-    assert!(
-        dem.data().iter().zip(filled.data()).all(|(d, f)| f >= d),
-        "filled ≥ original"
-    );
+    assert!(dem.data().iter().zip(filled.data()).all(|(d, f)| f >= d), "filled ≥ original");
     let acc = read_tiff_f32(out.join("accumulation.tif")).unwrap();
-    assert!(acc
-        .data()
-        .iter()
-        .all(|&a| a >= 1.0 && a <= (403 * 344) as f32));
+    assert!(acc.data().iter().all(|&a| a >= 1.0 && a <= (403 * 344) as f32));
 }
 
 #[test]
@@ -296,11 +240,7 @@ fn bad_erode_options_fail_cleanly() {
     let out = tmp.path().join("never");
     let o = out.to_str().unwrap();
     let dem = data("dem/rmnp-dem.tif");
-    fails_cleanly(
-        &["erode", &dem, "--steps", "0", "--out", o],
-        &out,
-        "--steps",
-    );
+    fails_cleanly(&["erode", &dem, "--steps", "0", "--out", o], &out, "--steps");
     fails_cleanly(&["erode", &dem, "--k", "NaN", "--out", o], &out, "--k");
     fails_cleanly(&["erode", &dem, "--dt", "0", "--out", o], &out, "--dt");
 }
@@ -314,56 +254,32 @@ fn corrupt_and_empty_rasters_are_rejected_naming_the_file() {
     let bytes = std::fs::read(data("dem/srtm_ref.tif")).unwrap();
     let cut = tmp.path().join("cut.tif");
     std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
-    fails_cleanly(
-        &["analyze", cut.to_str().unwrap(), "--out", o],
-        &out,
-        "cut.tif",
-    );
+    fails_cleanly(&["analyze", cut.to_str().unwrap(), "--out", o], &out, "cut.tif");
     // Zero bytes.
     let empty = tmp.path().join("empty.tif");
     std::fs::write(&empty, b"").unwrap();
-    fails_cleanly(
-        &["analyze", empty.to_str().unwrap(), "--out", o],
-        &out,
-        "empty.tif",
-    );
+    fails_cleanly(&["analyze", empty.to_str().unwrap(), "--out", o], &out, "empty.tif");
     // Not a TIFF at all.
     let junk = tmp.path().join("junk.tif");
     std::fs::write(&junk, b"this is not a tiff file at all").unwrap();
-    fails_cleanly(
-        &["erode", junk.to_str().unwrap(), "--out", o],
-        &out,
-        "junk.tif",
-    );
+    fails_cleanly(&["erode", junk.to_str().unwrap(), "--out", o], &out, "junk.tif");
     // All nodata.
     let nan = tmp.path().join("nan.tif");
     bozkir_io::write_tiff_f32(&nan, &bozkir_core::Grid::new(16, 16, f32::NAN)).unwrap();
-    fails_cleanly(
-        &["analyze", nan.to_str().unwrap(), "--out", o],
-        &out,
-        "nan.tif",
-    );
+    fails_cleanly(&["analyze", nan.to_str().unwrap(), "--out", o], &out, "nan.tif");
     // Missing file; unknown extension.
-    fails_cleanly(
-        &["analyze", "/no/such/dem.tif", "--out", o],
-        &out,
-        "no such file",
-    );
+    fails_cleanly(&["analyze", "/no/such/dem.tif", "--out", o], &out, "no such file");
     let txt = tmp.path().join("dem.xyz");
     std::fs::write(&txt, b"1 2 3").unwrap();
-    fails_cleanly(
-        &["analyze", txt.to_str().unwrap(), "--out", o],
-        &out,
-        "dem.xyz",
-    );
+    fails_cleanly(&["analyze", txt.to_str().unwrap(), "--out", o], &out, "dem.xyz");
     // A PLY without z.
     let ply = tmp.path().join("noz.ply");
-    std::fs::write(&ply, b"ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nend_header\n0 0\n1 1\n").unwrap();
-    fails_cleanly(
-        &["heightmap", ply.to_str().unwrap(), "--out", o],
-        &out,
-        "noz.ply",
-    );
+    std::fs::write(
+        &ply,
+        b"ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nend_header\n0 0\n1 1\n",
+    )
+    .unwrap();
+    fails_cleanly(&["heightmap", ply.to_str().unwrap(), "--out", o], &out, "noz.ply");
 }
 
 #[test]
@@ -374,12 +290,7 @@ fn a_failed_run_keeps_what_the_user_had() {
     std::fs::write(out.join("keep.txt"), b"precious").unwrap();
     let bad = tmp.path().join("bad.tif");
     std::fs::write(&bad, b"II*\0garbage").unwrap();
-    let o = bozkir(&[
-        "analyze",
-        bad.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = bozkir(&["analyze", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(!o.status.success());
     assert_eq!(listing(&out), vec!["keep.txt"]);
     assert_eq!(std::fs::read(out.join("keep.txt")).unwrap(), b"precious");
@@ -403,7 +314,9 @@ fn heightmap_imports_a_point_cloud_and_a_dem() {
     assert!(h.data().iter().all(|v| v.is_finite()), "gaps are filled");
     // A 3D ASCII PLY of a tilted plane: the height field is the plane.
     let ply = tmp.path().join("plane.ply");
-    let mut s = String::from("ply\nformat ascii 1.0\nelement vertex 400\nproperty float x\nproperty float y\nproperty float z\nend_header\n");
+    let mut s = String::from(
+        "ply\nformat ascii 1.0\nelement vertex 400\nproperty float x\nproperty float y\nproperty float z\nend_header\n",
+    );
     for i in 0..20 {
         for j in 0..20 {
             s += &format!("{} {} {}\n", i, j, 0.5 * i as f64);
@@ -411,36 +324,18 @@ fn heightmap_imports_a_point_cloud_and_a_dem() {
     }
     std::fs::write(&ply, s).unwrap();
     let out2 = tmp.path().join("plane");
-    let o = bozkir(&[
-        "heightmap",
-        ply.to_str().unwrap(),
-        "--size",
-        "20",
-        "--out",
-        out2.to_str().unwrap(),
-    ]);
+    let o = bozkir(&["heightmap", ply.to_str().unwrap(), "--size", "20", "--out", out2.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let h = read_tiff_f32(out2.join("height.tif")).unwrap();
     let (lo, hi) = h.min_max().unwrap();
     assert!((hi - lo - 9.5).abs() < 0.6, "plane relief {lo}..{hi}");
     // A DEM is resampled to the requested size on its long edge.
     let out3 = tmp.path().join("srtm");
-    let o = bozkir(&[
-        "heightmap",
-        &data("dem/srtm_ref.tif"),
-        "--size",
-        "100",
-        "--out",
-        out3.to_str().unwrap(),
-    ]);
+    let o = bozkir(&["heightmap", &data("dem/srtm_ref.tif"), "--size", "100", "--out", out3.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let sc = read_sidecar(out3.join("terrain.json")).unwrap();
     assert_eq!((sc.width, sc.height), (100, 100));
-    assert!(
-        sc.dx_m > 700.0 && sc.dx_m < 730.0,
-        "10× coarser cells: {}",
-        sc.dx_m
-    );
+    assert!(sc.dx_m > 700.0 && sc.dx_m < 730.0, "10× coarser cells: {}", sc.dx_m);
 }
 
 #[test]

@@ -19,61 +19,30 @@ pub struct Grid<T> {
 impl<T: Clone> Grid<T> {
     /// A grid filled with `value`, unit cell size.
     pub fn new(width: usize, height: usize, value: T) -> Self {
-        Self {
-            width,
-            height,
-            dx: 1.0,
-            dy: 1.0,
-            data: vec![value; width * height],
-        }
+        Self { width, height, dx: 1.0, dy: 1.0, data: vec![value; width * height] }
     }
 
     /// Same shape and cell size as `self`, filled with `value`.
     pub fn same_shape<U: Clone>(&self, value: U) -> Grid<U> {
-        Grid {
-            width: self.width,
-            height: self.height,
-            dx: self.dx,
-            dy: self.dy,
-            data: vec![value; self.len()],
-        }
+        Grid { width: self.width, height: self.height, dx: self.dx, dy: self.dy, data: vec![value; self.len()] }
     }
 
     /// Copy of the window `[x0, x0+w) × [y0, y0+h)`. Panics if it leaves the grid.
     pub fn crop(&self, x0: usize, y0: usize, w: usize, h: usize) -> Self {
-        assert!(
-            x0 + w <= self.width && y0 + h <= self.height,
-            "crop outside the grid"
-        );
+        assert!(x0 + w <= self.width && y0 + h <= self.height, "crop outside the grid");
         let mut data = Vec::with_capacity(w * h);
         for y in y0..y0 + h {
             data.extend_from_slice(&self.data[y * self.width + x0..y * self.width + x0 + w]);
         }
-        Self {
-            width: w,
-            height: h,
-            dx: self.dx,
-            dy: self.dy,
-            data,
-        }
+        Self { width: w, height: h, dx: self.dx, dy: self.dy, data }
     }
 }
 
 impl<T> Grid<T> {
     /// Wrap `data` (row-major, `width * height` values). Panics on a length mismatch.
     pub fn from_vec(width: usize, height: usize, data: Vec<T>) -> Self {
-        assert_eq!(
-            data.len(),
-            width * height,
-            "Grid::from_vec: data length does not match {width}x{height}"
-        );
-        Self {
-            width,
-            height,
-            dx: 1.0,
-            dy: 1.0,
-            data,
-        }
+        assert_eq!(data.len(), width * height, "Grid::from_vec: data length does not match {width}x{height}");
+        Self { width, height, dx: 1.0, dy: 1.0, data }
     }
 
     /// Builder: set the cell size in metres.

@@ -55,10 +55,7 @@ mod tests {
 
     #[test]
     fn signed_coordinates_wrap() {
-        assert_eq!(
-            hash_i32(-1, -1, 0xFFFF_FFFF),
-            hash_u32(u32::MAX, u32::MAX, u32::MAX)
-        );
+        assert_eq!(hash_i32(-1, -1, 0xFFFF_FFFF), hash_u32(u32::MAX, u32::MAX, u32::MAX));
     }
 
     #[test]

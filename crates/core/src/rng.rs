@@ -40,20 +40,12 @@ pub struct Rng {
 impl Rng {
     /// Stream 0 of `seed`, at counter 0.
     pub const fn new(seed: u32) -> Self {
-        Self {
-            seed,
-            stream: 0,
-            counter: 0,
-        }
+        Self { seed, stream: 0, counter: 0 }
     }
 
     /// Stream `stream` of `seed`, at counter 0. Streams of one seed are independent sequences.
     pub const fn with_stream(seed: u32, stream: u32) -> Self {
-        Self {
-            seed,
-            stream,
-            counter: 0,
-        }
+        Self { seed, stream, counter: 0 }
     }
 
     /// The seed this generator was built with.
@@ -181,10 +173,7 @@ impl Rng {
     /// Fisher–Yates shuffle in place: for `i` from `len − 1` down to 1, swap `i` with
     /// `below(i + 1)`. Panics if the slice has more than 2³² elements.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        assert!(
-            items.len() as u64 <= 1 << 32,
-            "Rng::shuffle: slice longer than 2^32"
-        );
+        assert!(items.len() as u64 <= 1 << 32, "Rng::shuffle: slice longer than 2^32");
         for i in (1..items.len()).rev() {
             let j = self.below((i + 1) as u32) as usize;
             items.swap(i, j);
@@ -205,16 +194,7 @@ mod tests {
     fn pinned_u32_stream() {
         let mut r = Rng::new(42);
         let got: Vec<u32> = (0..5).map(|_| r.next_u32()).collect();
-        assert_eq!(
-            got,
-            [
-                0xba0d_c547,
-                0x409f_b9aa,
-                0x70f4_2544,
-                0x45c4_5dfa,
-                0x475f_a3d2
-            ]
-        );
+        assert_eq!(got, [0xba0d_c547, 0x409f_b9aa, 0x70f4_2544, 0x45c4_5dfa, 0x475f_a3d2]);
         let mut s = Rng::with_stream(42, 7);
         assert_eq!(s.next_u32(), 0x27ab_61d2);
         assert_eq!(s.counter(), 1);
@@ -226,10 +206,7 @@ mod tests {
         assert_eq!(r.next_u64(), 0xba0d_c547_409f_b9aa);
         let mut r = Rng::new(42);
         let f = r.next_f64();
-        assert_eq!(
-            f,
-            0x0017_41b8_a902_7ee6_u64 as f64 / 9_007_199_254_740_992.0
-        );
+        assert_eq!(f, 0x0017_41b8_a902_7ee6_u64 as f64 / 9_007_199_254_740_992.0);
         assert_eq!(f.to_bits(), 0.726_772_623_154_798_2_f64.to_bits());
         let child = Rng::with_stream(42, 3).split(5);
         assert_eq!(child.seed(), 0x2a49_0dda);

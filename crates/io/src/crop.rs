@@ -90,13 +90,7 @@ mod tests {
 
     #[test]
     fn known_window_and_empty() {
-        let g = Grid::from_fn(10, 6, |x, y| {
-            if (2..7).contains(&x) && (1..5).contains(&y) {
-                1.0
-            } else {
-                f64::NAN
-            }
-        });
+        let g = Grid::from_fn(10, 6, |x, y| if (2..7).contains(&x) && (1..5).contains(&y) { 1.0 } else { f64::NAN });
         assert_eq!(crop_largest_valid(&g), Some((2, 1, 5, 4)));
         assert_eq!(crop_largest_valid(&Grid::new(3, 3, f64::NAN)), None);
     }

@@ -78,18 +78,18 @@ impl Dem {
     /// Refuses, naming the file, when it is smaller than 8×8.
     pub fn crop_valid(&self) -> Result<Grid<f64>> {
         match crop_largest_valid(&self.heights) {
-            Some((x0, y0, w, h)) if w >= MIN_VALID_SIDE && h >= MIN_VALID_SIDE => {
-                Ok(self.heights.crop(x0, y0, w, h))
+            Some((x0, y0, w, h)) if w >= MIN_VALID_SIDE && h >= MIN_VALID_SIDE => Ok(self.heights.crop(x0, y0, w, h)),
+            found => {
+                Err(IoError::TooSmall {
+                    path: self.source.clone(),
+                    detail: match found {
+                        Some((_, _, w, h)) => {
+                            format!("largest all-valid rectangle is {w}×{h}, need at least {MIN_VALID_SIDE}×{MIN_VALID_SIDE}")
+                        }
+                        None => "no valid cell".into(),
+                    },
+                })
             }
-            found => Err(IoError::TooSmall {
-                path: self.source.clone(),
-                detail: match found {
-                    Some((_, _, w, h)) => {
-                        format!("largest all-valid rectangle is {w}×{h}, need at least {MIN_VALID_SIDE}×{MIN_VALID_SIDE}")
-                    }
-                    None => "no valid cell".into(),
-                },
-            }),
         }
     }
 }
@@ -117,16 +117,10 @@ pub(crate) fn clean_heights(
         })
         .collect();
     if data.len() != width * height {
-        return Err(IoError::truncated(
-            path,
-            format!("{} samples decoded, {width}×{height} expected", data.len()),
-        ));
+        return Err(IoError::truncated(path, format!("{} samples decoded, {width}×{height} expected", data.len())));
     }
     if valid == 0 {
-        return Err(IoError::AllNodata {
-            path: path.to_path_buf(),
-            cells: data.len(),
-        });
+        return Err(IoError::AllNodata { path: path.to_path_buf(), cells: data.len() });
     }
     Ok(Grid::from_vec(width, height, data))
 }
@@ -134,11 +128,7 @@ pub(crate) fn clean_heights(
 /// Cell size in metres of a geographic grid with spacing `(sx, sy)` degrees at `lat` degrees.
 pub(crate) fn geographic_cell_size(path: &Path, sx: f64, sy: f64, lat: f64) -> Result<(f64, f64)> {
     if !(lat.is_finite() && lat.abs() <= 90.0) {
-        return Err(IoError::malformed(
-            path,
-            "DEM",
-            format!("centre latitude {lat}° outside −90..90"),
-        ));
+        return Err(IoError::malformed(path, "DEM", format!("centre latitude {lat}° outside −90..90")));
     }
     let (mlon, mlat) = metres_per_degree(lat);
     let (dx, dy) = (sx.abs() * mlon, sy.abs() * mlat);
@@ -168,9 +158,6 @@ mod tests {
         assert!((lat - 111_131.7).abs() < 0.1, "{lat}");
         // Pole: longitude degrees shrink to nothing, latitude ones grow to 111 694 m.
         let (lon, lat) = metres_per_degree(90.0);
-        assert!(
-            lon.abs() < 1e-6 && (lat - 111_693.98).abs() < 0.01,
-            "{lon} {lat}"
-        );
+        assert!(lon.abs() < 1e-6 && (lat - 111_693.98).abs() < 0.01, "{lon} {lat}");
     }
 }

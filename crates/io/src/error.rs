@@ -32,19 +32,10 @@ pub enum IoError {
     Missing { path: PathBuf, what: String },
     /// The file is structurally broken in a way not covered by the other variants.
     #[error("{path}: malformed {format} ({detail})", path = .path.display())]
-    Malformed {
-        path: PathBuf,
-        format: &'static str,
-        detail: String,
-    },
+    Malformed { path: PathBuf, format: &'static str, detail: String },
     /// Heights that must be finite are NaN or infinite (e.g. a grid handed to a quantising writer).
     #[error("{path}: {count} NaN or infinite heights (first at column {x}, row {y})", path = .path.display())]
-    NanHeights {
-        path: PathBuf,
-        count: usize,
-        x: usize,
-        y: usize,
-    },
+    NanHeights { path: PathBuf, count: usize, x: usize, y: usize },
     /// Every cell of a DEM is nodata or invalid.
     #[error("{path}: all {cells} cells are nodata or invalid", path = .path.display())]
     AllNodata { path: PathBuf, cells: usize },
@@ -55,19 +46,10 @@ pub enum IoError {
         max_side = crate::limits::MAX_SIDE,
         max_cells = crate::limits::MAX_CELLS
     )]
-    TooLarge {
-        path: PathBuf,
-        width: u64,
-        height: u64,
-    },
+    TooLarge { path: PathBuf, width: u64, height: u64 },
     /// A count (points, array entries, bytes) exceeds its limit; nothing was allocated.
     #[error("{path}: too large ({what}: {count}, limit {limit})", path = .path.display())]
-    TooMany {
-        path: PathBuf,
-        what: &'static str,
-        count: u64,
-        limit: u64,
-    },
+    TooMany { path: PathBuf, what: &'static str, count: u64, limit: u64 },
     /// The usable part of a raster is smaller than the caller needs.
     #[error("{path}: too small ({detail})", path = .path.display())]
     TooSmall { path: PathBuf, detail: String },
@@ -109,50 +91,28 @@ impl IoError {
 
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
         if source.kind() == std::io::ErrorKind::UnexpectedEof {
-            return IoError::Truncated {
-                path: path.to_path_buf(),
-                detail: "unexpected end of file".into(),
-            };
+            return IoError::Truncated { path: path.to_path_buf(), detail: "unexpected end of file".into() };
         }
-        IoError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
+        IoError::Io { path: path.to_path_buf(), source }
     }
 
     pub(crate) fn malformed(path: &Path, format: &'static str, detail: impl Into<String>) -> Self {
-        IoError::Malformed {
-            path: path.to_path_buf(),
-            format,
-            detail: detail.into(),
-        }
+        IoError::Malformed { path: path.to_path_buf(), format, detail: detail.into() }
     }
 
     pub(crate) fn unsupported(path: &Path, what: impl Into<String>) -> Self {
-        IoError::Unsupported {
-            path: path.to_path_buf(),
-            what: what.into(),
-        }
+        IoError::Unsupported { path: path.to_path_buf(), what: what.into() }
     }
 
     pub(crate) fn truncated(path: &Path, detail: impl Into<String>) -> Self {
-        IoError::Truncated {
-            path: path.to_path_buf(),
-            detail: detail.into(),
-        }
+        IoError::Truncated { path: path.to_path_buf(), detail: detail.into() }
     }
 
     pub(crate) fn invalid(path: &Path, detail: impl Into<String>) -> Self {
-        IoError::InvalidArgument {
-            path: path.to_path_buf(),
-            detail: detail.into(),
-        }
+        IoError::InvalidArgument { path: path.to_path_buf(), detail: detail.into() }
     }
 
     pub(crate) fn missing(path: &Path, what: impl Into<String>) -> Self {
-        IoError::Missing {
-            path: path.to_path_buf(),
-            what: what.into(),
-        }
+        IoError::Missing { path: path.to_path_buf(), what: what.into() }
     }
 }

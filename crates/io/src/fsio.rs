@@ -15,10 +15,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// The temporary sibling of `path` used while writing it.
 fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = format!(".{name}.{}.{n}.tmp", std::process::id());
     match path.parent() {
@@ -37,9 +34,7 @@ where
     let file = File::create(&tmp).map_err(|e| IoError::io(path, e))?;
     let mut w = BufWriter::with_capacity(1 << 16, file);
     let result = write(&mut w).and_then(|()| {
-        let file = w
-            .into_inner()
-            .map_err(|e| IoError::io(path, e.into_error()))?;
+        let file = w.into_inner().map_err(|e| IoError::io(path, e.into_error()))?;
         file.sync_data().map_err(|e| IoError::io(path, e))?;
         drop(file);
         std::fs::rename(&tmp, path).map_err(|e| IoError::io(path, e))
@@ -55,45 +50,27 @@ pub(crate) fn open_nonempty(path: &Path) -> Result<(BufReader<File>, u64)> {
     let file = File::open(path).map_err(|e| IoError::io(path, e))?;
     let len = file.metadata().map_err(|e| IoError::io(path, e))?.len();
     if len == 0 {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: "zero-byte file".into(),
-        });
+        return Err(IoError::Empty { path: path.to_path_buf(), what: "zero-byte file".into() });
     }
     Ok((BufReader::with_capacity(1 << 16, file), len))
 }
 
 /// Open `path`, refuse a zero-byte file and check that it starts with `magic`; the returned
 /// reader is positioned at the start of the file.
-pub(crate) fn open_with_magic(
-    path: &Path,
-    magics: &[&[u8]],
-    format: &'static str,
-) -> Result<(File, u64)> {
+pub(crate) fn open_with_magic(path: &Path, magics: &[&[u8]], format: &'static str) -> Result<(File, u64)> {
     let mut file = File::open(path).map_err(|e| IoError::io(path, e))?;
     let len = file.metadata().map_err(|e| IoError::io(path, e))?.len();
     if len == 0 {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: "zero-byte file".into(),
-        });
+        return Err(IoError::Empty { path: path.to_path_buf(), what: "zero-byte file".into() });
     }
     let need = magics.iter().map(|m| m.len()).max().unwrap_or(0);
     let mut head = vec![0u8; need.min(len as usize)];
-    file.read_exact(&mut head)
-        .map_err(|e| IoError::io(path, e))?;
-    if !magics
-        .iter()
-        .any(|m| head.len() >= m.len() && &head[..m.len()] == *m)
-    {
-        return Err(IoError::WrongMagic {
-            path: path.to_path_buf(),
-            format,
-        });
+    file.read_exact(&mut head).map_err(|e| IoError::io(path, e))?;
+    if !magics.iter().any(|m| head.len() >= m.len() && &head[..m.len()] == *m) {
+        return Err(IoError::WrongMagic { path: path.to_path_buf(), format });
     }
     use std::io::Seek;
-    file.seek(std::io::SeekFrom::Start(0))
-        .map_err(|e| IoError::io(path, e))?;
+    file.seek(std::io::SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
     Ok((file, len))
 }
 
@@ -118,10 +95,7 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.to_string().contains("a.bin"));
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.bin")]);
         assert_eq!(std::fs::read(&target).unwrap(), b"old");
         atomic_write(&target, |w| write_all(&target, w, b"new")).unwrap();

@@ -39,28 +39,18 @@ struct GeoKeys {
 }
 
 fn read_geokeys(path: &Path, dec: &mut TiffDecoder) -> Result<Option<GeoKeys>> {
-    let dir = match dec
-        .find_tag(Tag::GeoKeyDirectoryTag)
-        .map_err(|e| map_tiff(path, e))?
-    {
+    let dir = match dec.find_tag(Tag::GeoKeyDirectoryTag).map_err(|e| map_tiff(path, e))? {
         None => return Ok(None),
         Some(v) => v.into_u16_vec().map_err(|e| map_tiff(path, e))?,
     };
     if dir.len() < 4 {
-        return Err(IoError::malformed(
-            path,
-            "GeoTIFF",
-            "GeoKeyDirectory shorter than its header",
-        ));
+        return Err(IoError::malformed(path, "GeoTIFF", "GeoKeyDirectory shorter than its header"));
     }
     let n = dir[3] as usize;
     if dir.len() < 4 + 4 * n {
         return Err(IoError::truncated(
             path,
-            format!(
-                "GeoKeyDirectory declares {n} keys, holds {}",
-                (dir.len() - 4) / 4
-            ),
+            format!("GeoKeyDirectory declares {n} keys, holds {}", (dir.len() - 4) / 4),
         ));
     }
     let mut keys = GeoKeys::default();
@@ -100,29 +90,16 @@ fn linear_unit_metres(path: &Path, code: Option<u16>, what: &str) -> Result<f64>
 type Georef = ((f64, f64), (f64, f64));
 
 /// Pixel spacing `(sx, sy)` and the model coordinates of the raster centre, in CRS units.
-fn georeference(
-    path: &Path,
-    dec: &mut TiffDecoder,
-    w: usize,
-    h: usize,
-    point: bool,
-) -> Result<Option<Georef>> {
+fn georeference(path: &Path, dec: &mut TiffDecoder, w: usize, h: usize, point: bool) -> Result<Option<Georef>> {
     let scale = f64_tag(path, dec, Tag::ModelPixelScaleTag)?;
     let tie = f64_tag(path, dec, Tag::ModelTiepointTag)?;
     let transform = f64_tag(path, dec, Tag::ModelTransformationTag)?;
     // Centre of the raster in pixel coordinates (corner-based for PixelIsArea).
-    let (ci, cj) = if point {
-        ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0)
-    } else {
-        (w as f64 / 2.0, h as f64 / 2.0)
-    };
+    let (ci, cj) =
+        if point { ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0) } else { (w as f64 / 2.0, h as f64 / 2.0) };
     if let Some(s) = scale {
         if s.len() < 2 || !(s[0].is_finite() && s[1].is_finite()) || s[0] <= 0.0 || s[1] <= 0.0 {
-            return Err(IoError::malformed(
-                path,
-                "GeoTIFF",
-                format!("ModelPixelScale {s:?} is not positive"),
-            ));
+            return Err(IoError::malformed(path, "GeoTIFF", format!("ModelPixelScale {s:?} is not positive")));
         }
         let (x, y) = match tie.as_deref() {
             Some([i, j, _, x, y, ..]) => (x + (ci - i) * s[0], y - (cj - j) * s[1]),
@@ -132,20 +109,12 @@ fn georeference(
     }
     if let Some(m) = transform {
         if m.len() < 16 {
-            return Err(IoError::malformed(
-                path,
-                "GeoTIFF",
-                "ModelTransformation has fewer than 16 values",
-            ));
+            return Err(IoError::malformed(path, "GeoTIFF", "ModelTransformation has fewer than 16 values"));
         }
         let sx = m[0].hypot(m[4]);
         let sy = m[1].hypot(m[5]);
         if !(sx > 0.0 && sy > 0.0) {
-            return Err(IoError::malformed(
-                path,
-                "GeoTIFF",
-                "ModelTransformation has a zero pixel size",
-            ));
+            return Err(IoError::malformed(path, "GeoTIFF", "ModelTransformation has a zero pixel size"));
         }
         let x = m[0] * ci + m[1] * cj + m[3];
         let y = m[4] * ci + m[5] * cj + m[7];
@@ -155,10 +124,7 @@ fn georeference(
 }
 
 fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
-    match dec
-        .find_tag(Tag::GdalNodata)
-        .map_err(|e| map_tiff(path, e))?
-    {
+    match dec.find_tag(Tag::GdalNodata).map_err(|e| map_tiff(path, e))? {
         None => Ok(None),
         Some(v) => {
             let s = v.into_string().map_err(|e| map_tiff(path, e))?;
@@ -166,13 +132,9 @@ fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
             if t.eq_ignore_ascii_case("nan") {
                 return Ok(Some(f64::NAN));
             }
-            t.parse::<f64>().map(Some).map_err(|_| {
-                IoError::malformed(
-                    path,
-                    "GeoTIFF",
-                    format!("GDAL_NODATA {t:?} is not a number"),
-                )
-            })
+            t.parse::<f64>()
+                .map(Some)
+                .map_err(|_| IoError::malformed(path, "GeoTIFF", format!("GDAL_NODATA {t:?} is not a number")))
         }
     }
 }
@@ -204,9 +166,7 @@ pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
                 let deg = match k.angular_units {
                     None | Some(9102) | Some(32767) => 1.0,
                     Some(9101) => 180.0 / std::f64::consts::PI,
-                    Some(c) => {
-                        return Err(IoError::unsupported(path, format!("angular unit code {c}")))
-                    }
+                    Some(c) => return Err(IoError::unsupported(path, format!("angular unit code {c}"))),
                 };
                 if !cy.is_finite() {
                     return Err(IoError::missing(
@@ -217,19 +177,14 @@ pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
                 let lat = cy * deg;
                 let cell = geographic_cell_size(path, sx * deg, sy * deg, lat)?;
                 (
-                    CrsKind::Geographic {
-                        epsg: k.geographic_type.filter(|&c| c != 32767),
-                        centre_lat: lat,
-                    },
+                    CrsKind::Geographic { epsg: k.geographic_type.filter(|&c| c != 32767), centre_lat: lat },
                     cell,
                     vertical,
                 )
             } else {
                 let unit = linear_unit_metres(path, k.linear_units, "projected linear")?;
                 (
-                    CrsKind::Projected {
-                        epsg: k.projected_type.filter(|&c| c != 32767),
-                    },
+                    CrsKind::Projected { epsg: k.projected_type.filter(|&c| c != 32767) },
                     (sx * unit, sy * unit),
                     vertical,
                 )
@@ -243,74 +198,33 @@ pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
     let nd = nodata.unwrap_or(f64::NAN);
     let is_nd = |v: f64| nodata.is_some() && v == nd;
     let heights = match decoded {
-        DecodingResult::I8(v) => clean_heights(
-            path,
-            w,
-            h,
-            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
-            vertical,
-        ),
-        DecodingResult::U8(v) => clean_heights(
-            path,
-            w,
-            h,
-            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
-            vertical,
-        ),
-        DecodingResult::I16(v) => clean_heights(
-            path,
-            w,
-            h,
-            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
-            vertical,
-        ),
-        DecodingResult::U16(v) => clean_heights(
-            path,
-            w,
-            h,
-            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
-            vertical,
-        ),
-        DecodingResult::I32(v) => clean_heights(
-            path,
-            w,
-            h,
-            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
-            vertical,
-        ),
-        DecodingResult::U32(v) => clean_heights(
-            path,
-            w,
-            h,
-            v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))),
-            vertical,
-        ),
+        DecodingResult::I8(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))), vertical)
+        }
+        DecodingResult::U8(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))), vertical)
+        }
+        DecodingResult::I16(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))), vertical)
+        }
+        DecodingResult::U16(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))), vertical)
+        }
+        DecodingResult::I32(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))), vertical)
+        }
+        DecodingResult::U32(v) => {
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), is_nd(f64::from(s)))), vertical)
+        }
         DecodingResult::F32(v) => {
             // Compare in f32 so a nodata written with f64 digits still matches its f32 sample.
             let nd32 = nd as f32;
-            clean_heights(
-                path,
-                w,
-                h,
-                v.iter()
-                    .map(|&s| (f64::from(s), nodata.is_some() && s == nd32)),
-                vertical,
-            )
+            clean_heights(path, w, h, v.iter().map(|&s| (f64::from(s), nodata.is_some() && s == nd32)), vertical)
         }
-        DecodingResult::F64(v) => {
-            clean_heights(path, w, h, v.iter().map(|&s| (s, is_nd(s))), vertical)
-        }
+        DecodingResult::F64(v) => clean_heights(path, w, h, v.iter().map(|&s| (s, is_nd(s))), vertical),
         DecodingResult::I64(_) | DecodingResult::U64(_) => {
-            return Err(IoError::unsupported(
-                path,
-                "64-bit integer samples for a DEM",
-            ));
+            return Err(IoError::unsupported(path, "64-bit integer samples for a DEM"));
         }
     }?;
-    Ok(Dem {
-        heights: heights.with_cell_size(dx, dy),
-        crs_kind,
-        nodata,
-        source: path.to_path_buf(),
-    })
+    Ok(Dem { heights: heights.with_cell_size(dx, dy), crs_kind, nodata, source: path.to_path_buf() })
 }

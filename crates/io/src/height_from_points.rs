@@ -49,24 +49,14 @@ fn percentile_select(v: &mut [f64], p: f64) -> f64 {
 /// Cell size `span / (n − 1)` in the points' units (1 if `n < 2` or the span is zero).
 pub fn height_from_points(points: &[[f64; 3]], n: usize, percentile: f64, fill: bool) -> Grid<f64> {
     let n = n.max(1);
-    let pts: Vec<[f64; 3]> = points
-        .iter()
-        .copied()
-        .filter(|p| p.iter().all(|v| v.is_finite()))
-        .collect();
+    let pts: Vec<[f64; 3]> = points.iter().copied().filter(|p| p.iter().all(|v| v.is_finite())).collect();
     if pts.is_empty() {
         return Grid::new(n, n, f64::NAN);
     }
     let mut xs: Vec<f64> = pts.iter().map(|p| p[0]).collect();
     let mut ys: Vec<f64> = pts.iter().map(|p| p[1]).collect();
-    let (x1, x99) = (
-        percentile_select(&mut xs, 1.0),
-        percentile_select(&mut xs, 99.0),
-    );
-    let (y1, y99) = (
-        percentile_select(&mut ys, 1.0),
-        percentile_select(&mut ys, 99.0),
-    );
+    let (x1, x99) = (percentile_select(&mut xs, 1.0), percentile_select(&mut xs, 99.0));
+    let (y1, y99) = (percentile_select(&mut ys, 1.0), percentile_select(&mut ys, 99.0));
     let span = (x99 - x1).max(y99 - y1);
     let (cx, cy) = ((x1 + x99) / 2.0, (y1 + y99) / 2.0);
     let last = (n - 1) as f64;
@@ -78,10 +68,7 @@ pub fn height_from_points(points: &[[f64; 3]], n: usize, percentile: f64, fill: 
         }
     };
     // Bucket the points by cell (counting sort), then take each bucket's percentile.
-    let idx: Vec<usize> = pts
-        .iter()
-        .map(|p| (n - 1 - cell(p[1], cy)) * n + cell(p[0], cx))
-        .collect();
+    let idx: Vec<usize> = pts.iter().map(|p| (n - 1 - cell(p[1], cy)) * n + cell(p[0], cx)).collect();
     let mut start = vec![0usize; n * n + 1];
     for &i in &idx {
         start[i + 1] += 1;
@@ -140,11 +127,7 @@ pub fn height_from_points(points: &[[f64; 3]], n: usize, percentile: f64, fill: 
             }
         }
     }
-    let d = if span > 0.0 && n > 1 {
-        span / last
-    } else {
-        1.0
-    };
+    let d = if span > 0.0 && n > 1 { span / last } else { 1.0 };
     Grid::from_vec(n, n, h).with_cell_size(d, d)
 }
 
@@ -186,12 +169,7 @@ mod tests {
         let (x, y) = (5usize, 27usize);
         let wx = 5.0 + (x as f64 / 32.0 - 0.5) * span;
         let wy = 5.0 + ((32 - y) as f64 / 32.0 - 0.5) * span;
-        assert!(
-            (g.get(x, y) - (0.1 * wx + 0.2 * wy)).abs() < 0.05,
-            "{} vs {}",
-            g.get(x, y),
-            0.1 * wx + 0.2 * wy
-        );
+        assert!((g.get(x, y) - (0.1 * wx + 0.2 * wy)).abs() < 0.05, "{} vs {}", g.get(x, y), 0.1 * wx + 0.2 * wy);
         let mid = *g.get(16, 16);
         assert!((mid - 1.5).abs() < 0.3, "filled centre {mid}");
         let open = height_from_points(&pts, 33, 15.0, false);

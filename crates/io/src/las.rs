@@ -39,43 +39,28 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
     let mut head = vec![0u8; 375.min(len as usize)];
     r.read_exact(&mut head).map_err(|e| IoError::io(path, e))?;
     if head.len() < 227 {
-        return Err(IoError::truncated(
-            path,
-            format!("{} bytes, a LAS header needs 227", head.len()),
-        ));
+        return Err(IoError::truncated(path, format!("{} bytes, a LAS header needs 227", head.len())));
     }
     let version = (head[24], head[25]);
     if version.0 != 1 || version.1 > 4 {
-        return Err(IoError::unsupported(
-            path,
-            format!("LAS version {}.{}", version.0, version.1),
-        ));
+        return Err(IoError::unsupported(path, format!("LAS version {}.{}", version.0, version.1)));
     }
     let header_size = u16::from_le_bytes([head[94], head[95]]) as u64;
     let offset = u32::from_le_bytes(head[96..100].try_into().unwrap()) as u64;
     let format_byte = head[104];
     if format_byte & 0xC0 != 0 {
-        return Err(IoError::unsupported(
-            path,
-            "LAZ-compressed point data (decompress to LAS first)",
-        ));
+        return Err(IoError::unsupported(path, "LAZ-compressed point data (decompress to LAS first)"));
     }
     let format = format_byte;
     if format > 10 {
-        return Err(IoError::unsupported(
-            path,
-            format!("LAS point data format {format}"),
-        ));
+        return Err(IoError::unsupported(path, format!("LAS point data format {format}")));
     }
     let rec = u16::from_le_bytes([head[105], head[106]]);
     if rec < MIN_RECORD[format as usize] {
         return Err(IoError::malformed(
             path,
             "LAS",
-            format!(
-                "record length {rec} < {} for format {format}",
-                MIN_RECORD[format as usize]
-            ),
+            format!("record length {rec} < {} for format {format}", MIN_RECORD[format as usize]),
         ));
     }
     let mut count = u32::from_le_bytes(head[107..111].try_into().unwrap()) as u64;
@@ -83,19 +68,10 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
         count = u64::from_le_bytes(head[247..255].try_into().unwrap());
     }
     if offset < header_size.min(227) {
-        return Err(IoError::malformed(
-            path,
-            "LAS",
-            format!("point data offset {offset} inside the header"),
-        ));
+        return Err(IoError::malformed(path, "LAS", format!("point data offset {offset} inside the header")));
     }
     if count > MAX_POINTS {
-        return Err(IoError::TooMany {
-            path: path.to_path_buf(),
-            what: "LAS points",
-            count,
-            limit: MAX_POINTS,
-        });
+        return Err(IoError::TooMany { path: path.to_path_buf(), what: "LAS points", count, limit: MAX_POINTS });
     }
     let need = offset + count * u64::from(rec);
     if need > len {
@@ -105,42 +81,23 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
         ));
     }
     if count == 0 {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: "LAS with no points".into(),
-        });
+        return Err(IoError::Empty { path: path.to_path_buf(), what: "LAS with no points".into() });
     }
     let scale = [f64_at(&head, 131), f64_at(&head, 139), f64_at(&head, 147)];
     let off = [f64_at(&head, 155), f64_at(&head, 163), f64_at(&head, 171)];
     if scale.iter().chain(&off).any(|v| !v.is_finite()) || scale.contains(&0.0) {
-        return Err(IoError::malformed(
-            path,
-            "LAS",
-            format!("scale {scale:?} / offset {off:?}"),
-        ));
+        return Err(IoError::malformed(path, "LAS", format!("scale {scale:?} / offset {off:?}")));
     }
-    r.seek(SeekFrom::Start(offset))
-        .map_err(|e| IoError::io(path, e))?;
+    r.seek(SeekFrom::Start(offset)).map_err(|e| IoError::io(path, e))?;
     let class_at = if format <= 5 { 15 } else { 16 };
     let mut buf = vec![0u8; rec as usize];
     let mut xyz = Vec::with_capacity(count as usize);
     let mut classification = Vec::with_capacity(count as usize);
     for _ in 0..count {
         r.read_exact(&mut buf).map_err(|e| IoError::io(path, e))?;
-        let c = |i: usize| {
-            i32::from_le_bytes(buf[4 * i..4 * i + 4].try_into().unwrap()) as f64 * scale[i] + off[i]
-        };
+        let c = |i: usize| i32::from_le_bytes(buf[4 * i..4 * i + 4].try_into().unwrap()) as f64 * scale[i] + off[i];
         xyz.push([c(0), c(1), c(2)]);
-        classification.push(if format <= 5 {
-            buf[class_at] & 0x1F
-        } else {
-            buf[class_at]
-        });
+        classification.push(if format <= 5 { buf[class_at] & 0x1F } else { buf[class_at] });
     }
-    Ok(LasPoints {
-        xyz,
-        classification,
-        version,
-        point_format: format,
-    })
+    Ok(LasPoints { xyz, classification, version, point_format: format })
 }

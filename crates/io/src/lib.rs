@@ -48,9 +48,7 @@ pub use png8::{read_png8, read_rgb8, write_png8, write_rgb8};
 pub use quantise::{dequantise_u16, quantise_u16};
 pub use r16::{read_r16, write_r16};
 pub use rg16::{read_height_png, read_rg16, write_rg16};
-pub use sidecar::{
-    read_sidecar, write_sidecar, Encoding, Sidecar, SidecarFile, SIDECAR_FORMAT_VERSION,
-};
+pub use sidecar::{read_sidecar, write_sidecar, Encoding, Sidecar, SidecarFile, SIDECAR_FORMAT_VERSION};
 pub use tiff_f32::{read_tiff_f32, write_tiff_f32};
 
 use bozkir_core::Grid;
@@ -60,10 +58,7 @@ use std::path::Path;
 /// normalised 0–1 heights, cell size 1). Anything else is refused naming the file.
 pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let path = path.as_ref();
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     match ext.as_str() {
         "tif" | "tiff" => read_geotiff(path),
         "npz" => read_npz_dem(path),
@@ -73,10 +68,7 @@ pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
             nodata: None,
             source: path.to_path_buf(),
         }),
-        other => Err(IoError::unsupported(
-            path,
-            format!("DEM file extension {other:?} (use .tif, .npz or .png)"),
-        )),
+        other => Err(IoError::unsupported(path, format!("DEM file extension {other:?} (use .tif, .npz or .png)"))),
     }
 }
 
@@ -85,10 +77,7 @@ pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
 pub fn read_ply_height(path: impl AsRef<Path>, n: usize) -> Result<Grid<f64>> {
     let path = path.as_ref();
     if !(2..=limits::MAX_SIDE as usize).contains(&n) {
-        return Err(IoError::invalid(
-            path,
-            format!("height field size {n} must be 2..={}", limits::MAX_SIDE),
-        ));
+        return Err(IoError::invalid(path, format!("height field size {n} must be 2..={}", limits::MAX_SIDE)));
     }
     let points = read_ply_points(path)?;
     if !points.iter().any(|p| p.iter().all(|v| v.is_finite())) {

@@ -19,17 +19,10 @@ pub const MAX_NPY_BYTES: u64 = MAX_CELLS * 8;
 /// Refuse a `width × height` raster that is empty or exceeds [`MAX_SIDE`] / [`MAX_CELLS`].
 pub fn check_raster_size(path: &Path, width: u64, height: u64) -> Result<(usize, usize)> {
     if width == 0 || height == 0 {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: format!("{width}×{height} raster"),
-        });
+        return Err(IoError::Empty { path: path.to_path_buf(), what: format!("{width}×{height} raster") });
     }
     if width > MAX_SIDE || height > MAX_SIDE || width.saturating_mul(height) > MAX_CELLS {
-        return Err(IoError::TooLarge {
-            path: path.to_path_buf(),
-            width,
-            height,
-        });
+        return Err(IoError::TooLarge { path: path.to_path_buf(), width, height });
     }
     Ok((width as usize, height as usize))
 }

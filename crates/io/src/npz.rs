@@ -32,9 +32,7 @@ const ELEVATION_NAMES: [&str; 7] = ["elevation", "elev", "dem", "height", "heigh
 fn map_zip(path: &Path, e: zip::result::ZipError) -> IoError {
     match e {
         zip::result::ZipError::Io(io) => IoError::io(path, io),
-        zip::result::ZipError::UnsupportedArchive(what) => {
-            IoError::unsupported(path, format!("zip feature: {what}"))
-        }
+        zip::result::ZipError::UnsupportedArchive(what) => IoError::unsupported(path, format!("zip feature: {what}")),
         other => IoError::malformed(path, "NPZ (zip)", other.to_string()),
     }
 }
@@ -46,8 +44,7 @@ pub fn read_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, NpyArray>> {
 
 fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<String, NpyArray>> {
     let (file, _len) = open_with_magic(path, &ZIP_MAGICS, "NPZ (zip)")?;
-    let mut zip =
-        zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| map_zip(path, e))?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| map_zip(path, e))?;
     if zip.len() > MAX_ENTRIES {
         return Err(IoError::TooMany {
             path: path.to_path_buf(),
@@ -75,15 +72,9 @@ fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<Str
             });
         }
         let mut bytes = Vec::with_capacity(size as usize);
-        (&mut entry)
-            .take(size)
-            .read_to_end(&mut bytes)
-            .map_err(|e| IoError::io(path, e))?;
+        (&mut entry).take(size).read_to_end(&mut bytes).map_err(|e| IoError::io(path, e))?;
         if (bytes.len() as u64) < size {
-            return Err(IoError::truncated(
-                path,
-                format!("entry {key}.npy: {} of {size} bytes", bytes.len()),
-            ));
+            return Err(IoError::truncated(path, format!("entry {key}.npy: {} of {size} bytes", bytes.len())));
         }
         let arr = parse_npy(path, &format!("{key}.npy"), &bytes)?;
         out.insert(key, arr);
@@ -92,11 +83,7 @@ fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<Str
 }
 
 fn scalar(arrays: &BTreeMap<String, NpyArray>, key: &str) -> Option<f64> {
-    arrays
-        .get(key)
-        .filter(|a| a.data.len() == 1)
-        .map(|a| a.data[0])
-        .filter(|v| v.is_finite())
+    arrays.get(key).filter(|a| a.data.len() == 1).map(|a| a.data[0]).filter(|v| v.is_finite())
 }
 
 /// Read a DEM from an NPZ archive (see the module documentation for the entries used).
@@ -104,42 +91,22 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let path = path.as_ref();
     let arrays = read_npz(path)?;
     if arrays.is_empty() {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: "NPZ without .npy entries".into(),
-        });
+        return Err(IoError::Empty { path: path.to_path_buf(), what: "NPZ without .npy entries".into() });
     }
-    let two_d: Vec<&String> = arrays
-        .iter()
-        .filter(|(_, a)| a.shape.len() == 2)
-        .map(|(k, _)| k)
-        .collect();
+    let two_d: Vec<&String> = arrays.iter().filter(|(_, a)| a.shape.len() == 2).map(|(k, _)| k).collect();
     let key = ELEVATION_NAMES
         .iter()
         .find_map(|n| two_d.iter().find(|k| k.as_str() == *n))
         .copied()
-        .or(if two_d.len() == 1 {
-            Some(two_d[0])
-        } else {
-            None
-        })
+        .or(if two_d.len() == 1 { Some(two_d[0]) } else { None })
         .ok_or_else(|| {
             let names: Vec<&str> = arrays.keys().map(String::as_str).collect();
-            IoError::missing(
-                path,
-                format!("2-D elevation array (entries: {})", names.join(", ")),
-            )
+            IoError::missing(path, format!("2-D elevation array (entries: {})", names.join(", ")))
         })?;
     let elev = &arrays[key];
     let (h, w) = (elev.shape[0], elev.shape[1]);
     let (width, height) = check_raster_size(path, w as u64, h as u64)?;
-    let heights = clean_heights(
-        path,
-        width,
-        height,
-        elev.data.iter().map(|&v| (v, false)),
-        1.0,
-    )?;
+    let heights = clean_heights(path, width, height, elev.data.iter().map(|&v| (v, false)), 1.0)?;
 
     let dx = scalar(&arrays, "dx").filter(|v| *v > 0.0);
     let dy = scalar(&arrays, "dy").filter(|v| *v > 0.0);
@@ -147,36 +114,20 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let (sx, sy) = (dx.unwrap_or(1.0), dy.or(dx).unwrap_or(1.0));
     let geographic = match bounds {
         [Some(x0), Some(x1), Some(y0), Some(y1)] => {
-            let in_range = [x0, x1].iter().all(|x| x.abs() <= 180.0)
-                && [y0, y1].iter().all(|y| y.abs() <= 90.0);
+            let in_range = [x0, x1].iter().all(|x| x.abs() <= 180.0) && [y0, y1].iter().all(|y| y.abs() <= 90.0);
             let matches = |extent: f64, step: f64, n: usize| {
                 [n as f64, n as f64 - 1.0]
                     .iter()
                     .any(|&m| (extent.abs() - step * m).abs() <= 0.01 * extent.abs().max(step))
             };
-            (in_range
-                && sx < 1.0
-                && sy < 1.0
-                && matches(x1 - x0, sx, width)
-                && matches(y1 - y0, sy, height))
-            .then_some((y0 + y1) / 2.0)
+            (in_range && sx < 1.0 && sy < 1.0 && matches(x1 - x0, sx, width) && matches(y1 - y0, sy, height))
+                .then_some((y0 + y1) / 2.0)
         }
         _ => None,
     };
     let (crs_kind, (cx, cy)) = match geographic {
-        Some(lat) => (
-            CrsKind::Geographic {
-                epsg: None,
-                centre_lat: lat,
-            },
-            geographic_cell_size(path, sx, sy, lat)?,
-        ),
+        Some(lat) => (CrsKind::Geographic { epsg: None, centre_lat: lat }, geographic_cell_size(path, sx, sy, lat)?),
         None => (CrsKind::Unknown, (sx, sy)),
     };
-    Ok(Dem {
-        heights: heights.with_cell_size(cx, cy),
-        crs_kind,
-        nodata: None,
-        source: path.to_path_buf(),
-    })
+    Ok(Dem { heights: heights.with_cell_size(cx, cy), crs_kind, nodata: None, source: path.to_path_buf() })
 }

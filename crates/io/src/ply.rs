@@ -55,11 +55,7 @@ impl Scalar {
         macro_rules! get {
             ($t:ty, $n:expr) => {{
                 let a: [u8; $n] = b[..$n].try_into().unwrap();
-                (if big {
-                    <$t>::from_be_bytes(a)
-                } else {
-                    <$t>::from_le_bytes(a)
-                }) as f64
+                (if big { <$t>::from_be_bytes(a) } else { <$t>::from_le_bytes(a) }) as f64
             }};
         }
         match self {
@@ -105,9 +101,7 @@ fn parse_header(path: &Path, r: &mut impl BufRead) -> Result<(Format, Vec<Elemen
     let mut first = true;
     loop {
         line.clear();
-        let n = r
-            .read_until(b'\n', &mut line)
-            .map_err(|e| IoError::io(path, e))?;
+        let n = r.read_until(b'\n', &mut line).map_err(|e| IoError::io(path, e))?;
         if n == 0 {
             return Err(IoError::truncated(path, "PLY header has no end_header"));
         }
@@ -125,10 +119,7 @@ fn parse_header(path: &Path, r: &mut impl BufRead) -> Result<(Format, Vec<Elemen
         if first {
             first = false;
             if words != ["ply"] {
-                return Err(IoError::WrongMagic {
-                    path: path.to_path_buf(),
-                    format: "PLY",
-                });
+                return Err(IoError::WrongMagic { path: path.to_path_buf(), format: "PLY" });
             }
             continue;
         }
@@ -143,38 +134,23 @@ fn parse_header(path: &Path, r: &mut impl BufRead) -> Result<(Format, Vec<Elemen
                     "ascii" => Format::Ascii,
                     "binary_little_endian" => Format::Little,
                     "binary_big_endian" => Format::Big,
-                    other => {
-                        return Err(IoError::unsupported(path, format!("PLY format {other:?}")))
-                    }
+                    other => return Err(IoError::unsupported(path, format!("PLY format {other:?}"))),
                 });
             }
             ["element", name, count] => {
-                let count: u64 = count
-                    .parse()
-                    .map_err(|_| bad(format!("element {name} count {count:?}")))?;
-                elements.push(Element {
-                    name: name.to_string(),
-                    count,
-                    props: Vec::new(),
-                });
+                let count: u64 = count.parse().map_err(|_| bad(format!("element {name} count {count:?}")))?;
+                elements.push(Element { name: name.to_string(), count, props: Vec::new() });
             }
             ["property", "list", ct, it, _name] => {
-                let el = elements
-                    .last_mut()
-                    .ok_or_else(|| bad("property before any element".into()))?;
-                let ct = Scalar::parse(ct)
-                    .ok_or_else(|| IoError::unsupported(path, format!("PLY type {ct:?}")))?;
-                let it = Scalar::parse(it)
-                    .ok_or_else(|| IoError::unsupported(path, format!("PLY type {it:?}")))?;
+                let el = elements.last_mut().ok_or_else(|| bad("property before any element".into()))?;
+                let ct = Scalar::parse(ct).ok_or_else(|| IoError::unsupported(path, format!("PLY type {ct:?}")))?;
+                let it = Scalar::parse(it).ok_or_else(|| IoError::unsupported(path, format!("PLY type {it:?}")))?;
                 el.props.push(Property::List(ct, it));
             }
             ["property", ty, name] => {
-                let el = elements
-                    .last_mut()
-                    .ok_or_else(|| bad("property before any element".into()))?;
-                let ty = Scalar::parse(ty).ok_or_else(|| {
-                    IoError::unsupported(path, format!("PLY property type {ty:?}"))
-                })?;
+                let el = elements.last_mut().ok_or_else(|| bad("property before any element".into()))?;
+                let ty =
+                    Scalar::parse(ty).ok_or_else(|| IoError::unsupported(path, format!("PLY property type {ty:?}")))?;
                 el.props.push(Property::Scalar(ty, name.to_string()));
             }
             ["end_header"] => break,
@@ -196,18 +172,12 @@ pub fn read_ply_points(path: impl AsRef<Path>) -> Result<Vec<[f64; 3]>> {
         .position(|e| e.name == "vertex")
         .ok_or_else(|| IoError::missing(path, "PLY element \"vertex\""))?;
     let vertex = &elements[vi];
-    let find = |axis: &str| {
-        vertex
-            .props
-            .iter()
-            .position(|p| matches!(p, Property::Scalar(_, n) if n == axis))
-            .ok_or_else(|| {
-                IoError::missing(
-                    path,
-                    format!("PLY vertex property {axis:?} (x, y and z are required)"),
-                )
+    let find =
+        |axis: &str| {
+            vertex.props.iter().position(|p| matches!(p, Property::Scalar(_, n) if n == axis)).ok_or_else(|| {
+                IoError::missing(path, format!("PLY vertex property {axis:?} (x, y and z are required)"))
             })
-    };
+        };
     let axes = [find("x")?, find("y")?, find("z")?];
     if vertex.count > MAX_POINTS {
         return Err(IoError::TooMany {
@@ -217,47 +187,20 @@ pub fn read_ply_points(path: impl AsRef<Path>) -> Result<Vec<[f64; 3]>> {
             limit: MAX_POINTS,
         });
     }
-    let vertex_fixed = vertex
-        .props
-        .iter()
-        .all(|p| matches!(p, Property::Scalar(..)));
+    let vertex_fixed = vertex.props.iter().all(|p| matches!(p, Property::Scalar(..)));
     if format != Format::Ascii && vertex_fixed {
-        let rec: u64 = vertex
-            .props
-            .iter()
-            .map(|p| {
-                if let Property::Scalar(t, _) = p {
-                    t.size() as u64
-                } else {
-                    0
-                }
-            })
-            .sum();
+        let rec: u64 =
+            vertex.props.iter().map(|p| if let Property::Scalar(t, _) = p { t.size() as u64 } else { 0 }).sum();
         if vertex.count.saturating_mul(rec) > len {
             return Err(IoError::truncated(
                 path,
-                format!(
-                    "{} vertices of {rec} bytes do not fit in {len} bytes",
-                    vertex.count
-                ),
+                format!("{} vertices of {rec} bytes do not fit in {len} bytes", vertex.count),
             ));
         }
-    } else if format == Format::Ascii
-        && vertex.count.saturating_mul(2 * vertex.props.len() as u64) > len
-    {
-        return Err(IoError::truncated(
-            path,
-            format!("{} ASCII vertices do not fit in {len} bytes", vertex.count),
-        ));
+    } else if format == Format::Ascii && vertex.count.saturating_mul(2 * vertex.props.len() as u64) > len {
+        return Err(IoError::truncated(path, format!("{} ASCII vertices do not fit in {len} bytes", vertex.count)));
     }
-    let mut reader = PlyBody {
-        path,
-        r,
-        format,
-        line: String::new(),
-        words: Vec::new(),
-        pos: 0,
-    };
+    let mut reader = PlyBody { path, r, format, line: String::new(), words: Vec::new(), pos: 0 };
     for el in &elements[..vi] {
         for _ in 0..el.count {
             reader.skip_record(el)?;
@@ -270,10 +213,7 @@ pub fn read_ply_points(path: impl AsRef<Path>) -> Result<Vec<[f64; 3]>> {
         out.push([vals[axes[0]], vals[axes[1]], vals[axes[2]]]);
     }
     if out.is_empty() {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: "PLY with no vertices".into(),
-        });
+        return Err(IoError::Empty { path: path.to_path_buf(), what: "PLY with no vertices".into() });
     }
     Ok(out)
 }
@@ -290,19 +230,14 @@ struct PlyBody<'a, R> {
 impl<R: BufRead> PlyBody<'_, R> {
     fn bin(&mut self, t: Scalar) -> Result<f64> {
         let mut b = [0u8; 8];
-        self.r
-            .read_exact(&mut b[..t.size()])
-            .map_err(|e| IoError::io(self.path, e))?;
+        self.r.read_exact(&mut b[..t.size()]).map_err(|e| IoError::io(self.path, e))?;
         Ok(t.read(&b, self.format == Format::Big))
     }
 
     fn word(&mut self) -> Result<f64> {
         while self.pos >= self.words.len() {
             self.line.clear();
-            let n = self
-                .r
-                .read_line(&mut self.line)
-                .map_err(|e| IoError::io(self.path, e))?;
+            let n = self.r.read_line(&mut self.line).map_err(|e| IoError::io(self.path, e))?;
             if n == 0 {
                 return Err(IoError::truncated(self.path, "ASCII PLY body ends early"));
             }
@@ -311,8 +246,7 @@ impl<R: BufRead> PlyBody<'_, R> {
         }
         let w = &self.words[self.pos];
         self.pos += 1;
-        w.parse::<f64>()
-            .map_err(|_| IoError::malformed(self.path, "PLY", format!("ASCII value {w:?}")))
+        w.parse::<f64>().map_err(|_| IoError::malformed(self.path, "PLY", format!("ASCII value {w:?}")))
     }
 
     fn value(&mut self, t: Scalar) -> Result<f64> {
@@ -326,11 +260,7 @@ impl<R: BufRead> PlyBody<'_, R> {
     fn list_len(&mut self, ct: Scalar) -> Result<usize> {
         let n = self.value(ct)?;
         if !((0.0..=1e6).contains(&n) && n.fract() == 0.0) {
-            return Err(IoError::malformed(
-                self.path,
-                "PLY",
-                format!("list length {n}"),
-            ));
+            return Err(IoError::malformed(self.path, "PLY", format!("list length {n}")));
         }
         Ok(n as usize)
     }

@@ -21,14 +21,7 @@ pub fn write_png16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) -
 pub fn write_png16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
     let path = path.as_ref();
     let bytes: Vec<u8> = codes.data().iter().flat_map(|q| q.to_be_bytes()).collect();
-    encode(
-        path,
-        codes.width(),
-        codes.height(),
-        png::ColorType::Grayscale,
-        png::BitDepth::Sixteen,
-        &bytes,
-    )
+    encode(path, codes.width(), codes.height(), png::ColorType::Grayscale, png::BitDepth::Sixteen, &bytes)
 }
 
 /// Read a 16-bit greyscale PNG as its codes (cell size 1; the sidecar gives the real one).
@@ -39,16 +32,9 @@ pub fn read_png16(path: impl AsRef<Path>) -> Result<Grid<u16>> {
     if png.color != png::ColorType::Grayscale || png.depth != png::BitDepth::Sixteen {
         return Err(IoError::unsupported(
             path,
-            format!(
-                "{} (expected 16-bit greyscale)",
-                describe(png.color, png.depth)
-            ),
+            format!("{} (expected 16-bit greyscale)", describe(png.color, png.depth)),
         ));
     }
-    let codes = png
-        .data
-        .chunks_exact(2)
-        .map(|b| u16::from_be_bytes([b[0], b[1]]))
-        .collect();
+    let codes = png.data.chunks_exact(2).map(|b| u16::from_be_bytes([b[0], b[1]])).collect();
     Ok(Grid::from_vec(png.width, png.height, codes))
 }

@@ -41,11 +41,8 @@ fn map_decode(path: &Path, e: png::DecodingError) -> IoError {
 /// Decode a PNG without transformations, checking the size in the header before allocating.
 pub(crate) fn decode(path: &Path) -> Result<RawPng> {
     let (file, _len) = open_with_magic(path, &[PNG_MAGIC], "PNG")?;
-    let limits = png::Limits {
-        bytes: usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX),
-    };
-    let mut decoder =
-        png::Decoder::new_with_limits(std::io::BufReader::with_capacity(1 << 16, file), limits);
+    let limits = png::Limits { bytes: usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX) };
+    let mut decoder = png::Decoder::new_with_limits(std::io::BufReader::with_capacity(1 << 16, file), limits);
     decoder.set_transformations(png::Transformations::IDENTITY);
     let mut reader = decoder.read_info().map_err(|e| map_decode(path, e))?;
     let (w, h, color, depth) = {
@@ -57,16 +54,8 @@ pub(crate) fn decode(path: &Path) -> Result<RawPng> {
         return Err(IoError::unsupported(path, "animated PNG (APNG)"));
     }
     let mut data = vec![0u8; reader.output_buffer_size()];
-    reader
-        .next_frame(&mut data)
-        .map_err(|e| map_decode(path, e))?;
-    Ok(RawPng {
-        width,
-        height,
-        color,
-        depth,
-        data,
-    })
+    reader.next_frame(&mut data).map_err(|e| map_decode(path, e))?;
+    Ok(RawPng { width, height, color, depth, data })
 }
 
 /// Encode `data` (already laid out for `color`/`depth`, 16-bit big-endian) atomically to `path`.

@@ -23,12 +23,9 @@ pub(crate) fn check_finite(path: &Path, grid: &Grid<f64>) -> Result<()> {
     }
     match first {
         None => Ok(()),
-        Some(i) => Err(IoError::NanHeights {
-            path: path.to_path_buf(),
-            count,
-            x: i % grid.width(),
-            y: i / grid.width(),
-        }),
+        Some(i) => {
+            Err(IoError::NanHeights { path: path.to_path_buf(), count, x: i % grid.width(), y: i / grid.width() })
+        }
     }
 }
 
@@ -38,10 +35,7 @@ pub(crate) fn check_finite(path: &Path, grid: &Grid<f64>) -> Result<()> {
 /// `hi < lo`, or when the grid holds NaN or infinite heights.
 pub fn quantise_u16(path: &Path, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<Vec<u16>> {
     if !lo.is_finite() || !hi.is_finite() || hi < lo {
-        return Err(IoError::invalid(
-            path,
-            format!("height range lo={lo}, hi={hi} must be finite with lo <= hi"),
-        ));
+        return Err(IoError::invalid(path, format!("height range lo={lo}, hi={hi} must be finite with lo <= hi")));
     }
     check_finite(path, grid)?;
     let range = hi - lo;
@@ -49,11 +43,7 @@ pub fn quantise_u16(path: &Path, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<V
         return Ok(vec![0; grid.len()]);
     }
     let scale = Q16_MAX / range;
-    Ok(grid
-        .data()
-        .iter()
-        .map(|&v| ((v - lo) * scale).round().clamp(0.0, Q16_MAX) as u16)
-        .collect())
+    Ok(grid.data().iter().map(|&v| ((v - lo) * scale).round().clamp(0.0, Q16_MAX) as u16).collect())
 }
 
 /// Inverse of [`quantise_u16`]: heights `lo + q / 65535 · (hi − lo)`, keeping the cell size.
@@ -70,17 +60,11 @@ mod tests {
     fn endpoints_flat_and_clamp() {
         let p = Path::new("x.png");
         let g = Grid::from_vec(4, 1, vec![0.0, 10.0, 5.0, 12.0]);
-        assert_eq!(
-            quantise_u16(p, &g, 0.0, 10.0).unwrap(),
-            vec![0, 65535, 32768, 65535]
-        );
+        assert_eq!(quantise_u16(p, &g, 0.0, 10.0).unwrap(), vec![0, 65535, 32768, 65535]);
         assert_eq!(quantise_u16(p, &g, 3.0, 3.0).unwrap(), vec![0; 4]);
         assert!(quantise_u16(p, &g, 1.0, 0.0).is_err());
         let n = Grid::from_vec(2, 1, vec![0.0, f64::NAN]);
         let e = quantise_u16(p, &n, 0.0, 1.0).unwrap_err().to_string();
-        assert!(
-            e.contains("x.png") && e.contains("NaN") && e.contains("column 1"),
-            "{e}"
-        );
+        assert!(e.contains("x.png") && e.contains("NaN") && e.contains("column 1"), "{e}");
     }
 }

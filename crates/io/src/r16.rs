@@ -28,11 +28,7 @@ pub fn read_r16(path: impl AsRef<Path>, size: Option<(usize, usize)>) -> Result<
     let path = path.as_ref();
     let (mut reader, len) = open_nonempty(path)?;
     if len % 2 != 0 {
-        return Err(IoError::malformed(
-            path,
-            "r16",
-            format!("odd length {len} bytes; samples are 2 bytes"),
-        ));
+        return Err(IoError::malformed(path, "r16", format!("odd length {len} bytes; samples are 2 bytes")));
     }
     let cells = len / 2;
     let (w, h) = match size {
@@ -52,25 +48,13 @@ pub fn read_r16(path: impl AsRef<Path>, size: Option<(usize, usize)>) -> Result<
     let (width, height) = check_raster_size(path, w, h)?;
     let need = (width * height) as u64;
     if cells < need {
-        return Err(IoError::truncated(
-            path,
-            format!("{cells} samples, {width}×{height} needs {need}"),
-        ));
+        return Err(IoError::truncated(path, format!("{cells} samples, {width}×{height} needs {need}")));
     }
     if cells > need {
-        return Err(IoError::malformed(
-            path,
-            "r16",
-            format!("{cells} samples, more than {width}×{height}"),
-        ));
+        return Err(IoError::malformed(path, "r16", format!("{cells} samples, more than {width}×{height}")));
     }
     let mut bytes = vec![0u8; len as usize];
-    reader
-        .read_exact(&mut bytes)
-        .map_err(|e| IoError::io(path, e))?;
-    let codes = bytes
-        .chunks_exact(2)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]))
-        .collect();
+    reader.read_exact(&mut bytes).map_err(|e| IoError::io(path, e))?;
+    let codes = bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
     Ok(Grid::from_vec(width, height, codes))
 }

@@ -20,14 +20,7 @@ pub fn write_rg16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) ->
         let hi8 = (q >> 8) as u8;
         bytes.extend_from_slice(&[hi8, (q & 0xFF) as u8, hi8]);
     }
-    encode(
-        path,
-        grid.width(),
-        grid.height(),
-        png::ColorType::Rgb,
-        png::BitDepth::Eight,
-        &bytes,
-    )
+    encode(path, grid.width(), grid.height(), png::ColorType::Rgb, png::BitDepth::Eight, &bytes)
 }
 
 /// Read an `rg16` PNG (8-bit RGB or RGBA; blue and alpha are ignored) as 16-bit codes.
@@ -38,17 +31,10 @@ pub fn read_rg16(path: impl AsRef<Path>) -> Result<Grid<u16>> {
         (png::ColorType::Rgb, png::BitDepth::Eight) => 3,
         (png::ColorType::Rgba, png::BitDepth::Eight) => 4,
         (c, d) => {
-            return Err(IoError::unsupported(
-                path,
-                format!("{} (rg16 needs 8-bit RGB)", describe(c, d)),
-            ));
+            return Err(IoError::unsupported(path, format!("{} (rg16 needs 8-bit RGB)", describe(c, d))));
         }
     };
-    let codes = png
-        .data
-        .chunks_exact(stride)
-        .map(|p| u16::from(p[0]) << 8 | u16::from(p[1]))
-        .collect();
+    let codes = png.data.chunks_exact(stride).map(|p| u16::from(p[0]) << 8 | u16::from(p[1])).collect();
     Ok(Grid::from_vec(png.width, png.height, codes))
 }
 
@@ -59,31 +45,20 @@ pub fn read_height_png(path: impl AsRef<Path>) -> Result<Grid<f64>> {
     let path = path.as_ref();
     let png = decode(path)?;
     let data: Vec<f64> = match (png.color, png.depth) {
-        (png::ColorType::Rgb, png::BitDepth::Eight) => png
-            .data
-            .chunks_exact(3)
-            .map(|p| f64::from(u16::from(p[0]) << 8 | u16::from(p[1])) / 65535.0)
-            .collect(),
-        (png::ColorType::Rgba, png::BitDepth::Eight) => png
-            .data
-            .chunks_exact(4)
-            .map(|p| f64::from(u16::from(p[0]) << 8 | u16::from(p[1])) / 65535.0)
-            .collect(),
-        (png::ColorType::Grayscale, png::BitDepth::Sixteen) => png
-            .data
-            .chunks_exact(2)
-            .map(|b| f64::from(u16::from_be_bytes([b[0], b[1]])) / 65535.0)
-            .collect(),
-        (png::ColorType::Grayscale, png::BitDepth::Eight) => {
-            png.data.iter().map(|&b| f64::from(b) / 255.0).collect()
+        (png::ColorType::Rgb, png::BitDepth::Eight) => {
+            png.data.chunks_exact(3).map(|p| f64::from(u16::from(p[0]) << 8 | u16::from(p[1])) / 65535.0).collect()
         }
+        (png::ColorType::Rgba, png::BitDepth::Eight) => {
+            png.data.chunks_exact(4).map(|p| f64::from(u16::from(p[0]) << 8 | u16::from(p[1])) / 65535.0).collect()
+        }
+        (png::ColorType::Grayscale, png::BitDepth::Sixteen) => {
+            png.data.chunks_exact(2).map(|b| f64::from(u16::from_be_bytes([b[0], b[1]])) / 65535.0).collect()
+        }
+        (png::ColorType::Grayscale, png::BitDepth::Eight) => png.data.iter().map(|&b| f64::from(b) / 255.0).collect(),
         (c, d) => {
             return Err(IoError::unsupported(
                 path,
-                format!(
-                    "{} for a height map (use 8/16-bit grey or rg16)",
-                    describe(c, d)
-                ),
+                format!("{} for a height map (use 8/16-bit grey or rg16)", describe(c, d)),
             ));
         }
     };

@@ -76,13 +76,7 @@ pub struct Sidecar {
 
 impl Sidecar {
     /// A sidecar with backend `"cpu"`, no seed, empty settings, source and file list.
-    pub fn new(
-        width: usize,
-        height: usize,
-        cell_m: (f64, f64),
-        range_m: (f64, f64),
-        encoding: Encoding,
-    ) -> Self {
+    pub fn new(width: usize, height: usize, cell_m: (f64, f64), range_m: (f64, f64), encoding: Encoding) -> Self {
         Sidecar {
             format_version: SIDECAR_FORMAT_VERSION,
             width,
@@ -106,18 +100,11 @@ impl Sidecar {
         if self.format_version != SIDECAR_FORMAT_VERSION {
             return Err(IoError::unsupported(
                 path,
-                format!(
-                    "sidecar format_version {} (this build reads {SIDECAR_FORMAT_VERSION})",
-                    self.format_version
-                ),
+                format!("sidecar format_version {} (this build reads {SIDECAR_FORMAT_VERSION})", self.format_version),
             ));
         }
         let nums = [self.dx_m, self.dy_m, self.low_m, self.high_m];
-        if nums.iter().any(|v| !v.is_finite())
-            || self.dx_m <= 0.0
-            || self.dy_m <= 0.0
-            || self.high_m < self.low_m
-        {
+        if nums.iter().any(|v| !v.is_finite()) || self.dx_m <= 0.0 || self.dy_m <= 0.0 || self.high_m < self.low_m {
             return Err(IoError::malformed(
                 path,
                 "sidecar",
@@ -135,10 +122,8 @@ impl Sidecar {
 pub fn write_sidecar(path: impl AsRef<Path>, sidecar: &Sidecar) -> Result<()> {
     let path = path.as_ref();
     sidecar.check(path)?;
-    let mut text = serde_json::to_vec_pretty(sidecar).map_err(|e| IoError::Json {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
+    let mut text =
+        serde_json::to_vec_pretty(sidecar).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
     text.push(b'\n');
     atomic_write(path, |w| write_all(path, w, &text))
 }
@@ -148,22 +133,12 @@ pub fn read_sidecar(path: impl AsRef<Path>) -> Result<Sidecar> {
     let path = path.as_ref();
     let (reader, len) = open_nonempty(path)?;
     if len > 16 << 20 {
-        return Err(IoError::TooMany {
-            path: path.to_path_buf(),
-            what: "sidecar bytes",
-            count: len,
-            limit: 16 << 20,
-        });
+        return Err(IoError::TooMany { path: path.to_path_buf(), what: "sidecar bytes", count: len, limit: 16 << 20 });
     }
     let mut text = Vec::with_capacity(len as usize);
-    reader
-        .take(len)
-        .read_to_end(&mut text)
-        .map_err(|e| IoError::io(path, e))?;
-    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| IoError::Json {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
+    reader.take(len).read_to_end(&mut text).map_err(|e| IoError::io(path, e))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
     match value.get("format_version").and_then(|v| v.as_u64()) {
         Some(v) if v == u64::from(SIDECAR_FORMAT_VERSION) => {}
         Some(v) => {
@@ -174,10 +149,8 @@ pub fn read_sidecar(path: impl AsRef<Path>) -> Result<Sidecar> {
         }
         None => return Err(IoError::missing(path, "sidecar field \"format_version\"")),
     }
-    let sidecar: Sidecar = serde_json::from_value(value).map_err(|e| IoError::Json {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
+    let sidecar: Sidecar =
+        serde_json::from_value(value).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
     sidecar.check(path)?;
     Ok(sidecar)
 }

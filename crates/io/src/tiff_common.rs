@@ -21,10 +21,7 @@ pub(crate) fn map_tiff(path: &Path, e: TiffError) -> IoError {
         TiffError::FormatError(f) => {
             let msg = f.to_string();
             if msg.contains("signature") {
-                IoError::WrongMagic {
-                    path: path.to_path_buf(),
-                    format: "TIFF",
-                }
+                IoError::WrongMagic { path: path.to_path_buf(), format: "TIFF" }
             } else {
                 IoError::malformed(path, "TIFF", msg)
             }
@@ -48,20 +45,13 @@ pub(crate) fn open(path: &Path) -> Result<(TiffDecoder, usize, usize)> {
     limits.decoding_buffer_size = usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX);
     limits.intermediate_buffer_size = 1 << 30;
     limits.ifd_value_size = 64 << 20;
-    let mut dec = Decoder::new(BufReader::with_capacity(1 << 16, file))
-        .map_err(|e| map_tiff(path, e))?
-        .with_limits(limits);
+    let mut dec =
+        Decoder::new(BufReader::with_capacity(1 << 16, file)).map_err(|e| map_tiff(path, e))?.with_limits(limits);
     let (w, h) = dec.dimensions().map_err(|e| map_tiff(path, e))?;
     let (width, height) = check_raster_size(path, u64::from(w), u64::from(h))?;
-    let spp: u16 = dec
-        .find_tag_unsigned(Tag::SamplesPerPixel)
-        .map_err(|e| map_tiff(path, e))?
-        .unwrap_or(1);
+    let spp: u16 = dec.find_tag_unsigned(Tag::SamplesPerPixel).map_err(|e| map_tiff(path, e))?.unwrap_or(1);
     if spp != 1 {
-        return Err(IoError::unsupported(
-            path,
-            format!("TIFF with {spp} samples per pixel (need a single channel)"),
-        ));
+        return Err(IoError::unsupported(path, format!("TIFF with {spp} samples per pixel (need a single channel)")));
     }
     Ok((dec, width, height))
 }

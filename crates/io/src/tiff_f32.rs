@@ -21,23 +21,14 @@ pub fn write_tiff_f32(path: impl AsRef<Path>, grid: &Grid<f32>) -> Result<()> {
     let path = path.as_ref();
     let (w, h) = check_raster_size(path, grid.width() as u64, grid.height() as u64)?;
     if !(grid.dx.is_finite() && grid.dy.is_finite()) {
-        return Err(IoError::invalid(
-            path,
-            format!("cell size ({}, {}) must be finite", grid.dx, grid.dy),
-        ));
+        return Err(IoError::invalid(path, format!("cell size ({}, {}) must be finite", grid.dx, grid.dy)));
     }
     atomic_write(path, |wr| {
         let m = |e| map_tiff(path, e);
         let mut enc = TiffEncoder::new(wr).map_err(m)?;
-        let mut img = enc
-            .new_image::<Gray32Float>(w as u32, h as u32)
-            .map_err(m)?;
-        img.encoder()
-            .write_tag(Tag::ModelPixelScaleTag, &[grid.dx, grid.dy, 0.0][..])
-            .map_err(m)?;
-        img.encoder()
-            .write_tag(Tag::ModelTiepointTag, &[0.0f64; 6][..])
-            .map_err(m)?;
+        let mut img = enc.new_image::<Gray32Float>(w as u32, h as u32).map_err(m)?;
+        img.encoder().write_tag(Tag::ModelPixelScaleTag, &[grid.dx, grid.dy, 0.0][..]).map_err(m)?;
+        img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64; 6][..]).map_err(m)?;
         img.write_data(grid.data()).map_err(m)
     })
 }
@@ -58,15 +49,10 @@ pub fn read_tiff_f32(path: impl AsRef<Path>) -> Result<Grid<f32>> {
         }
     };
     if data.len() != w * h {
-        return Err(IoError::truncated(
-            path,
-            format!("{} samples decoded, {w}×{h} expected", data.len()),
-        ));
+        return Err(IoError::truncated(path, format!("{} samples decoded, {w}×{h} expected", data.len())));
     }
     let (dx, dy) = match scale.as_deref() {
-        Some([sx, sy, ..]) if sx.is_finite() && sy.is_finite() && *sx > 0.0 && *sy > 0.0 => {
-            (*sx, *sy)
-        }
+        Some([sx, sy, ..]) if sx.is_finite() && sy.is_finite() && *sx > 0.0 && *sy > 0.0 => (*sx, *sy),
         _ => (1.0, 1.0),
     };
     Ok(Grid::from_vec(w, h, data).with_cell_size(dx, dy))

@@ -9,9 +9,7 @@ use tiff::encoder::{colortype, TiffEncoder};
 use tiff::tags::Tag;
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data/dem")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/dem").join(name)
 }
 
 fn tmp_dir(name: &str) -> TmpDir {
@@ -27,23 +25,12 @@ fn srtm_geotiff_loads_with_metric_cells_at_its_latitude() {
     assert_eq!(dem.valid_count(), 1_000_000);
     assert_eq!(dem.nodata, Some(-32768.0));
     // Decoded values pinned against an independent reader (tifffile).
-    assert_eq!(
-        [
-            *h.get(0, 0),
-            *h.get(999, 0),
-            *h.get(0, 999),
-            *h.get(500, 500)
-        ],
-        [1982.0, 1903.0, 1311.0, 2566.0]
-    );
+    assert_eq!([*h.get(0, 0), *h.get(999, 0), *h.get(0, 999), *h.get(500, 500)], [1982.0, 1903.0, 1311.0, 2566.0]);
     // 3″ cells, tie point at 40° N, 1000 rows of 1/1200° → centre 39.5833° N.
     match dem.crs_kind {
         CrsKind::Geographic { epsg, centre_lat } => {
             assert_eq!(epsg, Some(4326));
-            assert!(
-                (centre_lat - (40.0 - 500.0 / 1200.0)).abs() < 1e-9,
-                "{centre_lat}"
-            );
+            assert!((centre_lat - (40.0 - 500.0 / 1200.0)).abs() < 1e-9, "{centre_lat}");
         }
         other => panic!("expected geographic, got {other:?}"),
     }
@@ -64,16 +51,9 @@ fn rmnp_lzw_uint16_geotiff_loads() {
     // GDAL's statistics in the file's own metadata: minimum 2281, maximum 4261.
     assert_eq!(h.min_max(), Some((2281.0, 4261.0)));
     // Pixel scale 0.00275° × 0.00211° at ≈ 40.36° N: about 234 m by 234 m.
-    let CrsKind::Geographic { centre_lat, .. } = dem.crs_kind else {
-        panic!("{:?}", dem.crs_kind)
-    };
+    let CrsKind::Geographic { centre_lat, .. } = dem.crs_kind else { panic!("{:?}", dem.crs_kind) };
     assert!((centre_lat - (40.553678069620155 - 93.5 * 0.00211)).abs() < 1e-9);
-    assert!(
-        (h.dx - 234.0).abs() < 2.0 && (h.dy - 234.0).abs() < 2.0,
-        "{} {}",
-        h.dx,
-        h.dy
-    );
+    assert!((h.dx - 234.0).abs() < 2.0 && (h.dy - 234.0).abs() < 2.0, "{} {}", h.dx, h.dy);
     let crop = dem.crop_valid().unwrap();
     assert!(crop.data().iter().all(|v| v.is_finite()) && crop.len() >= 64);
 }
@@ -84,32 +64,14 @@ fn jacksboro_npz_loads_with_its_spacing() {
     let h = &dem.heights;
     assert_eq!((h.width(), h.height()), (403, 344));
     assert_eq!(h.min_max(), Some((236.0, 1076.0)));
-    assert_eq!(
-        [
-            *h.get(0, 0),
-            *h.get(402, 0),
-            *h.get(0, 343),
-            *h.get(200, 100)
-        ],
-        [483.0, 444.0, 545.0, 522.0]
-    );
-    let CrsKind::Geographic { centre_lat, .. } = dem.crs_kind else {
-        panic!("{:?}", dem.crs_kind)
-    };
+    assert_eq!([*h.get(0, 0), *h.get(402, 0), *h.get(0, 343), *h.get(200, 100)], [483.0, 444.0, 545.0, 522.0]);
+    let CrsKind::Geographic { centre_lat, .. } = dem.crs_kind else { panic!("{:?}", dem.crs_kind) };
     assert!((centre_lat - 36.5896).abs() < 1e-3, "{centre_lat}");
     // 3″ at 36.59° N: ≈ 74.6 m E-W, ≈ 92.5 m N-S.
-    assert!(
-        (h.dx - 74.6).abs() < 0.3 && (h.dy - 92.5).abs() < 0.3,
-        "{} {}",
-        h.dx,
-        h.dy
-    );
+    assert!((h.dx - 74.6).abs() < 0.3 && (h.dy - 92.5).abs() < 0.3, "{} {}", h.dx, h.dy);
     let all = read_npz(data("jacksboro_fault_dem.npz")).unwrap();
     let keys: Vec<&str> = all.keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        ["dx", "dy", "elevation", "xmax", "xmin", "ymax", "ymin"]
-    );
+    assert_eq!(keys, ["dx", "dy", "elevation", "xmax", "xmin", "ymax", "ymin"]);
     assert_eq!(read_dem(data("jacksboro_fault_dem.npz")).unwrap(), dem);
 }
 
@@ -129,16 +91,10 @@ fn geotiff<C>(
     let f = std::fs::File::create(path).unwrap();
     let mut enc = TiffEncoder::new(f).unwrap();
     let mut img = enc.new_image::<C>(w, h).unwrap();
-    img.encoder()
-        .write_tag(Tag::ModelPixelScaleTag, &scale[..])
-        .unwrap();
-    img.encoder()
-        .write_tag(Tag::ModelTiepointTag, &tie[..])
-        .unwrap();
+    img.encoder().write_tag(Tag::ModelPixelScaleTag, &scale[..]).unwrap();
+    img.encoder().write_tag(Tag::ModelTiepointTag, &tie[..]).unwrap();
     if !keys.is_empty() {
-        img.encoder()
-            .write_tag(Tag::GeoKeyDirectoryTag, keys)
-            .unwrap();
+        img.encoder().write_tag(Tag::GeoKeyDirectoryTag, keys).unwrap();
     }
     if let Some(nd) = nodata {
         img.encoder().write_tag(Tag::GdalNodata, nd).unwrap();
@@ -150,9 +106,7 @@ fn geotiff<C>(
 fn crafted_geotiffs_of_each_sample_type_and_crs() {
     let dir = tmp_dir("geotiff");
     // Projected, UTM-like, feet for both axes and heights.
-    let keys = [
-        1, 1, 0, 4, 1024, 0, 1, 1, 3072, 0, 1, 32_613, 3076, 0, 1, 9002, 4099, 0, 1, 9002,
-    ];
+    let keys = [1, 1, 0, 4, 1024, 0, 1, 1, 3072, 0, 1, 32_613, 3076, 0, 1, 9002, 4099, 0, 1, 9002];
     let p = dir.join("i32.tif");
     let v: Vec<i32> = (0..12 * 10).map(|i| 1000 + i).collect();
     geotiff::<colortype::GrayI32>(&p, (12, 10), &v, &keys, [10.0, 20.0, 0.0], [0.0; 6], None);
@@ -178,29 +132,19 @@ fn crafted_geotiffs_of_each_sample_type_and_crs() {
     assert!(dem.heights.get(7, 0).is_nan());
     assert_eq!(dem.valid_count(), 399);
     let (mlon, mlat) = metres_per_degree(60.0);
-    assert!(
-        (dem.heights.dx - 0.01 * mlon).abs() < 1e-6 && (dem.heights.dy - 0.01 * mlat).abs() < 1e-6
-    );
+    assert!((dem.heights.dx - 0.01 * mlon).abs() < 1e-6 && (dem.heights.dy - 0.01 * mlat).abs() < 1e-6);
     assert!((dem.heights.dx / dem.heights.dy - 0.5).abs() < 0.01);
     // The largest valid window avoids the NaN at (7, 0): rows 1..20 at full width.
     assert_eq!(crop_largest_valid(&dem.heights), Some((0, 1, 20, 19)));
     // uint16 with a nodata value.
     let p = dir.join("u16.tif");
-    let v: Vec<u16> = (0..16 * 16)
-        .map(|i| if i % 2 == 0 { 9 } else { 500 })
-        .collect();
+    let v: Vec<u16> = (0..16 * 16).map(|i| if i % 2 == 0 { 9 } else { 500 }).collect();
     geotiff::<colortype::Gray16>(&p, (16, 16), &v, &[], [5.0, 5.0, 0.0], [0.0; 6], Some("9"));
     let dem = read_geotiff(&p).unwrap();
-    assert_eq!(
-        (dem.crs_kind, dem.valid_count(), dem.heights.dx),
-        (CrsKind::Unknown, 128, 5.0)
-    );
+    assert_eq!((dem.crs_kind, dem.valid_count(), dem.heights.dx), (CrsKind::Unknown, 128, 5.0));
     // …but a checkerboard has no 8×8 valid window.
     let e = dem.crop_valid().unwrap_err();
-    assert!(
-        e.to_string().contains("u16.tif") && e.to_string().contains("too small"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("u16.tif") && e.to_string().contains("too small"), "{e}");
 }
 
 #[test]
@@ -219,28 +163,16 @@ fn all_nodata_dem_is_refused() {
     );
     let e = read_geotiff(&p).unwrap_err();
     assert!(matches!(e, IoError::AllNodata { cells: 64, .. }), "{e}");
-    assert!(
-        e.to_string().contains("void.tif") && e.to_string().contains("nodata"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("void.tif") && e.to_string().contains("nodata"), "{e}");
     // NaN-only float32 TIFF too.
     let q = dir.join("nan.tif");
     write_tiff_f32(&q, &Grid::new(9, 9, f32::NAN)).unwrap();
     let e = read_geotiff(&q).unwrap_err();
-    assert!(
-        e.to_string().contains("nan.tif") && e.to_string().contains("all 81 cells"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("nan.tif") && e.to_string().contains("all 81 cells"), "{e}");
     // Three-channel TIFFs are not DEMs.
     let r = dir.join("rgb.tif");
     let f = std::fs::File::create(&r).unwrap();
-    TiffEncoder::new(f)
-        .unwrap()
-        .write_image::<colortype::RGB8>(2, 2, &[0u8; 12])
-        .unwrap();
+    TiffEncoder::new(f).unwrap().write_image::<colortype::RGB8>(2, 2, &[0u8; 12]).unwrap();
     let e = read_geotiff(&r).unwrap_err().to_string();
-    assert!(
-        e.contains("rgb.tif") && e.contains("3 samples per pixel"),
-        "{e}"
-    );
+    assert!(e.contains("rgb.tif") && e.contains("3 samples per pixel"), "{e}");
 }

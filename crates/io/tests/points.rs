@@ -108,11 +108,7 @@ fn ply_height_field_follows_the_plane() {
         let wx = 5.0 + (x as f64 / 64.0 - 0.5) * 9.8;
         let wy = 5.0 - (y as f64 / 64.0 - 0.5) * 9.8;
         let want = 0.5 * wx - 0.25 * wy;
-        assert!(
-            (g.get(x, y) - want).abs() < 0.08,
-            "({x},{y}) {} vs {want}",
-            g.get(x, y)
-        );
+        assert!((g.get(x, y) - want).abs() < 0.08, "({x},{y}) {} vs {want}", g.get(x, y));
     }
     // Rows run from +y (north) to −y: z rises going down the rows.
     assert!(g.get(32, 64) > g.get(32, 0));
@@ -122,18 +118,17 @@ fn ply_height_field_follows_the_plane() {
 fn broken_plys_are_refused_naming_the_file() {
     let dir = tmp_dir("plybroken");
     let p = dir.join("noz.ply");
-    std::fs::write(&p, "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nend_header\n1 2\n").unwrap();
+    std::fs::write(
+        &p,
+        "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nend_header\n1 2\n",
+    )
+    .unwrap();
     let e = read_ply_points(&p).unwrap_err().to_string();
-    assert!(
-        e.contains("noz.ply") && e.contains("missing") && e.contains("\"z\""),
-        "{e}"
-    );
+    assert!(e.contains("noz.ply") && e.contains("missing") && e.contains("\"z\""), "{e}");
     let p = dir.join("novertex.ply");
-    std::fs::write(&p, "ply\nformat ascii 1.0\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n").unwrap();
-    assert!(read_ply_points(&p)
-        .unwrap_err()
-        .to_string()
-        .contains("missing PLY element \"vertex\""));
+    std::fs::write(&p, "ply\nformat ascii 1.0\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n")
+        .unwrap();
+    assert!(read_ply_points(&p).unwrap_err().to_string().contains("missing PLY element \"vertex\""));
     let p = dir.join("short.ply");
     write_ply(&p, "binary_little_endian", &plane());
     let bytes = std::fs::read(&p).unwrap();
@@ -146,16 +141,10 @@ fn broken_plys_are_refused_naming_the_file() {
     assert!(e.contains("huge.ply") && e.contains("too large"), "{e}");
     let p = dir.join("magic.ply");
     std::fs::write(&p, "plx\nformat ascii 1.0\n").unwrap();
-    assert!(read_ply_points(&p)
-        .unwrap_err()
-        .to_string()
-        .contains("wrong magic"));
+    assert!(read_ply_points(&p).unwrap_err().to_string().contains("wrong magic"));
     let p = dir.join("noheader.ply");
     std::fs::write(&p, "ply\nformat ascii 1.0\nelement vertex 3\n").unwrap();
-    assert!(read_ply_points(&p)
-        .unwrap_err()
-        .to_string()
-        .contains("truncated"));
+    assert!(read_ply_points(&p).unwrap_err().to_string().contains("truncated"));
 }
 
 /// A LAS 1.2 file of point format 1 (28-byte records), scale 0.01, offset (1000, 2000, 0).
@@ -169,10 +158,7 @@ fn las_bytes(points: &[([i32; 3], u8)], format_byte: u8) -> Vec<u8> {
     h[104] = format_byte;
     h[105..107].copy_from_slice(&28u16.to_le_bytes());
     h[107..111].copy_from_slice(&(points.len() as u32).to_le_bytes());
-    for (k, v) in [0.01f64, 0.01, 0.01, 1000.0, 2000.0, 0.0]
-        .iter()
-        .enumerate()
-    {
+    for (k, v) in [0.01f64, 0.01, 0.01, 1000.0, 2000.0, 0.0].iter().enumerate() {
         h[131 + 8 * k..139 + 8 * k].copy_from_slice(&v.to_le_bytes());
     }
     for (xyz, class) in points {
@@ -193,10 +179,7 @@ fn las_points_are_scaled_and_classified() {
     std::fs::write(&p, las_bytes(&[([100, 200, 12345], 2), ([-5, 0, 7], 5)], 1)).unwrap();
     let las = read_las(&p).unwrap();
     assert_eq!((las.version, las.point_format), ((1, 2), 1));
-    assert_eq!(
-        las.xyz,
-        vec![[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]]
-    );
+    assert_eq!(las.xyz, vec![[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]]);
     assert_eq!(las.classification, vec![2, 5]);
     let q = dir.join("c.laz");
     std::fs::write(&q, las_bytes(&[([0, 0, 0], 2)], 0x80 | 1)).unwrap();

@@ -11,10 +11,8 @@ fn tmp_dir(name: &str) -> TmpDir {
 }
 
 fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -23,24 +21,15 @@ fn entries(dir: &Path) -> Vec<String> {
 fn terrain(w: usize, h: usize) -> Grid<f64> {
     Grid::from_fn(w, h, |x, y| {
         let (u, v) = (x as f64 / w as f64, y as f64 / h as f64);
-        1200.0
-            + 800.0 * (6.0 * u).sin() * (4.0 * v).cos()
-            + 37.0 * ((x * 7919 + y * 104_729) % 97) as f64 / 97.0
+        1200.0 + 800.0 * (6.0 * u).sin() * (4.0 * v).cos() + 37.0 * ((x * 7919 + y * 104_729) % 97) as f64 / 97.0
     })
     .with_cell_size(30.0, 30.0)
 }
 
 fn assert_names_file(err: &IoError, path: &Path, what: &str) {
     let msg = err.to_string();
-    assert!(
-        msg.contains(&path.display().to_string()),
-        "message {msg:?} does not name {}",
-        path.display()
-    );
-    assert!(
-        msg.to_lowercase().contains(what),
-        "message {msg:?} does not say {what:?}"
-    );
+    assert!(msg.contains(&path.display().to_string()), "message {msg:?} does not name {}", path.display());
+    assert!(msg.to_lowercase().contains(what), "message {msg:?} does not say {what:?}");
     assert_eq!(err.path(), path);
 }
 
@@ -85,10 +74,7 @@ fn rg16_error_is_below_two_codes_and_codes_are_exact() {
     let g = terrain(128, 128);
     let (lo, hi) = g.min_max().unwrap();
     write_rg16(&p, &g, lo, hi).unwrap();
-    assert_eq!(
-        read_rg16(&p).unwrap().data(),
-        &quantise_u16(&p, &g, lo, hi).unwrap()[..]
-    );
+    assert_eq!(read_rg16(&p).unwrap().data(), &quantise_u16(&p, &g, lo, hi).unwrap()[..]);
     let n = read_height_png(&p).unwrap();
     let mut worst = 0.0f64;
     for (a, b) in n.data().iter().zip(g.data()) {
@@ -126,33 +112,17 @@ fn r16_round_trip_and_size_checks() {
     let rect = terrain(40, 12);
     write_r16(&r, &rect, 0.0, 3000.0).unwrap();
     let back = read_r16(&r, Some((40, 12))).unwrap();
-    assert_eq!(
-        back.data(),
-        &quantise_u16(&r, &rect, 0.0, 3000.0).unwrap()[..]
-    );
+    assert_eq!(back.data(), &quantise_u16(&r, &rect, 0.0, 3000.0).unwrap()[..]);
     assert_names_file(&read_r16(&r, None).unwrap_err(), &r, "not a square");
     assert_names_file(&read_r16(&r, Some((40, 13))).unwrap_err(), &r, "truncated");
-    assert_names_file(
-        &read_r16(&r, Some((70_000, 70_000))).unwrap_err(),
-        &r,
-        "too large",
-    );
+    assert_names_file(&read_r16(&r, Some((70_000, 70_000))).unwrap_err(), &r, "too large");
 }
 
 #[test]
 fn tiff_f32_round_trip_is_bit_exact() {
     let dir = tmp_dir("tiff");
     let p = dir.join("h.tif");
-    let special = [
-        0.0f32,
-        -0.0,
-        f32::MIN_POSITIVE,
-        1e-45,
-        f32::MAX,
-        -8848.86,
-        f32::NAN,
-        1.0 / 3.0,
-    ];
+    let special = [0.0f32, -0.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, -8848.86, f32::NAN, 1.0 / 3.0];
     let g = Grid::from_fn(33, 17, |x, y| {
         let i = y * 33 + x;
         if i < special.len() {
@@ -164,10 +134,7 @@ fn tiff_f32_round_trip_is_bit_exact() {
     .with_cell_size(12.5, 7.25);
     write_tiff_f32(&p, &g).unwrap();
     let back = read_tiff_f32(&p).unwrap();
-    assert_eq!(
-        (back.width(), back.height(), back.dx, back.dy),
-        (33, 17, 12.5, 7.25)
-    );
+    assert_eq!((back.width(), back.height(), back.dx, back.dy), (33, 17, 12.5, 7.25));
     for (a, b) in back.data().iter().zip(g.data()) {
         assert_eq!(a.to_bits(), b.to_bits());
     }
@@ -193,24 +160,13 @@ fn png8_and_rgb8_round_trip() {
     let p = dir.join("mask.png");
     write_png8(&p, &m).unwrap();
     assert_eq!(read_png8(&p).unwrap(), m);
-    assert_eq!(
-        *read_height_png(&p).unwrap().get(30, 8),
-        f64::from(30 * 8 + 8u8) / 255.0
-    );
+    assert_eq!(*read_height_png(&p).unwrap().get(30, 8), f64::from(30 * 8 + 8u8) / 255.0);
     let c = Grid::from_fn(5, 7, |x, y| [x as u8, y as u8, (x * y) as u8]);
     let q = dir.join("preview.png");
     write_rgb8(&q, &c).unwrap();
     assert_eq!(read_rgb8(&q).unwrap(), c);
-    assert_names_file(
-        &read_png16(&q).unwrap_err(),
-        &q,
-        "unsupported png sample format",
-    );
-    assert_names_file(
-        &read_png8(dir.join("none.png")).unwrap_err(),
-        &dir.join("none.png"),
-        "no such file",
-    );
+    assert_names_file(&read_png16(&q).unwrap_err(), &q, "unsupported png sample format");
+    assert_names_file(&read_png8(dir.join("none.png")).unwrap_err(), &dir.join("none.png"), "no such file");
 }
 
 #[test]
@@ -251,10 +207,7 @@ fn broken_files_are_refused_naming_the_file() {
     std::fs::write(&cut, &srtm[..srtm.len() / 3]).unwrap();
     assert_names_file(&read_geotiff(&cut).unwrap_err(), &cut, "truncated");
     std::fs::write(&cut, &srtm[..6]).unwrap();
-    assert!(read_geotiff(&cut)
-        .unwrap_err()
-        .to_string()
-        .contains("cut.tif"));
+    assert!(read_geotiff(&cut).unwrap_err().to_string().contains("cut.tif"));
     // A PNG whose header claims more than the limits: refused before allocating.
     let big = dir.join("big.png");
     {
@@ -262,10 +215,7 @@ fn broken_files_are_refused_naming_the_file() {
         let mut enc = png::Encoder::new(f, 70_000, 1);
         enc.set_color(png::ColorType::Grayscale);
         enc.set_depth(png::BitDepth::Eight);
-        enc.write_header()
-            .unwrap()
-            .write_image_data(&vec![0u8; 70_000])
-            .unwrap();
+        enc.write_header().unwrap().write_image_data(&vec![0u8; 70_000]).unwrap();
     }
     assert_names_file(&read_png8(&big).unwrap_err(), &big, "too large");
 }
@@ -310,19 +260,10 @@ fn sidecar_round_trip_and_version_check() {
     s.generator_version = "1".into();
     s.seed = Some(42);
     s.source = "generated desert seed 42".into();
-    s.settings
-        .insert("profile".into(), serde_json::json!("desert"));
+    s.settings.insert("profile".into(), serde_json::json!("desert"));
     s.settings.insert("octaves".into(), serde_json::json!(6));
-    s.files.push(SidecarFile {
-        path: "desert.height.png".into(),
-        role: "height".into(),
-        encoding: Encoding::Rg16,
-    });
-    s.files.push(SidecarFile {
-        path: "desert.slope.png".into(),
-        role: "mask/slope".into(),
-        encoding: Encoding::Png8,
-    });
+    s.files.push(SidecarFile { path: "desert.height.png".into(), role: "height".into(), encoding: Encoding::Rg16 });
+    s.files.push(SidecarFile { path: "desert.slope.png".into(), role: "mask/slope".into(), encoding: Encoding::Png8 });
     write_sidecar(&p, &s).unwrap();
     assert_eq!(read_sidecar(&p).unwrap(), s);
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();

@@ -29,11 +29,7 @@ pub struct HillshadeParams {
 
 impl Default for HillshadeParams {
     fn default() -> Self {
-        Self {
-            azimuth_deg: 315.0,
-            altitude_deg: 45.0,
-            z_factor: 1.0,
-        }
+        Self { azimuth_deg: 315.0, altitude_deg: 45.0, z_factor: 1.0 }
     }
 }
 
@@ -74,12 +70,7 @@ struct Sun {
 fn sun(azimuth_deg: f64, altitude_deg: f64, w: f64) -> Sun {
     let (a, h) = (azimuth_deg.to_radians(), altitude_deg.to_radians());
     let ch = libm::cos(h);
-    Sun {
-        e: ch * libm::sin(a),
-        n: ch * libm::cos(a),
-        u: libm::sin(h),
-        w,
-    }
+    Sun { e: ch * libm::sin(a), n: ch * libm::cos(a), u: libm::sin(h), w }
 }
 
 fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
@@ -89,32 +80,25 @@ fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
         return out;
     }
     let (kx, ky) = (z_factor / (8.0 * z.dx), z_factor / (8.0 * z.dy));
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            let rn = z.row(y.saturating_sub(1));
-            let rc = z.row(y);
-            let rs = z.row((y + 1).min(h - 1));
-            for (x, o) in row.iter_mut().enumerate() {
-                let xw = x.saturating_sub(1);
-                let xe = (x + 1).min(w - 1);
-                let p = ((rn[xe] + 2.0 * rc[xe] + rs[xe]) - (rn[xw] + 2.0 * rc[xw] + rs[xw])) * kx;
-                // Rows grow southwards: the north derivative is (north row − south row).
-                let q = ((rn[xw] + 2.0 * rn[x] + rn[xe]) - (rs[xw] + 2.0 * rs[x] + rs[xe])) * ky;
-                let norm = libm::sqrt(1.0 + p * p + q * q);
-                let mut acc = 0.0;
-                for s in suns {
-                    let d = (s.u - p * s.e - q * s.n) / norm;
-                    acc += s.w * d.clamp(0.0, 1.0);
-                }
-                *o = if acc.is_nan() {
-                    f64::NAN
-                } else {
-                    acc.clamp(0.0, 1.0)
-                };
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let rn = z.row(y.saturating_sub(1));
+        let rc = z.row(y);
+        let rs = z.row((y + 1).min(h - 1));
+        for (x, o) in row.iter_mut().enumerate() {
+            let xw = x.saturating_sub(1);
+            let xe = (x + 1).min(w - 1);
+            let p = ((rn[xe] + 2.0 * rc[xe] + rs[xe]) - (rn[xw] + 2.0 * rc[xw] + rs[xw])) * kx;
+            // Rows grow southwards: the north derivative is (north row − south row).
+            let q = ((rn[xw] + 2.0 * rn[x] + rn[xe]) - (rs[xw] + 2.0 * rs[x] + rs[xe])) * ky;
+            let norm = libm::sqrt(1.0 + p * p + q * q);
+            let mut acc = 0.0;
+            for s in suns {
+                let d = (s.u - p * s.e - q * s.n) / norm;
+                acc += s.w * d.clamp(0.0, 1.0);
             }
-        });
+            *o = if acc.is_nan() { f64::NAN } else { acc.clamp(0.0, 1.0) };
+        }
+    });
     out
 }
 
@@ -137,17 +121,10 @@ pub fn multi_hillshade(z: &Grid<f64>, p: &MultiHillshadeParams) -> Grid<f64> {
     if raw.is_empty() || total <= 0.0 || !total.is_finite() {
         return hillshade(
             z,
-            &HillshadeParams {
-                altitude_deg: p.altitude_deg,
-                z_factor: p.z_factor,
-                ..Default::default()
-            },
+            &HillshadeParams { altitude_deg: p.altitude_deg, z_factor: p.z_factor, ..Default::default() },
         );
     }
-    let suns: Vec<Sun> = raw
-        .iter()
-        .map(|&(a, w)| sun(a, p.altitude_deg, w / total))
-        .collect();
+    let suns: Vec<Sun> = raw.iter().map(|&(a, w)| sun(a, p.altitude_deg, w / total)).collect();
     shade(z, p.z_factor, &suns)
 }
 
@@ -159,28 +136,10 @@ mod tests {
     fn flat_plane_is_sin_altitude() {
         let z = Grid::new(6, 5, 100.0).with_cell_size(2.0, 7.0);
         for alt in [10.0f64, 45.0, 80.0] {
-            let s = hillshade(
-                &z,
-                &HillshadeParams {
-                    altitude_deg: alt,
-                    ..Default::default()
-                },
-            );
-            assert!(s
-                .data()
-                .iter()
-                .all(|&v| (v - alt.to_radians().sin()).abs() < 1e-12));
-            let m = multi_hillshade(
-                &z,
-                &MultiHillshadeParams {
-                    altitude_deg: alt,
-                    ..Default::default()
-                },
-            );
-            assert!(m
-                .data()
-                .iter()
-                .all(|&v| (v - alt.to_radians().sin()).abs() < 1e-12));
+            let s = hillshade(&z, &HillshadeParams { altitude_deg: alt, ..Default::default() });
+            assert!(s.data().iter().all(|&v| (v - alt.to_radians().sin()).abs() < 1e-12));
+            let m = multi_hillshade(&z, &MultiHillshadeParams { altitude_deg: alt, ..Default::default() });
+            assert!(m.data().iter().all(|&v| (v - alt.to_radians().sin()).abs() < 1e-12));
         }
     }
 
@@ -189,39 +148,17 @@ mod tests {
         // A plane rising to the east (falling west) at 45°, sun in the west at 45° altitude:
         // the normal points at the sun, shade 1. Same heights on 2 m columns: a gentler slope.
         let z = Grid::from_fn(5, 5, |x, _| x as f64);
-        let p = HillshadeParams {
-            azimuth_deg: 270.0,
-            altitude_deg: 45.0,
-            z_factor: 1.0,
-        };
+        let p = HillshadeParams { azimuth_deg: 270.0, altitude_deg: 45.0, z_factor: 1.0 };
         assert!((hillshade(&z, &p).get(2, 2) - 1.0).abs() < 1e-12);
-        let away = HillshadeParams {
-            azimuth_deg: 90.0,
-            ..p
-        };
+        let away = HillshadeParams { azimuth_deg: 90.0, ..p };
         assert_eq!(*hillshade(&z, &away).get(2, 2), 0.0);
         // The normal leans atan(0.5) towards the sun, which is 45° from the zenith.
         let wide = z.clone().with_cell_size(2.0, 1.0);
-        assert!(
-            (hillshade(&wide, &p).get(2, 2) - (45f64.to_radians() - 0.5f64.atan()).cos()).abs()
-                < 1e-12
-        );
+        assert!((hillshade(&wide, &p).get(2, 2) - (45f64.to_radians() - 0.5f64.atan()).cos()).abs() < 1e-12);
         // A slope facing north under a northern sun is lit more than under a southern one.
         let north_facing = Grid::from_fn(5, 5, |_, y| y as f64 * 0.3);
-        let n = hillshade(
-            &north_facing,
-            &HillshadeParams {
-                azimuth_deg: 0.0,
-                ..Default::default()
-            },
-        );
-        let s = hillshade(
-            &north_facing,
-            &HillshadeParams {
-                azimuth_deg: 180.0,
-                ..Default::default()
-            },
-        );
+        let n = hillshade(&north_facing, &HillshadeParams { azimuth_deg: 0.0, ..Default::default() });
+        let s = hillshade(&north_facing, &HillshadeParams { azimuth_deg: 180.0, ..Default::default() });
         assert!(n.get(2, 2) > s.get(2, 2));
     }
 }

@@ -15,11 +15,7 @@ pub struct Rgb8Image {
 impl Rgb8Image {
     /// A black image.
     pub fn new(width: usize, height: usize) -> Self {
-        Self {
-            width,
-            height,
-            data: vec![0; width * height * 3],
-        }
+        Self { width, height, data: vec![0; width * height * 3] }
     }
 
     /// The pixel at column `x`, row `y`.

@@ -12,6 +12,4 @@ pub mod ramp;
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 pub use image::Rgb8Image;
 pub use preview::{shaded_relief, PreviewParams, Shading};
-pub use ramp::{
-    categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL,
-};
+pub use ramp::{categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL};

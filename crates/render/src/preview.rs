@@ -84,42 +84,27 @@ pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewPara
     if w == 0 || h == 0 {
         return img;
     }
-    img.data
-        .par_chunks_mut(w * 3)
-        .enumerate()
-        .for_each(|(y, row)| {
-            let zr = z.row(y);
-            let hr = hs.row(y);
-            let ar = ambient.map(|a| a.row(y));
-            for (x, px) in row.chunks_exact_mut(3).enumerate() {
-                let v = zr[x];
-                if !v.is_finite() {
-                    px.copy_from_slice(&[0, 0, 0]);
-                    continue;
-                }
-                let albedo = p
-                    .ramp
-                    .sample(if span > 0.0 { (v - lo) / span } else { 0.0 });
-                let light = if hr[x].is_finite() {
-                    (hr[x] / level).min(1.0)
-                } else {
-                    1.0
-                };
-                let sun = 1.0 - sh * (1.0 - light);
-                let a = ar.map_or(1.0, |r| {
-                    if r[x].is_finite() {
-                        r[x].clamp(0.0, 1.0)
-                    } else {
-                        1.0
-                    }
-                });
-                let amb = 1.0 - sa * (1.0 - a);
-                let k = (sun * amb).clamp(0.0, 1.0);
-                for c in 0..3 {
-                    px[c] = (albedo[c] as f64 * k).round() as u8;
-                }
+    img.data.par_chunks_mut(w * 3).enumerate().for_each(|(y, row)| {
+        let zr = z.row(y);
+        let hr = hs.row(y);
+        let ar = ambient.map(|a| a.row(y));
+        for (x, px) in row.chunks_exact_mut(3).enumerate() {
+            let v = zr[x];
+            if !v.is_finite() {
+                px.copy_from_slice(&[0, 0, 0]);
+                continue;
             }
-        });
+            let albedo = p.ramp.sample(if span > 0.0 { (v - lo) / span } else { 0.0 });
+            let light = if hr[x].is_finite() { (hr[x] / level).min(1.0) } else { 1.0 };
+            let sun = 1.0 - sh * (1.0 - light);
+            let a = ar.map_or(1.0, |r| if r[x].is_finite() { r[x].clamp(0.0, 1.0) } else { 1.0 });
+            let amb = 1.0 - sa * (1.0 - a);
+            let k = (sun * amb).clamp(0.0, 1.0);
+            for c in 0..3 {
+                px[c] = (albedo[c] as f64 * k).round() as u8;
+            }
+        }
+    });
     img
 }
 
@@ -141,38 +126,27 @@ mod tests {
         let ao = z.map(|&v| ((v + 40.0) / 100.0).clamp(0.0, 1.0));
         let p = PreviewParams::default();
         let img = shaded_relief(&z, Some(&ao), &p);
-        assert_eq!(
-            (img.width, img.height, img.data.len()),
-            (48, 32, 48 * 32 * 3)
-        );
+        assert_eq!((img.width, img.height, img.data.len()), (48, 32, 48 * 32 * 3));
         let (lo, hi) = z.min_max().unwrap();
         let mut darker = 0;
         for y in 0..32 {
             for x in 0..48 {
                 let albedo = p.ramp.sample((z.get(x, y) - lo) / (hi - lo));
                 let px = img.pixel(x, y);
-                assert!(
-                    (0..3).all(|c| px[c] <= albedo[c]),
-                    "pixel brighter than albedo at ({x},{y})"
-                );
+                assert!((0..3).all(|c| px[c] <= albedo[c]), "pixel brighter than albedo at ({x},{y})");
                 darker += (px != albedo) as usize;
             }
         }
         assert!(darker > 100, "shading should darken many pixels");
-        let multi = PreviewParams {
-            shading: Shading::Multi(MultiHillshadeParams::default()),
-            ..PreviewParams::default()
-        };
+        let multi =
+            PreviewParams { shading: Shading::Multi(MultiHillshadeParams::default()), ..PreviewParams::default() };
         assert_eq!(shaded_relief(&z, None, &multi).data.len(), img.data.len());
     }
 
     #[test]
     fn level_open_ground_is_the_albedo_and_occlusion_darkens() {
         let z = Grid::new(8, 8, 10.0);
-        let p = PreviewParams {
-            height_range: Some((0.0, 20.0)),
-            ..PreviewParams::default()
-        };
+        let p = PreviewParams { height_range: Some((0.0, 20.0)), ..PreviewParams::default() };
         let albedo = p.ramp.sample(0.5);
         let img = shaded_relief(&z, Some(&z.map(|_| 1.0)), &p);
         assert!((0..8).all(|x| img.pixel(x, 3) == albedo));
@@ -185,16 +159,9 @@ mod tests {
     #[test]
     fn same_bytes_for_any_thread_count() {
         let z = hills();
-        let p = PreviewParams {
-            shading: Shading::Multi(MultiHillshadeParams::default()),
-            ..PreviewParams::default()
-        };
+        let p = PreviewParams { shading: Shading::Multi(MultiHillshadeParams::default()), ..PreviewParams::default() };
         let run = |n: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap()
-                .install(|| shaded_relief(&z, None, &p))
+            rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(|| shaded_relief(&z, None, &p))
         };
         let one = run(1);
         assert_eq!(one, run(3));

@@ -36,9 +36,7 @@ impl Ramp {
 
     /// Black to white.
     pub fn greyscale() -> Self {
-        Self {
-            stops: vec![(0.0, [0, 0, 0]), (1.0, [255, 255, 255])],
-        }
+        Self { stops: vec![(0.0, [0, 0, 0]), (1.0, [255, 255, 255])] }
     }
 
     /// Diverging: 0 = deep blue, 0.5 = near white, 1 = dark brown.
@@ -68,11 +66,7 @@ impl Ramp {
             let ((t0, c0), (t1, c1)) = (pair[0], pair[1]);
             if t <= t1 {
                 let f = if t1 > t0 { (t - t0) / (t1 - t0) } else { 1.0 };
-                let mix = |a: u8, b: u8| {
-                    (a as f64 + f * (b as f64 - a as f64))
-                        .round()
-                        .clamp(0.0, 255.0) as u8
-                };
+                let mix = |a: u8, b: u8| (a as f64 + f * (b as f64 - a as f64)).round().clamp(0.0, 255.0) as u8;
                 return [mix(c0[0], c1[0]), mix(c0[1], c1[1]), mix(c0[2], c1[2])];
             }
         }
@@ -112,14 +106,11 @@ fn paint<T: Sync>(g: &Grid<T>, f: impl Fn(&T) -> [u8; 3] + Sync) -> Rgb8Image {
     if w == 0 || h == 0 {
         return img;
     }
-    img.data
-        .par_chunks_mut(w * 3)
-        .enumerate()
-        .for_each(|(y, row)| {
-            for (x, px) in g.row(y).iter().zip(row.chunks_exact_mut(3)) {
-                px.copy_from_slice(&f(x));
-            }
-        });
+    img.data.par_chunks_mut(w * 3).enumerate().for_each(|(y, row)| {
+        for (x, px) in g.row(y).iter().zip(row.chunks_exact_mut(3)) {
+            px.copy_from_slice(&f(x));
+        }
+    });
     img
 }
 
@@ -142,12 +133,7 @@ pub fn colourise(g: &Grid<f64>, ramp: &Ramp, range: Option<(f64, f64)>) -> Rgb8I
 /// Colours a signed grid with [`Ramp::diverging`], zero at the centre, `±limit` at the ends
 /// (default: the largest finite `|v|`). Non-finite cells are black.
 pub fn colourise_diverging(g: &Grid<f64>, limit: Option<f64>) -> Rgb8Image {
-    let lim = limit.unwrap_or_else(|| {
-        g.data()
-            .iter()
-            .filter(|v| v.is_finite())
-            .fold(0.0f64, |m, v| m.max(v.abs()))
-    });
+    let lim = limit.unwrap_or_else(|| g.data().iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs())));
     colourise(g, &Ramp::diverging(), Some((-lim, lim)))
 }
 

@@ -32,9 +32,7 @@
 use std::io::Read;
 
 use bozkir_core::Grid;
-use bozkir_terrain::hydrology::flow_graph::{
-    accumulate_cells, build_stack, d8_direction_codes, d8_receivers,
-};
+use bozkir_terrain::hydrology::flow_graph::{accumulate_cells, build_stack, d8_direction_codes, d8_receivers};
 use bozkir_terrain::hydrology::priority_flood::{fill, fill_epsilon};
 
 struct PeerFile {
@@ -49,15 +47,10 @@ struct PeerFile {
 
 impl PeerFile {
     fn load(name: &str) -> Self {
-        let path = format!(
-            "{}/../../data/peer/{name}.bin.gz",
-            env!("CARGO_MANIFEST_DIR")
-        );
+        let path = format!("{}/../../data/peer/{name}.bin.gz", env!("CARGO_MANIFEST_DIR"));
         let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_end(&mut raw)
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut raw).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(&raw[..8], b"BZPEER01", "{path}: wrong magic");
         let hl = u32::from_le_bytes([raw[8], raw[9], raw[10], raw[11]]) as usize;
         let header = String::from_utf8(raw[12..12 + hl].to_vec()).expect("header is UTF-8");
@@ -76,10 +69,7 @@ impl PeerFile {
 
     /// Bytes of the named array (offset and length from the header's `arrays` list).
     fn array(&self, name: &str) -> &[u8] {
-        let at = self
-            .header
-            .find(&format!("\"name\": \"{name}\""))
-            .unwrap_or_else(|| panic!("no array {name}"));
+        let at = self.header.find(&format!("\"name\": \"{name}\"")).unwrap_or_else(|| panic!("no array {name}"));
         let rest = &self.header[at..];
         let off = json_number(rest, "offset") as usize;
         let len = json_number(rest, "bytes") as usize;
@@ -87,45 +77,26 @@ impl PeerFile {
     }
 
     fn i16s(&self, name: &str) -> Vec<i16> {
-        self.array(name)
-            .chunks_exact(2)
-            .map(|b| i16::from_le_bytes([b[0], b[1]]))
-            .collect()
+        self.array(name).chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]])).collect()
     }
 
     fn u32s(&self, name: &str) -> Vec<u32> {
-        self.array(name)
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
+        self.array(name).chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
     }
 }
 
 /// The number after the first `"key":` in `s` (enough JSON for our own header).
 fn json_number(s: &str, key: &str) -> f64 {
     let pat = format!("\"{key}\":");
-    let at = s
-        .find(&pat)
-        .unwrap_or_else(|| panic!("header has no {key}"))
-        + pat.len();
+    let at = s.find(&pat).unwrap_or_else(|| panic!("header has no {key}")) + pat.len();
     let tail = s[at..].trim_start();
-    let end = tail
-        .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
-        .unwrap_or(tail.len());
+    let end = tail.find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c))).unwrap_or(tail.len());
     tail[..end].parse().unwrap_or_else(|e| panic!("{key}: {e}"))
 }
 
 /// Neighbours in ESRI code order with (code, dx, dy).
-const NB: [(u8, isize, isize); 8] = [
-    (1, 1, 0),
-    (2, 1, 1),
-    (4, 0, 1),
-    (8, -1, 1),
-    (16, -1, 0),
-    (32, -1, -1),
-    (64, 0, -1),
-    (128, 1, -1),
-];
+const NB: [(u8, isize, isize); 8] =
+    [(1, 1, 0), (2, 1, 1), (4, 0, 1), (8, -1, 1), (16, -1, 0), (32, -1, -1), (64, 0, -1), (128, 1, -1)];
 
 #[derive(Default, Debug)]
 struct Report {
@@ -177,12 +148,8 @@ fn compare(name: &str) -> Report {
     let (w, h) = (p.width, p.height);
     let dem: Vec<f64> = p.i16s("dem").iter().map(|&v| v as f64).collect();
     let dem = Grid::from_vec(w, h, dem).with_cell_size(p.dx, p.dy);
-    let peer_filled: Vec<f64> = p
-        .i16s("filled_minus_dem")
-        .iter()
-        .zip(dem.data())
-        .map(|(&d, &z)| z + d as f64)
-        .collect();
+    let peer_filled: Vec<f64> =
+        p.i16s("filled_minus_dem").iter().zip(dem.data()).map(|(&d, &z)| z + d as f64).collect();
     let peer_dir = p.array("dir").to_vec();
     let peer_acc = p.u32s("acc");
     assert_eq!(peer_dir.len(), w * h);
@@ -190,16 +157,8 @@ fn compare(name: &str) -> Report {
 
     // 1. Plain fill: the minimal drained surface is unique, so it must match exactly.
     let ours_filled = fill(&dem);
-    let fill_diff = ours_filled
-        .data()
-        .iter()
-        .zip(&peer_filled)
-        .filter(|(a, b)| a != b)
-        .count();
-    assert_eq!(
-        fill_diff, 0,
-        "{name}: plain fill differs from the peer's on {fill_diff} cells"
-    );
+    let fill_diff = ours_filled.data().iter().zip(&peer_filled).filter(|(a, b)| a != b).count();
+    assert_eq!(fill_diff, 0, "{name}: plain fill differs from the peer's on {fill_diff} cells");
 
     // 2. Ours: ε fill, D8, accumulation.
     let g = d8_receivers(&fill_epsilon(&dem));
@@ -221,9 +180,7 @@ fn compare(name: &str) -> Report {
     let z = &peer_filled;
     let is_flat = |x: usize, y: usize| -> bool {
         let i = y * w + x;
-        !NB.iter().any(|&(_, ox, oy)| {
-            z[((y as isize + oy) as usize) * w + (x as isize + ox) as usize] < z[i]
-        })
+        !NB.iter().any(|&(_, ox, oy)| z[((y as isize + oy) as usize) * w + (x as isize + ox) as usize] < z[i])
     };
     let mut r = Report::default();
     let mut mismatches = Vec::new();
@@ -260,11 +217,7 @@ fn compare(name: &str) -> Report {
                 continue;
             }
             if best_flat {
-                let (ox, oy) = NB
-                    .iter()
-                    .find(|t| t.0 == c1)
-                    .map(|t| (t.1, t.2))
-                    .unwrap_or((0, 0));
+                let (ox, oy) = NB.iter().find(|t| t.0 == c1).map(|t| (t.1, t.2)).unwrap_or((0, 0));
                 if s1 - p.flat_raise_max / dist(ox, oy) <= s2 {
                     r.inflation += 1;
                     continue;
@@ -316,10 +269,7 @@ fn compare(name: &str) -> Report {
         r.pinned,
         r.interior - r.dir_agree_all,
     );
-    assert!(
-        r.clean as f64 >= 0.8 * r.interior as f64,
-        "{name}: too few comparable cells: {r:?}"
-    );
+    assert!(r.clean as f64 >= 0.8 * r.interior as f64, "{name}: too few comparable cells: {r:?}");
     r
 }
 
@@ -328,22 +278,10 @@ fn check(name: &str) {
     let dir = r.dir_agree as f64 / r.clean as f64;
     let pinned = r.pinned_agree as f64 / r.pinned as f64;
     let raw = r.acc_agree as f64 / r.clean as f64;
-    assert!(
-        dir >= 0.999,
-        "{name}: direction agreement {dir} < 99.9%: {r:?}"
-    );
-    assert!(
-        pinned >= 0.999,
-        "{name}: pinned accumulation agreement {pinned} < 99.9%: {r:?}"
-    );
-    assert!(
-        r.pinned as f64 >= 0.9 * r.clean as f64,
-        "{name}: too few pinned cells: {r:?}"
-    );
-    assert!(
-        raw >= RAW_ACC_MIN,
-        "{name}: raw accumulation agreement {raw} < {RAW_ACC_MIN}: {r:?}"
-    );
+    assert!(dir >= 0.999, "{name}: direction agreement {dir} < 99.9%: {r:?}");
+    assert!(pinned >= 0.999, "{name}: pinned accumulation agreement {pinned} < 99.9%: {r:?}");
+    assert!(r.pinned as f64 >= 0.9 * r.clean as f64, "{name}: too few pinned cells: {r:?}");
+    assert!(raw >= RAW_ACC_MIN, "{name}: raw accumulation agreement {raw} < {RAW_ACC_MIN}: {r:?}");
 }
 
 #[test]

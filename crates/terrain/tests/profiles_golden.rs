@@ -53,7 +53,11 @@ fn check(g: &Golden) {
         let t = generate(g.size, *seed, &p, &NoProgress);
         let dh = max_abs_diff(t.height.data(), h);
         let ds = max_abs_diff(t.sediment.data(), s);
-        assert!(dh <= 1e-9 && ds <= 1e-9, "{prof} seed {seed} size {}: height diff {dh:e}, sediment diff {ds:e}", g.size);
+        assert!(
+            dh <= 1e-9 && ds <= 1e-9,
+            "{prof} seed {seed} size {}: height diff {dh:e}, sediment diff {ds:e}",
+            g.size
+        );
     }
 }
 
@@ -67,4 +71,40 @@ fn all_profiles_two_seeds_match_the_original() {
 #[test]
 fn canyon_128_matches_the_original() {
     check(&load("bozkir_canyon_s128_seed3.bin.gz"));
+}
+
+fn sha256_le(v: &[f64]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for x in v {
+        h.update(x.to_le_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Larger fields, where the generator's per-level passes run in parallel: bit-for-bit equal to
+/// the original (SHA-256 of the f64 little-endian bytes of the original's own output).
+#[test]
+fn larger_fields_are_bit_identical_to_the_original() {
+    let cases = [
+        (
+            "canyon",
+            512,
+            3,
+            "c856d6b66c422b3b91e64a71718c2ce96a1aabee9ca852c928f7031590b63f81",
+            "0c78aa65e32ee85f49a7140482ab3d2790acfd6785b0860dabbf8e75e9dca318",
+        ),
+        (
+            "alpine",
+            384,
+            1,
+            "6b20b275c94b82af670095f0c745040d4e3f3f879fd855fb1f3379d3cd98b336",
+            "a21cd6d88228cbbd7a6e7b1676310019616abeb2251faa221f98c647dcdac326",
+        ),
+    ];
+    for (prof, size, seed, h, s) in cases {
+        let t = generate(size, seed, &profile(prof).unwrap().params, &NoProgress);
+        assert_eq!(sha256_le(t.height.data()), h, "{prof} {size} seed {seed}: height");
+        assert_eq!(sha256_le(t.sediment.data()), s, "{prof} {size} seed {seed}: sediment");
+    }
 }

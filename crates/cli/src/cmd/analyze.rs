@@ -58,20 +58,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let (dem, note) = timed(&mut timings, "read", &bar, || super::load_dem(&a.dem))?;
     let dem = a.scale.apply(dem)?;
     if a.tpi_radius == 0 || a.tpi_radius > dem.width().max(dem.height()) {
-        anyhow::bail!(
-            "--tpi-radius must be 1..={}, got {}",
-            dem.width().max(dem.height()),
-            a.tpi_radius
-        );
+        anyhow::bail!("--tpi-radius must be 1..={}, got {}", dem.width().max(dem.height()), a.tpi_radius);
     }
     let mut st = Staging::new(&a.out)?;
     let filled = timed(&mut timings, "fill", &bar, || fill_epsilon(&dem));
     let lakes = fill_depth(&dem, &filled);
-    let opts = Options {
-        tpi_radius: a.tpi_radius,
-        stream_threshold: a.stream_threshold,
-        ..Options::default()
-    };
+    let opts = Options { tpi_radius: a.tpi_radius, stream_threshold: a.stream_threshold, ..Options::default() };
     let an = analyse(&filled, &opts, &bar);
     timings.extend(an.timings.iter().copied());
     let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
@@ -86,20 +78,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         Ok(r)
     })?;
     bar.finish();
-    let mut sc = Sidecar::new(
-        dem.width(),
-        dem.height(),
-        (dem.dx, dem.dy),
-        (lo, hi),
-        Encoding::Png16,
-    );
+    let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir analyze".into();
     sc.generator_version = env!("CARGO_PKG_VERSION").into();
-    sc.source = a
-        .dem
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    sc.source = a.dem.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     sc.settings.insert("tpi_radius".into(), a.tpi_radius.into());
     let s = stats(&an);
     let lake_cells = lakes.data().iter().filter(|&&d| d > 0.0).count();
@@ -118,10 +100,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         if !note.is_empty() {
             println!("{note}");
         }
-        println!(
-            "filled depressions     {:.2} % of cells raised",
-            100.0 * lake_cells as f64 / dem.len() as f64
-        );
+        println!("filled depressions     {:.2} % of cells raised", 100.0 * lake_cells as f64 / dem.len() as f64);
         print_stats(&s, &timings);
     }
     Ok(())

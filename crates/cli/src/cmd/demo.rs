@@ -37,10 +37,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     };
     super::terrain::run(t, quiet)?;
     {
-        println!(
-            "open {} for the shaded relief",
-            a.out.join("preview.png").display()
-        );
+        println!("open {} for the shaded relief", a.out.join("preview.png").display());
     }
     Ok(())
 }

@@ -66,9 +66,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let (dem, note) = timed(&mut timings, "read", &bar, || super::load_dem(&a.dem))?;
     let dem = a.scale.apply(dem)?;
     let mut st = Staging::new(&a.out)?;
-    let out = timed(&mut timings, "erode", &bar, || {
-        stream_power(&dem, &params, &bar)
-    });
+    let out = timed(&mut timings, "erode", &bar, || stream_power(&dem, &params, &bar));
     let an = analyse(&out.height, &Options::default(), &bar);
     timings.extend(an.timings.iter().copied());
     let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
@@ -87,27 +85,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         Ok(r)
     })?;
     bar.finish();
-    let mut sc = Sidecar::new(
-        dem.width(),
-        dem.height(),
-        (dem.dx, dem.dy),
-        (lo, hi),
-        Encoding::Png16,
-    );
+    let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir erode (stream power, Braun & Willett 2013)".into();
     sc.generator_version = env!("CARGO_PKG_VERSION").into();
-    sc.source = a
-        .dem
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    for (k, v) in [
-        ("k", a.k),
-        ("m", a.m),
-        ("uplift_m_per_yr", a.uplift),
-        ("diffusion_m2_per_yr", a.diffusion),
-        ("dt_yr", a.dt),
-    ] {
+    sc.source = a.dem.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for (k, v) in
+        [("k", a.k), ("m", a.m), ("uplift_m_per_yr", a.uplift), ("diffusion_m2_per_yr", a.diffusion), ("dt_yr", a.dt)]
+    {
         sc.settings.insert(k.into(), v.into());
     }
     sc.settings.insert("steps".into(), out.steps_run.into());

@@ -39,11 +39,7 @@ pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String)> {
     let (w, h) = (dem.heights.width(), dem.heights.height());
     let cropped = dem.crop_valid()?;
     let note = if cropped.width() != w || cropped.height() != h {
-        format!(
-            "cropped {w}×{h} to the largest all-valid rectangle {}×{}",
-            cropped.width(),
-            cropped.height()
-        )
+        format!("cropped {w}×{h} to the largest all-valid rectangle {}×{}", cropped.width(), cropped.height())
     } else {
         String::new()
     };

@@ -115,27 +115,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let mut st = Staging::new(&a.out)?;
     let bar = Bar::new(quiet);
     let mut timings = Vec::new();
-    let t = timed(&mut timings, "generate", &bar, || {
-        generate(a.size, a.seed, &params, &bar)
-    });
+    let t = timed(&mut timings, "generate", &bar, || generate(a.size, a.seed, &params, &bar));
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
-    let an = analyse(
-        &h,
-        &Options {
-            tpi_radius: a.tpi_radius,
-            ..Options::default()
-        },
-        &bar,
-    );
+    let an = analyse(&h, &Options { tpi_radius: a.tpi_radius, ..Options::default() }, &bar);
     timings.extend(an.timings.iter().copied());
     let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
         let lohi = write_height(&mut st, "height", "height", &h)?;
-        write_height(
-            &mut st,
-            "sediment",
-            "sediment",
-            &t.sediment.clone().with_cell_size(cell, cell),
-        )?;
+        write_height(&mut st, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
         write_unit_mask(&mut st, "sediment_mask.png", "mask/sediment", &t.sediment)?;
         write_analysis(&mut st, &h, &an)?;
         Ok(lohi)
@@ -158,10 +144,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let st_stats = stats(&an);
     finish(st, sc)?;
     {
-        println!(
-            "profile {} seed {} size {}² ({} m cells, {} m relief)",
-            a.profile, a.seed, a.size, cell, range
-        );
+        println!("profile {} seed {} size {}² ({} m cells, {} m relief)", a.profile, a.seed, a.size, cell, range);
         print_stats(&st_stats, &timings);
     }
     Ok(())

@@ -33,11 +33,7 @@ pub struct CellularParams {
 
 impl Default for CellularParams {
     fn default() -> Self {
-        Self {
-            frequency: 1.0,
-            jitter: 1.0,
-            seed: 0,
-        }
+        Self { frequency: 1.0, jitter: 1.0, seed: 0 }
     }
 }
 
@@ -126,10 +122,7 @@ pub fn cellular(p: &CellularParams, x: f64, y: f64) -> CellSample {
         f2: d2.sqrt(),
         id: cell_id(best.0, best.1, p.seed),
         cell: [best.0, best.1],
-        feature: [
-            (best.0 as f64 + best_off.0) / p.frequency,
-            (best.1 as f64 + best_off.1) / p.frequency,
-        ],
+        feature: [(best.0 as f64 + best_off.0) / p.frequency, (best.1 as f64 + best_off.1) / p.frequency],
     }
 }
 
@@ -156,11 +149,7 @@ mod tests {
     #[test]
     fn pinned_sample() {
         // Python big-integer hash + float64, same order of operations.
-        let p = CellularParams {
-            frequency: 0.5,
-            jitter: 1.0,
-            seed: 17,
-        };
+        let p = CellularParams { frequency: 0.5, jitter: 1.0, seed: 17 };
         let s = cellular(&p, 3.3, -2.1);
         assert_eq!(s.f1.to_bits(), PIN_F1.to_bits());
         assert_eq!(s.f2.to_bits(), PIN_F2.to_bits());
@@ -172,11 +161,7 @@ mod tests {
 
     #[test]
     fn f1_le_f2_and_zero_at_features() {
-        let p = CellularParams {
-            frequency: 0.37,
-            seed: 5,
-            ..Default::default()
-        };
+        let p = CellularParams { frequency: 0.37, seed: 5, ..Default::default() };
         let mut r = Rng::new(10);
         for _ in 0..20_000 {
             let s = cellular(&p, r.range(-500.0, 500.0), r.range(-500.0, 500.0));
@@ -196,15 +181,8 @@ mod tests {
 
     #[test]
     fn exact_at_half_jitter_and_rarely_wrong_at_full() {
-        let half = CellularParams {
-            frequency: 1.0,
-            jitter: 0.5,
-            seed: 1,
-        };
-        let full = CellularParams {
-            jitter: 1.0,
-            ..half
-        };
+        let half = CellularParams { frequency: 1.0, jitter: 0.5, seed: 1 };
+        let full = CellularParams { jitter: 1.0, ..half };
         let mut r = Rng::new(11);
         let n = 50_000;
         let (mut f1_miss, mut f2_miss) = (0, 0);
@@ -219,25 +197,15 @@ mod tests {
             f1_miss += ((s.f1 - b1).abs() > 1e-12) as u32;
             f2_miss += ((s.f2 - b2).abs() > 1e-12) as u32;
         }
-        assert!(
-            f1_miss as f64 / (n as f64) < 2e-4,
-            "F1 misses {f1_miss}/{n}"
-        );
-        assert!(
-            f2_miss as f64 / (n as f64) < 1e-3,
-            "F2 misses {f2_miss}/{n}"
-        );
+        assert!(f1_miss as f64 / (n as f64) < 2e-4, "F1 misses {f1_miss}/{n}");
+        assert!(f2_miss as f64 / (n as f64) < 1e-3, "F2 misses {f2_miss}/{n}");
     }
 
     #[test]
     fn id_constant_within_a_cell_region() {
         // Voronoi regions are convex and contain their feature point, so every point on the
         // segment from a sample to its nearest feature lies in the same region.
-        let p = CellularParams {
-            frequency: 0.2,
-            jitter: 0.5,
-            seed: 3,
-        };
+        let p = CellularParams { frequency: 0.2, jitter: 0.5, seed: 3 };
         let mut r = Rng::new(12);
         let mut ids = std::collections::HashSet::new();
         for _ in 0..2000 {
@@ -256,10 +224,7 @@ mod tests {
 
     #[test]
     fn zero_jitter_is_a_regular_grid() {
-        let p = CellularParams {
-            jitter: 0.0,
-            ..Default::default()
-        };
+        let p = CellularParams { jitter: 0.0, ..Default::default() };
         let s = cellular(&p, 2.5, 7.5);
         assert_eq!((s.f1, s.cell, s.feature), (0.0, [2, 7], [2.5, 7.5]));
         assert_eq!(cellular(&p, 3.0, 7.5).border(), 0.0);

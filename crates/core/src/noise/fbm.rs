@@ -28,13 +28,7 @@ pub struct FbmParams {
 
 impl Default for FbmParams {
     fn default() -> Self {
-        Self {
-            octaves: 6,
-            frequency: 1.0,
-            lacunarity: 2.0,
-            gain: 0.5,
-            seed: 0,
-        }
+        Self { octaves: 6, frequency: 1.0, lacunarity: 2.0, gain: 0.5, seed: 0 }
     }
 }
 
@@ -73,12 +67,7 @@ mod tests {
 
     #[test]
     fn one_octave_is_gradient_noise() {
-        let p = FbmParams {
-            octaves: 1,
-            frequency: 3.0,
-            seed: 5,
-            ..Default::default()
-        };
+        let p = FbmParams { octaves: 1, frequency: 3.0, seed: 5, ..Default::default() };
         for k in 0..100 {
             let (x, y) = (k as f64 * 0.173, k as f64 * 0.091 - 4.0);
             let g = gradient(x * 3.0, y * 3.0, octave_seed(5, 0));
@@ -90,13 +79,7 @@ mod tests {
 
     #[test]
     fn matches_explicit_sum_and_pinned_value() {
-        let p = FbmParams {
-            octaves: 4,
-            frequency: 0.5,
-            lacunarity: 2.0,
-            gain: 0.5,
-            seed: 9,
-        };
+        let p = FbmParams { octaves: 4, frequency: 0.5, lacunarity: 2.0, gain: 0.5, seed: 9 };
         let (x, y) = (3.7, -1.2);
         let mut want = 0.0;
         for k in 0..4u32 {
@@ -112,11 +95,7 @@ mod tests {
 
     #[test]
     fn normalised_bounds_and_spectrum() {
-        let p = FbmParams {
-            octaves: 8,
-            frequency: 0.05,
-            ..Default::default()
-        };
+        let p = FbmParams { octaves: 8, frequency: 0.05, ..Default::default() };
         let mut r = Rng::new(1);
         let mut sd = [0.0; 2];
         for (i, oct) in [1u32, 8].into_iter().enumerate() {
@@ -139,23 +118,11 @@ mod tests {
 
     #[test]
     fn deterministic_and_seed_dependent() {
-        let a = FbmParams {
-            seed: 1,
-            ..Default::default()
-        };
-        let b = FbmParams {
-            seed: 2,
-            ..Default::default()
-        };
-        let va: Vec<u64> = (0..64)
-            .map(|k| fbm(&a, k as f64 * 0.31, 0.7).to_bits())
-            .collect();
-        let va2: Vec<u64> = (0..64)
-            .map(|k| fbm(&a, k as f64 * 0.31, 0.7).to_bits())
-            .collect();
-        let vb: Vec<u64> = (0..64)
-            .map(|k| fbm(&b, k as f64 * 0.31, 0.7).to_bits())
-            .collect();
+        let a = FbmParams { seed: 1, ..Default::default() };
+        let b = FbmParams { seed: 2, ..Default::default() };
+        let va: Vec<u64> = (0..64).map(|k| fbm(&a, k as f64 * 0.31, 0.7).to_bits()).collect();
+        let va2: Vec<u64> = (0..64).map(|k| fbm(&a, k as f64 * 0.31, 0.7).to_bits()).collect();
+        let vb: Vec<u64> = (0..64).map(|k| fbm(&b, k as f64 * 0.31, 0.7).to_bits()).collect();
         assert_eq!(va, va2);
         assert!(va.iter().zip(&vb).filter(|(a, b)| a != b).count() > 60);
     }

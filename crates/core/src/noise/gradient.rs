@@ -83,20 +83,10 @@ mod tests {
             (0.123, 0.987, 0xFFFF_FFFF, PIN[4]),
         ];
         for (x, y, s, want) in cases {
-            assert_eq!(
-                gradient(x, y, s).to_bits(),
-                want.to_bits(),
-                "gradient({x},{y},{s})"
-            );
+            assert_eq!(gradient(x, y, s).to_bits(), want.to_bits(), "gradient({x},{y},{s})");
         }
     }
-    const PIN: [f64; 5] = [
-        0.0,
-        -0.10099411010742188,
-        -0.14323519295999992,
-        -0.04360753478249757,
-        -0.12089256984156305,
-    ];
+    const PIN: [f64; 5] = [0.0, -0.10099411010742188, -0.14323519295999992, -0.04360753478249757, -0.12089256984156305];
 
     #[test]
     fn zero_at_lattice_points() {

@@ -28,13 +28,7 @@ use crate::grid::Grid;
 /// A `width × height` grid with cell size `(dx, dy)` whose cell `(i, j)` is `f(i·dx, j·dy)`:
 /// the function sampled at cell origins in metres (or whatever unit `dx`, `dy` are in).
 /// Single-threaded; row-major order.
-pub fn fill_grid(
-    width: usize,
-    height: usize,
-    dx: f64,
-    dy: f64,
-    mut f: impl FnMut(f64, f64) -> f64,
-) -> Grid<f64> {
+pub fn fill_grid(width: usize, height: usize, dx: f64, dy: f64, mut f: impl FnMut(f64, f64) -> f64) -> Grid<f64> {
     Grid::from_fn(width, height, |i, j| f(i as f64 * dx, j as f64 * dy)).with_cell_size(dx, dy)
 }
 
@@ -44,11 +38,7 @@ mod tests {
 
     #[test]
     fn fill_grid_samples_cell_origins() {
-        let p = FbmParams {
-            frequency: 0.1,
-            seed: 4,
-            ..Default::default()
-        };
+        let p = FbmParams { frequency: 0.1, seed: 4, ..Default::default() };
         let g = fill_grid(5, 3, 2.0, 0.5, |x, y| fbm(&p, x, y));
         assert_eq!((g.width(), g.height(), g.dx, g.dy), (5, 3, 2.0, 0.5));
         assert_eq!(*g.get(4, 2), fbm(&p, 8.0, 1.0));
@@ -58,24 +48,10 @@ mod tests {
     #[test]
     fn same_seed_same_bytes_different_seed_differs() {
         let bytes = |seed: u32| -> Vec<u8> {
-            let f = FbmParams {
-                frequency: 1.0 / 16.0,
-                seed,
-                ..Default::default()
-            };
-            let r = RidgedParams {
-                frequency: 1.0 / 16.0,
-                seed,
-                ..Default::default()
-            };
-            let c = CellularParams {
-                frequency: 1.0 / 8.0,
-                seed,
-                ..Default::default()
-            };
-            let g = fill_grid(32, 32, 1.0, 1.0, |x, y| {
-                fbm(&f, x, y) + ridged(&r, x, y) + cellular(&c, x, y).f1
-            });
+            let f = FbmParams { frequency: 1.0 / 16.0, seed, ..Default::default() };
+            let r = RidgedParams { frequency: 1.0 / 16.0, seed, ..Default::default() };
+            let c = CellularParams { frequency: 1.0 / 8.0, seed, ..Default::default() };
+            let g = fill_grid(32, 32, 1.0, 1.0, |x, y| fbm(&f, x, y) + ridged(&r, x, y) + cellular(&c, x, y).f1);
             g.data().iter().flat_map(|v| v.to_le_bytes()).collect()
         };
         assert_eq!(bytes(1), bytes(1));

@@ -96,17 +96,9 @@ mod tests {
     #[test]
     fn pinned_value() {
         // Python big-integer hash + float64, same order of operations.
-        let p = RidgedParams {
-            octaves: 5,
-            frequency: 0.25,
-            seed: 3,
-            ..Default::default()
-        };
+        let p = RidgedParams { octaves: 5, frequency: 0.25, seed: 3, ..Default::default() };
         assert_eq!(ridged(&p, 10.3, 4.4).to_bits(), PINNED.to_bits());
-        let q = RidgedParams {
-            weighted: false,
-            ..p
-        };
+        let q = RidgedParams { weighted: false, ..p };
         assert_eq!(ridged(&q, 10.3, 4.4).to_bits(), PINNED_UNWEIGHTED.to_bits());
     }
     const PINNED: f64 = 0.747048329245419;
@@ -115,10 +107,7 @@ mod tests {
     #[test]
     fn crest_on_zero_crossings_and_bounds() {
         // One octave at a lattice point: n = 0, so the signal is offset² = 1, the maximum.
-        let one = RidgedParams {
-            octaves: 1,
-            ..Default::default()
-        };
+        let one = RidgedParams { octaves: 1, ..Default::default() };
         assert_eq!(ridged(&one, 3.0, -7.0), 1.0);
         let p = RidgedParams::default();
         let mut r = Rng::new(4);
@@ -129,11 +118,7 @@ mod tests {
             mean += v / 20_000.0;
         }
         assert!(mean > 0.1 && mean < 0.9, "mean {mean}");
-        let wide = RidgedParams {
-            offset: 1.5,
-            weighted: false,
-            ..p
-        };
+        let wide = RidgedParams { offset: 1.5, weighted: false, ..p };
         for k in 0..1000 {
             let v = ridged(&wide, k as f64 * 0.77, k as f64 * 0.13);
             assert!((0.25..=2.25).contains(&v));
@@ -144,10 +129,7 @@ mod tests {
     fn weights_only_remove_detail() {
         // Weights are in [0, 1], so the weighted sum never exceeds the unweighted one.
         let w = RidgedParams::default();
-        let u = RidgedParams {
-            weighted: false,
-            ..w
-        };
+        let u = RidgedParams { weighted: false, ..w };
         let mut r = Rng::new(12);
         let mut strictly_less = 0;
         for _ in 0..5000 {

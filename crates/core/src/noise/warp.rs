@@ -34,10 +34,7 @@ impl Default for WarpParams {
     fn default() -> Self {
         Self {
             strength: 1.0,
-            fbm: FbmParams {
-                octaves: 4,
-                ..FbmParams::default()
-            },
+            fbm: FbmParams { octaves: 4, ..FbmParams::default() },
             offset_a: [0.0, 0.0],
             offset_b: [5.2, 1.3],
             levels: 1,
@@ -50,10 +47,7 @@ impl Default for WarpParams {
 pub fn warp_point(p: &WarpParams, x: f64, y: f64) -> (f64, f64) {
     let (mut qx, mut qy) = (x, y);
     for l in 0..p.levels {
-        let f = FbmParams {
-            seed: p.fbm.seed.wrapping_add(l),
-            ..p.fbm
-        };
+        let f = FbmParams { seed: p.fbm.seed.wrapping_add(l), ..p.fbm };
         let wx = fbm(&f, qx + p.offset_a[0], qy + p.offset_a[1]);
         let wy = fbm(&f, qx + p.offset_b[0], qy + p.offset_b[1]);
         qx = x + p.strength * wx;
@@ -76,18 +70,9 @@ mod tests {
 
     #[test]
     fn zero_strength_or_levels_is_identity() {
-        let base = FbmParams {
-            frequency: 0.3,
-            ..Default::default()
-        };
-        let still = WarpParams {
-            strength: 0.0,
-            ..Default::default()
-        };
-        let none = WarpParams {
-            levels: 0,
-            ..Default::default()
-        };
+        let base = FbmParams { frequency: 0.3, ..Default::default() };
+        let still = WarpParams { strength: 0.0, ..Default::default() };
+        let none = WarpParams { levels: 0, ..Default::default() };
         let mut r = Rng::new(6);
         for _ in 0..1000 {
             let (x, y) = (r.range(-100.0, 100.0), r.range(-100.0, 100.0));
@@ -99,11 +84,7 @@ mod tests {
 
     #[test]
     fn displacement_bounded_by_strength_and_matches_definition() {
-        let w = WarpParams {
-            strength: 2.5,
-            levels: 2,
-            ..Default::default()
-        };
+        let w = WarpParams { strength: 2.5, levels: 2, ..Default::default() };
         let mut r = Rng::new(7);
         let mut moved = 0.0;
         for _ in 0..2000 {
@@ -114,10 +95,7 @@ mod tests {
         }
         assert!(moved > 0.1, "mean displacement {moved}");
         // Level one by hand.
-        let one = WarpParams {
-            strength: 0.7,
-            ..Default::default()
-        };
+        let one = WarpParams { strength: 0.7, ..Default::default() };
         let (x, y) = (1.9, -0.4);
         let wx = fbm(&one.fbm, x, y);
         let wy = fbm(&one.fbm, x + 5.2, y + 1.3);
@@ -126,11 +104,7 @@ mod tests {
 
     #[test]
     fn warped_field_is_continuous() {
-        let w = WarpParams {
-            strength: 0.8,
-            levels: 2,
-            ..Default::default()
-        };
+        let w = WarpParams { strength: 0.8, levels: 2, ..Default::default() };
         let base = FbmParams::default();
         let e = 1e-7;
         let mut r = Rng::new(9);

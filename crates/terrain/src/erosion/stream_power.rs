@@ -41,7 +41,7 @@
 //!    bound `κ·dt_sub·(1/dx² + 1/dy²) ≤ 1/2`. (Explicit, so a very large `κ·dt` costs many
 //!    sub-steps; an implicit ADI solver would not, and is not implemented yet.)
 //! 6. **Limiter** (only after diffusion, the one process that can undo step 3's guarantee): any
-//!    interior cell at or below its receiver is raised to `next_up(h_r)`, receivers first.
+//!    interior cell at or below its receiver is raised to `f64::next_up(h_r)`, receivers first.
 //!
 //! # Boundary and depressions
 //!
@@ -60,7 +60,7 @@
 //! of `h_i` and `h_r` strictly above `h_r`. Rounding can spoil the strict inequality when `F` is
 //! huge (`h_i − h_r` is below an ulp of `h_r` after division), and a non-uniform uplift map can make
 //! `h_i ≤ h_r` before incision; therefore the update is
-//! `h_i ← max(min(formula, h_i), next_up(h_r))` — `next_up` being the next representable `f64`
+//! `h_i ← max(min(formula, h_i), f64::next_up(h_r))` — `next_up` being the next representable `f64`
 //! above `h_r`, a step that never vanishes at high altitude (the `min` only undoes rounding above
 //! `h_i` when `F` is tiny; the same clamps hold for the `h_r + (h_i − h_r)·G` evaluation). This
 //! gives `h_i > h_r` after incision in floating point too. Without diffusion nothing else changes
@@ -86,7 +86,7 @@
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
 
-use crate::hydrology::flow_graph::{self, build_stack_pairs_and_count_into, d8_fill, next_up};
+use crate::hydrology::flow_graph::{self, build_stack_pairs_and_count_into, d8_fill};
 use crate::hydrology::priority_flood;
 
 /// Settling-slope scale `s0` of the sediment proxy (m/m): `settle = 0.5·s0/(s0 + S)`.
@@ -116,16 +116,7 @@ pub struct StreamPowerParams {
 
 impl Default for StreamPowerParams {
     fn default() -> Self {
-        Self {
-            k: 1e-5,
-            m: 0.5,
-            dt: 1000.0,
-            steps: 100,
-            uplift: 1e-3,
-            uplift_map: None,
-            kappa: 0.01,
-            area_cap: None,
-        }
+        Self { k: 1e-5, m: 0.5, dt: 1000.0, steps: 100, uplift: 1e-3, uplift_map: None, kappa: 0.01, area_cap: None }
     }
 }
 
@@ -145,17 +136,13 @@ pub struct StreamPowerOutput {
 /// Runs `params.steps` steps of stream-power erosion on `initial` (filled once with ε priority
 /// flood first). Reports `("stream_power", step, steps)` after each step and stops early, with
 /// the state after the last complete step, when `progress.cancelled()`.
-pub fn stream_power(
-    initial: &Grid<f64>,
-    params: &StreamPowerParams,
-    progress: &dyn Progress,
-) -> StreamPowerOutput {
+pub fn stream_power(initial: &Grid<f64>, params: &StreamPowerParams, progress: &dyn Progress) -> StreamPowerOutput {
     let mut e = StreamPowerEroder::new(initial, params);
     for s in 0..params.steps {
         if progress.cancelled() {
             break;
         }
-        e.step();
+        e.step_impl(s + 1 < params.steps);
         progress.report("stream_power", (s + 1) as u64, params.steps as u64);
     }
     e.into_output()
@@ -173,13 +160,11 @@ pub struct StreamPowerEroder {
     h: Vec<f64>,
     eroded: Vec<f64>,
     sediment: Vec<f64>,
-    graph: flow_graph::FlowGraph,
-    /// Stack-building scratch.
-    indeg: Vec<u32>,
-    /// Drainage area in cells.
-    count: Vec<u32>,
-    /// The stack order with each cell's receiver: `cell | receiver << 32`.
-    pairs: Vec<u64>,
+    /// Routing of the current heights (valid when `routed`).
+    cur: Routing,
+    /// Buffers for routing ahead.
+    next: Routing,
+    routed: bool,
     /// `G = 1/(1 + F)` per cell, then the settling share of the sediment proxy.
     work: Vec<f64>,
     /// Incision depth of the step, then the sediment flux.
@@ -205,14 +190,6 @@ impl StreamPowerEroder {
         }
         let n = w * ht;
         let h = priority_flood::fill_epsilon(initial).into_vec();
-        // Receivers and distances of the current step; the stack lives in `pairs`.
-        let graph = flow_graph::FlowGraph {
-            width: w,
-            height: ht,
-            receivers: vec![0; n],
-            dist: vec![0.0; n],
-            stack: Vec::new(),
-        };
         Self {
             params: params.clone(),
             w,
@@ -222,10 +199,9 @@ impl StreamPowerEroder {
             h,
             eroded: vec![0.0; n],
             sediment: vec![0.0; n],
-            graph,
-            indeg: Vec::with_capacity(2 * n),
-            count: vec![0; n],
-            pairs: vec![0; n],
+            cur: Routing::new(n),
+            next: Routing::new(n),
+            routed: false,
             work: vec![0.0; n],
             qs: vec![0.0; n],
             scratch: vec![0.0; n],
@@ -255,7 +231,7 @@ impl StreamPowerEroder {
         self.steps_run
     }
 
-    /// How many times, over all steps, a cell was raised to `next_up(h_r)` by the incision clamp
+    /// How many times, over all steps, a cell was raised to `f64::next_up(h_r)` by the incision clamp
     /// or the post-diffusion limiter (fastscapelib calls its counterpart `n_corr`).
     pub fn raised_cells(&self) -> u64 {
         self.raised
@@ -277,37 +253,27 @@ impl StreamPowerEroder {
         }
     }
 
-    /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter.
+    /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter. It also routes
+    /// the resulting surface ahead for the next step, overlapping that with the sediment pass.
     pub fn step(&mut self) {
+        self.step_impl(true);
+    }
+
+    /// [`Self::step`]; `route_ahead = false` skips routing the result (for the last step).
+    fn step_impl(&mut self, route_ahead: bool) {
         let (w, ht) = (self.w, self.ht);
         if w * ht == 0 {
             self.steps_run += 1;
             return;
         }
-        let p = &self.params;
         let (dx, dy) = (self.dx, self.dy);
 
         // 1. Routing, stack and drainage area as an exact cell count (times the cell area below),
-        //    accumulated while the stack is built.
-        d8_fill(
-            &self.h,
-            w,
-            ht,
-            dx,
-            dy,
-            &mut self.graph.receivers,
-            &mut self.graph.dist,
-        );
-        self.count.par_iter_mut().for_each(|c| *c = 1);
-        build_stack_pairs_and_count_into(
-            &self.graph.receivers,
-            &mut self.indeg,
-            &mut self.count,
-            &mut self.pairs,
-        );
-        let pairs = &self.pairs;
-        let g = &self.graph;
-        let count = &self.count;
+        //    accumulated while the stack is built. Usually done ahead, at the end of the last step.
+        if !self.routed {
+            self.cur.route(&self.h, w, ht, dx, dy);
+        }
+        let Self { params: p, h, eroded, sediment, cur, next, work, qs, scratch, .. } = self;
         let cell_area = dx * dy;
 
         // 2. Uplift, and G = 1/(1 + F) with F = K dt A^m / dist (pure per cell; borders untouched);
@@ -318,22 +284,19 @@ impl StreamPowerEroder {
         let cap = p.area_cap.unwrap_or(f64::INFINITY);
         let m = p.m;
         let umap = p.uplift_map.as_ref().map(|u| u.data());
-        self.h
-            .par_chunks_mut(w)
-            .zip(self.work.par_chunks_mut(w))
-            .zip(self.scratch.par_chunks_mut(w))
-            .enumerate()
-            .for_each(|(y, ((hrow, grow), brow))| {
+        let (rcv, dist, count) = (&cur.receivers, &cur.dist, &cur.count);
+        h.par_chunks_mut(w).zip(work.par_chunks_mut(w)).zip(scratch.par_chunks_mut(w)).enumerate().for_each(
+            |(y, ((hrow, grow), brow))| {
                 let row0 = y * w;
                 let interior_row = y > 0 && y + 1 < ht;
                 for x in 0..w {
                     let i = row0 + x;
-                    if g.receivers[i] as usize == i {
+                    if rcv[i] as usize == i {
                         grow[x] = 0.0;
                     } else {
                         let a = (count[i] as f64 * cell_area).min(cap);
                         let am = if m == 0.5 { a.sqrt() } else { libm::pow(a, m) };
-                        let d = g.dist[i];
+                        let d = dist[i];
                         grow[x] = d / (d + kdt * am);
                     }
                     if interior_row && x > 0 && x + 1 < w {
@@ -344,106 +307,145 @@ impl StreamPowerEroder {
                     }
                     brow[x] = hrow[x];
                 }
-            });
+            },
+        );
 
         // 3. Implicit incision, receivers first: (h_i + F h_r)/(1 + F) = h_r + (h_i − h_r)·G, the
         //    second form keeping the division off the dependency chain along the stack.
-        let h = &mut self.h;
+        let pairs = &cur.pairs;
         let mut raised = 0u64;
-        for &p in pairs {
-            let (i, r) = unpair(p);
+        for &pr in pairs {
+            let (i, r) = unpair(pr);
             if r == i {
                 continue;
             }
             let (hi, hr) = (h[i], h[r]);
-            let mut new = hr + (hi - hr) * self.work[i];
+            let mut new = hr + (hi - hr) * work[i];
             if new > hi {
                 // Rounding only (the exact value is at most h_i): never raise a cell here.
                 new = hi;
             }
-            let floor = next_up(hr);
+            let floor = f64::next_up(hr);
             if !above_or_at(new, floor) {
                 new = floor;
                 raised += 1;
             }
             h[i] = new;
         }
-        self.raised += raised;
 
         // 4. Sediment proxy. Per cell (parallel): incision depth e = max(before − after, 0) into
         //    `eroded` and `qs`, and the settling share `settle` (1 at outlets) into `work`. Then
         //    donors first: qs_r += qs_i − qs_i·settle_i. Then (parallel) sediment += qs·settle.
-        let h = &self.h;
-        self.qs
-            .par_chunks_mut(w)
-            .zip(self.eroded.par_chunks_mut(w))
-            .zip(self.work.par_chunks_mut(w))
-            .enumerate()
-            .for_each(|(y, ((qrow, erow), srow))| {
-                let row0 = y * w;
-                for x in 0..w {
-                    let i = row0 + x;
-                    let before = self.scratch[i];
-                    let e = if before > h[i] { before - h[i] } else { 0.0 };
-                    qrow[x] = e;
-                    erow[x] += e;
-                    let r = g.receivers[i] as usize;
-                    srow[x] = if r == i {
-                        1.0
-                    } else {
-                        // 0.5·s0/(s0 + S) with S = (h_i − h_r)/dist, one division.
-                        let d = g.dist[i];
-                        0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]))
-                    };
-                }
-            });
-        let qs = &mut self.qs;
-        let settle = &self.work;
-        for &p in pairs.iter().rev() {
-            let (i, r) = unpair(p);
-            if r != i {
-                let q = qs[i];
-                qs[r] += q - q * settle[i];
-            }
+        {
+            let (h, before) = (&*h, &*scratch);
+            qs.par_chunks_mut(w).zip(eroded.par_chunks_mut(w)).zip(work.par_chunks_mut(w)).enumerate().for_each(
+                |(y, ((qrow, erow), srow))| {
+                    let row0 = y * w;
+                    for x in 0..w {
+                        let i = row0 + x;
+                        let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
+                        qrow[x] = e;
+                        erow[x] += e;
+                        let r = rcv[i] as usize;
+                        srow[x] = if r == i {
+                            1.0
+                        } else {
+                            // 0.5·s0/(s0 + S) with S = (h_i − h_r)/dist, one division.
+                            let d = dist[i];
+                            0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]))
+                        };
+                    }
+                },
+            );
         }
-        self.sediment
-            .par_iter_mut()
-            .zip(qs.par_iter())
-            .zip(settle.par_iter())
-            .for_each(|((s, &q), &f)| {
-                *s += q * f;
-            });
-
-        // 5. Diffusion, then 6. the limiter.
-        if p.kappa > 0.0 && w > 2 && ht > 2 {
-            let c = p.kappa * p.dt * (1.0 / (dx * dx) + 1.0 / (dy * dy));
-            let sub = (2.0 * c).ceil().max(1.0);
-            let tx = p.kappa * p.dt / sub / (dx * dx);
-            let ty = p.kappa * p.dt / sub / (dy * dy);
-            for _ in 0..sub as usize {
-                diffuse(&self.h, &mut self.scratch, w, ht, tx, ty);
-                std::mem::swap(&mut self.h, &mut self.scratch);
-            }
-            // The limiter: a parallel check first (most steps need no correction), then the
-            // sequential fix in stack order only when some cell is at or below its receiver.
-            let h = &mut self.h;
-            let rcv = &g.receivers;
-            let any = h
-                .par_iter()
-                .zip(rcv.par_iter())
-                .enumerate()
-                .any(|(i, (&hi, &r))| r as usize != i && !strictly_above(hi, h[r as usize]));
-            if any {
-                for &p in pairs {
-                    let (i, r) = unpair(p);
-                    if r != i && !strictly_above(h[i], h[r]) {
-                        h[i] = next_up(h[r]);
-                        self.raised += 1;
+        // The sequential sediment pass runs beside (5) diffusion, (6) the limiter and the routing
+        // of the result for the next step: the two sides touch disjoint data, so the outcome is
+        // the same as running them one after the other.
+        let settle = &*work;
+        let (_, limiter_raised) = rayon::join(
+            || {
+                for &pr in pairs.iter().rev() {
+                    let (i, r) = unpair(pr);
+                    if r != i {
+                        let q = qs[i];
+                        qs[r] += q - q * settle[i];
                     }
                 }
-            }
+                sediment.par_iter_mut().zip(qs.par_iter()).zip(settle.par_iter()).for_each(|((s, &q), &f)| {
+                    *s += q * f;
+                });
+            },
+            || {
+                let mut raised = 0u64;
+                if p.kappa > 0.0 && w > 2 && ht > 2 {
+                    let c = p.kappa * p.dt * (1.0 / (dx * dx) + 1.0 / (dy * dy));
+                    let sub = (2.0 * c).ceil().max(1.0);
+                    let tx = p.kappa * p.dt / sub / (dx * dx);
+                    let ty = p.kappa * p.dt / sub / (dy * dy);
+                    for _ in 0..sub as usize {
+                        diffuse(h, scratch, w, ht, tx, ty);
+                        std::mem::swap(h, scratch);
+                    }
+                    // The limiter: a parallel check first (most steps need no correction), then
+                    // the sequential fix in stack order only when some cell is at or below its
+                    // receiver.
+                    let hh = &*h;
+                    let any = hh
+                        .par_iter()
+                        .zip(rcv.par_iter())
+                        .enumerate()
+                        .any(|(i, (&hi, &r))| r as usize != i && !strictly_above(hi, hh[r as usize]));
+                    if any {
+                        for &pr in pairs {
+                            let (i, r) = unpair(pr);
+                            if r != i && !strictly_above(h[i], h[r]) {
+                                h[i] = f64::next_up(h[r]);
+                                raised += 1;
+                            }
+                        }
+                    }
+                }
+                if route_ahead {
+                    next.route(h, w, ht, dx, dy);
+                }
+                raised
+            },
+        );
+        self.raised += raised + limiter_raised;
+        if route_ahead {
+            std::mem::swap(&mut self.cur, &mut self.next);
         }
+        self.routed = route_ahead;
         self.steps_run += 1;
+    }
+}
+
+/// Receivers, distances, stack (as `cell | receiver << 32` pairs) and drainage count of one
+/// routing; the eroder keeps two so the next step can be routed while this one finishes.
+#[derive(Debug, Clone, Default)]
+struct Routing {
+    receivers: Vec<u32>,
+    dist: Vec<f64>,
+    pairs: Vec<u64>,
+    count: Vec<u32>,
+    indeg: Vec<u32>,
+}
+
+impl Routing {
+    fn new(n: usize) -> Self {
+        Self {
+            receivers: vec![0; n],
+            dist: vec![0.0; n],
+            pairs: vec![0; n],
+            count: vec![0; n],
+            indeg: Vec::with_capacity(2 * n),
+        }
+    }
+
+    fn route(&mut self, h: &[f64], w: usize, ht: usize, dx: f64, dy: f64) {
+        d8_fill(h, w, ht, dx, dy, &mut self.receivers, &mut self.dist);
+        self.count.par_iter_mut().for_each(|c| *c = 1);
+        build_stack_pairs_and_count_into(&self.receivers, &mut self.indeg, &mut self.count, &mut self.pairs);
     }
 }
 
@@ -456,10 +458,7 @@ fn strictly_above(a: f64, b: f64) -> bool {
 /// `a >= b`, false when either is NaN.
 #[inline(always)]
 fn above_or_at(a: f64, b: f64) -> bool {
-    matches!(
-        a.partial_cmp(&b),
-        Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
-    )
+    matches!(a.partial_cmp(&b), Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal))
 }
 
 #[inline(always)]
@@ -482,8 +481,7 @@ fn diffuse(src: &[f64], dst: &mut [f64], w: usize, ht: usize, tx: f64, ty: f64) 
         d[w - 1] = row[w - 1];
         for x in 1..w - 1 {
             let c = row[x];
-            d[x] =
-                c + tx * ((row[x - 1] + row[x + 1]) - 2.0 * c) + ty * ((up[x] + dn[x]) - 2.0 * c);
+            d[x] = c + tx * ((row[x - 1] + row[x + 1]) - 2.0 * c) + ty * ((up[x] + dn[x]) - 2.0 * c);
         }
     });
 }
@@ -501,10 +499,7 @@ mod tests {
     }
 
     fn params(steps: usize) -> StreamPowerParams {
-        StreamPowerParams {
-            steps,
-            ..StreamPowerParams::default()
-        }
+        StreamPowerParams { steps, ..StreamPowerParams::default() }
     }
 
     /// Max relative deviation of the slope to the receiver from `(U/K)·A^−m`, over interior cells,
@@ -533,25 +528,14 @@ mod tests {
         let (dx, dy) = (20.0, 30.0);
         let mut z = Grid::new(3, 3, 0.0).with_cell_size(dx, dy);
         *z.get_mut(1, 1) = 50.0;
-        let p = StreamPowerParams {
-            k: 2e-4,
-            m: 0.4,
-            dt: 500.0,
-            steps: 1,
-            uplift: 0.0,
-            kappa: 0.0,
-            ..Default::default()
-        };
+        let p =
+            StreamPowerParams { k: 2e-4, m: 0.4, dt: 500.0, steps: 1, uplift: 0.0, kappa: 0.0, ..Default::default() };
         let out = stream_power(&z, &p, &NoProgress);
         // Steepest drop is along x (dist 20 < 30): W (index 3) beats E (index 5).
         let f = 2e-4 * 500.0 * libm::pow(dx * dy, 0.4) / dx;
         let want = 50.0 / (1.0 + f);
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * b.abs();
-        assert!(
-            close(*out.height.get(1, 1), want),
-            "{} vs {want}",
-            out.height.get(1, 1)
-        );
+        assert!(close(*out.height.get(1, 1), want), "{} vs {want}", out.height.get(1, 1));
         assert!(close(*out.eroded.get(1, 1), 50.0 - want));
         // Sediment: the centre keeps qs·settle, the outlet W the rest.
         let s = want / dx;
@@ -593,11 +577,7 @@ mod tests {
             let mut prev = e.height().to_vec();
             for _ in 0..400 {
                 e.step();
-                let change = prev
-                    .iter()
-                    .zip(e.height())
-                    .map(|(a, b)| (a - b).abs())
-                    .fold(0.0, f64::max);
+                let change = prev.iter().zip(e.height()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                 prev.copy_from_slice(e.height());
                 if change == 0.0 {
                     break;
@@ -610,10 +590,7 @@ mod tests {
                 assert_eq!(g.receivers[y * w + 1] as usize, (y + 1) * w + 1);
             }
             let err = steady_state_error(&h, &p);
-            assert!(
-                err < 1e-9,
-                "cap {cap:?}: slope off the analytical S = (U/K) A^-m by {err:e}"
-            );
+            assert!(err < 1e-9, "cap {cap:?}: slope off the analytical S = (U/K) A^-m by {err:e}");
             // Spot check against the closed form without the model's area: S = (U/K)/sqrt(y dx dy).
             let y = 30;
             let s = (h.get(1, y) - h.get(1, y + 1)) / dy;
@@ -625,25 +602,14 @@ mod tests {
     #[test]
     fn noise_landscape_reaches_steady_state_in_2d() {
         let z = noise(24, 20, 5, 50.0).with_cell_size(30.0, 40.0);
-        let p = StreamPowerParams {
-            k: 4e-5,
-            m: 0.45,
-            dt: 5e4,
-            steps: 0,
-            uplift: 2e-3,
-            kappa: 0.0,
-            ..Default::default()
-        };
+        let p =
+            StreamPowerParams { k: 4e-5, m: 0.45, dt: 5e4, steps: 0, uplift: 2e-3, kappa: 0.0, ..Default::default() };
         let mut e = StreamPowerEroder::new(&z, &p);
         let mut prev = e.height().to_vec();
         let mut converged = false;
         for _ in 0..2000 {
             e.step();
-            let change = prev
-                .iter()
-                .zip(e.height())
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let change = prev.iter().zip(e.height()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             prev.copy_from_slice(e.height());
             if change == 0.0 {
                 converged = true;
@@ -652,10 +618,7 @@ mod tests {
         }
         assert!(converged, "did not reach a fixed point");
         let err = steady_state_error(&e.height_grid(), &p);
-        assert!(
-            err < 1e-9,
-            "2-D steady state off the analytical slope by {err:e}"
-        );
+        assert!(err < 1e-9, "2-D steady state off the analytical slope by {err:e}");
     }
 
     #[test]
@@ -664,14 +627,8 @@ mod tests {
         // clamp and the limiter fire. Checked near sea level and at Everest altitude.
         for (offset, seed) in [(0.0, 1u32), (8000.0, 2)] {
             let (w, h) = (48, 40);
-            let z = noise(w, h, seed, 30.0)
-                .map(|v| v + offset)
-                .with_cell_size(25.0, 15.0);
-            let umap = Grid::from_fn(
-                w,
-                h,
-                |x, y| if (x / 5 + y / 7) % 2 == 0 { 1.0 } else { 0.0 },
-            );
+            let z = noise(w, h, seed, 30.0).map(|v| v + offset).with_cell_size(25.0, 15.0);
+            let umap = Grid::from_fn(w, h, |x, y| if (x / 5 + y / 7) % 2 == 0 { 1.0 } else { 0.0 });
             let p = StreamPowerParams {
                 k: 5e-5,
                 dt: 2000.0,
@@ -680,25 +637,15 @@ mod tests {
                 kappa: 2.0,
                 ..Default::default()
             };
-            assert!(
-                count_pits(&d8_receivers(&z)) > 10,
-                "fixture should have pits before filling"
-            );
+            assert!(count_pits(&d8_receivers(&z)) > 10, "fixture should have pits before filling");
             let mut e = StreamPowerEroder::new(&z, &p);
-            assert_eq!(
-                count_pits(&d8_receivers(&e.height_grid())),
-                0,
-                "fill left pits"
-            );
+            assert_eq!(count_pits(&d8_receivers(&e.height_grid())), 0, "fill left pits");
             for s in 0..60 {
                 e.step();
                 let g = d8_receivers(&e.height_grid());
                 assert_eq!(count_pits(&g), 0, "offset {offset}: step {s} created a pit");
             }
-            assert!(
-                e.raised_cells() > 0,
-                "limiter never fired: the test would not catch a missing one"
-            );
+            assert!(e.raised_cells() > 0, "limiter never fired: the test would not catch a missing one");
         }
     }
 
@@ -706,24 +653,13 @@ mod tests {
     fn without_uplift_heights_only_fall_and_relief_decays() {
         // Border (fixed base level) at 0 so the relief is the interior's.
         let z = noise(40, 30, 9, 200.0);
-        let z = Grid::from_fn(
-            40,
-            30,
-            |x, y| if z.is_border(x, y) { 0.0 } else { *z.get(x, y) },
-        )
-        .with_cell_size(20.0, 20.0);
+        let z =
+            Grid::from_fn(40, 30, |x, y| if z.is_border(x, y) { 0.0 } else { *z.get(x, y) }).with_cell_size(20.0, 20.0);
         for kappa in [0.0, 0.5] {
-            let p = StreamPowerParams {
-                uplift: 0.0,
-                kappa,
-                dt: 5e4,
-                ..Default::default()
-            };
+            let p = StreamPowerParams { uplift: 0.0, kappa, dt: 5e4, ..Default::default() };
             let mut e = StreamPowerEroder::new(&z, &p);
-            let relief = |h: &[f64]| {
-                h.iter().cloned().fold(f64::MIN, f64::max)
-                    - h.iter().cloned().fold(f64::MAX, f64::min)
-            };
+            let relief =
+                |h: &[f64]| h.iter().cloned().fold(f64::MIN, f64::max) - h.iter().cloned().fold(f64::MAX, f64::min);
             let mut prev = e.height().to_vec();
             let first = relief(&prev);
             for _ in 0..30 {
@@ -731,19 +667,11 @@ mod tests {
                 let now = e.height();
                 assert!(relief(now) <= relief(&prev), "relief grew");
                 if kappa == 0.0 {
-                    assert!(
-                        now.iter().zip(&prev).all(|(a, b)| a <= b),
-                        "a height rose without uplift"
-                    );
+                    assert!(now.iter().zip(&prev).all(|(a, b)| a <= b), "a height rose without uplift");
                 }
                 prev.copy_from_slice(now);
             }
-            assert!(
-                relief(&prev) < 0.9 * first,
-                "relief barely decayed: {} -> {}",
-                first,
-                relief(&prev)
-            );
+            assert!(relief(&prev) < 0.9 * first, "relief barely decayed: {} -> {}", first, relief(&prev));
         }
     }
 
@@ -754,22 +682,14 @@ mod tests {
         let eroded: f64 = out.eroded.data().iter().sum();
         let sediment: f64 = out.sediment.data().iter().sum();
         assert!(eroded > 0.0);
-        assert!(
-            (sediment / eroded - 1.0).abs() < 1e-12,
-            "{sediment} vs {eroded}"
-        );
+        assert!((sediment / eroded - 1.0).abs() < 1e-12, "{sediment} vs {eroded}");
         assert!(out.sediment.data().iter().all(|&v| v >= 0.0));
     }
 
     #[test]
     fn identical_for_any_thread_count() {
         let z = noise(160, 120, 4, 300.0).with_cell_size(30.0, 25.0);
-        let p = StreamPowerParams {
-            steps: 8,
-            kappa: 1.0,
-            m: 0.45,
-            ..Default::default()
-        };
+        let p = StreamPowerParams { steps: 8, kappa: 1.0, m: 0.45, ..Default::default() };
         let run = |t: usize| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(t)

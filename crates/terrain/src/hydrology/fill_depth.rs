@@ -29,11 +29,7 @@ pub fn fill_depth(orig: &Grid<f64>, filled: &Grid<f64>) -> Grid<f64> {
 }
 
 /// [`fill_depth`] with explicit parameters.
-pub fn fill_depth_with(
-    orig: &Grid<f64>,
-    filled: &Grid<f64>,
-    params: &FillDepthParams,
-) -> Grid<f64> {
+pub fn fill_depth_with(orig: &Grid<f64>, filled: &Grid<f64>, params: &FillDepthParams) -> Grid<f64> {
     assert!(
         orig.width() == filled.width() && orig.height() == filled.height(),
         "fill_depth: shapes differ ({}x{} vs {}x{})",

@@ -61,27 +61,6 @@ pub struct FlowGraph {
     pub stack: Vec<u32>,
 }
 
-/// Smallest `f64` strictly greater than `h` (IEEE `nextUp`), for finite `h`.
-///
-/// This is the "ε" of bozkir's hydrology: one unit in the last place at the height itself, so it
-/// never vanishes at high altitude the way a fixed ε does. `+∞` and `NaN` are returned unchanged.
-#[inline]
-pub fn next_up(h: f64) -> f64 {
-    if h.is_nan() || h == f64::INFINITY {
-        return h;
-    }
-    if h == 0.0 {
-        // Covers −0.0 too: the smallest positive subnormal.
-        return f64::from_bits(1);
-    }
-    let bits = h.to_bits();
-    if h > 0.0 {
-        f64::from_bits(bits + 1)
-    } else {
-        f64::from_bits(bits - 1)
-    }
-}
-
 /// Neighbour offsets `(dx, dy)` in the fixed tie-break order: increasing row-major index.
 const OFFSETS: [(isize, isize); 8] = [
     (-1, -1), // NW
@@ -101,10 +80,7 @@ const OFFSETS: [(isize, isize); 8] = [
 pub fn d8_receivers(h: &Grid<f64>) -> FlowGraph {
     let (w, ht) = (h.width(), h.height());
     let n = w * ht;
-    assert!(
-        n <= u32::MAX as usize,
-        "d8_receivers: grid of {n} cells exceeds u32 indices"
-    );
+    assert!(n <= u32::MAX as usize, "d8_receivers: grid of {n} cells exceeds u32 indices");
     let mut receivers = vec![0u32; n];
     let mut dist = vec![0.0f64; n];
     if n > 0 {
@@ -112,25 +88,11 @@ pub fn d8_receivers(h: &Grid<f64>) -> FlowGraph {
     }
     let mut stack = vec![0u32; n];
     build_stack_into(&receivers, &mut Vec::new(), &mut stack);
-    FlowGraph {
-        width: w,
-        height: ht,
-        receivers,
-        dist,
-        stack,
-    }
+    FlowGraph { width: w, height: ht, receivers, dist, stack }
 }
 
 /// Fills receivers and distances of an already allocated graph (reused by erosion).
-pub(crate) fn d8_fill(
-    z: &[f64],
-    w: usize,
-    ht: usize,
-    dx: f64,
-    dy: f64,
-    receivers: &mut [u32],
-    dist: &mut [f64],
-) {
+pub(crate) fn d8_fill(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mut [u32], dist: &mut [f64]) {
     let dd = (dx * dx + dy * dy).sqrt();
     let d = [dd, dy, dd, dx, dx, dd, dy, dd];
     let inv = d.map(|v| 1.0 / v);
@@ -139,54 +101,49 @@ pub(crate) fn d8_fill(
     // the whole row so the compare-and-select vectorises; the per-cell semantics are exactly "try
     // the neighbours in OFFSETS order, replace only on a strictly larger slope".
     const ROWS: usize = 8;
-    receivers
-        .par_chunks_mut(w * ROWS)
-        .zip(dist.par_chunks_mut(w * ROWS))
-        .enumerate()
-        .for_each(|(c, (rr, dr))| {
-            let mut best = vec![0.0f64; w];
-            let mut bk = vec![0u64; w];
-            for (ry, (rrow, drow)) in rr.chunks_mut(w).zip(dr.chunks_mut(w)).enumerate() {
-                let y = c * ROWS + ry;
-                let row0 = y * w;
-                for (x, (r, d)) in rrow.iter_mut().zip(drow.iter_mut()).enumerate() {
-                    *r = (row0 + x) as u32;
-                    *d = 0.0;
-                }
-                if y == 0 || y + 1 == ht || w < 3 {
-                    continue;
-                }
-                let m = w - 2;
-                let hc = &z[row0 + 1..row0 + 1 + m];
-                let best = &mut best[..m];
-                let bk = &mut bk[..m];
-                best.fill(-1.0);
-                bk.fill(8);
-                for k in 0..8 {
-                    let start = (row0 as isize + 1 + off[k]) as usize;
-                    let hn = &z[start..start + m];
-                    let ik = inv[k];
-                    let kk = k as u64;
-                    for (((b, kb), &hi), &hj) in best.iter_mut().zip(bk.iter_mut()).zip(hc).zip(hn)
-                    {
-                        let s = (hi - hj) * ik;
-                        // Branch-free select (baseline SSE2 has no blend): all-ones mask when taken.
-                        let mask = ((hj < hi) & (s > *b)) as u64;
-                        let mask = mask.wrapping_neg();
-                        *b = f64::from_bits((s.to_bits() & mask) | (b.to_bits() & !mask));
-                        *kb = (kk & mask) | (*kb & !mask);
-                    }
-                }
-                for x in 0..m {
-                    let k = bk[x] as usize;
-                    if k < 8 {
-                        let i = row0 + 1 + x;
-                        rrow[x + 1] = (i as isize + off[k]) as u32;
-                        drow[x + 1] = d[k];
-                    }
+    receivers.par_chunks_mut(w * ROWS).zip(dist.par_chunks_mut(w * ROWS)).enumerate().for_each(|(c, (rr, dr))| {
+        let mut best = vec![0.0f64; w];
+        let mut bk = vec![0u64; w];
+        for (ry, (rrow, drow)) in rr.chunks_mut(w).zip(dr.chunks_mut(w)).enumerate() {
+            let y = c * ROWS + ry;
+            let row0 = y * w;
+            for (x, (r, d)) in rrow.iter_mut().zip(drow.iter_mut()).enumerate() {
+                *r = (row0 + x) as u32;
+                *d = 0.0;
+            }
+            if y == 0 || y + 1 == ht || w < 3 {
+                continue;
+            }
+            let m = w - 2;
+            let hc = &z[row0 + 1..row0 + 1 + m];
+            let best = &mut best[..m];
+            let bk = &mut bk[..m];
+            best.fill(-1.0);
+            bk.fill(8);
+            for k in 0..8 {
+                let start = (row0 as isize + 1 + off[k]) as usize;
+                let hn = &z[start..start + m];
+                let ik = inv[k];
+                let kk = k as u64;
+                for (((b, kb), &hi), &hj) in best.iter_mut().zip(bk.iter_mut()).zip(hc).zip(hn) {
+                    let s = (hi - hj) * ik;
+                    // Branch-free select (baseline SSE2 has no blend): all-ones mask when taken.
+                    let mask = ((hj < hi) & (s > *b)) as u64;
+                    let mask = mask.wrapping_neg();
+                    *b = f64::from_bits((s.to_bits() & mask) | (b.to_bits() & !mask));
+                    *kb = (kk & mask) | (*kb & !mask);
                 }
             }
-        });
+            for x in 0..m {
+                let k = bk[x] as usize;
+                if k < 8 {
+                    let i = row0 + 1 + x;
+                    rrow[x + 1] = (i as isize + off[k]) as u32;
+                    drow[x + 1] = d[k];
+                }
+            }
+        }
+    });
 }
 
 /// Stack order (receivers before donors) of a receiver array, in O(N).
@@ -240,12 +197,7 @@ impl StackSlot for u64 {
     }
 }
 
-fn peel<const COUNT: bool, S: StackSlot>(
-    receivers: &[u32],
-    indeg: &mut Vec<u32>,
-    count: &mut [u32],
-    stack: &mut [S],
-) {
+fn peel<const COUNT: bool, S: StackSlot>(receivers: &[u32], indeg: &mut Vec<u32>, count: &mut [u32], stack: &mut [S]) {
     let n = receivers.len();
     assert_eq!(stack.len(), n, "build_stack: stack length");
     // Scratch: in-degrees in the first half, the leaf list in the second.
@@ -338,11 +290,7 @@ pub(crate) fn accumulate_cells_in_place(g: &FlowGraph, acc: &mut [u32]) {
 /// its own weight and adds its donors in the order they appear in the reversed stack. The order
 /// depends only on `receivers`. Drainage area in m² is `accumulate(g, &vec![dx * dy; n])`.
 pub fn accumulate(g: &FlowGraph, weights: &[f64]) -> Vec<f64> {
-    assert_eq!(
-        weights.len(),
-        g.receivers.len(),
-        "accumulate: weights length"
-    );
+    assert_eq!(weights.len(), g.receivers.len(), "accumulate: weights length");
     let mut acc = weights.to_vec();
     accumulate_in_place(g, &mut acc);
     acc
@@ -429,18 +377,6 @@ mod tests {
     }
 
     #[test]
-    fn next_up_is_one_ulp_at_any_height() {
-        for h in [0.0, -0.0, 1e-300, 1.0, 8848.86, 1e6, 1e12, -5.0, -1e-310] {
-            let u = next_up(h);
-            assert!(u > h, "{h}");
-            // Nothing representable in between.
-            assert!(u == h + (u - h) && (h + (u - h) / 2.0 == h || h + (u - h) / 2.0 == u));
-        }
-        assert!(next_up(1e6) - 1e6 > 0.0 && next_up(1e6) - 1e6 < 1e-9);
-        assert_eq!(next_up(f64::INFINITY), f64::INFINITY);
-    }
-
-    #[test]
     fn tilted_planes_drain_downhill_with_anisotropic_cells() {
         let (w, h) = (9, 7);
         let (dx, dy) = (10.0, 25.0);
@@ -449,8 +385,7 @@ mod tests {
         // Falls to the south.
         let south = Grid::from_fn(w, h, |_, y| -0.1 * y as f64 * dy).with_cell_size(dx, dy);
         // Same gradient along both axes in metres: the diagonal is steepest.
-        let se = Grid::from_fn(w, h, |x, y| -0.1 * (x as f64 * dx + y as f64 * dy))
-            .with_cell_size(dx, dy);
+        let se = Grid::from_fn(w, h, |x, y| -0.1 * (x as f64 * dx + y as f64 * dy)).with_cell_size(dx, dy);
         // Same drop per cell along both axes: with dy = 3 dx, E (slope 1/dx) beats SE.
         let per_cell = Grid::from_fn(w, h, |x, y| -((x + y) as f64)).with_cell_size(1.0, 3.0);
         let per_cell_sq = per_cell.clone().with_cell_size(1.0, 1.0);
@@ -486,16 +421,8 @@ mod tests {
         let dem = noise(w, h, 7).with_cell_size(2.0, 3.0);
         let g = d8_receivers(&dem);
         let codes = d8_direction_codes(&g);
-        let table: [(u8, isize, isize); 8] = [
-            (1, 1, 0),
-            (2, 1, 1),
-            (4, 0, 1),
-            (8, -1, 1),
-            (16, -1, 0),
-            (32, -1, -1),
-            (64, 0, -1),
-            (128, 1, -1),
-        ];
+        let table: [(u8, isize, isize); 8] =
+            [(1, 1, 0), (2, 1, 1), (4, 0, 1), (8, -1, 1), (16, -1, 0), (32, -1, -1), (64, 0, -1), (128, 1, -1)];
         for (i, &code) in codes.iter().enumerate() {
             let (x, y) = ((i % w) as isize, (i / w) as isize);
             let r = g.receivers[i] as usize;
@@ -513,10 +440,7 @@ mod tests {
                 let j = ((y + oy) * w as isize + x + ox) as usize;
                 let dd = ((ox as f64 * 2.0).powi(2) + (oy as f64 * 3.0).powi(2)).sqrt();
                 let s_j = (hi - dem.data()[j]) / dd;
-                assert!(
-                    s_j <= s_r * (1.0 + 1e-12),
-                    "cell {i}: neighbour {j} steeper"
-                );
+                assert!(s_j <= s_r * (1.0 + 1e-12), "cell {i}: neighbour {j} steeper");
             }
         }
     }
@@ -535,10 +459,7 @@ mod tests {
         z[3] = 2.0;
         z[5] = 0.0;
         z[7] = 0.0;
-        assert_eq!(
-            d8_receivers(&Grid::from_vec(3, 3, z.clone())).receivers[4],
-            5
-        );
+        assert_eq!(d8_receivers(&Grid::from_vec(3, 3, z.clone())).receivers[4], 5);
         // A one-ulp drop above zero is a receiver although its slope underflows.
         let mut z = vec![1.0; 9];
         z[4] = f64::from_bits(1);
@@ -561,9 +482,7 @@ mod tests {
             let g = d8_receivers(&dem);
             check_stack(&g);
             let cells = accumulate_cells(&g);
-            let roots: Vec<usize> = (0..w * h)
-                .filter(|&i| g.receivers[i] as usize == i)
-                .collect();
+            let roots: Vec<usize> = (0..w * h).filter(|&i| g.receivers[i] as usize == i).collect();
             let total: u64 = roots.iter().map(|&i| cells[i] as u64).sum();
             assert_eq!(total, (w * h) as u64);
             let area = accumulate(&g, &vec![2.5 * 4.0; w * h]);
@@ -621,15 +540,11 @@ mod tests {
     fn thread_count_does_not_change_the_graph() {
         let dem = noise(200, 150, 11);
         let run = |t: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-                .install(|| {
-                    let g = d8_receivers(&dem);
-                    let a = accumulate(&g, &vec![1.0; dem.len()]);
-                    (g, a, d8_direction_codes(&d8_receivers(&dem)))
-                })
+            rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap().install(|| {
+                let g = d8_receivers(&dem);
+                let a = accumulate(&g, &vec![1.0; dem.len()]);
+                (g, a, d8_direction_codes(&d8_receivers(&dem)))
+            })
         };
         assert_eq!(run(1), run(2));
     }

@@ -24,7 +24,7 @@
 
 use bozkir_core::grid::Grid;
 
-use super::priority_flood::{init_state, next_up, offsets, NODATA, SEED};
+use super::priority_flood::{init_state, offsets, NODATA, SEED};
 
 /// The rise a cell must have over the neighbour it drains to.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -67,14 +67,14 @@ pub fn planchon_darboux(h: &Grid<f64>, params: &PlanchonDarbouxParams) -> Grid<f
     let up = |v: f64| -> f64 {
         match step {
             Step::Zero => v,
-            Step::NextUp => next_up(v),
+            Step::NextUp => f64::next_up(v),
             Step::Fixed(e) => {
                 let e = if e > 0.0 { e } else { 0.0 };
                 let s = v + e;
                 if s > v || e == 0.0 {
                     s
                 } else {
-                    next_up(v)
+                    f64::next_up(v)
                 }
             }
         }
@@ -143,10 +143,7 @@ mod tests {
     }
 
     fn same(a: &Grid<f64>, b: &Grid<f64>) -> bool {
-        a.data()
-            .iter()
-            .zip(b.data())
-            .all(|(x, y)| x.to_bits() == y.to_bits())
+        a.data().iter().zip(b.data()).all(|(x, y)| x.to_bits() == y.to_bits())
     }
 
     #[test]
@@ -195,21 +192,11 @@ mod tests {
                 50.0
             }
         });
-        let pd = planchon_darboux(
-            &h,
-            &PlanchonDarbouxParams {
-                step: Step::Fixed(0.5),
-            },
-        );
+        let pd = planchon_darboux(&h, &PlanchonDarbouxParams { step: Step::Fixed(0.5) });
         let row: Vec<f64> = (1..6).map(|x| *pd.get(x, 1)).collect();
         assert_eq!(row, vec![10.5, 11.0, 11.5, 12.0, 12.5]);
         let high = h.map(|v| v + 8000.0);
-        let pd = planchon_darboux(
-            &high,
-            &PlanchonDarbouxParams {
-                step: Step::Fixed(1e-14),
-            },
-        );
+        let pd = planchon_darboux(&high, &PlanchonDarbouxParams { step: Step::Fixed(1e-14) });
         let row: Vec<f64> = (0..6).map(|x| *pd.get(x, 1)).collect();
         assert!(row.windows(2).all(|p| p[1] > p[0]), "{row:?}");
     }

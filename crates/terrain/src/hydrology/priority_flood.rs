@@ -53,23 +53,13 @@ pub struct PriorityFloodParams {
 
 /// Plain Priority-Flood fill: depressions become flat at their spill level.
 pub fn fill(h: &Grid<f64>) -> Grid<f64> {
-    priority_flood(
-        h,
-        &PriorityFloodParams {
-            mode: FillMode::Flat,
-        },
-    )
+    priority_flood(h, &PriorityFloodParams { mode: FillMode::Flat })
 }
 
 /// ε Priority-Flood fill: every interior cell gets a strictly downhill path to the border (or to
 /// nodata), with ε = one ulp at the cell's elevation.
 pub fn fill_epsilon(h: &Grid<f64>) -> Grid<f64> {
-    priority_flood(
-        h,
-        &PriorityFloodParams {
-            mode: FillMode::NextUp,
-        },
-    )
+    priority_flood(h, &PriorityFloodParams { mode: FillMode::NextUp })
 }
 
 /// Priority-Flood with explicit parameters.
@@ -82,11 +72,7 @@ pub fn priority_flood(h: &Grid<f64>, params: &PriorityFloodParams) -> Grid<f64> 
 
 /// Priority-Flood reporting progress (stage `"priority_flood"`, cells settled of all cells) and
 /// honouring cancellation: `None` when `progress` asked to stop.
-pub fn priority_flood_with(
-    h: &Grid<f64>,
-    params: &PriorityFloodParams,
-    progress: &dyn Progress,
-) -> Option<Grid<f64>> {
+pub fn priority_flood_with(h: &Grid<f64>, params: &PriorityFloodParams, progress: &dyn Progress) -> Option<Grid<f64>> {
     let mut out = h.clone();
     let (w, ht) = (h.width(), h.height());
     if w == 0 || ht == 0 {
@@ -169,7 +155,7 @@ pub fn priority_flood_with(
             };
             settled += 1;
             let zc = z[c];
-            let raise = if eps { next_up(zc) } else { zc };
+            let raise = if eps { f64::next_up(zc) } else { zc };
             let mut visit = |k: usize, z: &mut [f64], state: &mut [u8]| {
                 if state[k] & CLOSED == 0 {
                     state[k] |= CLOSED;
@@ -200,25 +186,6 @@ pub fn priority_flood_with(
     }
     progress.report("priority_flood", total, total);
     Some(out)
-}
-
-/// The next representable `f64` above `v` (IEEE 754 `nextUp`) for finite `v`; `+∞` and NaN are
-/// returned unchanged. The step is one ulp: 2⁻⁵² relative, so it never vanishes at altitude.
-#[inline]
-pub fn next_up(v: f64) -> f64 {
-    if v.is_nan() || v == f64::INFINITY {
-        return v;
-    }
-    if v == 0.0 {
-        // Covers -0.0 too: the smallest positive subnormal.
-        return f64::from_bits(1);
-    }
-    let b = v.to_bits();
-    if v > 0.0 {
-        f64::from_bits(b + 1)
-    } else {
-        f64::from_bits(b - 1)
-    }
 }
 
 // ---- shared helpers (also used by planchon_darboux) -------------------------------------------
@@ -283,16 +250,7 @@ pub(crate) fn offsets(w: usize) -> [usize; 8] {
 /// Calls `f` on every in-grid neighbour of `(x, y)`, in the order of [`offsets`].
 #[inline]
 pub(crate) fn for_each_neighbour(x: usize, y: usize, w: usize, h: usize, mut f: impl FnMut(usize)) {
-    const D: [(isize, isize); 8] = [
-        (1, 0),
-        (1, 1),
-        (0, 1),
-        (-1, 1),
-        (-1, 0),
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-    ];
+    const D: [(isize, isize); 8] = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
     for (ox, oy) in D {
         let nx = x as isize + ox;
         let ny = y as isize + oy;
@@ -327,13 +285,7 @@ struct RadixHeap {
 
 impl RadixHeap {
     fn new() -> Self {
-        Self {
-            last: 0,
-            buckets: (0..129).map(|_| Vec::new()).collect(),
-            mask: 0,
-            top: false,
-            spare: Vec::new(),
-        }
+        Self { last: 0, buckets: (0..129).map(|_| Vec::new()).collect(), mask: 0, top: false, spare: Vec::new() }
     }
 
     #[inline]
@@ -404,13 +356,7 @@ mod tests {
                 continue;
             }
             let r = g.receivers[i] as usize;
-            assert!(
-                r != i,
-                "interior pit at ({}, {}) h = {}",
-                i % w,
-                i / w,
-                z[i]
-            );
+            assert!(r != i, "interior pit at ({}, {}) h = {}", i % w, i / w, z[i]);
             assert!(z[r] < z[i]);
             checked += 1;
         }
@@ -423,12 +369,7 @@ mod tests {
             while g.receivers[i] as usize != i {
                 i = g.receivers[i] as usize;
             }
-            assert!(
-                state[i] & SEED != 0,
-                "chain ends off the border at ({}, {})",
-                i % w,
-                i / w
-            );
+            assert!(state[i] & SEED != 0, "chain ends off the border at ({}, {})", i % w, i / w);
         }
         checked
     }
@@ -470,15 +411,8 @@ mod tests {
             // Brute-force reference: Jacobi iteration of W = max(Z, min over neighbours W) from +∞
             // with the border fixed, until nothing changes.
             let (w, ht) = (h.width(), h.height());
-            let mut wv: Vec<f64> = (0..h.len())
-                .map(|i| {
-                    if h.is_border(i % w, i / w) {
-                        h.data()[i]
-                    } else {
-                        f64::INFINITY
-                    }
-                })
-                .collect();
+            let mut wv: Vec<f64> =
+                (0..h.len()).map(|i| if h.is_border(i % w, i / w) { h.data()[i] } else { f64::INFINITY }).collect();
             loop {
                 let prev = wv.clone();
                 for y in 1..ht - 1 {
@@ -539,16 +473,10 @@ mod tests {
             for (a, b) in e.data().iter().zip(h.data()) {
                 let want = b.max(spill);
                 // 300 cells below the rim at most: within a few hundred ulps of the spill level.
-                assert!(
-                    *a >= want && *a - want <= 400.0 * (spill.abs() * f64::EPSILON).max(1e-300)
-                );
+                assert!(*a >= want && *a - want <= 400.0 * (spill.abs() * f64::EPSILON).max(1e-300));
             }
             // Lake cells are distinct heights above the spill: none ties with its receiver.
-            let lake = e
-                .data()
-                .iter()
-                .filter(|&&v| v > spill && v < spill + 1e-6)
-                .count();
+            let lake = e.data().iter().filter(|&&v| v > spill && v < spill + 1e-6).count();
             assert!(lake > 250, "{lake}");
         }
     }
@@ -556,20 +484,12 @@ mod tests {
     #[test]
     fn plateau_at_8000_m_is_resolved() {
         // A flat 8000 m plateau with a walled pit in the middle; a fixed ε of 1e-13 would vanish here.
-        let h = Grid::from_fn(33, 29, |x, y| {
-            if (14..19).contains(&x) && (12..17).contains(&y) {
-                7990.0
-            } else {
-                8000.0
-            }
-        });
+        let h =
+            Grid::from_fn(33, 29, |x, y| if (14..19).contains(&x) && (12..17).contains(&y) { 7990.0 } else { 8000.0 });
         assert_eq!(8000.0 + 1e-13, 8000.0);
         let e = fill_epsilon(&h);
         assert_drained(&e);
-        assert!(e
-            .data()
-            .iter()
-            .all(|&v| (8000.0..8000.0 + 1e-9).contains(&v)));
+        assert!(e.data().iter().all(|&v| (8000.0..8000.0 + 1e-9).contains(&v)));
     }
 
     #[test]
@@ -610,7 +530,7 @@ mod tests {
         }
         let pit = Grid::from_vec(3, 3, vec![5.0, 5.0, 5.0, 5.0, 1.0, 5.0, 5.0, 5.0, 5.0]);
         assert_eq!(fill(&pit).data()[4], 5.0);
-        assert_eq!(fill_epsilon(&pit).data()[4], next_up(5.0));
+        assert_eq!(fill_epsilon(&pit).data()[4], f64::next_up(5.0));
     }
 
     #[test]
@@ -626,39 +546,12 @@ mod tests {
     }
 
     #[test]
-    fn next_up_steps_one_ulp_everywhere() {
-        for v in [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            8000.0,
-            -430.0,
-            1e-300,
-            -1e-300,
-            f64::MAX,
-        ] {
-            let u = next_up(v);
-            assert!(u > v, "{v}");
-            // Nothing lies strictly between v and u.
-            if u.is_finite() && v.is_finite() && v.abs() < 1e300 {
-                let mid = v / 2.0 + u / 2.0;
-                assert!(mid == v || mid == u, "{v}");
-            }
-        }
-        assert_eq!(next_up(f64::INFINITY), f64::INFINITY);
-        assert!(next_up(f64::NAN).is_nan());
-    }
-
-    #[test]
     fn radix_heap_pops_in_key_order() {
         let mut h = RadixHeap::new();
         let mut r = 12345u64;
         let mut keys = Vec::new();
         for i in 0..2000u32 {
-            r = r
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             keys.push(key((r >> 40) as f64 * 0.01 - 50.0, i as usize));
         }
         let mut popped = Vec::new();

@@ -36,11 +36,7 @@ pub struct StreamParams {
 
 impl Default for StreamParams {
     fn default() -> Self {
-        Self {
-            threshold: Threshold::Cells(100),
-            cell_area: 1.0,
-            strahler: true,
-        }
+        Self { threshold: Threshold::Cells(100), cell_area: 1.0, strahler: true }
     }
 }
 
@@ -62,17 +58,10 @@ pub fn stream_network(g: &FlowGraph, acc_cells: &[u32], params: &StreamParams) -
     assert_eq!(acc_cells.len(), n, "stream_network: accumulation length");
     let mask: Vec<bool> = match params.threshold {
         Threshold::Cells(t) => acc_cells.iter().map(|&a| a >= t).collect(),
-        Threshold::AreaM2(m2) => acc_cells
-            .iter()
-            .map(|&a| a as f64 * params.cell_area >= m2)
-            .collect(),
+        Threshold::AreaM2(m2) => acc_cells.iter().map(|&a| a as f64 * params.cell_area >= m2).collect(),
     };
     let cells = mask.iter().filter(|&&m| m).count();
-    let order = if params.strahler {
-        strahler(g, &mask)
-    } else {
-        Vec::new()
-    };
+    let order = if params.strahler { strahler(g, &mask) } else { Vec::new() };
     StreamNetwork { mask, order, cells }
 }
 
@@ -122,20 +111,10 @@ mod tests {
         let acc = accumulate_cells(&g);
         let mut prev: Option<StreamNetwork> = None;
         for t in [1, 2, 5, 20, 100, 1000, 10_000] {
-            let s = stream_network(
-                &g,
-                &acc,
-                &StreamParams {
-                    threshold: Threshold::Cells(t),
-                    ..Default::default()
-                },
-            );
+            let s = stream_network(&g, &acc, &StreamParams { threshold: Threshold::Cells(t), ..Default::default() });
             for i in 0..acc.len() {
                 if s.mask[i] {
-                    assert!(
-                        s.mask[g.receivers[i] as usize],
-                        "channel cell drains off the network"
-                    );
+                    assert!(s.mask[g.receivers[i] as usize], "channel cell drains off the network");
                     assert!(s.order[i] >= 1);
                 } else {
                     assert_eq!(s.order[i], 0);
@@ -143,41 +122,20 @@ mod tests {
             }
             if let Some(p) = &prev {
                 assert!(s.cells <= p.cells);
-                assert!(
-                    (0..acc.len()).all(|i| !s.mask[i] || p.mask[i]),
-                    "raising the threshold added cells"
-                );
+                assert!((0..acc.len()).all(|i| !s.mask[i] || p.mask[i]), "raising the threshold added cells");
             }
             prev = Some(s);
         }
         // Threshold 1: every cell is a channel.
-        let all = stream_network(
-            &g,
-            &acc,
-            &StreamParams {
-                threshold: Threshold::Cells(1),
-                ..Default::default()
-            },
-        );
+        let all = stream_network(&g, &acc, &StreamParams { threshold: Threshold::Cells(1), ..Default::default() });
         assert_eq!(all.cells, acc.len());
         // Area threshold in m²: 25 m² cells, 500 m² == 20 cells.
         let a = stream_network(
             &g,
             &acc,
-            &StreamParams {
-                threshold: Threshold::AreaM2(500.0),
-                cell_area: 25.0,
-                strahler: false,
-            },
+            &StreamParams { threshold: Threshold::AreaM2(500.0), cell_area: 25.0, strahler: false },
         );
-        let c = stream_network(
-            &g,
-            &acc,
-            &StreamParams {
-                threshold: Threshold::Cells(20),
-                ..Default::default()
-            },
-        );
+        let c = stream_network(&g, &acc, &StreamParams { threshold: Threshold::Cells(20), ..Default::default() });
         assert_eq!(a.mask, c.mask);
         assert!(a.order.is_empty());
     }
@@ -188,33 +146,13 @@ mod tests {
         // Cells 0,1 → 2; 3,4 → 5; 2,5 → 6; 7 → 6; 6 → 8 (outlet).
         let receivers = vec![2, 2, 6, 5, 5, 6, 8, 6, 8];
         let stack = super::super::flow_graph::build_stack(&receivers);
-        let g = FlowGraph {
-            width: 9,
-            height: 1,
-            receivers,
-            dist: vec![1.0; 9],
-            stack,
-        };
+        let g = FlowGraph { width: 9, height: 1, receivers, dist: vec![1.0; 9], stack };
         let acc = accumulate_cells(&g);
         assert_eq!(acc[8], 9);
-        let s = stream_network(
-            &g,
-            &acc,
-            &StreamParams {
-                threshold: Threshold::Cells(1),
-                ..Default::default()
-            },
-        );
+        let s = stream_network(&g, &acc, &StreamParams { threshold: Threshold::Cells(1), ..Default::default() });
         assert_eq!(s.order, vec![1, 1, 2, 1, 1, 2, 3, 1, 3]);
         // Raising the threshold to 2 drops the heads; the confluences become order 1 heads.
-        let s = stream_network(
-            &g,
-            &acc,
-            &StreamParams {
-                threshold: Threshold::Cells(2),
-                ..Default::default()
-            },
-        );
+        let s = stream_network(&g, &acc, &StreamParams { threshold: Threshold::Cells(2), ..Default::default() });
         assert_eq!(s.order, vec![0, 0, 1, 0, 0, 1, 2, 0, 2]);
     }
 }

@@ -24,7 +24,5 @@ pub(crate) fn value_noise(w: usize, h: usize, seed: u32, cell: usize, rough: f64
 
 /// White noise plus a tilt: a pit at nearly every other cell.
 pub(crate) fn noise(w: usize, h: usize, seed: u32) -> Grid<f64> {
-    Grid::from_fn(w, h, |x, y| {
-        10.0 * hash_unit(x as u32, y as u32, seed) + (x + y) as f64 * 0.3
-    })
+    Grid::from_fn(w, h, |x, y| 10.0 * hash_unit(x as u32, y as u32, seed) + (x + y) as f64 * 0.3)
 }

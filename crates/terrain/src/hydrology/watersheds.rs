@@ -50,13 +50,8 @@ pub fn watersheds(g: &FlowGraph) -> Watersheds {
 
 /// [`watersheds`] with parameters.
 pub fn watersheds_with(g: &FlowGraph, params: &WatershedParams) -> Watersheds {
-    let outlets: Vec<u32> = g
-        .receivers
-        .iter()
-        .enumerate()
-        .filter(|&(i, &r)| r as usize == i)
-        .map(|(i, _)| i as u32)
-        .collect();
+    let outlets: Vec<u32> =
+        g.receivers.iter().enumerate().filter(|&(i, &r)| r as usize == i).map(|(i, _)| i as u32).collect();
     let mut ws = watersheds_at(g, &outlets);
     if params.min_cells > 1 {
         merge_small(&mut ws, params.min_cells);
@@ -72,10 +67,7 @@ pub fn watersheds_at(g: &FlowGraph, pour_points: &[u32]) -> Watersheds {
     let mut labels = vec![NO_BASIN; n];
     let mut is_pour = vec![NO_BASIN; n];
     for (k, &p) in pour_points.iter().enumerate() {
-        assert!(
-            (p as usize) < n,
-            "watersheds_at: pour point {p} outside the grid of {n} cells"
-        );
+        assert!((p as usize) < n, "watersheds_at: pour point {p} outside the grid of {n} cells");
         if is_pour[p as usize] == NO_BASIN {
             is_pour[p as usize] = k as u32;
         }
@@ -99,11 +91,7 @@ pub fn watersheds_at(g: &FlowGraph, pour_points: &[u32]) -> Watersheds {
             sizes[l as usize] += 1;
         }
     }
-    Watersheds {
-        labels,
-        outlets: pour_points.to_vec(),
-        sizes,
-    }
+    Watersheds { labels, outlets: pour_points.to_vec(), sizes }
 }
 
 /// Renumbers so that basins of at least `min_cells` keep their relative order and every smaller
@@ -152,19 +140,13 @@ mod tests {
                 let g = d8_receivers(&h);
                 let acc = accumulate_cells(&g);
                 let ws = watersheds(&g);
-                assert!(
-                    ws.labels.iter().all(|&l| (l as usize) < ws.count()),
-                    "a cell has no basin"
-                );
+                assert!(ws.labels.iter().all(|&l| (l as usize) < ws.count()), "a cell has no basin");
                 // Ids in increasing outlet index, and the outlet carries its own id.
                 assert!(ws.outlets.windows(2).all(|p| p[0] < p[1]));
                 for (k, &o) in ws.outlets.iter().enumerate() {
                     assert_eq!(g.receivers[o as usize], o);
                     assert_eq!(ws.labels[o as usize], k as u32);
-                    assert_eq!(
-                        ws.sizes[k], acc[o as usize],
-                        "basin size != accumulation at outlet"
-                    );
+                    assert_eq!(ws.sizes[k], acc[o as usize], "basin size != accumulation at outlet");
                 }
                 assert_eq!(ws.sizes.iter().map(|&s| s as usize).sum::<usize>(), h.len());
                 // A cell and its receiver share a basin.
@@ -181,13 +163,9 @@ mod tests {
         let g = d8_receivers(&h);
         let acc = accumulate_cells(&g);
         // The cell of largest accumulation and a cell upstream of it (its largest donor's donor).
-        let big = (0..acc.len())
-            .max_by_key(|&i| (acc[i], std::cmp::Reverse(i)))
-            .unwrap_or(0);
+        let big = (0..acc.len()).max_by_key(|&i| (acc[i], std::cmp::Reverse(i))).unwrap_or(0);
         let up = (0..acc.len())
-            .filter(|&i| {
-                g.receivers[i] as usize != i && g.receivers[g.receivers[i] as usize] as usize == big
-            })
+            .filter(|&i| g.receivers[i] as usize != i && g.receivers[g.receivers[i] as usize] as usize == big)
             .max_by_key(|&i| (acc[i], std::cmp::Reverse(i)))
             .unwrap_or(big);
         assert_ne!(up, big);

@@ -69,9 +69,7 @@ mod tests {
     fn flat_is_nan_and_threshold_applies() {
         assert!(at_centre(|_, _| 7.0, 1.0, 1.0).is_nan());
         let z = Grid::from_fn(5, 5, |x, _| 0.01 * x as f64);
-        assert!(aspect(&z, &AspectParams { flat_slope: 0.02 })
-            .get(2, 2)
-            .is_nan());
+        assert!(aspect(&z, &AspectParams { flat_slope: 0.02 }).get(2, 2).is_nan());
         assert!(!aspect(&z, &AspectParams::default()).get(2, 2).is_nan());
     }
 }

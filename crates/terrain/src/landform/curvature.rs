@@ -67,20 +67,14 @@ fn zt(w: &Window3, dx: f64, dy: f64) -> (f64, f64, f64) {
 pub fn curvature(z: &Grid<f64>) -> Curvature {
     let (dx, dy) = (z.dx, z.dy);
     let all = map_window3(z, (0.0, 0.0, 0.0), |w| zt(w, dx, dy));
-    Curvature {
-        profile: all.map(|c| c.0),
-        plan: all.map(|c| c.1),
-        total: all.map(|c| c.2),
-    }
+    Curvature { profile: all.map(|c| c.0), plan: all.map(|c| c.1), total: all.map(|c| c.2) }
 }
 
 /// The 4-neighbour Laplacian `(zE + zW − 2z)/dx² + (zN + zS − 2z)/dy²` in 1/m; positive =
 /// concave. Edges pad by replication (so a border cell sees no curvature across the border).
 pub fn laplacian(z: &Grid<f64>) -> Grid<f64> {
     let (dx, dy) = (z.dx, z.dy);
-    map_window3(z, 0.0, |w| {
-        (w[3] + w[5] - 2.0 * w[4]) / (dx * dx) + (w[1] + w[7] - 2.0 * w[4]) / (dy * dy)
-    })
+    map_window3(z, 0.0, |w| (w[3] + w[5] - 2.0 * w[4]) / (dx * dx) + (w[1] + w[7] - 2.0 * w[4]) / (dy * dy))
 }
 
 #[cfg(test)]
@@ -123,8 +117,7 @@ mod tests {
 
     #[test]
     fn plane_has_no_curvature() {
-        let z =
-            Grid::from_fn(7, 7, |x, y| 3.0 * x as f64 - 2.0 * y as f64).with_cell_size(1.5, 2.5);
+        let z = Grid::from_fn(7, 7, |x, y| 3.0 * x as f64 - 2.0 * y as f64).with_cell_size(1.5, 2.5);
         let c = curvature(&z);
         for v in [&c.profile, &c.plan, &c.total] {
             assert!(v.get(3, 3).abs() < 1e-12);

@@ -58,22 +58,17 @@ where
     if w == 0 || h == 0 {
         return out;
     }
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            let rn = z.row(y.saturating_sub(1));
-            let rc = z.row(y);
-            let rs = z.row((y + 1).min(h - 1));
-            for (x, o) in row.iter_mut().enumerate() {
-                let xw = x.saturating_sub(1);
-                let xe = (x + 1).min(w - 1);
-                let win = [
-                    rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe],
-                ];
-                *o = f(&win);
-            }
-        });
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let rn = z.row(y.saturating_sub(1));
+        let rc = z.row(y);
+        let rs = z.row((y + 1).min(h - 1));
+        for (x, o) in row.iter_mut().enumerate() {
+            let xw = x.saturating_sub(1);
+            let xe = (x + 1).min(w - 1);
+            let win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
+            *o = f(&win);
+        }
+    });
     out
 }
 
@@ -120,50 +115,16 @@ mod tests {
         let all = || {
             let g = gradient(&z);
             let c = curvature(&z);
-            let o = openness(
-                &z,
-                &OpennessParams {
-                    radius: 12.0,
-                    ..Default::default()
-                },
-            );
+            let o = openness(&z, &OpennessParams { radius: 12.0, ..Default::default() });
             let w = weiss_landform(&z, &WeissParams::default());
-            let mut v = vec![
-                slope(&z),
-                aspect(&z, &AspectParams::default()),
-                g.east,
-                g.north,
-            ];
-            v.extend([
-                c.profile,
-                c.plan,
-                c.total,
-                laplacian(&z),
-                tpi(&z, &TpiParams::box_cells(6)),
-            ]);
-            v.extend([standardised_tpi(
-                &z,
-                &TpiParams {
-                    window: TpiWindow::Metres {
-                        outer: 20.0,
-                        inner: 5.0,
-                    },
-                },
-            )]);
+            let mut v = vec![slope(&z), aspect(&z, &AspectParams::default()), g.east, g.north];
+            v.extend([c.profile, c.plan, c.total, laplacian(&z), tpi(&z, &TpiParams::box_cells(6))]);
+            v.extend([standardised_tpi(&z, &TpiParams { window: TpiWindow::Metres { outer: 20.0, inner: 5.0 } })]);
             v.extend([o.positive, o.negative, o.sky_view]);
-            let bits: Vec<Vec<u64>> = v
-                .iter()
-                .map(|g| g.data().iter().map(|x| x.to_bits()).collect())
-                .collect();
+            let bits: Vec<Vec<u64>> = v.iter().map(|g| g.data().iter().map(|x| x.to_bits()).collect()).collect();
             (bits, w)
         };
-        let run = |n: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap()
-                .install(all)
-        };
+        let run = |n: usize| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(all);
         let one = run(1);
         for n in [2, 3, 7] {
             assert!(one == run(n), "results differ on {n} threads");

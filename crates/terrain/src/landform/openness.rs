@@ -42,11 +42,7 @@ pub struct OpennessParams {
 
 impl Default for OpennessParams {
     fn default() -> Self {
-        Self {
-            directions: 16,
-            radius: 100.0,
-            step: None,
-        }
+        Self { directions: 16, radius: 100.0, step: None }
     }
 }
 
@@ -94,10 +90,7 @@ fn snap(o: f64) -> f64 {
 
 fn rays(dx: f64, dy: f64, width: usize, p: &OpennessParams) -> Rays {
     let n = p.directions.max(1);
-    let step = p
-        .step
-        .filter(|s| *s > 0.0 && s.is_finite())
-        .unwrap_or(dx.min(dy));
+    let step = p.step.filter(|s| *s > 0.0 && s.is_finite()).unwrap_or(dx.min(dy));
     let count = if step > 0.0 && p.radius.is_finite() && p.radius > 0.0 {
         (p.radius / step * (1.0 + 1e-12)).floor() as usize
     } else {
@@ -142,52 +135,32 @@ pub fn openness(z: &Grid<f64>, p: &OpennessParams) -> Openness {
 
 /// [`openness`] reporting progress per row (stage `"openness"`, rows done of rows). If the sink
 /// asks to cancel, rows not yet started are left `NaN` in all three grids.
-pub fn openness_with_progress(
-    z: &Grid<f64>,
-    p: &OpennessParams,
-    progress: &dyn Progress,
-) -> Openness {
+pub fn openness_with_progress(z: &Grid<f64>, p: &OpennessParams, progress: &dyn Progress) -> Openness {
     let (w, h) = (z.width(), z.height());
     let rays = rays(z.dx, z.dy, w, p);
     let mut all = z.same_shape((f64::NAN, f64::NAN, f64::NAN));
     let done = AtomicU64::new(0);
     if w > 0 && h > 0 {
-        all.data_mut()
-            .par_chunks_mut(w)
-            .enumerate()
-            .for_each(|(y, row)| {
-                if progress.cancelled() {
-                    return;
-                }
-                let rows_ok = y >= rays.up && y + rays.down < h;
-                for (x, o) in row.iter_mut().enumerate() {
-                    let inside = rows_ok && x >= rays.left && x + rays.right < w;
-                    *o = if inside {
-                        cell::<false>(z, x, y, &rays.rays)
-                    } else {
-                        cell::<true>(z, x, y, &rays.rays)
-                    };
-                }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress.report("openness", d, h as u64);
-            });
+        all.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            if progress.cancelled() {
+                return;
+            }
+            let rows_ok = y >= rays.up && y + rays.down < h;
+            for (x, o) in row.iter_mut().enumerate() {
+                let inside = rows_ok && x >= rays.left && x + rays.right < w;
+                *o = if inside { cell::<false>(z, x, y, &rays.rays) } else { cell::<true>(z, x, y, &rays.rays) };
+            }
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress.report("openness", d, h as u64);
+        });
     }
-    Openness {
-        positive: all.map(|v| v.0),
-        negative: all.map(|v| v.1),
-        sky_view: all.map(|v| v.2),
-    }
+    Openness { positive: all.map(|v| v.0), negative: all.map(|v| v.1), sky_view: all.map(|v| v.2) }
 }
 
 /// One cell. `CHECKED = false` is only used where every sample and its bilinear neighbours are
 /// inside the grid; both variants evaluate the same arithmetic, so they agree bit for bit.
 #[inline(always)]
-fn cell<const CHECKED: bool>(
-    z: &Grid<f64>,
-    x: usize,
-    y: usize,
-    rays: &[Vec<Sample>],
-) -> (f64, f64, f64) {
+fn cell<const CHECKED: bool>(z: &Grid<f64>, x: usize, y: usize, rays: &[Vec<Sample>]) -> (f64, f64, f64) {
     let (w, h) = (z.width() as isize, z.height() as isize);
     let data = z.data();
     let wu = z.width();
@@ -202,12 +175,7 @@ fn cell<const CHECKED: bool>(
                 let by = y as isize + s.oy;
                 // Inside the rectangle of cell centres; an exact hit on the last column/row is
                 // allowed (its missing neighbour has weight 0 and is clamped).
-                if bx < 0
-                    || by < 0
-                    || bx >= w
-                    || by >= h
-                    || (bx == w - 1 && s.fx > 0.0)
-                    || (by == h - 1 && s.fy > 0.0)
+                if bx < 0 || by < 0 || bx >= w || by >= h || (bx == w - 1 && s.fx > 0.0) || (by == h - 1 && s.fy > 0.0)
                 {
                     break;
                 }
@@ -257,37 +225,17 @@ mod tests {
     #[test]
     fn flat_plane_is_fully_open() {
         let z = Grid::new(24, 17, 321.0).with_cell_size(2.0, 3.0);
-        let o = openness(
-            &z,
-            &OpennessParams {
-                radius: 20.0,
-                ..Default::default()
-            },
-        );
+        let o = openness(&z, &OpennessParams { radius: 20.0, ..Default::default() });
         assert!(o.sky_view.data().iter().all(|&v| v == 1.0));
-        assert!(o
-            .positive
-            .data()
-            .iter()
-            .all(|&v| (v - FRAC_PI_2).abs() < 1e-15));
-        assert!(o
-            .negative
-            .data()
-            .iter()
-            .all(|&v| (v - FRAC_PI_2).abs() < 1e-15));
+        assert!(o.positive.data().iter().all(|&v| (v - FRAC_PI_2).abs() < 1e-15));
+        assert!(o.negative.data().iter().all(|&v| (v - FRAC_PI_2).abs() < 1e-15));
     }
 
     #[test]
     fn pit_is_less_open_and_peak_more() {
         let mut z = Grid::new(31, 31, 50.0);
         *z.get_mut(15, 15) = 40.0;
-        let o = openness(
-            &z,
-            &OpennessParams {
-                radius: 8.0,
-                ..Default::default()
-            },
-        );
+        let o = openness(&z, &OpennessParams { radius: 8.0, ..Default::default() });
         assert!(*o.sky_view.get(15, 15) < 0.5);
         assert!(*o.positive.get(15, 15) < FRAC_PI_2 - 0.5);
         assert!(*o.negative.get(15, 15) > FRAC_PI_2 + 0.5);
@@ -295,13 +243,7 @@ mod tests {
         assert_eq!(*o.sky_view.get(18, 15), 1.0);
         let mut peak = Grid::new(31, 31, 50.0);
         *peak.get_mut(15, 15) = 60.0;
-        let q = openness(
-            &peak,
-            &OpennessParams {
-                radius: 8.0,
-                ..Default::default()
-            },
-        );
+        let q = openness(&peak, &OpennessParams { radius: 8.0, ..Default::default() });
         assert_eq!(*q.sky_view.get(15, 15), 1.0);
         assert!(*q.positive.get(15, 15) > FRAC_PI_2 + 0.5);
         assert!(*q.sky_view.get(17, 15) < 1.0);
@@ -312,13 +254,8 @@ mod tests {
         // z = a·E + b·N in metres, on cells 2 m × 0.5 m. Along azimuth θ the ray climbs at
         // tan β = a·sin θ + b·cos θ; opposite rays cancel in the positive openness.
         let (dx, dy, a, b) = (2.0, 0.5, 0.3, -0.2);
-        let z = Grid::from_fn(21, 61, |x, y| a * x as f64 * dx + b * (60 - y) as f64 * dy)
-            .with_cell_size(dx, dy);
-        let p = OpennessParams {
-            directions: 16,
-            radius: 6.0,
-            step: None,
-        };
+        let z = Grid::from_fn(21, 61, |x, y| a * x as f64 * dx + b * (60 - y) as f64 * dy).with_cell_size(dx, dy);
+        let p = OpennessParams { directions: 16, radius: 6.0, step: None };
         let o = openness(&z, &p);
         let mut svf = 0.0;
         for i in 0..16 {
@@ -330,18 +267,10 @@ mod tests {
         for &(x, y) in &[(10, 30), (5, 20), (15, 45)] {
             assert!((o.positive.get(x, y) - FRAC_PI_2).abs() < 1e-12);
             assert!((o.negative.get(x, y) - FRAC_PI_2).abs() < 1e-12);
-            assert!(
-                (o.sky_view.get(x, y) - svf).abs() < 1e-12,
-                "{} vs {svf}",
-                o.sky_view.get(x, y)
-            );
+            assert!((o.sky_view.get(x, y) - svf).abs() < 1e-12, "{} vs {svf}", o.sky_view.get(x, y));
         }
         // Border cells still get values (rays stop at the edge).
-        assert!(o
-            .sky_view
-            .data()
-            .iter()
-            .all(|v| v.is_finite() && (0.0..=1.0).contains(v)));
+        assert!(o.sky_view.data().iter().all(|v| v.is_finite() && (0.0..=1.0).contains(v)));
     }
 
     #[test]
@@ -351,57 +280,29 @@ mod tests {
             10.0 * (xf * 0.31).sin() * (yf * 0.17).cos() + 0.05 * xf * yf
         })
         .with_cell_size(1.0, 1.5);
-        let p = OpennessParams {
-            radius: 10.0,
-            ..Default::default()
-        };
-        let run = |n: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap()
-                .install(|| openness(&z, &p))
-        };
+        let p = OpennessParams { radius: 10.0, ..Default::default() };
+        let run =
+            |n: usize| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(|| openness(&z, &p));
         let one = run(1);
         for n in [2, 3, 5] {
             let other = run(n);
-            for (g1, g2) in [
-                (&one.positive, &other.positive),
-                (&one.negative, &other.negative),
-                (&one.sky_view, &other.sky_view),
-            ] {
-                assert!(g1
-                    .data()
-                    .iter()
-                    .zip(g2.data())
-                    .all(|(a, b)| a.to_bits() == b.to_bits()));
+            for (g1, g2) in
+                [(&one.positive, &other.positive), (&one.negative, &other.negative), (&one.sky_view, &other.sky_view)]
+            {
+                assert!(g1.data().iter().zip(g2.data()).all(|(a, b)| a.to_bits() == b.to_bits()));
             }
         }
     }
 
     #[test]
     fn checked_and_unchecked_paths_agree() {
-        let z = Grid::from_fn(30, 30, |x, y| {
-            ((x * 7 + y * 13) % 11) as f64 * 0.7 + 0.01 * (x * y) as f64
-        })
-        .with_cell_size(1.0, 1.3);
-        let r = rays(
-            z.dx,
-            z.dy,
-            z.width(),
-            &OpennessParams {
-                directions: 12,
-                radius: 5.0,
-                step: None,
-            },
-        );
+        let z = Grid::from_fn(30, 30, |x, y| ((x * 7 + y * 13) % 11) as f64 * 0.7 + 0.01 * (x * y) as f64)
+            .with_cell_size(1.0, 1.3);
+        let r = rays(z.dx, z.dy, z.width(), &OpennessParams { directions: 12, radius: 5.0, step: None });
         assert!(r.left > 0 && r.up > 0);
         for y in r.up..30 - r.down {
             for x in r.left..30 - r.right {
-                let (a, b) = (
-                    cell::<true>(&z, x, y, &r.rays),
-                    cell::<false>(&z, x, y, &r.rays),
-                );
+                let (a, b) = (cell::<true>(&z, x, y, &r.rays), cell::<false>(&z, x, y, &r.rays));
                 assert_eq!(
                     (a.0.to_bits(), a.1.to_bits(), a.2.to_bits()),
                     (b.0.to_bits(), b.1.to_bits(), b.2.to_bits())

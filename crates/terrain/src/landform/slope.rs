@@ -22,10 +22,7 @@ pub struct Gradient {
 pub fn gradient(z: &Grid<f64>) -> Gradient {
     let (dx, dy) = (z.dx, z.dy);
     let both = map_window3(z, (0.0, 0.0), |w| horn(w, dx, dy));
-    Gradient {
-        east: both.map(|g| g.0),
-        north: both.map(|g| g.1),
-    }
+    Gradient { east: both.map(|g| g.0), north: both.map(|g| g.1) }
 }
 
 /// Slope magnitude as rise over run (m/m, `tan` of the slope angle): `hypot(dz/dx, dz/dy)`.
@@ -55,8 +52,7 @@ mod tests {
     use super::*;
 
     fn plane(w: usize, h: usize, dx: f64, dy: f64, a: f64, b: f64) -> Grid<f64> {
-        Grid::from_fn(w, h, |x, y| a * x as f64 * dx + b * y as f64 * dy + 100.0)
-            .with_cell_size(dx, dy)
+        Grid::from_fn(w, h, |x, y| a * x as f64 * dx + b * y as f64 * dy + 100.0).with_cell_size(dx, dy)
     }
 
     #[test]
@@ -67,11 +63,7 @@ mod tests {
             let s = slope(&z);
             for y in 1..6 {
                 for x in 1..8 {
-                    assert!(
-                        (s.get(x, y) - 0.5).abs() < 1e-12,
-                        "dx={dx} dy={dy} got {}",
-                        s.get(x, y)
-                    );
+                    assert!((s.get(x, y) - 0.5).abs() < 1e-12, "dx={dx} dy={dy} got {}", s.get(x, y));
                 }
             }
             let g = gradient(&z);

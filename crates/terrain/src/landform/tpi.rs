@@ -48,18 +48,14 @@ pub struct TpiParams {
 
 impl Default for TpiParams {
     fn default() -> Self {
-        Self {
-            window: TpiWindow::Cells { outer: 8, inner: 0 },
-        }
+        Self { window: TpiWindow::Cells { outer: 8, inner: 0 } }
     }
 }
 
 impl TpiParams {
     /// A `(2r+1)²` box window of half-width `r` cells.
     pub fn box_cells(r: usize) -> Self {
-        Self {
-            window: TpiWindow::Cells { outer: r, inner: 0 },
-        }
+        Self { window: TpiWindow::Cells { outer: r, inner: 0 } }
     }
 }
 
@@ -74,12 +70,7 @@ struct Resolved {
 
 fn resolve(win: TpiWindow, dx: f64, dy: f64) -> Resolved {
     match win {
-        TpiWindow::Cells { outer, inner } => Resolved {
-            rx: outer,
-            ry: outer,
-            ix: inner,
-            iy: inner,
-        },
+        TpiWindow::Cells { outer, inner } => Resolved { rx: outer, ry: outer, ix: inner, iy: inner },
         TpiWindow::Metres { outer, inner } => {
             // A hair of tolerance so that a radius of exactly k cells is not lost to rounding.
             let cells = |m: f64, d: f64| {
@@ -96,12 +87,7 @@ fn resolve(win: TpiWindow, dx: f64, dy: f64) -> Resolved {
                     0
                 }
             };
-            Resolved {
-                rx: cells(outer, dx),
-                ry: cells(outer, dy),
-                ix: core(inner, dx),
-                iy: core(inner, dy),
-            }
+            Resolved { rx: cells(outer, dx), ry: cells(outer, dy), ix: core(inner, dx), iy: core(inner, dy) }
         }
     }
 }
@@ -186,33 +172,26 @@ pub fn tpi(z: &Grid<f64>, p: &TpiParams) -> Grid<f64> {
     let (sum, n) = compensated_sum(z.data().iter().copied());
     let offset = if n > 0 { sum / n as f64 } else { 0.0 };
     let sat = Sat::new(z, offset);
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            let y0 = y.saturating_sub(r.ry);
-            let y1 = (y + r.ry + 1).min(h);
-            let zrow = z.row(y);
-            for (x, o) in row.iter_mut().enumerate() {
-                let x0 = x.saturating_sub(r.rx);
-                let x1 = (x + r.rx + 1).min(w);
-                let mut s = sat.rect(x0, x1, y0, y1);
-                let mut count = (x1 - x0) * (y1 - y0);
-                if r.ix > 0 && r.iy > 0 {
-                    let cx0 = x + 1 - r.ix.min(x + 1);
-                    let cx1 = (x + r.ix).min(w);
-                    let cy0 = y + 1 - r.iy.min(y + 1);
-                    let cy1 = (y + r.iy).min(h);
-                    s = dd_add(s, dd_neg(sat.rect(cx0, cx1, cy0, cy1)));
-                    count -= (cx1 - cx0) * (cy1 - cy0);
-                }
-                *o = if count == 0 {
-                    0.0
-                } else {
-                    (zrow[x] - offset) - (s.0 + s.1) / count as f64
-                };
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let y0 = y.saturating_sub(r.ry);
+        let y1 = (y + r.ry + 1).min(h);
+        let zrow = z.row(y);
+        for (x, o) in row.iter_mut().enumerate() {
+            let x0 = x.saturating_sub(r.rx);
+            let x1 = (x + r.rx + 1).min(w);
+            let mut s = sat.rect(x0, x1, y0, y1);
+            let mut count = (x1 - x0) * (y1 - y0);
+            if r.ix > 0 && r.iy > 0 {
+                let cx0 = x + 1 - r.ix.min(x + 1);
+                let cx1 = (x + r.ix).min(w);
+                let cy0 = y + 1 - r.iy.min(y + 1);
+                let cy1 = (y + r.iy).min(h);
+                s = dd_add(s, dd_neg(sat.rect(cx0, cx1, cy0, cy1)));
+                count -= (cx1 - cx0) * (cy1 - cy0);
             }
-        });
+            *o = if count == 0 { 0.0 } else { (zrow[x] - offset) - (s.0 + s.1) / count as f64 };
+        }
+    });
     out
 }
 
@@ -280,18 +259,9 @@ mod tests {
             TpiWindow::Cells { outer: 5, inner: 0 },
             TpiWindow::Cells { outer: 6, inner: 3 },
             TpiWindow::Cells { outer: 4, inner: 1 },
-            TpiWindow::Cells {
-                outer: 60,
-                inner: 0,
-            },
-            TpiWindow::Metres {
-                outer: 12.0,
-                inner: 4.5,
-            },
-            TpiWindow::Metres {
-                outer: 9.0,
-                inner: 0.0,
-            },
+            TpiWindow::Cells { outer: 60, inner: 0 },
+            TpiWindow::Metres { outer: 12.0, inner: 4.5 },
+            TpiWindow::Metres { outer: 9.0, inner: 0.0 },
         ];
         for (k, &win) in windows.iter().enumerate() {
             let p = TpiParams { window: win };
@@ -302,22 +272,11 @@ mod tests {
                 let x = (hsh % 37) as usize;
                 let y = ((hsh >> 12) % 29) as usize;
                 let b = brute(&z, x, y, r);
-                assert!(
-                    (t.get(x, y) - b).abs() < 1e-9,
-                    "{win:?} at ({x},{y}): {} vs {b}",
-                    t.get(x, y)
-                );
+                assert!((t.get(x, y) - b).abs() < 1e-9, "{win:?} at ({x},{y}): {} vs {b}", t.get(x, y));
             }
         }
         // Metres windows resolve per axis.
-        let r = resolve(
-            TpiWindow::Metres {
-                outer: 12.0,
-                inner: 4.5,
-            },
-            2.0,
-            3.0,
-        );
+        let r = resolve(TpiWindow::Metres { outer: 12.0, inner: 4.5 }, 2.0, 3.0);
         assert_eq!((r.rx, r.ry, r.ix, r.iy), (6, 4, 3, 2));
     }
 
@@ -349,9 +308,6 @@ mod tests {
         let mean = s.data().iter().sum::<f64>() / n;
         let var = s.data().iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
         assert!((var - 1.0).abs() < 1e-9);
-        assert!(standardise(&Grid::new(4, 4, 3.0))
-            .data()
-            .iter()
-            .all(|&v| v == 0.0));
+        assert!(standardise(&Grid::new(4, 4, 3.0)).data().iter().all(|&v| v == 0.0));
     }
 }

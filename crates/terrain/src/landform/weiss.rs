@@ -65,10 +65,7 @@ impl Default for WeissParams {
     fn default() -> Self {
         Self {
             small: TpiWindow::Cells { outer: 4, inner: 0 },
-            large: TpiWindow::Cells {
-                outer: 16,
-                inner: 0,
-            },
+            large: TpiWindow::Cells { outer: 16, inner: 0 },
             sd_threshold: 1.0,
             flat_slope_degrees: 5.0,
         }
@@ -109,12 +106,7 @@ pub fn weiss_class(small: f64, large: f64, slope_deg: f64, p: &WeissParams) -> u
 }
 
 /// Weiss classes from precomputed standardised TPIs and slope in degrees (all the same shape).
-pub fn weiss_landform_from(
-    small: &Grid<f64>,
-    large: &Grid<f64>,
-    slope_deg: &Grid<f64>,
-    p: &WeissParams,
-) -> Grid<u8> {
+pub fn weiss_landform_from(small: &Grid<f64>, large: &Grid<f64>, slope_deg: &Grid<f64>, p: &WeissParams) -> Grid<u8> {
     assert!(
         small.width() == large.width()
             && small.height() == large.height()
@@ -156,19 +148,14 @@ mod tests {
             }
         }
         assert!(seen[1..].iter().all(|&b| b) && !seen[0]);
-        assert_eq!(
-            weiss_class(-1.0, 1.0, 0.0, &p),
-            3,
-            "thresholds are inclusive"
-        );
+        assert_eq!(weiss_class(-1.0, 1.0, 0.0, &p), 3, "thresholds are inclusive");
         assert_eq!(weiss_class(f64::NAN, 0.0, 0.0, &p), 0);
         assert_eq!(WEISS_CLASS_NAMES[10], "mountain tops, high ridges");
     }
 
     fn v_shape(n: usize, sign: f64) -> Grid<f64> {
         let c = (n / 2) as f64;
-        Grid::from_fn(n, n, |x, _| 500.0 + sign * 0.5 * (x as f64 - c).abs())
-            .with_cell_size(1.0, 1.0)
+        Grid::from_fn(n, n, |x, _| 500.0 + sign * 0.5 * (x as f64 - c).abs()).with_cell_size(1.0, 1.0)
     }
 
     #[test]
@@ -199,10 +186,7 @@ mod tests {
         }
         let sm = standardised_tpi(&z, &TpiParams { window: p.small });
         let lg = standardised_tpi(&z, &TpiParams { window: p.large });
-        assert!(
-            *sm.get(mid, mid) > 1.5 && *lg.get(mid, mid) < -1.2,
-            "clear of the thresholds"
-        );
+        assert!(*sm.get(mid, mid) > 1.5 && *lg.get(mid, mid) < -1.2, "clear of the thresholds");
         assert_eq!(*weiss_landform(&z, &p).get(mid, mid), 8);
         // Scale-free apart from the slope threshold: ×10 heights keep the crest a mountain top.
         let tall = v_shape(n, -1.0).map(|v| v * 10.0);

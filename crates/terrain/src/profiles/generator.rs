@@ -91,7 +91,11 @@ fn fractal(h: usize, w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64,
     let mut out = vec![0.0; h * w];
     let (mut amp, mut f, mut norm) = (1.0f64, freq, 0.0f64);
     for k in 0..octaves.max(1) as u64 {
-        let s = if ridged { seed.wrapping_mul(1013).wrapping_add(7919).wrapping_add(k) } else { seed.wrapping_mul(1013).wrapping_add(k) };
+        let s = if ridged {
+            seed.wrapping_mul(1013).wrapping_add(7919).wrapping_add(k)
+        } else {
+            seed.wrapping_mul(1013).wrapping_add(k)
+        };
         let v = gradient_octave(h, w, f, s as u32, stretch);
         if ridged {
             out.par_iter_mut().zip(&v).for_each(|(o, &v)| {
@@ -236,13 +240,47 @@ fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64])
     });
 }
 
+/// A raw pointer shared by the tasks of one level, each of which writes only its own cells.
+#[derive(Clone, Copy)]
+struct Shared(*mut f64);
+// SAFETY: used only by `for_cells` passes in which every index is written by at most one task
+// and never read by another task of the same pass.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+impl Shared {
+    #[inline(always)]
+    unsafe fn get(self, i: usize) -> f64 {
+        *self.0.add(i)
+    }
+    #[inline(always)]
+    unsafe fn set(self, i: usize, v: f64) {
+        *self.0.add(i) = v
+    }
+}
+
+/// Run `f` on every cell of a level: in parallel for large levels, in order for small ones.
+/// Each cell's arithmetic is the same either way, so the result does not depend on it.
+fn for_cells(cells: &[u32], f: impl Fn(usize) + Sync) {
+    if cells.len() >= 8192 {
+        cells.par_chunks(2048).for_each(|c| c.iter().for_each(|&i| f(i as usize)));
+    } else {
+        cells.iter().for_each(|&i| f(i as usize));
+    }
+}
+
 /// Cells ordered by (distance to outlet, index), and where each level starts.
 struct Levels {
     order: Vec<u32>,
     starts: Vec<usize>,
 }
 
-fn levels(rec: &[u32], depth: &mut [u32], donors_start: &mut [u32], donors: &mut [u32], queue: &mut Vec<u32>) -> Levels {
+fn levels(
+    rec: &[u32],
+    depth: &mut [u32],
+    donors_start: &mut [u32],
+    donors: &mut [u32],
+    queue: &mut Vec<u32>,
+) -> Levels {
     let n = rec.len();
     // Donor lists (CSR), then breadth-first from the roots to get each cell's depth.
     donors_start.iter_mut().for_each(|v| *v = 0);
@@ -344,12 +382,20 @@ fn erode(
         let nlev = lv.starts.len() - 1;
         let level = |l: usize| &lv.order[lv.starts[l]..lv.starts[l + 1]];
 
-        // Drainage area in cells (whole numbers: order-free), deepest level first.
+        // Drainage area in cells, deepest level first, pulled from each cell's donors (whole
+        // numbers, so exact in any order).
         area.iter_mut().for_each(|a| *a = 1.0);
-        for l in (1..nlev).rev() {
-            for &i in level(l) {
-                area[rec[i as usize] as usize] += area[i as usize];
-            }
+        for l in (0..nlev.saturating_sub(1)).rev() {
+            let a = Shared(area.as_mut_ptr());
+            for_cells(level(l), |r| {
+                let mut acc = 1.0;
+                for &d in &donors[dstart[r] as usize..dstart[r + 1] as usize] {
+                    // SAFETY: reads cells of level l + 1, final since the previous pass.
+                    acc += unsafe { a.get(d as usize) };
+                }
+                // SAFETY: each cell of level l is written by exactly one task.
+                unsafe { a.set(r, acc) };
+            });
         }
         if uplift != 0.0 {
             let u = uplift * dt;
@@ -363,17 +409,20 @@ fn erode(
         // Implicit incision, receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
         let kdt = incision * dt;
         for l in 1..nlev {
-            for &i in level(l) {
-                let i = i as usize;
+            let h = Shared(flat.as_mut_ptr());
+            let (area, dist, rec) = (&area, &dist, &rec);
+            for_cells(level(l), |i| {
                 let pw = (area[i] / nf).sqrt();
                 let f = kdt * pw / dist[i];
-                flat[i] = (flat[i] + f * flat[rec[i] as usize]) / (1.0 + f);
-            }
+                // SAFETY: reads the receiver (level l − 1, already updated) and writes cell i of
+                // level l, which no other task touches.
+                unsafe { h.set(i, (h.get(i) + f * h.get(rec[i] as usize)) / (1.0 + f)) };
+            });
         }
-        for k in 0..n {
-            qs[k] = (before[k] - flat[k]).max(0.0);
-            slope[k] = (flat[k] - flat[rec[k] as usize]).max(0.0) / dist[k];
-        }
+        qs.par_iter_mut().zip(slope.par_iter_mut()).enumerate().for_each(|(k, (q, s))| {
+            *q = (before[k] - flat[k]).max(0.0);
+            *s = (flat[k] - flat[rec[k] as usize]).max(0.0) / dist[k];
+        });
         // Creep: explicit, interior only, fixed summation order.
         if diffusion != 0.0 {
             let ddt = diffusion * dt;
@@ -392,14 +441,31 @@ fn erode(
             flat.par_iter_mut().zip(&lap).for_each(|(h, l)| *h += ddt * l);
         }
         // Sediment proxy: eroded material passed downstream, settling where the ground flattens.
+        // Each donor keeps `dep` and passes the rest on; a receiver adds its donors' remainders
+        // in increasing donor index, the original's `np.add.at` order.
         for l in (1..nlev).rev() {
-            for &i in level(l) {
-                let i = i as usize;
-                let settle = 0.5 * (0.02 / (0.02 + slope[i]));
-                let dep = qs[i] * settle;
-                sediment[i] += dep;
-                qs[rec[i] as usize] += qs[i] - dep;
-            }
+            let (q, sd, rest) = (Shared(qs.as_mut_ptr()), Shared(sediment.as_mut_ptr()), Shared(before.as_mut_ptr()));
+            let slope = &slope;
+            for_cells(level(l), |d| {
+                // SAFETY: cells of level l are written by one task each; `before` is free now
+                // and holds each donor's remainder.
+                unsafe {
+                    let qd = q.get(d);
+                    let dep = qd * (0.5 * (0.02 / (0.02 + slope[d])));
+                    sd.set(d, sd.get(d) + dep);
+                    rest.set(d, qd - dep);
+                }
+            });
+            for_cells(level(l - 1), |r| {
+                // SAFETY: reads remainders of level l, writes cell r of level l − 1 only.
+                unsafe {
+                    let mut acc = q.get(r);
+                    for &d in &donors[dstart[r] as usize..dstart[r + 1] as usize] {
+                        acc += rest.get(d as usize);
+                    }
+                    q.set(r, acc);
+                }
+            });
         }
         for &i in level(0) {
             sediment[i as usize] += qs[i as usize];
@@ -473,7 +539,11 @@ mod tests {
     fn generate_is_unit_and_deterministic_across_thread_counts() {
         let p = super::super::table::profile("canyon").unwrap().params;
         let run = |threads| {
-            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| generate(40, 3, &p, &NoProgress))
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| generate(40, 3, &p, &NoProgress))
         };
         let a = run(1);
         let b = run(2);

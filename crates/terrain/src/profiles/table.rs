@@ -58,7 +58,17 @@ impl Default for ProfileParams {
 
 /// Names of the parameters, in the order [`ProfileParams::get`]/[`ProfileParams::set`] accept.
 pub const PARAM_NAMES: [&str; 12] = [
-    "octaves", "freq", "ridge", "relief", "iterations", "incision", "diffusion", "uplift", "terraces", "dome", "tilt",
+    "octaves",
+    "freq",
+    "ridge",
+    "relief",
+    "iterations",
+    "incision",
+    "diffusion",
+    "uplift",
+    "terraces",
+    "dome",
+    "tilt",
     "stretch",
 ];
 
@@ -155,30 +165,138 @@ const fn p(
     tilt: f64,
     stretch: f64,
 ) -> ProfileParams {
-    ProfileParams { octaves, freq, ridge, relief, iterations, incision, diffusion, uplift, terraces, dome, tilt, stretch }
+    ProfileParams {
+        octaves,
+        freq,
+        ridge,
+        relief,
+        iterations,
+        incision,
+        diffusion,
+        uplift,
+        terraces,
+        dome,
+        tilt,
+        stretch,
+    }
 }
 
 /// All 19 profiles.
 pub const PROFILES: [Profile; 19] = [
-    Profile { name: "plains", group: "lowlands", summary: "low relief, wide valleys: open country", params: p(0.5, 5, 2.0, 0.0, 0.35, 40, 0.15, 0.20, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "steppe", group: "lowlands", summary: "wide, nearly level ground with long shallow draws", params: p(0.5, 5, 2.0, 0.1, 0.25, 45, 0.30, 0.12, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "rolling", group: "lowlands", summary: "gentle rolling country", params: p(0.5, 6, 3.0, 0.15, 0.6, 50, 0.25, 0.18, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "hills", group: "hills", summary: "rounded hills with a branching network", params: p(0.5, 6, 4.0, 0.3, 0.9, 60, 0.35, 0.14, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "terraced", group: "hills", summary: "hills cut into steps by resistant beds", params: p(0.45, 6, 3.0, 0.3, 0.9, 50, 0.35, 0.05, 0.0, 7, 0.0, 1.0) },
-    Profile { name: "foothills", group: "hills", summary: "relief grown by uplift, valleys that emerge", params: p(0.0, 6, 3.0, 0.4, 0.3, 120, 0.35, 0.10, 0.012, 0, 0.0, 1.0) },
-    Profile { name: "desert", group: "desert", summary: "mid relief with clear drainage", params: p(0.25, 6, 4.0, 0.6, 1.0, 60, 0.4, 0.10, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "dunes", group: "desert", summary: "long parallel ridges from stretched noise", params: p(0.3, 5, 5.0, 0.9, 0.5, 20, 0.1, 0.02, 0.0, 0, 0.0, 0.3) },
-    Profile { name: "badlands", group: "desert", summary: "fine, dense gullies with little creep", params: p(0.45, 7, 6.0, 0.5, 1.0, 80, 0.8, 0.03, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "buttes", group: "desert", summary: "isolated flat-topped hills", params: p(0.35, 6, 4.0, 0.6, 1.0, 55, 0.7, 0.02, 0.0, 4, 0.0, 1.0) },
-    Profile { name: "mesa", group: "highlands", summary: "flat tops with steep steps: bench, face, floor", params: p(0.4, 6, 3.0, 0.45, 1.0, 55, 0.5, 0.06, 0.0, 5, 0.0, 1.0) },
-    Profile { name: "plateau", group: "highlands", summary: "high ground in two broad levels", params: p(0.35, 5, 2.0, 0.3, 1.0, 50, 0.45, 0.08, 0.0, 2, 0.0, 1.0) },
-    Profile { name: "canyon", group: "highlands", summary: "one deep network cut into high ground", params: p(0.25, 7, 2.0, 0.85, 1.2, 90, 0.9, 0.05, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "gorge", group: "highlands", summary: "narrow, deeply incised valleys", params: p(0.2, 7, 3.0, 0.9, 1.3, 100, 1.2, 0.02, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "piedmont", group: "highlands", summary: "an apron draining one way: parallel valleys", params: p(0.0, 6, 3.0, 0.4, 1.0, 70, 0.45, 0.08, 0.0, 0, 0.55, 1.0) },
-    Profile { name: "ridges", group: "mountains", summary: "ranges grown by uplift", params: p(0.0, 6, 3.0, 0.9, 0.3, 150, 0.45, 0.06, 0.02, 0, 0.0, 1.0) },
-    Profile { name: "alpine", group: "mountains", summary: "high ranges with dendritic valleys", params: p(0.0, 7, 2.0, 0.75, 0.4, 180, 0.55, 0.04, 0.03, 0, 0.0, 1.0) },
-    Profile { name: "crags", group: "mountains", summary: "rugged ground with sharp ridges and steps", params: p(0.3, 7, 5.0, 0.95, 1.1, 60, 0.6, 0.01, 0.0, 0, 0.0, 1.0) },
-    Profile { name: "scree", group: "mountains", summary: "steep loose rock: fine dense ridges", params: p(0.35, 7, 7.0, 0.7, 1.0, 70, 0.9, 0.01, 0.0, 0, 0.0, 1.0) },
+    Profile {
+        name: "plains",
+        group: "lowlands",
+        summary: "low relief, wide valleys: open country",
+        params: p(0.5, 5, 2.0, 0.0, 0.35, 40, 0.15, 0.20, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "steppe",
+        group: "lowlands",
+        summary: "wide, nearly level ground with long shallow draws",
+        params: p(0.5, 5, 2.0, 0.1, 0.25, 45, 0.30, 0.12, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "rolling",
+        group: "lowlands",
+        summary: "gentle rolling country",
+        params: p(0.5, 6, 3.0, 0.15, 0.6, 50, 0.25, 0.18, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "hills",
+        group: "hills",
+        summary: "rounded hills with a branching network",
+        params: p(0.5, 6, 4.0, 0.3, 0.9, 60, 0.35, 0.14, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "terraced",
+        group: "hills",
+        summary: "hills cut into steps by resistant beds",
+        params: p(0.45, 6, 3.0, 0.3, 0.9, 50, 0.35, 0.05, 0.0, 7, 0.0, 1.0),
+    },
+    Profile {
+        name: "foothills",
+        group: "hills",
+        summary: "relief grown by uplift, valleys that emerge",
+        params: p(0.0, 6, 3.0, 0.4, 0.3, 120, 0.35, 0.10, 0.012, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "desert",
+        group: "desert",
+        summary: "mid relief with clear drainage",
+        params: p(0.25, 6, 4.0, 0.6, 1.0, 60, 0.4, 0.10, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "dunes",
+        group: "desert",
+        summary: "long parallel ridges from stretched noise",
+        params: p(0.3, 5, 5.0, 0.9, 0.5, 20, 0.1, 0.02, 0.0, 0, 0.0, 0.3),
+    },
+    Profile {
+        name: "badlands",
+        group: "desert",
+        summary: "fine, dense gullies with little creep",
+        params: p(0.45, 7, 6.0, 0.5, 1.0, 80, 0.8, 0.03, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "buttes",
+        group: "desert",
+        summary: "isolated flat-topped hills",
+        params: p(0.35, 6, 4.0, 0.6, 1.0, 55, 0.7, 0.02, 0.0, 4, 0.0, 1.0),
+    },
+    Profile {
+        name: "mesa",
+        group: "highlands",
+        summary: "flat tops with steep steps: bench, face, floor",
+        params: p(0.4, 6, 3.0, 0.45, 1.0, 55, 0.5, 0.06, 0.0, 5, 0.0, 1.0),
+    },
+    Profile {
+        name: "plateau",
+        group: "highlands",
+        summary: "high ground in two broad levels",
+        params: p(0.35, 5, 2.0, 0.3, 1.0, 50, 0.45, 0.08, 0.0, 2, 0.0, 1.0),
+    },
+    Profile {
+        name: "canyon",
+        group: "highlands",
+        summary: "one deep network cut into high ground",
+        params: p(0.25, 7, 2.0, 0.85, 1.2, 90, 0.9, 0.05, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "gorge",
+        group: "highlands",
+        summary: "narrow, deeply incised valleys",
+        params: p(0.2, 7, 3.0, 0.9, 1.3, 100, 1.2, 0.02, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "piedmont",
+        group: "highlands",
+        summary: "an apron draining one way: parallel valleys",
+        params: p(0.0, 6, 3.0, 0.4, 1.0, 70, 0.45, 0.08, 0.0, 0, 0.55, 1.0),
+    },
+    Profile {
+        name: "ridges",
+        group: "mountains",
+        summary: "ranges grown by uplift",
+        params: p(0.0, 6, 3.0, 0.9, 0.3, 150, 0.45, 0.06, 0.02, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "alpine",
+        group: "mountains",
+        summary: "high ranges with dendritic valleys",
+        params: p(0.0, 7, 2.0, 0.75, 0.4, 180, 0.55, 0.04, 0.03, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "crags",
+        group: "mountains",
+        summary: "rugged ground with sharp ridges and steps",
+        params: p(0.3, 7, 5.0, 0.95, 1.1, 60, 0.6, 0.01, 0.0, 0, 0.0, 1.0),
+    },
+    Profile {
+        name: "scree",
+        group: "mountains",
+        summary: "steep loose rock: fine dense ridges",
+        params: p(0.35, 7, 7.0, 0.7, 1.0, 70, 0.9, 0.01, 0.0, 0, 0.0, 1.0),
+    },
 ];
 
 /// The profile called `name`, or an error naming it and listing every profile.

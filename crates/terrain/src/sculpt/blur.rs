@@ -61,18 +61,15 @@ pub fn gaussian_blur(grid: &Grid<f64>, p: &BlurParams) -> Grid<f64> {
         }
     });
     let mut out = grid.same_shape(0.0);
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            for (i, wt) in ky.iter().enumerate() {
-                let yy = (y as isize + i as isize - ry).clamp(0, h as isize - 1) as usize;
-                let s = &tmp[yy * w..(yy + 1) * w];
-                for (v, &t) in row.iter_mut().zip(s) {
-                    *v += wt * t;
-                }
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (i, wt) in ky.iter().enumerate() {
+            let yy = (y as isize + i as isize - ry).clamp(0, h as isize - 1) as usize;
+            let s = &tmp[yy * w..(yy + 1) * w];
+            for (v, &t) in row.iter_mut().zip(s) {
+                *v += wt * t;
             }
-        });
+        }
+    });
     out
 }
 
@@ -94,10 +91,8 @@ mod tests {
         // Symmetric and peaked at the centre, variance ≈ σ² along each axis.
         assert_eq!(b.get(18, 20), b.get(22, 20));
         assert_eq!(b.get(20, 17), b.get(20, 23));
-        let var: f64 = (0..41)
-            .map(|x| (x as f64 - 20.0).powi(2) * b.row(20)[x])
-            .sum::<f64>()
-            / b.row(20).iter().sum::<f64>();
+        let var: f64 =
+            (0..41).map(|x| (x as f64 - 20.0).powi(2) * b.row(20)[x]).sum::<f64>() / b.row(20).iter().sum::<f64>();
         assert!((var - 4.0).abs() < 0.05, "variance {var}");
     }
 
@@ -117,12 +112,7 @@ mod tests {
         let a = with_threads(1, || gaussian_blur(&g, &p));
         let b = with_threads(3, || gaussian_blur(&g, &p));
         assert_eq!(bytes(&a), bytes(&b));
-        let rough = |m: &Grid<f64>| {
-            m.data()
-                .windows(2)
-                .map(|w| (w[1] - w[0]).abs())
-                .sum::<f64>()
-        };
+        let rough = |m: &Grid<f64>| m.data().windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>();
         assert!(rough(&a) < 0.8 * rough(&g));
         assert_eq!(gaussian_blur(&g, &BlurParams { sigma: 0.0 }), g);
     }

@@ -54,10 +54,7 @@ mod tests {
         let c = crop_margin(&g, k, k);
         assert_eq!((c.width(), c.height(), c.dx), (n, n, 3.0));
         assert_eq!(*c.get(0, 0), (k * 1000 + k) as f64);
-        assert_eq!(
-            *c.get(n - 1, n - 1),
-            ((k + n - 1) * 1000 + k + n - 1) as f64
-        );
+        assert_eq!(*c.get(n - 1, n - 1), ((k + n - 1) * 1000 + k + n - 1) as f64);
         assert!(crop_margin(&g, 20, 1).is_empty());
     }
 }

@@ -46,12 +46,7 @@ pub struct DomeParams {
 
 impl Default for DomeParams {
     fn default() -> Self {
-        Self {
-            amount: 0.5,
-            shape: DomeShape::EdgeTaper {
-                band: CROP_MARGIN / (1.0 + 2.0 * CROP_MARGIN),
-            },
-        }
+        Self { amount: 0.5, shape: DomeShape::EdgeTaper { band: CROP_MARGIN / (1.0 + 2.0 * CROP_MARGIN) } }
     }
 }
 
@@ -100,11 +95,7 @@ pub fn dome(grid: &Grid<f64>, p: &DomeParams) -> Grid<f64> {
     };
     let a = p.amount;
     let mut mixed = grid.clone();
-    mixed
-        .data_mut()
-        .par_iter_mut()
-        .zip(shape.data().par_iter())
-        .for_each(|(z, &s)| *z = *z * (1.0 - a) + s * a);
+    mixed.data_mut().par_iter_mut().zip(shape.data().par_iter()).for_each(|(z, &s)| *z = *z * (1.0 - a) + s * a);
     unit_normalise(&mixed)
 }
 
@@ -146,19 +137,13 @@ mod tests {
     #[test]
     fn dome_raises_the_middle_and_normalises() {
         let g = crate::sculpt::normalise::unit_normalise(&bumpy(40, 40));
-        let p = DomeParams {
-            amount: 0.6,
-            ..Default::default()
-        };
+        let p = DomeParams { amount: 0.6, ..Default::default() };
         let d = dome(&g, &p);
         assert_eq!(d.min_max(), Some((0.0, 1.0)));
         let border: f64 = (0..40).map(|x| d.get(x, 0) + d.get(x, 39)).sum::<f64>() / 80.0;
         let centre: f64 = (15..25).map(|x| *d.get(x, 20)).sum::<f64>() / 10.0;
         assert!(centre > border + 0.3, "centre {centre} border {border}");
-        let r = DomeParams {
-            amount: 0.6,
-            shape: DomeShape::Radial { radius: 1.0 },
-        };
+        let r = DomeParams { amount: 0.6, shape: DomeShape::Radial { radius: 1.0 } };
         let a = with_threads(1, || dome(&g, &r));
         let b = with_threads(4, || dome(&g, &r));
         assert_eq!(bytes(&a), bytes(&b));

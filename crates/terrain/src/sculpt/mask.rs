@@ -47,11 +47,7 @@ impl Default for BandParams {
             hi: 1.0,
             feather: 0.1,
             dither: 0.0,
-            dither_noise: FbmParams {
-                octaves: 3,
-                frequency: 1.0 / 32.0,
-                ..FbmParams::default()
-            },
+            dither_noise: FbmParams { octaves: 3, frequency: 1.0 / 32.0, ..FbmParams::default() },
         }
     }
 }
@@ -76,19 +72,13 @@ fn band(values: &Grid<f64>, p: &BandParams) -> Grid<f64> {
         return out;
     }
     let (dx, dy) = (values.dx, values.dy);
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            for (x, v) in row.iter_mut().enumerate() {
-                let shift = if p.dither != 0.0 {
-                    p.dither * fbm(&p.dither_noise, x as f64 * dx, y as f64 * dy)
-                } else {
-                    0.0
-                };
-                *v = p.value(*v, shift);
-            }
-        });
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (x, v) in row.iter_mut().enumerate() {
+            let shift =
+                if p.dither != 0.0 { p.dither * fbm(&p.dither_noise, x as f64 * dx, y as f64 * dy) } else { 0.0 };
+            *v = p.value(*v, shift);
+        }
+    });
     out
 }
 
@@ -117,22 +107,15 @@ pub enum Combine {
 /// Cell-wise combination of two masks of the same shape (panics otherwise); keeps `a`'s cell
 /// size.
 pub fn combine(a: &Grid<f64>, b: &Grid<f64>, op: Combine) -> Grid<f64> {
-    assert_eq!(
-        (a.width(), a.height()),
-        (b.width(), b.height()),
-        "combine: shapes differ"
-    );
+    assert_eq!((a.width(), a.height()), (b.width(), b.height()), "combine: shapes differ");
     let mut out = a.clone();
-    out.data_mut()
-        .par_iter_mut()
-        .zip(b.data().par_iter())
-        .for_each(|(x, &y)| {
-            *x = match op {
-                Combine::Min => x.min(y),
-                Combine::Max => x.max(y),
-                Combine::Multiply => *x * y,
-            }
-        });
+    out.data_mut().par_iter_mut().zip(b.data().par_iter()).for_each(|(x, &y)| {
+        *x = match op {
+            Combine::Min => x.min(y),
+            Combine::Max => x.max(y),
+            Combine::Multiply => *x * y,
+        }
+    });
     out
 }
 
@@ -154,21 +137,13 @@ mod tests {
         assert_eq!(smoothstep(1.0, 3.0, 2.0), 0.5);
         assert_eq!(smoothstep(1.0, 3.0, 5.0), 1.0);
         assert_eq!(smoothstep(1.0, 3.0, 1.5), 0.15625);
-        assert_eq!(
-            (smoothstep(2.0, 2.0, 1.9), smoothstep(2.0, 2.0, 2.0)),
-            (0.0, 1.0)
-        );
+        assert_eq!((smoothstep(2.0, 2.0, 1.9), smoothstep(2.0, 2.0, 2.0)), (0.0, 1.0));
     }
 
     #[test]
     fn height_band_levels() {
         let g = Grid::from_vec(7, 1, vec![0.0, 0.15, 0.2, 0.5, 0.8, 0.85, 1.0]);
-        let p = BandParams {
-            lo: 0.3,
-            hi: 0.7,
-            feather: 0.2,
-            ..Default::default()
-        };
+        let p = BandParams { lo: 0.3, hi: 0.7, feather: 0.2, ..Default::default() };
         let m = height_band(&g, &p);
         assert_eq!(m.data()[0], 0.0);
         assert!((m.data()[1] - 0.15625).abs() < 1e-12);
@@ -176,23 +151,14 @@ mod tests {
         assert_eq!(m.data()[3], 1.0);
         assert!((m.data()[4] - 0.5).abs() < 1e-12);
         assert_eq!(m.data()[6], 0.0);
-        let hard = BandParams {
-            lo: 0.2,
-            hi: 0.8,
-            feather: 0.0,
-            ..Default::default()
-        };
-        assert_eq!(
-            height_band(&g, &hard).data(),
-            &[0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0]
-        );
+        let hard = BandParams { lo: 0.2, hi: 0.8, feather: 0.0, ..Default::default() };
+        assert_eq!(height_band(&g, &hard).data(), &[0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
     }
 
     #[test]
     fn slope_of_a_plane_uses_cell_size() {
         // z = 0.5·x_m + 2·y_m with dx = 2 m, dy = 0.5 m: slope = sqrt(0.25 + 4) everywhere.
-        let g = Grid::from_fn(6, 5, |x, y| 0.5 * (x as f64 * 2.0) + 2.0 * (y as f64 * 0.5))
-            .with_cell_size(2.0, 0.5);
+        let g = Grid::from_fn(6, 5, |x, y| 0.5 * (x as f64 * 2.0) + 2.0 * (y as f64 * 0.5)).with_cell_size(2.0, 0.5);
         let s = crate::landform::slope::slope(&g);
         for y in 1..4 {
             for x in 1..5 {
@@ -200,12 +166,7 @@ mod tests {
                 assert!((v - 4.25f64.sqrt()).abs() < 1e-12, "{v}");
             }
         }
-        let p = BandParams {
-            lo: 2.0,
-            hi: 2.1,
-            feather: 0.0,
-            ..Default::default()
-        };
+        let p = BandParams { lo: 2.0, hi: 2.1, feather: 0.0, ..Default::default() };
         let b = slope_band(&g, &p);
         assert!((1..4).all(|y| (1..5).all(|x| *b.get(x, y) == 1.0)));
     }
@@ -213,16 +174,8 @@ mod tests {
     #[test]
     fn dither_moves_the_border_and_stays_in_unit_range() {
         let g = Grid::from_fn(64, 64, |x, _| x as f64 / 63.0);
-        let plain = BandParams {
-            lo: 0.5,
-            hi: 2.0,
-            feather: 0.05,
-            ..Default::default()
-        };
-        let dith = BandParams {
-            dither: 0.1,
-            ..plain
-        };
+        let plain = BandParams { lo: 0.5, hi: 2.0, feather: 0.05, ..Default::default() };
+        let dith = BandParams { dither: 0.1, ..plain };
         let a = height_band(&g, &plain);
         let b = height_band(&g, &dith);
         assert!(b.data().iter().all(|v| (0.0..=1.0).contains(v)));
@@ -241,10 +194,7 @@ mod tests {
         let b = Grid::from_vec(3, 1, vec![0.4, 0.5, 0.0]);
         assert_eq!(combine(&a, &b, Combine::Min).data(), &[0.2, 0.5, 0.0]);
         assert_eq!(combine(&a, &b, Combine::Max).data(), &[0.4, 0.5, 1.0]);
-        assert_eq!(
-            combine(&a, &b, Combine::Multiply).data(),
-            &[0.2 * 0.4, 0.25, 0.0]
-        );
+        assert_eq!(combine(&a, &b, Combine::Multiply).data(), &[0.2 * 0.4, 0.25, 0.0]);
         assert_eq!(invert(&a).data(), &[0.8, 0.5, 0.0]);
         let m = slope_band(&bumpy(30, 20), &BandParams::default());
         assert!(m.data().iter().all(|v| (0.0..=1.0).contains(v)));

@@ -48,11 +48,7 @@ pub(crate) mod test_support {
 
     /// Run `f` on a rayon pool of `threads` threads.
     pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
     }
 
     /// The grid's values as little-endian bytes, for bit-exact comparisons.
@@ -62,11 +58,7 @@ pub(crate) mod test_support {
 
     /// A smooth, non-trivial test surface.
     pub fn bumpy(w: usize, h: usize) -> Grid<f64> {
-        let p = bozkir_core::noise::FbmParams {
-            frequency: 1.0 / 24.0,
-            seed: 9,
-            ..Default::default()
-        };
+        let p = bozkir_core::noise::FbmParams { frequency: 1.0 / 24.0, seed: 9, ..Default::default() };
         Grid::from_fn(w, h, |x, y| bozkir_core::noise::fbm(&p, x as f64, y as f64))
     }
 }

@@ -16,9 +16,7 @@ pub fn unit_normalise(grid: &Grid<f64>) -> Grid<f64> {
     match grid.min_max() {
         Some((lo, hi)) if hi - lo > FLAT => {
             let span = hi - lo;
-            out.data_mut()
-                .par_iter_mut()
-                .for_each(|v| *v = (*v - lo) / span);
+            out.data_mut().par_iter_mut().for_each(|v| *v = (*v - lo) / span);
         }
         _ => out.data_mut().iter_mut().for_each(|v| *v = 0.0),
     }

@@ -24,24 +24,15 @@ pub struct PowShapeParams {
 
 impl Default for PowShapeParams {
     fn default() -> Self {
-        Self {
-            exponent: 1.5,
-            normalise: true,
-        }
+        Self { exponent: 1.5, normalise: true }
     }
 }
 
 /// `clamp(h, 0, 1)^k` over the grid, after unit normalisation when `p.normalise`.
 pub fn pow_shape(grid: &Grid<f64>, p: &PowShapeParams) -> Grid<f64> {
-    let mut out = if p.normalise {
-        unit_normalise(grid)
-    } else {
-        grid.clone()
-    };
+    let mut out = if p.normalise { unit_normalise(grid) } else { grid.clone() };
     let k = p.exponent;
-    out.data_mut()
-        .par_iter_mut()
-        .for_each(|v| *v = libm::pow(v.clamp(0.0, 1.0), k));
+    out.data_mut().par_iter_mut().for_each(|v| *v = libm::pow(v.clamp(0.0, 1.0), k));
     out
 }
 
@@ -54,13 +45,7 @@ mod tests {
     fn preserves_unit_range_and_order() {
         let g = bumpy(40, 30);
         for k in [0.5, 1.0, 1.35, 3.0] {
-            let s = pow_shape(
-                &g,
-                &PowShapeParams {
-                    exponent: k,
-                    normalise: true,
-                },
-            );
+            let s = pow_shape(&g, &PowShapeParams { exponent: k, normalise: true });
             let (lo, hi) = s.min_max().unwrap();
             assert_eq!((lo, hi), (0.0, 1.0), "k = {k}");
             // Monotone: sorting cells by input sorts them by output.
@@ -76,29 +61,14 @@ mod tests {
     fn exponent_above_one_flattens_lowlands_and_clamps() {
         let g = bumpy(40, 30);
         let mean = |x: &Grid<f64>| x.data().iter().sum::<f64>() / x.len() as f64;
-        let lin = pow_shape(
-            &g,
-            &PowShapeParams {
-                exponent: 1.0,
-                normalise: true,
-            },
-        );
-        let sq = pow_shape(
-            &g,
-            &PowShapeParams {
-                exponent: 2.0,
-                normalise: true,
-            },
-        );
+        let lin = pow_shape(&g, &PowShapeParams { exponent: 1.0, normalise: true });
+        let sq = pow_shape(&g, &PowShapeParams { exponent: 2.0, normalise: true });
         assert!(mean(&sq) < mean(&lin) - 0.1);
         for (a, b) in lin.data().iter().zip(sq.data()) {
             assert_eq!(*b, a * a);
         }
         let raw = Grid::from_vec(3, 1, vec![-0.01, 0.25, 1.2]);
-        let p = PowShapeParams {
-            exponent: 0.5,
-            normalise: false,
-        };
+        let p = PowShapeParams { exponent: 0.5, normalise: false };
         assert_eq!(pow_shape(&raw, &p).data(), &[0.0, 0.5, 1.0]);
     }
 }

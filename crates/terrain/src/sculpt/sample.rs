@@ -8,13 +8,7 @@ use bozkir_core::Grid;
 use rayon::prelude::*;
 
 /// A `width × height` grid with cell size `(dx, dy)` metres holding `f(x·dx, y·dy)`.
-pub fn sample_grid(
-    width: usize,
-    height: usize,
-    dx: f64,
-    dy: f64,
-    f: impl Fn(f64, f64) -> f64 + Sync,
-) -> Grid<f64> {
+pub fn sample_grid(width: usize, height: usize, dx: f64, dy: f64, f: impl Fn(f64, f64) -> f64 + Sync) -> Grid<f64> {
     let mut data = vec![0.0; width * height];
     if width > 0 {
         data.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
@@ -35,11 +29,7 @@ mod tests {
 
     #[test]
     fn equals_single_threaded_fill_for_any_thread_count() {
-        let p = FbmParams {
-            frequency: 0.05,
-            seed: 3,
-            ..Default::default()
-        };
+        let p = FbmParams { frequency: 0.05, seed: 3, ..Default::default() };
         let want = fill_grid(37, 23, 2.0, 3.0, |x, y| fbm(&p, x, y));
         for t in [1, 2, 5] {
             let got = with_threads(t, || sample_grid(37, 23, 2.0, 3.0, |x, y| fbm(&p, x, y)));

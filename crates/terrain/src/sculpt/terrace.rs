@@ -44,11 +44,7 @@ impl Default for TerraceParams {
             steps: 5,
             sharpness: 0.5,
             level_jitter: 0.0,
-            level_noise: FbmParams {
-                octaves: 3,
-                frequency: 1.0 / 128.0,
-                ..FbmParams::default()
-            },
+            level_noise: FbmParams { octaves: 3, frequency: 1.0 / 128.0, ..FbmParams::default() },
         }
     }
 }
@@ -73,11 +69,7 @@ pub fn terrace_value(z: f64, steps: u32, sharpness: f64) -> f64 {
 /// otherwise).
 pub fn terrace(grid: &Grid<f64>, p: &TerraceParams, mask: Option<&Grid<f64>>) -> Grid<f64> {
     if let Some(m) = mask {
-        assert_eq!(
-            (m.width(), m.height()),
-            (grid.width(), grid.height()),
-            "terrace: mask shape"
-        );
+        assert_eq!((m.width(), m.height()), (grid.width(), grid.height()), "terrace: mask shape");
     }
     let mut out = grid.clone();
     let w = grid.width();
@@ -86,25 +78,21 @@ pub fn terrace(grid: &Grid<f64>, p: &TerraceParams, mask: Option<&Grid<f64>>) ->
     }
     let steps = p.steps.max(1) as f64;
     let (dx, dy) = (grid.dx, grid.dy);
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            for (x, v) in row.iter_mut().enumerate() {
-                let z = *v;
-                let t = if p.level_jitter != 0.0 {
-                    let o =
-                        p.level_jitter * fbm(&p.level_noise, x as f64 * dx, y as f64 * dy) / steps;
-                    (shaped(z + o, steps, p.sharpness) - o).clamp(0.0, 1.0)
-                } else {
-                    shaped(z, steps, p.sharpness).clamp(0.0, 1.0)
-                };
-                *v = match mask {
-                    Some(m) => z + m.data()[y * w + x] * (t - z),
-                    None => t,
-                };
-            }
-        });
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (x, v) in row.iter_mut().enumerate() {
+            let z = *v;
+            let t = if p.level_jitter != 0.0 {
+                let o = p.level_jitter * fbm(&p.level_noise, x as f64 * dx, y as f64 * dy) / steps;
+                (shaped(z + o, steps, p.sharpness) - o).clamp(0.0, 1.0)
+            } else {
+                shaped(z, steps, p.sharpness).clamp(0.0, 1.0)
+            };
+            *v = match mask {
+                Some(m) => z + m.data()[y * w + x] * (t - z),
+                None => t,
+            };
+        }
+    });
     out
 }
 
@@ -123,22 +111,13 @@ mod tests {
             assert_eq!(terrace_value(*z, 7, 0.5).to_bits(), w.to_bits(), "z = {z}");
         }
     }
-    const PIN: [f64; 5] = [
-        0.12742857142857145,
-        0.3020512857142857,
-        0.5357142857142857,
-        0.7146194285714286,
-        0.999989549,
-    ];
+    const PIN: [f64; 5] =
+        [0.12742857142857145, 0.3020512857142857, 0.5357142857142857, 0.7146194285714286, 0.999989549];
 
     #[test]
     fn sharpness_one_gives_only_levels() {
         let g = unit_normalise(&bumpy(40, 40));
-        let p = TerraceParams {
-            steps: 4,
-            sharpness: 1.0,
-            ..Default::default()
-        };
+        let p = TerraceParams { steps: 4, sharpness: 1.0, ..Default::default() };
         let t = terrace(&g, &p, None);
         let levels = [0.0, 0.25, 0.5, 0.75, 1.0];
         assert!(t.data().iter().all(|v| levels.contains(v)));
@@ -159,27 +138,17 @@ mod tests {
         // ±0.001 difference), mid-riser it is 1.5× the identity's.
         let d_level = (terrace_value(0.401, 5, 0.0) - terrace_value(0.399, 5, 0.0)) / 0.002;
         let d_mid = (terrace_value(0.501, 5, 0.0) - terrace_value(0.499, 5, 0.0)) / 0.002;
-        assert!(
-            d_level < 0.02 && (d_mid - 1.5).abs() < 0.01,
-            "{d_level} {d_mid}"
-        );
+        assert!(d_level < 0.02 && (d_mid - 1.5).abs() < 0.01, "{d_level} {d_mid}");
         assert_eq!(terrace_value(0.3, 0, 0.0), terrace_value(0.3, 1, 0.0));
     }
 
     #[test]
     fn noise_varied_levels_and_mask() {
         let g = unit_normalise(&bumpy(48, 48));
-        let base = TerraceParams {
-            steps: 5,
-            sharpness: 1.0,
-            ..Default::default()
-        };
+        let base = TerraceParams { steps: 5, sharpness: 1.0, ..Default::default() };
         let jit = TerraceParams {
             level_jitter: 0.4,
-            level_noise: FbmParams {
-                frequency: 1.0 / 16.0,
-                ..base.level_noise
-            },
+            level_noise: FbmParams { frequency: 1.0 / 16.0, ..base.level_noise },
             ..base
         };
         let t = terrace(&g, &jit, None);

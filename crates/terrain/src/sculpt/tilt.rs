@@ -23,10 +23,7 @@ pub struct TiltParams {
 
 impl Default for TiltParams {
     fn default() -> Self {
-        Self {
-            direction: [0.0, 1.0],
-            amount: 0.5,
-        }
+        Self { direction: [0.0, 1.0], amount: 0.5 }
     }
 }
 
@@ -46,19 +43,12 @@ pub fn tilt(grid: &Grid<f64>, p: &TiltParams) -> Grid<f64> {
     let hi = corners.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let span = hi - lo;
     let a = p.amount;
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            for (x, z) in row.iter_mut().enumerate() {
-                let ramp = if span > 0.0 {
-                    1.0 - (proj(x as f64, y as f64) - lo) / span
-                } else {
-                    0.0
-                };
-                *z = *z * (1.0 - a) + ramp * a;
-            }
-        });
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (x, z) in row.iter_mut().enumerate() {
+            let ramp = if span > 0.0 { 1.0 - (proj(x as f64, y as f64) - lo) / span } else { 0.0 };
+            *z = *z * (1.0 - a) + ramp * a;
+        }
+    });
     unit_normalise(&out)
 }
 
@@ -70,39 +60,23 @@ mod tests {
     #[test]
     fn default_is_the_original_row_ramp() {
         let g = crate::sculpt::normalise::unit_normalise(&bumpy(20, 17));
-        let p = TiltParams {
-            amount: 0.55,
-            ..Default::default()
-        };
+        let p = TiltParams { amount: 0.55, ..Default::default() };
         let t = tilt(&g, &p);
         // The original: unit(z·(1 − tilt) + (1 − r/(n − 1))·tilt).
-        let want = unit_normalise(&Grid::from_fn(20, 17, |x, y| {
-            g.get(x, y) * (1.0 - 0.55) + (1.0 - y as f64 / 16.0) * 0.55
-        }));
+        let want =
+            unit_normalise(&Grid::from_fn(20, 17, |x, y| g.get(x, y) * (1.0 - 0.55) + (1.0 - y as f64 / 16.0) * 0.55));
         assert_eq!(bytes(&t), bytes(&want));
     }
 
     #[test]
     fn full_tilt_is_a_plane_in_the_direction() {
         let g = bumpy(16, 16).with_cell_size(2.0, 2.0);
-        let t = tilt(
-            &g,
-            &TiltParams {
-                direction: [1.0, 1.0],
-                amount: 1.0,
-            },
-        );
+        let t = tilt(&g, &TiltParams { direction: [1.0, 1.0], amount: 1.0 });
         assert_eq!(*t.get(0, 0), 1.0);
         assert_eq!(*t.get(15, 15), 0.0);
         assert!((t.get(3, 9) - t.get(9, 3)).abs() < 1e-15);
         assert!(t.get(4, 4) > t.get(5, 4));
-        let west = tilt(
-            &g,
-            &TiltParams {
-                direction: [-1.0, 0.0],
-                amount: 1.0,
-            },
-        );
+        let west = tilt(&g, &TiltParams { direction: [-1.0, 0.0], amount: 1.0 });
         assert_eq!((*west.get(15, 3), *west.get(0, 3)), (1.0, 0.0));
         let a = with_threads(1, || tilt(&g, &TiltParams::default()));
         let b = with_threads(3, || tilt(&g, &TiltParams::default()));

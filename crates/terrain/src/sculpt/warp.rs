@@ -27,13 +27,7 @@ pub struct GridWarpParams {
 
 impl Default for GridWarpParams {
     fn default() -> Self {
-        Self {
-            strength: 4.0,
-            frequency: 1.0 / 64.0,
-            octaves: 4,
-            levels: 1,
-            seed: 0,
-        }
+        Self { strength: 4.0, frequency: 1.0 / 64.0, octaves: 4, levels: 1, seed: 0 }
     }
 }
 
@@ -92,19 +86,16 @@ pub fn warp_grid(grid: &Grid<f64>, p: &GridWarpParams) -> Grid<f64> {
     }
     let warp = p.to_warp();
     let (dx, dy) = (grid.dx, grid.dy);
-    out.data_mut()
-        .par_chunks_mut(w)
-        .enumerate()
-        .for_each(|(y, row)| {
-            let py = y as f64 * dy;
-            for (x, v) in row.iter_mut().enumerate() {
-                let px = x as f64 * dx;
-                let (qx, qy) = warp_point(&warp, px, py);
-                let fx = x as f64 + (qx - px) / dx;
-                let fy = y as f64 + (qy - py) / dy;
-                *v = sample_bilinear(grid, fx, fy);
-            }
-        });
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let py = y as f64 * dy;
+        for (x, v) in row.iter_mut().enumerate() {
+            let px = x as f64 * dx;
+            let (qx, qy) = warp_point(&warp, px, py);
+            let fx = x as f64 + (qx - px) / dx;
+            let fy = y as f64 + (qy - py) / dy;
+            *v = sample_bilinear(grid, fx, fy);
+        }
+    });
     out
 }
 
@@ -125,10 +116,7 @@ mod tests {
     #[test]
     fn zero_strength_is_identity() {
         let g = bumpy(33, 21).with_cell_size(0.1, 0.3);
-        let p = GridWarpParams {
-            strength: 0.0,
-            ..Default::default()
-        };
+        let p = GridWarpParams { strength: 0.0, ..Default::default() };
         assert_eq!(bytes(&warp_grid(&g, &p)), bytes(&g));
     }
 
@@ -136,12 +124,7 @@ mod tests {
     fn displaces_within_strength_and_thread_independent() {
         // On a ramp z = x_m the warped value is the warped x coordinate (away from the edges).
         let g = Grid::from_fn(64, 64, |x, _| x as f64 * 2.0).with_cell_size(2.0, 2.0);
-        let p = GridWarpParams {
-            strength: 5.0,
-            frequency: 1.0 / 20.0,
-            seed: 4,
-            ..Default::default()
-        };
+        let p = GridWarpParams { strength: 5.0, frequency: 1.0 / 20.0, seed: 4, ..Default::default() };
         let out = warp_grid(&g, &p);
         let warp = p.to_warp();
         let mut moved = 0;
