@@ -68,12 +68,17 @@ fn input_dem() -> (Grid<f64>, &'static str) {
     }
 }
 
+/// Steps of the side-by-side run: `BOZKIR_SP_STEPS`, else the default (match the script's --steps).
+fn side_by_side_steps() -> usize {
+    std::env::var("BOZKIR_SP_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(SIDE_BY_SIDE_STEPS)
+}
+
 fn side_by_side_params() -> StreamPowerParams {
     StreamPowerParams {
         k: 1e-5,
         m: 0.5,
         dt: 1000.0,
-        steps: SIDE_BY_SIDE_STEPS,
+        steps: side_by_side_steps(),
         uplift: 1e-3,
         kappa: 0.0,
         ..Default::default()
