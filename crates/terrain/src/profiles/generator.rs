@@ -21,6 +21,7 @@
 //! any thread count.
 
 use super::table::ProfileParams;
+use crate::hydrology::flow_graph::build_stack_pairs_and_count_into;
 use crate::sculpt::dome::edge_taper as taper_grid;
 use crate::sculpt::normalise::unit_normalise;
 use crate::sculpt::terrace::terrace_value;
@@ -240,102 +241,36 @@ fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64])
     });
 }
 
-/// A raw pointer shared by the tasks of one level, each of which writes only its own cells.
-#[derive(Clone, Copy)]
-struct Shared(*mut f64);
-// SAFETY: used only by `for_cells` passes in which every index is written by at most one task
-// and never read by another task of the same pass.
-unsafe impl Send for Shared {}
-unsafe impl Sync for Shared {}
-impl Shared {
-    #[inline(always)]
-    unsafe fn get(self, i: usize) -> f64 {
-        *self.0.add(i)
-    }
-    #[inline(always)]
-    unsafe fn set(self, i: usize, v: f64) {
-        *self.0.add(i) = v
-    }
-}
-
-/// Run `f` on every cell of a level: in parallel for large levels, in order for small ones.
-/// Each cell's arithmetic is the same either way, so the result does not depend on it.
-fn for_cells(cells: &[u32], f: impl Fn(usize) + Sync) {
-    if cells.len() >= 8192 {
-        cells.par_chunks(2048).for_each(|c| c.iter().for_each(|&i| f(i as usize)));
-    } else {
-        cells.iter().for_each(|&i| f(i as usize));
-    }
-}
-
-/// Cells ordered by (distance to outlet, index), and where each level starts.
-struct Levels {
-    order: Vec<u32>,
-    starts: Vec<usize>,
-}
-
-fn levels(
-    rec: &[u32],
-    depth: &mut [u32],
-    donors_start: &mut [u32],
-    donors: &mut [u32],
-    queue: &mut Vec<u32>,
-) -> Levels {
+/// Donor lists in compressed rows: the donors of `r` are `donors[start[r]..start[r + 1]]`, in
+/// increasing index (the order the original's `np.add.at` adds them in).
+fn donor_lists(rec: &[u32], start: &mut [u32], donors: &mut [u32]) {
     let n = rec.len();
-    // Donor lists (CSR), then breadth-first from the roots to get each cell's depth.
-    donors_start.iter_mut().for_each(|v| *v = 0);
+    start.iter_mut().for_each(|v| *v = 0);
     for (i, &r) in rec.iter().enumerate() {
         if r as usize != i {
-            donors_start[r as usize + 1] += 1;
+            start[r as usize + 1] += 1;
         }
     }
     for i in 0..n {
-        donors_start[i + 1] += donors_start[i];
+        start[i + 1] += start[i];
     }
-    let mut fillp: Vec<u32> = donors_start[..n].to_vec();
+    let mut at: Vec<u32> = start[..n].to_vec();
     for (i, &r) in rec.iter().enumerate() {
         if r as usize != i {
-            donors[fillp[r as usize] as usize] = i as u32;
-            fillp[r as usize] += 1;
+            donors[at[r as usize] as usize] = i as u32;
+            at[r as usize] += 1;
         }
     }
-    queue.clear();
-    for (i, &r) in rec.iter().enumerate() {
-        if r as usize == i {
-            depth[i] = 0;
-            queue.push(i as u32);
-        }
-    }
-    let mut head = 0;
-    let mut max_depth = 0;
-    while head < queue.len() {
-        let c = queue[head] as usize;
-        head += 1;
-        let dc = depth[c] + 1;
-        for &d in &donors[donors_start[c] as usize..donors_start[c + 1] as usize] {
-            depth[d as usize] = dc;
-            max_depth = max_depth.max(dc);
-            queue.push(d);
-        }
-    }
-    // Stable counting sort by depth: index order within a level.
-    let mut starts = vec![0usize; max_depth as usize + 2];
-    for &d in depth.iter() {
-        starts[d as usize + 1] += 1;
-    }
-    for l in 0..=max_depth as usize {
-        starts[l + 1] += starts[l];
-    }
-    let mut pos = starts.clone();
-    let mut order = vec![0u32; n];
-    for (i, &d) in depth.iter().enumerate() {
-        order[pos[d as usize]] = i as u32;
-        pos[d as usize] += 1;
-    }
-    Levels { order, starts }
 }
 
 /// Stream power as the original runs it. `z` is `n0 × n1` row-major; returns (height, sediment).
+///
+/// The original walks cells in levels of equal distance to the outlet. Only two things depend
+/// on that order: each cell must see its receiver's new height (any receivers-first order gives
+/// the same incision), and a receiver's sediment flux must add its donors' remainders in
+/// increasing donor index. So cells are walked in a receivers-first stack built by peeling
+/// leaves (local in memory, unlike levels), and each receiver pulls its donors' remainders from
+/// an index-ordered donor list: the same arithmetic in the same order, bit for bit.
 #[allow(clippy::too_many_arguments)]
 fn erode(
     z: &[f64],
@@ -352,24 +287,19 @@ fn erode(
     let dt = 1.0f64;
     let mut flat = z.to_vec();
     fill_fixed_step(&mut flat, n0, n1);
-    let taper = edge_taper(n0, n1, 0.12);
-    let umap: Vec<f64> = uplift_map.iter().zip(&taper).map(|(u, t)| u * t).collect();
-    let interior = |k: usize| {
-        let (r, c) = (k / n1, k % n1);
-        !(r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1)
-    };
+    let mut umap = edge_taper(n0, n1, 0.12);
+    umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
     let mut sediment = vec![0.0f64; n];
     let mut rec = vec![0u32; n];
     let mut dist = vec![0.0f64; n];
-    let mut depth = vec![0u32; n];
+    let mut count = vec![0u32; n];
+    let mut pairs = vec![0u64; n];
+    let mut indeg = Vec::with_capacity(2 * n);
     let mut dstart = vec![0u32; n + 1];
     let mut donors = vec![0u32; n];
-    let mut queue = Vec::with_capacity(n);
-    let mut area = vec![0.0f64; n];
     let mut before = vec![0.0f64; n];
     let mut qs = vec![0.0f64; n];
-    let mut slope = vec![0.0f64; n];
-    let mut lap = vec![0.0f64; n];
+    let mut slope = vec![0.0f64; n]; // holds the settling fraction
     let iterations = iterations.max(1);
     let nf = n as f64;
     for it in 0..iterations {
@@ -378,54 +308,50 @@ fn erode(
         }
         progress.report("erode", it as u64, iterations as u64);
         receivers(&flat, n0, n1, &mut rec, &mut dist);
-        let lv = levels(&rec, &mut depth, &mut dstart, &mut donors, &mut queue);
-        let nlev = lv.starts.len() - 1;
-        let level = |l: usize| &lv.order[lv.starts[l]..lv.starts[l + 1]];
-
-        // Drainage area in cells, deepest level first, pulled from each cell's donors (whole
-        // numbers, so exact in any order).
-        area.iter_mut().for_each(|a| *a = 1.0);
-        for l in (0..nlev.saturating_sub(1)).rev() {
-            let a = Shared(area.as_mut_ptr());
-            for_cells(level(l), |r| {
-                let mut acc = 1.0;
-                for &d in &donors[dstart[r] as usize..dstart[r + 1] as usize] {
-                    // SAFETY: reads cells of level l + 1, final since the previous pass.
-                    acc += unsafe { a.get(d as usize) };
-                }
-                // SAFETY: each cell of level l is written by exactly one task.
-                unsafe { a.set(r, acc) };
-            });
-        }
+        // Receivers-first stack (cell | receiver << 32) with drainage area in cells, counted
+        // exactly as integers while peeling.
+        count.par_iter_mut().for_each(|c| *c = 1);
+        build_stack_pairs_and_count_into(&rec, &mut indeg, &mut count, &mut pairs);
+        donor_lists(&rec, &mut dstart, &mut donors);
         if uplift != 0.0 {
             let u = uplift * dt;
-            for (k, h) in flat.iter_mut().enumerate() {
-                if interior(k) {
-                    *h += u * umap[k];
+            flat.par_chunks_mut(n1).zip(umap.par_chunks(n1)).enumerate().for_each(|(r, (row, um))| {
+                if r == 0 || r == n0 - 1 {
+                    return;
                 }
-            }
+                for c in 1..n1 - 1 {
+                    row[c] += u * um[c];
+                }
+            });
         }
         before.copy_from_slice(&flat);
         // Implicit incision, receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
+        // F per cell is independent of the order, so it is computed in parallel first (into
+        // `qs`, free until the eroded depth goes there); the walk itself is sequential.
         let kdt = incision * dt;
-        for l in 1..nlev {
-            let h = Shared(flat.as_mut_ptr());
-            let (area, dist, rec) = (&area, &dist, &rec);
-            for_cells(level(l), |i| {
-                let pw = (area[i] / nf).sqrt();
-                let f = kdt * pw / dist[i];
-                // SAFETY: reads the receiver (level l − 1, already updated) and writes cell i of
-                // level l, which no other task touches.
-                unsafe { h.set(i, (h.get(i) + f * h.get(rec[i] as usize)) / (1.0 + f)) };
-            });
+        let fk = &mut qs;
+        fk.par_iter_mut().zip(count.par_iter().zip(dist.par_iter())).for_each(|(f, (&c, &d))| {
+            *f = kdt * (c as f64 / nf).sqrt() / d;
+        });
+        for &p in pairs.iter() {
+            let (i, r) = ((p & 0xFFFF_FFFF) as usize, (p >> 32) as usize);
+            if i != r {
+                let f = fk[i];
+                flat[i] = (flat[i] + f * flat[r]) / (1.0 + f);
+            }
         }
+        // Eroded depth, and the settling fraction 0.5·s0/(s0 + slope) with s0 = 0.02 (stored in
+        // `slope`; slope is measured after incision, before creep).
         qs.par_iter_mut().zip(slope.par_iter_mut()).enumerate().for_each(|(k, (q, s))| {
             *q = (before[k] - flat[k]).max(0.0);
-            *s = (flat[k] - flat[rec[k] as usize]).max(0.0) / dist[k];
+            let sl = (flat[k] - flat[rec[k] as usize]).max(0.0) / dist[k];
+            *s = 0.5 * (0.02 / (0.02 + sl));
         });
-        // Creep: explicit, interior only, fixed summation order.
+        // Creep: explicit, interior only, fixed summation order (the Laplacian goes to `before`,
+        // free once `qs` holds the eroded depth).
         if diffusion != 0.0 {
             let ddt = diffusion * dt;
+            let lap = &mut before;
             lap.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
                 if r == 0 || r == n0 - 1 {
                     row.iter_mut().for_each(|v| *v = 0.0);
@@ -438,37 +364,25 @@ fn erode(
                     *v = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
                 }
             });
-            flat.par_iter_mut().zip(&lap).for_each(|(h, l)| *h += ddt * l);
+            flat.par_iter_mut().zip(lap.par_iter()).for_each(|(h, l)| *h += ddt * l);
         }
-        // Sediment proxy: eroded material passed downstream, settling where the ground flattens.
-        // Each donor keeps `dep` and passes the rest on; a receiver adds its donors' remainders
-        // in increasing donor index, the original's `np.add.at` order.
-        for l in (1..nlev).rev() {
-            let (q, sd, rest) = (Shared(qs.as_mut_ptr()), Shared(sediment.as_mut_ptr()), Shared(before.as_mut_ptr()));
-            let slope = &slope;
-            for_cells(level(l), |d| {
-                // SAFETY: cells of level l are written by one task each; `before` is free now
-                // and holds each donor's remainder.
-                unsafe {
-                    let qd = q.get(d);
-                    let dep = qd * (0.5 * (0.02 / (0.02 + slope[d])));
-                    sd.set(d, sd.get(d) + dep);
-                    rest.set(d, qd - dep);
-                }
-            });
-            for_cells(level(l - 1), |r| {
-                // SAFETY: reads remainders of level l, writes cell r of level l − 1 only.
-                unsafe {
-                    let mut acc = q.get(r);
-                    for &d in &donors[dstart[r] as usize..dstart[r + 1] as usize] {
-                        acc += rest.get(d as usize);
-                    }
-                    q.set(r, acc);
-                }
-            });
-        }
-        for &i in level(0) {
-            sediment[i as usize] += qs[i as usize];
+        // Sediment proxy: eroded material passed downstream, settling where the ground
+        // flattens. Donors before receivers; `before` now holds each donor's remainder.
+        let rest = &mut before;
+        for &p in pairs.iter().rev() {
+            let (i, r) = ((p & 0xFFFF_FFFF) as usize, (p >> 32) as usize);
+            let mut q = qs[i];
+            for &d in &donors[dstart[i] as usize..dstart[i + 1] as usize] {
+                q += rest[d as usize];
+            }
+            qs[i] = q;
+            if i != r {
+                let dep = q * slope[i];
+                sediment[i] += dep;
+                rest[i] = q - dep;
+            } else {
+                sediment[i] += q;
+            }
         }
     }
     progress.report("erode", iterations as u64, iterations as u64);
@@ -511,28 +425,6 @@ mod tests {
         assert_eq!(t[0], 0.0);
         assert_eq!(t[10 * 30 + 15], 1.0);
         assert!(t.iter().all(|v| (0.0..=1.0).contains(v)));
-    }
-
-    #[test]
-    fn levels_order_receivers_first() {
-        let p = ProfileParams::default();
-        let n = 24;
-        let z = base_surface(n, 1, &p);
-        let mut rec = vec![0u32; n * n];
-        let mut dist = vec![0.0; n * n];
-        receivers(&z, n, n, &mut rec, &mut dist);
-        let (mut depth, mut ds, mut dn, mut q) = (vec![0; n * n], vec![0; n * n + 1], vec![0; n * n], Vec::new());
-        let lv = levels(&rec, &mut depth, &mut ds, &mut dn, &mut q);
-        let mut pos = vec![0usize; n * n];
-        for (p, &i) in lv.order.iter().enumerate() {
-            pos[i as usize] = p;
-        }
-        for i in 0..n * n {
-            if rec[i] as usize != i {
-                assert!(pos[rec[i] as usize] < pos[i]);
-                assert_eq!(depth[i], depth[rec[i] as usize] + 1);
-            }
-        }
     }
 
     #[test]
