@@ -13,6 +13,7 @@
 //! azimuths keeps relief readable on slopes that a single sun leaves flat.
 
 use bozkir_core::Grid;
+use bozkir_terrain::landform::slope::gradient;
 use rayon::prelude::*;
 
 /// Parameters of [`hillshade`].
@@ -74,30 +75,18 @@ fn sun(azimuth_deg: f64, altitude_deg: f64, w: f64) -> Sun {
 }
 
 fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
-    let (w, h) = (z.width(), z.height());
+    // Horn's gradient, shared with slope and aspect in the terrain crate.
+    let g = gradient(z);
     let mut out = z.same_shape(0.0);
-    if w == 0 || h == 0 {
-        return out;
-    }
-    let (kx, ky) = (z_factor / (8.0 * z.dx), z_factor / (8.0 * z.dy));
-    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        let rn = z.row(y.saturating_sub(1));
-        let rc = z.row(y);
-        let rs = z.row((y + 1).min(h - 1));
-        for (x, o) in row.iter_mut().enumerate() {
-            let xw = x.saturating_sub(1);
-            let xe = (x + 1).min(w - 1);
-            let p = ((rn[xe] + 2.0 * rc[xe] + rs[xe]) - (rn[xw] + 2.0 * rc[xw] + rs[xw])) * kx;
-            // Rows grow southwards: the north derivative is (north row − south row).
-            let q = ((rn[xw] + 2.0 * rn[x] + rn[xe]) - (rs[xw] + 2.0 * rs[x] + rs[xe])) * ky;
-            let norm = libm::sqrt(1.0 + p * p + q * q);
-            let mut acc = 0.0;
-            for s in suns {
-                let d = (s.u - p * s.e - q * s.n) / norm;
-                acc += s.w * d.clamp(0.0, 1.0);
-            }
-            *o = if acc.is_nan() { f64::NAN } else { acc.clamp(0.0, 1.0) };
+    out.data_mut().par_iter_mut().zip(g.east.data().par_iter().zip(g.north.data())).for_each(|(o, (&e, &n))| {
+        let (p, q) = (e * z_factor, n * z_factor);
+        let norm = libm::sqrt(1.0 + p * p + q * q);
+        let mut acc = 0.0;
+        for s in suns {
+            let d = (s.u - p * s.e - q * s.n) / norm;
+            acc += s.w * d.clamp(0.0, 1.0);
         }
+        *o = if acc.is_nan() { f64::NAN } else { acc.clamp(0.0, 1.0) };
     });
     out
 }
