@@ -36,8 +36,12 @@ enum Command {
     Erode(cmd::erode::Args),
     /// Import a DTM (GeoTIFF, NPZ, PNG) or a point cloud (PLY, LAS) into the project's height format.
     Heightmap(cmd::heightmap::Args),
+    /// Export a terrain directory for a game engine (Unity, Unreal, Godot) or as a mesh (glTF, OBJ).
+    Export(cmd::export::Args),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
+    /// List the built-in recipes (`--show NAME` prints one as TOML).
+    Recipes(cmd::recipe::ListArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,7 +60,9 @@ fn main() -> ExitCode {
         Command::Analyze(a) => cmd::analyze::run(a, quiet),
         Command::Erode(a) => cmd::erode::run(a, quiet),
         Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
+        Command::Export(a) => cmd::export::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
+        Command::Recipes(a) => cmd::recipe::list(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

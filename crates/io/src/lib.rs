@@ -17,6 +17,7 @@
 pub mod crop;
 pub mod dem;
 pub mod error;
+pub mod export;
 mod fsio;
 pub mod geotiff;
 pub mod height_from_points;

@@ -5,6 +5,7 @@
 
 pub mod erosion;
 pub mod hydrology;
+pub mod island;
 pub mod landform;
 pub mod profiles;
 pub mod sculpt;

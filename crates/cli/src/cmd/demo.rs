@@ -16,10 +16,11 @@ pub struct Args {
 pub fn run(a: Args, quiet: bool) -> Result<()> {
     let t = super::terrain::Args {
         profile: "canyon".into(),
-        seed: 3,
-        size: a.size,
+        recipe: None,
+        seed: Some(3),
+        size: Some(a.size),
         out: a.out.clone(),
-        cell_size: 10.0,
+        cell_size: Some(10.0),
         height_range: 1000.0,
         tpi_radius: 8,
         octaves: None,

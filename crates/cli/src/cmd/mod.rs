@@ -3,8 +3,10 @@
 pub mod analyze;
 pub mod demo;
 pub mod erode;
+pub mod export;
 pub mod heightmap;
 pub mod profiles;
+pub mod recipe;
 pub mod terrain;
 
 use anyhow::{bail, Result};

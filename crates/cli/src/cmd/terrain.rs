@@ -13,21 +13,24 @@ use std::path::PathBuf;
 #[derive(clap::Args, Clone)]
 pub struct Args {
     /// Profile name (see `bozkir profiles`).
-    #[arg(long, default_value = "canyon")]
+    #[arg(long, default_value = "canyon", conflicts_with = "recipe")]
     pub profile: String,
-    /// Seed: the same seed, profile, size and overrides give the same bytes.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Side of the square output in cells (4..=8192).
-    #[arg(long, default_value_t = 512)]
-    pub size: usize,
+    /// Run a recipe instead of a profile: a built-in name (`bozkir recipes`) or a TOML file.
+    #[arg(long)]
+    pub recipe: Option<String>,
+    /// Seed: the same seed, profile (or recipe), size and overrides give the same bytes.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Side of the square output in cells (4..=8192). Default 512, or the recipe's own size.
+    #[arg(long)]
+    pub size: Option<usize>,
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: PathBuf,
-    /// Metres per cell.
-    #[arg(long, default_value_t = 10.0)]
-    pub cell_size: f64,
-    /// Metres from the lowest to the highest point.
+    /// Metres per cell. Default 10, or the recipe's own.
+    #[arg(long)]
+    pub cell_size: Option<f64>,
+    /// Metres from the lowest to the highest point (profiles only).
     #[arg(long, default_value_t = 1000.0)]
     pub height_range: f64,
     /// TPI radius in cells.
@@ -96,15 +99,20 @@ impl Args {
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
+    if let Some(r) = a.recipe.clone() {
+        return super::recipe::run_recipe(&r, &a, quiet);
+    }
     // Everything is validated before any work or any file.
     let prof = profile(&a.profile).map_err(anyhow::Error::msg)?;
-    if a.size < 4 || a.size > MAX_TERRAIN_SIZE {
-        bail!("--size must be 4..={MAX_TERRAIN_SIZE}, got {}", a.size);
+    let size = a.size.unwrap_or(512);
+    let seed = a.seed.unwrap_or(0);
+    if !(4..=MAX_TERRAIN_SIZE).contains(&size) {
+        bail!("--size must be 4..={MAX_TERRAIN_SIZE}, got {size}");
     }
-    let cell = positive("cell-size", a.cell_size)?;
+    let cell = positive("cell-size", a.cell_size.unwrap_or(10.0))?;
     let range = non_negative("height-range", a.height_range)?;
-    if a.tpi_radius == 0 || a.tpi_radius > a.size {
-        bail!("--tpi-radius must be 1..={}, got {}", a.size, a.tpi_radius);
+    if a.tpi_radius == 0 || a.tpi_radius > size {
+        bail!("--tpi-radius must be 1..={size}, got {}", a.tpi_radius);
     }
     let mut params = prof.params;
     for (name, v) in a.overrides() {
@@ -115,7 +123,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let mut st = Staging::new(&a.out)?;
     let bar = Bar::new(quiet);
     let mut timings = Vec::new();
-    let t = timed(&mut timings, "generate", &bar, || generate(a.size, a.seed, &params, &bar));
+    let t = timed(&mut timings, "generate", &bar, || generate(size, seed, &params, &bar));
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
     let an = analyse(&h, &Options { tpi_radius: a.tpi_radius, ..Options::default() }, &bar);
     timings.extend(an.timings.iter().copied());
@@ -127,15 +135,15 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         Ok(lohi)
     })?;
     bar.finish();
-    let mut sc = Sidecar::new(a.size, a.size, (cell, cell), (lo, hi), Encoding::Png16);
+    let mut sc = Sidecar::new(size, size, (cell, cell), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir terrain (original bozkir generator)".into();
     sc.generator_version = GENERATOR_VERSION.to_string();
-    sc.seed = Some(a.seed);
-    sc.source = format!("generated {} seed {}", a.profile, a.seed);
+    sc.seed = Some(seed);
+    sc.source = format!("generated {} seed {seed}", a.profile);
     let s = &mut sc.settings;
     s.insert("profile".into(), a.profile.clone().into());
-    s.insert("size".into(), a.size.into());
-    s.insert("seed".into(), a.seed.into());
+    s.insert("size".into(), size.into());
+    s.insert("seed".into(), seed.into());
     s.insert("cell_size_m".into(), cell.into());
     s.insert("height_range_m".into(), range.into());
     for n in PARAM_NAMES {
@@ -144,7 +152,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let st_stats = stats(&an);
     finish(st, sc)?;
     {
-        println!("profile {} seed {} size {}² ({} m cells, {} m relief)", a.profile, a.seed, a.size, cell, range);
+        println!("profile {} seed {seed} size {size}² ({cell} m cells, {range} m relief)", a.profile);
         print_stats(&st_stats, &timings);
     }
     Ok(())

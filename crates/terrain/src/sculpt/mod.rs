@@ -22,10 +22,13 @@
 
 pub mod blur;
 pub mod crop;
+pub mod detail;
 pub mod dome;
 pub mod mask;
+pub mod masks;
 pub mod normalise;
 pub mod redistribute;
+pub mod reverse;
 pub mod sample;
 pub mod terrace;
 pub mod tilt;

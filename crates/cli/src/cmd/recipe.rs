@@ -1,0 +1,114 @@
+//! `bozkir terrain --recipe NAME|FILE` and `bozkir recipes`: run and list recipes.
+
+use super::terrain::Args as TerrainArgs;
+use super::{positive, MAX_TERRAIN_SIZE};
+use crate::analysis::{analyse, print_stats, stats, timed, Options};
+use crate::outputs::{finish, write_analysis, write_height, write_unit_mask, Staging};
+use crate::progress::Bar;
+use anyhow::{bail, Context, Result};
+use bozkir_io::{Encoding, Sidecar};
+use bozkir_recipe::{builtin, parse, run, Recipe, StageEvent};
+use std::path::Path;
+use std::time::Instant;
+
+/// Load a built-in recipe by name, or a TOML file.
+pub fn load(spec: &str) -> Result<Recipe> {
+    if let Some(_text) = builtin::source(spec) {
+        return Ok(builtin::builtin(spec)?);
+    }
+    let path = Path::new(spec);
+    if !path.exists() {
+        bail!("recipe {spec:?}: neither a built-in recipe ({}) nor an existing file", builtin::names().join(", "));
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the recipe", path.display()))?;
+    Ok(parse(&text, &path.display().to_string())?)
+}
+
+pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
+    let recipe = load(spec)?;
+    let size = a.size.unwrap_or(recipe.size);
+    if !(8..=MAX_TERRAIN_SIZE).contains(&size) {
+        bail!("--size must be 8..={MAX_TERRAIN_SIZE}, got {size}");
+    }
+    // A recipe run at another size keeps its extent unless --cell-size says otherwise.
+    let keep_extent = recipe.cell_size * recipe.size as f64 / size as f64;
+    let cell = positive("cell-size", a.cell_size.unwrap_or(keep_extent))?;
+    let seed = a.seed.unwrap_or(recipe.seed);
+    let mut st = Staging::new(&a.out)?;
+    let bar = Bar::new(quiet);
+    let mut rows = Vec::new();
+    let total = Instant::now();
+    let mut t = Instant::now();
+    let state = run(&recipe, size, cell, seed, &bar, |e| match e {
+        StageEvent::Start { op, .. } => {
+            bar.stage(op);
+            t = Instant::now();
+        }
+        StageEvent::Done(report) => rows.push((report, t.elapsed().as_secs_f64())),
+    })?;
+    let gen_secs = total.elapsed().as_secs_f64();
+    let h = state.height.clone();
+    let mut timings = vec![("recipe", std::time::Duration::from_secs_f64(gen_secs))];
+    let an = analyse(&h, &Options::default(), &bar);
+    timings.extend(an.timings.iter().copied());
+    let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
+        let r = write_height(&mut st, "height", "height", &h)?;
+        for (name, m) in &state.masks {
+            write_unit_mask(&mut st, &format!("{name}_mask.png"), &format!("mask/{name}"), m)?;
+            bozkir_io::write_tiff_f32(st.file(&format!("{name}.tif"), name, Encoding::TiffF32), &m.map(|&v| v as f32))?;
+        }
+        write_analysis(&mut st, &h, &an)?;
+        Ok(r)
+    })?;
+    bar.finish();
+    let mut sc = Sidecar::new(h.width(), h.height(), (h.dx, h.dy), (lo, hi), Encoding::Png16);
+    sc.generator = format!("bozkir terrain --recipe {}", recipe.name);
+    sc.generator_version = env!("CARGO_PKG_VERSION").into();
+    sc.seed = Some(seed);
+    sc.source = format!("recipe {} seed {seed}", recipe.name);
+    sc.settings.insert("recipe".into(), recipe.name.clone().into());
+    sc.settings.insert("stages".into(), recipe.stages.iter().map(|s| s.op.name()).collect::<Vec<_>>().into());
+    sc.settings.insert("size".into(), size.into());
+    sc.settings.insert("cell_size_m".into(), cell.into());
+    let s = stats(&an);
+    finish(st, sc)?;
+    println!("recipe {} seed {seed}: {} stages", recipe.name, recipe.stages.len());
+    println!("{:>3}  {:<14} {:>11} {:>11} {:>11} {:>11} {:>9}", "#", "stage", "size", "min m", "max m", "mean m", "seconds");
+    for (r, secs) in &rows {
+        println!(
+            "{:>3}  {:<14} {:>11} {:>11.2} {:>11.2} {:>11.2} {:>9.3}",
+            r.index,
+            r.op,
+            format!("{}×{}", r.width, r.height),
+            r.min,
+            r.max,
+            r.mean,
+            secs
+        );
+    }
+    print_stats(&s, &timings);
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct ListArgs {
+    /// Print the TOML of this built-in recipe.
+    #[arg(long)]
+    show: Option<String>,
+}
+
+/// `bozkir recipes`: list the built-in recipes, or print one.
+pub fn list(a: ListArgs) -> Result<()> {
+    if let Some(name) = a.show {
+        let text = builtin::source(&name)
+            .with_context(|| format!("no built-in recipe {name:?}; have {}", builtin::names().join(", ")))?;
+        print!("{text}");
+        return Ok(());
+    }
+    for name in builtin::names() {
+        let r = builtin::builtin(&name)?;
+        println!("{:<10} {:>5}²  {:>2} stages  {}", name, r.size, r.stages.len(), r.description);
+    }
+    println!("\nRun one: bozkir terrain --recipe ds2 --out DIR; see one: bozkir recipes --show ds2");
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! What flows between stages: the height field in metres and the masks stages record.
+
+use crate::parse::RecipeError;
+use bozkir_core::Grid;
+use bozkir_terrain::sculpt::warp::sample_bilinear;
+use std::collections::BTreeMap;
+
+/// The working state of a recipe run.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// Heights in metres, with the cell size in metres.
+    pub height: Grid<f64>,
+    /// Masks recorded by stages (`"sediment"`, `"wear"`, `"deposit"`, …), same shape as `height`.
+    pub masks: BTreeMap<String, Grid<f64>>,
+    /// The recipe's seed.
+    pub seed: u64,
+}
+
+impl State {
+    /// A flat field of `size × size` cells of `cell_size` metres.
+    pub fn new(size: usize, cell_size: f64, seed: u64) -> Self {
+        Self { height: Grid::new(size, size, 0.0).with_cell_size(cell_size, cell_size), masks: BTreeMap::new(), seed }
+    }
+
+    /// Resample heights and masks so the long side has `res` cells, keeping the extent.
+    pub fn resample_to(&mut self, res: usize) {
+        let (w, h) = (self.height.width(), self.height.height());
+        let long = w.max(h);
+        if long == res {
+            return;
+        }
+        // Node-aligned: keep (n − 1)·cell size, the distance between the outer nodes.
+        let scale = |short: usize| ((((short - 1) * (res - 1)) as f64 / (long - 1) as f64).round() as usize + 1).max(2);
+        let (nw, nh) = if w >= h { (res, scale(h)) } else { (scale(w), res) };
+        self.height = resample(&self.height, nw, nh);
+        for m in self.masks.values_mut() {
+            *m = resample(m, nw, nh);
+        }
+    }
+
+    /// Add `v` into the mask `name` (created as zeros when missing).
+    pub fn accumulate_mask(&mut self, name: &str, v: &Grid<f64>) {
+        let m = self.masks.entry(name.to_string()).or_insert_with(|| v.same_shape(0.0));
+        m.data_mut().iter_mut().zip(v.data()).for_each(|(a, b)| *a += b);
+    }
+}
+
+/// Bilinear resample to `w × h` over the same extent (node-aligned corners).
+pub fn resample(g: &Grid<f64>, w: usize, h: usize) -> Grid<f64> {
+    let sx = if w > 1 { (g.width() - 1) as f64 / (w - 1) as f64 } else { 0.0 };
+    let sy = if h > 1 { (g.height() - 1) as f64 / (h - 1) as f64 } else { 0.0 };
+    let data: Vec<f64> = {
+        use rayon::prelude::*;
+        let mut d = vec![0.0; w * h];
+        d.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, v) in row.iter_mut().enumerate() {
+                *v = sample_bilinear(g, x as f64 * sx, y as f64 * sy);
+            }
+        });
+        d
+    };
+    Grid::from_vec(w, h, data).with_cell_size(g.dx * sx, g.dy * sy)
+}
+
+/// Range and finiteness after a stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageReport {
+    pub index: usize,
+    pub op: String,
+    pub width: usize,
+    pub height: usize,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// Refuse a state with any non-finite height (naming the stage); otherwise report its range.
+pub fn check(state: &State, index: usize, op: &str, line: usize) -> Result<StageReport, RecipeError> {
+    let d = state.height.data();
+    let bad = d.iter().filter(|v| !v.is_finite()).count()
+        + state.masks.values().map(|m| m.data().iter().filter(|v| !v.is_finite()).count()).sum::<usize>();
+    if bad > 0 || d.is_empty() {
+        return Err(RecipeError::NonFinite { index, op: op.to_string(), line, bad });
+    }
+    let (min, max) = state.height.min_max().unwrap_or((0.0, 0.0));
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    Ok(StageReport { index, op: op.to_string(), width: state.height.width(), height: state.height.height(), min, max, mean })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resample_keeps_extent_and_corners() {
+        let g = Grid::from_fn(33, 17, |x, y| x as f64 + 100.0 * y as f64).with_cell_size(2.0, 2.0);
+        let mut s = State { height: g.clone(), masks: BTreeMap::new(), seed: 0 };
+        s.masks.insert("m".into(), g.clone());
+        s.resample_to(65);
+        assert_eq!((s.height.width(), s.height.height()), (65, 33));
+        assert_eq!(s.height.dx * 64.0, 2.0 * 32.0);
+        assert_eq!(*s.height.get(64, 32), *g.get(32, 16));
+        assert_eq!(s.masks["m"].width(), 65);
+        // A plane stays a plane.
+        assert!((s.height.get(3, 5) - (1.5 + 100.0 * 2.5)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn check_refuses_nan_and_names_the_stage() {
+        let mut s = State::new(8, 1.0, 0);
+        assert!(check(&s, 1, "fill", 3).is_ok());
+        s.height.data_mut()[5] = f64::NAN;
+        let e = check(&s, 2, "blur", 7).unwrap_err().to_string();
+        assert!(e.contains("stage 2 (blur, line 7)") && e.contains("1 non-finite"), "{e}");
+    }
+}

@@ -1,0 +1,872 @@
+//! Droplet (particle) hydraulic erosion with a defined, thread-count-independent parallel semantics.
+//!
+//! Sources: H. T. Beyer (2015), "Implementation of a method for hydraulic erosion", bachelor's
+//! thesis, TU München; S. Lague's formulation of the same loop (Coding Adventure: Hydraulic
+//! Erosion, 2019). Seed 001 §4.1 lists the loop, the parameters and the pitfalls followed here.
+//!
+//! # One droplet
+//!
+//! A droplet starts at a uniformly random position (cell units, `x ∈ [0, w−1)`, `y ∈ [0, h−1)`)
+//! with zero direction, `initial_water` and `initial_speed` and no sediment. Droplet `k` draws
+//! its start from `Rng::new(seed).split(k)` (`x = range(0, w−1)`, then `y = range(0, h−1)`), so
+//! a seed names the result. Each step, at position `p` (cell units):
+//!
+//! 1. Bilinear height `h(p)` and gradient `g = (∂h/∂x / dx, ∂h/∂y / dy)` in m/m (so non-square
+//!    cells are honoured).
+//! 2. `dir ← dir·inertia − g·(1 − inertia)` (a direction in metre space), normalised; a zero
+//!    direction ends the droplet.
+//! 3. The droplet moves `ℓ = min(dx, dy)` metres along `dir`: `p' = p + (dir_x·ℓ/dx, dir_y·ℓ/dy)`
+//!    (one cell per step on square cells). Leaving `[0, w−1) × [0, h−1)` ends the droplet.
+//! 4. `Δh = h(p') − h(p)` (m, bilinear). Capacity (m) `C = max(−Δh, min_slope·ℓ)·speed·water·capacity`
+//!    — Beyer's formula with the slope floor turned into a height drop over the step.
+//! 5. If `sediment > C` or `Δh > 0`: deposit `d = min(Δh, sediment)` uphill, else
+//!    `(sediment − C)·deposit`, bilinearly onto the four corners of the cell holding `p`.
+//!    Otherwise erode `e = min((C − sediment)·erode, −Δh)` — never more than the drop to the next
+//!    position — with a radius brush centred on the node nearest to `p`: weights `∝ r − d` for
+//!    cells at distance `d < r` (`d` in metres divided by `ℓ`, so `radius` is in cells of the
+//!    shorter side), normalised over the cells inside the grid.
+//! 6. `speed ← sqrt(max(0, speed² − gravity·Δh/ℓ))`, `water ← water·(1 − evaporation)`.
+//!
+//! The droplet lives at most `lifetime` steps; sediment it still carries when it dies or leaves
+//! the map is *lost* (counted in [`DropletStats::carried_lost`], not put back).
+//!
+//! All lengths in the update are relative to `ℓ`, so scaling heights *and* cell size by the same
+//! factor scales the result by that factor; with `dx = dy = 1` it is Beyer's loop verbatim (with
+//! the speed update's sign as in the thesis: speed grows going downhill).
+//!
+//! # Fixed point
+//!
+//! Every height change is quantised to integer units of [`FIXED_UNIT`] `= 2⁻²⁰ m` (≈ 0.95 µm)
+//! *per individual contribution*: an erosion total `E = floor(e·2²⁰)` is split over the brush as
+//! `round(E·wᵢ)` per cell with the remainder going to the centre node, so the cells receive exactly
+//! `E`; a deposit `D = min(floor(d·2²⁰), sediment units)` is split over the four corners likewise
+//! (remainder to the corner of largest weight). The droplet carries its sediment as an integer
+//! count of units, so per droplet `Σ eroded = Σ deposited + carried at death` holds *exactly*, and
+//! so does the whole run's mass balance. Sums of integers are exact in any order, which is what
+//! makes the parallel result independent of scheduling. The CPU accumulates in `i64` (cumulative
+//! range ±2⁴³ m); a GPU port accumulates the same contributions with `i32` atomics per batch
+//! ([`FIXED_SCALE_I32`] is the same scale), which holds while no cell changes by more than
+//! ±2048 m within one batch. Heights are `h = h₀ + (Σ deposit − Σ erosion)·2⁻²⁰` with the integer
+//! sums taken over the whole run (one rounding per cell, exact while `|Σ| < 2⁵³` units).
+//!
+//! # Modes and determinism
+//!
+//! * [`DropletMode::Batched`] (default): droplets run in batches of `batch_size` (in index order:
+//!   batch `b` holds droplets `b·B .. (b+1)·B`) against a *frozen* snapshot of the heights; a
+//!   droplet does not see the changes of the others in its batch, nor its own. After the batch
+//!   the integer deltas are applied and the next batch runs. Droplets of a batch run in parallel
+//!   with rayon; each rayon thread accumulates into its own buffers, merged with integer additions,
+//!   so the output is bit-identical for any thread count (and equal to what a GPU kernel with
+//!   `i32` atomics computes, up to its `f32` heights).
+//! * [`DropletMode::Sequential`]: the classic loop, single-threaded; each droplet sees all
+//!   changes made before it, its own included (the same fixed-point contributions, applied at
+//!   once).
+//!
+//! Memory: the batched mode holds 20 bytes per cell per rayon thread (two `i64` delta buffers and a
+//! `u32` stamp) besides the three `i64` run totals.
+
+use std::sync::Mutex;
+
+use bozkir_core::rng::Rng;
+use bozkir_core::{Grid, Progress};
+use rayon::prelude::*;
+
+/// Fractional bits of the fixed-point height unit.
+pub const FIXED_FRAC_BITS: u32 = 20;
+/// Fixed-point units per metre (`2²⁰`), used by the CPU (`i64` sums).
+pub const FIXED_SCALE: f64 = (1u64 << FIXED_FRAC_BITS) as f64;
+/// Fixed-point units per metre of the GPU path's `i32` atomics: the same quantisation as the CPU.
+pub const FIXED_SCALE_I32: f64 = FIXED_SCALE;
+/// One fixed-point unit in metres (`2⁻²⁰ m`).
+pub const FIXED_UNIT: f64 = 1.0 / FIXED_SCALE;
+
+/// How many droplets to run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DropletCount {
+    /// Exactly this many.
+    Total(u32),
+    /// `round(per_cell · width · height)`.
+    PerCell(f64),
+}
+
+/// How droplets see each other's changes; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DropletMode {
+    /// Batches against a frozen snapshot, parallel, thread-count independent.
+    #[default]
+    Batched,
+    /// One droplet after another, each seeing all earlier changes; single-threaded.
+    Sequential,
+}
+
+/// Parameters of [`erode_droplets`] (Beyer's names in brackets).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DropletParams {
+    /// Number of droplets. Default `PerCell(0.5)` (≈ 131k on 512², within seed 001's 30k–150k).
+    pub droplets: DropletCount,
+    /// Maximum steps per droplet [maxPath]. Default `30`.
+    pub lifetime: u32,
+    /// Inertia, 0..1: 0 follows the gradient exactly, near 1 keeps the direction [pInertia].
+    /// Default `0.05`.
+    pub inertia: f64,
+    /// Sediment capacity factor, dimensionless (capacity in metres is the drop per step times
+    /// speed, water and this) [pCapacity]. Default `4`.
+    pub capacity: f64,
+    /// Capacity floor as a slope, m/m: the drop per step used in the capacity is at least
+    /// `min_slope·ℓ` [pMinSlope]. Default `0.01`.
+    pub min_slope: f64,
+    /// Fraction of the free capacity eroded per step, 0..1 [pErosion]. Default `0.3`.
+    pub erode: f64,
+    /// Fraction of the surplus sediment deposited per step, 0..1 [pDeposition]. Default `0.3`.
+    pub deposit: f64,
+    /// Fraction of water evaporated per step, 0..1 [pEvaporation]. Default `0.01`.
+    pub evaporation: f64,
+    /// Gravity: `speed² ← speed² − gravity·Δh/ℓ` (speed in arbitrary units) [pGravity]. Default `4`.
+    pub gravity: f64,
+    /// Initial water volume, arbitrary units. Default `1`.
+    pub initial_water: f64,
+    /// Initial speed. Default `1`.
+    pub initial_speed: f64,
+    /// Erosion brush radius in cells (of the shorter side), `> 0`; `≤ 1` erodes the centre node
+    /// only [pRadius]. Default `3`.
+    pub radius: f64,
+    /// Seed of the droplet starts.
+    pub seed: u32,
+    /// Droplets per batch in [`DropletMode::Batched`] (part of the result's definition, not a
+    /// tuning knob for the thread count). Default `1024`.
+    pub batch_size: u32,
+    /// Batched (default) or sequential.
+    pub mode: DropletMode,
+}
+
+impl Default for DropletParams {
+    fn default() -> Self {
+        Self {
+            droplets: DropletCount::PerCell(0.5),
+            lifetime: 30,
+            inertia: 0.05,
+            capacity: 4.0,
+            min_slope: 0.01,
+            erode: 0.3,
+            deposit: 0.3,
+            evaporation: 0.01,
+            gravity: 4.0,
+            initial_water: 1.0,
+            initial_speed: 1.0,
+            radius: 3.0,
+            seed: 0,
+            batch_size: 1024,
+            mode: DropletMode::Batched,
+        }
+    }
+}
+
+impl DropletParams {
+    /// Checks ranges; `Err` names the first bad parameter.
+    pub fn validate(&self) -> Result<(), String> {
+        let unit = |name: &str, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("droplets: {name} must be in [0, 1], got {v}"))
+            }
+        };
+        let nonneg = |name: &str, v: f64| {
+            if v >= 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("droplets: {name} must be finite and >= 0, got {v}"))
+            }
+        };
+        unit("inertia", self.inertia)?;
+        unit("erode", self.erode)?;
+        unit("deposit", self.deposit)?;
+        unit("evaporation", self.evaporation)?;
+        nonneg("capacity", self.capacity)?;
+        nonneg("min_slope", self.min_slope)?;
+        nonneg("gravity", self.gravity)?;
+        nonneg("initial_water", self.initial_water)?;
+        nonneg("initial_speed", self.initial_speed)?;
+        if !(self.radius > 0.0 && self.radius <= 64.0) {
+            return Err(format!("droplets: radius must be in (0, 64] cells, got {}", self.radius));
+        }
+        if self.batch_size == 0 {
+            return Err("droplets: batch_size must be >= 1".into());
+        }
+        if let DropletCount::PerCell(p) = self.droplets {
+            nonneg("droplets per cell", p)?;
+        }
+        Ok(())
+    }
+
+    /// The number of droplets on a `w × h` grid (saturating at `u32::MAX`).
+    pub fn droplet_count(&self, w: usize, h: usize) -> u32 {
+        match self.droplets {
+            DropletCount::Total(n) => n,
+            DropletCount::PerCell(p) => (p * (w * h) as f64).round().min(u32::MAX as f64) as u32,
+        }
+    }
+}
+
+/// Run totals of [`erode_droplets`]. The `*_units` are the exact fixed-point sums
+/// (`eroded_units == deposited_units + lost_units` always); the metre figures are them times
+/// [`FIXED_UNIT`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DropletStats {
+    /// Droplets run (fewer than asked when cancelled).
+    pub droplets: u64,
+    /// Steps (moves) made by all droplets.
+    pub steps_total: u64,
+    /// Total eroded, m (summed over cells; multiply by `dx·dy` for m³).
+    pub eroded_total: f64,
+    /// Total deposited, m.
+    pub deposited_total: f64,
+    /// Sediment still carried when droplets died or left the map, m.
+    pub carried_lost: f64,
+    /// `eroded_total` in fixed-point units.
+    pub eroded_units: i64,
+    /// `deposited_total` in fixed-point units.
+    pub deposited_units: i64,
+    /// `carried_lost` in fixed-point units.
+    pub lost_units: i64,
+}
+
+/// Result of [`erode_droplets`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DropletOutput {
+    /// Final heights, m.
+    pub height: Grid<f64>,
+    /// Total erosion per cell, m (≥ 0).
+    pub wear: Grid<f64>,
+    /// Total deposition per cell, m (≥ 0).
+    pub deposit: Grid<f64>,
+    /// Run totals.
+    pub stats: DropletStats,
+}
+
+/// One step of a traced droplet ([`trace_droplet`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DropletStep {
+    /// Position before the step, cell units (x, y).
+    pub from: (f64, f64),
+    /// Position after the step.
+    pub to: (f64, f64),
+    /// Bilinear height at `from`, m.
+    pub h_from: f64,
+    /// Bilinear height at `to`, m.
+    pub h_to: f64,
+    /// Capacity of this step, m.
+    pub capacity: f64,
+    /// Sediment carried before the step, m.
+    pub sediment_before: f64,
+    /// Sediment carried after the step, m.
+    pub sediment_after: f64,
+    /// Eroded this step, m (quantised; ≤ `h_from − h_to`).
+    pub eroded: f64,
+    /// Deposited this step, m (quantised).
+    pub deposited: f64,
+    /// Speed after the step.
+    pub speed: f64,
+    /// Water after the step.
+    pub water: f64,
+}
+
+/// Where a droplet reads heights and sends its fixed-point contributions.
+trait Sink {
+    fn height(&self, i: usize) -> f64;
+    fn erode(&mut self, i: usize, q: i64);
+    fn deposit(&mut self, i: usize, q: i64);
+}
+
+/// Precomputed grid geometry and brush shared by all droplets.
+struct Ctx<'a> {
+    p: &'a DropletParams,
+    w: usize,
+    h: usize,
+    dx: f64,
+    dy: f64,
+    /// Step length ℓ = min(dx, dy), m.
+    step: f64,
+    /// Brush half-extent in cells, x and y.
+    rx: isize,
+    ry: isize,
+    /// Brush cells (offset x, offset y, linear offset, normalised weight); the centre is last.
+    brush: Vec<(isize, isize, isize, f64)>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(grid: &Grid<f64>, p: &'a DropletParams) -> Self {
+        let (w, h) = (grid.width(), grid.height());
+        let (dx, dy) = (grid.dx, grid.dy);
+        let step = dx.min(dy);
+        let rx = (p.radius * step / dx).ceil() as isize;
+        let ry = (p.radius * step / dy).ceil() as isize;
+        let mut brush = Vec::new();
+        for oy in -ry..=ry {
+            for ox in -rx..=rx {
+                if ox == 0 && oy == 0 {
+                    continue;
+                }
+                let d = ((ox as f64 * dx).powi(2) + (oy as f64 * dy).powi(2)).sqrt() / step;
+                if d < p.radius {
+                    brush.push((ox, oy, oy * w as isize + ox, p.radius - d));
+                }
+            }
+        }
+        brush.push((0, 0, 0, p.radius));
+        let total: f64 = brush.iter().map(|b| b.3).sum();
+        for b in &mut brush {
+            b.3 /= total;
+        }
+        Self { p, w, h, dx, dy, step, rx, ry, brush }
+    }
+
+    /// Start of droplet `k`.
+    fn start(&self, k: u32) -> (f64, f64) {
+        let mut rng = Rng::new(self.p.seed).split(k);
+        let x = rng.range(0.0, (self.w - 1) as f64);
+        let y = rng.range(0.0, (self.h - 1) as f64);
+        (x, y)
+    }
+
+    /// Bilinear height and gradient (m/m) at (x, y), `0 ≤ x < w−1`, `0 ≤ y < h−1`.
+    #[inline(always)]
+    fn height_grad<S: Sink>(&self, s: &S, x: f64, y: f64) -> (f64, f64, f64) {
+        let (x0, y0) = (x as usize, y as usize);
+        let (tx, ty) = (x - x0 as f64, y - y0 as f64);
+        let i = y0 * self.w + x0;
+        let (a, b, c, e) = (s.height(i), s.height(i + 1), s.height(i + self.w), s.height(i + self.w + 1));
+        let gx = ((b - a) * (1.0 - ty) + (e - c) * ty) / self.dx;
+        let gy = ((c - a) * (1.0 - tx) + (e - b) * tx) / self.dy;
+        let top = a + (b - a) * tx;
+        let bot = c + (e - c) * tx;
+        (top + (bot - top) * ty, gx, gy)
+    }
+
+    #[inline(always)]
+    fn height_at<S: Sink>(&self, s: &S, x: f64, y: f64) -> f64 {
+        self.height_grad(s, x, y).0
+    }
+
+    /// Deposits `total` units bilinearly around (x, y); the remainder of rounding goes to the
+    /// corner of largest weight.
+    #[inline(always)]
+    fn deposit_at<S: Sink>(&self, s: &mut S, x: f64, y: f64, total: i64) {
+        let (x0, y0) = (x as usize, y as usize);
+        let (tx, ty) = (x - x0 as f64, y - y0 as f64);
+        let i = y0 * self.w + x0;
+        let idx = [i, i + 1, i + self.w, i + self.w + 1];
+        let wts = [(1.0 - tx) * (1.0 - ty), tx * (1.0 - ty), (1.0 - tx) * ty, tx * ty];
+        let tf = total as f64;
+        let mut q = [0i64; 4];
+        let mut best = 0;
+        for j in 0..4 {
+            q[j] = (tf * wts[j]).round() as i64;
+            if wts[j] > wts[best] {
+                best = j;
+            }
+        }
+        q[best] += total - (q[0] + q[1] + q[2] + q[3]);
+        for j in 0..4 {
+            if q[j] != 0 {
+                s.deposit(idx[j], q[j]);
+            }
+        }
+    }
+
+    /// Erodes `total` units with the brush centred on the node nearest (x, y).
+    #[inline(always)]
+    fn erode_at<S: Sink>(&self, s: &mut S, x: f64, y: f64, total: i64) {
+        let (cx, cy) = ((x + 0.5) as isize, (y + 0.5) as isize);
+        let c = cy as usize * self.w + cx as usize;
+        let tf = total as f64;
+        let inside = cx >= self.rx && cy >= self.ry && cx + self.rx < self.w as isize && cy + self.ry < self.h as isize;
+        let n = self.brush.len() - 1;
+        let mut sum = 0i64;
+        if inside {
+            for &(_, _, off, wt) in &self.brush[..n] {
+                let q = (tf * wt).round() as i64;
+                if q != 0 {
+                    s.erode((c as isize + off) as usize, q);
+                    sum += q;
+                }
+            }
+        } else {
+            // Renormalise over the cells inside the grid (the centre always is).
+            let (w, h) = (self.w as isize, self.h as isize);
+            let ok = |ox: isize, oy: isize| cx + ox >= 0 && cy + oy >= 0 && cx + ox < w && cy + oy < h;
+            let wsum: f64 = self.brush.iter().filter(|b| ok(b.0, b.1)).map(|b| b.3).sum();
+            for &(ox, oy, off, wt) in &self.brush[..n] {
+                if ok(ox, oy) {
+                    let q = (tf * (wt / wsum)).round() as i64;
+                    if q != 0 {
+                        s.erode((c as isize + off) as usize, q);
+                        sum += q;
+                    }
+                }
+            }
+        }
+        s.erode(c, total - sum);
+    }
+
+    /// Runs droplet `k` on `s`; returns (steps, eroded units, deposited units, lost units).
+    #[inline(always)]
+    fn run<S: Sink, T: FnMut(&DropletStep)>(&self, s: &mut S, k: u32, mut trace: T) -> (u64, i64, i64, i64) {
+        let p = self.p;
+        let (mut x, mut y) = self.start(k);
+        let (mut dirx, mut diry) = (0.0f64, 0.0f64);
+        let (mut speed, mut water) = (p.initial_speed, p.initial_water);
+        let mut sed: i64 = 0;
+        let (mut steps, mut eroded, mut deposited) = (0u64, 0i64, 0i64);
+        let (xmax, ymax) = ((self.w - 1) as f64, (self.h - 1) as f64);
+        let (sx, sy) = (self.step / self.dx, self.step / self.dy);
+        for _ in 0..p.lifetime {
+            let (h0, gx, gy) = self.height_grad(s, x, y);
+            dirx = dirx * p.inertia - gx * (1.0 - p.inertia);
+            diry = diry * p.inertia - gy * (1.0 - p.inertia);
+            let len = (dirx * dirx + diry * diry).sqrt();
+            if len == 0.0 || !len.is_finite() {
+                break;
+            }
+            dirx /= len;
+            diry /= len;
+            let (nx, ny) = (x + dirx * sx, y + diry * sy);
+            if !(nx >= 0.0 && ny >= 0.0 && nx < xmax && ny < ymax) {
+                break;
+            }
+            let h1 = self.height_at(s, nx, ny);
+            let dh = h1 - h0;
+            let sed_m = sed as f64 * FIXED_UNIT;
+            let cap = (-dh).max(p.min_slope * self.step) * speed * water * p.capacity;
+            let (mut e_q, mut d_q) = (0i64, 0i64);
+            if sed_m > cap || dh > 0.0 {
+                let d = if dh > 0.0 { dh.min(sed_m) } else { (sed_m - cap) * p.deposit };
+                d_q = ((d * FIXED_SCALE).floor() as i64).clamp(0, sed);
+                if d_q > 0 {
+                    self.deposit_at(s, x, y, d_q);
+                    sed -= d_q;
+                    deposited += d_q;
+                }
+            } else {
+                let e = ((cap - sed_m) * p.erode).min(-dh);
+                e_q = ((e * FIXED_SCALE).floor() as i64).max(0);
+                if e_q > 0 {
+                    self.erode_at(s, x, y, e_q);
+                    sed += e_q;
+                    eroded += e_q;
+                }
+            }
+            speed = (speed * speed - p.gravity * dh / self.step).max(0.0).sqrt();
+            water *= 1.0 - p.evaporation;
+            trace(&DropletStep {
+                from: (x, y),
+                to: (nx, ny),
+                h_from: h0,
+                h_to: h1,
+                capacity: cap,
+                sediment_before: sed_m,
+                sediment_after: sed as f64 * FIXED_UNIT,
+                eroded: e_q as f64 * FIXED_UNIT,
+                deposited: d_q as f64 * FIXED_UNIT,
+                speed,
+                water,
+            });
+            x = nx;
+            y = ny;
+            steps += 1;
+        }
+        (steps, eroded, deposited, sed)
+    }
+}
+
+/// Per-thread buffers of the batched mode.
+struct Worker {
+    wear: Vec<i64>,
+    dep: Vec<i64>,
+    stamp: Vec<u32>,
+    touched: Vec<u32>,
+    batch: u32,
+    totals: [i64; 4],
+}
+
+impl Worker {
+    fn new(n: usize) -> Self {
+        Self { wear: vec![0; n], dep: vec![0; n], stamp: vec![0; n], touched: Vec::new(), batch: 1, totals: [0; 4] }
+    }
+
+    #[inline(always)]
+    fn touch(&mut self, i: usize) {
+        if self.stamp[i] != self.batch {
+            self.stamp[i] = self.batch;
+            self.touched.push(i as u32);
+        }
+    }
+}
+
+/// Batched sink: reads the frozen snapshot, writes the worker's buffers.
+struct BatchSink<'s> {
+    snap: &'s [f64],
+    w: &'s mut Worker,
+}
+
+impl Sink for BatchSink<'_> {
+    #[inline(always)]
+    fn height(&self, i: usize) -> f64 {
+        self.snap[i]
+    }
+    #[inline(always)]
+    fn erode(&mut self, i: usize, q: i64) {
+        self.w.touch(i);
+        self.w.wear[i] += q;
+    }
+    #[inline(always)]
+    fn deposit(&mut self, i: usize, q: i64) {
+        self.w.touch(i);
+        self.w.dep[i] += q;
+    }
+}
+
+/// Sequential sink: applies every contribution at once to the live heights.
+struct LiveSink<'s> {
+    h0: &'s [f64],
+    h: &'s mut [f64],
+    wear: &'s mut [i64],
+    dep: &'s mut [i64],
+}
+
+impl Sink for LiveSink<'_> {
+    #[inline(always)]
+    fn height(&self, i: usize) -> f64 {
+        self.h[i]
+    }
+    #[inline(always)]
+    fn erode(&mut self, i: usize, q: i64) {
+        self.wear[i] += q;
+        self.h[i] = self.h0[i] + (self.dep[i] - self.wear[i]) as f64 * FIXED_UNIT;
+    }
+    #[inline(always)]
+    fn deposit(&mut self, i: usize, q: i64) {
+        self.dep[i] += q;
+        self.h[i] = self.h0[i] + (self.dep[i] - self.wear[i]) as f64 * FIXED_UNIT;
+    }
+}
+
+/// Runs droplet erosion on `initial` (heights in m; `dx`, `dy` honoured). See the module docs for
+/// the loop, the fixed-point accounting and the parallel semantics.
+///
+/// Reports `("droplets", done, total)` after each batch (every `batch_size` droplets in the
+/// sequential mode too) and stops, with the state after the last complete batch, when
+/// `progress.cancelled()`. Grids narrower or shorter than 2 cells are returned unchanged.
+///
+/// # Panics
+/// When `params.validate()` fails.
+pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dyn Progress) -> DropletOutput {
+    if let Err(e) = params.validate() {
+        panic!("{e}");
+    }
+    let (w, h) = (initial.width(), initial.height());
+    let n = w * h;
+    let mut height = initial.clone();
+    let mut wear = vec![0i64; n];
+    let mut dep = vec![0i64; n];
+    let mut stats = DropletStats::default();
+    if w >= 2 && h >= 2 {
+        let total = params.droplet_count(w, h);
+        let ctx = Ctx::new(initial, params);
+        let batch = params.batch_size;
+        let h0 = initial.data();
+        let mut done = 0u32;
+        let mut totals = [0i64; 4];
+        match params.mode {
+            DropletMode::Sequential => {
+                let mut sink = LiveSink { h0, h: height.data_mut(), wear: &mut wear, dep: &mut dep };
+                while done < total && !progress.cancelled() {
+                    let end = done.saturating_add(batch).min(total);
+                    for k in done..end {
+                        let r = ctx.run(&mut sink, k, |_| {});
+                        totals[0] += r.0 as i64;
+                        totals[1] += r.1;
+                        totals[2] += r.2;
+                        totals[3] += r.3;
+                    }
+                    done = end;
+                    progress.report("droplets", done as u64, total as u64);
+                }
+            }
+            DropletMode::Batched => {
+                let threads = rayon::current_num_threads().max(1);
+                let workers: Vec<Mutex<Worker>> = (0..threads).map(|_| Mutex::new(Worker::new(n))).collect();
+                let mut batch_id = 1u32;
+                while done < total && !progress.cancelled() {
+                    let end = done.saturating_add(batch).min(total);
+                    for wk in &workers {
+                        wk.lock().unwrap().batch = batch_id;
+                    }
+                    {
+                        let snap = height.data();
+                        (done..end).into_par_iter().with_min_len(4).for_each(|k| {
+                            let t = rayon::current_thread_index().unwrap_or(0) % threads;
+                            let mut guard = workers[t].lock().unwrap();
+                            let wk = &mut *guard;
+                            let r = ctx.run(&mut BatchSink { snap, w: wk }, k, |_| {});
+                            wk.totals[0] += r.0 as i64;
+                            wk.totals[1] += r.1;
+                            wk.totals[2] += r.2;
+                            wk.totals[3] += r.3;
+                        });
+                    }
+                    let hd = height.data_mut();
+                    for wk in &workers {
+                        let mut guard = wk.lock().unwrap();
+                        let wk = &mut *guard;
+                        for &i in &wk.touched {
+                            let i = i as usize;
+                            wear[i] += wk.wear[i];
+                            dep[i] += wk.dep[i];
+                            wk.wear[i] = 0;
+                            wk.dep[i] = 0;
+                            hd[i] = h0[i] + (dep[i] - wear[i]) as f64 * FIXED_UNIT;
+                        }
+                        wk.touched.clear();
+                    }
+                    batch_id = batch_id.wrapping_add(1).max(1);
+                    if batch_id == 1 {
+                        for wk in &workers {
+                            wk.lock().unwrap().stamp.fill(0);
+                        }
+                    }
+                    done = end;
+                    progress.report("droplets", done as u64, total as u64);
+                }
+                for wk in &workers {
+                    let wk = wk.lock().unwrap();
+                    for j in 0..4 {
+                        totals[j] += wk.totals[j];
+                    }
+                }
+            }
+        }
+        stats = DropletStats {
+            droplets: done as u64,
+            steps_total: totals[0] as u64,
+            eroded_total: totals[1] as f64 * FIXED_UNIT,
+            deposited_total: totals[2] as f64 * FIXED_UNIT,
+            carried_lost: totals[3] as f64 * FIXED_UNIT,
+            eroded_units: totals[1],
+            deposited_units: totals[2],
+            lost_units: totals[3],
+        };
+    }
+    let to_grid = |v: Vec<i64>| {
+        Grid::from_vec(w, h, v.into_iter().map(|q| q as f64 * FIXED_UNIT).collect())
+            .with_cell_size(initial.dx, initial.dy)
+    };
+    DropletOutput { height, wear: to_grid(wear), deposit: to_grid(dep), stats }
+}
+
+/// The exact per-cell fixed-point sums behind a [`DropletOutput::wear`] or
+/// [`DropletOutput::deposit`] grid, recovered from metres (exact, since each value is an integer
+/// times 2⁻²⁰ well inside `f64`'s range).
+pub fn fixed_units(g: &Grid<f64>) -> Vec<i64> {
+    g.data().iter().map(|v| (v * FIXED_SCALE).round() as i64).collect()
+}
+
+/// Runs droplet `k` of `params.seed` alone on `height` (as the frozen snapshot of the batched
+/// mode: the droplet does not see its own changes) and returns its steps. The droplet's path and
+/// amounts are exactly those it has in [`erode_droplets`] when it is in the first batch.
+pub fn trace_droplet(height: &Grid<f64>, params: &DropletParams, k: u32) -> Vec<DropletStep> {
+    if let Err(e) = params.validate() {
+        panic!("{e}");
+    }
+    let mut out = Vec::new();
+    if height.width() < 2 || height.height() < 2 {
+        return out;
+    }
+    let ctx = Ctx::new(height, params);
+    let mut wk = Worker::new(height.len());
+    ctx.run(&mut BatchSink { snap: height.data(), w: &mut wk }, k, |s| out.push(*s));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_core::hash::hash_unit;
+    use bozkir_core::NoProgress;
+
+    fn noise(n: usize, dx: f64) -> Grid<f64> {
+        let mut v = vec![0.0f64; n * n];
+        let mut amp = 1.0;
+        for o in 0..4u32 {
+            let period = 16.0 / (1u32 << o) as f64;
+            for y in 0..n {
+                for x in 0..n {
+                    let (fx, fy) = (x as f64 / period, y as f64 / period);
+                    let (ix, iy) = (fx.floor(), fy.floor());
+                    let (tx, ty) = (fx - ix, fy - iy);
+                    let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
+                    let (ix, iy) = (ix as u32, iy as u32);
+                    let (a, b) = (hash_unit(ix, iy, o), hash_unit(ix + 1, iy, o));
+                    let (c, d) = (hash_unit(ix, iy + 1, o), hash_unit(ix + 1, iy + 1, o));
+                    let top = a + (b - a) * sx;
+                    let bot = c + (d - c) * sx;
+                    v[y * n + x] += 200.0 * amp * (top + (bot - top) * sy);
+                }
+            }
+            amp *= 0.5;
+        }
+        Grid::from_vec(n, n, v).with_cell_size(dx, dx)
+    }
+
+    fn params(count: u32, seed: u32) -> DropletParams {
+        DropletParams { droplets: DropletCount::Total(count), seed, batch_size: 256, ..Default::default() }
+    }
+
+    fn bytes(o: &DropletOutput) -> Vec<u64> {
+        [o.height.data(), o.wear.data(), o.deposit.data()].iter().flat_map(|d| d.iter().map(|v| v.to_bits())).collect()
+    }
+
+    #[test]
+    fn droplets_mass_balance_exact() {
+        let g = noise(64, 10.0);
+        for mode in [DropletMode::Batched, DropletMode::Sequential] {
+            let p = DropletParams { mode, ..params(3000, 7) };
+            let o = erode_droplets(&g, &p, &NoProgress);
+            let s = o.stats;
+            assert!(s.eroded_units > 0 && s.deposited_units > 0);
+            assert_eq!(s.eroded_units, s.deposited_units + s.lost_units);
+            assert_eq!(fixed_units(&o.wear).iter().sum::<i64>(), s.eroded_units);
+            assert_eq!(fixed_units(&o.deposit).iter().sum::<i64>(), s.deposited_units);
+            // Heights are exactly h0 + (deposit − wear).
+            let (wu, du) = (fixed_units(&o.wear), fixed_units(&o.deposit));
+            for i in 0..g.len() {
+                assert_eq!(o.height.data()[i], g.data()[i] + (du[i] - wu[i]) as f64 * FIXED_UNIT);
+            }
+            assert_eq!(s.droplets, 3000);
+        }
+    }
+
+    #[test]
+    fn droplets_trace_never_erodes_more_than_the_drop() {
+        let g = noise(64, 5.0);
+        let p = params(1, 3);
+        let mut eroding_steps = 0;
+        let mut sed = 0i64;
+        for k in 0..200 {
+            let tr = trace_droplet(&g, &p, k);
+            assert!(tr.len() <= p.lifetime as usize);
+            for s in &tr {
+                assert!(s.eroded <= (s.h_from - s.h_to).max(0.0), "{s:?}");
+                assert!(s.eroded == 0.0 || s.deposited == 0.0);
+                if s.h_to > s.h_from {
+                    assert_eq!(s.eroded, 0.0);
+                    assert!(s.deposited <= s.h_to - s.h_from);
+                }
+                assert!(s.deposited <= s.sediment_before);
+                eroding_steps += (s.eroded > 0.0) as usize;
+                sed += ((s.eroded - s.deposited) * FIXED_SCALE).round() as i64;
+            }
+        }
+        assert!(eroding_steps > 100);
+        assert!(sed > 0);
+    }
+
+    #[test]
+    fn droplets_same_seed_same_bytes_any_thread_count() {
+        let g = noise(48, 10.0);
+        let p = params(2000, 11);
+        let run = |t: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();
+            pool.install(|| erode_droplets(&g, &p, &NoProgress))
+        };
+        let (a, b) = (run(1), run(2));
+        assert_eq!(bytes(&a), bytes(&b));
+        assert_eq!(a.stats, b.stats);
+        assert_eq!(bytes(&run(3)), bytes(&a));
+        let c = erode_droplets(&g, &params(2000, 12), &NoProgress);
+        assert_ne!(bytes(&a), bytes(&c));
+    }
+
+    #[test]
+    fn droplets_flow_downhill_on_a_plane() {
+        // Falls towards +x (slope 0.2) and a little towards −y (slope 0.05), non-square cells.
+        let (dx, dy) = (10.0, 20.0);
+        let g = Grid::from_fn(64, 64, |x, y| 500.0 - 0.2 * dx * x as f64 + 0.05 * dy * y as f64).with_cell_size(dx, dy);
+        let p = params(1, 5);
+        let (mut mx, mut my, mut n) = (0.0, 0.0, 0);
+        for k in 0..200 {
+            let tr = trace_droplet(&g, &p, k);
+            if let (Some(a), Some(b)) = (tr.first(), tr.last()) {
+                mx += (b.to.0 - a.from.0) * dx;
+                my += (b.to.1 - a.from.1) * dy;
+                n += 1;
+                for s in &tr {
+                    assert!(s.h_to < s.h_from);
+                }
+            }
+        }
+        assert!(n > 150);
+        let (mx, my) = (mx / n as f64, my / n as f64);
+        // Mean displacement points along −gradient = (0.2, −0.05)/|·|.
+        assert!(mx > 0.0 && my < 0.0, "{mx} {my}");
+        let cos = (mx * 0.2 - my * 0.05) / ((mx * mx + my * my).sqrt() * (0.2f64.hypot(0.05)));
+        assert!(cos > 0.999, "{cos}");
+    }
+
+    #[test]
+    fn droplets_lower_peaks_fill_pits_wear_in_valleys() {
+        let g = noise(96, 10.0);
+        for (mode, b) in [(DropletMode::Sequential, 1), (DropletMode::Batched, 16), (DropletMode::Batched, 64), (DropletMode::Batched, 256)] {
+            let p = DropletParams { droplets: DropletCount::PerCell(1.0), seed: 1, mode, batch_size: b, ..Default::default() };
+            let o = erode_droplets(&g, &p, &NoProgress);
+            eprintln!("{mode:?} {b} {:?} range {:?}", o.stats, o.height.min_max());
+        }
+        let p = DropletParams { droplets: DropletCount::PerCell(1.0), seed: 1, ..Default::default() };
+        let o = erode_droplets(&g, &p, &NoProgress);
+        let (w, h) = (g.width(), g.height());
+        let mut order: Vec<usize> = (0..g.len()).collect();
+        order.sort_by(|&a, &b| g.data()[b].total_cmp(&g.data()[a]));
+        let top = &order[..g.len() / 50];
+        let mean =
+            |grid: &Grid<f64>, idx: &[usize]| idx.iter().map(|&i| grid.data()[i]).sum::<f64>() / idx.len() as f64;
+        assert!(mean(&o.height, top) < mean(&g, top), "peaks not lowered");
+        // Interior local minima (pits) gain height.
+        let mut pits = Vec::new();
+        for y in 1..h - 1 {
+            for x in 1..w - 1 {
+                let c = *g.get(x, y);
+                let lower = (-1i32..=1)
+                    .any(|oy| (-1i32..=1).any(|ox| *g.get((x as i32 + ox) as usize, (y as i32 + oy) as usize) < c));
+                if !lower {
+                    pits.push(y * w + x);
+                }
+            }
+        }
+        assert!(!pits.is_empty());
+        eprintln!("pits {} h {} -> {} wear {} dep {} stats {:?}", pits.len(), mean(&g, &pits), mean(&o.height, &pits), mean(&o.wear, &pits), mean(&o.deposit, &pits), o.stats);
+        assert!(mean(&o.height, &pits) > mean(&g, &pits), "pits not filled");
+        // Wear concentrates where flow converges (high D8 drainage area).
+        let fg = crate::hydrology::flow_graph::d8_receivers(&g);
+        let acc = crate::hydrology::flow_graph::accumulate_cells(&fg);
+        let conv: Vec<usize> = (0..g.len()).filter(|&i| acc[i] >= 8).collect();
+        let all: Vec<usize> = (0..g.len()).collect();
+        assert!(mean(&o.wear, &conv) > 1.2 * mean(&o.wear, &all), "{} {}", mean(&o.wear, &conv), mean(&o.wear, &all));
+    }
+
+    #[test]
+    fn droplets_cancel_and_tiny_grids() {
+        struct Stop;
+        impl Progress for Stop {
+            fn cancelled(&self) -> bool {
+                true
+            }
+        }
+        let g = noise(16, 1.0);
+        let o = erode_droplets(&g, &params(100, 1), &Stop);
+        assert_eq!(o.stats.droplets, 0);
+        assert_eq!(o.height, g);
+        let one = Grid::new(1, 5, 3.0);
+        assert_eq!(erode_droplets(&one, &params(10, 1), &NoProgress).height, one);
+        assert!(DropletParams { radius: 0.0, ..Default::default() }.validate().is_err());
+    }
+}
