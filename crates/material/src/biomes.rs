@@ -460,8 +460,8 @@ impl<'a> Rules<'a> {
         out.iter_mut().for_each(|v| *v = 0.0);
         for r in &self.regions {
             let mut d2 = 0.0;
-            for k in 0..3 {
-                let gap = f64::max(f64::max(r.lo[k] - c[k], c[k] - r.hi[k]), 0.0);
+            for (k, &ck) in c.iter().enumerate() {
+                let gap = f64::max(f64::max(r.lo[k] - ck, ck - r.hi[k]), 0.0);
                 if gap > 0.0 {
                     let w = self.widths[k];
                     d2 += if w > 0.0 { (gap / w) * (gap / w) } else { POS };

@@ -5,7 +5,8 @@ use crate::parse::{parse, Recipe, RecipeError};
 use bozkir_terrain::profiles::{profile, profile_names};
 
 /// The built-in recipes' TOML sources.
-pub const SOURCES: [(&str, &str); 1] = [("ds2", include_str!("../recipes/ds2.toml"))];
+pub const SOURCES: [(&str, &str); 2] =
+    [("ds2", include_str!("../recipes/ds2.toml")), ("island", include_str!("../recipes/island.toml"))];
 
 /// Names of every built-in recipe.
 pub fn names() -> Vec<String> {

@@ -8,6 +8,8 @@
 //! clock, the filesystem or the terminal. Built-in recipes are in [`builtin`].
 
 pub mod builtin;
+pub mod detail;
+pub mod erosion;
 pub mod parse;
 pub mod run;
 pub mod stage;

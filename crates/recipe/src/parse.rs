@@ -129,7 +129,9 @@ pub fn parse(text: &str, source_name: &str) -> Result<Recipe, RecipeError> {
         let resolution = match table.remove("resolution") {
             None => None,
             Some(toml::Value::Integer(r)) if (8..=MAX_RESOLUTION as i64).contains(&r) => Some(r as usize),
-            Some(v) => return Err(stage_err(&op, format!("resolution must be an integer in 8..={MAX_RESOLUTION}, got {v}"))),
+            Some(v) => {
+                return Err(stage_err(&op, format!("resolution must be an integer in 8..={MAX_RESOLUTION}, got {v}")))
+            }
         };
         let op_value = parse_op(&op, table).map_err(|m| stage_err(&op, m))?;
         stages.push(Stage { line, op: op_value, resolution });
@@ -154,7 +156,10 @@ mod tests {
         let e = parse(text, "t.toml").unwrap_err().to_string();
         assert!(e.contains("t.toml line 8") && e.contains("blur") && e.contains("sigmaa"), "{e}");
         let e = parse("size = 32\n[[stage]]\nop = \"nope\"\n", "u.toml").unwrap_err().to_string();
-        assert!(e.contains("u.toml line 2") && e.contains("unknown stage \"nope\"") && e.contains("stream_power"), "{e}");
+        assert!(
+            e.contains("u.toml line 2") && e.contains("unknown stage \"nope\"") && e.contains("stream_power"),
+            "{e}"
+        );
         let e = parse("size = 32\nbogus = 1\n[[stage]]\nop = \"fill\"\n", "v.toml").unwrap_err().to_string();
         assert!(e.contains("v.toml") && e.contains("bogus") && e.contains("line 2"), "{e}");
         let e = parse("size = 32\n[[stage]]\nop = \"fill\"\nresolution = 3\n", "w.toml").unwrap_err().to_string();

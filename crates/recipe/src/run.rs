@@ -34,7 +34,13 @@ pub fn run(
             state.resample_to(scaled);
         }
         observe(StageEvent::Start { index, op: stage.op.name() });
-        apply(&stage.op, index, &mut state, progress);
+        apply(&stage.op, index, &mut state, progress).map_err(|message| RecipeError::Stage {
+            source_name: recipe.name.clone(),
+            line: stage.line,
+            index,
+            op: stage.op.name().to_string(),
+            message,
+        })?;
         observe(StageEvent::Done(check(&state, index, stage.op.name(), stage.line)?));
         if progress.cancelled() {
             break;
@@ -95,8 +101,78 @@ mod tests {
         .unwrap();
         assert_eq!(seen.len(), r.stages.len());
         assert_eq!(seen.first().unwrap().2, 64);
-        assert_eq!(seen.last().unwrap().2, 128, "the 1024² detail stage of a 512² recipe runs at 2× size");
-        assert_eq!(s.height.width(), 128);
-        assert!((s.height.dx * 127.0 - 20.0 * 63.0).abs() < 1e-9, "extent kept");
+        assert_eq!(seen.last().unwrap().2, 127, "the detail stages of a 512² recipe run at 2× size: (64 − 1)·2 + 1");
+        assert_eq!(s.height.width(), 127);
+        assert!((s.height.dx * 126.0 - 20.0 * 63.0).abs() < 1e-9, "extent kept");
+    }
+}
+
+#[cfg(test)]
+mod detail_tests {
+    use super::*;
+    use crate::parse::parse;
+    use bozkir_core::NoProgress;
+
+    const ALL: &str = r#"
+size = 48
+cell_size = 5.0
+[[stage]]
+op = "profile"
+profile = "badlands"
+height_range = 300.0
+[[stage]]
+op = "slab"
+angle_deg = 40.0
+[[stage]]
+op = "reverse"
+region_m = 60.0
+[[stage]]
+op = "rills"
+[[stage]]
+op = "crags"
+[[stage]]
+op = "plates"
+[[stage]]
+op = "polish"
+wash_mask = "sediment"
+[[stage]]
+op = "upsample"
+factor = 2
+[[stage]]
+op = "sediment_floor"
+[[stage]]
+op = "canyon"
+kind = "separator"
+path = [[0.1, 0.1], [0.9, 0.8]]
+[[stage]]
+op = "canyon"
+kind = "drainage"
+[[stage]]
+op = "fold"
+"#;
+
+    #[test]
+    fn every_detail_stage_runs_and_is_deterministic() {
+        let r = parse(ALL, "all.toml").unwrap();
+        let go = |t: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+                .install(|| run(&r, 48, 5.0, 3, &NoProgress, |_| {}).unwrap())
+        };
+        let a = go(1);
+        let b = go(2);
+        assert_eq!(a.height.data(), b.height.data());
+        assert_eq!(a.height.width(), 95, "upsampled (48 − 1)·2 + 1");
+        assert!(a.masks.contains_key("fold_east") && a.masks.contains_key("sediment"));
+    }
+
+    #[test]
+    fn a_stage_needing_a_missing_mask_names_itself() {
+        let text = "size = 16\n[[stage]]\nop = \"noise\"\n[[stage]]\nop = \"sediment_floor\"\nmask = \"deposit\"\n";
+        let r = parse(text, "m.toml").unwrap();
+        let e = run(&r, 16, 1.0, 0, &NoProgress, |_| {}).unwrap_err().to_string();
+        assert!(e.contains("line 4") && e.contains("sediment_floor") && e.contains("deposit"), "{e}");
     }
 }

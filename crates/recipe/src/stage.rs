@@ -5,6 +5,8 @@
 //! a name says otherwise. Every stage's seed is derived from the recipe seed and the stage's
 //! position (or given explicitly with `seed`), so a recipe and a seed name the same ground.
 
+use crate::detail::*;
+use crate::erosion::*;
 use crate::state::State;
 use bozkir_core::noise::{fbm01, ridged, FbmParams, RidgedParams};
 use bozkir_core::{hash_u32, Grid, Progress};
@@ -20,7 +22,31 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 /// Stage names, for messages.
-pub const OPS: [&str; 8] = ["profile", "noise", "terrace", "pow", "warp", "blur", "stream_power", "fill"];
+pub const OPS: [&str; 23] = [
+    "profile",
+    "noise",
+    "terrace",
+    "pow",
+    "warp",
+    "blur",
+    "stream_power",
+    "fill",
+    "slab",
+    "reverse",
+    "rills",
+    "crags",
+    "plates",
+    "polish",
+    "upsample",
+    "sediment_floor",
+    "canyon",
+    "fold",
+    "droplets",
+    "thermal",
+    "shallow_water",
+    "island",
+    "rivers",
+];
 
 /// A stage's operation and parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +59,21 @@ pub enum Op {
     Blur(BlurStage),
     StreamPower(StreamPowerStage),
     Fill(FillStage),
+    Slab(SlabStage),
+    Reverse(ReverseStage),
+    Rills(RillStage),
+    Crags(CragStage),
+    Plates(PlatesStage),
+    Polish(PolishStage),
+    Upsample(UpsampleStage),
+    SedimentFloor(SedimentFloorStage),
+    Canyon(CanyonStage),
+    Fold(FoldStage),
+    Droplets(DropletStage),
+    Thermal(ThermalStage),
+    ShallowWater(ShallowWaterStage),
+    Island(IslandStage),
+    Rivers(RiversStage),
 }
 
 impl Op {
@@ -46,6 +87,21 @@ impl Op {
             Op::Blur(_) => "blur",
             Op::StreamPower(_) => "stream_power",
             Op::Fill(_) => "fill",
+            Op::Slab(_) => "slab",
+            Op::Reverse(_) => "reverse",
+            Op::Rills(_) => "rills",
+            Op::Crags(_) => "crags",
+            Op::Plates(_) => "plates",
+            Op::Polish(_) => "polish",
+            Op::Upsample(_) => "upsample",
+            Op::SedimentFloor(_) => "sediment_floor",
+            Op::Canyon(_) => "canyon",
+            Op::Fold(_) => "fold",
+            Op::Droplets(_) => "droplets",
+            Op::Thermal(_) => "thermal",
+            Op::ShallowWater(_) => "shallow_water",
+            Op::Island(_) => "island",
+            Op::Rivers(_) => "rivers",
         }
     }
 }
@@ -72,6 +128,21 @@ pub fn parse_op(op: &str, table: toml::Table) -> Result<Op, String> {
         "blur" => Op::Blur(de::<BlurStage>(table)?.validated()?),
         "stream_power" => Op::StreamPower(de::<StreamPowerStage>(table)?.validated()?),
         "fill" => Op::Fill(de::<FillStage>(table)?),
+        "slab" => Op::Slab(de::<SlabStage>(table)?.validated()?),
+        "reverse" => Op::Reverse(de::<ReverseStage>(table)?.validated()?),
+        "rills" => Op::Rills(de::<RillStage>(table)?.validated()?),
+        "crags" => Op::Crags(de::<CragStage>(table)?.validated()?),
+        "plates" => Op::Plates(de::<PlatesStage>(table)?.validated()?),
+        "polish" => Op::Polish(de::<PolishStage>(table)?.validated()?),
+        "upsample" => Op::Upsample(de::<UpsampleStage>(table)?.validated()?),
+        "sediment_floor" => Op::SedimentFloor(de::<SedimentFloorStage>(table)?.validated()?),
+        "canyon" => Op::Canyon(de::<CanyonStage>(table)?.validated()?),
+        "fold" => Op::Fold(de::<FoldStage>(table)?.validated()?),
+        "droplets" => Op::Droplets(de::<DropletStage>(table)?.validated()?),
+        "thermal" => Op::Thermal(de::<ThermalStage>(table)?.validated()?),
+        "shallow_water" => Op::ShallowWater(de::<ShallowWaterStage>(table)?.validated()?),
+        "island" => Op::Island(de::<IslandStage>(table)?.validated()?),
+        "rivers" => Op::Rivers(de::<RiversStage>(table)?.validated()?),
         other => return Err(format!("unknown stage {other:?}; have {}", OPS.join(", "))),
     };
     Ok(op)
@@ -85,8 +156,10 @@ fn stage_seed(explicit: Option<u64>, recipe_seed: u64, index: usize) -> u32 {
     }
 }
 
-/// Run stage `index` (1-based) on `state`.
-pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) {
+/// Run stage `index` (1-based) on `state`. Errors are problems only the state can reveal (a
+/// mask that was never recorded, a size past the cap); the caller names the stage.
+pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) -> Result<(), String> {
+    let seed = |explicit: Option<u64>| stage_seed(explicit, state.seed, index);
     match op {
         Op::Profile(p) => p.apply(index, state, progress),
         Op::Noise(p) => p.apply(index, state),
@@ -96,7 +169,23 @@ pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) 
         Op::Blur(p) => state.height = gaussian_blur(&state.height, &BlurParams { sigma: p.sigma }),
         Op::StreamPower(p) => p.apply(state, progress),
         Op::Fill(_) => state.height = fill_epsilon(&state.height),
+        Op::Slab(p) => p.apply(state),
+        Op::Reverse(p) => p.apply(seed(p.seed), state),
+        Op::Rills(p) => p.apply(seed(None), state),
+        Op::Crags(p) => p.apply(seed(None), state),
+        Op::Plates(p) => p.apply(seed(None), state),
+        Op::Polish(p) => p.apply(state),
+        Op::Upsample(p) => p.apply(seed(None), state)?,
+        Op::SedimentFloor(p) => p.apply(state)?,
+        Op::Canyon(p) => p.apply(state),
+        Op::Fold(p) => p.apply(seed(None), state),
+        Op::Droplets(p) => p.apply(seed(p.seed), state, progress),
+        Op::Thermal(p) => p.apply(state, progress),
+        Op::ShallowWater(p) => p.apply(state, progress),
+        Op::Island(p) => p.apply(seed(p.seed), state),
+        Op::Rivers(p) => p.apply(state),
     }
+    Ok(())
 }
 
 /// `profile`: the original bozkir generator for a named profile (replaces the height).
@@ -209,7 +298,12 @@ impl NoiseStage {
         let f = self.frequency / extent;
         let fb = FbmParams { octaves: self.octaves, frequency: f, seed, ..FbmParams::default() };
         let rp = RidgedParams { octaves: self.octaves, frequency: f, seed, ..RidgedParams::default() };
-        let mask = FbmParams { octaves: 3, frequency: self.mask_frequency / extent, seed: seed ^ 0x9E37, ..FbmParams::default() };
+        let mask = FbmParams {
+            octaves: 3,
+            frequency: self.mask_frequency / extent,
+            seed: seed ^ 0x9E37,
+            ..FbmParams::default()
+        };
         let ridged_kind = self.kind == "ridged";
         let (a, e, mf, lo, hi) = (self.amplitude, self.exponent, self.mask_frequency, self.mask_lo, self.mask_hi);
         let n = sample_grid(w, h, state.height.dx, state.height.dy, |x, y| {
@@ -317,7 +411,8 @@ impl WarpStage {
         Ok(self)
     }
     fn apply(&self, index: usize, state: &mut State) {
-        let extent = (state.height.width() as f64 * state.height.dx).max(state.height.height() as f64 * state.height.dy);
+        let extent =
+            (state.height.width() as f64 * state.height.dx).max(state.height.height() as f64 * state.height.dy);
         let p = GridWarpParams {
             strength: self.strength,
             frequency: self.frequency / extent,
@@ -362,7 +457,16 @@ pub struct StreamPowerStage {
 impl Default for StreamPowerStage {
     fn default() -> Self {
         let d = StreamPowerParams::default();
-        Self { steps: 20, k: d.k, m: d.m, dt: d.dt, uplift: 0.0, uplift_map: "height".into(), kappa: d.kappa, area_cap_cells: 0.0 }
+        Self {
+            steps: 20,
+            k: d.k,
+            m: d.m,
+            dt: d.dt,
+            uplift: 0.0,
+            uplift_map: "height".into(),
+            kappa: d.kappa,
+            area_cap_cells: 0.0,
+        }
     }
 }
 

@@ -84,7 +84,15 @@ pub fn check(state: &State, index: usize, op: &str, line: usize) -> Result<Stage
     }
     let (min, max) = state.height.min_max().unwrap_or((0.0, 0.0));
     let mean = d.iter().sum::<f64>() / d.len() as f64;
-    Ok(StageReport { index, op: op.to_string(), width: state.height.width(), height: state.height.height(), min, max, mean })
+    Ok(StageReport {
+        index,
+        op: op.to_string(),
+        width: state.height.width(),
+        height: state.height.height(),
+        min,
+        max,
+        mean,
+    })
 }
 
 #[cfg(test)]

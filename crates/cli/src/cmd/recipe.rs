@@ -3,11 +3,13 @@
 use super::terrain::Args as TerrainArgs;
 use super::{positive, MAX_TERRAIN_SIZE};
 use crate::analysis::{analyse, print_stats, stats, timed, Options};
-use crate::outputs::{finish, write_analysis, write_height, write_unit_mask, Staging};
+use crate::outputs::{finish, write_analysis, write_height, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
+use bozkir_core::Grid;
 use bozkir_io::{Encoding, Sidecar};
 use bozkir_recipe::{builtin, parse, run, Recipe, StageEvent};
+use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
 use std::path::Path;
 use std::time::Instant;
 
@@ -53,10 +55,23 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     timings.extend(an.timings.iter().copied());
     let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
         let r = write_height(&mut st, "height", "height", &h)?;
+        // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
+        // the raw layers in metres (or their own units) as f32 TIFFs.
+        let sigma = 2.0 * h.dx.max(h.dy);
         for (name, m) in &state.masks {
-            write_unit_mask(&mut st, &format!("{name}_mask.png"), &format!("mask/{name}"), m)?;
+            let norm = normalise_mask(m, sigma, 1.0);
+            bozkir_io::write_png8(
+                st.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8),
+                &to_u8(&norm),
+            )?;
             bozkir_io::write_tiff_f32(st.file(&format!("{name}.tif"), name, Encoding::TiffF32), &m.map(|&v| v as f32))?;
         }
+        let area = Grid::from_vec(h.width(), h.height(), an.acc.iter().map(|&c| c as f64).collect())
+            .with_cell_size(h.dx, h.dy);
+        bozkir_io::write_png8(
+            st.file("flow_mask.png", "mask/flow", Encoding::Png8),
+            &to_u8(&flow_mask(&area, sigma, 1.0)),
+        )?;
         write_analysis(&mut st, &h, &an)?;
         Ok(r)
     })?;
@@ -73,7 +88,10 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     let s = stats(&an);
     finish(st, sc)?;
     println!("recipe {} seed {seed}: {} stages", recipe.name, recipe.stages.len());
-    println!("{:>3}  {:<14} {:>11} {:>11} {:>11} {:>11} {:>9}", "#", "stage", "size", "min m", "max m", "mean m", "seconds");
+    println!(
+        "{:>3}  {:<14} {:>11} {:>11} {:>11} {:>11} {:>9}",
+        "#", "stage", "size", "min m", "max m", "mean m", "seconds"
+    );
     for (r, secs) in &rows {
         println!(
             "{:>3}  {:<14} {:>11} {:>11.2} {:>11.2} {:>11.2} {:>9.3}",
@@ -111,4 +129,8 @@ pub fn list(a: ListArgs) -> Result<()> {
     }
     println!("\nRun one: bozkir terrain --recipe ds2 --out DIR; see one: bozkir recipes --show ds2");
     Ok(())
+}
+
+fn to_u8(m: &Grid<f64>) -> Grid<u8> {
+    m.map(|&v| if v.is_finite() { (v.clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
 }

@@ -62,6 +62,14 @@
 //!   changes made before it, its own included (the same fixed-point contributions, applied at
 //!   once).
 //!
+//! Batch size and stability: droplets of a batch do not see each other, so `n` droplets crossing
+//! one valley cell in a batch each take up to the drop the snapshot shows, and together can
+//! over-dig (or over-fill a pit) by up to `n` times; strong parameters then feed back into
+//! runaway holes and spikes. Keep `batch_size` small against the number of cells (the default
+//! 1024 is 0.4 % of 512²) and the per-droplet strength moderate (the defaults); the sequential
+//! mode has no such effect. The batch actually used is capped at 1/64 of the cell count
+//! ([`effective_batch`]), so a small grid is never swamped by one batch.
+//!
 //! Memory: the batched mode holds 20 bytes per cell per rayon thread (two `i64` delta buffers and a
 //! `u32` stamp) besides the three `i64` run totals.
 
@@ -110,18 +118,18 @@ pub struct DropletParams {
     /// Default `0.05`.
     pub inertia: f64,
     /// Sediment capacity factor, dimensionless (capacity in metres is the drop per step times
-    /// speed, water and this) [pCapacity]. Default `4`.
+    /// speed, water and this) [pCapacity]. Default `1` (see [`DropletParams::default`]).
     pub capacity: f64,
     /// Capacity floor as a slope, m/m: the drop per step used in the capacity is at least
     /// `min_slope·ℓ` [pMinSlope]. Default `0.01`.
     pub min_slope: f64,
-    /// Fraction of the free capacity eroded per step, 0..1 [pErosion]. Default `0.3`.
+    /// Fraction of the free capacity eroded per step, 0..1 [pErosion]. Default `0.1`.
     pub erode: f64,
     /// Fraction of the surplus sediment deposited per step, 0..1 [pDeposition]. Default `0.3`.
     pub deposit: f64,
     /// Fraction of water evaporated per step, 0..1 [pEvaporation]. Default `0.01`.
     pub evaporation: f64,
-    /// Gravity: `speed² ← speed² − gravity·Δh/ℓ` (speed in arbitrary units) [pGravity]. Default `4`.
+    /// Gravity: `speed² ← speed² − gravity·Δh/ℓ` (speed in arbitrary units) [pGravity]. Default `1`.
     pub gravity: f64,
     /// Initial water volume, arbitrary units. Default `1`.
     pub initial_water: f64,
@@ -133,24 +141,28 @@ pub struct DropletParams {
     /// Seed of the droplet starts.
     pub seed: u32,
     /// Droplets per batch in [`DropletMode::Batched`] (part of the result's definition, not a
-    /// tuning knob for the thread count). Default `1024`.
+    /// tuning knob for the thread count). Capped at 1/64 of the cell count (see
+    /// [`effective_batch`]). Default `1024`.
     pub batch_size: u32,
     /// Batched (default) or sequential.
     pub mode: DropletMode,
 }
 
+/// Beyer's values except `capacity`, `erode` and `gravity` (his 4, 0.3 and 4 were tuned for
+/// heights normalised to `[0, 1]`, i.e. slopes of a few thousandths; on metre heights with slopes
+/// of 0.1–1 they dig runaway holes and spikes, sequentially and much more so in batches).
 impl Default for DropletParams {
     fn default() -> Self {
         Self {
             droplets: DropletCount::PerCell(0.5),
             lifetime: 30,
             inertia: 0.05,
-            capacity: 4.0,
+            capacity: 1.0,
             min_slope: 0.01,
-            erode: 0.3,
+            erode: 0.1,
             deposit: 0.3,
             evaporation: 0.01,
-            gravity: 4.0,
+            gravity: 1.0,
             initial_water: 1.0,
             initial_speed: 1.0,
             radius: 3.0,
@@ -361,7 +373,7 @@ impl<'a> Ctx<'a> {
         let mut q = [0i64; 4];
         let mut best = 0;
         for j in 0..4 {
-            q[j] = (tf * wts[j]).round() as i64;
+            q[j] = (tf * wts[j] + 0.5) as i64; // ≥ 0: truncation is floor
             if wts[j] > wts[best] {
                 best = j;
             }
@@ -385,7 +397,7 @@ impl<'a> Ctx<'a> {
         let mut sum = 0i64;
         if inside {
             for &(_, _, off, wt) in &self.brush[..n] {
-                let q = (tf * wt).round() as i64;
+                let q = (tf * wt + 0.5) as i64; // ≥ 0: truncation is floor
                 if q != 0 {
                     s.erode((c as isize + off) as usize, q);
                     sum += q;
@@ -398,7 +410,7 @@ impl<'a> Ctx<'a> {
             let wsum: f64 = self.brush.iter().filter(|b| ok(b.0, b.1)).map(|b| b.3).sum();
             for &(ox, oy, off, wt) in &self.brush[..n] {
                 if ok(ox, oy) {
-                    let q = (tf * (wt / wsum)).round() as i64;
+                    let q = (tf * (wt / wsum) + 0.5) as i64;
                     if q != 0 {
                         s.erode((c as isize + off) as usize, q);
                         sum += q;
@@ -441,7 +453,7 @@ impl<'a> Ctx<'a> {
             let (mut e_q, mut d_q) = (0i64, 0i64);
             if sed_m > cap || dh > 0.0 {
                 let d = if dh > 0.0 { dh.min(sed_m) } else { (sed_m - cap) * p.deposit };
-                d_q = ((d * FIXED_SCALE).floor() as i64).clamp(0, sed);
+                d_q = ((d.max(0.0) * FIXED_SCALE) as i64).min(sed); // truncation of a value ≥ 0 is floor
                 if d_q > 0 {
                     self.deposit_at(s, x, y, d_q);
                     sed -= d_q;
@@ -449,7 +461,7 @@ impl<'a> Ctx<'a> {
                 }
             } else {
                 let e = ((cap - sed_m) * p.erode).min(-dh);
-                e_q = ((e * FIXED_SCALE).floor() as i64).max(0);
+                e_q = (e.max(0.0) * FIXED_SCALE) as i64;
                 if e_q > 0 {
                     self.erode_at(s, x, y, e_q);
                     sed += e_q;
@@ -554,6 +566,12 @@ impl Sink for LiveSink<'_> {
 /// Runs droplet erosion on `initial` (heights in m; `dx`, `dy` honoured). See the module docs for
 /// the loop, the fixed-point accounting and the parallel semantics.
 ///
+/// The batch size used on a grid of `cells` cells: `batch_size`, capped at `cells / 64` (at
+/// least 1). Part of the result's definition, like `batch_size` itself.
+pub fn effective_batch(batch_size: u32, cells: usize) -> u32 {
+    batch_size.min(((cells / 64).max(1)).min(u32::MAX as usize) as u32)
+}
+
 /// Reports `("droplets", done, total)` after each batch (every `batch_size` droplets in the
 /// sequential mode too) and stops, with the state after the last complete batch, when
 /// `progress.cancelled()`. Grids narrower or shorter than 2 cells are returned unchanged.
@@ -573,7 +591,7 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
     if w >= 2 && h >= 2 {
         let total = params.droplet_count(w, h);
         let ctx = Ctx::new(initial, params);
-        let batch = params.batch_size;
+        let batch = effective_batch(params.batch_size, n);
         let h0 = initial.data();
         let mut done = 0u32;
         let mut totals = [0i64; 4];
@@ -640,8 +658,8 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
                 }
                 for wk in &workers {
                     let wk = wk.lock().unwrap();
-                    for j in 0..4 {
-                        totals[j] += wk.totals[j];
+                    for (t, v) in totals.iter_mut().zip(wk.totals) {
+                        *t += v;
                     }
                 }
             }
@@ -816,12 +834,7 @@ mod tests {
     #[test]
     fn droplets_lower_peaks_fill_pits_wear_in_valleys() {
         let g = noise(96, 10.0);
-        for (mode, b) in [(DropletMode::Sequential, 1), (DropletMode::Batched, 16), (DropletMode::Batched, 64), (DropletMode::Batched, 256)] {
-            let p = DropletParams { droplets: DropletCount::PerCell(1.0), seed: 1, mode, batch_size: b, ..Default::default() };
-            let o = erode_droplets(&g, &p, &NoProgress);
-            eprintln!("{mode:?} {b} {:?} range {:?}", o.stats, o.height.min_max());
-        }
-        let p = DropletParams { droplets: DropletCount::PerCell(1.0), seed: 1, ..Default::default() };
+        let p = DropletParams { droplets: DropletCount::PerCell(1.0), seed: 1, batch_size: 64, ..Default::default() };
         let o = erode_droplets(&g, &p, &NoProgress);
         let (w, h) = (g.width(), g.height());
         let mut order: Vec<usize> = (0..g.len()).collect();
@@ -843,7 +856,6 @@ mod tests {
             }
         }
         assert!(!pits.is_empty());
-        eprintln!("pits {} h {} -> {} wear {} dep {} stats {:?}", pits.len(), mean(&g, &pits), mean(&o.height, &pits), mean(&o.wear, &pits), mean(&o.deposit, &pits), o.stats);
         assert!(mean(&o.height, &pits) > mean(&g, &pits), "pits not filled");
         // Wear concentrates where flow converges (high D8 drainage area).
         let fg = crate::hydrology::flow_graph::d8_receivers(&g);

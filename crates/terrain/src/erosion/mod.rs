@@ -1,6 +1,6 @@
 //! Erosion processes.
-pub mod stream_power;
-pub mod slab;
 pub mod droplets;
 pub mod shallow_water;
+pub mod slab;
+pub mod stream_power;
 pub mod thermal;

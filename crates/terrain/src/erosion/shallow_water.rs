@@ -50,17 +50,22 @@
 //!
 //! # Stability
 //!
-//! The flux/depth update is symplectic Euler on the wave equation above; it is stable when
+//! The flux/depth update is symplectic Euler on the wave equation above, whose linear stability
+//! bound is `Δt ≤ 1 / (c · √(1/dx² + 1/dy²))`, `c = √(g · pipe_depth)`. The pipes are one-way
+//! (`f ≥ 0` in each direction): when a flow reverses, the clamp at zero can add up to one extra
+//! step's increment to the net flux, i.e. up to twice the linear `ω²`, so the documented bound is
+//! `1/√2` of the linear one:
 //!
 //! ```text
-//! Δt ≤ Δt_max = 1 / ( √(g · pipe_depth) · √(1/dx² + 1/dy²) )
+//! Δt ≤ Δt_max = 1 / ( √2 · √(g · pipe_depth) · √(1/dx² + 1/dy²) )
 //! ```
 //!
-//! ([`stable_dt`]; e.g. 0.226 s at dx = dy = 1 m with g = 9.81 and pipe_depth = 1 m, 6.8 s at
-//! 30 m). The limiter `K` keeps depths non-negative at any `Δt`, but above `Δt_max` the surface
-//! oscillates and grows. Erosion needs `Ks · max(hardness) · Δt ≤ 1` and `Kd · Δt ≤ 1`, and
-//! evaporation `Ke · Δt ≤ 1` (checked by [`ShallowWater::new`]). The default `dt` (`None`) is
-//! `0.5 · Δt_max`.
+//! ([`stable_dt`]; e.g. 0.160 s at dx = dy = 1 m with g = 9.81 and pipe_depth = 1 m, 4.79 s at
+//! 30 m). Measured: an undamped closed box stays bounded for thousands of steps at `0.95 Δt_max`,
+//! and blows up at `0.98 ×` the linear bound. The limiter `K` keeps depths non-negative at any
+//! `Δt`, but above `Δt_max` the surface can oscillate and grow. Erosion needs
+//! `Ks · max(hardness) · Δt ≤ 1` and `Kd · Δt ≤ 1`, and evaporation `Ke · Δt ≤ 1` (checked by
+//! [`ShallowWater::new`]). The default `dt` (`None`) is `0.5 · Δt_max`.
 //!
 //! # Boundary
 //!
@@ -165,9 +170,10 @@ impl Default for ShallowWaterParams {
 }
 
 /// The largest stable time step (s) of the flux/depth update for cell size `dx × dy` (m), gravity
-/// `g` (m/s²) and pipe depth `pipe_depth` (m): `1 / (√(g·pipe_depth) · √(1/dx² + 1/dy²))`.
+/// `g` (m/s²) and pipe depth `pipe_depth` (m): `1 / (√2 · √(g·pipe_depth) · √(1/dx² + 1/dy²))`
+/// (see the module documentation's "Stability").
 pub fn stable_dt(dx: f64, dy: f64, g: f64, pipe_depth: f64) -> f64 {
-    1.0 / ((g * pipe_depth).sqrt() * (1.0 / (dx * dx) + 1.0 / (dy * dy)).sqrt())
+    std::f64::consts::FRAC_1_SQRT_2 / ((g * pipe_depth).sqrt() * (1.0 / (dx * dx) + 1.0 / (dy * dy)).sqrt())
 }
 
 /// A strata hardness map: heights in bands of `thickness` metres, the lowest `hard_fraction` of
@@ -641,7 +647,7 @@ mod tests {
     #[test]
     fn stable_dt_formula() {
         let dt = stable_dt(1.0, 1.0, 9.81, 1.0);
-        assert!((dt - 1.0 / (9.81f64.sqrt() * 2f64.sqrt())).abs() < 1e-15);
+        assert!((dt - 1.0 / (9.81f64.sqrt() * 2.0)).abs() < 1e-15);
         assert!((stable_dt(30.0, 30.0, 9.81, 1.0) / dt - 30.0).abs() < 1e-12);
     }
 
@@ -684,6 +690,23 @@ mod tests {
         assert!(out.eroded.data().iter().any(|&v| v > 0.0), "something eroded");
         let vmax = out.vx.data().iter().chain(out.vy.data()).fold(0.0f64, |m, v| m.max(v.abs()));
         assert!(vmax < 50.0, "velocity {vmax}");
+    }
+
+    #[test]
+    fn bounded_at_the_stable_dt_bound() {
+        // Just below the documented Δt_max on an anisotropic grid the undamped surface stays bounded.
+        let t = noise_terrain(32, 1.0, 1.0).with_cell_size(1.0, 2.0);
+        let dt = 0.95 * stable_dt(1.0, 2.0, 9.81, 1.0);
+        let p = ShallowWaterParams { dt: Some(dt), dissolve: 0.0, deposit: 0.0, ..Default::default() };
+        let mut sim = ShallowWater::new(&t, &p);
+        // A flat surface at 3 m with a 1 m high block on it: waves, reversals, round-off noise.
+        sim.set_water(&Grid::from_fn(32, 32, |x, y| 3.0 - t.get(x, y) + if x < 8 && y < 8 { 1.0 } else { 0.0 }));
+        let v0 = sim.water_volume();
+        sim.run(3000, &NoProgress);
+        let s = sim.surface();
+        let (lo, hi) = s.min_max().unwrap();
+        assert!(hi - lo < 2.0 && lo > 2.0, "surface range {lo}..{hi}");
+        assert!(((sim.water_volume() - v0) / v0).abs() < 5e-6);
     }
 
     #[test]

@@ -133,9 +133,8 @@ fn pass(z: &mut Grid<f64>, lines: &[Line], t: f64, d: f64, radius_m: f64) {
     let results: Vec<Vec<f64>> = lines
         .par_iter()
         .map_init(VecDeque::new, |dq, l| {
-            let v: Vec<f64> = (0..l.len as isize)
-                .map(|k| src[((l.y + k * l.sy) as usize) * w + (l.x + k * l.sx) as usize])
-                .collect();
+            let v: Vec<f64> =
+                (0..l.len as isize).map(|k| src[((l.y + k * l.sy) as usize) * w + (l.x + k * l.sx) as usize]).collect();
             let mut out = vec![0.0; v.len()];
             cone_min_1d(&v, t, d, r.min(v.len()), &mut out, dq);
             out
@@ -193,7 +192,7 @@ pub fn slab_filter(grid: &Grid<f64>, p: &SlabParams) -> Grid<f64> {
     let t = libm::tan(p.angle_deg.clamp(0.0, 89.9).to_radians());
     let opacity = if p.opacity.is_nan() { 0.0 } else { p.opacity.clamp(0.0, 1.0) };
     let extent = (w as f64 * grid.dx).max(h as f64 * grid.dy) * 2.0;
-    let unbounded = !(p.window_m < extent);
+    let unbounded = p.window_m.is_nan() || p.window_m >= extent;
     let window = if unbounded { f64::INFINITY } else { p.window_m.max(0.0) };
     let ls = lines(w, h);
     let mut z = grid.clone();

@@ -66,21 +66,19 @@ pub fn lateral_fold(z: &Grid<f64>, p: &FoldParams) -> Fold {
     if w == 0 {
         return Fold { east, south };
     }
-    east.data_mut().par_chunks_mut(w).zip(south.data_mut().par_chunks_mut(w)).enumerate().for_each(
-        |(y, (er, sr))| {
-            for (x, (e, s)) in er.iter_mut().zip(sr.iter_mut()).enumerate() {
-                let i = y * w + x;
-                let g = gate.data()[i];
-                if g <= 0.0 {
-                    continue;
-                }
-                let m = (1.0 + p.variation * fbm(&p.noise, x as f64 * dx, y as f64 * dy)).clamp(0.0, 2.0);
-                let a = p.amplitude_m * g * m;
-                *e = a * de.data()[i];
-                *s = -a * dn.data()[i];
+    east.data_mut().par_chunks_mut(w).zip(south.data_mut().par_chunks_mut(w)).enumerate().for_each(|(y, (er, sr))| {
+        for (x, (e, s)) in er.iter_mut().zip(sr.iter_mut()).enumerate() {
+            let i = y * w + x;
+            let g = gate.data()[i];
+            if g <= 0.0 {
+                continue;
             }
-        },
-    );
+            let m = (1.0 + p.variation * fbm(&p.noise, x as f64 * dx, y as f64 * dy)).clamp(0.0, 2.0);
+            let a = p.amplitude_m * g * m;
+            *e = a * de.data()[i];
+            *s = -a * dn.data()[i];
+        }
+    });
     Fold { east, south }
 }
 

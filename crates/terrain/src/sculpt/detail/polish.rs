@@ -93,7 +93,8 @@ mod tests {
     #[test]
     fn polishes_flats_more_than_steep_ground() {
         let base = flat_and_steep(64, 48);
-        let z = Grid::from_fn(64, 48, |x, y| base.get(x, y) + 0.2 * bozkir_core::hash::hash_unit(x as u32, y as u32, 3));
+        let z =
+            Grid::from_fn(64, 48, |x, y| base.get(x, y) + 0.2 * bozkir_core::hash::hash_unit(x as u32, y as u32, 3));
         let out = polish(&z, &PolishParams::default(), None);
         let flat = roughness(&out, 4, 28) / roughness(&z, 4, 28);
         let steep = roughness(&out, 38, 60) / roughness(&z, 38, 60);

@@ -50,7 +50,7 @@ pub fn floor_regions(mask: &Grid<f64>, threshold: f64) -> (Vec<u32>, usize) {
     let mut n = 0u32;
     let mut q = VecDeque::new();
     for s in 0..w * h {
-        if label[s] != u32::MAX || !(m[s] > threshold) {
+        if label[s] != u32::MAX || m[s].is_nan() || m[s] <= threshold {
             continue;
         }
         label[s] = n;
@@ -157,12 +157,12 @@ mod tests {
         for level in [FloorLevel::Min, FloorLevel::Mean, FloorLevel::Quantile(0.2)] {
             let out = sediment_floor(&z, &mask, &SedimentFloorParams { level, threshold: 0.0 });
             let mut lv = [f64::NAN; 2];
-            for i in 0..z.len() {
+            for (i, &li) in label.iter().enumerate() {
                 let m = mask.data()[i];
                 if m == 0.0 {
                     assert_eq!(out.data()[i], z.data()[i]);
                 } else if m == 1.0 {
-                    let l = label[i] as usize;
+                    let l = li as usize;
                     if lv[l].is_nan() {
                         lv[l] = out.data()[i];
                     }

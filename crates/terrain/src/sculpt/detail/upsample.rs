@@ -57,12 +57,7 @@ impl Default for UpsampleParams {
 fn catmull_rom(t: f64) -> [f64; 4] {
     let t2 = t * t;
     let t3 = t2 * t;
-    [
-        0.5 * (-t3 + 2.0 * t2 - t),
-        0.5 * (3.0 * t3 - 5.0 * t2 + 2.0),
-        0.5 * (-3.0 * t3 + 4.0 * t2 + t),
-        0.5 * (t3 - t2),
-    ]
+    [0.5 * (-t3 + 2.0 * t2 - t), 0.5 * (3.0 * t3 - 5.0 * t2 + 2.0), 0.5 * (-3.0 * t3 + 4.0 * t2 + t), 0.5 * (t3 - t2)]
 }
 
 /// `z` upsampled by `p.factor` (see the module docs).
@@ -139,7 +134,8 @@ mod tests {
         for &k in &[UpsampleKernel::Bilinear, UpsampleKernel::Bicubic] {
             for &f in &[2usize, 3, 4] {
                 for &detail in &[0.0, 0.5] {
-                    let u = upsample(&z, &UpsampleParams { factor: f, kernel: k, detail_m: detail, ..Default::default() });
+                    let u =
+                        upsample(&z, &UpsampleParams { factor: f, kernel: k, detail_m: detail, ..Default::default() });
                     assert_eq!((u.width(), u.height()), (20 * f + 1, 12 * f + 1));
                     assert_eq!((u.dx, u.dy), (4.0 / f as f64, 3.0 / f as f64));
                     for y in 0..13 {

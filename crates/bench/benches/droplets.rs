@@ -1,0 +1,99 @@
+//! Droplet erosion throughput (droplet-steps per second) at 512² with 200k droplets, batched mode
+//! on 1 and 2 rayon threads (the results are bit-identical; the bench checks it), the sequential
+//! mode for comparison, and a small criterion group.
+//!
+//! Not a test: figures go to `docs/benchmarks.md` with the machine.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bozkir_core::hash::hash_unit;
+use bozkir_core::{Grid, NoProgress};
+use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletMode, DropletOutput, DropletParams};
+use criterion::{Criterion, Throughput};
+
+const N: usize = 512;
+const DX: f64 = 30.0;
+const DROPLETS: u32 = 200_000;
+
+/// 6-octave value-noise fBm from the canonical hash, 0..1000 m at 30 m cells.
+fn synth_dem(n: usize) -> Grid<f64> {
+    let mut v = vec![0.0f64; n * n];
+    let (mut amp, mut tot) = (1.0f64, 0.0f64);
+    for o in 0..6u32 {
+        let period = 128.0 / (1u32 << o) as f64;
+        for y in 0..n {
+            for x in 0..n {
+                let (fx, fy) = (x as f64 / period, y as f64 / period);
+                let (ix, iy) = (fx.floor(), fy.floor());
+                let (tx, ty) = (fx - ix, fy - iy);
+                let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
+                let (ix, iy) = (ix as u32, iy as u32);
+                let (a, b) = (hash_unit(ix, iy, o), hash_unit(ix + 1, iy, o));
+                let (c, d) = (hash_unit(ix, iy + 1, o), hash_unit(ix + 1, iy + 1, o));
+                let top = a + (b - a) * sx;
+                let bot = c + (d - c) * sx;
+                v[y * n + x] += amp * (top + (bot - top) * sy);
+            }
+        }
+        tot += amp;
+        amp *= 0.5;
+    }
+    Grid::from_vec(n, n, v.into_iter().map(|x| 1000.0 * x / tot).collect()).with_cell_size(DX, DX)
+}
+
+/// Best of `reps` wall times of a run on a pool of `threads` threads.
+fn timed(dem: &Grid<f64>, p: &DropletParams, threads: usize, reps: usize) -> (f64, DropletOutput) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let o = pool.install(|| erode_droplets(dem, p, &NoProgress));
+        best = best.min(t.elapsed().as_secs_f64());
+        out = Some(o);
+    }
+    (best, out.expect("ran"))
+}
+
+fn main() {
+    let dem = synth_dem(N);
+    let reps = std::env::var("BOZKIR_DROPLET_REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let p = DropletParams { droplets: DropletCount::Total(DROPLETS), seed: 1, ..Default::default() };
+    let mut first: Option<DropletOutput> = None;
+    for threads in [1usize, 2] {
+        let (t, o) = timed(&dem, &p, threads, reps);
+        let s = o.stats;
+        println!(
+            "droplets batched {N}x{N}, {DROPLETS} droplets, batch {}, {threads} thread(s): {t:.3} s, {} steps \
+             -> {:.2} M droplet-steps/s ({:.2} per thread); eroded {:.0} m, deposited {:.0} m, lost {:.0} m",
+            p.batch_size,
+            s.steps_total,
+            s.steps_total as f64 / t / 1e6,
+            s.steps_total as f64 / t / 1e6 / threads as f64,
+            s.eroded_total,
+            s.deposited_total,
+            s.carried_lost
+        );
+        match &first {
+            None => first = Some(o),
+            Some(f) => println!("  identical to 1 thread: {}", f == &o),
+        }
+    }
+    let seq = DropletParams { mode: DropletMode::Sequential, ..p.clone() };
+    let (t, o) = timed(&dem, &seq, 1, reps);
+    println!(
+        "droplets sequential {N}x{N}, {DROPLETS} droplets: {t:.3} s -> {:.2} M droplet-steps/s",
+        o.stats.steps_total as f64 / t / 1e6
+    );
+
+    let mut c = Criterion::default().configure_from_args();
+    let small = DropletParams { droplets: DropletCount::Total(20_000), seed: 1, ..Default::default() };
+    let steps = erode_droplets(&dem, &small, &NoProgress).stats.steps_total;
+    let mut grp = c.benchmark_group("droplets_512");
+    grp.throughput(Throughput::Elements(steps));
+    grp.sample_size(10);
+    grp.bench_function("batched_20k", |b| b.iter(|| black_box(erode_droplets(black_box(&dem), &small, &NoProgress))));
+    grp.finish();
+    c.final_summary();
+}

@@ -1,0 +1,492 @@
+//! Recipe stages for the detail and sculpting operators of seed 001 (§4.5, §4.6, §6): slab,
+//! reverse sculpting, rills, crags, plates, polish, upsampling, sediment floors, canyons and the
+//! lateral fold. Each mirrors the terrain crate's parameters that a recipe may set; the rest keep
+//! the terrain crate's documented defaults.
+
+use crate::state::State;
+use bozkir_terrain::erosion::slab::{slab_filter, SlabParams};
+use bozkir_terrain::sculpt::detail::canyon::{
+    drainage_canyon, separator_canyon, DrainageCanyonParams, SeparatorCanyonParams,
+};
+use bozkir_terrain::sculpt::detail::crags::{crags, CragParams};
+use bozkir_terrain::sculpt::detail::fold::{lateral_fold, FoldParams};
+use bozkir_terrain::sculpt::detail::plates::{plates, PlatesParams};
+use bozkir_terrain::sculpt::detail::polish::{polish, PolishParams};
+use bozkir_terrain::sculpt::detail::rills::{rills, RillParams};
+use bozkir_terrain::sculpt::detail::sediment_floor::{sediment_floor, FloorLevel, SedimentFloorParams};
+use bozkir_terrain::sculpt::detail::upsample::{upsample, UpsampleKernel, UpsampleParams};
+use bozkir_terrain::sculpt::masks::normalise_mask;
+use bozkir_terrain::sculpt::reverse::{reverse_sculpt, ReverseParams};
+use serde::Deserialize;
+
+pub(crate) fn range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
+    if !v.is_finite() || v < lo || v > hi {
+        return Err(format!("{name} must be in {lo}..={hi}, got {v}"));
+    }
+    Ok(())
+}
+
+fn gate(lo: f64, hi: f64) -> Result<(), String> {
+    range("gate_lo_deg", lo, 0.0, 90.0)?;
+    range("gate_hi_deg", hi, 0.0, 90.0)
+}
+
+/// `slab`: cap slopes to a window's implied angle (seed 001 §4.5).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SlabStage {
+    pub angle_deg: f64,
+    pub window_m: f64,
+    pub passes: u32,
+    pub opacity: f64,
+    pub diagonals: bool,
+}
+
+impl Default for SlabStage {
+    fn default() -> Self {
+        let d = SlabParams::default();
+        Self {
+            angle_deg: d.angle_deg,
+            window_m: d.window_m,
+            passes: d.passes,
+            opacity: d.opacity,
+            diagonals: d.diagonals,
+        }
+    }
+}
+
+impl SlabStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("angle_deg", self.angle_deg, 0.1, 89.9)?;
+        if self.window_m.is_nan() || self.window_m <= 0.0 {
+            return Err(format!("window_m must be above 0, got {}", self.window_m));
+        }
+        range("opacity", self.opacity, 0.0, 1.0)?;
+        if !(1..=64).contains(&self.passes) {
+            return Err(format!("passes must be 1..=64, got {}", self.passes));
+        }
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State) {
+        let p = SlabParams {
+            angle_deg: self.angle_deg,
+            window_m: self.window_m,
+            passes: self.passes,
+            opacity: self.opacity,
+            diagonals: self.diagonals,
+        };
+        state.height = slab_filter(&state.height, &p);
+    }
+}
+
+/// `reverse`: result-first sculpting by Voronoi region drops (seed 001 §4.6).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReverseStage {
+    pub region_m: f64,
+    pub drop_fraction: f64,
+    pub depth: f64,
+    pub depth_variation: f64,
+    pub debris: f64,
+    pub noise_m: f64,
+    pub finish: bool,
+    pub seed: Option<u64>,
+}
+
+impl Default for ReverseStage {
+    fn default() -> Self {
+        let d = ReverseParams::default();
+        Self {
+            region_m: d.region_m,
+            drop_fraction: d.drop_fraction,
+            depth: d.depth,
+            depth_variation: d.depth_variation,
+            debris: d.debris,
+            noise_m: d.noise_m,
+            finish: d.finish,
+            seed: None,
+        }
+    }
+}
+
+impl ReverseStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("region_m", self.region_m, 1e-3, 1e7)?;
+        range("drop_fraction", self.drop_fraction, 0.0, 1.0)?;
+        range("depth", self.depth, 0.0, 1.0)?;
+        range("depth_variation", self.depth_variation, 0.0, 1.0)?;
+        range("debris", self.debris, 0.0, 1.0)?;
+        range("noise_m", self.noise_m, 0.0, 1e5)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+        let p = ReverseParams {
+            region_m: self.region_m,
+            drop_fraction: self.drop_fraction,
+            depth: self.depth,
+            depth_variation: self.depth_variation,
+            debris: self.debris,
+            noise_m: self.noise_m,
+            finish: self.finish,
+            seed,
+            ..ReverseParams::default()
+        };
+        state.height = reverse_sculpt(&state.height, &p).0;
+    }
+}
+
+/// `rills`: anisotropic downslope striations (seed 001 §6.2).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RillStage {
+    pub across_m: f64,
+    pub along_m: f64,
+    pub amplitude_m: f64,
+    pub gate_lo_deg: f64,
+    pub gate_hi_deg: f64,
+}
+
+impl Default for RillStage {
+    fn default() -> Self {
+        let d = RillParams::default();
+        Self {
+            across_m: d.across_m,
+            along_m: d.along_m,
+            amplitude_m: d.amplitude_m,
+            gate_lo_deg: d.gate_lo_deg,
+            gate_hi_deg: d.gate_hi_deg,
+        }
+    }
+}
+
+impl RillStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("across_m", self.across_m, 1e-3, 1e6)?;
+        range("along_m", self.along_m, 1e-3, 1e6)?;
+        range("amplitude_m", self.amplitude_m, -1e4, 1e4)?;
+        gate(self.gate_lo_deg, self.gate_hi_deg)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+        let d = RillParams::default();
+        let p = RillParams {
+            across_m: self.across_m,
+            along_m: self.along_m,
+            amplitude_m: self.amplitude_m,
+            gate_lo_deg: self.gate_lo_deg,
+            gate_hi_deg: self.gate_hi_deg,
+            noise: bozkir_core::noise::FbmParams { seed, ..d.noise },
+            ..d
+        };
+        state.height = rills(&state.height, &p);
+    }
+}
+
+/// `crags`: ridged and Voronoi crags on steep ground (seed 001 §3.5, §6.4).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CragStage {
+    pub ridged_m: f64,
+    pub voronoi_m: f64,
+    pub gate_lo_deg: f64,
+    pub gate_hi_deg: f64,
+}
+
+impl Default for CragStage {
+    fn default() -> Self {
+        let d = CragParams::default();
+        Self { ridged_m: d.ridged_m, voronoi_m: d.voronoi_m, gate_lo_deg: d.gate_lo_deg, gate_hi_deg: d.gate_hi_deg }
+    }
+}
+
+impl CragStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("ridged_m", self.ridged_m, -1e4, 1e4)?;
+        range("voronoi_m", self.voronoi_m, -1e4, 1e4)?;
+        gate(self.gate_lo_deg, self.gate_hi_deg)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+        let d = CragParams::default();
+        let p = CragParams {
+            ridged_m: self.ridged_m,
+            voronoi_m: self.voronoi_m,
+            gate_lo_deg: self.gate_lo_deg,
+            gate_hi_deg: self.gate_hi_deg,
+            ridged: bozkir_core::noise::RidgedParams { seed, ..d.ridged },
+            cells: bozkir_core::noise::CellularParams { seed: seed ^ 0x51, ..d.cells },
+        };
+        state.height = crags(&state.height, &p);
+    }
+}
+
+/// `plates`: Voronoi plates and cracks on steep ground (seed 001 §6.4).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlatesStage {
+    pub plate_m: f64,
+    pub crack_m: f64,
+    pub gate_lo_deg: f64,
+    pub gate_hi_deg: f64,
+}
+
+impl Default for PlatesStage {
+    fn default() -> Self {
+        let d = PlatesParams::default();
+        Self { plate_m: d.plate_m, crack_m: d.crack_m, gate_lo_deg: d.gate_lo_deg, gate_hi_deg: d.gate_hi_deg }
+    }
+}
+
+impl PlatesStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("plate_m", self.plate_m, -1e4, 1e4)?;
+        range("crack_m", self.crack_m, -1e4, 1e4)?;
+        gate(self.gate_lo_deg, self.gate_hi_deg)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+        let d = PlatesParams::default();
+        let p = PlatesParams {
+            plate_m: self.plate_m,
+            crack_m: self.crack_m,
+            gate_lo_deg: self.gate_lo_deg,
+            gate_hi_deg: self.gate_hi_deg,
+            cells: bozkir_core::noise::CellularParams { seed, ..d.cells },
+            ..d
+        };
+        state.height = plates(&state.height, &p);
+    }
+}
+
+/// `polish`: flatness-weighted blur with a noise-varied radius (seed 001 §6, §9), optionally
+/// washed harder where a mask (e.g. `deposit`) says sediment settled.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PolishStage {
+    pub strength: f64,
+    pub flat_deg: f64,
+    pub steep_deg: f64,
+    pub wash_strength: f64,
+    /// Name of a recorded mask used as the wash (normalised by blur + tanh); "" for none.
+    pub wash_mask: String,
+}
+
+impl Default for PolishStage {
+    fn default() -> Self {
+        let d = PolishParams::default();
+        Self {
+            strength: d.strength,
+            flat_deg: d.flat_deg,
+            steep_deg: d.steep_deg,
+            wash_strength: d.wash_strength,
+            wash_mask: String::new(),
+        }
+    }
+}
+
+impl PolishStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("strength", self.strength, 0.0, 1.0)?;
+        range("wash_strength", self.wash_strength, 0.0, 1.0)?;
+        range("flat_deg", self.flat_deg, 0.0, 90.0)?;
+        range("steep_deg", self.steep_deg, 0.0, 90.0)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State) {
+        let p = PolishParams {
+            strength: self.strength,
+            flat_deg: self.flat_deg,
+            steep_deg: self.steep_deg,
+            wash_strength: self.wash_strength,
+            ..PolishParams::default()
+        };
+        let sigma = 2.0 * state.height.dx.max(state.height.dy);
+        let wash = state.masks.get(&self.wash_mask).map(|m| normalise_mask(m, sigma, 1.0));
+        state.height = polish(&state.height, &p, wash.as_ref());
+    }
+}
+
+/// `upsample`: bicubic (or bilinear) upsampling by an integer factor with optional detail noise;
+/// masks follow bilinearly.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UpsampleStage {
+    pub factor: usize,
+    /// "bicubic" or "bilinear".
+    pub kernel: String,
+    pub detail_m: f64,
+}
+
+impl Default for UpsampleStage {
+    fn default() -> Self {
+        Self { factor: 2, kernel: "bicubic".into(), detail_m: 0.0 }
+    }
+}
+
+impl UpsampleStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        if !(2..=8).contains(&self.factor) {
+            return Err(format!("factor must be 2..=8, got {}", self.factor));
+        }
+        if !matches!(self.kernel.as_str(), "bicubic" | "bilinear") {
+            return Err(format!("kernel must be \"bicubic\" or \"bilinear\", got {:?}", self.kernel));
+        }
+        range("detail_m", self.detail_m, 0.0, 1e4)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) -> Result<(), String> {
+        let long = state.height.width().max(state.height.height());
+        let out = (long - 1) * self.factor + 1;
+        if out > crate::parse::MAX_RESOLUTION + 1 {
+            return Err(format!("upsampling {long} cells by {} gives {out}, above the cap", self.factor));
+        }
+        let d = UpsampleParams::default();
+        let p = UpsampleParams {
+            factor: self.factor,
+            kernel: if self.kernel == "bilinear" { UpsampleKernel::Bilinear } else { UpsampleKernel::Bicubic },
+            detail_m: self.detail_m,
+            detail_noise: bozkir_core::noise::FbmParams { seed, ..d.detail_noise },
+        };
+        let h = upsample(&state.height, &p);
+        let (w, hh) = (h.width(), h.height());
+        for m in state.masks.values_mut() {
+            *m = crate::state::resample(m, w, hh);
+        }
+        state.height = h;
+        Ok(())
+    }
+}
+
+/// `sediment_floor`: flat floors where a recorded mask (default `sediment`) says sediment lies
+/// (seed 001 §6.7).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SedimentFloorStage {
+    pub mask: String,
+    /// Mask value (after blur + tanh normalisation) above which a cell is floor.
+    pub threshold: f64,
+    /// Height quantile of each floor region taken as its level (0 = its lowest cell).
+    pub quantile: f64,
+}
+
+impl Default for SedimentFloorStage {
+    fn default() -> Self {
+        Self { mask: "sediment".into(), threshold: 0.5, quantile: 0.2 }
+    }
+}
+
+impl SedimentFloorStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("threshold", self.threshold, 0.0, 1.0)?;
+        range("quantile", self.quantile, 0.0, 1.0)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State) -> Result<(), String> {
+        let m = state.masks.get(&self.mask).ok_or_else(|| {
+            format!(
+                "no mask {:?} recorded yet (have: {})",
+                self.mask,
+                state.masks.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        let sigma = 2.0 * state.height.dx.max(state.height.dy);
+        let norm = normalise_mask(m, sigma, 1.0);
+        let t = self.threshold;
+        let hard = norm.map(|&v| if v >= t { 1.0 } else { 0.0 });
+        let p = SedimentFloorParams { level: FloorLevel::Quantile(self.quantile), threshold: 0.5 };
+        state.height = sediment_floor(&state.height, &hard, &p);
+        Ok(())
+    }
+}
+
+/// `canyon`: an authored canyon stamp (seed 001 §6.6): `kind = "separator"` along `path`
+/// (points as fractions of the extent, 0..1), or `kind = "drainage"` along the flow network.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CanyonStage {
+    pub kind: String,
+    pub path: Vec<[f64; 2]>,
+    pub width_m: f64,
+    pub depth_m: f64,
+}
+
+impl Default for CanyonStage {
+    fn default() -> Self {
+        Self { kind: "drainage".into(), path: Vec::new(), width_m: 16.0, depth_m: 12.0 }
+    }
+}
+
+impl CanyonStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        match self.kind.as_str() {
+            "drainage" => {}
+            "separator" => {
+                if self.path.len() < 2 || self.path.iter().flatten().any(|v| !(0.0..=1.0).contains(v)) {
+                    return Err("a separator canyon needs a path of at least 2 points with coordinates in 0..1".into());
+                }
+            }
+            k => return Err(format!("kind must be \"separator\" or \"drainage\", got {k:?}")),
+        }
+        range("width_m", self.width_m, 1e-3, 1e6)?;
+        range("depth_m", self.depth_m, 0.0, 1e5)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State) {
+        let g = &state.height;
+        if self.kind == "separator" {
+            let (ex, ey) = ((g.width() - 1) as f64 * g.dx, (g.height() - 1) as f64 * g.dy);
+            let p = SeparatorCanyonParams {
+                path: self.path.iter().map(|[x, y]| [x * ex, y * ey]).collect(),
+                width_m: self.width_m,
+                depth_m: self.depth_m,
+                ..SeparatorCanyonParams::default()
+            };
+            state.height = separator_canyon(g, &p);
+        } else {
+            let p = DrainageCanyonParams {
+                width_m: self.width_m,
+                depth_m: self.depth_m,
+                ..DrainageCanyonParams::default()
+            };
+            state.height = drainage_canyon(g, &p);
+        }
+    }
+}
+
+/// `fold`: lateral fold displacement for meshes (seed 001 §6.5), recorded as the masks
+/// `fold_east` and `fold_south` (metres); heights are unchanged.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FoldStage {
+    pub amplitude_m: f64,
+    pub gate_lo_deg: f64,
+    pub gate_hi_deg: f64,
+}
+
+impl Default for FoldStage {
+    fn default() -> Self {
+        let d = FoldParams::default();
+        Self { amplitude_m: d.amplitude_m, gate_lo_deg: d.gate_lo_deg, gate_hi_deg: d.gate_hi_deg }
+    }
+}
+
+impl FoldStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("amplitude_m", self.amplitude_m, 0.0, 1e4)?;
+        gate(self.gate_lo_deg, self.gate_hi_deg)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+        let d = FoldParams::default();
+        let p = FoldParams {
+            amplitude_m: self.amplitude_m,
+            gate_lo_deg: self.gate_lo_deg,
+            gate_hi_deg: self.gate_hi_deg,
+            noise: bozkir_core::noise::FbmParams { seed, ..d.noise },
+            ..d
+        };
+        let f = lateral_fold(&state.height, &p);
+        state.masks.insert("fold_east".into(), f.east);
+        state.masks.insert("fold_south".into(), f.south);
+    }
+}

@@ -1,0 +1,321 @@
+//! Recipe stages for particle and grid erosion (seed 001 §4.1, §4.2, §4.4) and the island
+//! (seed 003). Each records what it did as masks: `wear` and `deposit` (droplets, water),
+//! `water` (shallow water), `moisture`, `rivers` (island).
+
+use crate::detail::range;
+use crate::state::State;
+use bozkir_core::{Grid, Progress};
+use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletMode, DropletParams};
+use bozkir_terrain::erosion::shallow_water::{shallow_water, ShallowWaterParams};
+use bozkir_terrain::erosion::thermal::{thermal, ThermalParams};
+use bozkir_terrain::island::{island_height, moisture_with_cell_size, rivers, IslandParams};
+use serde::Deserialize;
+
+/// `droplets`: Beyer/Lague droplet erosion, batch-synchronous in fixed point (same bytes at
+/// any thread count).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DropletStage {
+    /// Droplets in total (0: `per_cell` instead).
+    pub count: u32,
+    pub per_cell: f64,
+    pub lifetime: u32,
+    pub inertia: f64,
+    pub capacity: f64,
+    pub min_slope: f64,
+    pub erode: f64,
+    pub deposit: f64,
+    pub evaporation: f64,
+    pub gravity: f64,
+    pub radius: f64,
+    pub batch_size: u32,
+    /// "batched" (default) or "sequential" (the classic single-threaded variant).
+    pub mode: String,
+    pub seed: Option<u64>,
+}
+
+impl Default for DropletStage {
+    fn default() -> Self {
+        let d = DropletParams::default();
+        Self {
+            count: 0,
+            per_cell: 0.5,
+            lifetime: d.lifetime,
+            inertia: d.inertia,
+            capacity: d.capacity,
+            min_slope: d.min_slope,
+            erode: d.erode,
+            deposit: d.deposit,
+            evaporation: d.evaporation,
+            gravity: d.gravity,
+            radius: d.radius,
+            batch_size: d.batch_size,
+            mode: "batched".into(),
+            seed: None,
+        }
+    }
+}
+
+impl DropletStage {
+    fn params(&self, seed: u32) -> DropletParams {
+        DropletParams {
+            droplets: if self.count > 0 {
+                DropletCount::Total(self.count)
+            } else {
+                DropletCount::PerCell(self.per_cell)
+            },
+            lifetime: self.lifetime,
+            inertia: self.inertia,
+            capacity: self.capacity,
+            min_slope: self.min_slope,
+            erode: self.erode,
+            deposit: self.deposit,
+            evaporation: self.evaporation,
+            gravity: self.gravity,
+            radius: self.radius,
+            batch_size: self.batch_size,
+            mode: if self.mode == "sequential" { DropletMode::Sequential } else { DropletMode::Batched },
+            seed,
+            ..DropletParams::default()
+        }
+    }
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        if !matches!(self.mode.as_str(), "batched" | "sequential") {
+            return Err(format!("mode must be \"batched\" or \"sequential\", got {:?}", self.mode));
+        }
+        range("per_cell", self.per_cell, 0.0, 1000.0)?;
+        self.params(0).validate().map_err(|e| e.to_string())?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State, progress: &dyn Progress) {
+        let out = erode_droplets(&state.height, &self.params(seed), progress);
+        state.height = out.height;
+        state.accumulate_mask("wear", &out.wear);
+        state.accumulate_mask("deposit", &out.deposit);
+    }
+}
+
+/// `thermal`: talus relaxation, as scree-maker (`preset = "scree"`) or spike guard
+/// (`preset = "spike_guard"`), with any parameter overridden.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThermalStage {
+    pub preset: String,
+    pub talus_deg: Option<f64>,
+    pub margin_deg: Option<f64>,
+    pub rate: Option<f64>,
+    pub iterations: Option<usize>,
+}
+
+impl Default for ThermalStage {
+    fn default() -> Self {
+        Self { preset: "spike_guard".into(), talus_deg: None, margin_deg: None, rate: None, iterations: None }
+    }
+}
+
+impl ThermalStage {
+    fn params(&self) -> ThermalParams {
+        let mut p = if self.preset == "scree" { ThermalParams::scree_maker() } else { ThermalParams::spike_guard() };
+        if let Some(v) = self.talus_deg {
+            p.talus_deg = v;
+        }
+        if let Some(v) = self.margin_deg {
+            p.margin_deg = v;
+        }
+        if let Some(v) = self.rate {
+            p.rate = v;
+        }
+        if let Some(v) = self.iterations {
+            p.iterations = v;
+        }
+        p
+    }
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        if !matches!(self.preset.as_str(), "scree" | "spike_guard") {
+            return Err(format!("preset must be \"scree\" or \"spike_guard\", got {:?}", self.preset));
+        }
+        let p = self.params();
+        range("talus_deg", p.talus_deg, 0.1, 89.9)?;
+        range("margin_deg", p.margin_deg, 0.0, 89.9)?;
+        range("rate", p.rate, 0.0, 1.0)?;
+        if p.iterations > 100_000 {
+            return Err(format!("iterations must be at most 100000, got {}", p.iterations));
+        }
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State, progress: &dyn Progress) {
+        state.height = thermal(&state.height, &self.params(), progress);
+    }
+}
+
+/// `shallow_water`: virtual-pipe shallow water with hydraulic erosion (Mei et al. 2007).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShallowWaterStage {
+    pub steps: usize,
+    /// Rain, m/s.
+    pub rain_rate: f64,
+    pub capacity: f64,
+    pub dissolve: f64,
+    pub deposit: f64,
+    pub evaporation: f64,
+    pub maccormack: bool,
+}
+
+impl Default for ShallowWaterStage {
+    fn default() -> Self {
+        let d = ShallowWaterParams::default();
+        Self {
+            steps: 200,
+            rain_rate: d.rain_rate,
+            capacity: d.capacity,
+            dissolve: d.dissolve,
+            deposit: d.deposit,
+            evaporation: d.evaporation,
+            maccormack: d.maccormack,
+        }
+    }
+}
+
+impl ShallowWaterStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        if !(1..=1_000_000).contains(&self.steps) {
+            return Err(format!("steps must be 1..=1000000, got {}", self.steps));
+        }
+        range("rain_rate", self.rain_rate, 0.0, 1.0)?;
+        range("capacity", self.capacity, 0.0, 1e3)?;
+        range("dissolve", self.dissolve, 0.0, 1e3)?;
+        range("deposit", self.deposit, 0.0, 1e3)?;
+        range("evaporation", self.evaporation, 0.0, 1.0)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State, progress: &dyn Progress) {
+        let p = ShallowWaterParams {
+            steps: self.steps,
+            rain_rate: self.rain_rate,
+            capacity: self.capacity,
+            dissolve: self.dissolve,
+            deposit: self.deposit,
+            evaporation: self.evaporation,
+            maccormack: self.maccormack,
+            ..ShallowWaterParams::default()
+        };
+        let out = shallow_water(&state.height, &p, progress);
+        state.height = out.height;
+        state.accumulate_mask("wear", &out.eroded);
+        state.accumulate_mask("deposit", &out.deposited);
+        state.masks.insert("water".into(), out.water);
+    }
+}
+
+/// `island`: seed 003's island (domain-warped fBM, redistribution, falloff) in metres relative
+/// to sea level; records `moisture`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IslandStage {
+    pub octaves: u32,
+    pub frequency: f64,
+    pub warp_strength: f64,
+    pub exponent: f64,
+    /// "square_bump", "radial" or "euclidean".
+    pub falloff: String,
+    pub mix: f64,
+    /// Fraction of land wanted (0 = whatever the noise gives).
+    pub target_land: f64,
+    pub height_scale: f64,
+    pub seed: Option<u64>,
+}
+
+impl Default for IslandStage {
+    fn default() -> Self {
+        let d = IslandParams::default();
+        Self {
+            octaves: d.octaves,
+            frequency: d.frequency,
+            warp_strength: d.warp_strength,
+            exponent: d.exponent,
+            falloff: "square_bump".into(),
+            mix: d.mix,
+            target_land: 0.0,
+            height_scale: d.height_scale,
+            seed: None,
+        }
+    }
+}
+
+impl IslandStage {
+    fn params(&self, seed: u32) -> IslandParams {
+        use bozkir_terrain::island::Falloff;
+        IslandParams {
+            seed,
+            octaves: self.octaves,
+            frequency: self.frequency,
+            warp_strength: self.warp_strength,
+            exponent: self.exponent,
+            falloff: match self.falloff.as_str() {
+                "radial" => Falloff::Radial,
+                "euclidean" => Falloff::Euclidean,
+                _ => Falloff::SquareBump,
+            },
+            mix: self.mix,
+            target_land: (self.target_land > 0.0).then_some(self.target_land),
+            height_scale: self.height_scale,
+            ..IslandParams::default()
+        }
+    }
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        if !matches!(self.falloff.as_str(), "square_bump" | "radial" | "euclidean") {
+            return Err(format!(
+                "falloff must be \"square_bump\", \"radial\" or \"euclidean\", got {:?}",
+                self.falloff
+            ));
+        }
+        if !(1..=16).contains(&self.octaves) {
+            return Err(format!("octaves must be 1..=16, got {}", self.octaves));
+        }
+        range("frequency", self.frequency, 1e-3, 1e4)?;
+        range("warp_strength", self.warp_strength, 0.0, 10.0)?;
+        range("exponent", self.exponent, 0.05, 20.0)?;
+        range("mix", self.mix, 0.0, 1.0)?;
+        range("target_land", self.target_land, 0.0, 0.99)?;
+        range("height_scale", self.height_scale, 1e-3, 1e5)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+        let (w, h, dx, dy) = (state.height.width(), state.height.height(), state.height.dx, state.height.dy);
+        let p = self.params(seed);
+        state.height = island_height(w, h, dx, dy, &p);
+        state.masks.clear();
+        state.masks.insert("moisture".into(), moisture_with_cell_size(w, h, dx, dy, &p));
+    }
+}
+
+/// `rivers`: D8 rivers above a threshold on land (heights above `sea_level` metres), recorded
+/// as the mask `rivers` (1 on river cells).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RiversStage {
+    pub sea_level: f64,
+    pub threshold_cells: u32,
+}
+
+impl Default for RiversStage {
+    fn default() -> Self {
+        Self { sea_level: 0.0, threshold_cells: 200 }
+    }
+}
+
+impl RiversStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("sea_level", self.sea_level, -1e5, 1e5)?;
+        if self.threshold_cells == 0 {
+            return Err("threshold_cells must be at least 1".into());
+        }
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State) {
+        let r = rivers(&state.height, self.sea_level, self.threshold_cells);
+        let g: Grid<f64> = r.map(|&b| if b { 1.0 } else { 0.0 });
+        state.masks.insert("rivers".into(), g);
+    }
+}
