@@ -38,6 +38,8 @@ enum Command {
     Heightmap(cmd::heightmap::Args),
     /// Export a terrain directory for a game engine (Unity, Unreal, Godot) or as a mesh (glTF, OBJ).
     Export(cmd::export::Args),
+    /// Bake albedo and micro-normal textures (albedo.png, normal.png) at 1–4× a terrain's grid.
+    Bake(cmd::bake::Args),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Erode(a) => cmd::erode::run(a, quiet),
         Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
         Command::Export(a) => cmd::export::run(a, quiet),
+        Command::Bake(a) => cmd::bake::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
     };

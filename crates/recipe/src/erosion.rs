@@ -319,3 +319,54 @@ impl RiversStage {
         state.masks.insert("rivers".into(), g);
     }
 }
+
+/// `biomes`: Whittaker biomes from height (metres above `sea_level`), the `moisture` mask
+/// (0.5 where none was recorded) and slope, with rock, beach and snow overrides; recorded as the
+/// class mask `biome` (palette ids of `bozkir_material::biomes::Palette::default_biomes`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BiomeStage {
+    pub sea_level: f64,
+    pub beach_height: f64,
+    /// Snow above this height in metres; 0 = no snow line.
+    pub snow_line: f64,
+    /// Rock above this slope (rise over run); 0 = no rock override.
+    pub rock_slope: f64,
+}
+
+impl Default for BiomeStage {
+    fn default() -> Self {
+        let d = bozkir_material::biomes::BiomeParams::default();
+        Self {
+            sea_level: d.sea_level,
+            beach_height: d.beach_height,
+            snow_line: 0.0,
+            rock_slope: d.rock_slope.unwrap_or(0.0),
+        }
+    }
+}
+
+impl BiomeStage {
+    pub(crate) fn validated(self) -> Result<Self, String> {
+        range("sea_level", self.sea_level, -1e5, 1e5)?;
+        range("beach_height", self.beach_height, 0.0, 1e4)?;
+        range("snow_line", self.snow_line, 0.0, 1e5)?;
+        range("rock_slope", self.rock_slope, 0.0, 1e3)?;
+        Ok(self)
+    }
+    pub(crate) fn apply(&self, state: &mut State) {
+        use bozkir_material::biomes::{classify, BiomeParams};
+        let h = &state.height;
+        let moist = state.masks.get("moisture").cloned().unwrap_or_else(|| h.same_shape(0.5));
+        let slope = bozkir_terrain::landform::slope::slope(h);
+        let p = BiomeParams {
+            sea_level: self.sea_level,
+            beach_height: self.beach_height,
+            snow_line: (self.snow_line > 0.0).then_some(self.snow_line),
+            rock_slope: (self.rock_slope > 0.0).then_some(self.rock_slope),
+            ..BiomeParams::default()
+        };
+        let ids = classify(h, &moist, &slope, &p);
+        state.masks.insert("biome".into(), ids.map(|&v| v as f64).with_cell_size(h.dx, h.dy));
+    }
+}

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 /// Stage names, for messages.
-pub const OPS: [&str; 23] = [
+pub const OPS: [&str; 24] = [
     "profile",
     "noise",
     "terrace",
@@ -46,6 +46,7 @@ pub const OPS: [&str; 23] = [
     "shallow_water",
     "island",
     "rivers",
+    "biomes",
 ];
 
 /// A stage's operation and parameters.
@@ -74,6 +75,7 @@ pub enum Op {
     ShallowWater(ShallowWaterStage),
     Island(IslandStage),
     Rivers(RiversStage),
+    Biomes(BiomeStage),
 }
 
 impl Op {
@@ -102,6 +104,7 @@ impl Op {
             Op::ShallowWater(_) => "shallow_water",
             Op::Island(_) => "island",
             Op::Rivers(_) => "rivers",
+            Op::Biomes(_) => "biomes",
         }
     }
 }
@@ -143,6 +146,7 @@ pub fn parse_op(op: &str, table: toml::Table) -> Result<Op, String> {
         "shallow_water" => Op::ShallowWater(de::<ShallowWaterStage>(table)?.validated()?),
         "island" => Op::Island(de::<IslandStage>(table)?.validated()?),
         "rivers" => Op::Rivers(de::<RiversStage>(table)?.validated()?),
+        "biomes" => Op::Biomes(de::<BiomeStage>(table)?.validated()?),
         other => return Err(format!("unknown stage {other:?}; have {}", OPS.join(", "))),
     };
     Ok(op)
@@ -184,6 +188,7 @@ pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) 
         Op::ShallowWater(p) => p.apply(state, progress),
         Op::Island(p) => p.apply(seed(p.seed), state),
         Op::Rivers(p) => p.apply(state),
+        Op::Biomes(p) => p.apply(state),
     }
     Ok(())
 }

@@ -57,7 +57,10 @@ pub struct Args {
 }
 
 /// The terrain of `dir`: heights in metres with the sidecar's cell size, and the class map.
-fn read_terrain(dir: &Path) -> Result<(Grid<f64>, Option<Grid<u8>>)> {
+/// A class map and the file it came from.
+type ClassMap = (Grid<u8>, String);
+
+fn read_terrain(dir: &Path) -> Result<(Grid<f64>, Option<ClassMap>)> {
     if !dir.is_dir() {
         bail!("{}: not a terrain directory", dir.display());
     }
@@ -88,7 +91,12 @@ fn read_terrain(dir: &Path) -> Result<(Grid<f64>, Option<Grid<u8>>)> {
         bail!("{}: NaN or infinite height at column {}, row {}", tif.display(), i % h32.width(), i / h32.width());
     }
     let h = h32.map(|&v| f64::from(v)).with_cell_size(sc.dx_m, sc.dy_m);
-    let lf = dir.join("landform.png");
+    // The class map for weight maps: biomes when a recipe recorded them, else landform classes.
+    let lf = ["biomes.png", "landform.png"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| dir.join("landform.png"));
     let classes = if lf.exists() {
         let c = bozkir_io::read_png8(&lf)?;
         if (c.width(), c.height()) != (h.width(), h.height()) {
@@ -105,7 +113,8 @@ fn read_terrain(dir: &Path) -> Result<(Grid<f64>, Option<Grid<u8>>)> {
     } else {
         None
     };
-    Ok((h, classes))
+    let class_file = lf.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok((h, classes.map(|c| (c, class_file))))
 }
 
 fn check_args(a: &Args) -> Result<()> {
@@ -193,11 +202,19 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
             files.push(path);
         }
     }
-    if let Some(c) = &classes {
+    if let Some((c, class_file)) = &classes {
         let c = resample_nearest(c, weight_size.0, weight_size.1);
         let ids = weights::distinct_classes(&c);
         let layers = weights::class_layers(&c, &ids);
-        let names: Vec<String> = ids.iter().map(|id| format!("class{id}")).collect();
+        // Biome layers are named after the palette; landform classes by their code.
+        let pal = bozkir_material::biomes::Palette::default_biomes();
+        let names: Vec<String> = ids
+            .iter()
+            .map(|&id| match (class_file.as_str(), pal.entries.get(id as usize)) {
+                ("biomes.png", Some(e)) => e.name.replace(' ', "_"),
+                _ => format!("class{id}"),
+            })
+            .collect();
         let w = weights::write_weight_maps(&dir, "weights", &layers, &names)?;
         summary.push_str(&format!("; {} weight layer(s) in {} splat map(s)", w.layers.len(), w.splats.len()));
         files.extend(w.layers);
@@ -210,7 +227,7 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
         "width": h.width(),
         "height": h.height(),
         "cell_m": [h.dx, h.dy],
-        "class_map": classes.as_ref().map(|_| "landform.png"),
+        "class_map": classes.as_ref().map(|(_, f)| f.clone()),
         "files": files.iter().map(|p| name(p)).collect::<Vec<_>>(),
         "generator": format!("bozkir export {}", env!("CARGO_PKG_VERSION")),
     });

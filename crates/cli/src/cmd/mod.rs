@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod bake;
 pub mod demo;
 pub mod erode;
 pub mod export;

@@ -59,6 +59,15 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
         // the raw layers in metres (or their own units) as f32 TIFFs.
         let sigma = 2.0 * h.dx.max(h.dy);
         for (name, m) in &state.masks {
+            if name == "biome" {
+                // A class map, not a mask: ids as 8-bit codes, and the palette's colours.
+                let ids = m.map(|&v| v as u8);
+                let pal = bozkir_material::biomes::Palette::default_biomes();
+                let rgb = Grid::from_vec(ids.width(), ids.height(), bozkir_material::biomes::to_rgb(&ids, &pal));
+                bozkir_io::write_png8(st.file("biomes.png", "biome_ids", Encoding::Png8), &ids)?;
+                bozkir_io::write_rgb8(st.file("biomes_rgb.png", "biome_colour", Encoding::Rgb8), &rgb)?;
+                continue;
+            }
             let norm = normalise_mask(m, sigma, 1.0);
             bozkir_io::write_png8(
                 st.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8),

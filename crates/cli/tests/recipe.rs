@@ -1,0 +1,101 @@
+//! `bozkir terrain --recipe` and `bozkir recipes` end to end.
+
+use bozkir_io::{read_png8, read_sidecar, read_tiff_f32};
+use std::process::{Command, Output};
+
+fn bozkir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
+}
+
+#[test]
+fn builtin_recipes_run_small_with_a_stage_table_and_masks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds2");
+    let o = bozkir(&["terrain", "--recipe", "ds2", "--size", "48", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for stage in ["noise", "stream_power", "droplets", "thermal", "upsample", "rills", "crags", "polish", "fold"] {
+        assert!(text.contains(stage), "stage table lists {stage}: {text}");
+    }
+    for f in [
+        "height.tif",
+        "wear_mask.png",
+        "deposit_mask.png",
+        "flow_mask.png",
+        "sediment.tif",
+        "fold_east.tif",
+        "terrain.json",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    assert_eq!(sc.settings["recipe"], "ds2");
+    assert_eq!(sc.width, 95, "detail stages run at 2× the simulation size: (48 − 1)·2 + 1");
+    let island = tmp.path().join("island");
+    let o = bozkir(&["terrain", "--recipe", "island", "--size", "64", "--out", island.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ids = read_png8(island.join("biomes.png")).unwrap();
+    let pal = bozkir_material::biomes::Palette::default_biomes();
+    assert!(ids.data().iter().all(|&i| (i as usize) < pal.entries.len()), "biome ids are palette entries");
+    let h = read_tiff_f32(island.join("height.tif")).unwrap();
+    assert!(h.data().iter().any(|&v| v < 0.0) && h.data().iter().any(|&v| v > 0.0), "sea and land");
+}
+
+#[test]
+fn same_recipe_and_seed_give_the_same_bytes_at_any_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |t: &str, name: &str| {
+        let out = tmp.path().join(name);
+        let o = bozkir(&[
+            "--threads",
+            t,
+            "terrain",
+            "--recipe",
+            "ds2",
+            "--size",
+            "40",
+            "--seed",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read(out.join("height.tif")).unwrap()
+    };
+    assert_eq!(run("1", "a"), run("2", "b"));
+}
+
+#[test]
+fn malformed_recipes_are_rejected_with_the_line_and_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("never");
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(&bad, "size = 32\n\n[[stage]]\nop = \"noise\"\n\n[[stage]]\nop = \"droplets\"\ninertiaa = 0.1\n")
+        .unwrap();
+    let o = bozkir(&["terrain", "--recipe", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("bad.toml line 6") && e.contains("droplets") && e.contains("inertiaa"), "{e}");
+    assert!(!out.exists());
+    std::fs::write(&bad, "size = 32\n[[stage]]\nop = \"erode_everything\"\n").unwrap();
+    let e = String::from_utf8_lossy(
+        &bozkir(&["terrain", "--recipe", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]).stderr,
+    )
+    .into_owned();
+    assert!(e.contains("line 2") && e.contains("unknown stage") && e.contains("droplets"), "{e}");
+    let e =
+        String::from_utf8_lossy(&bozkir(&["terrain", "--recipe", "nonesuch", "--out", out.to_str().unwrap()]).stderr)
+            .into_owned();
+    assert!(e.contains("nonesuch") && e.contains("ds2") && e.contains("island"), "{e}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn recipes_lists_and_shows() {
+    let o = bozkir(&["recipes"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("ds2") && t.contains("island") && t.contains("canyon"), "{t}");
+    let o = bozkir(&["recipes", "--show", "island"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("op = \"island\"") && t.contains("op = \"droplets\""), "{t}");
+}
