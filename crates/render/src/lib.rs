@@ -4,11 +4,13 @@
 //! io crate's job. Work is split over rows with rayon and every pixel is computed independently,
 //! so output is identical for any thread count.
 
+pub mod bake;
 pub mod hillshade;
 pub mod image;
 pub mod preview;
 pub mod ramp;
 
+pub use bake::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 pub use image::Rgb8Image;
 pub use preview::{shaded_relief, PreviewParams, Shading};
