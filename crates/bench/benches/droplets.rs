@@ -42,6 +42,20 @@ fn synth_dem(n: usize) -> Grid<f64> {
     Grid::from_vec(n, n, v.into_iter().map(|x| 1000.0 * x / tot).collect()).with_cell_size(DX, DX)
 }
 
+/// FNV-1a over the output's height, wear and deposit bits (to check that optimisations keep
+/// the result bit-identical).
+fn fnv(o: &DropletOutput) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for d in [o.height.data(), o.wear.data(), o.deposit.data()] {
+        for v in d {
+            for b in v.to_bits().to_le_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
 /// Best of `reps` wall times of a run on a pool of `threads` threads.
 fn timed(dem: &Grid<f64>, p: &DropletParams, threads: usize, reps: usize) -> (f64, DropletOutput) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -79,6 +93,7 @@ fn main() {
             None => first = Some(o),
             Some(f) => println!("  identical to 1 thread: {}", f == &o),
         }
+        println!("  output fnv {:#018x}", fnv(first.as_ref().expect("set")));
     }
     let seq = DropletParams { mode: DropletMode::Sequential, ..p.clone() };
     let (t, o) = timed(&dem, &seq, 1, reps);
@@ -86,6 +101,7 @@ fn main() {
         "droplets sequential {N}x{N}, {DROPLETS} droplets: {t:.3} s -> {:.2} M droplet-steps/s",
         o.stats.steps_total as f64 / t / 1e6
     );
+    println!("  output fnv {:#018x}", fnv(&o));
 
     let mut c = Criterion::default().configure_from_args();
     let small = DropletParams { droplets: DropletCount::Total(20_000), seed: 1, ..Default::default() };

@@ -55,8 +55,8 @@
 //!   batch `b` holds droplets `b·B .. (b+1)·B`) against a *frozen* snapshot of the heights; a
 //!   droplet does not see the changes of the others in its batch, nor its own. After the batch
 //!   the integer deltas are applied and the next batch runs. Droplets of a batch run in parallel
-//!   with rayon; each rayon thread accumulates into its own buffers, merged with integer additions,
-//!   so the output is bit-identical for any thread count (and equal to what a GPU kernel with
+//!   with rayon; their integer contributions are summed after the batch, so the output is
+//!   bit-identical for any thread count (and equal to what a GPU kernel with
 //!   `i32` atomics computes, up to its `f32` heights).
 //! * [`DropletMode::Sequential`]: the classic loop, single-threaded; each droplet sees all
 //!   changes made before it, its own included (the same fixed-point contributions, applied at
@@ -70,10 +70,13 @@
 //! mode has no such effect. The batch actually used is capped at 1/64 of the cell count
 //! ([`effective_batch`]), so a small grid is never swamped by one batch.
 //!
-//! Memory: the batched mode holds 20 bytes per cell per rayon thread (two `i64` delta buffers and a
-//! `u32` stamp) besides the three `i64` run totals.
-
-use std::sync::Mutex;
+//! Implementation: in the batched mode a droplet only reads the snapshot, so the droplets of a
+//! batch (split into contiguous chunks run by rayon) just record their erosions (brush centre,
+//! total) and deposits (corner, four amounts); after the batch, one rayon task per band of rows
+//! applies every recorded contribution that falls in its band to the run totals and recomputes
+//! the heights of the cells it reaches. Integer sums are order-free, so neither split changes a
+//! bit. Memory: besides the three `i64` run totals, the contribution lists of one batch (about
+//! 16 bytes per step) and no per-thread grids.
 
 use bozkir_core::rng::Rng;
 use bozkir_core::{Grid, Progress};
@@ -285,9 +288,13 @@ pub struct DropletStep {
 
 /// Where a droplet reads heights and sends its fixed-point contributions.
 trait Sink {
+    /// The heights do not change while the droplet runs (the batched mode's snapshot).
+    const FROZEN: bool;
     fn height(&self, i: usize) -> f64;
-    fn erode(&mut self, i: usize, q: i64);
-    fn deposit(&mut self, i: usize, q: i64);
+    /// Erodes `total > 0` units with the brush centred on node (cx, cy).
+    fn erode(&mut self, ctx: &Ctx, cx: usize, cy: usize, total: i64);
+    /// Deposits the four corner amounts `q` on the cell whose lower corner is `i`.
+    fn deposit(&mut self, ctx: &Ctx, i: usize, q: [i64; 4]);
 }
 
 /// Precomputed grid geometry and brush shared by all droplets.
@@ -304,6 +311,9 @@ struct Ctx<'a> {
     ry: isize,
     /// Brush cells (offset x, offset y, linear offset, normalised weight); the centre is last.
     brush: Vec<(isize, isize, isize, f64)>,
+    /// Linear offsets and weights of the brush cells but the centre (interior fast path).
+    brush_off: Vec<isize>,
+    brush_wt: Vec<f64>,
 }
 
 impl<'a> Ctx<'a> {
@@ -330,7 +340,10 @@ impl<'a> Ctx<'a> {
         for b in &mut brush {
             b.3 /= total;
         }
-        Self { p, w, h, dx, dy, step, rx, ry, brush }
+        let n = brush.len() - 1;
+        let brush_off = brush[..n].iter().map(|b| b.2).collect();
+        let brush_wt = brush[..n].iter().map(|b| b.3).collect();
+        Self { p, w, h, dx, dy, step, rx, ry, brush, brush_off, brush_wt }
     }
 
     /// Start of droplet `k`.
@@ -355,19 +368,13 @@ impl<'a> Ctx<'a> {
         (top + (bot - top) * ty, gx, gy)
     }
 
+    /// Splits `total` units bilinearly over the corners of the cell holding (x, y); the
+    /// remainder of rounding goes to the corner of largest weight. Returns the lower corner.
     #[inline(always)]
-    fn height_at<S: Sink>(&self, s: &S, x: f64, y: f64) -> f64 {
-        self.height_grad(s, x, y).0
-    }
-
-    /// Deposits `total` units bilinearly around (x, y); the remainder of rounding goes to the
-    /// corner of largest weight.
-    #[inline(always)]
-    fn deposit_at<S: Sink>(&self, s: &mut S, x: f64, y: f64, total: i64) {
+    fn deposit_split(&self, x: f64, y: f64, total: i64) -> (usize, [i64; 4]) {
         let (x0, y0) = (x as usize, y as usize);
         let (tx, ty) = (x - x0 as f64, y - y0 as f64);
         let i = y0 * self.w + x0;
-        let idx = [i, i + 1, i + self.w, i + self.w + 1];
         let wts = [(1.0 - tx) * (1.0 - ty), tx * (1.0 - ty), (1.0 - tx) * ty, tx * ty];
         let tf = total as f64;
         let mut q = [0i64; 4];
@@ -379,32 +386,40 @@ impl<'a> Ctx<'a> {
             }
         }
         q[best] += total - (q[0] + q[1] + q[2] + q[3]);
+        (i, q)
+    }
+
+    /// Calls `f(i, q)` for each non-zero corner amount of a deposit at lower corner `i`.
+    #[inline(always)]
+    fn deposit_cells(&self, i: usize, q: [i64; 4], mut f: impl FnMut(usize, i64)) {
+        let idx = [i, i + 1, i + self.w, i + self.w + 1];
         for j in 0..4 {
             if q[j] != 0 {
-                s.deposit(idx[j], q[j]);
+                f(idx[j], q[j]);
             }
         }
     }
 
-    /// Erodes `total` units with the brush centred on the node nearest (x, y).
+    /// Splits `total` units over the brush centred on node (cx, cy): calls `f(i, q)` for every
+    /// non-centre cell with `q ≠ 0`, then for the centre with the remainder (even when 0).
     #[inline(always)]
-    fn erode_at<S: Sink>(&self, s: &mut S, x: f64, y: f64, total: i64) {
-        let (cx, cy) = ((x + 0.5) as isize, (y + 0.5) as isize);
+    fn erode_cells(&self, cx: usize, cy: usize, total: i64, mut f: impl FnMut(usize, i64)) {
+        let (cx, cy) = (cx as isize, cy as isize);
         let c = cy as usize * self.w + cx as usize;
         let tf = total as f64;
         let inside = cx >= self.rx && cy >= self.ry && cx + self.rx < self.w as isize && cy + self.ry < self.h as isize;
-        let n = self.brush.len() - 1;
         let mut sum = 0i64;
         if inside {
-            for &(_, _, off, wt) in &self.brush[..n] {
+            for (&off, &wt) in self.brush_off.iter().zip(&self.brush_wt) {
                 let q = (tf * wt + 0.5) as i64; // ≥ 0: truncation is floor
                 if q != 0 {
-                    s.erode((c as isize + off) as usize, q);
+                    f((c as isize + off) as usize, q);
                     sum += q;
                 }
             }
         } else {
             // Renormalise over the cells inside the grid (the centre always is).
+            let n = self.brush.len() - 1;
             let (w, h) = (self.w as isize, self.h as isize);
             let ok = |ox: isize, oy: isize| cx + ox >= 0 && cy + oy >= 0 && cx + ox < w && cy + oy < h;
             let wsum: f64 = self.brush.iter().filter(|b| ok(b.0, b.1)).map(|b| b.3).sum();
@@ -412,13 +427,13 @@ impl<'a> Ctx<'a> {
                 if ok(ox, oy) {
                     let q = (tf * (wt / wsum) + 0.5) as i64;
                     if q != 0 {
-                        s.erode((c as isize + off) as usize, q);
+                        f((c as isize + off) as usize, q);
                         sum += q;
                     }
                 }
             }
         }
-        s.erode(c, total - sum);
+        f(c, total - sum);
     }
 
     /// Runs droplet `k` on `s`; returns (steps, eroded units, deposited units, lost units).
@@ -432,10 +447,15 @@ impl<'a> Ctx<'a> {
         let (mut steps, mut eroded, mut deposited) = (0u64, 0i64, 0i64);
         let (xmax, ymax) = ((self.w - 1) as f64, (self.h - 1) as f64);
         let (sx, sy) = (self.step / self.dx, self.step / self.dy);
+        let min_drop = p.min_slope * self.step;
+        let (keep, turn) = (p.inertia, 1.0 - p.inertia);
+        let dry = 1.0 - p.evaporation;
+        // Height and gradient at (x, y); carried from the previous step on a frozen snapshot.
+        let mut here = self.height_grad(s, x, y);
         for _ in 0..p.lifetime {
-            let (h0, gx, gy) = self.height_grad(s, x, y);
-            dirx = dirx * p.inertia - gx * (1.0 - p.inertia);
-            diry = diry * p.inertia - gy * (1.0 - p.inertia);
+            let (h0, gx, gy) = here;
+            dirx = dirx * keep - gx * turn;
+            diry = diry * keep - gy * turn;
             let len = (dirx * dirx + diry * diry).sqrt();
             if len == 0.0 || !len.is_finite() {
                 break;
@@ -446,16 +466,18 @@ impl<'a> Ctx<'a> {
             if !(nx >= 0.0 && ny >= 0.0 && nx < xmax && ny < ymax) {
                 break;
             }
-            let h1 = self.height_at(s, nx, ny);
+            let next = self.height_grad(s, nx, ny);
+            let h1 = next.0;
             let dh = h1 - h0;
             let sed_m = sed as f64 * FIXED_UNIT;
-            let cap = (-dh).max(p.min_slope * self.step) * speed * water * p.capacity;
+            let cap = (-dh).max(min_drop) * speed * water * p.capacity;
             let (mut e_q, mut d_q) = (0i64, 0i64);
             if sed_m > cap || dh > 0.0 {
                 let d = if dh > 0.0 { dh.min(sed_m) } else { (sed_m - cap) * p.deposit };
                 d_q = ((d.max(0.0) * FIXED_SCALE) as i64).min(sed); // truncation of a value ≥ 0 is floor
                 if d_q > 0 {
-                    self.deposit_at(s, x, y, d_q);
+                    let (i, q) = self.deposit_split(x, y, d_q);
+                    s.deposit(self, i, q);
                     sed -= d_q;
                     deposited += d_q;
                 }
@@ -463,13 +485,13 @@ impl<'a> Ctx<'a> {
                 let e = ((cap - sed_m) * p.erode).min(-dh);
                 e_q = (e.max(0.0) * FIXED_SCALE) as i64;
                 if e_q > 0 {
-                    self.erode_at(s, x, y, e_q);
+                    s.erode(self, (x + 0.5) as usize, (y + 0.5) as usize, e_q);
                     sed += e_q;
                     eroded += e_q;
                 }
             }
             speed = (speed * speed - p.gravity * dh / self.step).max(0.0).sqrt();
-            water *= 1.0 - p.evaporation;
+            water *= dry;
             trace(&DropletStep {
                 from: (x, y),
                 to: (nx, ny),
@@ -486,55 +508,42 @@ impl<'a> Ctx<'a> {
             x = nx;
             y = ny;
             steps += 1;
+            here = if S::FROZEN || (e_q == 0 && d_q == 0) { next } else { self.height_grad(s, x, y) };
         }
         (steps, eroded, deposited, sed)
     }
 }
 
-/// Per-thread buffers of the batched mode.
-struct Worker {
-    wear: Vec<i64>,
-    dep: Vec<i64>,
-    stamp: Vec<u32>,
-    touched: Vec<u32>,
-    batch: u32,
+/// One chunk of a batch in the batched mode: the contributions its droplets made (applied
+/// after the batch) and its run totals.
+#[derive(Default)]
+struct ChunkOut {
+    /// Erosions: brush centre (x, y) and total units.
+    erosions: Vec<(u32, u32, i64)>,
+    /// Deposits: lower corner and the four corner amounts.
+    deposits: Vec<(u32, [i64; 4])>,
     totals: [i64; 4],
 }
 
-impl Worker {
-    fn new(n: usize) -> Self {
-        Self { wear: vec![0; n], dep: vec![0; n], stamp: vec![0; n], touched: Vec::new(), batch: 1, totals: [0; 4] }
-    }
-
-    #[inline(always)]
-    fn touch(&mut self, i: usize) {
-        if self.stamp[i] != self.batch {
-            self.stamp[i] = self.batch;
-            self.touched.push(i as u32);
-        }
-    }
-}
-
-/// Batched sink: reads the frozen snapshot, writes the worker's buffers.
+/// Batched sink: reads the frozen snapshot, records the contributions.
 struct BatchSink<'s> {
     snap: &'s [f64],
-    w: &'s mut Worker,
+    out: &'s mut ChunkOut,
 }
 
 impl Sink for BatchSink<'_> {
+    const FROZEN: bool = true;
     #[inline(always)]
     fn height(&self, i: usize) -> f64 {
         self.snap[i]
     }
     #[inline(always)]
-    fn erode(&mut self, i: usize, q: i64) {
-        self.w.touch(i);
-        self.w.wear[i] += q;
+    fn erode(&mut self, _: &Ctx, cx: usize, cy: usize, total: i64) {
+        self.out.erosions.push((cx as u32, cy as u32, total));
     }
     #[inline(always)]
-    fn deposit(&mut self, i: usize, q: i64) {
-        self.w.touch(i);
-        self.w.dep[i] += q;
+    fn deposit(&mut self, _: &Ctx, i: usize, q: [i64; 4]) {
+        self.out.deposits.push((i as u32, q));
     }
 }
 
@@ -547,19 +556,72 @@ struct LiveSink<'s> {
 }
 
 impl Sink for LiveSink<'_> {
+    const FROZEN: bool = false;
     #[inline(always)]
     fn height(&self, i: usize) -> f64 {
         self.h[i]
     }
     #[inline(always)]
-    fn erode(&mut self, i: usize, q: i64) {
-        self.wear[i] += q;
-        self.h[i] = self.h0[i] + (self.dep[i] - self.wear[i]) as f64 * FIXED_UNIT;
+    fn erode(&mut self, ctx: &Ctx, cx: usize, cy: usize, total: i64) {
+        let (h0, h, wear, dep) = (self.h0, &mut *self.h, &mut *self.wear, &*self.dep);
+        ctx.erode_cells(cx, cy, total, |i, q| {
+            wear[i] += q;
+            h[i] = h0[i] + (dep[i] - wear[i]) as f64 * FIXED_UNIT;
+        });
     }
     #[inline(always)]
-    fn deposit(&mut self, i: usize, q: i64) {
-        self.dep[i] += q;
-        self.h[i] = self.h0[i] + (self.dep[i] - self.wear[i]) as f64 * FIXED_UNIT;
+    fn deposit(&mut self, ctx: &Ctx, i: usize, q: [i64; 4]) {
+        let (h0, h, wear, dep) = (self.h0, &mut *self.h, &*self.wear, &mut *self.dep);
+        ctx.deposit_cells(i, q, |i, q| {
+            dep[i] += q;
+            h[i] = h0[i] + (dep[i] - wear[i]) as f64 * FIXED_UNIT;
+        });
+    }
+}
+
+/// Applies the recorded contributions of `chunks` that fall on the cells `lo .. lo + h.len()`
+/// (a band of whole rows; `h`, `wear` and `dep` are that band), recomputing the heights of the
+/// cells they reach.
+fn apply_band(ctx: &Ctx, chunks: &[ChunkOut], h0: &[f64], lo: usize, h: &mut [f64], wear: &mut [i64], dep: &mut [i64]) {
+    let hi = lo + h.len();
+    let (w, ry) = (ctx.w, ctx.ry as usize);
+    let (row_lo, row_hi) = (lo / w, hi / w);
+    for ch in chunks {
+        for &(cx, cy, total) in &ch.erosions {
+            let cy = cy as usize;
+            if cy + ry < row_lo || cy >= row_hi + ry {
+                continue;
+            }
+            if cy >= row_lo + ry && cy + ry < row_hi {
+                // The whole brush lies in the band.
+                ctx.erode_cells(cx as usize, cy, total, |i, q| {
+                    let j = i - lo;
+                    wear[j] += q;
+                    h[j] = h0[i] + (dep[j] - wear[j]) as f64 * FIXED_UNIT;
+                });
+            } else {
+                ctx.erode_cells(cx as usize, cy, total, |i, q| {
+                    if i >= lo && i < hi {
+                        let j = i - lo;
+                        wear[j] += q;
+                        h[j] = h0[i] + (dep[j] - wear[j]) as f64 * FIXED_UNIT;
+                    }
+                });
+            }
+        }
+        for &(i, q) in &ch.deposits {
+            let i = i as usize;
+            if i + w + 1 < lo || i >= hi {
+                continue;
+            }
+            ctx.deposit_cells(i, q, |i, q| {
+                if i >= lo && i < hi {
+                    let j = i - lo;
+                    dep[j] += q;
+                    h[j] = h0[i] + (dep[j] - wear[j]) as f64 * FIXED_UNIT;
+                }
+            });
+        }
     }
 }
 
@@ -613,52 +675,46 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
             }
             DropletMode::Batched => {
                 let threads = rayon::current_num_threads().max(1);
-                let workers: Vec<Mutex<Worker>> = (0..threads).map(|_| Mutex::new(Worker::new(n))).collect();
-                let mut batch_id = 1u32;
+                // Contiguous chunks of a batch (more than threads, for balance) and row bands of
+                // the grid for applying them; any split gives the same integer sums.
+                let nchunks = if threads == 1 { 1 } else { 4 * threads };
+                let band_rows = h.div_ceil(threads).max(1);
+                let mut chunks: Vec<ChunkOut> = (0..nchunks).map(|_| ChunkOut::default()).collect();
                 while done < total && !progress.cancelled() {
                     let end = done.saturating_add(batch).min(total);
-                    for wk in &workers {
-                        wk.lock().unwrap().batch = batch_id;
-                    }
+                    let len = (end - done) as usize;
                     {
                         let snap = height.data();
-                        (done..end).into_par_iter().with_min_len(4).for_each(|k| {
-                            let t = rayon::current_thread_index().unwrap_or(0) % threads;
-                            let mut guard = workers[t].lock().unwrap();
-                            let wk = &mut *guard;
-                            let r = ctx.run(&mut BatchSink { snap, w: wk }, k, |_| {});
-                            wk.totals[0] += r.0 as i64;
-                            wk.totals[1] += r.1;
-                            wk.totals[2] += r.2;
-                            wk.totals[3] += r.3;
+                        let ctx = &ctx;
+                        chunks.par_iter_mut().enumerate().for_each(|(c, out)| {
+                            out.erosions.clear();
+                            out.deposits.clear();
+                            let (a, b) = (done + (len * c / nchunks) as u32, done + (len * (c + 1) / nchunks) as u32);
+                            let mut sink = BatchSink { snap, out };
+                            for k in a..b {
+                                let r = ctx.run(&mut sink, k, |_| {});
+                                let t = &mut sink.out.totals;
+                                t[0] += r.0 as i64;
+                                t[1] += r.1;
+                                t[2] += r.2;
+                                t[3] += r.3;
+                            }
                         });
                     }
-                    let hd = height.data_mut();
-                    for wk in &workers {
-                        let mut guard = wk.lock().unwrap();
-                        let wk = &mut *guard;
-                        for &i in &wk.touched {
-                            let i = i as usize;
-                            wear[i] += wk.wear[i];
-                            dep[i] += wk.dep[i];
-                            wk.wear[i] = 0;
-                            wk.dep[i] = 0;
-                            hd[i] = h0[i] + (dep[i] - wear[i]) as f64 * FIXED_UNIT;
-                        }
-                        wk.touched.clear();
-                    }
-                    batch_id = batch_id.wrapping_add(1).max(1);
-                    if batch_id == 1 {
-                        for wk in &workers {
-                            wk.lock().unwrap().stamp.fill(0);
-                        }
-                    }
+                    let band = band_rows * w;
+                    let (ctx, chunks) = (&ctx, &chunks);
+                    height
+                        .data_mut()
+                        .par_chunks_mut(band)
+                        .zip(wear.par_chunks_mut(band))
+                        .zip(dep.par_chunks_mut(band))
+                        .enumerate()
+                        .for_each(|(b, ((hb, wb), db))| apply_band(ctx, chunks, h0, b * band, hb, wb, db));
                     done = end;
                     progress.report("droplets", done as u64, total as u64);
                 }
-                for wk in &workers {
-                    let wk = wk.lock().unwrap();
-                    for (t, v) in totals.iter_mut().zip(wk.totals) {
+                for ch in &chunks {
+                    for (t, v) in totals.iter_mut().zip(ch.totals) {
                         *t += v;
                     }
                 }
@@ -701,8 +757,8 @@ pub fn trace_droplet(height: &Grid<f64>, params: &DropletParams, k: u32) -> Vec<
         return out;
     }
     let ctx = Ctx::new(height, params);
-    let mut wk = Worker::new(height.len());
-    ctx.run(&mut BatchSink { snap: height.data(), w: &mut wk }, k, |s| out.push(*s));
+    let mut rec = ChunkOut::default();
+    ctx.run(&mut BatchSink { snap: height.data(), out: &mut rec }, k, |s| out.push(*s));
     out
 }
 
@@ -742,6 +798,49 @@ mod tests {
 
     fn bytes(o: &DropletOutput) -> Vec<u64> {
         [o.height.data(), o.wear.data(), o.deposit.data()].iter().flat_map(|d| d.iter().map(|v| v.to_bits())).collect()
+    }
+
+    /// FNV-1a over the output's height, wear and deposit bits and its stats.
+    fn fnv(o: &DropletOutput) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let s = o.stats;
+        let extra = [s.droplets, s.steps_total, s.eroded_units as u64, s.deposited_units as u64, s.lost_units as u64];
+        for v in bytes(o).into_iter().chain(extra) {
+            for b in v.to_le_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn droplets_pinned_output_hashes() {
+        let sq = noise(128, 10.0);
+        let rect = Grid::from_vec(96, 80, noise(96, 1.0).data()[..96 * 80].to_vec()).with_cell_size(10.0, 20.0);
+        let cases: [(&Grid<f64>, DropletParams); 6] = [
+            (&sq, params(20_000, 1)),
+            (&sq, DropletParams { mode: DropletMode::Sequential, ..params(20_000, 1) }),
+            (&sq, DropletParams { radius: 1.0, inertia: 0.3, ..params(20_000, 2) }),
+            (&rect, DropletParams { radius: 2.5, batch_size: 1024, ..params(8_000, 3) }),
+            (&rect, DropletParams { mode: DropletMode::Sequential, radius: 4.0, ..params(8_000, 4) }),
+            (&sq, DropletParams { capacity: 4.0, erode: 0.3, gravity: 4.0, ..params(10_000, 5) }),
+        ];
+        let got: Vec<u64> = cases
+            .iter()
+            .map(|(g, p)| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+                fnv(&pool.install(|| erode_droplets(g, p, &NoProgress)))
+            })
+            .collect();
+        let want: [u64; 6] = [
+            0x2c92_209f_c8be_b509,
+            0x4d85_5f7e_198d_defd,
+            0x4c93_3fdf_b16a_9fd1,
+            0xf9b0_a1bc_3aae_1d07,
+            0x725b_051f_376d_f5cd,
+            0xf37e_eafb_b496_de96,
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]
