@@ -1,8 +1,9 @@
 //! Benchmarks of the pipe-model shallow water (with erosion) and thermal relaxation at 1024².
 //!
 //! Prints cell-updates per second (one cell-update = one cell through one whole step, all passes)
-//! at 1 and 2 rayon threads, then runs criterion groups. The pipe model stores water, fluxes,
-//! velocity and sediment as f32 (terrain f64); see `bozkir_terrain::erosion::shallow_water`.
+//! at 1 and 2 rayon threads, then runs criterion groups. The pipe model stores and updates water,
+//! fluxes, velocity and sediment in f32 (terrain f64), with vectorised (AVX2 when available)
+//! interior-row kernels; see `bozkir_terrain::erosion::shallow_water`.
 //!
 //! Not a test: figures go to `docs/benchmarks.md` with the machine.
 

@@ -13,9 +13,11 @@
 //!
 //! **Precision.** The terrain height is f64 (erosion increments are far below an f32 ulp of a
 //! height of hundreds of metres). Water depth, fluxes, velocity, sediment and the cumulative
-//! erosion/deposition maps are stored as **f32** to halve the memory traffic of the per-step
-//! passes; arithmetic of one cell update is carried out in f64 and rounded once on store. Water
-//! volume is therefore conserved to f32 round-off (relative ~1e-6 over thousands of steps).
+//! erosion/deposition maps are stored as **f32**, and the arithmetic of a cell update is f32 too
+//! (so the passes vectorise): terrain differences (`b − b_n` in `ΔH` and in the tilt) are taken in
+//! f64 and then rounded to f32, and the erosion/deposition increment (f32) is added to `b` in f64.
+//! The outflow a cell stores is exactly the inflow its neighbour reads, so water volume is
+//! conserved to f32 round-off (relative ~1e-6 over thousands of steps).
 //!
 //! # Virtual pipes
 //!
@@ -77,7 +79,10 @@
 //!
 //! Every pass writes new buffers from the previous ones (ping-pong); each cell's new value is a
 //! pure function of the previous state, so rows run in parallel with rayon and the result is bit
-//! identical at any thread count. There are no reductions inside a step.
+//! identical at any thread count. There are no reductions inside a step. Interior rows run a
+//! branch-free kernel, compiled for AVX2 when the CPU has it (runtime detection); it performs the
+//! same IEEE operations as the edge-cell code and the baseline build (no FMA contraction), so the
+//! result does not depend on which version runs either.
 
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
@@ -220,23 +225,26 @@ pub struct ShallowWater {
     dy: f64,
     dt: f64,
     p: ShallowWaterParams,
-    /// Uniform inflow (m/s) when `inflow` is `None`.
-    rain: f64,
-    /// Per-cell inflow (rain map + sources), m/s.
-    inflow: Option<Vec<f32>>,
-    /// `Ks · hardness` per cell, 1/s.
-    ks_map: Option<Vec<f32>>,
+    /// Uniform water increment per step `Δt · r` (m) when `inc_map` is `None`.
+    inc: f32,
+    /// Per-cell water increment per step `Δt · (rain map + sources)`, m.
+    inc_map: Option<Vec<f32>>,
+    /// `Ks · hardness · Δt` per cell (dimensionless).
+    ks_dt_map: Option<Vec<f32>>,
     b: Vec<f64>,
     b_next: Vec<f64>,
     d: Vec<f32>,
     d_next: Vec<f32>,
-    flux: Vec<[f32; 4]>,
-    flux_next: Vec<[f32; 4]>,
-    vel: Vec<[f32; 2]>,
+    /// Outflow fluxes, one array per direction (L, R, T, B).
+    flux: [Vec<f32>; 4],
+    flux_next: [Vec<f32>; 4],
+    vx: Vec<f32>,
+    vy: Vec<f32>,
     sed: Vec<f32>,
     sed_mid: Vec<f32>,
     sed_fwd: Vec<f32>,
-    cum: Vec<[f32; 2]>,
+    eroded: Vec<f32>,
+    deposited: Vec<f32>,
     steps_done: usize,
 }
 
@@ -244,6 +252,142 @@ const L: usize = 0;
 const R: usize = 1;
 const T: usize = 2;
 const B: usize = 3;
+
+/// The per-step water increment: uniform or per cell.
+#[derive(Clone, Copy)]
+enum Inc<'a> {
+    Uniform(f32),
+    Map(&'a [f32]),
+}
+
+impl<'a> Inc<'a> {
+    fn of(map: &'a Option<Vec<f32>>, uniform: f32) -> Self {
+        match map {
+            Some(m) => Inc::Map(m),
+            None => Inc::Uniform(uniform),
+        }
+    }
+
+    #[inline(always)]
+    fn at(self, i: usize) -> f32 {
+        match self {
+            Inc::Uniform(v) => v,
+            Inc::Map(m) => m[i],
+        }
+    }
+
+    /// `out[x] = d[x] + inc` for the row starting at flat index `start`.
+    fn row(self, out: &mut [f32], d: &[f32], start: usize) {
+        let d = &d[start..start + out.len()];
+        match self {
+            Inc::Uniform(v) => out.iter_mut().zip(d).for_each(|(o, &d)| *o = d + v),
+            Inc::Map(m) => {
+                let m = &m[start..start + out.len()];
+                out.iter_mut().zip(d.iter().zip(m)).for_each(|(o, (&d, &m))| *o = d + m);
+            }
+        }
+    }
+}
+
+/// Constants of the flux pass (f32, precomputed once per step).
+#[derive(Clone, Copy)]
+struct FluxK {
+    /// `Δt · A_x · g / l_x` and `Δt · A_y · g / l_y`.
+    ax: f32,
+    ay: f32,
+    /// `1 / (1 + κΔt)`.
+    damp: f32,
+    /// `lx · ly / Δt`.
+    area_dt: f32,
+    open: bool,
+}
+
+/// Constants of the depth/erosion pass (f32).
+#[derive(Clone, Copy)]
+struct DepthK {
+    /// `Δt / (lx · ly)`.
+    dt_area: f32,
+    /// `1 / (2 ly)`, `1 / (2 lx)`: the velocity is `ΔW_x · hx / d̄`.
+    hx: f32,
+    hy: f32,
+    min_depth: f32,
+    /// `1 / (2 dx)`, `1 / (2 dy)` for the central differences.
+    inv_2dx: f32,
+    inv_2dy: f32,
+    kc: f32,
+    min_sin2: f32,
+    kd_dt: f32,
+    evap: f32,
+}
+
+/// One pipe's new flux: `max(0, f · damp + a · ΔH)`.
+#[inline(always)]
+fn pipe(f: f32, damp: f32, a: f32, dh: f32) -> f32 {
+    (f * damp + a * dh).max(0.0)
+}
+
+/// Limiter: scale the four outflows so the cell never sends more than `d1 · lx · ly / Δt`.
+#[inline(always)]
+fn limit(fl: f32, fr: f32, ft: f32, fb: f32, d1: f32, area_dt: f32) -> [f32; 4] {
+    let sum = fl + fr + ft + fb;
+    let k = if sum > 0.0 { (d1 * area_dt / sum).min(1.0) } else { 0.0 };
+    [fl * k, fr * k, ft * k, fb * k]
+}
+
+/// The cell update of stages 3–6 once the four inflows, four outflows and tilt are known.
+/// Returns `(d_out, vx, vy, s, Δb, eroded, deposited)`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn cell_update(
+    k: &DepthK,
+    d1: f32,
+    inflow: [f32; 4],
+    out: [f32; 4],
+    gx: f32,
+    gy: f32,
+    s: f32,
+    ks_dt: f32,
+) -> (f32, f32, f32, f32, f32, f32, f32) {
+    let [in_l, in_r, in_t, in_b] = inflow;
+    let [fl, fr, ft, fb] = out;
+    let d2 = (d1 + ((in_l + in_r + in_t + in_b) - (fl + fr + ft + fb)) * k.dt_area).max(0.0);
+    let dbar = 0.5 * (d1 + d2);
+    let inv = if dbar > k.min_depth { 1.0 / dbar } else { 0.0 };
+    let vx = ((in_l - fl) + (fr - in_r)) * k.hx * inv;
+    let vy = ((in_t - ft) + (fb - in_b)) * k.hy * inv;
+    // C = Kc · max(sin α, sin_min) · |v| with sin²α = g² / (1 + g²), one square root.
+    let g2 = gx * gx + gy * gy;
+    let sin2 = (g2 / (1.0 + g2)).max(k.min_sin2);
+    let cap = k.kc * (sin2 * (vx * vx + vy * vy)).sqrt();
+    let diff = cap - s;
+    let (er, dp) = if diff > 0.0 { (ks_dt * diff, 0.0) } else { (0.0, (-diff * k.kd_dt).min(s)) };
+    (d2 * k.evap, vx, vy, s + er - dp, dp - er, er, dp)
+}
+
+/// Mutable output rows of the depth/erosion pass.
+struct DepthRows<'a> {
+    b: &'a mut [f64],
+    d: &'a mut [f32],
+    vx: &'a mut [f32],
+    vy: &'a mut [f32],
+    s: &'a mut [f32],
+    er: &'a mut [f32],
+    dp: &'a mut [f32],
+}
+
+impl DepthRows<'_> {
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn put(&mut self, x: usize, b: f64, r: (f32, f32, f32, f32, f32, f32, f32)) {
+        self.d[x] = r.0;
+        self.vx[x] = r.1;
+        self.vy[x] = r.2;
+        self.s[x] = r.3;
+        self.b[x] = b + r.4 as f64;
+        self.er[x] += r.5;
+        self.dp[x] += r.6;
+    }
+}
 
 impl ShallowWater {
     /// Start a simulation on `terrain` (metres, with its `dx`, `dy`), dry and sediment-free.
@@ -275,8 +419,8 @@ impl ShallowWater {
             p.dissolve >= 0.0 && p.dissolve * max_hard * dt <= 1.0,
             "ShallowWater: need 0 <= dissolve*hardness*dt <= 1"
         );
-        let ks_map = p.hardness.as_ref().map(|g| g.data().iter().map(|&v| (p.dissolve * v) as f32).collect());
-        let inflow = if p.rain_map.is_some() || !p.sources.is_empty() {
+        let ks_dt_map = p.hardness.as_ref().map(|g| g.data().iter().map(|&v| (p.dissolve * v * dt) as f32).collect());
+        let inc_map = if p.rain_map.is_some() || !p.sources.is_empty() {
             let mut v: Vec<f64> = match &p.rain_map {
                 Some(g) => {
                     assert!(same(g), "ShallowWater: rain map shape differs from the terrain");
@@ -288,30 +432,33 @@ impl ShallowWater {
                 assert!(s.x < w && s.y < h, "ShallowWater: point source outside the grid");
                 v[s.y * w + s.x] += s.rate / (dx * dy);
             }
-            Some(v.into_iter().map(|r| r as f32).collect())
+            Some(v.into_iter().map(|r| (r * dt) as f32).collect())
         } else {
             None
         };
+        let z = || vec![0.0f32; n];
         Self {
             w,
             h,
             dx,
             dy,
             dt,
-            rain: p.rain_rate,
-            inflow,
-            ks_map,
+            inc: (p.rain_rate * dt) as f32,
+            inc_map,
+            ks_dt_map,
             b: terrain.data().to_vec(),
             b_next: vec![0.0; n],
-            d: vec![0.0; n],
-            d_next: vec![0.0; n],
-            flux: vec![[0.0; 4]; n],
-            flux_next: vec![[0.0; 4]; n],
-            vel: vec![[0.0; 2]; n],
-            sed: vec![0.0; n],
-            sed_mid: vec![0.0; n],
-            sed_fwd: if p.maccormack { vec![0.0; n] } else { Vec::new() },
-            cum: vec![[0.0; 2]; n],
+            d: z(),
+            d_next: z(),
+            flux: [z(), z(), z(), z()],
+            flux_next: [z(), z(), z(), z()],
+            vx: z(),
+            vy: z(),
+            sed: z(),
+            sed_mid: z(),
+            sed_fwd: if p.maccormack { z() } else { Vec::new() },
+            eroded: z(),
+            deposited: z(),
             steps_done: 0,
             p,
         }
@@ -376,15 +523,17 @@ impl ShallowWater {
 
     /// The state as grids.
     pub fn into_output(self) -> ShallowWaterOutput {
-        let f = |v: Vec<f64>| Grid::from_vec(self.w, self.h, v).with_cell_size(self.dx, self.dy);
+        let f = |v: &[f32]| {
+            Grid::from_vec(self.w, self.h, v.iter().map(|&v| v as f64).collect()).with_cell_size(self.dx, self.dy)
+        };
         ShallowWaterOutput {
-            height: f(self.b.clone()),
-            water: f(self.d.iter().map(|&v| v as f64).collect()),
-            vx: f(self.vel.iter().map(|v| v[0] as f64).collect()),
-            vy: f(self.vel.iter().map(|v| v[1] as f64).collect()),
-            sediment: f(self.sed.iter().map(|&v| v as f64).collect()),
-            eroded: f(self.cum.iter().map(|v| v[0] as f64).collect()),
-            deposited: f(self.cum.iter().map(|v| v[1] as f64).collect()),
+            height: self.grid(self.b.clone()),
+            water: f(&self.d),
+            vx: f(&self.vx),
+            vy: f(&self.vy),
+            sediment: f(&self.sed),
+            eroded: f(&self.eroded),
+            deposited: f(&self.deposited),
         }
     }
 
@@ -401,216 +550,422 @@ impl ShallowWater {
 
     /// Stages 1–2: new outflow fluxes into `flux_next`.
     fn flux_pass(&mut self) {
-        // Monomorphised on the inflow so the uniform case costs one constant add.
-        match self.inflow.take() {
-            Some(v) => {
-                self.flux_pass_with(|i| v[i] as f64);
-                self.inflow = Some(v);
-            }
-            None => {
-                let r = self.rain;
-                self.flux_pass_with(move |_| r);
-            }
-        }
-    }
-
-    fn flux_pass_with<F: Fn(usize) -> f64 + Sync>(&mut self, rate: F) {
         let (w, h, dt) = (self.w, self.h, self.dt);
         let g = self.p.gravity;
         let hp = self.p.pipe_depth;
-        // Δt · A · g / l for each pipe direction.
-        let ax = dt * g * hp * self.dy / self.dx;
-        let ay = dt * g * hp * self.dx / self.dy;
-        let damp = 1.0 / (1.0 + self.p.flux_damping * dt);
-        let area_dt = self.dx * self.dy / dt;
-        let open = self.p.boundary == Boundary::Open;
-        let (b, d, fold) = (&self.b, &self.d, &self.flux);
-        let d1 = |i: usize| -> f64 { d[i] as f64 + dt * rate(i) };
-        self.flux_next.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-            for (x, o) in out.iter_mut().enumerate() {
-                let i = y * w + x;
-                let di = d1(i);
-                let hi = b[i] + di;
-                let fo = fold[i];
-                let pipe = |f: f32, a: f64, dh: f64| (f as f64 * damp + a * dh).max(0.0);
-                let fl = if x > 0 {
-                    pipe(fo[L], ax, hi - b[i - 1] - d1(i - 1))
-                } else if open {
-                    pipe(fo[L], ax, di)
-                } else {
-                    0.0
-                };
-                let fr = if x + 1 < w {
-                    pipe(fo[R], ax, hi - b[i + 1] - d1(i + 1))
-                } else if open {
-                    pipe(fo[R], ax, di)
-                } else {
-                    0.0
-                };
-                let ft = if y > 0 {
-                    pipe(fo[T], ay, hi - b[i - w] - d1(i - w))
-                } else if open {
-                    pipe(fo[T], ay, di)
-                } else {
-                    0.0
-                };
-                let fb = if y + 1 < h {
-                    pipe(fo[B], ay, hi - b[i + w] - d1(i + w))
-                } else if open {
-                    pipe(fo[B], ay, di)
-                } else {
-                    0.0
-                };
-                let sum = fl + fr + ft + fb;
-                let k = if sum > 0.0 { (di * area_dt / sum).min(1.0) } else { 0.0 };
-                *o = [(fl * k) as f32, (fr * k) as f32, (ft * k) as f32, (fb * k) as f32];
-            }
-        });
+        let k = FluxK {
+            ax: (dt * g * hp * self.dy / self.dx) as f32,
+            ay: (dt * g * hp * self.dx / self.dy) as f32,
+            damp: (1.0 / (1.0 + self.p.flux_damping * dt)) as f32,
+            area_dt: (self.dx * self.dy / dt) as f32,
+            open: self.p.boundary == Boundary::Open,
+        };
+        let inc = Inc::of(&self.inc_map, self.inc);
+        let (b, d, fo) = (&self.b, &self.d, &self.flux);
+        let [nl, nr, nt, nb] = &mut self.flux_next;
+        (nl.par_chunks_mut(w), nr.par_chunks_mut(w), nt.par_chunks_mut(w), nb.par_chunks_mut(w))
+            .into_par_iter()
+            .enumerate()
+            .for_each_init(
+                || vec![0.0f32; 3 * w],
+                |scr, (y, (ol, or, ot, ob))| {
+                    let i0 = y * w;
+                    let interior = y > 0 && y + 1 < h && w >= 3;
+                    if interior {
+                        let (du, rest) = scr.split_at_mut(w);
+                        let (dc, dd) = rest.split_at_mut(w);
+                        inc.row(du, d, i0 - w);
+                        inc.row(dc, d, i0);
+                        inc.row(dd, d, i0 + w);
+                        let rows = FluxRows {
+                            bu: &b[i0 - w..i0],
+                            bc: &b[i0..i0 + w],
+                            bd: &b[i0 + w..i0 + 2 * w],
+                            du,
+                            dc,
+                            dd,
+                            fl: &fo[L][i0..i0 + w],
+                            fr: &fo[R][i0..i0 + w],
+                            ft: &fo[T][i0..i0 + w],
+                            fb: &fo[B][i0..i0 + w],
+                        };
+                        flux_row_interior(&k, &rows, ol, or, ot, ob);
+                    }
+                    let d1 = |i: usize| d[i] + inc.at(i);
+                    let mut edge = |x: usize| {
+                        let f = flux_cell(&k, b, &d1, fo, w, h, x, y);
+                        (ol[x], or[x], ot[x], ob[x]) = (f[L], f[R], f[T], f[B]);
+                    };
+                    if interior {
+                        edge(0);
+                        edge(w - 1);
+                    } else {
+                        (0..w).for_each(edge);
+                    }
+                },
+            );
     }
 
     /// Stages 3–6: depth, velocity, erosion/deposition, evaporation. Writes `b_next`, `d_next`,
-    /// `vel`, `sed_mid` and updates `cum`.
+    /// `vx`, `vy`, `sed_mid` and updates the cumulative maps.
     fn depth_erosion_pass(&mut self) {
-        let (inflow, ks_map) = (self.inflow.take(), self.ks_map.take());
-        let (r, ks) = (self.rain, self.p.dissolve);
-        match (&inflow, &ks_map) {
-            (None, None) => self.depth_erosion_pass_with(move |_| r, move |_| ks),
-            (Some(v), None) => self.depth_erosion_pass_with(|i| v[i] as f64, move |_| ks),
-            (None, Some(k)) => self.depth_erosion_pass_with(move |_| r, |i| k[i] as f64),
-            (Some(v), Some(k)) => self.depth_erosion_pass_with(|i| v[i] as f64, |i| k[i] as f64),
-        }
-        self.inflow = inflow;
-        self.ks_map = ks_map;
-    }
-
-    fn depth_erosion_pass_with<F: Fn(usize) -> f64 + Sync, K: Fn(usize) -> f64 + Sync>(&mut self, rate: F, ks_at: K) {
         let (w, h, dt, dx, dy) = (self.w, self.h, self.dt, self.dx, self.dy);
-        let inv_area = 1.0 / (dx * dy);
         let p = &self.p;
-        let (kc, kd, min_sin, min_depth) = (p.capacity, p.deposit, p.min_sin_tilt, p.min_depth);
-        let evap = 1.0 - p.evaporation * dt;
+        let k = DepthK {
+            dt_area: (dt / (dx * dy)) as f32,
+            hx: (0.5 / dy) as f32,
+            hy: (0.5 / dx) as f32,
+            min_depth: p.min_depth as f32,
+            inv_2dx: (0.5 / dx) as f32,
+            inv_2dy: (0.5 / dy) as f32,
+            kc: p.capacity as f32,
+            min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
+            kd_dt: (p.deposit * dt) as f32,
+            evap: (1.0 - p.evaporation * dt) as f32,
+        };
+        let ks_dt = (p.dissolve * dt) as f32;
+        let inc = Inc::of(&self.inc_map, self.inc);
+        let ks_map = self.ks_dt_map.as_deref();
         let (b, d, f, sed) = (&self.b, &self.d, &self.flux_next, &self.sed);
         (
             self.b_next.par_chunks_mut(w),
             self.d_next.par_chunks_mut(w),
-            self.vel.par_chunks_mut(w),
+            self.vx.par_chunks_mut(w),
+            self.vy.par_chunks_mut(w),
             self.sed_mid.par_chunks_mut(w),
-            self.cum.par_chunks_mut(w),
+            self.eroded.par_chunks_mut(w),
+            self.deposited.par_chunks_mut(w),
         )
             .into_par_iter()
             .enumerate()
-            .for_each(|(y, (bo, dout, vo, so, co))| {
-                let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
-                let inv_gy = if yd > yu { 1.0 / ((yd - yu) as f64 * dy) } else { 0.0 };
-                for x in 0..w {
-                    let i = y * w + x;
-                    let d1 = d[i] as f64 + dt * rate(i);
-                    let fi = f[i];
-                    let in_l = if x > 0 { f[i - 1][R] as f64 } else { 0.0 };
-                    let in_r = if x + 1 < w { f[i + 1][L] as f64 } else { 0.0 };
-                    let in_t = if y > 0 { f[i - w][B] as f64 } else { 0.0 };
-                    let in_b = if y + 1 < h { f[i + w][T] as f64 } else { 0.0 };
-                    let (fl, fr, ft, fb) = (fi[L] as f64, fi[R] as f64, fi[T] as f64, fi[B] as f64);
-                    let d2 = (d1 + dt * ((in_l + in_r + in_t + in_b) - (fl + fr + ft + fb)) * inv_area).max(0.0);
-                    let dbar = 0.5 * (d1 + d2);
-                    let (vx, vy) = if dbar > min_depth {
-                        (0.5 * (in_l - fl + fr - in_r) / (dy * dbar), 0.5 * (in_t - ft + fb - in_b) / (dx * dbar))
-                    } else {
-                        (0.0, 0.0)
+            .for_each_init(
+                || vec![0.0f32; 2 * w],
+                |scr, (y, (b_o, d_o, vx_o, vy_o, s_o, er_o, dp_o))| {
+                    let i0 = y * w;
+                    let mut out = DepthRows { b: b_o, d: d_o, vx: vx_o, vy: vy_o, s: s_o, er: er_o, dp: dp_o };
+                    let (d1, ksr) = scr.split_at_mut(w);
+                    inc.row(d1, d, i0);
+                    let ksr: &[f32] = match ks_map {
+                        Some(m) => &m[i0..i0 + w],
+                        None => {
+                            ksr.fill(ks_dt);
+                            ksr
+                        }
                     };
-                    // Tilt from central differences (one-sided at the edges).
-                    let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
-                    let gx = if xr > xl { (b[y * w + xr] - b[y * w + xl]) / ((xr - xl) as f64 * dx) } else { 0.0 };
-                    let gy = (b[yd * w + x] - b[yu * w + x]) * inv_gy;
-                    let g2 = gx * gx + gy * gy;
-                    let sin_a = (g2 / (1.0 + g2)).sqrt().max(min_sin);
-                    let cap = kc * sin_a * (vx * vx + vy * vy).sqrt();
-                    let mut s = sed[i] as f64;
-                    let mut bi = b[i];
-                    let mut c = co[x];
-                    if cap > s {
-                        let e = ks_at(i) * (cap - s) * dt;
-                        if e > 0.0 {
-                            bi -= e;
-                            s += e;
-                            c[0] = (c[0] as f64 + e) as f32;
-                        }
-                    } else {
-                        let e = (kd * (s - cap) * dt).min(s);
-                        if e > 0.0 {
-                            bi += e;
-                            s -= e;
-                            c[1] = (c[1] as f64 + e) as f32;
-                        }
+                    let interior = y > 0 && y + 1 < h && w >= 3;
+                    if interior {
+                        let rows = DepthIn {
+                            bu: &b[i0 - w..i0],
+                            bc: &b[i0..i0 + w],
+                            bd: &b[i0 + w..i0 + 2 * w],
+                            d1,
+                            fl: &f[L][i0..i0 + w],
+                            fr: &f[R][i0..i0 + w],
+                            ft: &f[T][i0..i0 + w],
+                            fb: &f[B][i0..i0 + w],
+                            fb_up: &f[B][i0 - w..i0],
+                            ft_dn: &f[T][i0 + w..i0 + 2 * w],
+                            s: &sed[i0..i0 + w],
+                            ks: ksr,
+                        };
+                        let o = &mut out;
+                        depth_row_interior(&k, &rows, o.b, o.d, o.vx, o.vy, o.s, o.er, o.dp);
                     }
-                    bo[x] = bi;
-                    dout[x] = (d2 * evap) as f32;
-                    vo[x] = [vx as f32, vy as f32];
-                    so[x] = s as f32;
-                    co[x] = c;
-                }
-            });
+                    let mut edge = |x: usize| {
+                        let i = i0 + x;
+                        let get = |dir: usize, j: usize| f[dir][j];
+                        let inflow = [
+                            if x > 0 { get(R, i - 1) } else { 0.0 },
+                            if x + 1 < w { get(L, i + 1) } else { 0.0 },
+                            if y > 0 { get(B, i - w) } else { 0.0 },
+                            if y + 1 < h { get(T, i + w) } else { 0.0 },
+                        ];
+                        let outf = [f[L][i], f[R][i], f[T][i], f[B][i]];
+                        // Tilt from central differences (one-sided at the edges).
+                        let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
+                        let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
+                        let gx =
+                            if xr > xl { ((b[i0 + xr] - b[i0 + xl]) / ((xr - xl) as f64 * dx)) as f32 } else { 0.0 };
+                        let gy = if yd > yu {
+                            ((b[yd * w + x] - b[yu * w + x]) / ((yd - yu) as f64 * dy)) as f32
+                        } else {
+                            0.0
+                        };
+                        let r = cell_update(&k, d1[x], inflow, outf, gx, gy, sed[i], ksr[x]);
+                        out.put(x, b[i], r);
+                    };
+                    if interior {
+                        edge(0);
+                        edge(w - 1);
+                    } else {
+                        (0..w).for_each(edge);
+                    }
+                },
+            );
     }
 
     /// Stage 7: semi-Lagrangian (optionally MacCormack) advection of `sed_mid` into `sed`.
     fn advection_pass(&mut self) {
         let (w, h) = (self.w, self.h);
-        let (sx, sy) = (self.dt / self.dx, self.dt / self.dy);
-        let vel = &self.vel;
+        let (sx, sy) = ((self.dt / self.dx) as f32, (self.dt / self.dy) as f32);
+        let (vx, vy) = (&self.vx, &self.vy);
         let src = &self.sed_mid;
-        let (xmax, ymax) = ((w - 1) as f64, (h - 1) as f64);
+        let (xmax, ymax) = ((w - 1) as f32, (h - 1) as f32);
         if !self.p.maccormack {
             self.sed.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-                for (x, o) in out.iter_mut().enumerate() {
-                    let v = vel[y * w + x];
-                    let fx = (x as f64 - v[0] as f64 * sx).clamp(0.0, xmax);
-                    let fy = (y as f64 - v[1] as f64 * sy).clamp(0.0, ymax);
-                    *o = bilinear(src, w, h, fx, fy).0 as f32;
+                let (vxr, vyr) = (&vx[y * w..(y + 1) * w], &vy[y * w..(y + 1) * w]);
+                let yf = y as f32;
+                for (x, (o, (&u, &v))) in out.iter_mut().zip(vxr.iter().zip(vyr)).enumerate() {
+                    let fx = (x as f32 - u * sx).clamp(0.0, xmax);
+                    let fy = (yf - v * sy).clamp(0.0, ymax);
+                    *o = bilinear(src, w, h, fx, fy).0;
                 }
             });
             return;
         }
         // Forward: ŝ = SL(s, v).
         self.sed_fwd.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-            for (x, o) in out.iter_mut().enumerate() {
-                let v = vel[y * w + x];
-                let fx = (x as f64 - v[0] as f64 * sx).clamp(0.0, xmax);
-                let fy = (y as f64 - v[1] as f64 * sy).clamp(0.0, ymax);
-                *o = bilinear(src, w, h, fx, fy).0 as f32;
+            let (vxr, vyr) = (&vx[y * w..(y + 1) * w], &vy[y * w..(y + 1) * w]);
+            let yf = y as f32;
+            for (x, (o, (&u, &v))) in out.iter_mut().zip(vxr.iter().zip(vyr)).enumerate() {
+                let fx = (x as f32 - u * sx).clamp(0.0, xmax);
+                let fy = (yf - v * sy).clamp(0.0, ymax);
+                *o = bilinear(src, w, h, fx, fy).0;
             }
         });
         // Backward: s̃ = SL(ŝ, −v); s = ŝ + (s − s̃)/2, clamped to the forward stencil.
         let fwd = &self.sed_fwd;
         self.sed.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
+            let i0 = y * w;
+            let yf = y as f32;
             for (x, o) in out.iter_mut().enumerate() {
-                let i = y * w + x;
-                let v = vel[i];
-                let fx = (x as f64 - v[0] as f64 * sx).clamp(0.0, xmax);
-                let fy = (y as f64 - v[1] as f64 * sy).clamp(0.0, ymax);
+                let i = i0 + x;
+                let (u, v) = (vx[i], vy[i]);
+                let fx = (x as f32 - u * sx).clamp(0.0, xmax);
+                let fy = (yf - v * sy).clamp(0.0, ymax);
                 let (_, lo, hi) = bilinear(src, w, h, fx, fy);
-                let bx = (x as f64 + v[0] as f64 * sx).clamp(0.0, xmax);
-                let by = (y as f64 + v[1] as f64 * sy).clamp(0.0, ymax);
+                let bx = (x as f32 + u * sx).clamp(0.0, xmax);
+                let by = (yf + v * sy).clamp(0.0, ymax);
                 let back = bilinear(fwd, w, h, bx, by).0;
-                let s = fwd[i] as f64 + 0.5 * (src[i] as f64 - back);
-                *o = s.clamp(lo, hi) as f32;
+                let s = fwd[i] + 0.5 * (src[i] - back);
+                *o = s.clamp(lo, hi);
             }
         });
     }
 }
 
+/// Input rows of the flux pass for one interior row.
+struct FluxRows<'a> {
+    bu: &'a [f64],
+    bc: &'a [f64],
+    bd: &'a [f64],
+    du: &'a [f32],
+    dc: &'a [f32],
+    dd: &'a [f32],
+    fl: &'a [f32],
+    fr: &'a [f32],
+    ft: &'a [f32],
+    fb: &'a [f32],
+}
+
+/// Flux update of columns `1..w-1` of an interior row: no boundary branches, no bounds checks in
+/// the loop (every slice is re-sliced to `w`), so it vectorises. `ΔH` is `(b − b_n)` (f64, rounded
+/// to f32) plus `(d₁ − d₁_n)` (f32).
+#[inline(always)]
+fn flux_row_kernel(k: &FluxK, r: &FluxRows, ol: &mut [f32], or: &mut [f32], ot: &mut [f32], ob: &mut [f32]) {
+    let w = r.bc.len();
+    let (bu, bc, bd) = (&r.bu[..w], &r.bc[..w], &r.bd[..w]);
+    let (du, dc, dd) = (&r.du[..w], &r.dc[..w], &r.dd[..w]);
+    let (fl, fr, ft, fb) = (&r.fl[..w], &r.fr[..w], &r.ft[..w], &r.fb[..w]);
+    let (ol, or, ot, ob) = (&mut ol[..w], &mut or[..w], &mut ot[..w], &mut ob[..w]);
+    let FluxK { ax, ay, damp, area_dt, .. } = *k;
+    for x in 1..w - 1 {
+        let (hb, di) = (bc[x], dc[x]);
+        let dl = (hb - bc[x - 1]) as f32 + (di - dc[x - 1]);
+        let dr = (hb - bc[x + 1]) as f32 + (di - dc[x + 1]);
+        let dt_ = (hb - bu[x]) as f32 + (di - du[x]);
+        let db = (hb - bd[x]) as f32 + (di - dd[x]);
+        let [a, b, c, e] = limit(
+            pipe(fl[x], damp, ax, dl),
+            pipe(fr[x], damp, ax, dr),
+            pipe(ft[x], damp, ay, dt_),
+            pipe(fb[x], damp, ay, db),
+            di,
+            area_dt,
+        );
+        ol[x] = a;
+        or[x] = b;
+        ot[x] = c;
+        ob[x] = e;
+    }
+}
+
+/// [`flux_row_kernel`] compiled for AVX2 (8 f32 lanes; the baseline x86-64 build only has SSE2,
+/// whose cost model also declines to vectorise the depth/erosion kernel). No FMA is enabled and
+/// Rust never contracts `a * b + c`, so every operation is the same IEEE operation as in the
+/// baseline build: the results are bit identical whichever version runs.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn flux_row_avx2(k: &FluxK, r: &FluxRows, ol: &mut [f32], or: &mut [f32], ot: &mut [f32], ob: &mut [f32]) {
+    flux_row_kernel(k, r, ol, or, ot, ob);
+}
+
+#[inline(never)]
+fn flux_row_interior(k: &FluxK, r: &FluxRows, ol: &mut [f32], or: &mut [f32], ot: &mut [f32], ob: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { flux_row_avx2(k, r, ol, or, ot, ob) };
+        return;
+    }
+    flux_row_kernel(k, r, ol, or, ot, ob);
+}
+
+/// The flux update of any cell (with the boundary cases), for the edge rows and columns.
+#[allow(clippy::too_many_arguments)]
+fn flux_cell(
+    k: &FluxK,
+    b: &[f64],
+    d1: &dyn Fn(usize) -> f32,
+    fo: &[Vec<f32>; 4],
+    w: usize,
+    h: usize,
+    x: usize,
+    y: usize,
+) -> [f32; 4] {
+    let i = y * w + x;
+    let (hb, di) = (b[i], d1(i));
+    let one = |dir: usize, a: f32, n: Option<usize>| match n {
+        Some(j) => pipe(fo[dir][i], k.damp, a, (hb - b[j]) as f32 + (di - d1(j))),
+        None if k.open => pipe(fo[dir][i], k.damp, a, di),
+        None => 0.0,
+    };
+    limit(
+        one(L, k.ax, (x > 0).then(|| i - 1)),
+        one(R, k.ax, (x + 1 < w).then(|| i + 1)),
+        one(T, k.ay, (y > 0).then(|| i - w)),
+        one(B, k.ay, (y + 1 < h).then(|| i + w)),
+        di,
+        k.area_dt,
+    )
+}
+
+/// Input rows of the depth/erosion pass for one interior row.
+struct DepthIn<'a> {
+    bu: &'a [f64],
+    bc: &'a [f64],
+    bd: &'a [f64],
+    d1: &'a [f32],
+    fl: &'a [f32],
+    fr: &'a [f32],
+    ft: &'a [f32],
+    fb: &'a [f32],
+    /// `f_B` of the row above and `f_T` of the row below (inflows from there).
+    fb_up: &'a [f32],
+    ft_dn: &'a [f32],
+    s: &'a [f32],
+    ks: &'a [f32],
+}
+
+/// Stages 3–6 on columns `1..w-1` of an interior row (branch-free, vectorisable).
+///
+/// The outputs are separate `&mut` arguments (not fields of a struct) so the compiler knows they
+/// do not alias the inputs and vectorises without run-time overlap checks.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn depth_row_kernel(
+    k: &DepthK,
+    r: &DepthIn,
+    ob: &mut [f64],
+    od: &mut [f32],
+    ovx: &mut [f32],
+    ovy: &mut [f32],
+    os: &mut [f32],
+    oer: &mut [f32],
+    odp: &mut [f32],
+) {
+    let w = r.bc.len();
+    let (bu, bc, bd, d1) = (&r.bu[..w], &r.bc[..w], &r.bd[..w], &r.d1[..w]);
+    let (fl, fr, ft, fb) = (&r.fl[..w], &r.fr[..w], &r.ft[..w], &r.fb[..w]);
+    let (fb_up, ft_dn, s, ks) = (&r.fb_up[..w], &r.ft_dn[..w], &r.s[..w], &r.ks[..w]);
+    let (ob, od, ovx, ovy) = (&mut ob[..w], &mut od[..w], &mut ovx[..w], &mut ovy[..w]);
+    let (os, oer, odp) = (&mut os[..w], &mut oer[..w], &mut odp[..w]);
+    for x in 1..w - 1 {
+        let gx = (bc[x + 1] - bc[x - 1]) as f32 * k.inv_2dx;
+        let gy = (bd[x] - bu[x]) as f32 * k.inv_2dy;
+        let r = cell_update(
+            k,
+            d1[x],
+            [fr[x - 1], fl[x + 1], fb_up[x], ft_dn[x]],
+            [fl[x], fr[x], ft[x], fb[x]],
+            gx,
+            gy,
+            s[x],
+            ks[x],
+        );
+        od[x] = r.0;
+        ovx[x] = r.1;
+        ovy[x] = r.2;
+        os[x] = r.3;
+        ob[x] = bc[x] + r.4 as f64;
+        oer[x] += r.5;
+        odp[x] += r.6;
+    }
+}
+
+/// [`depth_row_kernel`] compiled for AVX2 (see [`flux_row_avx2`]; bit identical results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn depth_row_avx2(
+    k: &DepthK,
+    r: &DepthIn,
+    ob: &mut [f64],
+    od: &mut [f32],
+    ovx: &mut [f32],
+    ovy: &mut [f32],
+    os: &mut [f32],
+    oer: &mut [f32],
+    odp: &mut [f32],
+) {
+    depth_row_kernel(k, r, ob, od, ovx, ovy, os, oer, odp);
+}
+
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn depth_row_interior(
+    k: &DepthK,
+    r: &DepthIn,
+    ob: &mut [f64],
+    od: &mut [f32],
+    ovx: &mut [f32],
+    ovy: &mut [f32],
+    os: &mut [f32],
+    oer: &mut [f32],
+    odp: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { depth_row_avx2(k, r, ob, od, ovx, ovy, os, oer, odp) };
+        return;
+    }
+    depth_row_kernel(k, r, ob, od, ovx, ovy, os, oer, odp);
+}
+
 /// Bilinear sample of a row-major f32 field at in-range fractional cell coordinates, with the
 /// minimum and maximum of the four stencil values.
 #[inline(always)]
-fn bilinear(v: &[f32], w: usize, h: usize, fx: f64, fy: f64) -> (f64, f64, f64) {
-    let (x0, y0) = (fx.floor(), fy.floor());
-    let (tx, ty) = (fx - x0, fy - y0);
-    let (x0, y0) = (x0 as usize, y0 as usize);
+fn bilinear(v: &[f32], w: usize, h: usize, fx: f32, fy: f32) -> (f32, f32, f32) {
+    // fx, fy >= 0, so truncation is floor (no libm call).
+    let (x0, y0) = (fx as usize, fy as usize);
+    let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
     let x1 = (x0 + 1).min(w - 1);
     let y1 = (y0 + 1).min(h - 1);
-    let a = v[y0 * w + x0] as f64;
-    let b = v[y0 * w + x1] as f64;
-    let c = v[y1 * w + x0] as f64;
-    let e = v[y1 * w + x1] as f64;
+    let a = v[y0 * w + x0];
+    let b = v[y0 * w + x1];
+    let c = v[y1 * w + x0];
+    let e = v[y1 * w + x1];
     let top = a + (b - a) * tx;
     let bot = c + (e - c) * tx;
     (top + (bot - top) * ty, a.min(b).min(c).min(e), a.max(b).max(c).max(e))
