@@ -7,7 +7,6 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use bozkir_core::hash::hash_unit;
 use bozkir_core::{Grid, NoProgress};
 use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletMode, DropletOutput, DropletParams};
 use criterion::{Criterion, Throughput};
@@ -18,28 +17,7 @@ const DROPLETS: u32 = 200_000;
 
 /// 6-octave value-noise fBm from the canonical hash, 0..1000 m at 30 m cells.
 fn synth_dem(n: usize) -> Grid<f64> {
-    let mut v = vec![0.0f64; n * n];
-    let (mut amp, mut tot) = (1.0f64, 0.0f64);
-    for o in 0..6u32 {
-        let period = 128.0 / (1u32 << o) as f64;
-        for y in 0..n {
-            for x in 0..n {
-                let (fx, fy) = (x as f64 / period, y as f64 / period);
-                let (ix, iy) = (fx.floor(), fy.floor());
-                let (tx, ty) = (fx - ix, fy - iy);
-                let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
-                let (ix, iy) = (ix as u32, iy as u32);
-                let (a, b) = (hash_unit(ix, iy, o), hash_unit(ix + 1, iy, o));
-                let (c, d) = (hash_unit(ix, iy + 1, o), hash_unit(ix + 1, iy + 1, o));
-                let top = a + (b - a) * sx;
-                let bot = c + (d - c) * sx;
-                v[y * n + x] += amp * (top + (bot - top) * sy);
-            }
-        }
-        tot += amp;
-        amp *= 0.5;
-    }
-    Grid::from_vec(n, n, v.into_iter().map(|x| 1000.0 * x / tot).collect()).with_cell_size(DX, DX)
+    bozkir_bench::bench_dem(n, 1000.0, DX)
 }
 
 /// FNV-1a over the output's height, wear and deposit bits (to check that optimisations keep

@@ -10,7 +10,6 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use bozkir_core::hash::hash_unit;
 use bozkir_core::Grid;
 use bozkir_terrain::erosion::shallow_water::{ShallowWater, ShallowWaterParams};
 use bozkir_terrain::erosion::thermal::{thermal_in_place, ThermalParams};
@@ -21,27 +20,8 @@ const DX: f64 = 2.0;
 
 /// 4-octave value-noise fBm from the canonical hash, 0..200 m.
 fn synth_dem(n: usize) -> Grid<f64> {
-    let mut v = vec![0.0f64; n * n];
-    let mut amp = 1.0f64;
-    for o in 0..4u32 {
-        let period = 64.0 / (1u32 << o) as f64;
-        for y in 0..n {
-            for x in 0..n {
-                let (fx, fy) = (x as f64 / period, y as f64 / period);
-                let (ix, iy) = (fx.floor(), fy.floor());
-                let (tx, ty) = (fx - ix, fy - iy);
-                let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
-                let (ix, iy) = (ix as u32, iy as u32);
-                let (a, b) = (hash_unit(ix, iy, o), hash_unit(ix + 1, iy, o));
-                let (c, d) = (hash_unit(ix, iy + 1, o), hash_unit(ix + 1, iy + 1, o));
-                let top = a + (b - a) * sx;
-                let bot = c + (d - c) * sx;
-                v[y * n + x] += 100.0 * amp * (top + (bot - top) * sy);
-            }
-        }
-        amp *= 0.5;
-    }
-    Grid::from_vec(n, n, v).with_cell_size(DX, DX)
+    let (v, _) = bozkir_bench::value_noise_sum(n, 4, 64.0);
+    Grid::from_vec(n, n, v.into_iter().map(|x| 100.0 * x).collect()).with_cell_size(DX, DX)
 }
 
 /// Threads rayon uses in this process (its rule: `RAYON_NUM_THREADS`, else the available cores).
