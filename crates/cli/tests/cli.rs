@@ -347,3 +347,20 @@ fn profiles_lists_all_nineteen() {
     assert_eq!(v["canyon"]["group"], "highlands");
     assert_eq!(v["dunes"]["stretch"], 0.3);
 }
+
+#[test]
+fn tiny_terrain_works_and_laz_is_refused_with_advice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("tiny");
+    let o = bozkir(&["terrain", "--profile", "dunes", "--size", "4", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read_tiff_f32(out.join("height.tif")).unwrap().width(), 4);
+    let laz = tmp.path().join("cloud.laz");
+    std::fs::write(&laz, b"LASF").unwrap();
+    let never = tmp.path().join("never");
+    fails_cleanly(
+        &["heightmap", laz.to_str().unwrap(), "--out", never.to_str().unwrap()],
+        &never,
+        "decompress it to .las",
+    );
+}

@@ -22,7 +22,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         out: a.out.clone(),
         cell_size: Some(10.0),
         height_range: 1000.0,
-        tpi_radius: 8,
+        tpi_radius: None,
         octaves: None,
         freq: None,
         ridge: None,

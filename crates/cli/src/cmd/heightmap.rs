@@ -63,6 +63,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
                 }
                 (bozkir_io::height_from_points(&pts.xyz, a.size, 15.0, true), "point cloud (15th percentile per cell)")
             }
+            "laz" => bail!(
+                "{}: LAZ (compressed LAS) is not supported yet; decompress it to .las first (e.g. `laszip` or `pdal translate`)",
+                a.input.display()
+            ),
             _ => (super::load_dem(&a.input)?.0, "DTM"),
         })
     })?;

@@ -33,9 +33,9 @@ pub struct Args {
     /// Metres from the lowest to the highest point (profiles only).
     #[arg(long, default_value_t = 1000.0)]
     pub height_range: f64,
-    /// TPI radius in cells.
-    #[arg(long, default_value_t = 8)]
-    pub tpi_radius: usize,
+    /// TPI radius in cells (default 8, or half the size for tiny grids).
+    #[arg(long)]
+    pub tpi_radius: Option<usize>,
     /// Profile overrides: fBM/ridged octaves.
     #[arg(long)]
     pub octaves: Option<f64>,
@@ -111,8 +111,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     let cell = positive("cell-size", a.cell_size.unwrap_or(10.0))?;
     let range = non_negative("height-range", a.height_range)?;
-    if a.tpi_radius == 0 || a.tpi_radius > size {
-        bail!("--tpi-radius must be 1..={size}, got {}", a.tpi_radius);
+    let tpi_radius = a.tpi_radius.unwrap_or((size / 2).clamp(1, 8));
+    if tpi_radius == 0 || tpi_radius > size {
+        bail!("--tpi-radius must be 1..={size}, got {tpi_radius}");
     }
     let mut params = prof.params;
     for (name, v) in a.overrides() {
@@ -125,7 +126,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let mut timings = Vec::new();
     let t = timed(&mut timings, "generate", &bar, || generate(size, seed, &params, &bar));
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
-    let an = analyse(&h, &Options { tpi_radius: a.tpi_radius, ..Options::default() }, &bar);
+    let an = analyse(&h, &Options { tpi_radius, ..Options::default() }, &bar);
     timings.extend(an.timings.iter().copied());
     let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
         let lohi = write_height(&mut st, "height", "height", &h)?;
