@@ -72,7 +72,9 @@
 //!
 //! Implementation: in the batched mode a droplet only reads the snapshot, so the droplets of a
 //! batch (split into contiguous chunks run by rayon) just record their erosions (brush centre,
-//! total) and deposits (corner, four amounts); after the batch, one rayon task per band of rows
+//! total) and deposits (corner, four amounts), a few droplets of a chunk stepped in lockstep so
+//! their dependent chains overlap (the records' order is then mixed, which nothing depends on);
+//! after the batch, one rayon task per band of rows
 //! applies every recorded contribution that falls in its band to the run totals and recomputes
 //! the heights of the cells it reaches. Integer sums are order-free, so neither split changes a
 //! bit. Memory: besides the three `i64` run totals, the contribution lists of one batch (about
@@ -514,6 +516,167 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// State of one droplet in flight in [`Ctx::run_chunk`].
+#[derive(Clone, Copy)]
+struct Lane {
+    x: f64,
+    y: f64,
+    dirx: f64,
+    diry: f64,
+    speed: f64,
+    water: f64,
+    /// Height and gradient at (x, y).
+    here: (f64, f64, f64),
+    sed: i64,
+    /// Steps left before the lifetime ends.
+    left: u32,
+}
+
+/// Droplets run in lockstep by [`Ctx::run_chunk`]: their dependency chains (heights → gradient
+/// → direction → next position → heights) are independent, so the CPU overlaps them.
+const LANES: usize = 4;
+
+impl Ctx<'_> {
+    /// A fresh droplet `k` on the snapshot `snap`.
+    #[inline(always)]
+    fn lane(&self, snap: &[f64], k: u32) -> Lane {
+        let p = self.p;
+        let (x, y) = self.start(k);
+        let here = self.height_grad(&Snap(snap), x, y);
+        Lane {
+            x,
+            y,
+            dirx: 0.0,
+            diry: 0.0,
+            speed: p.initial_speed,
+            water: p.initial_water,
+            here,
+            sed: 0,
+            left: p.lifetime,
+        }
+    }
+
+    /// One step of `l` on the frozen `snap`, exactly the step of [`Ctx::run`]; records its
+    /// contributions and step/erosion/deposit totals in `out`. Returns `false` (having added the
+    /// carried sediment to the lost total) when the droplet ends instead of stepping.
+    #[inline(always)]
+    fn lane_step(&self, snap: &[f64], l: &mut Lane, out: &mut ChunkOut) -> bool {
+        let p = self.p;
+        let s = Snap(snap);
+        let (xmax, ymax) = ((self.w - 1) as f64, (self.h - 1) as f64);
+        let (sx, sy) = (self.step / self.dx, self.step / self.dy);
+        let min_drop = p.min_slope * self.step;
+        let (keep, turn) = (p.inertia, 1.0 - p.inertia);
+        let dry = 1.0 - p.evaporation;
+        let end = |l: &mut Lane, out: &mut ChunkOut| {
+            out.totals[3] += l.sed;
+            false
+        };
+        if l.left == 0 {
+            return end(l, out);
+        }
+        let (h0, gx, gy) = l.here;
+        let mut dirx = l.dirx * keep - gx * turn;
+        let mut diry = l.diry * keep - gy * turn;
+        let len = (dirx * dirx + diry * diry).sqrt();
+        if len == 0.0 || !len.is_finite() {
+            return end(l, out);
+        }
+        dirx /= len;
+        diry /= len;
+        let (x, y) = (l.x, l.y);
+        let (nx, ny) = (x + dirx * sx, y + diry * sy);
+        if !(nx >= 0.0 && ny >= 0.0 && nx < xmax && ny < ymax) {
+            return end(l, out);
+        }
+        let next = self.height_grad(&s, nx, ny);
+        let h1 = next.0;
+        let dh = h1 - h0;
+        let sed = l.sed;
+        let sed_m = sed as f64 * FIXED_UNIT;
+        let speed = l.speed;
+        let cap = (-dh).max(min_drop) * speed * l.water * p.capacity;
+        if sed_m > cap || dh > 0.0 {
+            let d = if dh > 0.0 { dh.min(sed_m) } else { (sed_m - cap) * p.deposit };
+            let d_q = ((d.max(0.0) * FIXED_SCALE) as i64).min(sed); // truncation of a value ≥ 0 is floor
+            if d_q > 0 {
+                let (i, q) = self.deposit_split(x, y, d_q);
+                out.deposits.push((i as u32, q));
+                l.sed = sed - d_q;
+                out.totals[2] += d_q;
+            }
+        } else {
+            let e = ((cap - sed_m) * p.erode).min(-dh);
+            let e_q = (e.max(0.0) * FIXED_SCALE) as i64;
+            if e_q > 0 {
+                out.erosions.push(((x + 0.5) as u32, (y + 0.5) as u32, e_q));
+                l.sed = sed + e_q;
+                out.totals[1] += e_q;
+            }
+        }
+        l.speed = (speed * speed - p.gravity * dh / self.step).max(0.0).sqrt();
+        l.water *= dry;
+        l.dirx = dirx;
+        l.diry = diry;
+        l.x = nx;
+        l.y = ny;
+        l.here = next;
+        l.left -= 1;
+        out.totals[0] += 1;
+        true
+    }
+
+    /// Runs droplets `a .. b` on the frozen `snap` ([`Ctx::run`] with a [`BatchSink`] for each),
+    /// [`LANES`] at a time in lockstep, recording into `out`. The records come in another order
+    /// than one droplet after another; they are only ever summed as integers.
+    fn run_chunk(&self, snap: &[f64], a: u32, b: u32, out: &mut ChunkOut) {
+        let mut next = a;
+        let mut lanes: [Option<Lane>; LANES] = [None; LANES];
+        for l in &mut lanes {
+            if next < b {
+                *l = Some(self.lane(snap, next));
+                next += 1;
+            }
+        }
+        loop {
+            let mut live = false;
+            for slot in &mut lanes {
+                if let Some(l) = slot {
+                    live = true;
+                    if !self.lane_step(snap, l, out) {
+                        *slot = if next < b {
+                            next += 1;
+                            Some(self.lane(snap, next - 1))
+                        } else {
+                            None
+                        };
+                    }
+                }
+            }
+            if !live {
+                break;
+            }
+        }
+    }
+}
+
+/// A frozen snapshot read by [`Ctx::height_grad`].
+struct Snap<'s>(&'s [f64]);
+
+impl Sink for Snap<'_> {
+    const FROZEN: bool = true;
+    #[inline(always)]
+    fn height(&self, i: usize) -> f64 {
+        self.0[i]
+    }
+    fn erode(&mut self, _: &Ctx, _: usize, _: usize, _: i64) {
+        unreachable!("a snapshot only reads")
+    }
+    fn deposit(&mut self, _: &Ctx, _: usize, _: [i64; 4]) {
+        unreachable!("a snapshot only reads")
+    }
+}
+
 /// One chunk of a batch in the batched mode: the contributions its droplets made (applied
 /// after the batch) and its run totals.
 #[derive(Default)]
@@ -690,15 +853,7 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
                             out.erosions.clear();
                             out.deposits.clear();
                             let (a, b) = (done + (len * c / nchunks) as u32, done + (len * (c + 1) / nchunks) as u32);
-                            let mut sink = BatchSink { snap, out };
-                            for k in a..b {
-                                let r = ctx.run(&mut sink, k, |_| {});
-                                let t = &mut sink.out.totals;
-                                t[0] += r.0 as i64;
-                                t[1] += r.1;
-                                t[2] += r.2;
-                                t[3] += r.3;
-                            }
+                            ctx.run_chunk(snap, a, b, out);
                         });
                     }
                     let band = band_rows * w;

@@ -79,8 +79,12 @@
 //!
 //! Every pass writes new buffers from the previous ones (ping-pong); each cell's new value is a
 //! pure function of the previous state, so rows run in parallel with rayon and the result is bit
-//! identical at any thread count. There are no reductions inside a step. Interior rows run a
-//! branch-free kernel, compiled for AVX2 when the CPU has it (runtime detection); it performs the
+//! identical at any thread count. There are no reductions inside a step. Stages 1–6 run as one
+//! pass over bands of rows (flux of a row, then the depth update of the row above it, so fresh
+//! fluxes are reused from cache); a band recomputes the flux rows just outside it that its edge
+//! rows need, with the same function, so the band split changes no bit either. Interior rows run a
+//! branch-free kernel, and the advection a bilinear kernel with clamped coordinates and
+//! i32 indexing, each compiled for AVX2 when the CPU has it (runtime detection); they perform the
 //! same IEEE operations as the edge-cell code and the baseline build (no FMA contraction), so the
 //! result does not depend on which version runs either.
 
@@ -539,8 +543,7 @@ impl ShallowWater {
 
     /// One time step (all seven stages of the module documentation).
     pub fn step(&mut self) {
-        self.flux_pass();
-        self.depth_erosion_pass();
+        self.flux_depth_pass();
         self.advection_pass();
         std::mem::swap(&mut self.b, &mut self.b_next);
         std::mem::swap(&mut self.d, &mut self.d_next);
@@ -548,158 +551,141 @@ impl ShallowWater {
         self.steps_done += 1;
     }
 
-    /// Stages 1–2: new outflow fluxes into `flux_next`.
-    fn flux_pass(&mut self) {
-        let (w, h, dt) = (self.w, self.h, self.dt);
-        let g = self.p.gravity;
-        let hp = self.p.pipe_depth;
-        let k = FluxK {
-            ax: (dt * g * hp * self.dy / self.dx) as f32,
-            ay: (dt * g * hp * self.dx / self.dy) as f32,
-            damp: (1.0 / (1.0 + self.p.flux_damping * dt)) as f32,
-            area_dt: (self.dx * self.dy / dt) as f32,
-            open: self.p.boundary == Boundary::Open,
-        };
-        let inc = Inc::of(&self.inc_map, self.inc);
-        let (b, d, fo) = (&self.b, &self.d, &self.flux);
-        let [nl, nr, nt, nb] = &mut self.flux_next;
-        (nl.par_chunks_mut(w), nr.par_chunks_mut(w), nt.par_chunks_mut(w), nb.par_chunks_mut(w))
-            .into_par_iter()
-            .enumerate()
-            .for_each_init(
-                || vec![0.0f32; 3 * w],
-                |scr, (y, (ol, or, ot, ob))| {
-                    let i0 = y * w;
-                    let interior = y > 0 && y + 1 < h && w >= 3;
-                    if interior {
-                        let (du, rest) = scr.split_at_mut(w);
-                        let (dc, dd) = rest.split_at_mut(w);
-                        inc.row(du, d, i0 - w);
-                        inc.row(dc, d, i0);
-                        inc.row(dd, d, i0 + w);
-                        let rows = FluxRows {
-                            bu: &b[i0 - w..i0],
-                            bc: &b[i0..i0 + w],
-                            bd: &b[i0 + w..i0 + 2 * w],
-                            du,
-                            dc,
-                            dd,
-                            fl: &fo[L][i0..i0 + w],
-                            fr: &fo[R][i0..i0 + w],
-                            ft: &fo[T][i0..i0 + w],
-                            fb: &fo[B][i0..i0 + w],
-                        };
-                        flux_row_interior(&k, &rows, ol, or, ot, ob);
-                    }
-                    let d1 = |i: usize| d[i] + inc.at(i);
-                    let mut edge = |x: usize| {
-                        let f = flux_cell(&k, b, &d1, fo, w, h, x, y);
-                        (ol[x], or[x], ot[x], ob[x]) = (f[L], f[R], f[T], f[B]);
-                    };
-                    if interior {
-                        edge(0);
-                        edge(w - 1);
-                    } else {
-                        (0..w).for_each(edge);
-                    }
-                },
-            );
-    }
-
-    /// Stages 3–6: depth, velocity, erosion/deposition, evaporation. Writes `b_next`, `d_next`,
-    /// `vx`, `vy`, `sed_mid` and updates the cumulative maps.
-    fn depth_erosion_pass(&mut self) {
+    /// Stages 1–6, fused over bands of [`BAND`] rows: a band computes its rows' new fluxes (into
+    /// `flux_next`) and, one row behind, their depth/velocity/erosion update (into `b_next`,
+    /// `d_next`, `vx`, `vy`, `sed_mid` and the cumulative maps), so the fresh fluxes are read back
+    /// from cache. The depth update of a row needs the fluxes of the rows above and below it; at
+    /// the band's edges those rows belong to the neighbouring bands and are recomputed here into
+    /// scratch rows (the same pure function of the previous state, so the same bits).
+    fn flux_depth_pass(&mut self) {
         let (w, h, dt, dx, dy) = (self.w, self.h, self.dt, self.dx, self.dy);
         let p = &self.p;
-        let k = DepthK {
-            dt_area: (dt / (dx * dy)) as f32,
-            hx: (0.5 / dy) as f32,
-            hy: (0.5 / dx) as f32,
-            min_depth: p.min_depth as f32,
-            inv_2dx: (0.5 / dx) as f32,
-            inv_2dy: (0.5 / dy) as f32,
-            kc: p.capacity as f32,
-            min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
-            kd_dt: (p.deposit * dt) as f32,
-            evap: (1.0 - p.evaporation * dt) as f32,
-        };
-        let ks_dt = (p.dissolve * dt) as f32;
+        let (g, hp) = (p.gravity, p.pipe_depth);
         let inc = Inc::of(&self.inc_map, self.inc);
-        let ks_map = self.ks_dt_map.as_deref();
-        let (b, d, f, sed) = (&self.b, &self.d, &self.flux_next, &self.sed);
+        let fc = FluxCtx {
+            k: FluxK {
+                ax: (dt * g * hp * dy / dx) as f32,
+                ay: (dt * g * hp * dx / dy) as f32,
+                damp: (1.0 / (1.0 + p.flux_damping * dt)) as f32,
+                area_dt: (dx * dy / dt) as f32,
+                open: p.boundary == Boundary::Open,
+            },
+            inc,
+            b: &self.b,
+            d: &self.d,
+            fo: &self.flux,
+            w,
+            h,
+        };
+        let dc = DepthCtx {
+            k: DepthK {
+                dt_area: (dt / (dx * dy)) as f32,
+                hx: (0.5 / dy) as f32,
+                hy: (0.5 / dx) as f32,
+                min_depth: p.min_depth as f32,
+                inv_2dx: (0.5 / dx) as f32,
+                inv_2dy: (0.5 / dy) as f32,
+                kc: p.capacity as f32,
+                min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
+                kd_dt: (p.deposit * dt) as f32,
+                evap: (1.0 - p.evaporation * dt) as f32,
+            },
+            ks_dt: (p.dissolve * dt) as f32,
+            inc,
+            ks_map: self.ks_dt_map.as_deref(),
+            b: &self.b,
+            d: &self.d,
+            sed: &self.sed,
+            w,
+            h,
+            dx,
+            dy,
+        };
+        let c = w * BAND;
+        let [nl, nr, nt, nb] = &mut self.flux_next;
         (
-            self.b_next.par_chunks_mut(w),
-            self.d_next.par_chunks_mut(w),
-            self.vx.par_chunks_mut(w),
-            self.vy.par_chunks_mut(w),
-            self.sed_mid.par_chunks_mut(w),
-            self.eroded.par_chunks_mut(w),
-            self.deposited.par_chunks_mut(w),
+            (nl.par_chunks_mut(c), nr.par_chunks_mut(c), nt.par_chunks_mut(c), nb.par_chunks_mut(c)),
+            self.b_next.par_chunks_mut(c),
+            self.d_next.par_chunks_mut(c),
+            self.vx.par_chunks_mut(c),
+            self.vy.par_chunks_mut(c),
+            self.sed_mid.par_chunks_mut(c),
+            self.eroded.par_chunks_mut(c),
+            self.deposited.par_chunks_mut(c),
         )
             .into_par_iter()
             .enumerate()
             .for_each_init(
-                || vec![0.0f32; 2 * w],
-                |scr, (y, (b_o, d_o, vx_o, vy_o, s_o, er_o, dp_o))| {
-                    let i0 = y * w;
-                    let mut out = DepthRows { b: b_o, d: d_o, vx: vx_o, vy: vy_o, s: s_o, er: er_o, dp: dp_o };
-                    let (d1, ksr) = scr.split_at_mut(w);
-                    inc.row(d1, d, i0);
-                    let ksr: &[f32] = match ks_map {
-                        Some(m) => &m[i0..i0 + w],
-                        None => {
-                            ksr.fill(ks_dt);
-                            ksr
+                || (vec![0.0f32; 3 * w], vec![0.0f32; 8 * w]),
+                |(scr, halo), (bi, ((fl, fr, ft, fb), bo, dout, vxo, vyo, so, ero, dpo))| {
+                    let y0 = bi * BAND;
+                    let rows = fl.len() / w;
+                    let y1 = y0 + rows;
+                    let (up, dn) = halo.split_at_mut(4 * w);
+                    // The neighbouring bands' edge rows of fluxes (only f_B above, f_T below are read).
+                    if y0 > 0 {
+                        let (a, rest) = up.split_at_mut(w);
+                        let (b_, rest) = rest.split_at_mut(w);
+                        let (t_, b2) = rest.split_at_mut(w);
+                        flux_row(&fc, y0 - 1, scr, a, b_, t_, b2);
+                    }
+                    if y1 < h {
+                        let (a, rest) = dn.split_at_mut(w);
+                        let (b_, rest) = rest.split_at_mut(w);
+                        let (t_, b2) = rest.split_at_mut(w);
+                        flux_row(&fc, y1, scr, a, b_, t_, b2);
+                    }
+                    let (up, dn) = (&*up, &*dn);
+                    let mut depth = |r: usize, scr: &mut [f32], fl: &[f32], fr: &[f32], ft: &[f32], fb: &[f32]| {
+                        let y = y0 + r;
+                        let nbh = FluxNbh {
+                            l: row_of(fl, w, r),
+                            r: row_of(fr, w, r),
+                            t: row_of(ft, w, r),
+                            b: row_of(fb, w, r),
+                            b_up: if y == 0 {
+                                None
+                            } else if r == 0 {
+                                Some(&up[3 * w..4 * w])
+                            } else {
+                                Some(row_of(fb, w, r - 1))
+                            },
+                            t_dn: if y + 1 == h {
+                                None
+                            } else if r + 1 == rows {
+                                Some(&dn[2 * w..3 * w])
+                            } else {
+                                Some(row_of(ft, w, r + 1))
+                            },
+                        };
+                        let s = r * w..(r + 1) * w;
+                        let out = DepthRows {
+                            b: &mut bo[s.clone()],
+                            d: &mut dout[s.clone()],
+                            vx: &mut vxo[s.clone()],
+                            vy: &mut vyo[s.clone()],
+                            s: &mut so[s.clone()],
+                            er: &mut ero[s.clone()],
+                            dp: &mut dpo[s],
+                        };
+                        depth_row(&dc, y, &nbh, scr, out);
+                    };
+                    for r in 0..rows {
+                        let s = r * w..(r + 1) * w;
+                        flux_row(
+                            &fc,
+                            y0 + r,
+                            scr,
+                            &mut fl[s.clone()],
+                            &mut fr[s.clone()],
+                            &mut ft[s.clone()],
+                            &mut fb[s],
+                        );
+                        if r > 0 {
+                            depth(r - 1, scr, fl, fr, ft, fb);
                         }
-                    };
-                    let interior = y > 0 && y + 1 < h && w >= 3;
-                    if interior {
-                        let rows = DepthIn {
-                            bu: &b[i0 - w..i0],
-                            bc: &b[i0..i0 + w],
-                            bd: &b[i0 + w..i0 + 2 * w],
-                            d1,
-                            fl: &f[L][i0..i0 + w],
-                            fr: &f[R][i0..i0 + w],
-                            ft: &f[T][i0..i0 + w],
-                            fb: &f[B][i0..i0 + w],
-                            fb_up: &f[B][i0 - w..i0],
-                            ft_dn: &f[T][i0 + w..i0 + 2 * w],
-                            s: &sed[i0..i0 + w],
-                            ks: ksr,
-                        };
-                        let o = &mut out;
-                        depth_row_interior(&k, &rows, o.b, o.d, o.vx, o.vy, o.s, o.er, o.dp);
                     }
-                    let mut edge = |x: usize| {
-                        let i = i0 + x;
-                        let get = |dir: usize, j: usize| f[dir][j];
-                        let inflow = [
-                            if x > 0 { get(R, i - 1) } else { 0.0 },
-                            if x + 1 < w { get(L, i + 1) } else { 0.0 },
-                            if y > 0 { get(B, i - w) } else { 0.0 },
-                            if y + 1 < h { get(T, i + w) } else { 0.0 },
-                        ];
-                        let outf = [f[L][i], f[R][i], f[T][i], f[B][i]];
-                        // Tilt from central differences (one-sided at the edges).
-                        let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
-                        let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
-                        let gx =
-                            if xr > xl { ((b[i0 + xr] - b[i0 + xl]) / ((xr - xl) as f64 * dx)) as f32 } else { 0.0 };
-                        let gy = if yd > yu {
-                            ((b[yd * w + x] - b[yu * w + x]) / ((yd - yu) as f64 * dy)) as f32
-                        } else {
-                            0.0
-                        };
-                        let r = cell_update(&k, d1[x], inflow, outf, gx, gy, sed[i], ksr[x]);
-                        out.put(x, b[i], r);
-                    };
-                    if interior {
-                        edge(0);
-                        edge(w - 1);
-                    } else {
-                        (0..w).for_each(edge);
-                    }
+                    depth(rows - 1, scr, fl, fr, ft, fb);
                 },
             );
     }
@@ -708,49 +694,177 @@ impl ShallowWater {
     fn advection_pass(&mut self) {
         let (w, h) = (self.w, self.h);
         let (sx, sy) = ((self.dt / self.dx) as f32, (self.dt / self.dy) as f32);
+        let k = AdvK::new(w, h);
         let (vx, vy) = (&self.vx, &self.vy);
         let src = &self.sed_mid;
-        let (xmax, ymax) = ((w - 1) as f32, (h - 1) as f32);
         if !self.p.maccormack {
             self.sed.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
                 let (vxr, vyr) = (&vx[y * w..(y + 1) * w], &vy[y * w..(y + 1) * w]);
-                let yf = y as f32;
-                for (x, (o, (&u, &v))) in out.iter_mut().zip(vxr.iter().zip(vyr)).enumerate() {
-                    let fx = (x as f32 - u * sx).clamp(0.0, xmax);
-                    let fy = (yf - v * sy).clamp(0.0, ymax);
-                    *o = bilinear(src, w, h, fx, fy).0;
-                }
+                trace_row(&k, src, y, vxr, vyr, -sx, -sy, out);
             });
             return;
         }
         // Forward: ŝ = SL(s, v).
         self.sed_fwd.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
             let (vxr, vyr) = (&vx[y * w..(y + 1) * w], &vy[y * w..(y + 1) * w]);
-            let yf = y as f32;
-            for (x, (o, (&u, &v))) in out.iter_mut().zip(vxr.iter().zip(vyr)).enumerate() {
-                let fx = (x as f32 - u * sx).clamp(0.0, xmax);
-                let fy = (yf - v * sy).clamp(0.0, ymax);
-                *o = bilinear(src, w, h, fx, fy).0;
-            }
+            trace_row(&k, src, y, vxr, vyr, -sx, -sy, out);
         });
         // Backward: s̃ = SL(ŝ, −v); s = ŝ + (s − s̃)/2, clamped to the forward stencil.
         let fwd = &self.sed_fwd;
         self.sed.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-            let i0 = y * w;
-            let yf = y as f32;
-            for (x, o) in out.iter_mut().enumerate() {
-                let i = i0 + x;
-                let (u, v) = (vx[i], vy[i]);
-                let fx = (x as f32 - u * sx).clamp(0.0, xmax);
-                let fy = (yf - v * sy).clamp(0.0, ymax);
-                let (_, lo, hi) = bilinear(src, w, h, fx, fy);
-                let bx = (x as f32 + u * sx).clamp(0.0, xmax);
-                let by = (yf + v * sy).clamp(0.0, ymax);
-                let back = bilinear(fwd, w, h, bx, by).0;
-                let s = fwd[i] + 0.5 * (src[i] - back);
-                *o = s.clamp(lo, hi);
-            }
+            let r = y * w..(y + 1) * w;
+            let rows = MacRow { vx: &vx[r.clone()], vy: &vy[r.clone()], src_c: &src[r.clone()], fwd_c: &fwd[r] };
+            maccormack_row(&k, src, fwd, y, &rows, sx, sy, out);
         });
+    }
+}
+
+/// Rows per band of the fused flux/depth pass (the unit of parallel work). Each band recomputes
+/// two rows of fluxes of its neighbours, an overhead of `2 / BAND` of the flux work.
+const BAND: usize = 32;
+
+/// Row `r` of a row-major buffer of width `w`.
+#[inline(always)]
+fn row_of(v: &[f32], w: usize, r: usize) -> &[f32] {
+    &v[r * w..(r + 1) * w]
+}
+
+/// Inputs of the flux update (stages 1–2).
+#[derive(Clone, Copy)]
+struct FluxCtx<'a> {
+    k: FluxK,
+    inc: Inc<'a>,
+    b: &'a [f64],
+    d: &'a [f32],
+    fo: &'a [Vec<f32>; 4],
+    w: usize,
+    h: usize,
+}
+
+/// New outflow fluxes of row `y` into `ol, or, ot, ob` (`scr`: 3 rows of scratch).
+fn flux_row(c: &FluxCtx, y: usize, scr: &mut [f32], ol: &mut [f32], or: &mut [f32], ot: &mut [f32], ob: &mut [f32]) {
+    let FluxCtx { k, inc, b, d, fo, w, h } = *c;
+    let i0 = y * w;
+    let interior = y > 0 && y + 1 < h && w >= 3;
+    if interior {
+        let (du, rest) = scr.split_at_mut(w);
+        let (dc, rest) = rest.split_at_mut(w);
+        let dd = &mut rest[..w];
+        inc.row(du, d, i0 - w);
+        inc.row(dc, d, i0);
+        inc.row(dd, d, i0 + w);
+        let rows = FluxRows {
+            bu: &b[i0 - w..i0],
+            bc: &b[i0..i0 + w],
+            bd: &b[i0 + w..i0 + 2 * w],
+            du,
+            dc,
+            dd,
+            fl: &fo[L][i0..i0 + w],
+            fr: &fo[R][i0..i0 + w],
+            ft: &fo[T][i0..i0 + w],
+            fb: &fo[B][i0..i0 + w],
+        };
+        flux_row_interior(&k, &rows, ol, or, ot, ob);
+    }
+    let d1 = |i: usize| d[i] + inc.at(i);
+    let mut edge = |x: usize| {
+        let f = flux_cell(&k, b, &d1, fo, w, h, x, y);
+        (ol[x], or[x], ot[x], ob[x]) = (f[L], f[R], f[T], f[B]);
+    };
+    if interior {
+        edge(0);
+        edge(w - 1);
+    } else {
+        (0..w).for_each(edge);
+    }
+}
+
+/// Inputs of the depth/erosion update (stages 3–6) other than the new fluxes.
+#[derive(Clone, Copy)]
+struct DepthCtx<'a> {
+    k: DepthK,
+    ks_dt: f32,
+    inc: Inc<'a>,
+    ks_map: Option<&'a [f32]>,
+    b: &'a [f64],
+    d: &'a [f32],
+    sed: &'a [f32],
+    w: usize,
+    h: usize,
+    dx: f64,
+    dy: f64,
+}
+
+/// The new fluxes a row's depth update reads: its own four, `f_B` of the row above and `f_T` of
+/// the row below (`None` at the grid's top/bottom edge).
+struct FluxNbh<'a> {
+    l: &'a [f32],
+    r: &'a [f32],
+    t: &'a [f32],
+    b: &'a [f32],
+    b_up: Option<&'a [f32]>,
+    t_dn: Option<&'a [f32]>,
+}
+
+/// Depth, velocity, erosion/deposition and evaporation of row `y` (`scr`: 2 rows of scratch).
+fn depth_row(c: &DepthCtx, y: usize, f: &FluxNbh, scr: &mut [f32], mut out: DepthRows) {
+    let DepthCtx { k, ks_dt, inc, ks_map, b, d, sed, w, h, dx, dy } = *c;
+    let i0 = y * w;
+    let (d1, rest) = scr.split_at_mut(w);
+    inc.row(d1, d, i0);
+    let ksr: &[f32] = match ks_map {
+        Some(m) => &m[i0..i0 + w],
+        None => {
+            let ksr = &mut rest[..w];
+            ksr.fill(ks_dt);
+            ksr
+        }
+    };
+    let interior = match (f.b_up, f.t_dn) {
+        (Some(fb_up), Some(ft_dn)) if w >= 3 => {
+            let rows = DepthIn {
+                bu: &b[i0 - w..i0],
+                bc: &b[i0..i0 + w],
+                bd: &b[i0 + w..i0 + 2 * w],
+                d1,
+                fl: f.l,
+                fr: f.r,
+                ft: f.t,
+                fb: f.b,
+                fb_up,
+                ft_dn,
+                s: &sed[i0..i0 + w],
+                ks: ksr,
+            };
+            let o = &mut out;
+            depth_row_interior(&k, &rows, o.b, o.d, o.vx, o.vy, o.s, o.er, o.dp);
+            true
+        }
+        _ => false,
+    };
+    let mut edge = |x: usize| {
+        let i = i0 + x;
+        let inflow = [
+            if x > 0 { f.r[x - 1] } else { 0.0 },
+            if x + 1 < w { f.l[x + 1] } else { 0.0 },
+            f.b_up.map_or(0.0, |r| r[x]),
+            f.t_dn.map_or(0.0, |r| r[x]),
+        ];
+        let outf = [f.l[x], f.r[x], f.t[x], f.b[x]];
+        // Tilt from central differences (one-sided at the edges).
+        let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
+        let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let gx = if xr > xl { ((b[i0 + xr] - b[i0 + xl]) / ((xr - xl) as f64 * dx)) as f32 } else { 0.0 };
+        let gy = if yd > yu { ((b[yd * w + x] - b[yu * w + x]) / ((yd - yu) as f64 * dy)) as f32 } else { 0.0 };
+        let r = cell_update(&k, d1[x], inflow, outf, gx, gy, sed[i], ksr[x]);
+        out.put(x, b[i], r);
+    };
+    if interior {
+        edge(0);
+        edge(w - 1);
+    } else {
+        (0..w).for_each(edge);
     }
 }
 
@@ -953,8 +1067,27 @@ fn depth_row_interior(
     depth_row_kernel(k, r, ob, od, ovx, ovy, os, oer, odp);
 }
 
-/// Bilinear sample of a row-major f32 field at in-range fractional cell coordinates, with the
-/// minimum and maximum of the four stencil values.
+/// Shape of the advected field, for the back-trace kernels.
+#[derive(Clone, Copy)]
+struct AdvK {
+    w: usize,
+    h: usize,
+    /// `w − 1`, `h − 1` as f32: the clamp of the traced coordinates.
+    xmax: f32,
+    ymax: f32,
+    /// `w · h ≤ i32::MAX`: the kernels may index in i32 (which AVX2 gathers/vectors handle well).
+    small: bool,
+}
+
+impl AdvK {
+    fn new(w: usize, h: usize) -> Self {
+        Self { w, h, xmax: (w - 1) as f32, ymax: (h - 1) as f32, small: w.saturating_mul(h) <= i32::MAX as usize }
+    }
+}
+
+/// Bilinear sample of a row-major `w × h` f32 field at fractional cell coordinates
+/// `(fx, fy) ∈ [0, w−1] × [0, h−1]`, with the minimum and maximum of the four stencil values.
+/// Checked indexing; used for grids too large for [`bilinear_i32`].
 #[inline(always)]
 fn bilinear(v: &[f32], w: usize, h: usize, fx: f32, fy: f32) -> (f32, f32, f32) {
     // fx, fy >= 0, so truncation is floor (no libm call).
@@ -966,9 +1099,146 @@ fn bilinear(v: &[f32], w: usize, h: usize, fx: f32, fy: f32) -> (f32, f32, f32) 
     let b = v[y0 * w + x1];
     let c = v[y1 * w + x0];
     let e = v[y1 * w + x1];
+    lerp4(a, b, c, e, tx, ty)
+}
+
+/// The bilinear blend of the stencil `a b / c e` and its minimum and maximum.
+#[inline(always)]
+fn lerp4(a: f32, b: f32, c: f32, e: f32, tx: f32, ty: f32) -> (f32, f32, f32) {
     let top = a + (b - a) * tx;
     let bot = c + (e - c) * tx;
     (top + (bot - top) * ty, a.min(b).min(c).min(e), a.max(b).max(c).max(e))
+}
+
+/// [`bilinear`] with i32 index arithmetic and unchecked reads, so a loop over it vectorises.
+/// For `(fx, fy)` in the documented range the result is bit identical to [`bilinear`] (the
+/// truncation of a non-negative value is its floor either way, and the blend is [`lerp4`]).
+///
+/// # Safety
+///
+/// `k.small` (i.e. `k.w · k.h ≤ i32::MAX`) and `v.len() ≥ k.w · k.h`. Whatever `fx`, `fy` are
+/// (negative, too large, NaN), the indices are in bounds: `as i32` saturates (NaN gives 0) and the
+/// clamps put `x0, x1 ∈ [0, w−1]` and `y0, y1 ∈ [0, h−1]`, so every index `y·w + x` is in
+/// `[0, w·h − 1]`, which fits an i32 without overflow and is below `v.len()`.
+#[inline(always)]
+unsafe fn bilinear_i32(v: &[f32], k: &AdvK, fx: f32, fy: f32) -> (f32, f32, f32) {
+    let (wi, hi) = (k.w as i32, k.h as i32);
+    let x0 = (fx as i32).clamp(0, wi - 1);
+    let y0 = (fy as i32).clamp(0, hi - 1);
+    let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+    let x1 = (x0 + 1).min(wi - 1);
+    let r0 = y0 * wi;
+    let r1 = (y0 + 1).min(hi - 1) * wi;
+    // SAFETY: in bounds by the argument in the function's documentation.
+    let (a, b, c, e) = unsafe {
+        (
+            *v.get_unchecked((r0 + x0) as usize),
+            *v.get_unchecked((r0 + x1) as usize),
+            *v.get_unchecked((r1 + x0) as usize),
+            *v.get_unchecked((r1 + x1) as usize),
+        )
+    };
+    lerp4(a, b, c, e, tx, ty)
+}
+
+/// Semi-Lagrangian trace of row `y`: `out[x] = src(clamp(x + u·cx), clamp(y + v·cy))` (bilinear),
+/// `cx = ∓Δt/dx`, `cy = ∓Δt/dy` (negative for the usual backward trace).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn trace_kernel(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32, cy: f32, out: &mut [f32]) {
+    let w = out.len();
+    let (vx, vy) = (&vx[..w], &vy[..w]);
+    let yf = y as f32;
+    if k.small && src.len() >= k.w * k.h {
+        for (x, (o, (&u, &v))) in out.iter_mut().zip(vx.iter().zip(vy)).enumerate() {
+            let fx = (x as f32 + u * cx).clamp(0.0, k.xmax);
+            let fy = (yf + v * cy).clamp(0.0, k.ymax);
+            // SAFETY: `k.small` and `src.len() >= w·h` were checked just above.
+            *o = unsafe { bilinear_i32(src, k, fx, fy) }.0;
+        }
+    } else {
+        for (x, (o, (&u, &v))) in out.iter_mut().zip(vx.iter().zip(vy)).enumerate() {
+            let fx = (x as f32 + u * cx).clamp(0.0, k.xmax);
+            let fy = (yf + v * cy).clamp(0.0, k.ymax);
+            *o = bilinear(src, k.w, k.h, fx, fy).0;
+        }
+    }
+}
+
+/// [`trace_kernel`] compiled for AVX2 (see [`flux_row_avx2`]; bit identical results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn trace_avx2(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32, cy: f32, out: &mut [f32]) {
+    trace_kernel(k, src, y, vx, vy, cx, cy, out);
+}
+
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn trace_row(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32, cy: f32, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { trace_avx2(k, src, y, vx, vy, cx, cy, out) };
+        return;
+    }
+    trace_kernel(k, src, y, vx, vy, cx, cy, out);
+}
+
+/// Row `y` inputs of the MacCormack correction.
+struct MacRow<'a> {
+    vx: &'a [f32],
+    vy: &'a [f32],
+    /// Row `y` of the advected field and of its forward trace `ŝ`.
+    src_c: &'a [f32],
+    fwd_c: &'a [f32],
+}
+
+/// MacCormack correction of row `y`: `s = ŝ + (s − s̃)/2` with `s̃` the trace of `ŝ` along `+v`,
+/// clamped to the four values of the forward stencil.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn maccormack_kernel(k: &AdvK, src: &[f32], fwd: &[f32], y: usize, r: &MacRow, sx: f32, sy: f32, out: &mut [f32]) {
+    let w = out.len();
+    let (vx, vy, sc, fc) = (&r.vx[..w], &r.vy[..w], &r.src_c[..w], &r.fwd_c[..w]);
+    let yf = y as f32;
+    let n = k.w * k.h;
+    let small = k.small && src.len() >= n && fwd.len() >= n;
+    for x in 0..w {
+        let (u, v) = (vx[x], vy[x]);
+        let fx = (x as f32 - u * sx).clamp(0.0, k.xmax);
+        let fy = (yf - v * sy).clamp(0.0, k.ymax);
+        let bx = (x as f32 + u * sx).clamp(0.0, k.xmax);
+        let by = (yf + v * sy).clamp(0.0, k.ymax);
+        let ((_, lo, hi), back) = if small {
+            // SAFETY: `k.small` and both lengths `>= w·h` were checked before the loop.
+            unsafe { (bilinear_i32(src, k, fx, fy), bilinear_i32(fwd, k, bx, by).0) }
+        } else {
+            (bilinear(src, k.w, k.h, fx, fy), bilinear(fwd, k.w, k.h, bx, by).0)
+        };
+        let s = fc[x] + 0.5 * (sc[x] - back);
+        out[x] = s.clamp(lo, hi);
+    }
+}
+
+/// [`maccormack_kernel`] compiled for AVX2 (see [`flux_row_avx2`]; bit identical results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn maccormack_avx2(k: &AdvK, src: &[f32], fwd: &[f32], y: usize, r: &MacRow, sx: f32, sy: f32, out: &mut [f32]) {
+    maccormack_kernel(k, src, fwd, y, r, sx, sy, out);
+}
+
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn maccormack_row(k: &AdvK, src: &[f32], fwd: &[f32], y: usize, r: &MacRow, sx: f32, sy: f32, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { maccormack_avx2(k, src, fwd, y, r, sx, sy, out) };
+        return;
+    }
+    maccormack_kernel(k, src, fwd, y, r, sx, sy, out);
 }
 
 /// Run `params.steps` steps on a dry, sediment-free `terrain` and return the final state.
