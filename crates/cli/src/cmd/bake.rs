@@ -47,32 +47,8 @@ fn read_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f64>>> {
 }
 
 fn read_inputs(dir: &Path) -> Result<Inputs> {
-    if !dir.is_dir() {
-        bail!("{}: not a terrain directory", dir.display());
-    }
-    let side = dir.join("terrain.json");
-    let tif = dir.join("height.tif");
-    for p in [&side, &tif] {
-        if !p.exists() {
-            bail!("{}: no such file", p.display());
-        }
-    }
-    let sidecar = bozkir_io::read_sidecar(&side).with_context(|| format!("{}: cannot read", side.display()))?;
-    let h32 = bozkir_io::read_tiff_f32(&tif).with_context(|| format!("{}: cannot read", tif.display()))?;
-    let (w, h) = (h32.width(), h32.height());
-    if (w, h) != (sidecar.width, sidecar.height) {
-        bail!("{}: {w}×{h} cells, but {} says {}×{}", tif.display(), side.display(), sidecar.width, sidecar.height);
-    }
-    if w < 2 || h < 2 {
-        bail!("{}: {w}×{h} cells; a bake needs at least 2×2", tif.display());
-    }
-    if let Some(i) = h32.data().iter().position(|v| !v.is_finite()) {
-        bail!("{}: NaN or infinite height at column {}, row {}", tif.display(), i % w, i / w);
-    }
-    if !(sidecar.dx_m > 0.0 && sidecar.dy_m > 0.0 && sidecar.dx_m.is_finite() && sidecar.dy_m.is_finite()) {
-        bail!("{}: cell size {} × {} m is not positive", side.display(), sidecar.dx_m, sidecar.dy_m);
-    }
-    let height = h32.map(|&v| f64::from(v)).with_cell_size(sidecar.dx_m, sidecar.dy_m);
+    let (sidecar, height) = super::read_terrain_folder(dir, "a bake")?;
+    let (w, h) = (height.width(), height.height());
     // Normalised as `bozkir terrain --recipe` does: blur 2 cells, knee at the mean (seed 001 §5).
     let sigma = 2.0 * sidecar.dx_m.max(sidecar.dy_m);
     let cells = |g: Grid<f64>| g.with_cell_size(sidecar.dx_m, sidecar.dy_m);

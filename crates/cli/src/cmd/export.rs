@@ -61,36 +61,7 @@ pub struct Args {
 type ClassMap = (Grid<u8>, String);
 
 fn read_terrain(dir: &Path) -> Result<(Grid<f64>, Option<ClassMap>)> {
-    if !dir.is_dir() {
-        bail!("{}: not a terrain directory", dir.display());
-    }
-    let side = dir.join("terrain.json");
-    let tif = dir.join("height.tif");
-    for p in [&side, &tif] {
-        if !p.exists() {
-            bail!("{}: no such file", p.display());
-        }
-    }
-    let sc = bozkir_io::read_sidecar(&side)?;
-    let h32 = bozkir_io::read_tiff_f32(&tif)?;
-    if (h32.width(), h32.height()) != (sc.width, sc.height) {
-        bail!(
-            "{}: {}×{} cells, but {} says {}×{}",
-            tif.display(),
-            h32.width(),
-            h32.height(),
-            side.display(),
-            sc.width,
-            sc.height
-        );
-    }
-    if h32.width() < 2 || h32.height() < 2 {
-        bail!("{}: {}×{} cells; an export needs at least 2×2", tif.display(), h32.width(), h32.height());
-    }
-    if let Some(i) = h32.data().iter().position(|v| !v.is_finite()) {
-        bail!("{}: NaN or infinite height at column {}, row {}", tif.display(), i % h32.width(), i / h32.width());
-    }
-    let h = h32.map(|&v| f64::from(v)).with_cell_size(sc.dx_m, sc.dy_m);
+    let (_, h) = super::read_terrain_folder(dir, "an export")?;
     // The class map for weight maps: biomes when a recipe recorded them, else landform classes.
     let lf = ["biomes.png", "landform.png"]
         .iter()
