@@ -9,7 +9,7 @@
 //!
 //! `out = z + gate(slope) · (ridged_m·(ridged − 0.5) + voronoi_m·(min(F2 − F1, 1) − 0.5))`.
 
-use super::{map_cells, slope_gate};
+use super::add_gated;
 use bozkir_core::noise::{cellular, ridged, CellularParams, RidgedParams};
 use bozkir_core::Grid;
 
@@ -45,23 +45,16 @@ impl Default for CragParams {
 
 /// `z` with crags added on steep faces (see the module docs).
 pub fn crags(z: &Grid<f64>, p: &CragParams) -> Grid<f64> {
-    let gate = slope_gate(z, p.gate_lo_deg, p.gate_hi_deg);
-    let (dx, dy) = (z.dx, z.dy);
-    let w = z.width();
-    map_cells(z, |x, y, v| {
-        let g = gate.data()[y * w + x];
-        if g <= 0.0 {
-            return v;
-        }
-        let (px, py) = (x as f64 * dx, y as f64 * dy);
+    add_gated(z, p.gate_lo_deg, p.gate_hi_deg, |px, py| {
         let r = ridged(&p.ridged, px, py) - 0.5;
         let c = cellular(&p.cells, px, py).border().min(1.0) - 0.5;
-        v + g * (p.ridged_m * r + p.voronoi_m * c)
+        p.ridged_m * r + p.voronoi_m * c
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::slope_gate;
     use super::super::test_util::flat_and_steep;
     use super::*;
     use crate::sculpt::test_support::{bytes, with_threads};

@@ -80,6 +80,20 @@ pub fn downhill(z: &Grid<f64>, blur_m: f64) -> (Grid<f64>, Grid<f64>) {
     (e, n)
 }
 
+/// `z + gate·f(x_m, y_m)` where the slope gate (`lo_deg → hi_deg`, see [`slope_gate`]) is open;
+/// cells with a closed gate keep their exact value. `f` gets the cell's position in metres.
+pub(crate) fn add_gated(z: &Grid<f64>, lo_deg: f64, hi_deg: f64, f: impl Fn(f64, f64) -> f64 + Sync) -> Grid<f64> {
+    let gate = slope_gate(z, lo_deg, hi_deg);
+    let (dx, dy, w) = (z.dx, z.dy, z.width());
+    map_cells(z, |x, y, v| {
+        let g = gate.data()[y * w + x];
+        if g <= 0.0 {
+            return v;
+        }
+        v + g * f(x as f64 * dx, y as f64 * dy)
+    })
+}
+
 /// `out(x, y) = f(x, y, z(x, y))`, in parallel over rows.
 pub(crate) fn map_cells(z: &Grid<f64>, f: impl Fn(usize, usize, f64) -> f64 + Sync) -> Grid<f64> {
     let w = z.width();

@@ -8,7 +8,7 @@
 //! `out = z + gate(slope)·(plate_m·(2u − 1) − crack_m·(1 − smoothstep(0, crack_width, F2 − F1)))`
 //! with `u = hash_unit(id, 0, seed)` the cell's uniform random value.
 
-use super::{map_cells, slope_gate};
+use super::add_gated;
 use crate::sculpt::mask::smoothstep;
 use bozkir_core::hash::hash_unit;
 use bozkir_core::noise::{cellular, CellularParams};
@@ -46,23 +46,17 @@ impl Default for PlatesParams {
 
 /// `z` with plates and cracks on steep faces (see the module docs).
 pub fn plates(z: &Grid<f64>, p: &PlatesParams) -> Grid<f64> {
-    let gate = slope_gate(z, p.gate_lo_deg, p.gate_hi_deg);
-    let (dx, dy) = (z.dx, z.dy);
-    let w = z.width();
-    map_cells(z, |x, y, v| {
-        let g = gate.data()[y * w + x];
-        if g <= 0.0 {
-            return v;
-        }
-        let s = cellular(&p.cells, x as f64 * dx, y as f64 * dy);
+    add_gated(z, p.gate_lo_deg, p.gate_hi_deg, |px, py| {
+        let s = cellular(&p.cells, px, py);
         let u = hash_unit(s.id, 0, p.cells.seed ^ 0x9E37_79B9);
         let crack = 1.0 - smoothstep(0.0, p.crack_width, s.border());
-        v + g * (p.plate_m * (2.0 * u - 1.0) - p.crack_m * crack)
+        p.plate_m * (2.0 * u - 1.0) - p.crack_m * crack
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::slope_gate;
     use super::super::test_util::flat_and_steep;
     use super::*;
     use crate::sculpt::test_support::{bytes, with_threads};
