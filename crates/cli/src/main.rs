@@ -40,6 +40,8 @@ enum Command {
     Export(cmd::export::Args),
     /// Bake albedo and micro-normal textures (albedo.png, normal.png) at 1–4× a terrain's grid.
     Bake(cmd::bake::Args),
+    /// Decide materials on a tile grid over a terrain with the bozkir rule (class map, confidence, weights).
+    Classify(cmd::classify::Args),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
         Command::Export(a) => cmd::export::run(a, quiet),
         Command::Bake(a) => cmd::bake::run(a, quiet),
+        Command::Classify(a) => cmd::classify::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
     };

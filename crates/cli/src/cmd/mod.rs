@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bake;
+pub mod classify;
 pub mod demo;
 pub mod erode;
 pub mod export;
