@@ -34,7 +34,7 @@ enum Command {
     Analyze(cmd::analyze::Args),
     /// Run stream-power erosion on an existing DEM (real or generated), in physical units.
     Erode(cmd::erode::Args),
-    /// Import a DTM (GeoTIFF, NPZ, PNG) or a point cloud (PLY, LAS) into the project's height format.
+    /// Import a DTM (GeoTIFF, NPZ, PNG) or a point cloud (PLY, LAS, LAZ) into the project's height format.
     Heightmap(cmd::heightmap::Args),
     /// Export a terrain directory for a game engine (Unity, Unreal, Godot) or as a mesh (glTF, OBJ).
     Export(cmd::export::Args),
@@ -42,6 +42,8 @@ enum Command {
     Bake(cmd::bake::Args),
     /// Decide materials on a tile grid over a terrain with the bozkir rule (class map, confidence, weights).
     Classify(cmd::classify::Args),
+    /// Score the bozkir rule against real ground: a DTM with an orthophoto (and DSM), or a classified LAS/LAZ cloud.
+    ValidateRule(cmd::validate_rule::Args),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd::export::run(a, quiet),
         Command::Bake(a) => cmd::bake::run(a, quiet),
         Command::Classify(a) => cmd::classify::run(a, quiet),
+        Command::ValidateRule(a) => cmd::validate_rule::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
     };

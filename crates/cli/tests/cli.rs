@@ -349,18 +349,30 @@ fn profiles_lists_all_nineteen() {
 }
 
 #[test]
-fn tiny_terrain_works_and_laz_is_refused_with_advice() {
+fn tiny_terrain_works_and_laz_is_imported() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("tiny");
     let o = bozkir(&["terrain", "--profile", "dunes", "--size", "4", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(read_tiff_f32(out.join("height.tif")).unwrap().width(), 4);
-    let laz = tmp.path().join("cloud.laz");
-    std::fs::write(&laz, b"LASF").unwrap();
+    // A real LAZ file: the height field is what the library makes of the decompressed points,
+    // and stays inside the header's z bounds (406.26..520.51, file units).
+    let laz = data("lidar/autzen_trim.laz");
+    let hm = tmp.path().join("laz");
+    let o = bozkir(&["heightmap", &laz, "--size", "64", "--out", hm.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = read_tiff_f32(hm.join("height.tif")).unwrap();
+    assert_eq!((h.width(), h.height()), (64, 64));
+    let pts = bozkir_io::read_las(&laz).unwrap();
+    assert_eq!(pts.xyz.len(), 110_000);
+    let want = bozkir_io::height_from_points(&pts.xyz, 64, 15.0, true);
+    for (a, b) in h.data().iter().zip(want.data()) {
+        assert_eq!(*a, *b as f32);
+        assert!((406.26..=520.51).contains(&f64::from(*a)), "{a}");
+    }
+    // A file named .laz that is not one still fails cleanly.
+    let bad = tmp.path().join("cloud.laz");
+    std::fs::write(&bad, b"LASF").unwrap();
     let never = tmp.path().join("never");
-    fails_cleanly(
-        &["heightmap", laz.to_str().unwrap(), "--out", never.to_str().unwrap()],
-        &never,
-        "decompress it to .las",
-    );
+    fails_cleanly(&["heightmap", bad.to_str().unwrap(), "--out", never.to_str().unwrap()], &never, "cloud.laz");
 }

@@ -18,8 +18,11 @@
 //! the linear unit. No GeoKeyDirectory: pixel scale taken as metres ([`CrsKind::Unknown`]),
 //! 1 m when there is no scale either. Heights that are non-finite, equal to the nodata value, or
 //! outside [`crate::dem::VALID_HEIGHT_RANGE`] become NaN.
+//!
+//! Where the pixels are is returned as a [`GeoTransform`] (pixel centres at
+//! `x = x0 + (c + 0.5)·sx`, `y = y0 − (r + 0.5)·sy`, CRS units).
 
-use crate::dem::{clean_heights, geographic_cell_size, CrsKind, Dem};
+use crate::dem::{clean_heights, geographic_cell_size, CrsKind, Dem, GeoTransform};
 use crate::error::{IoError, Result};
 use crate::tiff_common::{f64_tag, map_tiff, open, read_image, TiffDecoder};
 use std::path::Path;
@@ -74,8 +77,8 @@ fn read_geokeys(path: &Path, dec: &mut TiffDecoder) -> Result<Option<GeoKeys>> {
     Ok(Some(keys))
 }
 
-/// Metres per unit of an EPSG linear unit code.
-fn linear_unit_metres(path: &Path, code: Option<u16>, what: &str) -> Result<f64> {
+/// Metres per unit of an EPSG linear unit code (also used for the GeoKeys of LAS files).
+pub(crate) fn linear_unit_metres(path: &Path, code: Option<u16>, what: &str) -> Result<f64> {
     Ok(match code {
         None | Some(9001) | Some(32767) => 1.0,
         Some(9002) => 0.3048,
@@ -86,10 +89,11 @@ fn linear_unit_metres(path: &Path, code: Option<u16>, what: &str) -> Result<f64>
     })
 }
 
-/// `((sx, sy), (x, y))`.
-type Georef = ((f64, f64), (f64, f64));
+/// `((sx, sy), (x, y), transform)`: pixel spacing, model coordinates of the raster centre (CRS
+/// units), and the pixel-to-CRS transform when the raster is north-up.
+type Georef = ((f64, f64), (f64, f64), Option<GeoTransform>);
 
-/// Pixel spacing `(sx, sy)` and the model coordinates of the raster centre, in CRS units.
+/// Pixel spacing `(sx, sy)`, the model coordinates of the raster centre, and the transform.
 fn georeference(path: &Path, dec: &mut TiffDecoder, w: usize, h: usize, point: bool) -> Result<Option<Georef>> {
     let scale = f64_tag(path, dec, Tag::ModelPixelScaleTag)?;
     let tie = f64_tag(path, dec, Tag::ModelTiepointTag)?;
@@ -97,15 +101,21 @@ fn georeference(path: &Path, dec: &mut TiffDecoder, w: usize, h: usize, point: b
     // Centre of the raster in pixel coordinates (corner-based for PixelIsArea).
     let (ci, cj) =
         if point { ((w as f64 - 1.0) / 2.0, (h as f64 - 1.0) / 2.0) } else { (w as f64 / 2.0, h as f64 / 2.0) };
+    // A PixelIsPoint tie point names a pixel centre: the pixel's outer corner is half a pixel off.
+    let half = if point { 0.5 } else { 0.0 };
     if let Some(s) = scale {
         if s.len() < 2 || !(s[0].is_finite() && s[1].is_finite()) || s[0] <= 0.0 || s[1] <= 0.0 {
             return Err(IoError::malformed(path, "GeoTIFF", format!("ModelPixelScale {s:?} is not positive")));
         }
-        let (x, y) = match tie.as_deref() {
-            Some([i, j, _, x, y, ..]) => (x + (ci - i) * s[0], y - (cj - j) * s[1]),
-            _ => (f64::NAN, f64::NAN),
+        let (x, y, gt) = match tie.as_deref() {
+            Some([i, j, _, x, y, ..]) => {
+                let gt = GeoTransform { x0: x - (i + half) * s[0], y0: y + (j + half) * s[1], sx: s[0], sy: s[1] };
+                let ok = gt.x0.is_finite() && gt.y0.is_finite();
+                (x + (ci - i) * s[0], y - (cj - j) * s[1], ok.then_some(gt))
+            }
+            _ => (f64::NAN, f64::NAN, None),
         };
-        return Ok(Some(((s[0], s[1]), (x, y))));
+        return Ok(Some(((s[0], s[1]), (x, y), gt)));
     }
     if let Some(m) = transform {
         if m.len() < 16 {
@@ -118,38 +128,34 @@ fn georeference(path: &Path, dec: &mut TiffDecoder, w: usize, h: usize, point: b
         }
         let x = m[0] * ci + m[1] * cj + m[3];
         let y = m[4] * ci + m[5] * cj + m[7];
-        return Ok(Some(((sx, sy), (x, y))));
+        // Only a north-up transform (no rotation, y decreasing down the rows) has a GeoTransform.
+        let gt = (m[1] == 0.0 && m[4] == 0.0 && m[0] > 0.0 && m[5] < 0.0 && m[3].is_finite() && m[7].is_finite())
+            .then(|| GeoTransform { x0: m[3] - half * m[0], y0: m[7] - half * m[5], sx: m[0], sy: -m[5] });
+        return Ok(Some(((sx, sy), (x, y), gt)));
     }
     Ok(None)
 }
 
-fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
-    match dec.find_tag(Tag::GdalNodata).map_err(|e| map_tiff(path, e))? {
-        None => Ok(None),
-        Some(v) => {
-            let s = v.into_string().map_err(|e| map_tiff(path, e))?;
-            let t = s.trim_matches(|c: char| c == '\0' || c.is_whitespace());
-            if t.eq_ignore_ascii_case("nan") {
-                return Ok(Some(f64::NAN));
-            }
-            t.parse::<f64>()
-                .map(Some)
-                .map_err(|_| IoError::malformed(path, "GeoTIFF", format!("GDAL_NODATA {t:?} is not a number")))
-        }
-    }
+/// What a GeoTIFF says about where it is: CRS kind, cell size in metres, the vertical unit in
+/// metres, the pixel-to-CRS transform, and the nodata value.
+pub(crate) struct GeoInfo {
+    pub crs_kind: CrsKind,
+    pub cell: (f64, f64),
+    pub vertical: f64,
+    pub transform: Option<GeoTransform>,
+    pub nodata: Option<f64>,
 }
 
-/// Read a GeoTIFF DEM: heights in metres (NaN = nodata/invalid), cell size in metres.
-pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
-    let path = path.as_ref();
-    let (mut dec, w, h) = open(path)?;
-    let keys = read_geokeys(path, &mut dec)?;
-    let nodata = nodata_of(path, &mut dec)?;
+/// Read the georeferencing tags of the first image (see the module documentation).
+pub(crate) fn geo_info(path: &Path, dec: &mut TiffDecoder, w: usize, h: usize) -> Result<GeoInfo> {
+    let keys = read_geokeys(path, dec)?;
+    let nodata = nodata_of(path, dec)?;
     let point = keys.as_ref().and_then(|k| k.raster_type) == Some(2);
-    let georef = georeference(path, &mut dec, w, h, point)?;
+    let georef = georeference(path, dec, w, h, point)?;
+    let transform = georef.and_then(|g| g.2);
 
-    let (crs_kind, (dx, dy), vertical) = match (&keys, georef) {
-        (Some(k), Some(((sx, sy), (_, cy)))) => {
+    let (crs_kind, cell, vertical) = match (&keys, georef) {
+        (Some(k), Some(((sx, sy), (_, cy), _))) => {
             let geographic = match k.model_type {
                 Some(2) => true,
                 Some(1) => false,
@@ -190,9 +196,33 @@ pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
                 )
             }
         }
-        (_, Some(((sx, sy), _))) => (CrsKind::Unknown, (sx, sy), 1.0),
+        (_, Some(((sx, sy), _, _))) => (CrsKind::Unknown, (sx, sy), 1.0),
         (_, None) => (CrsKind::Unknown, (1.0, 1.0), 1.0),
     };
+    Ok(GeoInfo { crs_kind, cell, vertical, transform, nodata })
+}
+
+fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
+    match dec.find_tag(Tag::GdalNodata).map_err(|e| map_tiff(path, e))? {
+        None => Ok(None),
+        Some(v) => {
+            let s = v.into_string().map_err(|e| map_tiff(path, e))?;
+            let t = s.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+            if t.eq_ignore_ascii_case("nan") {
+                return Ok(Some(f64::NAN));
+            }
+            t.parse::<f64>()
+                .map(Some)
+                .map_err(|_| IoError::malformed(path, "GeoTIFF", format!("GDAL_NODATA {t:?} is not a number")))
+        }
+    }
+}
+
+/// Read a GeoTIFF DEM: heights in metres (NaN = nodata/invalid), cell size in metres.
+pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
+    let path = path.as_ref();
+    let (mut dec, w, h) = open(path)?;
+    let GeoInfo { crs_kind, cell: (dx, dy), vertical, transform, nodata } = geo_info(path, &mut dec, w, h)?;
 
     let decoded = read_image(path, &mut dec)?;
     let nd = nodata.unwrap_or(f64::NAN);
@@ -226,5 +256,5 @@ pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
             return Err(IoError::unsupported(path, "64-bit integer samples for a DEM"));
         }
     }?;
-    Ok(Dem { heights: heights.with_cell_size(dx, dy), crs_kind, nodata, source: path.to_path_buf() })
+    Ok(Dem { heights: heights.with_cell_size(dx, dy), crs_kind, georef: transform, nodata, source: path.to_path_buf() })
 }

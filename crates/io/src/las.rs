@@ -1,15 +1,31 @@
-//! LAS 1.0–1.4 point clouds, uncompressed (LAZ is refused).
+//! LAS 1.0–1.4 point clouds, uncompressed or LAZ-compressed.
 //!
 //! Header fields used (little-endian, byte offsets): 0 `"LASF"`; 24/25 version major/minor;
-//! 94 header size (u16); 96 offset to point data (u32); 104 point data format (u8; bit 7 or 6
-//! set means LAZ-compressed); 105 point record length (u16); 107 legacy point count (u32);
-//! 131–178 x/y/z scale then x/y/z offset (f64); for 1.4, 247 point count (u64), used when the
-//! legacy count is 0. Every point format 0–10 starts with `X, Y, Z` as i32, and real
-//! coordinates are `X · scale + offset`. The classification is byte 15 (low 5 bits) for
-//! formats 0–5 and byte 16 for formats 6–10.
+//! 94 header size (u16); 96 offset to point data (u32); 100 number of VLRs (u32); 104 point data
+//! format (u8; bit 7 set means LAZ-compressed, bit 6 is also reserved for compression and
+//! masked off); 105 point record length (u16); 107 legacy point count (u32); 131–178 x/y/z scale
+//! then x/y/z offset (f64); for 1.4, 247 point count (u64), used when the legacy count is 0.
+//! Every point format 0–10 starts with `X, Y, Z` as i32, and real coordinates are
+//! `X · scale + offset`. The classification is byte 15 (low 5 bits) for formats 0–5 and byte 16
+//! for formats 6–10. RGB (three u16) is at byte 20 (format 2), 28 (formats 3, 5) or 30
+//! (formats 7, 8, 10).
+//!
+//! Variable-length records (54-byte header: user id at 2, record id at 18, length at 20) are
+//! scanned for the LASzip VLR (`"laszip encoded"`, 22204), which describes the compressed
+//! items, and the GeoKeyDirectory (`"LASF_Projection"`, 34735), whose `ProjLinearUnitsGeoKey`
+//! (3076) and `VerticalUnitsGeoKey` (4099) give the coordinate units. LAZ data is decompressed
+//! with the `laz` crate (LASzip's arithmetic coder, pure Rust).
+//!
+//! Bounds, checked before allocating: every VLR lies inside the file and before the points; the
+//! point count is at most [`MAX_POINTS`]; uncompressed records must fit in the file; for LAZ the
+//! LASzip items must add up to the record length, the chunk table's chunk count must fit in the
+//! file, and storage is reserved for at most as many points as there are compressed bytes, so a
+//! header that overstates the count fails with "truncated" once the data runs out instead of
+//! reserving memory for the count.
 
 use crate::error::{IoError, Result};
 use crate::fsio::open_with_magic;
+use crate::geotiff::linear_unit_metres;
 use crate::limits::MAX_POINTS;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -21,17 +37,137 @@ pub struct LasPoints {
     pub classification: Vec<u8>,
     /// `(major, minor)` version of the file.
     pub version: (u8, u8),
+    /// Point data format 0–10 (without the compression bits).
     pub point_format: u8,
+    /// Red, green, blue per point for formats 2, 3, 5, 7, 8 and 10 (as stored: usually
+    /// 0..65535, some writers store 0..255).
+    pub rgb: Option<Vec<[u16; 3]>>,
+    /// Whether the point data was LAZ-compressed.
+    pub compressed: bool,
+    /// Metres per horizontal coordinate unit, from the GeoKeyDirectory (`None` if not given).
+    pub horizontal_unit_m: Option<f64>,
+    /// Metres per vertical unit, from the GeoKeyDirectory (`None` if not given).
+    pub vertical_unit_m: Option<f64>,
 }
 
 /// Minimum record length of each point data format 0–10.
 const MIN_RECORD: [u16; 11] = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 
+/// Byte offset of RGB in a record of each point data format, if it has colour.
+fn rgb_offset(format: u8) -> Option<usize> {
+    match format {
+        2 => Some(20),
+        3 | 5 => Some(28),
+        7 | 8 | 10 => Some(30),
+        _ => None,
+    }
+}
+
 fn f64_at(b: &[u8], o: usize) -> f64 {
     f64::from_le_bytes(b[o..o + 8].try_into().unwrap())
 }
 
-/// Read the points of an uncompressed LAS file.
+fn u16_at(b: &[u8], o: usize) -> u16 {
+    u16::from_le_bytes([b[o], b[o + 1]])
+}
+
+/// What the VLRs say: the LASzip record data and the coordinate units.
+#[derive(Default)]
+struct Vlrs {
+    laszip: Option<Vec<u8>>,
+    horizontal_unit_m: Option<f64>,
+    vertical_unit_m: Option<f64>,
+}
+
+/// Scan `count` VLRs starting at `start`; each must end at or before `end` (the point data).
+fn read_vlrs<R: Read + Seek>(path: &Path, r: &mut R, start: u64, count: u32, end: u64) -> Result<Vlrs> {
+    let mut out = Vlrs::default();
+    let mut pos = start;
+    for k in 0..count {
+        if pos + 54 > end {
+            return Err(IoError::malformed(
+                path,
+                "LAS",
+                format!("VLR {k} of {count} at byte {pos} runs into the point data at {end}"),
+            ));
+        }
+        r.seek(SeekFrom::Start(pos)).map_err(|e| IoError::io(path, e))?;
+        let mut h = [0u8; 54];
+        r.read_exact(&mut h).map_err(|e| IoError::io(path, e))?;
+        let user = String::from_utf8_lossy(&h[2..18]).trim_end_matches('\0').to_string();
+        let record = u16_at(&h, 18);
+        let len = u64::from(u16_at(&h, 20));
+        if pos + 54 + len > end {
+            return Err(IoError::malformed(
+                path,
+                "LAS",
+                format!("VLR {k} ({user:?} {record}) of {len} bytes at {pos} runs past the point data at {end}"),
+            ));
+        }
+        let wanted = (user == "laszip encoded" && record == 22204) || (user == "LASF_Projection" && record == 34735);
+        if wanted {
+            let mut data = vec![0u8; len as usize];
+            r.read_exact(&mut data).map_err(|e| IoError::io(path, e))?;
+            if record == 22204 {
+                out.laszip = Some(data);
+            } else {
+                let keys: Vec<u16> = data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+                if keys.len() >= 4 {
+                    let n = (keys[3] as usize).min((keys.len() - 4) / 4);
+                    for key in keys[4..4 + 4 * n].chunks_exact(4) {
+                        if key[1] != 0 {
+                            continue;
+                        }
+                        // Units of a file we cannot interpret stay unknown rather than failing.
+                        let unit = linear_unit_metres(path, Some(key[3]), "").ok().filter(|_| key[3] != 32767);
+                        match key[0] {
+                            3076 => out.horizontal_unit_m = unit,
+                            4099 => out.vertical_unit_m = unit,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        pos += 54 + len;
+    }
+    Ok(out)
+}
+
+/// Refuse a LAZ chunk table whose chunk count cannot fit in the file (the `laz` crate reserves
+/// memory for it). Returns the chunk count when the table was found.
+fn check_chunk_table<R: Read + Seek>(path: &Path, r: &mut R, data_start: u64, len: u64) -> Result<Option<u64>> {
+    let read_i64 = |r: &mut R, at: u64| -> Result<i64> {
+        let mut b = [0u8; 8];
+        r.seek(SeekFrom::Start(at)).map_err(|e| IoError::io(path, e))?;
+        r.read_exact(&mut b).map_err(|e| IoError::io(path, e))?;
+        Ok(i64::from_le_bytes(b))
+    };
+    if data_start + 8 > len {
+        return Err(IoError::truncated(path, "LAZ data shorter than its chunk-table offset"));
+    }
+    let mut table = read_i64(r, data_start)?;
+    if table <= data_start as i64 && len >= 8 {
+        table = read_i64(r, len - 8)?;
+    }
+    if table <= data_start as i64 || table as u64 + 8 > len {
+        return Ok(None);
+    }
+    let mut b = [0u8; 8];
+    r.seek(SeekFrom::Start(table as u64)).map_err(|e| IoError::io(path, e))?;
+    r.read_exact(&mut b).map_err(|e| IoError::io(path, e))?;
+    let chunks = u64::from(u32::from_le_bytes(b[4..8].try_into().unwrap()));
+    if chunks > (len - data_start) / 4 + 1 {
+        return Err(IoError::malformed(
+            path,
+            "LAZ",
+            format!("chunk table declares {chunks} chunks, more than {} bytes of data can hold", len - data_start),
+        ));
+    }
+    Ok(Some(chunks))
+}
+
+/// Read the points of a LAS or LAZ file.
 pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
     let path = path.as_ref();
     let (file, len) = open_with_magic(path, &[b"LASF"], "LAS")?;
@@ -45,17 +181,16 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
     if version.0 != 1 || version.1 > 4 {
         return Err(IoError::unsupported(path, format!("LAS version {}.{}", version.0, version.1)));
     }
-    let header_size = u16::from_le_bytes([head[94], head[95]]) as u64;
-    let offset = u32::from_le_bytes(head[96..100].try_into().unwrap()) as u64;
+    let header_size = u64::from(u16_at(&head, 94));
+    let offset = u64::from(u32::from_le_bytes(head[96..100].try_into().unwrap()));
+    let n_vlrs = u32::from_le_bytes(head[100..104].try_into().unwrap());
     let format_byte = head[104];
-    if format_byte & 0xC0 != 0 {
-        return Err(IoError::unsupported(path, "LAZ-compressed point data (decompress to LAS first)"));
-    }
-    let format = format_byte;
+    let compressed = format_byte & 0x80 != 0;
+    let format = format_byte & 0x3F;
     if format > 10 {
         return Err(IoError::unsupported(path, format!("LAS point data format {format}")));
     }
-    let rec = u16::from_le_bytes([head[105], head[106]]);
+    let rec = u16_at(&head, 105);
     if rec < MIN_RECORD[format as usize] {
         return Err(IoError::malformed(
             path,
@@ -63,22 +198,31 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
             format!("record length {rec} < {} for format {format}", MIN_RECORD[format as usize]),
         ));
     }
-    let mut count = u32::from_le_bytes(head[107..111].try_into().unwrap()) as u64;
+    let mut count = u64::from(u32::from_le_bytes(head[107..111].try_into().unwrap()));
     if count == 0 && version.1 >= 4 && head.len() >= 255 {
         count = u64::from_le_bytes(head[247..255].try_into().unwrap());
     }
-    if offset < header_size.min(227) {
-        return Err(IoError::malformed(path, "LAS", format!("point data offset {offset} inside the header")));
+    if header_size < 227 || offset < header_size {
+        return Err(IoError::malformed(
+            path,
+            "LAS",
+            format!("header size {header_size} / point data offset {offset} inside the header"),
+        ));
+    }
+    if offset > len {
+        return Err(IoError::truncated(path, format!("point data offset {offset} beyond the file's {len} bytes")));
     }
     if count > MAX_POINTS {
         return Err(IoError::TooMany { path: path.to_path_buf(), what: "LAS points", count, limit: MAX_POINTS });
     }
-    let need = offset + count * u64::from(rec);
-    if need > len {
-        return Err(IoError::truncated(
-            path,
-            format!("{count} points of {rec} bytes at {offset} need {need} bytes, file has {len}"),
-        ));
+    if !compressed {
+        let need = offset + count * u64::from(rec);
+        if need > len {
+            return Err(IoError::truncated(
+                path,
+                format!("{count} points of {rec} bytes at {offset} need {need} bytes, file has {len}"),
+            ));
+        }
     }
     if count == 0 {
         return Err(IoError::Empty { path: path.to_path_buf(), what: "LAS with no points".into() });
@@ -88,16 +232,81 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
     if scale.iter().chain(&off).any(|v| !v.is_finite()) || scale.contains(&0.0) {
         return Err(IoError::malformed(path, "LAS", format!("scale {scale:?} / offset {off:?}")));
     }
-    r.seek(SeekFrom::Start(offset)).map_err(|e| IoError::io(path, e))?;
+    let vlrs = read_vlrs(path, &mut r, header_size, n_vlrs, offset)?;
+
     let class_at = if format <= 5 { 15 } else { 16 };
-    let mut buf = vec![0u8; rec as usize];
-    let mut xyz = Vec::with_capacity(count as usize);
-    let mut classification = Vec::with_capacity(count as usize);
-    for _ in 0..count {
-        r.read_exact(&mut buf).map_err(|e| IoError::io(path, e))?;
+    let rgb_at = rgb_offset(format);
+    // Reserve no more than the bytes that hold the points can describe.
+    let cap = count.min((len - offset) / if compressed { 1 } else { u64::from(rec) }) as usize;
+    let mut xyz = Vec::with_capacity(cap);
+    let mut classification = Vec::with_capacity(cap);
+    let mut rgb = rgb_at.map(|_| Vec::with_capacity(cap));
+    let mut take = |buf: &[u8]| {
         let c = |i: usize| i32::from_le_bytes(buf[4 * i..4 * i + 4].try_into().unwrap()) as f64 * scale[i] + off[i];
         xyz.push([c(0), c(1), c(2)]);
         classification.push(if format <= 5 { buf[class_at] & 0x1F } else { buf[class_at] });
+        if let (Some(at), Some(v)) = (rgb_at, rgb.as_mut()) {
+            v.push([u16_at(buf, at), u16_at(buf, at + 2), u16_at(buf, at + 4)]);
+        }
+    };
+
+    if compressed {
+        let data = vlrs.laszip.as_ref().ok_or_else(|| IoError::missing(path, "LASzip VLR of a LAZ file"))?;
+        let vlr =
+            laz::LazVlr::from_buffer(data).map_err(|e| IoError::malformed(path, "LAZ", format!("LASzip VLR: {e}")))?;
+        if vlr.items_size() != u64::from(rec) {
+            return Err(IoError::malformed(
+                path,
+                "LAZ",
+                format!("LASzip items describe {}-byte points, the header says {rec}", vlr.items_size()),
+            ));
+        }
+        let chunks = check_chunk_table(path, &mut r, offset, len)?;
+        if let (Some(chunks), size) = (chunks, vlr.chunk_size()) {
+            if size != u32::MAX && count > chunks * u64::from(size) {
+                return Err(IoError::malformed(
+                    path,
+                    "LAZ",
+                    format!(
+                        "{count} points declared, {chunks} chunks of {size} hold at most {}",
+                        chunks * u64::from(size)
+                    ),
+                ));
+            }
+        }
+        r.seek(SeekFrom::Start(offset)).map_err(|e| IoError::io(path, e))?;
+        let mut dec = laz::LasZipDecompressor::new(&mut r, vlr)
+            .map_err(|e| IoError::malformed(path, "LAZ", format!("cannot start decompression: {e}")))?;
+        const BATCH: u64 = 4096;
+        let mut buf = vec![0u8; BATCH as usize * rec as usize];
+        let mut done = 0u64;
+        while done < count {
+            let k = (count - done).min(BATCH) as usize;
+            let part = &mut buf[..k * rec as usize];
+            dec.decompress_many(part).map_err(|e| {
+                IoError::truncated(path, format!("LAZ data ends after about {done} of {count} points ({e})"))
+            })?;
+            for p in part.chunks_exact(rec as usize) {
+                take(p);
+            }
+            done += k as u64;
+        }
+    } else {
+        r.seek(SeekFrom::Start(offset)).map_err(|e| IoError::io(path, e))?;
+        let mut buf = vec![0u8; rec as usize];
+        for _ in 0..count {
+            r.read_exact(&mut buf).map_err(|e| IoError::io(path, e))?;
+            take(&buf);
+        }
     }
-    Ok(LasPoints { xyz, classification, version, point_format: format })
+    Ok(LasPoints {
+        xyz,
+        classification,
+        version,
+        point_format: format,
+        rgb,
+        compressed,
+        horizontal_unit_m: vlrs.horizontal_unit_m,
+        vertical_unit_m: vlrs.vertical_unit_m,
+    })
 }

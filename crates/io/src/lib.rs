@@ -2,9 +2,10 @@
 //!
 //! Rasters: 16-bit greyscale PNG ([`write_png16`]), the browser's `rg16` PNG
 //! ([`write_rg16`]), `.r16` raw ([`write_r16`]), float32 TIFF ([`write_tiff_f32`]), 8-bit
-//! masks and RGB previews ([`write_png8`], [`write_rgb8`]), each with its reader. DEMs:
-//! GeoTIFF ([`read_geotiff`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
-//! metres. Point clouds: PLY ([`read_ply_points`]) and LAS ([`read_las`]), turned into height
+//! masks and RGB previews ([`write_png8`], [`write_rgb8`]), each with its reader; RGB(A)
+//! GeoTIFF orthophotos ([`read_geotiff_rgb`]). DEMs:
+//! GeoTIFF ([`read_geotiff`], with its [`GeoTransform`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
+//! metres. Point clouds: PLY ([`read_ply_points`]) and LAS/LAZ ([`read_las`]), turned into height
 //! fields by [`height_from_points`]. Sidecars: [`Sidecar`]. Exact layouts are in
 //! `docs/formats.md`.
 //!
@@ -20,6 +21,7 @@ pub mod error;
 pub mod export;
 mod fsio;
 pub mod geotiff;
+pub mod geotiff_rgb;
 pub mod height_from_points;
 pub mod las;
 pub mod limits;
@@ -37,9 +39,10 @@ mod tiff_common;
 pub mod tiff_f32;
 
 pub use crop::crop_largest_valid;
-pub use dem::{metres_per_degree, CrsKind, Dem};
+pub use dem::{metres_per_degree, CrsKind, Dem, GeoTransform};
 pub use error::{IoError, Result};
 pub use geotiff::read_geotiff;
+pub use geotiff_rgb::{read_geotiff_rgb, Ortho};
 pub use height_from_points::height_from_points;
 pub use las::{read_las, LasPoints};
 pub use npz::{read_npz, read_npz_dem};
@@ -66,6 +69,7 @@ pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
         "png" => Ok(Dem {
             heights: read_height_png(path)?,
             crs_kind: CrsKind::Unknown,
+            georef: None,
             nodata: None,
             source: path.to_path_buf(),
         }),

@@ -129,5 +129,11 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
         Some(lat) => (CrsKind::Geographic { epsg: None, centre_lat: lat }, geographic_cell_size(path, sx, sy, lat)?),
         None => (CrsKind::Unknown, (sx, sy)),
     };
-    Ok(Dem { heights: heights.with_cell_size(cx, cy), crs_kind, nodata: None, source: path.to_path_buf() })
+    Ok(Dem {
+        heights: heights.with_cell_size(cx, cy),
+        crs_kind,
+        georef: None,
+        nodata: None,
+        source: path.to_path_buf(),
+    })
 }

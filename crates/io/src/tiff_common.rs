@@ -37,9 +37,9 @@ pub(crate) fn map_tiff(path: &Path, e: TiffError) -> IoError {
     }
 }
 
-/// Open a TIFF, check its magic, its size against the limits and that it has one sample per
-/// pixel. Returns the decoder positioned on the first image and `(width, height)`.
-pub(crate) fn open(path: &Path) -> Result<(TiffDecoder, usize, usize)> {
+/// Open a TIFF, check its magic and its size against the limits. Returns the decoder
+/// positioned on the first image, `(width, height)` and the samples per pixel.
+pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> {
     let (file, _len) = open_with_magic(path, &TIFF_MAGICS, "TIFF")?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX);
@@ -50,6 +50,12 @@ pub(crate) fn open(path: &Path) -> Result<(TiffDecoder, usize, usize)> {
     let (w, h) = dec.dimensions().map_err(|e| map_tiff(path, e))?;
     let (width, height) = check_raster_size(path, u64::from(w), u64::from(h))?;
     let spp: u16 = dec.find_tag_unsigned(Tag::SamplesPerPixel).map_err(|e| map_tiff(path, e))?.unwrap_or(1);
+    Ok((dec, width, height, spp))
+}
+
+/// [`open_any`] for a single-channel raster: refuses more than one sample per pixel.
+pub(crate) fn open(path: &Path) -> Result<(TiffDecoder, usize, usize)> {
+    let (dec, width, height, spp) = open_any(path)?;
     if spp != 1 {
         return Err(IoError::unsupported(path, format!("TIFF with {spp} samples per pixel (need a single channel)")));
     }

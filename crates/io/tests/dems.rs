@@ -59,6 +59,75 @@ fn rmnp_lzw_uint16_geotiff_loads() {
 }
 
 #[test]
+fn rmnp_georeference_is_the_files_tiepoint_and_scale() {
+    // tifffile: ModelPixelScaleTag (0.002750000000000042, 0.0021100000000000086, 0),
+    // ModelTiepointTag (0, 0, 0, -105.91250000000001, 40.553678069620155, 0), PixelIsArea.
+    let dem = read_geotiff(data("rmnp-dem.tif")).unwrap();
+    let g = dem.georef.expect("rmnp-dem.tif is georeferenced");
+    assert_eq!((g.x0, g.y0), (-105.91250000000001, 40.553678069620155));
+    assert_eq!((g.sx, g.sy), (0.002750000000000042, 0.0021100000000000086));
+    // Pixel centres: x = x0 + (c + 0.5)·sx, y = y0 − (r + 0.5)·sy; to_pixel inverts it.
+    let (x, y) = g.pixel_centre(10.0, 20.0);
+    assert!((x - (-105.91250000000001 + 10.5 * 0.00275)).abs() < 1e-12);
+    assert!((y - (40.553678069620155 - 20.5 * 0.00211)).abs() < 1e-12);
+    let (c, r) = g.to_pixel(x, y);
+    assert!((c - 10.0).abs() < 1e-9 && (r - 20.0).abs() < 1e-9);
+    // rasterio's bounds: left −105.9125, bottom 40.15910806962015, right −105.4945.
+    let (x0, y0, x1, y1) = g.bounds(152, 187);
+    assert!((x0 + 105.9125).abs() < 1e-9 && (y0 - 40.15910806962015).abs() < 1e-9);
+    assert!((x1 + 105.4945).abs() < 1e-9 && (y1 - 40.553678069620155).abs() < 1e-12);
+    // NPZ and PNG DEMs have no transform.
+    assert_eq!(read_dem(data("jacksboro_fault_dem.npz")).unwrap().georef, None);
+}
+
+#[test]
+fn rmnp_orthophoto_reads_rgb_mask_and_georeference() {
+    let o = read_geotiff_rgb(data("rmnp-rgb.tif")).unwrap();
+    assert_eq!((o.rgb.width(), o.rgb.height()), (485, 373));
+    // rasterio: nodata 255, dataset mask has 11 251 masked pixels (all three bands = 255).
+    assert_eq!(o.valid_count(), 485 * 373 - 11_251);
+    assert!(!*o.valid.get(0, 0));
+    // Pixel (col 242, row 186) is (114, 114, 90) in rasterio.
+    assert!(*o.valid.get(242, 186));
+    assert_eq!(*o.rgb.get(242, 186), [114.0f64 / 255.0, 114.0 / 255.0, 90.0 / 255.0].map(|v| v as f32));
+    let g = o.georef.unwrap();
+    assert_eq!((g.x0, g.y0), (-106.0566005603556, 40.61968153576429));
+    assert_eq!((g.sx, g.sy), (0.0015000000000000128, 0.0014999999999999996));
+    assert!(matches!(o.crs_kind, CrsKind::Geographic { epsg: Some(4326), .. }));
+    assert!((o.rgb.dx - 127.0).abs() < 2.0 && (o.rgb.dy - 167.0).abs() < 2.0, "{} {}", o.rgb.dx, o.rgb.dy);
+    // A single-channel DEM is not an orthophoto.
+    let e = read_geotiff_rgb(data("rmnp-dem.tif")).unwrap_err().to_string();
+    assert!(e.contains("rmnp-dem.tif") && e.contains("RGB"), "{e}");
+}
+
+#[test]
+fn crafted_rgba_and_rgb16_orthophotos() {
+    let dir = tmp_dir("ortho");
+    // RGBA 8-bit: alpha 0 is invalid.
+    let p = dir.join("rgba.tif");
+    {
+        let mut enc = TiffEncoder::new(std::fs::File::create(&p).unwrap()).unwrap();
+        let mut img = enc.new_image::<colortype::RGBA8>(2, 1).unwrap();
+        img.encoder().write_tag(Tag::ModelPixelScaleTag, &[2.0f64, 3.0, 0.0][..]).unwrap();
+        img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 500.0, 900.0, 0.0][..]).unwrap();
+        img.write_data(&[255u8, 0, 51, 255, 10, 20, 30, 0]).unwrap();
+    }
+    let o = read_geotiff_rgb(&p).unwrap();
+    assert_eq!(o.valid.data(), &[true, false]);
+    assert_eq!(*o.rgb.get(0, 0), [1.0, 0.0, 0.2]);
+    assert_eq!(o.georef, Some(GeoTransform { x0: 500.0, y0: 900.0, sx: 2.0, sy: 3.0 }));
+    // RGB 16-bit at full scale is divided by 65 535.
+    let q = dir.join("rgb16.tif");
+    {
+        let mut enc = TiffEncoder::new(std::fs::File::create(&q).unwrap()).unwrap();
+        enc.write_image::<colortype::RGB16>(1, 1, &[65535u16, 0, 13107]).unwrap();
+    }
+    let o = read_geotiff_rgb(&q).unwrap();
+    assert_eq!(*o.rgb.get(0, 0), [1.0, 0.0, 0.2]);
+    assert_eq!(o.georef, None);
+}
+
+#[test]
 fn jacksboro_npz_loads_with_its_spacing() {
     let dem = read_npz_dem(data("jacksboro_fault_dem.npz")).unwrap();
     let h = &dem.heights;

@@ -12,7 +12,9 @@ mod exports {
     use bozkir_io::export::obj::write_obj;
     use bozkir_io::export::unity::write_unity;
     use bozkir_io::export::unreal::{unreal_tile_name, write_unreal, UnrealOptions};
-    use bozkir_io::export::weights::{class_layers, distinct_classes, read_rgba8, soft_layers, write_weight_maps};
+    use bozkir_io::export::weights::{
+        class_layers, distinct_classes, read_rgba8, soft_layers, write_weight_maps, write_weight_maps_tiled,
+    };
     use bozkir_io::{read_png16, read_png8};
     use std::path::Path;
 
@@ -275,5 +277,67 @@ mod exports {
             .max()
             .unwrap();
         assert_eq!(max_index, verts);
+    }
+
+    /// Soft layers over a 33 × 17 map: smooth ramps, so every tile differs.
+    fn soft_map() -> Vec<Grid<u8>> {
+        let ramps: Vec<Grid<f64>> =
+            (0..5).map(|k| Grid::from_fn(33, 17, move |x, y| 1.0 + ((x * (k + 1) + 3 * y * k) % 11) as f64)).collect();
+        soft_layers(&ramps)
+    }
+
+    #[test]
+    fn tiled_weight_maps_share_the_height_tiles_and_reassemble() {
+        let layers = soft_map();
+        let names: Vec<String> = ["grass", "rock", "sand", "snow", "mud"].iter().map(|s| s.to_string()).collect();
+        let tmp = TmpDir::new("weights_tiled");
+        let (flat, tiled) = (tmp.join("flat"), tmp.join("tiled"));
+        std::fs::create_dir_all(&flat).unwrap();
+        std::fs::create_dir_all(&tiled).unwrap();
+        let a = write_weight_maps(&flat, "weights", &layers, &names).unwrap();
+        let b = write_weight_maps_tiled(&tiled, "weights", &layers, &names, 9).unwrap();
+        // 33 × 17 pixels in 9 × 9 tiles sharing edges: 4 columns, 2 rows.
+        assert_eq!(b.layers.len(), 5 * 8);
+        assert_eq!(b.splats.len(), 2 * 8);
+        let mut listing: Vec<String> =
+            std::fs::read_dir(&tiled).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        listing.sort();
+        assert_eq!(listing.len(), 5 * 8 + 2 * 8 + 1);
+        for name in ["weights_grass_x0_y0.png", "weights_mud_x3_y1.png", "weights_splat1_x2_y0.png", "weights.json"] {
+            assert!(listing.contains(&name.to_string()), "{name} in {listing:?}");
+        }
+        assert!(!listing.iter().any(|f| f == "weights_grass.png" || f.contains("_x4") || f.contains("_y2")));
+        // Reassembled tiles give the untiled maps, pixel for pixel, and agree on shared edges.
+        for (li, name) in names.iter().enumerate() {
+            let whole = read_png8(&a.layers[li]).unwrap();
+            assert_eq!(whole.data(), layers[li].data());
+            for ty in 0..2 {
+                for tx in 0..4 {
+                    let t = read_png8(tiled.join(format!("weights_{name}_x{tx}_y{ty}.png"))).unwrap();
+                    assert_eq!((t.width(), t.height()), (9, 9));
+                    for y in 0..9 {
+                        for x in 0..9 {
+                            assert_eq!(t.get(x, y), whole.get(tx * 8 + x, ty * 8 + y), "{name} tile {tx},{ty}");
+                        }
+                    }
+                }
+            }
+        }
+        let splat = read_rgba8(&a.splats[1]).unwrap();
+        let t = read_rgba8(tiled.join("weights_splat1_x3_y1.png")).unwrap();
+        assert_eq!(t.get(8, 8), splat.get(32, 16));
+        assert_eq!(t.get(0, 0), splat.get(24, 8));
+        // Every tile pixel still sums to 255 over the layers.
+        let tiles: Vec<Grid<u8>> =
+            names.iter().map(|n| read_png8(tiled.join(format!("weights_{n}_x1_y1.png"))).unwrap()).collect();
+        for p in 0..81 {
+            assert_eq!(tiles.iter().map(|g| g.data()[p] as u32).sum::<u32>(), 255);
+        }
+        let note: serde_json::Value = serde_json::from_slice(&std::fs::read(&b.note).unwrap()).unwrap();
+        assert_eq!(note["tiles"], serde_json::json!([4, 2]));
+        assert_eq!(note["layers"][1]["file"], "weights_rock_x<column>_y<row>.png");
+        // Sizes that are not k·(tile − 1) + 1 are refused.
+        let e = write_weight_maps_tiled(&tiled, "w2", &layers, &names, 10).unwrap_err().to_string();
+        assert!(e.contains("tile 10"), "{e}");
     }
 }

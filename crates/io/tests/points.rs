@@ -190,3 +190,78 @@ fn las_points_are_scaled_and_classified() {
     std::fs::write(&q, cut).unwrap();
     assert!(read_las(&q).unwrap_err().to_string().contains("truncated"));
 }
+
+fn lidar(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/lidar").join(name)
+}
+
+#[test]
+fn autzen_laz_decompresses_to_what_laspy_reads() {
+    let las = read_las(lidar("autzen_trim.laz")).unwrap();
+    assert!(las.compressed);
+    assert_eq!((las.version, las.point_format), ((1, 2), 3));
+    // Header point count.
+    assert_eq!(las.xyz.len(), 110_000);
+    assert_eq!(las.classification.len(), 110_000);
+    let rgb = las.rgb.as_ref().expect("format 3 has RGB");
+    // Values from laspy 2.7 + lazrs (integer X, Y, Z at scale 0.01, offset 0).
+    let pinned: [(usize, [i64; 3], u8, [u16; 3]); 6] = [
+        (0, [63717798, 84939395, 41119], 1, [84, 102, 93]),
+        (1, [63717730, 84939695, 41125], 1, [82, 98, 90]),
+        (4095, [63709182, 84904445, 41975], 1, [88, 116, 96]),
+        (4096, [63709389, 84904029, 44006], 1, [82, 105, 88]),
+        (50000, [63660186, 84901859, 42510], 1, [134, 134, 104]),
+        (109999, [63603788, 84933694, 42320], 1, [64, 74, 70]),
+    ];
+    for (i, xyz, class, col) in pinned {
+        let got = las.xyz[i].map(|v| (v * 100.0).round() as i64);
+        assert_eq!(got, xyz, "point {i}");
+        assert_eq!(las.classification[i], class, "point {i}");
+        assert_eq!(rgb[i], col, "point {i}");
+    }
+    // Whole-file checksums from laspy: sums of the integer coordinates and of each colour.
+    let sum = |k: usize| las.xyz.iter().map(|p| (p[k] * 100.0).round() as i64).sum::<i64>();
+    assert_eq!([sum(0), sum(1), sum(2)], [7002010454461, 9340603643128, 4733712773]);
+    let csum = |k: usize| rgb.iter().map(|c| i64::from(c[k])).sum::<i64>();
+    assert_eq!([csum(0), csum(1), csum(2)], [12255922, 13168529, 10938029]);
+    // Classes: 83 893 unclassified (1), 26 107 ground (2).
+    assert_eq!(las.classification.iter().filter(|&&c| c == 2).count(), 26_107);
+    // GeoKeys: ProjLinearUnits 9002 (international foot), no vertical unit key.
+    assert_eq!((las.horizontal_unit_m, las.vertical_unit_m), (Some(0.3048), None));
+}
+
+#[test]
+fn las14_units_and_no_rgb() {
+    let las = read_las(lidar("file_with_both_wkt_and_geotiff_vlrs.las")).unwrap();
+    assert!(!las.compressed && las.rgb.is_none());
+    assert_eq!((las.version, las.point_format, las.xyz.len()), ((1, 4), 6, 25_408));
+    assert_eq!(las.xyz[0].map(|v| (v * 1000.0).round() as i64), [2445180750, 604324040, 1354220]);
+    assert_eq!(las.classification[0], 2);
+    // GeoKeys 3076 and 4099 are 9003 (US survey foot).
+    let ft = 1200.0 / 3937.0;
+    assert_eq!((las.horizontal_unit_m, las.vertical_unit_m), (Some(ft), Some(ft)));
+}
+
+#[test]
+fn laz_with_overstated_count_or_broken_data_fails_cleanly() {
+    let dir = tmp_dir("laz");
+    let src = std::fs::read(lidar("autzen_trim.laz")).unwrap();
+    // A header that claims more points than the chunks can hold is refused before decoding.
+    let mut big = src.clone();
+    big[107..111].copy_from_slice(&200_000_000u32.to_le_bytes());
+    let p = dir.join("big.laz");
+    std::fs::write(&p, &big).unwrap();
+    let e = read_las(&p).unwrap_err().to_string();
+    assert!(e.contains("big.laz") && e.contains("chunks"), "{e}");
+    // Cut in the middle of the compressed data.
+    let p = dir.join("cut.laz");
+    std::fs::write(&p, &src[..src.len() / 2]).unwrap();
+    assert!(read_las(&p).is_err());
+    // A LAZ flag without a LASzip VLR.
+    let mut novlr = src.clone();
+    novlr[100..104].copy_from_slice(&0u32.to_le_bytes());
+    let p = dir.join("novlr.laz");
+    std::fs::write(&p, &novlr).unwrap();
+    let e = read_las(&p).unwrap_err().to_string();
+    assert!(e.contains("LASzip VLR"), "{e}");
+}

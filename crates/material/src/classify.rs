@@ -212,7 +212,7 @@ fn check(
         return Err(input(format!("grid of {n} cells per side; at least 2")));
     }
     let m = (z.len() as f64).sqrt().round() as usize;
-    if m * m != z.len() || m % n != 0 {
+    if m * m != z.len() || !m.is_multiple_of(n) {
         return Err(input(format!("{} height samples are not an (n·over)² grid for n = {n}", z.len())));
     }
     if let Some(i) = z.iter().position(|v| !v.is_finite()) {

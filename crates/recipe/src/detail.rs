@@ -88,6 +88,12 @@ pub struct ReverseStage {
     pub depth: f64,
     pub depth_variation: f64,
     pub debris: f64,
+    /// Slope (degrees) below which routed rubble comes to rest.
+    pub toe_deg: f64,
+    /// Rubble stops at its region's lower boundary (true) or runs on to the toe (false).
+    pub debris_in_region: bool,
+    /// Passes of 3×3 spreading of the rubble where it came to rest (0..=16).
+    pub debris_spread: u32,
     pub noise_m: f64,
     pub finish: bool,
     pub seed: Option<u64>,
@@ -102,6 +108,9 @@ impl Default for ReverseStage {
             depth: d.depth,
             depth_variation: d.depth_variation,
             debris: d.debris,
+            toe_deg: d.toe_deg,
+            debris_in_region: d.debris_in_region,
+            debris_spread: d.debris_spread,
             noise_m: d.noise_m,
             finish: d.finish,
             seed: None,
@@ -116,6 +125,10 @@ impl ReverseStage {
         range("depth", self.depth, 0.0, 1.0)?;
         range("depth_variation", self.depth_variation, 0.0, 1.0)?;
         range("debris", self.debris, 0.0, 1.0)?;
+        range("toe_deg", self.toe_deg, 0.0, 89.9)?;
+        if self.debris_spread > 16 {
+            return Err(format!("debris_spread must be 0..=16, got {}", self.debris_spread));
+        }
         range("noise_m", self.noise_m, 0.0, 1e5)?;
         Ok(self)
     }
@@ -126,6 +139,9 @@ impl ReverseStage {
             depth: self.depth,
             depth_variation: self.depth_variation,
             debris: self.debris,
+            toe_deg: self.toe_deg,
+            debris_in_region: self.debris_in_region,
+            debris_spread: self.debris_spread,
             noise_m: self.noise_m,
             finish: self.finish,
             seed,
@@ -144,6 +160,10 @@ pub struct RillStage {
     pub amplitude_m: f64,
     pub gate_lo_deg: f64,
     pub gate_hi_deg: f64,
+    /// Stretched noise layers (1..=8); layer `k` is `lacunarityᵏ` times finer, `gainᵏ` as loud.
+    pub layers: u32,
+    pub lacunarity: f64,
+    pub gain: f64,
 }
 
 impl Default for RillStage {
@@ -155,6 +175,9 @@ impl Default for RillStage {
             amplitude_m: d.amplitude_m,
             gate_lo_deg: d.gate_lo_deg,
             gate_hi_deg: d.gate_hi_deg,
+            layers: d.layers,
+            lacunarity: d.lacunarity,
+            gain: d.gain,
         }
     }
 }
@@ -165,6 +188,11 @@ impl RillStage {
         range("along_m", self.along_m, 1e-3, 1e6)?;
         range("amplitude_m", self.amplitude_m, -1e4, 1e4)?;
         gate(self.gate_lo_deg, self.gate_hi_deg)?;
+        if !(1..=8).contains(&self.layers) {
+            return Err(format!("layers must be 1..=8, got {}", self.layers));
+        }
+        range("lacunarity", self.lacunarity, 1.0, 8.0)?;
+        range("gain", self.gain, 0.0, 1.0)?;
         Ok(self)
     }
     pub(crate) fn apply(&self, seed: u32, state: &mut State) {
@@ -175,6 +203,9 @@ impl RillStage {
             amplitude_m: self.amplitude_m,
             gate_lo_deg: self.gate_lo_deg,
             gate_hi_deg: self.gate_hi_deg,
+            layers: self.layers,
+            lacunarity: self.lacunarity,
+            gain: self.gain,
             noise: bozkir_core::noise::FbmParams { seed, ..d.noise },
             ..d
         };
@@ -408,11 +439,26 @@ pub struct CanyonStage {
     pub path: Vec<[f64; 2]>,
     pub width_m: f64,
     pub depth_m: f64,
+    /// Drainage only: strata modulation strength, 0 (off) to 1.
+    pub hardness: f64,
+    /// Drainage only: stratum thickness, metres of height.
+    pub band_m: f64,
+    /// Drainage only: hard fraction (the lowest part) of each stratum.
+    pub hard_fraction: f64,
 }
 
 impl Default for CanyonStage {
     fn default() -> Self {
-        Self { kind: "drainage".into(), path: Vec::new(), width_m: 16.0, depth_m: 12.0 }
+        let d = DrainageCanyonParams::default();
+        Self {
+            kind: "drainage".into(),
+            path: Vec::new(),
+            width_m: 16.0,
+            depth_m: 12.0,
+            hardness: d.hardness,
+            band_m: d.band_m,
+            hard_fraction: d.hard_fraction,
+        }
     }
 }
 
@@ -429,6 +475,12 @@ impl CanyonStage {
         }
         range("width_m", self.width_m, 1e-3, 1e6)?;
         range("depth_m", self.depth_m, 0.0, 1e5)?;
+        range("hardness", self.hardness, 0.0, 1.0)?;
+        range("band_m", self.band_m, 1e-3, 1e5)?;
+        range("hard_fraction", self.hard_fraction, 0.0, 1.0)?;
+        if self.kind == "separator" && self.hardness > 0.0 {
+            return Err("hardness applies to kind = \"drainage\" only".into());
+        }
         Ok(self)
     }
     pub(crate) fn apply(&self, state: &mut State) {
@@ -446,6 +498,9 @@ impl CanyonStage {
             let p = DrainageCanyonParams {
                 width_m: self.width_m,
                 depth_m: self.depth_m,
+                hardness: self.hardness,
+                band_m: self.band_m,
+                hard_fraction: self.hard_fraction,
                 ..DrainageCanyonParams::default()
             };
             state.height = drainage_canyon(g, &p);
@@ -488,5 +543,65 @@ impl FoldStage {
         let f = lateral_fold(&state.height, &p);
         state.masks.insert("fold_east".into(), f.east);
         state.masks.insert("fold_south".into(), f.south);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::parse;
+    use crate::stage::Op;
+
+    fn one(stage: &str) -> Result<Op, String> {
+        let text = format!("size = 32\n[[stage]]\n{stage}\n");
+        parse(&text, "t.toml").map(|r| r.stages[0].op.clone()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn rill_layers_parse_and_are_range_checked() {
+        match one("op = \"rills\"\nlayers = 4\nlacunarity = 2.5\ngain = 0.4").unwrap() {
+            Op::Rills(r) => assert_eq!((r.layers, r.lacunarity, r.gain), (4, 2.5, 0.4)),
+            o => panic!("{o:?}"),
+        }
+        match one("op = \"rills\"").unwrap() {
+            Op::Rills(r) => assert_eq!((r.layers, r.lacunarity, r.gain), (3, 2.0, 0.5), "the terrain defaults"),
+            o => panic!("{o:?}"),
+        }
+        for (bad, needle) in [
+            ("layers = 0", "layers must be 1..=8, got 0"),
+            ("layers = 9", "layers must be 1..=8, got 9"),
+            ("lacunarity = 0.5", "lacunarity must be in 1..=8"),
+            ("gain = 1.5", "gain must be in 0..=1"),
+            ("octaves = 3", "octaves"),
+        ] {
+            let e = one(&format!("op = \"rills\"\n{bad}")).unwrap_err();
+            assert!(e.contains(needle) && e.contains("line 2") && e.contains("rills"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn reverse_debris_routing_parameters() {
+        match one("op = \"reverse\"\ntoe_deg = 25.0\ndebris_in_region = false\ndebris_spread = 2").unwrap() {
+            Op::Reverse(r) => assert_eq!((r.toe_deg, r.debris_in_region, r.debris_spread), (25.0, false, 2)),
+            o => panic!("{o:?}"),
+        }
+        let e = one("op = \"reverse\"\ntoe_deg = 95.0").unwrap_err();
+        assert!(e.contains("toe_deg must be in 0..=89.9, got 95"), "{e}");
+        let e = one("op = \"reverse\"\ndebris_spread = 40").unwrap_err();
+        assert!(e.contains("debris_spread must be 0..=16, got 40"), "{e}");
+    }
+
+    #[test]
+    fn canyon_hardness_parameters() {
+        match one("op = \"canyon\"\nhardness = 0.6\nband_m = 15.0\nhard_fraction = 0.3").unwrap() {
+            Op::Canyon(c) => assert_eq!((c.hardness, c.band_m, c.hard_fraction), (0.6, 15.0, 0.3)),
+            o => panic!("{o:?}"),
+        }
+        let e = one("op = \"canyon\"\nhardness = 2.0").unwrap_err();
+        assert!(e.contains("hardness must be in 0..=1, got 2"), "{e}");
+        let e = one("op = \"canyon\"\nband_m = 0.0").unwrap_err();
+        assert!(e.contains("band_m must be in"), "{e}");
+        let e =
+            one("op = \"canyon\"\nkind = \"separator\"\npath = [[0.1, 0.1], [0.9, 0.9]]\nhardness = 0.5").unwrap_err();
+        assert!(e.contains("hardness applies to kind = \"drainage\" only"), "{e}");
     }
 }

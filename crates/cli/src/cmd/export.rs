@@ -3,7 +3,7 @@
 use crate::outputs::Staging;
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
-use bozkir_io::export::{glb, godot, mesh, obj, resample_nearest, unity, unreal, weights};
+use bozkir_io::export::{glb, godot, mesh, obj, resample_bilinear, resample_nearest, unity, unreal, weights};
 use std::path::{Path, PathBuf};
 
 /// Target of an export.
@@ -56,10 +56,40 @@ pub struct Args {
     pub out: PathBuf,
 }
 
-/// The terrain of `dir`: heights in metres with the sidecar's cell size, and the class map.
 /// A class map and the file it came from.
 type ClassMap = (Grid<u8>, String);
 
+/// Soft weight maps (layer name, 8-bit weights summing to 255 per pixel, file name).
+type SoftMaps = Vec<(String, Grid<u8>, String)>;
+
+/// The soft biome weights of `dir` (`biome_weights_<name>.png`, written by a recipe's `biomes`
+/// stage), in palette order; empty when there are none. Sizes must match the height field.
+fn read_soft_biomes(dir: &Path, h: &Grid<f64>) -> Result<SoftMaps> {
+    let pal = bozkir_material::biomes::Palette::default_biomes();
+    let mut out = Vec::new();
+    for e in &pal.entries {
+        let file = super::recipe::soft_biome_file(&e.name);
+        let path = dir.join(&file);
+        if !path.exists() {
+            continue;
+        }
+        let g = bozkir_io::read_png8(&path)?;
+        if (g.width(), g.height()) != (h.width(), h.height()) {
+            bail!(
+                "{}: {}×{} cells, but height.tif is {}×{}",
+                path.display(),
+                g.width(),
+                g.height(),
+                h.width(),
+                h.height()
+            );
+        }
+        out.push((e.name.replace(' ', "_"), g, file));
+    }
+    Ok(out)
+}
+
+/// The terrain of `dir`: heights in metres with the sidecar's cell size, and the class map.
 fn read_terrain(dir: &Path) -> Result<(Grid<f64>, Option<ClassMap>)> {
     let (_, h) = super::read_terrain_folder(dir, "an export")?;
     // The class map for weight maps: biomes when a recipe recorded them, else landform classes.
@@ -126,6 +156,7 @@ fn name(p: &Path) -> String {
 pub fn run(a: Args, _quiet: bool) -> Result<()> {
     check_args(&a)?;
     let (h, classes) = read_terrain(&a.dir)?;
+    let soft = read_soft_biomes(&a.dir, &h)?;
     let st = Staging::new(&a.out)?;
     let staged = st.unlisted("export.json");
     let dir = staged.parent().context("staging directory")?.to_path_buf();
@@ -173,7 +204,15 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
             files.push(path);
         }
     }
-    if let Some((c, class_file)) = &classes {
+    // Weight maps: soft biome weights when a recipe recorded them (resampled bilinearly, then
+    // re-rounded to sum to 255), else one-hot layers of the class map (nearest neighbour).
+    let layers_names: Option<(Vec<Grid<u8>>, Vec<String>)> = if !soft.is_empty() {
+        let grids: Vec<Grid<f64>> = soft
+            .iter()
+            .map(|(_, g, _)| resample_bilinear(&g.map(|&v| v as f64), weight_size.0, weight_size.1))
+            .collect();
+        Some((weights::soft_layers(&grids), soft.iter().map(|(n, _, _)| n.clone()).collect()))
+    } else if let Some((c, class_file)) = &classes {
         let c = resample_nearest(c, weight_size.0, weight_size.1);
         let ids = weights::distinct_classes(&c);
         let layers = weights::class_layers(&c, &ids);
@@ -186,8 +225,23 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
                 _ => format!("class{id}"),
             })
             .collect();
-        let w = weights::write_weight_maps(&dir, "weights", &layers, &names)?;
-        summary.push_str(&format!("; {} weight layer(s) in {} splat map(s)", w.layers.len(), w.splats.len()));
+        Some((layers, names))
+    } else {
+        None
+    };
+    if let Some((layers, names)) = layers_names {
+        // Unreal tiles: the weight maps are cut like the height tiles.
+        let w = match (a.engine, a.tile) {
+            (Engine::Unreal, Some(t)) => weights::write_weight_maps_tiled(&dir, "weights", &layers, &names, t)?,
+            _ => weights::write_weight_maps(&dir, "weights", &layers, &names)?,
+        };
+        summary.push_str(&format!(
+            "; {} {}weight layer(s) in {} file(s), {} splat file(s)",
+            layers.len(),
+            if soft.is_empty() { "" } else { "soft " },
+            w.layers.len(),
+            w.splats.len()
+        ));
         files.extend(w.layers);
         files.extend(w.splats);
         files.push(w.note);
@@ -198,7 +252,8 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
         "width": h.width(),
         "height": h.height(),
         "cell_m": [h.dx, h.dy],
-        "class_map": classes.as_ref().map(|(_, f)| f.clone()),
+        "class_map": if soft.is_empty() { classes.as_ref().map(|(_, f)| f.clone()) } else { None },
+        "soft_weights": soft.iter().map(|(_, _, f)| f.clone()).collect::<Vec<_>>(),
         "files": files.iter().map(|p| name(p)).collect::<Vec<_>>(),
         "generator": format!("bozkir export {}", env!("CARGO_PKG_VERSION")),
     });

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A DTM (.tif, .npz, .png) or a point cloud (.ply, .las) in its own frame with z up.
+    /// A DTM (.tif, .npz, .png) or a point cloud (.ply, .las, .laz) in its own frame with z up.
     pub input: PathBuf,
     /// Output directory (created if missing).
     #[arg(long)]
@@ -56,17 +56,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let (mut h, kind) = timed(&mut timings, "read", &bar, || -> Result<(Grid<f64>, &str)> {
         Ok(match ext.as_str() {
             "ply" => (bozkir_io::read_ply_height(&a.input, a.size)?, "point cloud (15th percentile per cell)"),
-            "las" => {
+            "las" | "laz" => {
                 let pts = bozkir_io::read_las(&a.input)?;
                 if pts.xyz.is_empty() {
                     bail!("{}: no points", a.input.display());
                 }
                 (bozkir_io::height_from_points(&pts.xyz, a.size, 15.0, true), "point cloud (15th percentile per cell)")
             }
-            "laz" => bail!(
-                "{}: LAZ (compressed LAS) is not supported yet; decompress it to .las first (e.g. `laszip` or `pdal translate`)",
-                a.input.display()
-            ),
             _ => (super::load_dem(&a.input)?.0, "DTM"),
         })
     })?;

@@ -10,6 +10,7 @@ pub mod heightmap;
 pub mod profiles;
 pub mod recipe;
 pub mod terrain;
+pub mod validate_rule;
 
 use anyhow::{bail, Result};
 use bozkir_core::Grid;

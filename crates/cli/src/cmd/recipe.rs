@@ -58,7 +58,11 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
         // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
         // the raw layers in metres (or their own units) as f32 TIFFs.
         let sigma = 2.0 * h.dx.max(h.dy);
+        write_soft_biomes(&mut st, &state.masks)?;
         for (name, m) in &state.masks {
+            if name.starts_with(bozkir_recipe::erosion::SOFT_BIOME_PREFIX) {
+                continue;
+            }
             if name == "biome" {
                 // A class map, not a mask: ids as 8-bit codes, and the palette's colours.
                 let ids = m.map(|&v| v as u8);
@@ -137,6 +141,29 @@ pub fn list(a: ListArgs) -> Result<()> {
         println!("{:<10} {:>5}²  {:>2} stages  {}", name, r.size, r.stages.len(), r.description);
     }
     println!("\nRun one: bozkir terrain --recipe ds2 --out DIR; see one: bozkir recipes --show ds2");
+    Ok(())
+}
+
+/// File name of the soft weight map of biome `name` (a palette name) in a terrain directory.
+pub fn soft_biome_file(name: &str) -> String {
+    format!("biome_weights_{}.png", name.replace(' ', "_"))
+}
+
+/// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
+/// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
+fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String, Grid<f64>>) -> Result<()> {
+    let soft = bozkir_recipe::erosion::soft_biome_masks(masks);
+    if soft.is_empty() {
+        return Ok(());
+    }
+    let grids: Vec<Grid<f64>> = soft.iter().map(|(_, g)| (*g).clone()).collect();
+    let layers = bozkir_io::export::weights::soft_layers(&grids);
+    let pal = bozkir_material::biomes::Palette::default_biomes();
+    for ((id, _), layer) in soft.iter().zip(&layers) {
+        let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
+        let file = soft_biome_file(&name);
+        bozkir_io::write_png8(st.file(&file, &format!("biome_weight/{name}"), Encoding::Png8), layer)?;
+    }
     Ok(())
 }
 

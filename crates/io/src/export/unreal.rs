@@ -73,6 +73,16 @@ pub fn unreal_tile_name(stem: &str, x: usize, y: usize) -> String {
     format!("{stem}_x{x}_y{y}.png")
 }
 
+/// The tiles of a `w × h` landscape cut into `t × t` tiles that share their edge rows and
+/// columns: `(column, row, x0, y0)` of each, row by row from the north-west corner. Only whole
+/// tiles: `(w − 1)/(t − 1)` columns and `(h − 1)/(t − 1)` rows (`t ≥ 2`).
+pub fn unreal_tiles(w: usize, h: usize, t: usize) -> Vec<(usize, usize, usize, usize)> {
+    assert!(t >= 2, "unreal_tiles: tile size {t} below 2");
+    let step = t - 1;
+    let (kx, ky) = (w.saturating_sub(1) / step, h.saturating_sub(1) / step);
+    (0..ky).flat_map(|ty| (0..kx).map(move |tx| (tx, ty, tx * step, ty * step))).collect()
+}
+
 /// Options of [`write_unreal`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UnrealOptions {
@@ -150,15 +160,12 @@ pub fn write_unreal(dir: &Path, stem: &str, h: &Grid<f64>, opts: UnrealOptions) 
             (1, 1)
         }
         Some(t) => {
-            let (kx, ky) = ((w - 1) / (t - 1), (hh - 1) / (t - 1));
-            for ty in 0..ky {
-                for tx in 0..kx {
-                    let path = dir.join(unreal_tile_name(stem, tx, ty));
-                    write_png16(&path, &r.crop(tx * (t - 1), ty * (t - 1), t, t), low, high)?;
-                    files.push(path);
-                }
+            for (tx, ty, x0, y0) in unreal_tiles(w, hh, t) {
+                let path = dir.join(unreal_tile_name(stem, tx, ty));
+                write_png16(&path, &r.crop(x0, y0, t, t), low, high)?;
+                files.push(path);
             }
-            (kx, ky)
+            ((w - 1) / (t - 1), (hh - 1) / (t - 1))
         }
     };
     let z_scale = (high - low) * 100.0 / 512.0;
@@ -209,5 +216,7 @@ mod tests {
         assert_eq!(unreal_size(1010), 2017);
         assert_eq!(unreal_size(9000), 8129);
         assert_eq!(unreal_tile_name("height", 2, 0), "height_x2_y0.png");
+        assert_eq!(unreal_tiles(33, 17, 17), vec![(0, 0, 0, 0), (1, 0, 16, 0)]);
+        assert_eq!(unreal_tiles(9, 9, 5).len(), 4);
     }
 }

@@ -8,7 +8,12 @@
 //! Files (see [`write_weight_maps`]): `<stem>_<name>.png` (8-bit greyscale, one per layer),
 //! `<stem>_splat<k>.png` (8-bit RGBA, layers `4k … 4k + 3` in R, G, B, A; missing channels 0)
 //! and `<stem>.json` (the layer → file and channel table).
+//!
+//! Tiled ([`write_weight_maps_tiled`], for Unreal's tiled landscapes): the same maps cut into the
+//! height tiles' extents ([`unreal_tiles`]: `T × T`, sharing edges), named like the height tiles,
+//! `<stem>_<name>_x<A>_y<B>.png` and `<stem>_splat<k>_x<A>_y<B>.png`.
 
+use super::unreal::{unreal_tile_name, unreal_tiles};
 use super::write_json;
 use crate::error::{IoError, Result};
 use crate::png8::write_png8;
@@ -156,6 +161,34 @@ pub struct WeightExport {
 /// [`soft_layers`]) as `<stem>_<names[i]>.png`, `<stem>_splat<k>.png` and `<stem>.json`.
 /// `names` must match `layers` in length, be distinct, and use only `[A-Za-z0-9_-]`.
 pub fn write_weight_maps(dir: &Path, stem: &str, layers: &[Grid<u8>], names: &[String]) -> Result<WeightExport> {
+    write_maps(dir, stem, layers, names, None)
+}
+
+/// [`write_weight_maps`] cut into tiles of `tile × tile` pixels sharing their edges, with the
+/// extents and names of Unreal's height tiles: `<stem>_<name>_x<A>_y<B>.png` and
+/// `<stem>_splat<k>_x<A>_y<B>.png` (column `A`, row `B` from 0 at the north-west corner). The
+/// layers must be `k·(tile − 1) + 1` pixels per axis. [`WeightExport::layers`] lists every layer's
+/// tiles (layer by layer, tiles row by row), likewise `splats`.
+pub fn write_weight_maps_tiled(
+    dir: &Path,
+    stem: &str,
+    layers: &[Grid<u8>],
+    names: &[String],
+    tile: usize,
+) -> Result<WeightExport> {
+    write_maps(dir, stem, layers, names, Some(tile))
+}
+
+/// Writes the window `(x0, y0, width, height)` of one map to a path.
+type PutWindow<'a> = dyn Fn(&Path, usize, usize, usize, usize) -> Result<()> + 'a;
+
+fn write_maps(
+    dir: &Path,
+    stem: &str,
+    layers: &[Grid<u8>],
+    names: &[String],
+    tile: Option<usize>,
+) -> Result<WeightExport> {
     let note = dir.join(format!("{stem}.json"));
     if layers.is_empty() || layers.len() != names.len() {
         return Err(IoError::invalid(&note, format!("{} layers with {} names", layers.len(), names.len())));
@@ -171,32 +204,83 @@ pub fn write_weight_maps(dir: &Path, stem: &str, layers: &[Grid<u8>], names: &[S
     if layers.iter().any(|l| l.width() != w || l.height() != h) {
         return Err(IoError::invalid(&note, "weight layers differ in size"));
     }
+    let tiles = match tile {
+        None => None,
+        Some(t) => {
+            if t < 2 || w < 2 || h < 2 || (w - 1) % (t - 1) != 0 || (h - 1) % (t - 1) != 0 {
+                return Err(IoError::invalid(
+                    &note,
+                    format!("weight maps of {w}×{h} pixels are not k·(tile − 1) + 1 per axis for tile {t}"),
+                ));
+            }
+            Some((t, unreal_tiles(w, h, t)))
+        }
+    };
+    // One map (a layer or a splat) as a file or as tiles; returns the paths.
+    let write = |name: &str, put: &PutWindow| -> Result<Vec<PathBuf>> {
+        match &tiles {
+            None => {
+                let path = dir.join(format!("{name}.png"));
+                put(&path, 0, 0, w, h)?;
+                Ok(vec![path])
+            }
+            Some((t, list)) => list
+                .iter()
+                .map(|&(tx, ty, x0, y0)| {
+                    let path = dir.join(unreal_tile_name(name, tx, ty));
+                    put(&path, x0, y0, *t, *t)?;
+                    Ok(path)
+                })
+                .collect(),
+        }
+    };
+    let whole = |x0: usize, y0: usize, tw: usize, th: usize| (x0, y0, tw, th) == (0, 0, w, h);
     let mut out = WeightExport { layers: Vec::new(), splats: Vec::new(), note: note.clone() };
     let mut table = Vec::new();
+    let pattern = |base: &str| match tile {
+        None => format!("{base}.png"),
+        Some(_) => format!("{base}_x<column>_y<row>.png"),
+    };
     for (i, (layer, name)) in layers.iter().zip(names).enumerate() {
-        let file = format!("{stem}_{name}.png");
-        let path = dir.join(&file);
-        write_png8(&path, layer)?;
-        out.layers.push(path);
+        let base = format!("{stem}_{name}");
+        out.layers.extend(write(&base, &|path, x0, y0, tw, th| {
+            if whole(x0, y0, tw, th) {
+                write_png8(path, layer)
+            } else {
+                write_png8(path, &layer.crop(x0, y0, tw, th))
+            }
+        })?);
         table.push(serde_json::json!({
             "layer": name,
-            "file": file,
-            "splat": format!("{stem}_splat{}.png", i / 4),
+            "file": pattern(&base),
+            "splat": pattern(&format!("{stem}_splat{}", i / 4)),
             "channel": CHANNELS[i % 4],
         }));
     }
     for (k, splat) in pack_splats(layers).iter().enumerate() {
-        let path = dir.join(format!("{stem}_splat{k}.png"));
-        write_rgba8(&path, splat)?;
-        out.splats.push(path);
+        out.splats.extend(write(&format!("{stem}_splat{k}"), &|path, x0, y0, tw, th| {
+            if whole(x0, y0, tw, th) {
+                write_rgba8(path, splat)
+            } else {
+                write_rgba8(path, &splat.crop(x0, y0, tw, th))
+            }
+        })?);
     }
-    let value = serde_json::json!({
+    let mut value = serde_json::json!({
         "width": w,
         "height": h,
         "sum_per_pixel": 255,
         "rounding": "largest remainder",
         "layers": table,
     });
+    if let Some((t, list)) = &tiles {
+        value["tile_pixels"] = (*t).into();
+        value["tiles"] = serde_json::json!([(w - 1) / (t - 1), (h - 1) / (t - 1)]);
+        value["tile_count"] = list.len().into();
+        value["tile_naming"] =
+            "<file>_x<column>_y<row>.png, from 0 at the north-west corner; tiles share edges (as the height tiles)"
+                .into();
+    }
     write_json(&note, &value)?;
     Ok(out)
 }

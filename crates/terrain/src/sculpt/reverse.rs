@@ -14,18 +14,37 @@
 //!    fbm(feature point))` clamped to `[0, 1]`: the noise-driven drop amount. Every cell above
 //!    the floor is cut down to it (`h ← min(h, floor)`), so a drop is flat-bottomed: a sheared
 //!    cliff at its upper edge, a bench across it.
-//! 3. **Debris put-back.** A fraction `debris` of each region's removed volume is put back on the
-//!    region's cut cells as rubble: shared out with weights `max(0, 1 + debris_roughness ·
-//!    fbm(x, y))`, so floors stop being machine-flat while the volume balance stays exact:
-//!    `Σ(h_in − h_out)·dx·dy = (1 − debris)·removed` (before step 4).
+//! 3. **Debris put-back, routed downslope.** A fraction `debris` of each region's removed volume
+//!    comes back as rubble. Each cut cell sheds a parcel proportional to its cut depth times a
+//!    rubble weight `max(0, 1 + debris_roughness · fbm(x, y))` (so the deepest cuts, against the
+//!    sheared cliff, shed the most, and the rubble is uneven), scaled so that the region's parcels
+//!    add up to exactly `debris · removed`. Parcels are routed by steepest descent over the
+//!    *dropped* surface: the D8 receivers of [`crate::hydrology::flow_graph`]. A parcel stops at
+//!    the first cell where
+//!    * the slope to its receiver is below `toe_deg` (the foot or toe: a bench floor is flat, so
+//!      rubble cut from a bench stays on it, while rubble on ground still steeper than `toe_deg`
+//!      runs down to where the slope eases); a pit stops it too;
+//!    * or, with `debris_in_region` (the default), its receiver lies in another Voronoi region:
+//!      rubble piles up at its region's lower boundary and never leaves the region;
+//!
+//!    and it leaves the map when it reaches a border cell (an outlet of the router) whose
+//!    steepest in-grid descent is still at least `toe_deg`. Routing is one pass over the flow
+//!    graph in reverse stack order (donors before receivers), O(N). The stopped volume is then
+//!    spread `debris_spread` times over each cell's 3×3 neighbourhood (weights 4 / 2 / 1,
+//!    renormalised over in-grid cells, so no volume is lost) and added as thickness
+//!    `volume/(dx·dy)`. Volume balance (before step 4), reported in [`ReverseReport`]:
+//!    `debris_m3 = debris · removed_m3 = restored_m3 + lost_m3` and
+//!    `Σ(h_in − h_out)·dx·dy = removed_m3 − restored_m3`.
 //! 4. **Finish** (skipped with `finish = false`): `noise_m · fbm` is added and the result is
 //!    blurred by [`perlin_gaussian`], a Gaussian whose radius wanders with a noise field between
 //!    `sigma_min_m` and `sigma_max_m` — some edges stay knife-sharp, others weather soft.
 //!
-//! The region statistics are gathered sequentially in row-major order and every per-cell stage
-//! runs in parallel over rows as a pure function: identical for any thread count.
+//! The region statistics and the debris routing are computed sequentially in a fixed order
+//! (row-major; the flow graph's stack) and every per-cell stage runs in parallel over rows as a
+//! pure function: identical for any thread count.
 
 use super::blur::{gaussian_blur, BlurParams};
+use crate::hydrology::flow_graph::d8_receivers;
 use bozkir_core::hash::hash_unit;
 use bozkir_core::noise::{cellular, fbm, fbm01, CellularParams, FbmParams};
 use bozkir_core::Grid;
@@ -107,6 +126,12 @@ pub struct ReverseParams {
     pub debris: f64,
     /// Roughness of the rubble layer (relative weight noise). Default 0.8.
     pub debris_roughness: f64,
+    /// Slope angle (degrees) below which routed rubble comes to rest (the toe). Default 30.
+    pub toe_deg: f64,
+    /// Keep rubble inside its region: it stops at the region's lower boundary. Default true.
+    pub debris_in_region: bool,
+    /// Passes of volume-conserving 3×3 spreading of the rubble where it stopped. Default 1.
+    pub debris_spread: u32,
     /// Noise for the drop amounts (at feature points) and the rubble weights, in metres.
     /// Default: 3 octaves at 1/24 cycles per metre.
     pub noise: FbmParams,
@@ -130,6 +155,9 @@ impl Default for ReverseParams {
             depth_variation: 0.25,
             debris: 0.2,
             debris_roughness: 0.8,
+            toe_deg: 30.0,
+            debris_in_region: true,
+            debris_spread: 1,
             noise: FbmParams { octaves: 3, frequency: 1.0 / 24.0, ..FbmParams::default() },
             finish: true,
             noise_m: 0.3,
@@ -150,8 +178,14 @@ pub struct ReverseReport {
     pub floor: Vec<f64>,
     /// Volume cut away, m³.
     pub removed_m3: f64,
-    /// Volume put back as debris, m³.
+    /// Volume released as rubble, `debris · removed_m3`, m³.
+    pub debris_m3: f64,
+    /// Rubble that came to rest on the map, m³.
     pub restored_m3: f64,
+    /// Rubble that ran off the map's edge, m³ (`debris_m3 − restored_m3`, up to rounding).
+    pub lost_m3: f64,
+    /// Rubble thickness added per cell (m), after spreading; zero where none came to rest.
+    pub deposit: Grid<f64>,
 }
 
 /// Reverse-sculpted `grid` (see the module docs) and a report of the drops.
@@ -219,11 +253,12 @@ pub fn reverse_sculpt(grid: &Grid<f64>, p: &ReverseParams) -> (Grid<f64>, Revers
             *v = f;
         }
     });
-    // 3. Debris: removed volume and rubble weights per region (sequential sums, fixed order).
+    // 3. Debris: removed volume and rubble parcels per region (sequential sums, fixed order).
     let area = dx * dy;
     let debris = p.debris.clamp(0.0, 1.0);
     let mut removed = vec![0.0; nr];
     let mut wsum = vec![0.0; nr];
+    let mut csum = vec![0.0; nr];
     let mut weight = vec![0.0; w * h];
     for i in 0..w * h {
         let cut = z[i] - out.data()[i];
@@ -232,19 +267,45 @@ pub fn reverse_sculpt(grid: &Grid<f64>, p: &ReverseParams) -> (Grid<f64>, Revers
             removed[r] += cut * area;
             let (x, y) = ((i % w) as f64 * dx, (i / w) as f64 * dy);
             let wt = (1.0 + p.debris_roughness * fbm(&p.noise, x + 1013.0, y - 701.0)).max(0.0);
-            weight[i] = wt;
-            wsum[r] += wt;
+            weight[i] = wt * cut;
+            wsum[r] += wt * cut;
+            csum[r] += cut;
         }
     }
-    let scale: Vec<f64> =
-        (0..nr).map(|r| if wsum[r] > 0.0 { debris * removed[r] / (wsum[r] * area) } else { 0.0 }).collect();
-    out.data_mut().par_iter_mut().zip(weight.par_iter()).zip(region.par_iter()).for_each(|((v, &wt), &r)| {
-        if wt > 0.0 {
-            *v += wt * scale[r as usize];
-        }
-    });
     let removed_m3: f64 = removed.iter().sum();
-    let restored_m3 = debris * removed_m3;
+    let debris_m3: f64 = removed.iter().map(|v| debris * v).sum();
+    let mut deposit = grid.same_shape(0.0);
+    let (mut restored_m3, mut lost_m3) = (0.0, 0.0);
+    if debris > 0.0 && removed_m3 > 0.0 {
+        // Parcel volumes (m³): the region's share, by rubble weight (by cut alone if every
+        // weight is 0).
+        let parcel: Vec<f64> = (0..w * h)
+            .map(|i| {
+                let cut = z[i] - out.data()[i];
+                if cut <= 0.0 {
+                    return 0.0;
+                }
+                let r = region[i] as usize;
+                let v = debris * removed[r];
+                if wsum[r] > 0.0 {
+                    v * weight[i] / wsum[r]
+                } else {
+                    v * cut / csum[r]
+                }
+            })
+            .collect();
+        let routed = route_debris(&out, &region, parcel, p);
+        restored_m3 = routed.0.iter().sum();
+        lost_m3 = routed.1;
+        let same = if p.debris_in_region { Some(region.as_slice()) } else { None };
+        let spread = spread_volume(routed.0, w, h, p.debris_spread, same);
+        deposit.data_mut().par_iter_mut().zip(spread.par_iter()).for_each(|(d, &v)| *d = v / area);
+        out.data_mut().par_iter_mut().zip(deposit.data().par_iter()).for_each(|(v, &d)| {
+            if d != 0.0 {
+                *v += d;
+            }
+        });
+    }
     // 4. Finish.
     if p.finish {
         let np = FbmParams { seed: p.noise.seed.wrapping_add(1), ..p.noise };
@@ -257,7 +318,124 @@ pub fn reverse_sculpt(grid: &Grid<f64>, p: &ReverseParams) -> (Grid<f64>, Revers
         out = perlin_gaussian(&out, &p.blur);
     }
     let region = Grid::from_vec(w, h, region).with_cell_size(dx, dy);
-    (out, ReverseReport { region, dropped, floor, removed_m3, restored_m3 })
+    (out, ReverseReport { region, dropped, floor, removed_m3, debris_m3, restored_m3, lost_m3, deposit })
+}
+
+/// Route debris `parcel`s (m³ per cell) down the D8 receivers of the dropped surface `z` (module
+/// docs, step 3). Returns the volume at rest per cell and the volume that left the map.
+fn route_debris(z: &Grid<f64>, region: &[u32], mut carry: Vec<f64>, p: &ReverseParams) -> (Vec<f64>, f64) {
+    let (w, h) = (z.width(), z.height());
+    let g = d8_receivers(z);
+    let zd = z.data();
+    let toe = libm::tan(p.toe_deg.clamp(0.0, 90.0).to_radians());
+    let (ddx, ddy) = (z.dx, z.dy);
+    let ddiag = libm::hypot(ddx, ddy);
+    // Steepest in-grid descent of a border cell (the router makes it an outlet).
+    let border_slope = |i: usize| {
+        let (x, y) = ((i % w) as isize, (i / w) as isize);
+        let mut best: f64 = 0.0;
+        for oy in -1..=1isize {
+            for ox in -1..=1isize {
+                let (xx, yy) = (x + ox, y + oy);
+                if (ox, oy) == (0, 0) || xx < 0 || yy < 0 || xx >= w as isize || yy >= h as isize {
+                    continue;
+                }
+                let j = yy as usize * w + xx as usize;
+                let d = if ox != 0 && oy != 0 {
+                    ddiag
+                } else if ox != 0 {
+                    ddx
+                } else {
+                    ddy
+                };
+                if zd[j] < zd[i] {
+                    best = best.max((zd[i] - zd[j]) / d);
+                }
+            }
+        }
+        best
+    };
+    let mut rest = vec![0.0; w * h];
+    let mut lost = 0.0;
+    for &c in g.stack.iter().rev() {
+        let c = c as usize;
+        let v = carry[c];
+        if v == 0.0 {
+            continue;
+        }
+        let r = g.receivers[c] as usize;
+        if r == c {
+            let (x, y) = (c % w, c / w);
+            let border = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+            if border && border_slope(c) >= toe {
+                lost += v;
+            } else {
+                rest[c] += v;
+            }
+            continue;
+        }
+        let slope = (zd[c] - zd[r]) / g.dist[c];
+        if slope < toe || (p.debris_in_region && region[r] != region[c]) {
+            rest[c] += v;
+        } else {
+            carry[r] += v;
+        }
+    }
+    (rest, lost)
+}
+
+/// `passes` rounds of volume-conserving 3×3 spreading (weights 4 centre, 2 edge, 1 corner,
+/// renormalised over each source cell's in-grid neighbours — those of its own region when
+/// `region` is given). Pure per cell (gather form).
+fn spread_volume(mut v: Vec<f64>, w: usize, h: usize, passes: u32, region: Option<&[u32]>) -> Vec<f64> {
+    if w == 0 || h == 0 || passes == 0 {
+        return v;
+    }
+    let linked = |i: usize, j: usize| region.is_none_or(|r| r[i] == r[j]);
+    let kern = |ox: isize, oy: isize| ((2 - ox.abs()) * (2 - oy.abs())) as f64;
+    let norm: Vec<f64> = (0..w * h)
+        .map(|i| {
+            let (x, y) = ((i % w) as isize, (i / w) as isize);
+            let mut k = 0.0;
+            for oy in -1..=1 {
+                for ox in -1..=1 {
+                    let (xx, yy) = (x + ox, y + oy);
+                    if xx >= 0
+                        && yy >= 0
+                        && xx < w as isize
+                        && yy < h as isize
+                        && linked(i, yy as usize * w + xx as usize)
+                    {
+                        k += kern(ox, oy);
+                    }
+                }
+            }
+            k
+        })
+        .collect();
+    for _ in 0..passes {
+        let mut next = vec![0.0; w * h];
+        next.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+            for (x, o) in row.iter_mut().enumerate() {
+                let mut acc = 0.0;
+                for oy in -1..=1isize {
+                    for ox in -1..=1isize {
+                        let (xx, yy) = (x as isize + ox, y as isize + oy);
+                        if xx < 0 || yy < 0 || xx >= w as isize || yy >= h as isize {
+                            continue;
+                        }
+                        let j = yy as usize * w + xx as usize;
+                        if v[j] != 0.0 && linked(y * w + x, j) {
+                            acc += v[j] * kern(ox, oy) / norm[j];
+                        }
+                    }
+                }
+                *o = acc;
+            }
+        });
+        v = next;
+    }
+    v
 }
 
 #[cfg(test)]
@@ -308,15 +486,153 @@ mod tests {
         let p = ReverseParams { debris: 0.3, finish: false, region_m: 30.0, ..Default::default() };
         let (out, rep) = reverse_sculpt(&z, &p);
         let lost: f64 = z.data().iter().zip(out.data()).map(|(a, b)| (a - b) * 3.0).sum();
-        assert!(rep.removed_m3 > 0.0);
-        assert!((rep.restored_m3 - 0.3 * rep.removed_m3).abs() < 1e-9 * rep.removed_m3);
+        assert!(rep.removed_m3 > 0.0 && rep.restored_m3 > 0.0);
+        assert!((rep.debris_m3 - 0.3 * rep.removed_m3).abs() < 1e-9 * rep.removed_m3);
+        assert!((rep.restored_m3 + rep.lost_m3 - rep.debris_m3).abs() < 1e-9 * rep.removed_m3, "{rep:?}");
         assert!((lost - (rep.removed_m3 - rep.restored_m3)).abs() < 1e-7 * rep.removed_m3, "{lost} vs {rep:?}");
-        // Debris is put back only inside dropped regions, and floors are no longer flat.
+        let put: f64 = rep.deposit.data().iter().map(|d| d * 3.0).sum();
+        assert!((put - rep.restored_m3).abs() < 1e-9 * rep.removed_m3);
+        // Rubble stays inside dropped regions (it is kept in its region, spreading included).
         for i in 0..z.len() {
             if !rep.dropped[rep.region.data()[i] as usize] {
                 assert_eq!(z.data()[i], out.data()[i]);
+                assert_eq!(rep.deposit.data()[i], 0.0);
             }
         }
+    }
+
+    /// A 45° face falling south onto a flat apron (rows 50 and below), 1 m cells.
+    fn face_and_apron(w: usize, h: usize) -> Grid<f64> {
+        let b = crate::sculpt::test_support::bumpy(w, h);
+        Grid::from_fn(w, h, |x, y| (50.0 - y as f64).max(0.0) + 0.05 * b.get(x, y)).with_cell_size(1.0, 1.0)
+    }
+
+    /// The dropped surface (cut, no rubble) for the same regions and floors.
+    fn cut_only(z: &Grid<f64>, p: &ReverseParams) -> Grid<f64> {
+        reverse_sculpt(z, &ReverseParams { debris: 0.0, ..*p }).0
+    }
+
+    /// Checks the rest rule of every cell holding rubble (no spreading): on the dropped surface
+    /// it is a pit, a gentle cell (slope to its receiver below the toe angle) or, when rubble is
+    /// kept in its region, the last cell before the region's boundary. Returns the volume held
+    /// on cells gentler than the toe angle.
+    fn check_rest_rule(z: &Grid<f64>, p: &ReverseParams, out: &Grid<f64>, rep: &ReverseReport) {
+        let cut = cut_only(z, p);
+        let g = d8_receivers(&cut);
+        let toe = p.toe_deg.to_radians().tan();
+        for i in 0..z.len() {
+            let d = rep.deposit.data()[i];
+            assert!(d >= 0.0);
+            assert!((out.data()[i] - cut.data()[i] - d).abs() < 1e-9);
+            let r = g.receivers[i] as usize;
+            if d > 0.0 && r != i {
+                let s = (cut.data()[i] - cut.data()[r]) / g.dist[i];
+                let edge = p.debris_in_region && rep.region.data()[r] != rep.region.data()[i];
+                assert!(s < toe || edge, "rubble resting on a slope of {s} at cell {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn rubble_runs_downslope_and_comes_to_rest_at_the_toe() {
+        // Regions as large as the map, all dropped halfway: a bench cut into the upper face, the
+        // lower face left at 45°, the apron below.
+        let z = face_and_apron(96, 80);
+        let p = ReverseParams {
+            debris: 0.5,
+            depth: 0.5,
+            depth_variation: 0.0,
+            drop_fraction: 1.0,
+            region_m: 400.0,
+            finish: false,
+            debris_in_region: false,
+            debris_spread: 0,
+            toe_deg: 30.0,
+            ..Default::default()
+        };
+        let (out, rep) = reverse_sculpt(&z, &p);
+        assert!(rep.removed_m3 > 1000.0, "{}", rep.removed_m3);
+        assert!((rep.restored_m3 + rep.lost_m3 - rep.debris_m3).abs() < 1e-9 * rep.debris_m3);
+        let total: f64 = z.data().iter().zip(out.data()).map(|(a, b)| a - b).sum();
+        assert!((total - (rep.removed_m3 - rep.restored_m3)).abs() < 1e-8 * rep.removed_m3);
+        check_rest_rule(&z, &p, &out, &rep);
+        // The rule is not vacuous: some cut cells (the bench's lip) shed rubble on ground steeper
+        // than the toe angle, and none of it stays there.
+        let cut = cut_only(&z, &p);
+        let g = d8_receivers(&cut);
+        let toe = p.toe_deg.to_radians().tan();
+        let steep_sources: Vec<usize> = (0..z.len())
+            .filter(|&i| {
+                let r = g.receivers[i] as usize;
+                z.data()[i] > cut.data()[i] && r != i && (cut.data()[i] - cut.data()[r]) / g.dist[i] >= toe
+            })
+            .collect();
+        assert!(steep_sources.len() > 20, "{} steep sources", steep_sources.len());
+        assert!(steep_sources.iter().all(|&i| rep.deposit.data()[i] == 0.0));
+        // Most rubble rests on the bench (flat: the scarp's foot), the deepest cut the most; what
+        // the lip shed ran down the lower face and came to rest at its foot, the first apron rows.
+        let row_sum = |y: usize| (y * 96..(y + 1) * 96).map(|i| rep.deposit.data()[i]).sum::<f64>();
+        let foot: f64 = (49..=51).map(row_sum).sum();
+        let face: f64 = (30..47).map(row_sum).sum();
+        let beyond: f64 = (53..80).map(row_sum).sum();
+        assert!(foot > 0.0, "nothing reached the foot");
+        assert_eq!((face, beyond), (0.0, 0.0));
+        assert!(row_sum(2) > row_sum(20), "more rubble against the scarp than near the lip");
+        // Only lip rubble at the steep east and west map edges runs off.
+        assert!(rep.lost_m3 < 1e-4 * rep.debris_m3, "{}", rep.lost_m3);
+    }
+
+    #[test]
+    fn rubble_kept_in_its_region_stops_at_the_region_boundary() {
+        let z = face_and_apron(96, 80);
+        let p = ReverseParams {
+            debris: 0.5,
+            depth: 0.5,
+            depth_variation: 0.0,
+            region_m: 16.0,
+            finish: false,
+            debris_spread: 0,
+            ..Default::default()
+        };
+        assert!(p.debris_in_region, "the default");
+        let (out, rep) = reverse_sculpt(&z, &p);
+        check_rest_rule(&z, &p, &out, &rep);
+        let mut at_edge = 0;
+        for i in 0..z.len() {
+            if rep.deposit.data()[i] > 0.0 {
+                assert!(rep.dropped[rep.region.data()[i] as usize]);
+                let (x, y) = (i % 96, i / 96);
+                if y + 1 < 80 && rep.region.data()[i] != *rep.region.get(x, y + 1) {
+                    at_edge += 1;
+                }
+            }
+        }
+        assert!(at_edge > 0, "some rubble piles at regions' lower boundaries");
+        assert!((rep.restored_m3 + rep.lost_m3 - rep.debris_m3).abs() < 1e-9 * rep.debris_m3);
+    }
+
+    #[test]
+    fn rubble_running_off_the_map_is_reported_lost() {
+        // The face runs into the southern edge: no toe on the map.
+        let b = crate::sculpt::test_support::bumpy(64, 64);
+        let z = Grid::from_fn(64, 64, |x, y| 80.0 - 1.2 * y as f64 + 0.05 * b.get(x, y));
+        let p = ReverseParams {
+            debris: 1.0,
+            depth: 0.5,
+            depth_variation: 0.0,
+            region_m: 12.0,
+            finish: false,
+            debris_in_region: false,
+            toe_deg: 30.0,
+            ..Default::default()
+        };
+        let (out, rep) = reverse_sculpt(&z, &p);
+        assert!(rep.lost_m3 > 0.0, "{rep:?}");
+        assert!(rep.restored_m3 > 0.0);
+        assert!((rep.restored_m3 + rep.lost_m3 - rep.removed_m3).abs() < 1e-9 * rep.removed_m3);
+        // All that the map lost is what ran off it.
+        let total: f64 = z.data().iter().zip(out.data()).map(|(a, b)| a - b).sum();
+        assert!((total - rep.lost_m3).abs() < 1e-8 * rep.removed_m3, "{total} vs {}", rep.lost_m3);
     }
 
     #[test]

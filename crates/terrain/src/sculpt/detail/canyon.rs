@@ -15,6 +15,19 @@
 //!   z)` dies out towards the lowest ground. Each cell is cut by the deepest parabolic
 //!   cross-section `depth·(1 − (r/half)²)` of the channels within reach: a dendritic cut.
 //!
+//! **Hardness (strata).** §6.6: "material hardness beats slope" — soft rock is carved deepest,
+//! hard rock stands in narrow, steep walls. With `hardness = k > 0` the drainage canyon reads a
+//! strata map banded in height, the convention of the pipe model's `banded_hardness`
+//! ([`crate::erosion::shallow_water`]): heights in bands of `band_m` metres, the lowest
+//! `hard_fraction` of each band hard rock ([`strata_hard`]). A cell of hard rock (judged at its
+//! own height before the cut) has `h = k`, soft rock `h = 0`, and is cut by the channels'
+//! cross-sections with depth `× (1 − h/2)` and half-width `× (1 − 3h/4)`:
+//! `depth·(1 − h/2)·(1 − (r/(half·(1 − 3h/4)))²)`. So in hard bands the cut is at most
+//! `(1 − h/2)` of the unhardened cut at every cell, the canyon is narrower (by `1 − 3h/4`), and
+//! its walls at the rim are steeper by `(1 − h/2)/(1 − 3h/4)` (twice as steep at `k = 1`); soft
+//! bands are cut exactly as without hardness, so the walls step into ledges at the band edges.
+//! `hardness = 0` (the default) is the plain stamp bit for bit.
+//!
 //! Both return the carved surface; heights only go down. Per-cell work is pure (parallel over
 //! rows); flow routing is the deterministic router of [`crate::hydrology::flow_graph`].
 
@@ -107,12 +120,39 @@ pub struct DrainageCanyonParams {
     pub width_m: f64,
     /// Height band above the lowest ground over which canyons fade out, metres. Default 10.
     pub fade_m: f64,
+    /// Strength of the strata modulation, `[0, 1]`; 0 turns it off (see the module docs).
+    /// Default 0.
+    pub hardness: f64,
+    /// Thickness of one stratum band, metres of height. Default 10.
+    pub band_m: f64,
+    /// Fraction of each band (its lowest part) that is hard rock, `[0, 1]`. Default 0.5.
+    pub hard_fraction: f64,
 }
 
 impl Default for DrainageCanyonParams {
     fn default() -> Self {
-        Self { area_min_m2: 2000.0, area_ref_m2: 50_000.0, exponent: 0.5, depth_m: 12.0, width_m: 16.0, fade_m: 10.0 }
+        Self {
+            area_min_m2: 2000.0,
+            area_ref_m2: 50_000.0,
+            exponent: 0.5,
+            depth_m: 12.0,
+            width_m: 16.0,
+            fade_m: 10.0,
+            hardness: 0.0,
+            band_m: 10.0,
+            hard_fraction: 0.5,
+        }
     }
+}
+
+/// Whether height `z` (metres) lies in hard rock: bands of `band_m` metres whose lowest
+/// `hard_fraction` is hard, as the pipe model's `banded_hardness`. `band_m ≤ 0`: never.
+pub fn strata_hard(z: f64, band_m: f64, hard_fraction: f64) -> bool {
+    if band_m.is_nan() || band_m <= 0.0 {
+        return false;
+    }
+    let t = z / band_m;
+    t - t.floor() < hard_fraction
 }
 
 /// `z` cut by dendritic drainage canyons following its D8 flow (see the module docs).
@@ -142,7 +182,14 @@ pub fn drainage_canyon(z: &Grid<f64>, p: &DrainageCanyonParams) -> Grid<f64> {
         .collect();
     let reach = (0.5 * p.width_m).max(min_half);
     let (rx, ry) = ((reach / dx).ceil() as isize, (reach / dy).ceil() as isize);
+    let k = if p.hardness.is_finite() { p.hardness.clamp(0.0, 1.0) } else { 0.0 };
     map_cells(z, |x, y, v| {
+        // Depth and width factors of this cell's rock (exactly 1 in soft rock or without hardness).
+        let (kd, kw) = if k > 0.0 && strata_hard(v, p.band_m, p.hard_fraction) {
+            (1.0 - 0.5 * k, 1.0 - 0.75 * k)
+        } else {
+            (1.0, 1.0)
+        };
         let mut cut: f64 = 0.0;
         for oy in -ry..=ry {
             let yy = y as isize + oy;
@@ -158,6 +205,7 @@ pub fn drainage_canyon(z: &Grid<f64>, p: &DrainageCanyonParams) -> Grid<f64> {
                 if d <= 0.0 {
                     continue;
                 }
+                let (d, half) = (d * kd, half * kw);
                 let r = libm::hypot(ox as f64 * dx, oy as f64 * dy);
                 if r < half {
                     cut = cut.max(d * (1.0 - (r / half) * (r / half)));
@@ -201,6 +249,85 @@ mod tests {
         assert_eq!(row_max(2), 0.0, "no canyon at the top");
         assert!(row_max(60) > row_max(20), "deepens downhill");
         assert!(row_max(79) < 0.25 * row_max(60), "fades at the bottom");
+    }
+
+    /// A valley draining south with a gentle cross-slope and a wide canyon, so that rows near
+    /// the channel lie within one stratum band.
+    fn wide_valley() -> (Grid<f64>, DrainageCanyonParams) {
+        let z = Grid::from_fn(61, 90, |x, y| 400.0 - 2.0 * y as f64 + 1.5 * (x as f64 - 30.0).abs())
+            .with_cell_size(5.0, 5.0);
+        (z, DrainageCanyonParams { width_m: 40.0, depth_m: 12.0, fade_m: 0.0, ..Default::default() })
+    }
+
+    #[test]
+    fn zero_hardness_is_the_plain_stamp_bit_for_bit() {
+        let (z, p) = wide_valley();
+        let plain = drainage_canyon(&z, &p);
+        for (band_m, hard_fraction) in [(10.0, 0.5), (3.0, 1.0), (0.0, 0.2)] {
+            let q = DrainageCanyonParams { hardness: 0.0, band_m, hard_fraction, ..p };
+            assert_eq!(bytes(&drainage_canyon(&z, &q)), bytes(&plain));
+        }
+        // And the defaults carry no hardness.
+        assert_eq!(DrainageCanyonParams::default().hardness, 0.0);
+        assert!(strata_hard(12.0, 10.0, 0.5) && !strata_hard(17.0, 10.0, 0.5) && strata_hard(-8.0, 10.0, 0.5));
+    }
+
+    #[test]
+    fn hard_bands_cut_less_narrower_and_steeper_soft_bands_unchanged() {
+        let (z, p) = wide_valley();
+        let k = 0.8;
+        let q = DrainageCanyonParams { hardness: k, band_m: 40.0, hard_fraction: 0.5, ..p };
+        let plain = drainage_canyon(&z, &p);
+        let hard = drainage_canyon(&z, &q);
+        let cut = |o: &Grid<f64>| -> Vec<f64> { z.data().iter().zip(o.data()).map(|(a, b)| a - b).collect() };
+        let (c0, c1) = (cut(&plain), cut(&hard));
+        let (mut vol_hard0, mut vol_hard1, mut vol_soft0, mut vol_soft1) = (0.0, 0.0, 0.0, 0.0);
+        for i in 0..z.len() {
+            if strata_hard(z.data()[i], q.band_m, q.hard_fraction) {
+                assert!(c1[i] <= (1.0 - 0.5 * k) * c0[i] + 1e-12, "cell {i}: {} vs {}", c1[i], c0[i]);
+                vol_hard0 += c0[i];
+                vol_hard1 += c1[i];
+            } else {
+                assert_eq!(c1[i], c0[i], "soft cell {i} changed");
+                vol_soft0 += c0[i];
+                vol_soft1 += c1[i];
+            }
+        }
+        assert!(vol_hard0 > 0.0 && vol_soft0 > 0.0, "both kinds of rock are cut");
+        assert!(vol_hard1 <= (1.0 - 0.5 * k) * vol_hard0 * (1.0 + 1e-12), "hard bands: {vol_hard1} of {vol_hard0}");
+        assert_eq!(vol_soft1, vol_soft0);
+        // Cross-sections of rows wholly in one band: narrower and with a steeper wall in hard rock.
+        let w = 61;
+        let row_band = |y: usize| {
+            let v: Vec<bool> = (24..=36).map(|x| strata_hard(*z.get(x, y), q.band_m, q.hard_fraction)).collect();
+            if v.iter().all(|&b| b) {
+                Some(true)
+            } else if v.iter().all(|&b| !b) {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        let width = |c: &[f64], y: usize| (0..w).filter(|&x| c[y * w + x] > 1e-9).count();
+        let wall = |c: &[f64], y: usize| (1..w).map(|x| (c[y * w + x] - c[y * w + x - 1]).abs()).fold(0.0, f64::max);
+        let (mut hard_rows, mut soft_rows) = (0, 0);
+        for y in 30..88 {
+            match row_band(y) {
+                Some(true) if c0[y * w + 30] > 1.0 => {
+                    hard_rows += 1;
+                    assert!(width(&c1, y) < width(&c0, y), "row {y}: not narrower");
+                    // Wall steepness relative to the depth: the profile is sharper.
+                    let (d0, d1) = (c0[y * w + 30], c1[y * w + 30]);
+                    assert!(wall(&c1, y) / d1 > 1.2 * wall(&c0, y) / d0, "row {y}: wall not steeper");
+                }
+                Some(false) => {
+                    soft_rows += 1;
+                    assert_eq!(width(&c1, y), width(&c0, y));
+                }
+                _ => {}
+            }
+        }
+        assert!(hard_rows >= 3 && soft_rows >= 3, "rows: {hard_rows} hard, {soft_rows} soft");
     }
 
     #[test]
