@@ -139,9 +139,7 @@ fn flat_ground_is_undecided_and_finite() {
     assert!(mean < 0.05, "{mean}");
     // Blend weights sum to one per cell and follow the band.
     let w = d.blend_weights(0.35);
-    for i in 0..n * n {
-        assert!((w[0][i] + w[1][i] - 1.0).abs() < 1e-12);
-    }
+    assert!(w[0].iter().zip(&w[1]).all(|(a, b)| (a + b - 1.0).abs() < 1e-12));
 }
 
 #[test]
