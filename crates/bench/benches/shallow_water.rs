@@ -108,10 +108,19 @@ fn main() {
 
     let mut c = Criterion::default().configure_from_args();
     let mut grp = c.benchmark_group("shallow_water_1024");
+    // One iteration = one step of every cell: the throughput is in cell-updates/s.
     grp.throughput(Throughput::Elements((N * N) as u64));
     grp.sample_size(10);
-    let mut sim = ShallowWater::new(&dem, &params());
-    grp.bench_function("pipe_step", |b| b.iter(|| sim.step()));
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+        let mut sim = ShallowWater::new(&dem, &params());
+        pool.install(|| {
+            for _ in 0..20 {
+                sim.step();
+            }
+        });
+        grp.bench_function(format!("pipe_step/{threads}_thread"), |b| b.iter(|| pool.install(|| sim.step())));
+    }
     let mut z = dem.clone();
     let p = ThermalParams { talus_deg: 20.0, iterations: 1, ..ThermalParams::scree_maker() };
     grp.bench_function("thermal_iteration", |b| b.iter(|| thermal_in_place(&mut z, &p, &bozkir_core::NoProgress)));

@@ -77,14 +77,20 @@
 //!
 //! # Determinism
 //!
-//! Every pass writes new buffers from the previous ones (ping-pong); each cell's new value is a
-//! pure function of the previous state, so rows run in parallel with rayon and the result is bit
-//! identical at any thread count. There are no reductions inside a step. Stages 1–6 run as one
-//! pass over bands of rows (flux of a row, then the depth update of the row above it, so fresh
-//! fluxes are reused from cache); a band recomputes the flux rows just outside it that its edge
-//! rows need, with the same function, so the band split changes no bit either. Interior rows run a
+//! Each cell's new value is a pure function of the previous state, so rows run in parallel with
+//! rayon and the result is bit identical at any thread count. There are no reductions inside a
+//! step. Stages 1–6 run as one pass over bands of rows, in place: a band walks its rows once
+//! (rain-adjusted depth of the row below into a 3-row ring, flux of a row, then the depth update of
+//! the row above it, so fresh fluxes are reused from cache), overwriting a row's old `d` and `b`
+//! only once no later row of the band reads them. The first and last row of every band get their
+//! new fluxes (and a copy of their old terrain) in a small pass before, from which the neighbouring
+//! bands read, so the band split changes no bit either. Stage 7 (the sediment advection, which
+//! gathers from anywhere in the field and so reads a ping-pong buffer) is deferred: it is done row
+//! by row at the start of the next step's band pass, just before the row's depth update, and by
+//! [`ShallowWater::into_output`]; the operations are the same, so are the bits. Interior rows run a
 //! branch-free kernel, and the advection a bilinear kernel with clamped coordinates and
-//! i32 indexing, each compiled for AVX2 when the CPU has it (runtime detection); they perform the
+//! i32 indexing (vectorised stencil computation, scalar reads), each compiled for AVX2 when the CPU
+//! has it (runtime detection); they perform the
 //! same IEEE operations as the edge-cell code and the baseline build (no FMA contraction), so the
 //! result does not depend on which version runs either.
 
@@ -235,27 +241,30 @@ pub struct ShallowWater {
     inc_map: Option<Vec<f32>>,
     /// `Ks · hardness · Δt` per cell (dimensionless).
     ks_dt_map: Option<Vec<f32>>,
+    /// Terrain height, updated in place.
     b: Vec<f64>,
-    b_next: Vec<f64>,
+    /// Water depth, updated in place.
     d: Vec<f32>,
-    d_next: Vec<f32>,
-    /// Outflow fluxes, one array per direction (L, R, T, B).
+    /// Outflow fluxes, one array per direction (L, R, T, B), updated in place.
     flux: [Vec<f32>; 4],
-    flux_next: [Vec<f32>; 4],
     vx: Vec<f32>,
     vy: Vec<f32>,
-    sed: Vec<f32>,
-    sed_mid: Vec<f32>,
+    /// Sediment after stage 6 of the last step, *before* its advection (stage 7): the advection is
+    /// done at the start of the next step's band pass, row by row (and by [`Self::into_output`]).
+    sed_src: Vec<f32>,
+    /// Where the band pass writes the next `sed_src` (ping-pong: the advection gathers from
+    /// anywhere in `sed_src`).
+    sed_new: Vec<f32>,
+    /// MacCormack only: the forward trace `ŝ` of `sed_src`.
     sed_fwd: Vec<f32>,
     eroded: Vec<f32>,
     deposited: Vec<f32>,
+    /// Per band: the new fluxes (L, R, T, B) of its first and of its last row (8 rows of `w`).
+    halo_f: Vec<f32>,
+    /// Per band: the old terrain of its first and of its last row (2 rows of `w`).
+    halo_b: Vec<f64>,
     steps_done: usize,
 }
-
-const L: usize = 0;
-const R: usize = 1;
-const T: usize = 2;
-const B: usize = 3;
 
 /// The per-step water increment: uniform or per cell.
 #[derive(Clone, Copy)]
@@ -272,17 +281,9 @@ impl<'a> Inc<'a> {
         }
     }
 
-    #[inline(always)]
-    fn at(self, i: usize) -> f32 {
-        match self {
-            Inc::Uniform(v) => v,
-            Inc::Map(m) => m[i],
-        }
-    }
-
-    /// `out[x] = d[x] + inc` for the row starting at flat index `start`.
+    /// `out[x] = d[x] + inc` for the row `d` that starts at flat index `start`.
     fn row(self, out: &mut [f32], d: &[f32], start: usize) {
-        let d = &d[start..start + out.len()];
+        let d = &d[..out.len()];
         match self {
             Inc::Uniform(v) => out.iter_mut().zip(d).for_each(|(o, &d)| *o = d + v),
             Inc::Map(m) => {
@@ -451,18 +452,18 @@ impl ShallowWater {
             inc_map,
             ks_dt_map,
             b: terrain.data().to_vec(),
-            b_next: vec![0.0; n],
             d: z(),
-            d_next: z(),
             flux: [z(), z(), z(), z()],
-            flux_next: [z(), z(), z(), z()],
             vx: z(),
             vy: z(),
-            sed: z(),
-            sed_mid: z(),
+            // Zero advected by a zero velocity is zero: the initial sediment-free state.
+            sed_src: z(),
+            sed_new: z(),
             sed_fwd: if p.maccormack { z() } else { Vec::new() },
             eroded: z(),
             deposited: z(),
+            halo_f: vec![0.0; h.div_ceil(BAND) * 8 * w],
+            halo_b: vec![0.0; h.div_ceil(BAND) * 2 * w],
             steps_done: 0,
             p,
         }
@@ -525,6 +526,21 @@ impl ShallowWater {
         }
     }
 
+    /// The suspended sediment: the pending advection (stage 7) of the last step applied.
+    fn sediment(&self) -> Vec<f32> {
+        let (w, adv) = (self.w, self.adv());
+        let mut fwd = vec![0.0f32; if self.p.maccormack { w * self.h } else { 0 }];
+        if self.p.maccormack {
+            forward_trace(&adv, &self.sed_src, &self.vx, &self.vy, &mut fwd);
+        }
+        let mut out = vec![0.0f32; w * self.h];
+        out.par_chunks_mut(w).enumerate().for_each(|(y, o)| {
+            let r = y * w..(y + 1) * w;
+            adv.row(&self.sed_src, &fwd, &self.vx[r.clone()], &self.vy[r], y, o);
+        });
+        out
+    }
+
     /// The state as grids.
     pub fn into_output(self) -> ShallowWaterOutput {
         let f = |v: &[f32]| {
@@ -535,242 +551,272 @@ impl ShallowWater {
             water: f(&self.d),
             vx: f(&self.vx),
             vy: f(&self.vy),
-            sediment: f(&self.sed),
+            sediment: f(&self.sediment()),
             eroded: f(&self.eroded),
             deposited: f(&self.deposited),
         }
     }
 
-    /// One time step (all seven stages of the module documentation).
+    fn adv(&self) -> Adv {
+        Adv {
+            k: AdvK::new(self.w, self.h),
+            sx: (self.dt / self.dx) as f32,
+            sy: (self.dt / self.dy) as f32,
+            maccormack: self.p.maccormack,
+        }
+    }
+
+    fn flux_k(&self) -> FluxK {
+        let (dt, dx, dy, p) = (self.dt, self.dx, self.dy, &self.p);
+        let (g, hp) = (p.gravity, p.pipe_depth);
+        FluxK {
+            ax: (dt * g * hp * dy / dx) as f32,
+            ay: (dt * g * hp * dx / dy) as f32,
+            damp: (1.0 / (1.0 + p.flux_damping * dt)) as f32,
+            area_dt: (dx * dy / dt) as f32,
+            open: p.boundary == Boundary::Open,
+        }
+    }
+
+    /// One time step (all seven stages of the module documentation). The previous step's sediment
+    /// advection (stage 7) is done here, fused into the band pass (see the module documentation, "Determinism").
     pub fn step(&mut self) {
-        self.flux_depth_pass();
-        self.advection_pass();
-        std::mem::swap(&mut self.b, &mut self.b_next);
-        std::mem::swap(&mut self.d, &mut self.d_next);
-        std::mem::swap(&mut self.flux, &mut self.flux_next);
+        let adv = self.adv();
+        if adv.maccormack {
+            forward_trace(&adv, &self.sed_src, &self.vx, &self.vy, &mut self.sed_fwd);
+        }
+        self.halo_pass();
+        self.band_pass(&adv);
+        std::mem::swap(&mut self.sed_src, &mut self.sed_new);
         self.steps_done += 1;
     }
 
-    /// Stages 1–6, fused over bands of [`BAND`] rows: a band computes its rows' new fluxes (into
-    /// `flux_next`) and, one row behind, their depth/velocity/erosion update (into `b_next`,
-    /// `d_next`, `vx`, `vy`, `sed_mid` and the cumulative maps), so the fresh fluxes are read back
-    /// from cache. The depth update of a row needs the fluxes of the rows above and below it; at
-    /// the band's edges those rows belong to the neighbouring bands and are recomputed here into
-    /// scratch rows (the same pure function of the previous state, so the same bits).
-    fn flux_depth_pass(&mut self) {
-        let (w, h, dt, dx, dy) = (self.w, self.h, self.dt, self.dx, self.dy);
-        let p = &self.p;
-        let (g, hp) = (p.gravity, p.pipe_depth);
+    /// The new fluxes of the first and last row of every band (into `halo_f`), and a copy of those
+    /// rows' old terrain (into `halo_b`), from the previous state. The band pass then updates the
+    /// planes in place: a band reads its neighbours' edge rows only from here.
+    fn halo_pass(&mut self) {
+        let (w, h) = (self.w, self.h);
+        let fk = self.flux_k();
         let inc = Inc::of(&self.inc_map, self.inc);
-        let fc = FluxCtx {
-            k: FluxK {
-                ax: (dt * g * hp * dy / dx) as f32,
-                ay: (dt * g * hp * dx / dy) as f32,
-                damp: (1.0 / (1.0 + p.flux_damping * dt)) as f32,
-                area_dt: (dx * dy / dt) as f32,
-                open: p.boundary == Boundary::Open,
+        let (b, d, fo) = (&self.b, &self.d, &self.flux);
+        self.halo_f.par_chunks_mut(8 * w).zip(self.halo_b.par_chunks_mut(2 * w)).enumerate().for_each_init(
+            || vec![0.0f32; 3 * w],
+            |scr, (bi, (hf, hb))| {
+                let y0 = bi * BAND;
+                let y1 = (y0 + BAND).min(h);
+                for (slot, y) in [(0, y0), (1, y1 - 1)] {
+                    let i0 = y * w;
+                    hb[slot * w..(slot + 1) * w].copy_from_slice(&b[i0..i0 + w]);
+                    let (fl, rest) = hf[slot * 4 * w..(slot + 1) * 4 * w].split_at_mut(w);
+                    let (fr, rest) = rest.split_at_mut(w);
+                    let (ft, fb) = rest.split_at_mut(w);
+                    for (o, f) in [&mut *fl, &mut *fr, &mut *ft, &mut *fb].into_iter().zip(fo) {
+                        o.copy_from_slice(&f[i0..i0 + w]);
+                    }
+                    let (du, rest) = scr.split_at_mut(w);
+                    let (dc, dd) = rest.split_at_mut(w);
+                    inc.row(dc, &d[i0..], i0);
+                    let up = if y > 0 {
+                        inc.row(du, &d[i0 - w..], i0 - w);
+                        Some((&b[i0 - w..i0], &*du))
+                    } else {
+                        None
+                    };
+                    let dn = if y + 1 < h {
+                        inc.row(dd, &d[i0 + w..], i0 + w);
+                        Some((&b[i0 + w..i0 + 2 * w], &*dd))
+                    } else {
+                        None
+                    };
+                    flux_row(&fk, up, &b[i0..i0 + w], dc, dn, fl, fr, ft, fb);
+                }
             },
-            inc,
-            b: &self.b,
-            d: &self.d,
-            fo: &self.flux,
-            w,
-            h,
+        );
+    }
+
+    /// Stages 1–6, plus stage 7 of the previous step, fused over bands of [`BAND`] rows and done in
+    /// place. A band walks its rows once: the rain-adjusted depth `d₁` of the row below enters a
+    /// ring of three rows, the row's new fluxes are computed (its first and last row's were computed
+    /// by [`Self::halo_pass`]), and, one row behind, the sediment of the row above is advected and
+    /// its depth/velocity/erosion update is written, reading the fresh fluxes back from cache.
+    /// Every value read is from the previous state: a row's old `d` and `b` are overwritten only
+    /// once no later row of the band needs them (the old `b` of the row above is kept in a ring of
+    /// two rows; the tilt needs it), and neighbouring bands' edge rows are read from the halo.
+    fn band_pass(&mut self, adv: &Adv) {
+        let (w, h) = (self.w, self.h);
+        let (dt, dx, dy, p) = (self.dt, self.dx, self.dy, &self.p);
+        let fk = self.flux_k();
+        let dk = DepthK {
+            dt_area: (dt / (dx * dy)) as f32,
+            hx: (0.5 / dy) as f32,
+            hy: (0.5 / dx) as f32,
+            min_depth: p.min_depth as f32,
+            inv_2dx: (0.5 / dx) as f32,
+            inv_2dy: (0.5 / dy) as f32,
+            kc: p.capacity as f32,
+            min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
+            kd_dt: (p.deposit * dt) as f32,
+            evap: (1.0 - p.evaporation * dt) as f32,
         };
-        let dc = DepthCtx {
-            k: DepthK {
-                dt_area: (dt / (dx * dy)) as f32,
-                hx: (0.5 / dy) as f32,
-                hy: (0.5 / dx) as f32,
-                min_depth: p.min_depth as f32,
-                inv_2dx: (0.5 / dx) as f32,
-                inv_2dy: (0.5 / dy) as f32,
-                kc: p.capacity as f32,
-                min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
-                kd_dt: (p.deposit * dt) as f32,
-                evap: (1.0 - p.evaporation * dt) as f32,
-            },
-            ks_dt: (p.dissolve * dt) as f32,
-            inc,
-            ks_map: self.ks_dt_map.as_deref(),
-            b: &self.b,
-            d: &self.d,
-            sed: &self.sed,
-            w,
-            h,
-            dx,
-            dy,
-        };
+        let ks_dt = (p.dissolve * dt) as f32;
+        let inc = Inc::of(&self.inc_map, self.inc);
+        let ks_map = self.ks_dt_map.as_deref();
+        let (halo_f, halo_b) = (&self.halo_f, &self.halo_b);
+        let (sed_src, sed_fwd) = (&self.sed_src, &self.sed_fwd);
         let c = w * BAND;
-        let [nl, nr, nt, nb] = &mut self.flux_next;
+        let [fl, fr, ft, fb] = &mut self.flux;
         (
-            (nl.par_chunks_mut(c), nr.par_chunks_mut(c), nt.par_chunks_mut(c), nb.par_chunks_mut(c)),
-            self.b_next.par_chunks_mut(c),
-            self.d_next.par_chunks_mut(c),
+            (fl.par_chunks_mut(c), fr.par_chunks_mut(c), ft.par_chunks_mut(c), fb.par_chunks_mut(c)),
+            self.b.par_chunks_mut(c),
+            self.d.par_chunks_mut(c),
             self.vx.par_chunks_mut(c),
             self.vy.par_chunks_mut(c),
-            self.sed_mid.par_chunks_mut(c),
+            self.sed_new.par_chunks_mut(c),
             self.eroded.par_chunks_mut(c),
             self.deposited.par_chunks_mut(c),
         )
             .into_par_iter()
             .enumerate()
             .for_each_init(
-                || (vec![0.0f32; 3 * w], vec![0.0f32; 8 * w]),
-                |(scr, halo), (bi, ((fl, fr, ft, fb), bo, dout, vxo, vyo, so, ero, dpo))| {
+                || (vec![0.0f32; 5 * w], vec![0.0f64; 2 * w]),
+                |(scr, bring), (bi, ((fl, fr, ft, fb), bo, dio, vxo, vyo, so, ero, dpo))| {
                     let y0 = bi * BAND;
-                    let rows = fl.len() / w;
+                    let rows = bo.len() / w;
                     let y1 = y0 + rows;
-                    let (up, dn) = halo.split_at_mut(4 * w);
-                    // The neighbouring bands' edge rows of fluxes (only f_B above, f_T below are read).
-                    if y0 > 0 {
-                        let (a, rest) = up.split_at_mut(w);
-                        let (b_, rest) = rest.split_at_mut(w);
-                        let (t_, b2) = rest.split_at_mut(w);
-                        flux_row(&fc, y0 - 1, scr, a, b_, t_, b2);
+                    let own = &halo_f[bi * 8 * w..(bi + 1) * 8 * w];
+                    // f_B and old b of the row above the band, f_T and old b of the row below.
+                    let above = (bi > 0).then(|| {
+                        let (f, b) = (&halo_f[(bi - 1) * 8 * w..bi * 8 * w], &halo_b[(bi - 1) * 2 * w..bi * 2 * w]);
+                        (&f[7 * w..], &b[w..])
+                    });
+                    let below = (y1 < h).then(|| {
+                        let (f, b) = (&halo_f[(bi + 1) * 8 * w..(bi + 2) * 8 * w], &halo_b[(bi + 1) * 2 * w..]);
+                        (&f[2 * w..3 * w], &b[..w])
+                    });
+                    let (ring, rest) = scr.split_at_mut(3 * w);
+                    let (srow, ksr) = rest.split_at_mut(w);
+                    if ks_map.is_none() {
+                        ksr.fill(ks_dt);
                     }
-                    if y1 < h {
-                        let (a, rest) = dn.split_at_mut(w);
-                        let (b_, rest) = rest.split_at_mut(w);
-                        let (t_, b2) = rest.split_at_mut(w);
-                        flux_row(&fc, y1, scr, a, b_, t_, b2);
-                    }
-                    let (up, dn) = (&*up, &*dn);
-                    let mut depth = |r: usize, scr: &mut [f32], fl: &[f32], fr: &[f32], ft: &[f32], fb: &[f32]| {
-                        let y = y0 + r;
-                        let nbh = FluxNbh {
-                            l: row_of(fl, w, r),
-                            r: row_of(fr, w, r),
-                            t: row_of(ft, w, r),
-                            b: row_of(fb, w, r),
-                            b_up: if y == 0 {
-                                None
-                            } else if r == 0 {
-                                Some(&up[3 * w..4 * w])
+                    let slot = |j: usize| (j % 3) * w..(j % 3 + 1) * w;
+                    let rw = |j: usize| j * w..(j + 1) * w;
+                    inc.row(&mut ring[slot(0)], dio, y0 * w);
+                    for r in 0..=rows {
+                        if r < rows {
+                            if r + 1 < rows {
+                                inc.row(&mut ring[slot(r + 1)], &dio[rw(r + 1)], (y0 + r + 1) * w);
+                            }
+                            if r == 0 || r + 1 == rows {
+                                let s = if r == 0 { 0 } else { 4 * w };
+                                for (k, o) in [&mut *fl, &mut *fr, &mut *ft, &mut *fb].into_iter().enumerate() {
+                                    o[rw(r)].copy_from_slice(&own[s + k * w..s + (k + 1) * w]);
+                                }
                             } else {
-                                Some(row_of(fb, w, r - 1))
-                            },
-                            t_dn: if y + 1 == h {
-                                None
-                            } else if r + 1 == rows {
-                                Some(&dn[2 * w..3 * w])
-                            } else {
-                                Some(row_of(ft, w, r + 1))
-                            },
-                        };
-                        let s = r * w..(r + 1) * w;
-                        let out = DepthRows {
-                            b: &mut bo[s.clone()],
-                            d: &mut dout[s.clone()],
-                            vx: &mut vxo[s.clone()],
-                            vy: &mut vyo[s.clone()],
-                            s: &mut so[s.clone()],
-                            er: &mut ero[s.clone()],
-                            dp: &mut dpo[s],
-                        };
-                        depth_row(&dc, y, &nbh, scr, out);
-                    };
-                    for r in 0..rows {
-                        let s = r * w..(r + 1) * w;
-                        flux_row(
-                            &fc,
-                            y0 + r,
-                            scr,
-                            &mut fl[s.clone()],
-                            &mut fr[s.clone()],
-                            &mut ft[s.clone()],
-                            &mut fb[s],
-                        );
-                        if r > 0 {
-                            depth(r - 1, scr, fl, fr, ft, fb);
+                                let (up, dn) = (r - 1, r + 1);
+                                flux_row(
+                                    &fk,
+                                    Some((&bo[rw(up)], &ring[slot(up)])),
+                                    &bo[rw(r)],
+                                    &ring[slot(r)],
+                                    Some((&bo[rw(dn)], &ring[slot(dn)])),
+                                    &mut fl[rw(r)],
+                                    &mut fr[rw(r)],
+                                    &mut ft[rw(r)],
+                                    &mut fb[rw(r)],
+                                );
+                            }
                         }
+                        if r == 0 {
+                            continue;
+                        }
+                        // The depth/erosion update of band row `q` (the fluxes of rows q-1..q+1 are new).
+                        let q = r - 1;
+                        let y = y0 + q;
+                        // Stage 7 of the previous step for this row (reads the row's old vx, vy).
+                        adv.row(sed_src, sed_fwd, &vxo[rw(q)], &vyo[rw(q)], y, srow);
+                        let (bprev, bcur) = bring.split_at_mut(w);
+                        let (bprev, bcur) = if q % 2 == 0 { (bcur, bprev) } else { (bprev, bcur) };
+                        bcur.copy_from_slice(&bo[rw(q)]);
+                        let (bup, bdn) = bo.split_at_mut((q + 1) * w);
+                        let nbh = FluxNbh {
+                            l: &fl[rw(q)],
+                            r: &fr[rw(q)],
+                            t: &ft[rw(q)],
+                            b: &fb[rw(q)],
+                            b_up: if q == 0 { above.map(|a| a.0) } else { Some(&fb[rw(q - 1)]) },
+                            t_dn: if q + 1 == rows { below.map(|a| a.0) } else { Some(&ft[rw(q + 1)]) },
+                        };
+                        let rows_in = DepthRowsIn {
+                            bu: if q == 0 { above.map(|a| a.1) } else { Some(&*bprev) },
+                            bc: bcur,
+                            bd: if q + 1 == rows { below.map(|a| a.1) } else { Some(&bdn[..w]) },
+                            d1: &ring[slot(q)],
+                            s: srow,
+                            ks: match ks_map {
+                                Some(m) => &m[y * w..(y + 1) * w],
+                                None => ksr,
+                            },
+                        };
+                        let out = DepthRows {
+                            b: &mut bup[q * w..],
+                            d: &mut dio[rw(q)],
+                            vx: &mut vxo[rw(q)],
+                            vy: &mut vyo[rw(q)],
+                            s: &mut so[rw(q)],
+                            er: &mut ero[rw(q)],
+                            dp: &mut dpo[rw(q)],
+                        };
+                        depth_row(&dk, dx, dy, &rows_in, &nbh, out);
                     }
-                    depth(rows - 1, scr, fl, fr, ft, fb);
                 },
             );
     }
-
-    /// Stage 7: semi-Lagrangian (optionally MacCormack) advection of `sed_mid` into `sed`.
-    fn advection_pass(&mut self) {
-        let (w, h) = (self.w, self.h);
-        let (sx, sy) = ((self.dt / self.dx) as f32, (self.dt / self.dy) as f32);
-        let k = AdvK::new(w, h);
-        let (vx, vy) = (&self.vx, &self.vy);
-        let src = &self.sed_mid;
-        if !self.p.maccormack {
-            self.sed.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-                let (vxr, vyr) = (&vx[y * w..(y + 1) * w], &vy[y * w..(y + 1) * w]);
-                trace_row(&k, src, y, vxr, vyr, -sx, -sy, out);
-            });
-            return;
-        }
-        // Forward: ŝ = SL(s, v).
-        self.sed_fwd.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-            let (vxr, vyr) = (&vx[y * w..(y + 1) * w], &vy[y * w..(y + 1) * w]);
-            trace_row(&k, src, y, vxr, vyr, -sx, -sy, out);
-        });
-        // Backward: s̃ = SL(ŝ, −v); s = ŝ + (s − s̃)/2, clamped to the forward stencil.
-        let fwd = &self.sed_fwd;
-        self.sed.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
-            let r = y * w..(y + 1) * w;
-            let rows = MacRow { vx: &vx[r.clone()], vy: &vy[r.clone()], src_c: &src[r.clone()], fwd_c: &fwd[r] };
-            maccormack_row(&k, src, fwd, y, &rows, sx, sy, out);
-        });
-    }
 }
 
-/// Rows per band of the fused flux/depth pass (the unit of parallel work). Each band recomputes
-/// two rows of fluxes of its neighbours, an overhead of `2 / BAND` of the flux work.
+/// Rows per band of the fused pass (the unit of parallel work). The first and last row of each
+/// band get their fluxes from [`ShallowWater::halo_pass`] (the same work, done beforehand).
 const BAND: usize = 32;
 
-/// Row `r` of a row-major buffer of width `w`.
-#[inline(always)]
-fn row_of(v: &[f32], w: usize, r: usize) -> &[f32] {
-    &v[r * w..(r + 1) * w]
-}
-
-/// Inputs of the flux update (stages 1–2).
-#[derive(Clone, Copy)]
-struct FluxCtx<'a> {
-    k: FluxK,
-    inc: Inc<'a>,
-    b: &'a [f64],
-    d: &'a [f32],
-    fo: &'a [Vec<f32>; 4],
-    w: usize,
-    h: usize,
-}
-
-/// New outflow fluxes of row `y` into `ol, or, ot, ob` (`scr`: 3 rows of scratch).
-fn flux_row(c: &FluxCtx, y: usize, scr: &mut [f32], ol: &mut [f32], or: &mut [f32], ot: &mut [f32], ob: &mut [f32]) {
-    let FluxCtx { k, inc, b, d, fo, w, h } = *c;
-    let i0 = y * w;
-    let interior = y > 0 && y + 1 < h && w >= 3;
-    if interior {
-        let (du, rest) = scr.split_at_mut(w);
-        let (dc, rest) = rest.split_at_mut(w);
-        let dd = &mut rest[..w];
-        inc.row(du, d, i0 - w);
-        inc.row(dc, d, i0);
-        inc.row(dd, d, i0 + w);
-        let rows = FluxRows {
-            bu: &b[i0 - w..i0],
-            bc: &b[i0..i0 + w],
-            bd: &b[i0 + w..i0 + 2 * w],
-            du,
-            dc,
-            dd,
-            fl: &fo[L][i0..i0 + w],
-            fr: &fo[R][i0..i0 + w],
-            ft: &fo[T][i0..i0 + w],
-            fb: &fo[B][i0..i0 + w],
-        };
-        flux_row_interior(&k, &rows, ol, or, ot, ob);
-    }
-    let d1 = |i: usize| d[i] + inc.at(i);
+/// New outflow fluxes of one row. `up`/`dn`: the terrain and rain-adjusted depth `d₁` of the rows
+/// above and below (`None` past the grid's edge); `bc`, `dc`: the row's own. `fl, fr, ft, fb` hold
+/// the row's old fluxes on entry and its new ones on return.
+#[allow(clippy::too_many_arguments)]
+fn flux_row(
+    k: &FluxK,
+    up: Option<(&[f64], &[f32])>,
+    bc: &[f64],
+    dc: &[f32],
+    dn: Option<(&[f64], &[f32])>,
+    fl: &mut [f32],
+    fr: &mut [f32],
+    ft: &mut [f32],
+    fb: &mut [f32],
+) {
+    let w = bc.len();
+    let interior = match (up, dn) {
+        (Some((bu, du)), Some((bd, dd))) if w >= 3 => {
+            flux_row_interior(k, &FluxRows { bu, bc, bd, du, dc, dd }, fl, fr, ft, fb);
+            true
+        }
+        _ => false,
+    };
+    // Any cell, with the boundary cases (the edge columns, and all of the top and bottom rows).
     let mut edge = |x: usize| {
-        let f = flux_cell(&k, b, &d1, fo, w, h, x, y);
-        (ol[x], or[x], ot[x], ob[x]) = (f[L], f[R], f[T], f[B]);
+        let (hb, di) = (bc[x], dc[x]);
+        let one = |f: f32, a: f32, n: Option<(f64, f32)>| match n {
+            Some((bn, dn)) => pipe(f, k.damp, a, (hb - bn) as f32 + (di - dn)),
+            None if k.open => pipe(f, k.damp, a, di),
+            None => 0.0,
+        };
+        let [a, b, c, e] = limit(
+            one(fl[x], k.ax, (x > 0).then(|| (bc[x - 1], dc[x - 1]))),
+            one(fr[x], k.ax, (x + 1 < w).then(|| (bc[x + 1], dc[x + 1]))),
+            one(ft[x], k.ay, up.map(|(b, d)| (b[x], d[x]))),
+            one(fb[x], k.ay, dn.map(|(b, d)| (b[x], d[x]))),
+            di,
+            k.area_dt,
+        );
+        (fl[x], fr[x], ft[x], fb[x]) = (a, b, c, e);
     };
     if interior {
         edge(0);
@@ -778,22 +824,6 @@ fn flux_row(c: &FluxCtx, y: usize, scr: &mut [f32], ol: &mut [f32], or: &mut [f3
     } else {
         (0..w).for_each(edge);
     }
-}
-
-/// Inputs of the depth/erosion update (stages 3–6) other than the new fluxes.
-#[derive(Clone, Copy)]
-struct DepthCtx<'a> {
-    k: DepthK,
-    ks_dt: f32,
-    inc: Inc<'a>,
-    ks_map: Option<&'a [f32]>,
-    b: &'a [f64],
-    d: &'a [f32],
-    sed: &'a [f32],
-    w: usize,
-    h: usize,
-    dx: f64,
-    dy: f64,
 }
 
 /// The new fluxes a row's depth update reads: its own four, `f_B` of the row above and `f_T` of
@@ -807,44 +837,34 @@ struct FluxNbh<'a> {
     t_dn: Option<&'a [f32]>,
 }
 
-/// Depth, velocity, erosion/deposition and evaporation of row `y` (`scr`: 2 rows of scratch).
-fn depth_row(c: &DepthCtx, y: usize, f: &FluxNbh, scr: &mut [f32], mut out: DepthRows) {
-    let DepthCtx { k, ks_dt, inc, ks_map, b, d, sed, w, h, dx, dy } = *c;
-    let i0 = y * w;
-    let (d1, rest) = scr.split_at_mut(w);
-    inc.row(d1, d, i0);
-    let ksr: &[f32] = match ks_map {
-        Some(m) => &m[i0..i0 + w],
-        None => {
-            let ksr = &mut rest[..w];
-            ksr.fill(ks_dt);
-            ksr
-        }
-    };
-    let interior = match (f.b_up, f.t_dn) {
-        (Some(fb_up), Some(ft_dn)) if w >= 3 => {
-            let rows = DepthIn {
-                bu: &b[i0 - w..i0],
-                bc: &b[i0..i0 + w],
-                bd: &b[i0 + w..i0 + 2 * w],
-                d1,
-                fl: f.l,
-                fr: f.r,
-                ft: f.t,
-                fb: f.b,
-                fb_up,
-                ft_dn,
-                s: &sed[i0..i0 + w],
-                ks: ksr,
-            };
+/// The other inputs of a row's depth update: old terrain of the row and of the rows above and
+/// below (`None` past the grid's edge), `d₁`, the advected sediment and `Ks · hardness · Δt`.
+struct DepthRowsIn<'a> {
+    bu: Option<&'a [f64]>,
+    bc: &'a [f64],
+    bd: Option<&'a [f64]>,
+    d1: &'a [f32],
+    s: &'a [f32],
+    ks: &'a [f32],
+}
+
+/// Depth, velocity, erosion/deposition and evaporation of one row.
+fn depth_row(k: &DepthK, dx: f64, dy: f64, i: &DepthRowsIn, f: &FluxNbh, mut out: DepthRows) {
+    let DepthRowsIn { bu, bc, bd, d1, s, ks } = *i;
+    let w = bc.len();
+    let interior = match (f.b_up, f.t_dn, bu, bd) {
+        (Some(fb_up), Some(ft_dn), Some(bu), Some(bd)) if w >= 3 => {
+            let rows = DepthIn { bu, bc, bd, d1, fl: f.l, fr: f.r, ft: f.t, fb: f.b, fb_up, ft_dn, s, ks };
             let o = &mut out;
-            depth_row_interior(&k, &rows, o.b, o.d, o.vx, o.vy, o.s, o.er, o.dp);
+            depth_row_interior(k, &rows, o.b, o.d, o.vx, o.vy, o.s, o.er, o.dp);
             true
         }
         _ => false,
     };
+    // One-sided differences at the edges: the row itself stands in for a missing neighbour row.
+    let (ru, nu) = bu.map_or((bc, 0), |r| (r, 1));
+    let (rd, nd) = bd.map_or((bc, 0), |r| (r, 1));
     let mut edge = |x: usize| {
-        let i = i0 + x;
         let inflow = [
             if x > 0 { f.r[x - 1] } else { 0.0 },
             if x + 1 < w { f.l[x + 1] } else { 0.0 },
@@ -854,11 +874,10 @@ fn depth_row(c: &DepthCtx, y: usize, f: &FluxNbh, scr: &mut [f32], mut out: Dept
         let outf = [f.l[x], f.r[x], f.t[x], f.b[x]];
         // Tilt from central differences (one-sided at the edges).
         let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
-        let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        let gx = if xr > xl { ((b[i0 + xr] - b[i0 + xl]) / ((xr - xl) as f64 * dx)) as f32 } else { 0.0 };
-        let gy = if yd > yu { ((b[yd * w + x] - b[yu * w + x]) / ((yd - yu) as f64 * dy)) as f32 } else { 0.0 };
-        let r = cell_update(&k, d1[x], inflow, outf, gx, gy, sed[i], ksr[x]);
-        out.put(x, b[i], r);
+        let gx = if xr > xl { ((bc[xr] - bc[xl]) / ((xr - xl) as f64 * dx)) as f32 } else { 0.0 };
+        let gy = if nu + nd > 0 { ((rd[x] - ru[x]) / ((nu + nd) as f64 * dy)) as f32 } else { 0.0 };
+        let r = cell_update(k, d1[x], inflow, outf, gx, gy, s[x], ks[x]);
+        out.put(x, bc[x], r);
     };
     if interior {
         edge(0);
@@ -868,7 +887,7 @@ fn depth_row(c: &DepthCtx, y: usize, f: &FluxNbh, scr: &mut [f32], mut out: Dept
     }
 }
 
-/// Input rows of the flux pass for one interior row.
+/// Input rows of the flux pass for one interior row (`d*`: the rain-adjusted depth `d₁`).
 struct FluxRows<'a> {
     bu: &'a [f64],
     bc: &'a [f64],
@@ -876,21 +895,16 @@ struct FluxRows<'a> {
     du: &'a [f32],
     dc: &'a [f32],
     dd: &'a [f32],
-    fl: &'a [f32],
-    fr: &'a [f32],
-    ft: &'a [f32],
-    fb: &'a [f32],
 }
 
-/// Flux update of columns `1..w-1` of an interior row: no boundary branches, no bounds checks in
-/// the loop (every slice is re-sliced to `w`), so it vectorises. `ΔH` is `(b − b_n)` (f64, rounded
-/// to f32) plus `(d₁ − d₁_n)` (f32).
+/// Flux update of columns `1..w-1` of an interior row, in place (`ol..ob` hold the old fluxes on
+/// entry): no boundary branches, no bounds checks in the loop (every slice is re-sliced to `w`), so
+/// it vectorises. `ΔH` is `(b − b_n)` (f64, rounded to f32) plus `(d₁ − d₁_n)` (f32).
 #[inline(always)]
 fn flux_row_kernel(k: &FluxK, r: &FluxRows, ol: &mut [f32], or: &mut [f32], ot: &mut [f32], ob: &mut [f32]) {
     let w = r.bc.len();
     let (bu, bc, bd) = (&r.bu[..w], &r.bc[..w], &r.bd[..w]);
     let (du, dc, dd) = (&r.du[..w], &r.dc[..w], &r.dd[..w]);
-    let (fl, fr, ft, fb) = (&r.fl[..w], &r.fr[..w], &r.ft[..w], &r.fb[..w]);
     let (ol, or, ot, ob) = (&mut ol[..w], &mut or[..w], &mut ot[..w], &mut ob[..w]);
     let FluxK { ax, ay, damp, area_dt, .. } = *k;
     for x in 1..w - 1 {
@@ -900,10 +914,10 @@ fn flux_row_kernel(k: &FluxK, r: &FluxRows, ol: &mut [f32], or: &mut [f32], ot: 
         let dt_ = (hb - bu[x]) as f32 + (di - du[x]);
         let db = (hb - bd[x]) as f32 + (di - dd[x]);
         let [a, b, c, e] = limit(
-            pipe(fl[x], damp, ax, dl),
-            pipe(fr[x], damp, ax, dr),
-            pipe(ft[x], damp, ay, dt_),
-            pipe(fb[x], damp, ay, db),
+            pipe(ol[x], damp, ax, dl),
+            pipe(or[x], damp, ax, dr),
+            pipe(ot[x], damp, ay, dt_),
+            pipe(ob[x], damp, ay, db),
             di,
             area_dt,
         );
@@ -933,35 +947,6 @@ fn flux_row_interior(k: &FluxK, r: &FluxRows, ol: &mut [f32], or: &mut [f32], ot
         return;
     }
     flux_row_kernel(k, r, ol, or, ot, ob);
-}
-
-/// The flux update of any cell (with the boundary cases), for the edge rows and columns.
-#[allow(clippy::too_many_arguments)]
-fn flux_cell(
-    k: &FluxK,
-    b: &[f64],
-    d1: &dyn Fn(usize) -> f32,
-    fo: &[Vec<f32>; 4],
-    w: usize,
-    h: usize,
-    x: usize,
-    y: usize,
-) -> [f32; 4] {
-    let i = y * w + x;
-    let (hb, di) = (b[i], d1(i));
-    let one = |dir: usize, a: f32, n: Option<usize>| match n {
-        Some(j) => pipe(fo[dir][i], k.damp, a, (hb - b[j]) as f32 + (di - d1(j))),
-        None if k.open => pipe(fo[dir][i], k.damp, a, di),
-        None => 0.0,
-    };
-    limit(
-        one(L, k.ax, (x > 0).then(|| i - 1)),
-        one(R, k.ax, (x + 1 < w).then(|| i + 1)),
-        one(T, k.ay, (y > 0).then(|| i - w)),
-        one(B, k.ay, (y + 1 < h).then(|| i + w)),
-        di,
-        k.area_dt,
-    )
 }
 
 /// Input rows of the depth/erosion pass for one interior row.
@@ -1075,13 +1060,20 @@ struct AdvK {
     /// `w − 1`, `h − 1` as f32: the clamp of the traced coordinates.
     xmax: f32,
     ymax: f32,
-    /// `w · h ≤ i32::MAX`: the kernels may index in i32 (which AVX2 gathers/vectors handle well).
+    /// `w · h ≤ i32::MAX` and `w, h ≤ 2²⁴` (so `xmax`, `ymax` are exact): the kernels may index
+    /// in i32 and truncate the clamped coordinates without range checks.
     small: bool,
 }
 
 impl AdvK {
     fn new(w: usize, h: usize) -> Self {
-        Self { w, h, xmax: (w - 1) as f32, ymax: (h - 1) as f32, small: w.saturating_mul(h) <= i32::MAX as usize }
+        Self {
+            w,
+            h,
+            xmax: (w - 1) as f32,
+            ymax: (h - 1) as f32,
+            small: w.saturating_mul(h) <= i32::MAX as usize && w.max(h) <= 1 << 24,
+        }
     }
 }
 
@@ -1141,8 +1133,16 @@ unsafe fn bilinear_i32(v: &[f32], k: &AdvK, fx: f32, fy: f32) -> (f32, f32, f32)
     lerp4(a, b, c, e, tx, ty)
 }
 
+/// Columns per chunk of [`trace_kernel`]'s stencil scratch (on the stack).
+const TRACE_CHUNK: usize = 128;
+
 /// Semi-Lagrangian trace of row `y`: `out[x] = src(clamp(x + u·cx), clamp(y + v·cy))` (bilinear),
 /// `cx = ∓Δt/dx`, `cy = ∓Δt/dy` (negative for the usual backward trace).
+///
+/// On grids indexable in i32 this runs in chunks: a vectorised loop computes each cell's stencil
+/// (flat index of its top-left value, offsets to the right and lower values, weights), then a scalar
+/// loop reads the four values and blends them. Vectorised gathers of four scattered values per lane
+/// are slower than plain loads here. The operations and their order are those of [`bilinear_i32`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn trace_kernel(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32, cy: f32, out: &mut [f32]) {
@@ -1150,11 +1150,39 @@ fn trace_kernel(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32
     let (vx, vy) = (&vx[..w], &vy[..w]);
     let yf = y as f32;
     if k.small && src.len() >= k.w * k.h {
-        for (x, (o, (&u, &v))) in out.iter_mut().zip(vx.iter().zip(vy)).enumerate() {
-            let fx = (x as f32 + u * cx).clamp(0.0, k.xmax);
-            let fy = (yf + v * cy).clamp(0.0, k.ymax);
-            // SAFETY: `k.small` and `src.len() >= w·h` were checked just above.
-            *o = unsafe { bilinear_i32(src, k, fx, fy) }.0;
+        let (wi, hi) = (k.w as i32, k.h as i32);
+        let mut idx = [0i32; TRACE_CHUNK];
+        let mut ox = [0i32; TRACE_CHUNK];
+        let mut oy = [0i32; TRACE_CHUNK];
+        let mut tx = [0.0f32; TRACE_CHUNK];
+        let mut ty = [0.0f32; TRACE_CHUNK];
+        for ((vx, vy), (c, out)) in
+            vx.chunks(TRACE_CHUNK).zip(vy.chunks(TRACE_CHUNK)).zip(out.chunks_mut(TRACE_CHUNK).enumerate())
+        {
+            let n = out.len();
+            let x0 = c * TRACE_CHUNK;
+            let (idx, ox, oy, tx, ty) = (&mut idx[..n], &mut ox[..n], &mut oy[..n], &mut tx[..n], &mut ty[..n]);
+            let (vx, vy) = (&vx[..n], &vy[..n]);
+            for j in 0..n {
+                let fx = ((x0 + j) as f32 + vx[j] * cx).clamp(0.0, k.xmax);
+                let fy = (yf + vy[j] * cy).clamp(0.0, k.ymax);
+                // `as i32` of [`bilinear_i32`], NaN to 0 included, without its scalar NaN fix-up:
+                // the value truncated is in [0, w−1] (a NaN fails `>= 0` and becomes 0).
+                let (cxf, cyf) =
+                    (if fx >= 0.0 { fx.min(k.xmax) } else { 0.0 }, if fy >= 0.0 { fy.min(k.ymax) } else { 0.0 });
+                // SAFETY: `cxf`, `cyf` are finite and in [0, i32::MAX] (just above; `k.small`).
+                let (xi, yi) = unsafe { (cxf.to_int_unchecked::<i32>(), cyf.to_int_unchecked::<i32>()) };
+                let (xi, yi) = (xi.clamp(0, wi - 1), yi.clamp(0, hi - 1));
+                tx[j] = fx - xi as f32;
+                ty[j] = fy - yi as f32;
+                idx[j] = yi * wi + xi;
+                ox[j] = (xi + 1).min(wi - 1) - xi;
+                oy[j] = ((yi + 1).min(hi - 1) - yi) * wi;
+            }
+            // SAFETY: `k.small` and `src.len() >= w·h` were checked above; the clamps put
+            // `xi, xi + ox ∈ [0, w−1]` and `yi, yi + oy/w ∈ [0, h−1]`, so all four indices are in
+            // `[0, w·h − 1]` (no i32 overflow, as `w·h ≤ i32::MAX`).
+            unsafe { gather_blend(src, idx, ox, oy, tx, ty, out) };
         }
     } else {
         for (x, (o, (&u, &v))) in out.iter_mut().zip(vx.iter().zip(vy)).enumerate() {
@@ -1162,6 +1190,32 @@ fn trace_kernel(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32
             let fy = (yf + v * cy).clamp(0.0, k.ymax);
             *o = bilinear(src, k.w, k.h, fx, fy).0;
         }
+    }
+}
+
+/// `out[j]` = the bilinear blend ([`lerp4`]) of `src` at `idx[j]`, `+ ox[j]`, `+ oy[j]`,
+/// `+ ox[j] + oy[j]` with weights `tx[j]`, `ty[j]`; scalar loads.
+///
+/// # Safety
+///
+/// All slices have `out`'s length, and every `idx[j] + ox[j] + oy[j]` (each term ≥ 0) is below
+/// `src.len()`.
+#[inline(always)]
+unsafe fn gather_blend(src: &[f32], idx: &[i32], ox: &[i32], oy: &[i32], tx: &[f32], ty: &[f32], out: &mut [f32]) {
+    let n = out.len();
+    let (idx, ox, oy, tx, ty) = (&idx[..n], &ox[..n], &oy[..n], &tx[..n], &ty[..n]);
+    for j in 0..n {
+        let (i, o1, o2) = (idx[j] as usize, ox[j] as usize, oy[j] as usize);
+        // SAFETY: in bounds by the function's contract.
+        let (a, b, c, e) = unsafe {
+            (
+                *src.get_unchecked(i),
+                *src.get_unchecked(i + o1),
+                *src.get_unchecked(i + o2),
+                *src.get_unchecked(i + o2 + o1),
+            )
+        };
+        out[j] = lerp4(a, b, c, e, tx[j], ty[j]).0;
     }
 }
 
@@ -1183,6 +1237,42 @@ fn trace_row(k: &AdvK, src: &[f32], y: usize, vx: &[f32], vy: &[f32], cx: f32, c
         return;
     }
     trace_kernel(k, src, y, vx, vy, cx, cy, out);
+}
+
+/// The sediment advection (stage 7) of one step: shape, `Δt/dx`, `Δt/dy` and the scheme.
+#[derive(Clone, Copy)]
+struct Adv {
+    k: AdvK,
+    sx: f32,
+    sy: f32,
+    maccormack: bool,
+}
+
+impl Adv {
+    /// Row `y` of the advected `src` into `out`, given that row's velocities (and, with MacCormack,
+    /// the whole forward trace `fwd` of `src`; see [`forward_trace`]).
+    #[allow(clippy::too_many_arguments)]
+    fn row(&self, src: &[f32], fwd: &[f32], vx: &[f32], vy: &[f32], y: usize, out: &mut [f32]) {
+        let (k, sx, sy) = (&self.k, self.sx, self.sy);
+        if !self.maccormack {
+            trace_row(k, src, y, vx, vy, -sx, -sy, out);
+            return;
+        }
+        // s = ŝ + (s − s̃)/2 with s̃ = SL(ŝ, −v), clamped to the forward stencil.
+        let w = k.w;
+        let r = y * w..(y + 1) * w;
+        let rows = MacRow { vx, vy, src_c: &src[r.clone()], fwd_c: &fwd[r] };
+        maccormack_row(k, src, fwd, y, &rows, sx, sy, out);
+    }
+}
+
+/// The forward semi-Lagrangian trace `ŝ = SL(s, v)` of the whole field (MacCormack's first half).
+fn forward_trace(a: &Adv, src: &[f32], vx: &[f32], vy: &[f32], fwd: &mut [f32]) {
+    let w = a.k.w;
+    fwd.par_chunks_mut(w).enumerate().for_each(|(y, out)| {
+        let r = y * w..(y + 1) * w;
+        trace_row(&a.k, src, y, &vx[r.clone()], &vy[r], -a.sx, -a.sy, out);
+    });
 }
 
 /// Row `y` inputs of the MacCormack correction.
