@@ -73,12 +73,17 @@
 //! Implementation: in the batched mode a droplet only reads the snapshot, so the droplets of a
 //! batch (split into contiguous chunks run by rayon) just record their erosions (brush centre,
 //! total) and deposits (corner, four amounts), a few droplets of a chunk stepped in lockstep so
-//! their dependent chains overlap (the records' order is then mixed, which nothing depends on);
-//! after the batch, one rayon task per band of rows
-//! applies every recorded contribution that falls in its band to the run totals and recomputes
-//! the heights of the cells it reaches. Integer sums are order-free, so neither split changes a
-//! bit. Memory: besides the three `i64` run totals, the contribution lists of one batch (about
-//! 16 bytes per step) and no per-thread grids.
+//! their dependent chains overlap (the records' order is then mixed, which nothing depends on),
+//! filed by buckets of about 8k cells' rows; after the batch, one rayon task per band of rows
+//! applies every recorded contribution that falls in its band to the run totals, bucket by
+//! bucket (so the cells it adds to stay in cache), the brush row by row without tests, and
+//! recomputes the height of each cell reached once, from the run totals, as soon as no later
+//! bucket can reach it. Integer sums are order-free, so neither split changes a bit. (Recomputing
+//! a height once per batch instead of at each contribution, and over whole row spans, gives the
+//! same bits because `h₀ + 0.0` is `h₀`; for a grid holding `−0.0` or a signalling NaN, where it
+//! is not, the batched mode recomputes at each contribution instead.) Memory: besides the three
+//! `i64` run totals, the contribution lists of one batch (about 16–40 bytes per step) and no
+//! per-thread grids.
 
 use bozkir_core::rng::Rng;
 use bozkir_core::{Grid, Progress};
@@ -313,9 +318,30 @@ struct Ctx<'a> {
     ry: isize,
     /// Brush cells (offset x, offset y, linear offset, normalised weight); the centre is last.
     brush: Vec<(isize, isize, isize, f64)>,
-    /// Linear offsets and weights of the brush cells but the centre (interior fast path).
+    /// Linear offsets and weights of the brush cells but the centre (interior path with the
+    /// `q ≠ 0` test, for grids that are not [`plain`]).
     brush_off: Vec<isize>,
     brush_wt: Vec<f64>,
+    /// The brush but the centre as rows of contiguous cells (interior branch-free path): each
+    /// row's weights are `row_wt[start .. start + len]` for `ox = ox0 ..`; cells of the bounding
+    /// interval outside the brush, and the centre, have weight 0 (so get `q = 0`).
+    rows: Vec<BrushRow>,
+    row_wt: Vec<f64>,
+    /// The batched mode files its records by buckets of `2^shift` rows (`y >> shift`), about
+    /// [`BUCKET_CELLS`] cells each, and applies them bucket by bucket (cache locality).
+    shift: u32,
+    buckets: usize,
+}
+
+/// Cells per bucket of rows in [`Ctx::shift`] (about 64 KiB of each `i64` total).
+const BUCKET_CELLS: usize = 8192;
+
+/// One row of [`Ctx::rows`].
+struct BrushRow {
+    oy: isize,
+    ox0: isize,
+    start: usize,
+    len: usize,
 }
 
 impl<'a> Ctx<'a> {
@@ -345,7 +371,22 @@ impl<'a> Ctx<'a> {
         let n = brush.len() - 1;
         let brush_off = brush[..n].iter().map(|b| b.2).collect();
         let brush_wt = brush[..n].iter().map(|b| b.3).collect();
-        Self { p, w, h, dx, dy, step, rx, ry, brush, brush_off, brush_wt }
+        let (mut rows, mut row_wt) = (Vec::new(), Vec::new());
+        for oy in -ry..=ry {
+            let cells = || brush[..n].iter().filter(|b| b.1 == oy);
+            let (Some(ox0), Some(ox1)) = (cells().map(|b| b.0).min(), cells().map(|b| b.0).max()) else {
+                continue;
+            };
+            let start = row_wt.len();
+            row_wt.resize(start + (ox1 - ox0 + 1) as usize, 0.0);
+            for b in cells() {
+                row_wt[start + (b.0 - ox0) as usize] = b.3;
+            }
+            rows.push(BrushRow { oy, ox0, start, len: (ox1 - ox0 + 1) as usize });
+        }
+        let shift = (BUCKET_CELLS / w).max(1).ilog2().min(16);
+        let buckets = ((h - 1) >> shift) + 1;
+        Self { p, w, h, dx, dy, step, rx, ry, brush, brush_off, brush_wt, rows, row_wt, shift, buckets }
     }
 
     /// Start of droplet `k`.
@@ -438,6 +479,28 @@ impl<'a> Ctx<'a> {
         f(c, total - sum);
     }
 
+    /// Whether the brush centred on node (cx, cy) lies wholly inside the grid (no renormalising).
+    #[inline(always)]
+    fn brush_inside(&self, cx: usize, cy: usize) -> bool {
+        let (cx, cy) = (cx as isize, cy as isize);
+        cx >= self.rx && cy >= self.ry && cx + self.rx < self.w as isize && cy + self.ry < self.h as isize
+    }
+
+    /// The split of [`Ctx::erode_cells`] for a brush wholly inside the grid ([`Ctx::brush_inside`]),
+    /// row by row and without tests: calls `row(y, x0, wt)` for each brush row, which is to add
+    /// [`share`]`(total, wtᵢ)` to cell `(x0 + i, y)` for every `i` (zero for the centre and for
+    /// cells outside the brush) and return the sum it added ([`add_row`] / [`sum_row`]); returns
+    /// the centre's remainder. The cells get exactly what `erode_cells` gives them, plus zeros.
+    #[inline(always)]
+    fn erode_rows(&self, cx: usize, cy: usize, total: i64, mut row: impl FnMut(usize, usize, &[f64]) -> i64) -> i64 {
+        let mut sum = 0;
+        for r in &self.rows {
+            let (y, x0) = ((cy as isize + r.oy) as usize, (cx as isize + r.ox0) as usize);
+            sum += row(y, x0, &self.row_wt[r.start..r.start + r.len]);
+        }
+        total - sum
+    }
+
     /// Runs droplet `k` on `s`; returns (steps, eroded units, deposited units, lost units).
     #[inline(always)]
     fn run<S: Sink, T: FnMut(&DropletStep)>(&self, s: &mut S, k: u32, mut trace: T) -> (u64, i64, i64, i64) {
@@ -516,6 +579,53 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The share of a brush cell of weight `wt` in an erosion of `tf` units: `round(tf·wt)`, as in
+/// [`Ctx::erode_cells`] (`tf·wt + 0.5 ≥ 0`, so truncation is floor). Callers keep
+/// `tf ≤ `[`MAX_FAST_TOTAL`].
+#[inline(always)]
+fn share(tf: f64, wt: f64) -> i64 {
+    debug_assert!((0.0..=MAX_FAST_TOTAL as f64).contains(&tf) && (0.0..=1.0).contains(&wt));
+    // SAFETY: 0 ≤ tf ≤ 2⁵² and 0 ≤ wt ≤ 1 (normalised brush weights), so tf·wt + 0.5 is finite
+    // and in [0, 2⁵² + 1), where `as i64` would not saturate: the same value without its checks.
+    unsafe { (tf * wt + 0.5).to_int_unchecked::<i64>() }
+}
+
+/// The largest erosion total (units) that the row-wise paths take ([`share`]'s range); larger
+/// ones (over 4·10⁹ m) go the way of [`Ctx::erode_cells`].
+const MAX_FAST_TOTAL: i64 = 1 << 52;
+
+/// Adds the shares of `tf` units with the weights `wt` to `dst` cell by cell; returns their sum.
+#[inline(always)]
+fn add_row(dst: &mut [i64], wt: &[f64], tf: f64) -> i64 {
+    let mut sum = 0;
+    for (d, &w) in dst.iter_mut().zip(wt) {
+        let q = share(tf, w);
+        *d += q;
+        sum += q;
+    }
+    sum
+}
+
+/// The sum of the shares of `tf` units with the weights `wt`.
+#[inline(always)]
+fn sum_row(wt: &[f64], tf: f64) -> i64 {
+    wt.iter().map(|&w| share(tf, w)).sum()
+}
+
+/// Hints the CPU to bring `v[i]`'s cache line in (no effect on results; none off x86-64).
+#[inline(always)]
+fn prefetch(v: &[f64], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = v.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of the x86-64 baseline, and a prefetch of a valid address has no
+        // effect but on the caches.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const f64).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}
+
 /// State of one droplet in flight in [`Ctx::run_chunk`].
 #[derive(Clone, Copy)]
 struct Lane {
@@ -537,11 +647,10 @@ struct Lane {
 const LANES: usize = 4;
 
 impl Ctx<'_> {
-    /// A fresh droplet `k` on the snapshot `snap`.
+    /// A fresh droplet starting at (x, y) ([`Ctx::start`]) on the snapshot `snap`.
     #[inline(always)]
-    fn lane(&self, snap: &[f64], k: u32) -> Lane {
+    fn lane(&self, snap: &[f64], (x, y): (f64, f64)) -> Lane {
         let p = self.p;
-        let (x, y) = self.start(k);
         let here = self.height_grad(&Snap(snap), x, y);
         Lane {
             x,
@@ -601,7 +710,9 @@ impl Ctx<'_> {
             let d_q = ((d.max(0.0) * FIXED_SCALE) as i64).min(sed); // truncation of a value ≥ 0 is floor
             if d_q > 0 {
                 let (i, q) = self.deposit_split(x, y, d_q);
-                out.deposits.push((i as u32, q));
+                let _ = i;
+                let (x0, y0) = (x as usize, y as usize);
+                out.deposits[y0 >> self.shift].push((x0 as u32, y0 as u32, q));
                 l.sed = sed - d_q;
                 out.totals[2] += d_q;
             }
@@ -609,7 +720,8 @@ impl Ctx<'_> {
             let e = ((cap - sed_m) * p.erode).min(-dh);
             let e_q = (e.max(0.0) * FIXED_SCALE) as i64;
             if e_q > 0 {
-                out.erosions.push(((x + 0.5) as u32, (y + 0.5) as u32, e_q));
+                let (cx, cy) = ((x + 0.5) as usize, (y + 0.5) as usize);
+                out.erosions[cy >> self.shift].push((cx as u32, cy as u32, e_q));
                 l.sed = sed + e_q;
                 out.totals[1] += e_q;
             }
@@ -623,10 +735,15 @@ impl Ctx<'_> {
         l.here = next;
         l.left -= 1;
         out.totals[0] += 1;
+        // The next step reads about one more step along the same direction: fetch those two rows
+        // now, while the other lanes step.
+        let (gx, gy) = ((nx + dirx * sx).clamp(0.0, xmax), (ny + diry * sy).clamp(0.0, ymax));
+        prefetch(snap, gy as usize * self.w + gx as usize);
+        prefetch(snap, (gy as usize + 1) * self.w + gx as usize);
         true
     }
 
-    /// Runs droplets `a .. b` on the frozen `snap` ([`Ctx::run`] with a [`BatchSink`] for each),
+    /// Runs droplets `a .. b` on the frozen `snap` ([`Ctx::run`] with a recording sink for each),
     /// [`LANES`] at a time in lockstep, recording into `out`. The records come in another order
     /// than one droplet after another; they are only ever summed as integers.
     fn run_chunk(&self, snap: &[f64], a: u32, b: u32, out: &mut ChunkOut) {
@@ -634,9 +751,22 @@ impl Ctx<'_> {
         let mut lanes: [Option<Lane>; LANES] = [None; LANES];
         for l in &mut lanes {
             if next < b {
-                *l = Some(self.lane(snap, next));
+                *l = Some(self.lane(snap, self.start(next)));
                 next += 1;
             }
+        }
+        // The starts of droplets `next .. next + LANES` (those below `b`) at `ahead[k % LANES]`,
+        // their cells fetched early: a start is a random cell, far from what the lanes read.
+        let start_ahead = |k: u32| {
+            let (x, y) = self.start(k);
+            let i = y as usize * self.w + x as usize;
+            prefetch(snap, i);
+            prefetch(snap, i + self.w);
+            (x, y)
+        };
+        let mut ahead = [(0.0, 0.0); LANES];
+        for k in next..b.min(next.saturating_add(LANES as u32)) {
+            ahead[k as usize % LANES] = start_ahead(k);
         }
         loop {
             let mut live = false;
@@ -645,8 +775,12 @@ impl Ctx<'_> {
                     live = true;
                     if !self.lane_step(snap, l, out) {
                         *slot = if next < b {
+                            let at = ahead[next as usize % LANES];
+                            if let Some(k) = next.checked_add(LANES as u32).filter(|&k| k < b) {
+                                ahead[k as usize % LANES] = start_ahead(k);
+                            }
                             next += 1;
-                            Some(self.lane(snap, next - 1))
+                            Some(self.lane(snap, at))
                         } else {
                             None
                         };
@@ -660,7 +794,8 @@ impl Ctx<'_> {
     }
 }
 
-/// A frozen snapshot read by [`Ctx::height_grad`].
+/// A frozen snapshot read by [`Ctx::height_grad`]; as a [`Sink`] ([`trace_droplet`]) it drops
+/// the contributions.
 struct Snap<'s>(&'s [f64]);
 
 impl Sink for Snap<'_> {
@@ -669,44 +804,29 @@ impl Sink for Snap<'_> {
     fn height(&self, i: usize) -> f64 {
         self.0[i]
     }
-    fn erode(&mut self, _: &Ctx, _: usize, _: usize, _: i64) {
-        unreachable!("a snapshot only reads")
-    }
-    fn deposit(&mut self, _: &Ctx, _: usize, _: [i64; 4]) {
-        unreachable!("a snapshot only reads")
-    }
+    fn erode(&mut self, _: &Ctx, _: usize, _: usize, _: i64) {}
+    fn deposit(&mut self, _: &Ctx, _: usize, _: [i64; 4]) {}
 }
 
 /// One chunk of a batch in the batched mode: the contributions its droplets made (applied
-/// after the batch) and its run totals.
-#[derive(Default)]
+/// after the batch), filed by bucket of rows ([`Ctx::shift`]), and its run totals.
 struct ChunkOut {
-    /// Erosions: brush centre (x, y) and total units.
-    erosions: Vec<(u32, u32, i64)>,
-    /// Deposits: lower corner and the four corner amounts.
-    deposits: Vec<(u32, [i64; 4])>,
+    /// Erosions by bucket of the centre row: brush centre (x, y) and total units.
+    erosions: Vec<Vec<(u32, u32, i64)>>,
+    /// Deposits by bucket of the lower row: lower corner (x, y) and the four corner amounts.
+    deposits: Vec<Vec<(u32, u32, [i64; 4])>>,
     totals: [i64; 4],
 }
 
-/// Batched sink: reads the frozen snapshot, records the contributions.
-struct BatchSink<'s> {
-    snap: &'s [f64],
-    out: &'s mut ChunkOut,
-}
+impl ChunkOut {
+    fn new(ctx: &Ctx) -> Self {
+        Self { erosions: vec![Vec::new(); ctx.buckets], deposits: vec![Vec::new(); ctx.buckets], totals: [0; 4] }
+    }
 
-impl Sink for BatchSink<'_> {
-    const FROZEN: bool = true;
-    #[inline(always)]
-    fn height(&self, i: usize) -> f64 {
-        self.snap[i]
-    }
-    #[inline(always)]
-    fn erode(&mut self, _: &Ctx, cx: usize, cy: usize, total: i64) {
-        self.out.erosions.push((cx as u32, cy as u32, total));
-    }
-    #[inline(always)]
-    fn deposit(&mut self, _: &Ctx, i: usize, q: [i64; 4]) {
-        self.out.deposits.push((i as u32, q));
+    /// Forgets the records (keeps the totals).
+    fn clear(&mut self) {
+        self.erosions.iter_mut().for_each(Vec::clear);
+        self.deposits.iter_mut().for_each(Vec::clear);
     }
 }
 
@@ -716,6 +836,8 @@ struct LiveSink<'s> {
     h: &'s mut [f64],
     wear: &'s mut [i64],
     dep: &'s mut [i64],
+    /// [`plain`] heights: the brush may recompute cells it gives nothing.
+    plain: bool,
 }
 
 impl Sink for LiveSink<'_> {
@@ -727,6 +849,26 @@ impl Sink for LiveSink<'_> {
     #[inline(always)]
     fn erode(&mut self, ctx: &Ctx, cx: usize, cy: usize, total: i64) {
         let (h0, h, wear, dep) = (self.h0, &mut *self.h, &mut *self.wear, &*self.dep);
+        if self.plain && total <= MAX_FAST_TOTAL && ctx.brush_inside(cx, cy) {
+            let tf = total as f64;
+            let centre = ctx.erode_rows(cx, cy, total, |y, x0, wt| {
+                let a = y * ctx.w + x0;
+                let n = wt.len();
+                let cells = h[a..a + n].iter_mut().zip(&h0[a..a + n]).zip(&mut wear[a..a + n]).zip(&dep[a..a + n]);
+                let mut sum = 0;
+                for ((((h, &h0), wv), &dv), &wt) in cells.zip(wt) {
+                    let q = share(tf, wt);
+                    *wv += q;
+                    *h = h0 + (dv - *wv) as f64 * FIXED_UNIT;
+                    sum += q;
+                }
+                sum
+            });
+            let c = cy * ctx.w + cx;
+            wear[c] += centre;
+            h[c] = h0[c] + (dep[c] - wear[c]) as f64 * FIXED_UNIT;
+            return;
+        }
         ctx.erode_cells(cx, cy, total, |i, q| {
             wear[i] += q;
             h[i] = h0[i] + (dep[i] - wear[i]) as f64 * FIXED_UNIT;
@@ -742,42 +884,135 @@ impl Sink for LiveSink<'_> {
     }
 }
 
-/// Applies the recorded contributions of `chunks` that fall on the cells `lo .. lo + h.len()`
-/// (a band of whole rows; `h`, `wear` and `dep` are that band), recomputing the heights of the
-/// cells they reach.
-fn apply_band(ctx: &Ctx, chunks: &[ChunkOut], h0: &[f64], lo: usize, h: &mut [f64], wear: &mut [i64], dep: &mut [i64]) {
-    let hi = lo + h.len();
+/// A row's span of cells whose heights are to be recomputed after the batch (`lo > hi`: none).
+type Span = (u32, u32);
+const NO_SPAN: Span = (u32::MAX, 0);
+
+#[inline(always)]
+fn widen(s: &mut Span, a: usize, b: usize) {
+    s.0 = s.0.min(a as u32);
+    s.1 = s.1.max(b as u32);
+}
+
+/// Applies the recorded contributions of `chunks` that fall on the rows `row_lo .. row_lo +
+/// spans.len()` (a band; `h`, `wear` and `dep` are its cells) to the run totals, bucket by bucket
+/// of rows, and recomputes the heights `h0 + (dep − wear)·2⁻²⁰` of the cells they reached once
+/// each, as soon as no later bucket can reach them. Only for [`plain`] grids: the row spans
+/// recomputed can hold cells no contribution reached (or only zeros did), whose recomputed
+/// height is then their current one.
+#[allow(clippy::too_many_arguments)]
+fn apply_band(
+    ctx: &Ctx,
+    chunks: &[ChunkOut],
+    h0: &[f64],
+    row_lo: usize,
+    h: &mut [f64],
+    wear: &mut [i64],
+    dep: &mut [i64],
+    spans: &mut [Span],
+) {
     let (w, ry) = (ctx.w, ctx.ry as usize);
-    let (row_lo, row_hi) = (lo / w, hi / w);
-    for ch in chunks {
-        for &(cx, cy, total) in &ch.erosions {
-            let cy = cy as usize;
-            if cy + ry < row_lo || cy >= row_hi + ry {
-                continue;
+    let row_hi = row_lo + spans.len();
+    let (lo, hi) = (row_lo * w, row_hi * w);
+    let h0 = &h0[lo..hi];
+    // Recomputes the spans of the band's rows `a .. b` (band-relative).
+    let recompute = |h: &mut [f64], wear: &[i64], dep: &[i64], spans: &mut [Span], a: usize, b: usize| {
+        for (r, s) in spans.iter_mut().enumerate().take(b).skip(a) {
+            if s.0 <= s.1 {
+                let (a, b) = (r * w + s.0 as usize, r * w + s.1 as usize + 1);
+                for (((h, &h0), &wv), &dv) in h[a..b].iter_mut().zip(&h0[a..b]).zip(&wear[a..b]).zip(&dep[a..b]) {
+                    *h = h0 + (dv - wv) as f64 * FIXED_UNIT;
+                }
+                *s = NO_SPAN;
             }
-            if cy >= row_lo + ry && cy + ry < row_hi {
-                // The whole brush lies in the band.
-                ctx.erode_cells(cx as usize, cy, total, |i, q| {
+        }
+    };
+    // Buckets whose records can reach the band (erosions reach ry rows up and down, deposits one
+    // row down).
+    let k0 = row_lo.saturating_sub(ry.max(1)) >> ctx.shift;
+    let k1 = ((row_hi - 1 + ry) >> ctx.shift).min(ctx.buckets - 1);
+    let mut fresh = 0; // band rows below this one are recomputed
+    for k in k0..=k1 {
+        for ch in chunks {
+            for &(cx, cy, total) in &ch.erosions[k] {
+                let (cx, cy) = (cx as usize, cy as usize);
+                if cy + ry < row_lo || cy >= row_hi + ry {
+                    continue;
+                }
+                if total <= MAX_FAST_TOTAL && ctx.brush_inside(cx, cy) {
+                    let tf = total as f64;
+                    let centre = ctx.erode_rows(cx, cy, total, |y, x0, wt| {
+                        if y >= row_lo && y < row_hi {
+                            let (r, n) = (y - row_lo, wt.len());
+                            widen(&mut spans[r], x0, x0 + n - 1);
+                            add_row(&mut wear[r * w + x0..r * w + x0 + n], wt, tf)
+                        } else {
+                            sum_row(wt, tf)
+                        }
+                    });
+                    if cy >= row_lo && cy < row_hi {
+                        let r = cy - row_lo;
+                        wear[r * w + cx] += centre;
+                        widen(&mut spans[r], cx, cx);
+                    }
+                } else {
+                    ctx.erode_cells(cx, cy, total, |i, q| {
+                        if i >= lo && i < hi {
+                            wear[i - lo] += q;
+                            widen(&mut spans[(i - lo) / w], i % w, i % w);
+                        }
+                    });
+                }
+            }
+            for &(x, y, q) in &ch.deposits[k] {
+                let (x, y) = (x as usize, y as usize);
+                for (k, q) in [(y, [q[0], q[1]]), (y + 1, [q[2], q[3]])] {
+                    if k >= row_lo && k < row_hi {
+                        let (r, a) = (k - row_lo, (k - row_lo) * w + x);
+                        let d = &mut dep[a..a + 2];
+                        d[0] += q[0];
+                        d[1] += q[1];
+                        widen(&mut spans[r], x, x + 1);
+                    }
+                }
+            }
+        }
+        // Later buckets start at row (k + 1)·2^shift and reach ry rows above it.
+        let done = (((k + 1) << ctx.shift).saturating_sub(ry)).clamp(row_lo, row_hi) - row_lo;
+        if done > fresh {
+            recompute(h, wear, dep, spans, fresh, done);
+            fresh = done;
+        }
+    }
+    recompute(h, wear, dep, spans, fresh, spans.len());
+}
+
+/// [`apply_band`] for grids that are not [`plain`]: recomputes a cell's height at each non-zero
+/// contribution (and at each brush centre), as the sequential mode does, so that a cell no
+/// contribution reached keeps its initial bits.
+fn apply_band_live(
+    ctx: &Ctx,
+    chunks: &[ChunkOut],
+    h0: &[f64],
+    lo: usize,
+    h: &mut [f64],
+    wear: &mut [i64],
+    dep: &mut [i64],
+) {
+    let hi = lo + h.len();
+    let w = ctx.w;
+    for ch in chunks {
+        for &(cx, cy, total) in ch.erosions.iter().flatten() {
+            ctx.erode_cells(cx as usize, cy as usize, total, |i, q| {
+                if i >= lo && i < hi {
                     let j = i - lo;
                     wear[j] += q;
                     h[j] = h0[i] + (dep[j] - wear[j]) as f64 * FIXED_UNIT;
-                });
-            } else {
-                ctx.erode_cells(cx as usize, cy, total, |i, q| {
-                    if i >= lo && i < hi {
-                        let j = i - lo;
-                        wear[j] += q;
-                        h[j] = h0[i] + (dep[j] - wear[j]) as f64 * FIXED_UNIT;
-                    }
-                });
-            }
+                }
+            });
         }
-        for &(i, q) in &ch.deposits {
-            let i = i as usize;
-            if i + w + 1 < lo || i >= hi {
-                continue;
-            }
-            ctx.deposit_cells(i, q, |i, q| {
+        for &(x, y, q) in ch.deposits.iter().flatten() {
+            ctx.deposit_cells(y as usize * w + x as usize, q, |i, q| {
                 if i >= lo && i < hi {
                     let j = i - lo;
                     dep[j] += q;
@@ -786,6 +1021,13 @@ fn apply_band(ctx: &Ctx, chunks: &[ChunkOut], h0: &[f64], lo: usize, h: &mut [f6
             });
         }
     }
+}
+
+/// Whether every height `v` of `g` has `v + 0.0` bit-identical to `v` (true but for `−0.0` and
+/// signalling NaNs). Then recomputing `h0 + (dep − wear)·2⁻²⁰` for a cell no contribution reached
+/// gives back its height, and the batched and sequential modes may do so.
+fn plain(g: &[f64]) -> bool {
+    g.iter().all(|&v| (v + 0.0).to_bits() == v.to_bits())
 }
 
 /// Runs droplet erosion on `initial` (heights in m; `dx`, `dy` honoured). See the module docs for
@@ -818,11 +1060,12 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
         let ctx = Ctx::new(initial, params);
         let batch = effective_batch(params.batch_size, n);
         let h0 = initial.data();
+        let plain = plain(h0);
         let mut done = 0u32;
         let mut totals = [0i64; 4];
         match params.mode {
             DropletMode::Sequential => {
-                let mut sink = LiveSink { h0, h: height.data_mut(), wear: &mut wear, dep: &mut dep };
+                let mut sink = LiveSink { h0, h: height.data_mut(), wear: &mut wear, dep: &mut dep, plain };
                 while done < total && !progress.cancelled() {
                     let end = done.saturating_add(batch).min(total);
                     for k in done..end {
@@ -842,7 +1085,8 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
                 // the grid for applying them; any split gives the same integer sums.
                 let nchunks = if threads == 1 { 1 } else { 4 * threads };
                 let band_rows = h.div_ceil(threads).max(1);
-                let mut chunks: Vec<ChunkOut> = (0..nchunks).map(|_| ChunkOut::default()).collect();
+                let mut chunks: Vec<ChunkOut> = (0..nchunks).map(|_| ChunkOut::new(&ctx)).collect();
+                let mut spans = vec![NO_SPAN; h];
                 while done < total && !progress.cancelled() {
                     let end = done.saturating_add(batch).min(total);
                     let len = (end - done) as usize;
@@ -850,21 +1094,22 @@ pub fn erode_droplets(initial: &Grid<f64>, params: &DropletParams, progress: &dy
                         let snap = height.data();
                         let ctx = &ctx;
                         chunks.par_iter_mut().enumerate().for_each(|(c, out)| {
-                            out.erosions.clear();
-                            out.deposits.clear();
+                            out.clear();
                             let (a, b) = (done + (len * c / nchunks) as u32, done + (len * (c + 1) / nchunks) as u32);
                             ctx.run_chunk(snap, a, b, out);
                         });
                     }
                     let band = band_rows * w;
                     let (ctx, chunks) = (&ctx, &chunks);
-                    height
-                        .data_mut()
-                        .par_chunks_mut(band)
-                        .zip(wear.par_chunks_mut(band))
-                        .zip(dep.par_chunks_mut(band))
-                        .enumerate()
-                        .for_each(|(b, ((hb, wb), db))| apply_band(ctx, chunks, h0, b * band, hb, wb, db));
+                    let bands = height.data_mut().par_chunks_mut(band).zip(wear.par_chunks_mut(band));
+                    let bands = bands.zip(dep.par_chunks_mut(band)).zip(spans.par_chunks_mut(band_rows)).enumerate();
+                    bands.for_each(|(b, (((hb, wb), db), sb))| {
+                        if plain {
+                            apply_band(ctx, chunks, h0, b * band_rows, hb, wb, db, sb)
+                        } else {
+                            apply_band_live(ctx, chunks, h0, b * band, hb, wb, db)
+                        }
+                    });
                     done = end;
                     progress.report("droplets", done as u64, total as u64);
                 }
@@ -912,8 +1157,7 @@ pub fn trace_droplet(height: &Grid<f64>, params: &DropletParams, k: u32) -> Vec<
         return out;
     }
     let ctx = Ctx::new(height, params);
-    let mut rec = ChunkOut::default();
-    ctx.run(&mut BatchSink { snap: height.data(), out: &mut rec }, k, |s| out.push(*s));
+    ctx.run(&mut Snap(height.data()), k, |s| out.push(*s));
     out
 }
 
@@ -1117,6 +1361,31 @@ mod tests {
         let conv: Vec<usize> = (0..g.len()).filter(|&i| acc[i] >= 8).collect();
         let all: Vec<usize> = (0..g.len()).collect();
         assert!(mean(&o.wear, &conv) > 1.2 * mean(&o.wear, &all), "{} {}", mean(&o.wear, &conv), mean(&o.wear, &all));
+    }
+
+    #[test]
+    fn droplets_negative_zero_heights_take_the_exact_path() {
+        // A −0.0 height makes the grid not `plain`, so the batched mode recomputes cells per
+        // contribution instead of per row span; both must give the same result (the droplets
+        // cannot tell 0.0 from −0.0).
+        let g = noise(64, 10.0);
+        let c = 40 * 64 + 23;
+        let base = g.data()[c];
+        let pos = Grid::from_vec(64, 64, g.data().iter().map(|v| v - base).collect()).with_cell_size(10.0, 10.0);
+        assert_eq!(pos.data()[c].to_bits(), 0.0f64.to_bits());
+        let mut neg = pos.clone();
+        neg.data_mut()[c] = -0.0;
+        assert!(plain(pos.data()) && !plain(neg.data()));
+        for mode in [DropletMode::Batched, DropletMode::Sequential] {
+            let p = DropletParams { mode, ..params(4000, 9) };
+            let (a, b) = (erode_droplets(&pos, &p, &NoProgress), erode_droplets(&neg, &p, &NoProgress));
+            assert_eq!(a.stats, b.stats);
+            assert_eq!((&a.wear, &a.deposit), (&b.wear, &b.deposit));
+            for i in 0..g.len() {
+                let (x, y) = (a.height.data()[i], b.height.data()[i]);
+                assert!(x.to_bits() == y.to_bits() || (i == c && x == y), "{i}: {x} {y}");
+            }
+        }
     }
 
     #[test]
