@@ -44,6 +44,10 @@ enum Command {
     Classify(cmd::classify::Args),
     /// Score the bozkir rule against real ground: a DTM with an orthophoto (and DSM), or a classified LAS/LAZ cloud.
     ValidateRule(cmd::validate_rule::Args),
+    /// Screen a Gaussian-splat capture (.ply, .splat, .glb, .spz): plane, anisotropy, spacing, columns, opacity, verdict.
+    Inspect(cmd::inspect::Args),
+    /// Make a ground capture to work on: synthetic, from a coloured point cloud, or a draped photo.
+    Capture(cmd::capture::Args),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
@@ -70,6 +74,8 @@ fn main() -> ExitCode {
         Command::Bake(a) => cmd::bake::run(a, quiet),
         Command::Classify(a) => cmd::classify::run(a, quiet),
         Command::ValidateRule(a) => cmd::validate_rule::run(a, quiet),
+        Command::Inspect(a) => cmd::inspect::run(a),
+        Command::Capture(a) => cmd::capture::run(a),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
     };

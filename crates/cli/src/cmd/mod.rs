@@ -2,11 +2,13 @@
 
 pub mod analyze;
 pub mod bake;
+pub mod capture;
 pub mod classify;
 pub mod demo;
 pub mod erode;
 pub mod export;
 pub mod heightmap;
+pub mod inspect;
 pub mod profiles;
 pub mod recipe;
 pub mod terrain;

@@ -1,0 +1,210 @@
+//! `bozkir capture`: ground captures to work on — synthetic, from a coloured point cloud, or a
+//! photo draped over a height field (see `bozkir_splat::capture`).
+
+use anyhow::{bail, Context, Result};
+use bozkir_splat::capture::{from_points, from_texture, synth, Material, SynthParams};
+use bozkir_splat::Splats;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub what: What,
+}
+
+#[derive(clap::Subcommand)]
+pub enum What {
+    /// A synthetic ground capture: sand and scrub (or one material) on gently rolling ground.
+    Synth(SynthArgs),
+    /// A coloured point cloud (LAS/LAZ with RGB, or PLY points) turned into splats, one per point.
+    FromPoints(PointsArgs),
+    /// A photo (PNG, grey or RGB) draped over a height field or flat ground, one splat per pixel.
+    FromTexture(TextureArgs),
+}
+
+#[derive(clap::Args)]
+pub struct SynthArgs {
+    /// Output splat file (.ply, .splat, .glb or .spz).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Materials: 2 (sand and scrub) or 1 (sand only).
+    #[arg(long, default_value_t = 2)]
+    pub materials: usize,
+    /// Side of the square of ground in metres.
+    #[arg(long, default_value_t = 4.0)]
+    pub side: f64,
+    /// Splats per square metre.
+    #[arg(long, default_value_t = 8000.0)]
+    pub density: f64,
+    /// Feature size of the material patches in metres.
+    #[arg(long, default_value_t = 1.2)]
+    pub patch: f64,
+    /// Floaters above the ground (count).
+    #[arg(long, default_value_t = 0)]
+    pub floaters: usize,
+    /// A background wall this many metres outside the ground (0 = none).
+    #[arg(long, default_value_t = 0.0)]
+    pub background: f64,
+    /// Tilt of the capture about x in degrees (as a camera frame would hold it).
+    #[arg(long, default_value_t = 0.0)]
+    pub tilt: f64,
+    /// Write the capture upside down.
+    #[arg(long)]
+    pub upside_down: bool,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u32,
+}
+
+#[derive(clap::Args)]
+pub struct PointsArgs {
+    /// LAS, LAZ or PLY point cloud with RGB.
+    pub input: PathBuf,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Keep the centred square of this side in metres (default: everything).
+    #[arg(long)]
+    pub crop: Option<f64>,
+    /// Splat σ as a multiple of the local point spacing.
+    #[arg(long, default_value_t = 0.6)]
+    pub size: f64,
+}
+
+#[derive(clap::Args)]
+pub struct TextureArgs {
+    /// Image (8-bit grey or RGB PNG).
+    pub image: PathBuf,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Side of the draped square in metres (long edge).
+    #[arg(long, default_value_t = 2.0)]
+    pub side: f64,
+    /// Terrain directory whose height.tif the photo is draped over (default: flat ground).
+    #[arg(long)]
+    pub height: Option<PathBuf>,
+    /// Height range of the drape in metres when --height is given (the terrain is rescaled).
+    #[arg(long, default_value_t = 0.1)]
+    pub relief: f64,
+    /// Splat σ as a multiple of the pixel spacing.
+    #[arg(long, default_value_t = 0.7)]
+    pub size: f64,
+}
+
+fn check_out(p: &Path) -> Result<()> {
+    if bozkir_splat::Format::from_path(p).is_none() {
+        bail!("{}: the output must end in .ply, .splat, .glb or .spz", p.display());
+    }
+    Ok(())
+}
+
+fn save(path: &Path, s: &Splats) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    }
+    bozkir_splat::save(path, s)?;
+    Ok(())
+}
+
+fn report(s: &Splats, path: &Path) {
+    let b = s.bounds().expect("non-empty");
+    let e = b.extent();
+    println!("wrote {} splats ({:.2} × {:.2} × {:.2} m) to {}", s.len(), e[0], e[1], e[2], path.display());
+}
+
+pub fn run(a: Args) -> Result<()> {
+    match a.what {
+        What::Synth(a) => {
+            check_out(&a.out)?;
+            let materials = match a.materials {
+                1 => vec![Material::sand()],
+                2 => vec![Material::sand(), Material::scrub()],
+                n => bail!("--materials {n}: 1 or 2"),
+            };
+            let p = SynthParams {
+                side_m: a.side,
+                density: a.density,
+                materials,
+                patch_m: a.patch,
+                floaters: a.floaters,
+                background_m: a.background,
+                tilt_deg: a.tilt,
+                upside_down: a.upside_down,
+                seed: a.seed,
+                ..SynthParams::default()
+            };
+            let c = synth(&p).map_err(|e| anyhow::anyhow!("capture synth: {e}"))?;
+            save(&a.out, &c.splats)?;
+            report(&c.splats, &a.out);
+        }
+        What::FromPoints(a) => {
+            check_out(&a.out)?;
+            if !a.input.exists() {
+                bail!("{}: no such file", a.input.display());
+            }
+            let ext = a.input.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+            let (xyz, rgb) = match ext.as_str() {
+                "las" | "laz" => {
+                    let p = bozkir_io::read_las(&a.input)?;
+                    let Some(rgb) = p.rgb.clone() else {
+                        bail!(
+                            "{}: the point cloud has no colours (point formats 2, 3, 5, 7, 8, 10 carry RGB)",
+                            a.input.display()
+                        )
+                    };
+                    let scale = if rgb.iter().any(|c| c.iter().any(|&v| v > 255)) { 65535.0 } else { 255.0 };
+                    let rgb: Vec<[f64; 3]> = rgb.iter().map(|c| c.map(|v| f64::from(v) / scale)).collect();
+                    let (mh, mv) = (p.horizontal_unit_m.unwrap_or(1.0), p.vertical_unit_m.unwrap_or(1.0));
+                    let xyz: Vec<[f64; 3]> = p.xyz.iter().map(|q| [q[0] * mh, q[1] * mh, q[2] * mv]).collect();
+                    (xyz, rgb)
+                }
+                _ => bail!("{}: from-points reads LAS or LAZ with RGB", a.input.display()),
+            };
+            let (xyz, rgb) = match a.crop {
+                Some(side) => {
+                    if side.is_nan() || side <= 0.0 {
+                        bail!("--crop {side}: must be positive");
+                    }
+                    let n = xyz.len() as f64;
+                    let cx = xyz.iter().map(|p| p[0]).sum::<f64>() / n;
+                    let cy = xyz.iter().map(|p| p[1]).sum::<f64>() / n;
+                    let keep: Vec<usize> = (0..xyz.len())
+                        .filter(|&i| (xyz[i][0] - cx).abs() <= side / 2.0 && (xyz[i][1] - cy).abs() <= side / 2.0)
+                        .collect();
+                    (keep.iter().map(|&i| xyz[i]).collect(), keep.iter().map(|&i| rgb[i]).collect())
+                }
+                None => (xyz, rgb),
+            };
+            let s = from_points(&xyz, &rgb, a.size, 0.15).map_err(|e| anyhow::anyhow!("{}: {e}", a.input.display()))?;
+            save(&a.out, &s)?;
+            report(&s, &a.out);
+        }
+        What::FromTexture(a) => {
+            check_out(&a.out)?;
+            if !a.image.exists() {
+                bail!("{}: no such file", a.image.display());
+            }
+            let (w, h, rgb): (usize, usize, Vec<[f64; 3]>) = match bozkir_io::read_rgb8(&a.image) {
+                Ok(g) => (g.width(), g.height(), g.data().iter().map(|c| c.map(|v| f64::from(v) / 255.0)).collect()),
+                Err(_) => {
+                    let g = bozkir_io::read_png8(&a.image)
+                        .with_context(|| format!("{}: not an 8-bit grey or RGB PNG", a.image.display()))?;
+                    (g.width(), g.height(), g.data().iter().map(|&v| [f64::from(v) / 255.0; 3]).collect())
+                }
+            };
+            let heights = match &a.height {
+                Some(dir) => {
+                    let (_, hg) = super::read_terrain_folder(dir, "a drape")?;
+                    let (lo, hi) = hg.min_max().unwrap_or((0.0, 1.0));
+                    let r = if hi > lo { a.relief / (hi - lo) } else { 0.0 };
+                    Some((hg.data().iter().map(|v| (v - lo) * r).collect::<Vec<f64>>(), hg.width(), hg.height()))
+                }
+                None => None,
+            };
+            let s =
+                from_texture(&rgb, w, h, heights.as_ref().map(|(z, hw, hh)| (&z[..], *hw, *hh)), a.side, a.size, 0.15)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", a.image.display()))?;
+            save(&a.out, &s)?;
+            report(&s, &a.out);
+        }
+    }
+    Ok(())
+}
