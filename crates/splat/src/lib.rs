@@ -8,6 +8,9 @@
 //!   the format from the file name. Layouts are in `docs/formats.md`.
 //! * [`screen`] — capture screening (planarity, anisotropy, size against spacing, occupied
 //!   columns, opacity) with a verdict, the `bozkir inspect` command's numbers.
+//! * [`prepare`] — ground-plane alignment (`+z` up, upside-down test), recentring and cleaning
+//!   (crop cylinder, large splats, floaters): `bozkir prepare`.
+//! * [`lod`] — levels of detail that merge splats (moment matching) instead of dropping them.
 //!
 //! Readers bound every count before allocating ([`MAX_SPLATS`], and the file length) and name
 //! the file in every error ([`SplatError`]). Writers write a temporary file and rename it.
@@ -17,13 +20,17 @@ pub mod dot_splat;
 pub mod error;
 mod fsio;
 pub mod glb;
+pub mod graphcut;
 pub mod kdtree;
+pub mod metrics;
 pub mod model;
 pub mod ply;
 pub mod quat;
+pub mod raster;
 pub mod screen;
 pub mod sh;
 pub mod spz;
+pub mod wang;
 
 pub use error::{Result, SplatError};
 pub use model::{Bounds, RawSplat, Rigid, Splats};
