@@ -48,6 +48,16 @@ enum Command {
     Inspect(cmd::inspect::Args),
     /// Make a ground capture to work on: synthetic, from a coloured point cloud, or a draped photo.
     Capture(cmd::capture::Args),
+    /// Align a capture's ground to xy with +z up (upside-down test), recentre it, optionally clean floaters and background.
+    Prepare(cmd::prepare::Args),
+    /// Find exemplar patches of ground in an aligned capture (one or two materials): contact sheet and patches.json.
+    Patches(cmd::patches::Args),
+    /// From a ground capture to a seamless Wang tileset in one command, with a verdict.
+    Tileset(cmd::tileset::Args),
+    /// Render a tileset's far-field atlas (every tile from above).
+    Atlas(cmd::tileset::AtlasArgs),
+    /// Measure a tileset: repetition, busyness, seam error, exact edges.
+    Metrics(cmd::tileset::MetricsArgs),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
@@ -76,6 +86,11 @@ fn main() -> ExitCode {
         Command::ValidateRule(a) => cmd::validate_rule::run(a, quiet),
         Command::Inspect(a) => cmd::inspect::run(a),
         Command::Capture(a) => cmd::capture::run(a),
+        Command::Prepare(a) => cmd::prepare::run(a),
+        Command::Patches(a) => cmd::patches::run(a),
+        Command::Tileset(a) => cmd::tileset::run(a, quiet),
+        Command::Atlas(a) => cmd::tileset::atlas(a),
+        Command::Metrics(a) => cmd::tileset::metrics(a),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
     };

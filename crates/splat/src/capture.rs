@@ -194,7 +194,10 @@ pub fn synth(p: &SynthParams) -> Result<Capture, String> {
             let g = fbm01(&grain, x, y) - 0.5;
             let jitter = rng.normal(0.0, 0.25 * m.grain);
             let rgb = m.rgb.map(|c| (c + 2.0 * m.grain * g + jitter).clamp(0.0, 1.0));
-            let z = p.relief_m * (fbm01(&broad, x, y) - 0.5) * 2.0 + m.relief_m * (fbm01(&micro, x, y) - 0.5) * 2.0;
+            // Micro-relief sticks up (pebbles, clumps: a positive skew), as real ground does; the
+            // up-side test of preparation relies on that asymmetry.
+            let bump = fbm01(&micro, x, y);
+            let z = p.relief_m * (fbm01(&broad, x, y) - 0.5) * 2.0 + m.relief_m * 2.0 * bump * bump * bump;
             let sxy = m.size * spacing;
             let sx = sxy * m.anisotropy.sqrt();
             let sy = sxy / m.anisotropy.sqrt();

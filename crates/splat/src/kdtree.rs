@@ -1,4 +1,5 @@
-//! A balanced 3-d tree over splat centres for nearest-neighbour queries (Bentley 1975).
+//! A balanced 3-d tree over splat centres for nearest-neighbour and k-nearest-neighbour
+//! queries (Bentley 1975).
 //!
 //! Built in place over an index array: each node is the median of its range along the axis of
 //! the range's largest extent (so flat, ground-like captures split well); ranges of at most 8
@@ -91,6 +92,53 @@ impl<'a> KdTree<'a> {
             self.search(second.0, second.1, q, skip, best);
         }
     }
+
+    /// The `k` points nearest to `q` other than `skip` (pass `usize::MAX` to skip none), as
+    /// `(index, distance)` sorted by distance, ties by index; fewer when the tree holds fewer.
+    pub fn knn(&self, q: [f32; 3], k: usize, skip: usize) -> Vec<(usize, f64)> {
+        let mut best: Vec<(f64, usize)> = Vec::with_capacity(k + 1);
+        if k > 0 {
+            self.search_k(0, self.idx.len(), q, k, skip, &mut best);
+        }
+        best.into_iter().map(|(d, i)| (i, d.sqrt())).collect()
+    }
+
+    /// Insert `(d, i)` into the sorted list `best` of at most `k` entries.
+    fn offer(best: &mut Vec<(f64, usize)>, k: usize, d: f64, i: usize) {
+        if best.len() == k {
+            let (wd, wi) = best[k - 1];
+            if d > wd || (d == wd && i > wi) {
+                return;
+            }
+            best.pop();
+        }
+        let at = best.partition_point(|&(bd, bi)| bd < d || (bd == d && bi < i));
+        best.insert(at, (d, i));
+    }
+
+    fn search_k(&self, lo: usize, hi: usize, q: [f32; 3], k: usize, skip: usize, best: &mut Vec<(f64, usize)>) {
+        if hi - lo <= LEAF {
+            for &i in &self.idx[lo..hi] {
+                let i = i as usize;
+                if i != skip {
+                    Self::offer(best, k, d2(q, self.pts[i]), i);
+                }
+            }
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        let i = self.idx[mid] as usize;
+        if i != skip {
+            Self::offer(best, k, d2(q, self.pts[i]), i);
+        }
+        let a = self.axis[mid] as usize;
+        let diff = f64::from(q[a]) - f64::from(self.pts[i][a]);
+        let (first, second) = if diff < 0.0 { ((lo, mid), (mid + 1, hi)) } else { ((mid + 1, hi), (lo, mid)) };
+        self.search_k(first.0, first.1, q, k, skip, best);
+        if best.len() < k || diff * diff <= best[k - 1].0 {
+            self.search_k(second.0, second.1, q, k, skip, best);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -113,5 +161,30 @@ mod tests {
             assert_ne!(j, qi);
         }
         assert!(KdTree::new(&pts[..1]).nearest(pts[0], 0).is_none());
+    }
+
+    #[test]
+    fn knn_equals_brute_force() {
+        let mut s = 777u64;
+        let mut rnd = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 33) as f32) / (1u64 << 31) as f32
+        };
+        // A coarse lattice makes many equal distances, exercising the tie order.
+        let pts: Vec<[f32; 3]> =
+            (0..2000).map(|_| [(rnd() * 20.0).floor(), (rnd() * 20.0).floor(), rnd() * 0.1]).collect();
+        let t = KdTree::new(&pts);
+        for qi in (0..pts.len()).step_by(23) {
+            for k in [1, 8, 17] {
+                let got = t.knn(pts[qi], k, qi);
+                let mut all: Vec<(f64, usize)> =
+                    (0..pts.len()).filter(|&j| j != qi).map(|j| (d2(pts[qi], pts[j]), j)).collect();
+                all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let want: Vec<(usize, f64)> = all[..k].iter().map(|&(d, j)| (j, d.sqrt())).collect();
+                assert_eq!(got, want, "query {qi}, k {k}");
+            }
+        }
+        assert_eq!(t.knn(pts[0], 0, usize::MAX), vec![]);
+        assert_eq!(KdTree::new(&pts[..3]).knn(pts[0], 8, 0).len(), 2);
     }
 }

@@ -15,6 +15,7 @@
 //! Readers bound every count before allocating ([`MAX_SPLATS`], and the file length) and name
 //! the file in every error ([`SplatError`]). Writers write a temporary file and rename it.
 
+pub mod assess;
 pub mod capture;
 pub mod dot_splat;
 pub mod error;
@@ -22,14 +23,20 @@ mod fsio;
 pub mod glb;
 pub mod graphcut;
 pub mod kdtree;
+pub mod lod;
 pub mod metrics;
 pub mod model;
+pub mod patches;
+pub mod plane_index;
 pub mod ply;
+pub mod prepare;
 pub mod quat;
 pub mod raster;
 pub mod screen;
 pub mod sh;
 pub mod spz;
+pub mod tiles;
+pub mod tileset;
 pub mod wang;
 
 pub use error::{Result, SplatError};

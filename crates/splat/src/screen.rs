@@ -251,7 +251,7 @@ pub fn eigen_sym3(m: [[f64; 3]; 3]) -> ([f64; 3], [[f64; 3]; 3]) {
 }
 
 /// PCA of the given points: (eigenvalues ascending, eigenvectors).
-fn pca(pts: &[[f64; 3]]) -> ([f64; 3], [[f64; 3]; 3]) {
+pub(crate) fn pca(pts: &[[f64; 3]]) -> ([f64; 3], [[f64; 3]; 3]) {
     let n = pts.len().max(1) as f64;
     let mut mean = [0.0; 3];
     for p in pts {

@@ -9,9 +9,12 @@ pub mod erode;
 pub mod export;
 pub mod heightmap;
 pub mod inspect;
+pub mod patches;
+pub mod prepare;
 pub mod profiles;
 pub mod recipe;
 pub mod terrain;
+pub mod tileset;
 pub mod validate_rule;
 
 use anyhow::{bail, Result};

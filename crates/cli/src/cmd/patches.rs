@@ -1,0 +1,319 @@
+//! `bozkir patches CAPTURE`: find exemplar patches of ground in an aligned (z-up) splat capture
+//! (`bozkir_splat::patches`), optionally split into two materials, and write
+//! `contact_sheet.png` and `patches.json` to `--out`.
+//!
+//! Settings come from three places, the later winning: the built-in defaults, a named preset
+//! (`--preset NAME`), explicit flags. `--save-preset NAME` stores the settings that differ from
+//! the defaults. Presets live in one JSON file (`{"name": {"key": value, …}, …}`): `--presets
+//! FILE`, else `$BOZKIR_PRESETS`, else `$XDG_CONFIG_HOME/bozkir/patch_presets.json`, else
+//! `~/.config/bozkir/patch_presets.json`. Results are cached in `--cache-dir` (default
+//! `OUT/cache`), keyed by the capture's size and modification time, its splats and every
+//! setting.
+
+use anyhow::{bail, Context, Result};
+use bozkir_core::Grid;
+use bozkir_splat::patches::{
+    contact_sheet, describe_trail, file_stamp, find_patches, find_patches_cached, FailureKind, PatchSearch,
+    SearchCache, SearchSettings,
+};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Splat capture (.ply, .splat, .glb or .spz), z-up (ground in the x–y plane).
+    capture: PathBuf,
+    /// Patch side in metres [default 1].
+    #[arg(long)]
+    size: Option<f64>,
+    /// Patches wanted per class [default 4].
+    #[arg(long)]
+    count: Option<usize>,
+    /// Materials to split into: 1 or 2 [default 1].
+    #[arg(long)]
+    classes: Option<usize>,
+    /// Choose these candidates by number (as in patches.json and the contact sheet) instead of the automatic choice.
+    #[arg(long, value_delimiter = ',')]
+    patches: Option<Vec<usize>>,
+    /// Grid step between candidate centres, × size [default 0.5].
+    #[arg(long)]
+    stride: Option<f64>,
+    /// Ground slab thickness, × size [default 0.25].
+    #[arg(long)]
+    thickness: Option<f64>,
+    /// Largest tilt of a patch plane in degrees [default 12].
+    #[arg(long)]
+    max_tilt: Option<f64>,
+    /// Largest share of splats below the ground slab [default 0.5].
+    #[arg(long)]
+    max_below: Option<f64>,
+    /// Fewest splats in a patch [default 500].
+    #[arg(long)]
+    min_splats: Option<usize>,
+    /// Smallest rendered coverage seen from above [default 0.8].
+    #[arg(long)]
+    min_cover: Option<f64>,
+    /// Largest relief of a patch's rim, × size [default 0.2].
+    #[arg(long)]
+    edge_flat: Option<f64>,
+    /// Smallest distance between chosen centres in x or y, × size [default 1].
+    #[arg(long)]
+    min_separation: Option<f64>,
+    /// Weight of looking alike against score when choosing [default 1].
+    #[arg(long)]
+    similarity: Option<f64>,
+    /// Smallest purity of a patch in a two-material split [default 0.9].
+    #[arg(long)]
+    min_purity: Option<f64>,
+    /// Smallest class separation for a two-material split [default 5].
+    #[arg(long)]
+    min_class_separation: Option<f64>,
+    /// Most attempts while loosening the filters [default 10].
+    #[arg(long)]
+    max_steps: Option<usize>,
+    /// Start from this named preset (explicit flags win).
+    #[arg(long)]
+    preset: Option<String>,
+    /// Save the settings that differ from the defaults under this name.
+    #[arg(long)]
+    save_preset: Option<String>,
+    /// The presets file [default $BOZKIR_PRESETS, else $XDG_CONFIG_HOME/bozkir/patch_presets.json, else ~/.config/bozkir/patch_presets.json].
+    #[arg(long)]
+    presets: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "patches")]
+    out: PathBuf,
+    /// Cache folder [default OUT/cache].
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
+    /// Search afresh and store nothing.
+    #[arg(long)]
+    no_cache: bool,
+    /// Side of a candidate tile on the contact sheet in pixels.
+    #[arg(long, default_value_t = 160)]
+    tile: usize,
+}
+
+/// The presets file: `--presets`, `$BOZKIR_PRESETS`, `$XDG_CONFIG_HOME/bozkir/…`, `~/.config/bozkir/…`.
+fn presets_path(a: &Args) -> Result<PathBuf> {
+    if let Some(p) = &a.presets {
+        return Ok(p.clone());
+    }
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(p) = env("BOZKIR_PRESETS") {
+        return Ok(p);
+    }
+    if let Some(d) = env("XDG_CONFIG_HOME") {
+        return Ok(d.join("bozkir").join("patch_presets.json"));
+    }
+    match env("HOME") {
+        Some(h) => Ok(h.join(".config").join("bozkir").join("patch_presets.json")),
+        None => bail!("no presets file: pass --presets FILE (no HOME or XDG_CONFIG_HOME set)"),
+    }
+}
+
+fn read_presets(path: &Path) -> Result<Map<String, Value>> {
+    if !path.exists() {
+        return Ok(Map::new());
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => bail!("{}: presets file is not a JSON object of named presets", path.display()),
+        Err(e) => bail!("{}: not valid JSON: {e}", path.display()),
+    }
+}
+
+/// Defaults, then the preset, then explicit flags.
+fn resolve(a: &Args) -> Result<SearchSettings> {
+    let mut v = serde_json::to_value(SearchSettings::default())?;
+    if let Some(name) = &a.preset {
+        let path = presets_path(a)?;
+        let all = read_presets(&path)?;
+        let Some(Value::Object(p)) = all.get(name) else {
+            let names: Vec<&String> = all.keys().collect();
+            bail!("{}: no preset named {name:?} (presets: {names:?})", path.display());
+        };
+        let o = v.as_object_mut().expect("settings are an object");
+        for (k, val) in p {
+            if o.contains_key(k) {
+                o.insert(k.clone(), val.clone());
+            } else {
+                eprintln!("preset {name}: unknown key {k:?} skipped");
+            }
+        }
+    }
+    let mut st: SearchSettings =
+        serde_json::from_value(v).with_context(|| format!("preset {:?} holds a value of the wrong type", a.preset))?;
+    macro_rules! flag {
+        ($($f:ident),*) => {$(if let Some(x) = a.$f { st.$f = x; })*};
+    }
+    flag!(
+        size,
+        count,
+        classes,
+        stride,
+        thickness,
+        max_tilt,
+        max_below,
+        min_splats,
+        min_cover,
+        edge_flat,
+        min_separation,
+        similarity,
+        min_purity,
+        min_class_separation,
+        max_steps
+    );
+    st.check().map_err(|e| anyhow::anyhow!("bad settings: {e}"))?;
+    Ok(st)
+}
+
+fn save_preset(a: &Args, name: &str, st: &SearchSettings) -> Result<PathBuf> {
+    let path = presets_path(a)?;
+    let mut all = read_presets(&path)?;
+    let def = serde_json::to_value(SearchSettings::default())?;
+    let cur = serde_json::to_value(st)?;
+    let mut diff = Map::new();
+    for (k, v) in cur.as_object().expect("settings are an object") {
+        if def.get(k) != Some(v) {
+            diff.insert(k.clone(), v.clone());
+        }
+    }
+    all.insert(name.to_string(), Value::Object(diff));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&Value::Object(all))? + "\n")
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(path)
+}
+
+/// Replace the automatic choice by the candidates numbered in `picks`.
+fn pick_by_hand(r: &mut PatchSearch, picks: &[usize]) -> Result<()> {
+    let n = r.candidates.len();
+    if let Some(&bad) = picks.iter().find(|&&i| i >= n) {
+        bail!("--patches {bad}: there are {n} candidates, numbered 0 to {}", n.saturating_sub(1));
+    }
+    for c in &mut r.candidates {
+        c.chosen = false;
+    }
+    let classes = r.settings.classes;
+    let mut chosen = vec![Vec::new(); classes];
+    for &i in picks {
+        if r.candidates[i].chosen {
+            continue;
+        }
+        r.candidates[i].chosen = true;
+        chosen[r.candidates[i].class.unwrap_or(0).min(classes - 1)].push(i);
+    }
+    r.chosen = chosen;
+    Ok(())
+}
+
+pub fn run(a: Args) -> Result<()> {
+    if !a.capture.exists() {
+        bail!("{}: no such file", a.capture.display());
+    }
+    let st = resolve(&a)?;
+    if let Some(name) = &a.save_preset {
+        let p = save_preset(&a, name, &st)?;
+        println!("saved preset {name:?} to {}", p.display());
+    }
+    let splats = bozkir_splat::load(&a.capture)?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create", a.out.display()))?;
+    let (result, cache) = if a.no_cache {
+        (find_patches(&splats, &st), "off")
+    } else {
+        let dir = a.cache_dir.clone().unwrap_or_else(|| a.out.join("cache"));
+        let stamp = file_stamp(&a.capture).with_context(|| format!("{}: cannot stat", a.capture.display()))?;
+        let (r, hit) = find_patches_cached(&splats, &st, &SearchCache::new(dir), &stamp);
+        (r, if hit { "hit" } else { "miss" })
+    };
+    let json_path = a.out.join("patches.json");
+    let capture = a.capture.display().to_string();
+    let mut r = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let verdict = match e.kind {
+                FailureKind::BadSettings => "bad_settings",
+                FailureKind::OneMaterial => "one_material",
+                FailureKind::NotATilingExemplar => "not_a_tiling_exemplar",
+            };
+            let v = json!({
+                "capture": capture,
+                "verdict": verdict,
+                "reason": e.reason,
+                "settings": st,
+                "cache": cache,
+                "trail": e.trail,
+                "trail_text": describe_trail(&e.trail),
+            });
+            std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
+                .with_context(|| format!("{}: cannot write", json_path.display()))?;
+            for line in describe_trail(&e.trail) {
+                eprintln!("  {line}");
+            }
+            bail!("{}: {} (details in {})", a.capture.display(), e.reason, json_path.display());
+        }
+    };
+    let by_hand = a.patches.is_some();
+    if let Some(p) = &a.patches {
+        pick_by_hand(&mut r, p)?;
+    }
+    let sheet = contact_sheet(&splats, &r, a.tile, 64);
+    let png = a.out.join("contact_sheet.png");
+    bozkir_io::write_rgb8(&png, &Grid::from_vec(sheet.w, sheet.h, sheet.rgb))?;
+    let candidates: Vec<Value> = r
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut v = serde_json::to_value(c).expect("a candidate serialises");
+            v.as_object_mut().expect("an object").insert("id".into(), i.into());
+            v
+        })
+        .collect();
+    let v = json!({
+        "capture": capture,
+        "verdict": "ok",
+        "cache": cache,
+        "picked_by": if by_hand { "hand" } else { "search" },
+        "settings": r.settings,
+        "chosen": r.chosen,
+        "class_separation": r.class_separation,
+        "class_rgb": r.class_rgb,
+        "rejected": r.rejections,
+        "trail": r.trail,
+        "trail_text": describe_trail(&r.trail),
+        "candidates": candidates,
+    });
+    std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
+        .with_context(|| format!("{}: cannot write", json_path.display()))?;
+    let rj = &r.rejections;
+    println!(
+        "{capture}: {} splats, {} positions, {} viable (rejected: sparse {}, buried {}, tilt {}, score {}, holes {}, rim {}{}), cache {cache}",
+        splats.len(),
+        rj.positions,
+        rj.viable,
+        rj.sparse,
+        rj.buried,
+        rj.tilt,
+        rj.score,
+        rj.holes,
+        rj.rim,
+        if r.settings.classes == 2 { format!(", impure {}", rj.impure) } else { String::new() },
+    );
+    for line in describe_trail(&r.trail) {
+        println!("  {line}");
+    }
+    if let Some(sep) = r.class_separation {
+        println!("  class separation {sep:.2}");
+    }
+    for (k, g) in r.chosen.iter().enumerate() {
+        let ids: Vec<String> = g.iter().map(|i| i.to_string()).collect();
+        println!("  class {k}: {}", ids.join(", "));
+    }
+    println!("wrote {} and {}", png.display(), json_path.display());
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! End-to-end tests of `bozkir tileset`, `atlas` and `metrics` on captures made by
+//! `bozkir capture`, and the verdicts on captures that cannot be tiled.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bozkir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bozkir")).args(args).output().expect("run bozkir")
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn synth(dir: &Path, name: &str, extra: &[&str]) -> String {
+    let p = dir.join(name).to_str().unwrap().to_string();
+    let mut args = vec!["capture", "synth", "--side", "4.5", "--density", "5000", "--out", &p];
+    args.extend_from_slice(extra);
+    ok(&bozkir(&args));
+    p
+}
+
+#[test]
+fn two_material_capture_gives_a_good_two_class_tileset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = synth(tmp.path(), "two.ply", &["--upside-down", "--tilt", "15"]);
+    let out = tmp.path().join("ts");
+    let stdout = ok(&bozkir(&["tileset", &cap, "--out", out.to_str().unwrap(), "--zip", "--lod", "3"]));
+    assert!(stdout.contains("verdict: good"), "{stdout}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tileset.json")).unwrap()).unwrap();
+    assert_eq!(m["classes"].as_array().unwrap().len(), 2);
+    assert_eq!(m["tiles"].as_array().unwrap().len(), 16, "2 classes × 2·2² minimal tiles");
+    assert_eq!(m["lod"], 3);
+    let total = m["total"].as_u64().unwrap();
+    assert_eq!(std::fs::metadata(out.join("tiles.splat")).unwrap().len(), 32 * total);
+    // Both classes use the same codes, so any cell can take either class.
+    let codes = |c: u64| {
+        let mut v: Vec<String> =
+            m["tiles"].as_array().unwrap().iter().filter(|t| t["class"] == c).map(|t| t["code"].to_string()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(codes(0), codes(1));
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(rep["assessment"]["edge_mismatches"], 0);
+    assert_eq!(rep["assessment"]["layout_mismatches"], 0);
+    assert!(rep["prepare"]["align"]["turned_over"].as_bool().unwrap(), "the upside-down capture was turned over");
+    // The single-file tileset measures the same as the directory.
+    let z = out.join("ts.zip");
+    let a = ok(&bozkir(&["metrics", out.to_str().unwrap(), "--json"]));
+    let b = ok(&bozkir(&["metrics", z.to_str().unwrap(), "--json"]));
+    assert_eq!(a, b);
+    ok(&bozkir(&["atlas", out.to_str().unwrap(), "--res", "16"]));
+    let png = bozkir_io::read_rgb8(out.join("atlas.png")).unwrap();
+    assert_eq!((png.width(), png.height()), (4 * 16, 4 * 16));
+}
+
+#[test]
+fn captures_that_cannot_be_tiled_get_no_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = synth(tmp.path(), "one.ply", &["--materials", "1"]);
+    let out = tmp.path().join("x");
+    let r = bozkir(&["tileset", &one, "--classes", "2", "--out", out.to_str().unwrap()]);
+    assert!(!r.status.success());
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(text.contains("verdict: no") && text.contains("one material"), "{text}");
+    assert!(!out.exists());
+    // Auto falls back to one class on the same capture.
+    let s = ok(&bozkir(&["tileset", &one, "--out", out.to_str().unwrap(), "--lod", "1"]));
+    assert!(s.contains("one material") && s.contains("verdict:"), "{s}");
+    // Too little ground.
+    let tiny = tmp.path().join("tiny.ply");
+    ok(&bozkir(&["capture", "synth", "--side", "1", "--density", "6000", "--out", tiny.to_str().unwrap()]));
+    let out2 = tmp.path().join("y");
+    let r = bozkir(&["tileset", tiny.to_str().unwrap(), "--out", out2.to_str().unwrap()]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).contains("not a tiling exemplar"));
+    assert!(!out2.exists());
+    // A figurine is not ground.
+    let luigi = format!("{}/../../data/splat/luigi.ply", env!("CARGO_MANIFEST_DIR"));
+    let r = bozkir(&["tileset", &luigi, "--out", out2.to_str().unwrap()]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).contains("not ground"), "{}", String::from_utf8_lossy(&r.stdout));
+}
