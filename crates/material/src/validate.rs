@@ -219,6 +219,21 @@ pub struct EvalOptions {
     pub sharpness: f64,
 }
 
+impl EvalOptions {
+    /// The two-class decision these options make at a given share of class 0.
+    pub fn classify_options(&self, share: f64) -> ClassifyOptions {
+        ClassifyOptions {
+            classes: 2,
+            spacing: self.spacing,
+            radius: None,
+            sharpness: self.sharpness,
+            altitude: self.altitude,
+            coherence: self.coherence,
+            balance: Balance::Share(share),
+        }
+    }
+}
+
 impl Default for EvalOptions {
     fn default() -> Self {
         EvalOptions { spacing: 1.0, altitude: 0.4, coherence: 2, sharpness: 2.0 }
@@ -243,15 +258,7 @@ pub fn evaluate(
         return Err(ClassifyError::Input("truth fractions must lie in 0..1".into()));
     }
     let share = truth_frac.iter().sum::<f64>() / truth_frac.len() as f64;
-    let base = ClassifyOptions {
-        classes: 2,
-        spacing: o.spacing,
-        radius: None,
-        sharpness: o.sharpness,
-        altitude: o.altitude,
-        coherence: o.coherence,
-        balance: Balance::Share(share),
-    };
+    let base = o.classify_options(share);
     let run = |rule: &Rule, opts: &ClassifyOptions, flip: bool| -> Result<Score, ClassifyError> {
         let d = classify(z, n, None, rule, opts)?;
         let (pred, lead): (Vec<bool>, Vec<f64>) = if flip {

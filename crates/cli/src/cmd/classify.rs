@@ -53,15 +53,8 @@ pub struct Args {
     /// Detail relief strength (0 = off, up to 3).
     #[arg(long, default_value_t = 1.0)]
     pub detail: f64,
-    /// "Follows height": weight of the height term (0..1).
-    #[arg(long, default_value_t = 0.4)]
-    pub altitude: f64,
-    /// Patch size: median radius on the decision, in tiles (0..16).
-    #[arg(long, default_value_t = 2)]
-    pub coherence: usize,
-    /// Decisiveness: sets the width of the undecided band (0.5..6), never the boundary.
-    #[arg(long, default_value_t = 2.0)]
-    pub sharpness: f64,
+    #[command(flatten)]
+    pub rule_opts: RuleOpts,
     /// Blend band width (0..1): cells with strength below it mix with their runner-up class in
     /// the weight maps (0 = hard maps).
     #[arg(long, default_value_t = 0.35)]
@@ -75,6 +68,20 @@ pub struct Args {
     /// Pixels per tile in the preview images (decision.png, classes_rgb.png).
     #[arg(long, default_value_t = 8)]
     pub px: usize,
+}
+
+/// The rule's three controls, shared by `classify` and `validate-rule`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RuleOpts {
+    /// "Follows height": weight of the height term (0..1).
+    #[arg(long, default_value_t = 0.4)]
+    pub altitude: f64,
+    /// Patch size: median radius on the decision, in grid cells (0..16).
+    #[arg(long, default_value_t = 2)]
+    pub coherence: usize,
+    /// Decisiveness (0.5..6): sets the width of the undecided band, never the boundary.
+    #[arg(long, default_value_t = 2.0)]
+    pub sharpness: f64,
 }
 
 /// Preview colours per class position (collected, bench, face, exposed, then greys).
@@ -188,13 +195,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         classes: a.classes,
         spacing: a.tile,
         radius: None,
-        sharpness: a.sharpness,
-        altitude: a.altitude,
-        coherence: a.coherence,
+        sharpness: a.rule_opts.sharpness,
+        altitude: a.rule_opts.altitude,
+        coherence: a.rule_opts.coherence,
         balance: balance.clone(),
     };
     let d = classify(&z, a.grid, sed_samples.as_deref(), &rule, &opts)?;
-    let alpha = coverage(&d.maps, &rule, a.classes, a.altitude, a.sharpness)?;
+    let alpha = coverage(&d.maps, &rule, a.classes, a.rule_opts.altitude, a.rule_opts.sharpness)?;
     let weights = d.blend_weights(a.blend);
 
     let out = a.out.clone().unwrap_or_else(|| a.dir.join("classes"));
@@ -256,7 +263,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             "amplitude": map.amplitude(),
         },
         "options": {
-            "altitude": a.altitude, "coherence": a.coherence, "sharpness": a.sharpness, "blend": a.blend,
+            "altitude": a.rule_opts.altitude, "coherence": a.rule_opts.coherence, "sharpness": a.rule_opts.sharpness, "blend": a.blend,
             "share": match &balance { Balance::Free => serde_json::Value::Null, Balance::Share(s) => (*s).into(), Balance::Shares(v) => v.clone().into() },
         },
         "source": d.source.name(),

@@ -28,7 +28,7 @@ use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
 use bozkir_io::{CrsKind, GeoTransform};
 use bozkir_material::validate::{caveats, evaluate, plane_fit_r2, EvalOptions, Score};
-use bozkir_material::{classify, Balance, ClassifyOptions, Rule};
+use bozkir_material::{classify, Rule};
 use bozkir_terrain::sculpt::warp::sample_bilinear;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -70,15 +70,8 @@ pub struct Args {
     /// A rule file (JSON, the shape of crates/material/rule.json) instead of the built-in rule.
     #[arg(long)]
     pub rule: Option<PathBuf>,
-    /// "Follows height": weight of the height term (0..1).
-    #[arg(long, default_value_t = 0.4)]
-    pub altitude: f64,
-    /// Median radius on the decision, in cells (0..16).
-    #[arg(long, default_value_t = 2)]
-    pub coherence: usize,
-    /// Decisiveness (0.5..6).
-    #[arg(long, default_value_t = 2.0)]
-    pub sharpness: f64,
+    #[command(flatten)]
+    pub rule_opts: super::classify::RuleOpts,
     /// Output directory for validation.json and one figure per grid (nothing is written
     /// without it).
     #[arg(long)]
@@ -675,14 +668,14 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         bail!("--grids: {g} cells per side is outside 4..=256");
     }
     let veg_height = super::non_negative("veg-height", a.veg_height)?;
-    if !(0.0..=1.0).contains(&a.altitude) {
-        bail!("--altitude {} outside 0..1", a.altitude);
+    if !(0.0..=1.0).contains(&a.rule_opts.altitude) {
+        bail!("--altitude {} outside 0..1", a.rule_opts.altitude);
     }
-    if a.coherence > 16 {
-        bail!("--coherence {} outside 0..16", a.coherence);
+    if a.rule_opts.coherence > 16 {
+        bail!("--coherence {} outside 0..16", a.rule_opts.coherence);
     }
-    if !(0.5..=6.0).contains(&a.sharpness) {
-        bail!("--sharpness {} outside 0.5..6", a.sharpness);
+    if !(0.5..=6.0).contains(&a.rule_opts.sharpness) {
+        bail!("--sharpness {} outside 0.5..6", a.rule_opts.sharpness);
     }
     let veg = a.veg_rgb.unwrap_or(SCRUB_RGB);
     let bare = a.bare_rgb.unwrap_or(SAND_RGB);
@@ -740,9 +733,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         let truths = setup.truths(n, &z, veg, bare, veg_height);
         let o = EvalOptions {
             spacing: win.side_m / n as f64,
-            altitude: a.altitude,
-            coherence: a.coherence,
-            sharpness: a.sharpness,
+            altitude: a.rule_opts.altitude,
+            coherence: a.rule_opts.coherence,
+            sharpness: a.rule_opts.sharpness,
         };
         let mut scored = Vec::new();
         for t in truths {
@@ -754,15 +747,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
                 continue;
             }
             let res = evaluate(&z, n, &t.frac, &rule, &o).with_context(|| format!("grid {n}, truth {}", t.name))?;
-            let copts = ClassifyOptions {
-                classes: 2,
-                spacing: o.spacing,
-                radius: None,
-                sharpness: o.sharpness,
-                altitude: o.altitude,
-                coherence: o.coherence,
-                balance: Balance::Share(share),
-            };
+            let copts = o.classify_options(share);
             let d = classify(&z, n, None, &rule, &copts)?;
             let decision: Vec<bool> = d.class.iter().map(|&c| c == 0).collect();
             scored.push(Scored { truth: t, share, comparisons: Some(res), decision: Some(decision) });
@@ -904,7 +889,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         },
         "settings": {
             "rule": a.rule.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
-            "altitude": a.altitude, "coherence": a.coherence, "sharpness": a.sharpness,
+            "altitude": a.rule_opts.altitude, "coherence": a.rule_opts.coherence, "sharpness": a.rule_opts.sharpness,
             "veg_rgb": veg, "bare_rgb": bare, "veg_height_m": veg_height, "samples_per_cell": OVER,
             "alpha": ALPHA,
         },
