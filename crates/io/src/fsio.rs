@@ -24,25 +24,49 @@ fn temp_path(path: &Path) -> PathBuf {
     }
 }
 
-/// Write `path` atomically: `write` fills a buffered temporary file, which is renamed over
-/// `path` when `write` succeeded. On failure the temporary file is removed.
-pub(crate) fn atomic_write<F>(path: &Path, write: F) -> Result<()>
+/// Write `path` atomically: `write` fills a temporary sibling through a buffer of `capacity`
+/// bytes, which is flushed, synced and renamed over `path` when `write` succeeded. On any
+/// failure the temporary file is removed, an existing `path` is left untouched, and the error
+/// (of `write`, or of the create, flush, sync or rename) is returned as is.
+///
+/// The one atomic writer of the workspace: this crate's writers and `bozkir-splat`'s use it,
+/// each wrapping the error in its own type.
+pub fn write_atomic<F>(path: &Path, capacity: usize, write: F) -> std::io::Result<()>
 where
-    F: FnOnce(&mut BufWriter<File>) -> Result<()>,
+    F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 {
     let tmp = temp_path(path);
-    let file = File::create(&tmp).map_err(|e| IoError::io(path, e))?;
-    let mut w = BufWriter::with_capacity(1 << 16, file);
+    let file = File::create(&tmp)?;
+    let mut w = BufWriter::with_capacity(capacity, file);
     let result = write(&mut w).and_then(|()| {
-        let file = w.into_inner().map_err(|e| IoError::io(path, e.into_error()))?;
-        file.sync_data().map_err(|e| IoError::io(path, e))?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_data()?;
         drop(file);
-        std::fs::rename(&tmp, path).map_err(|e| IoError::io(path, e))
+        std::fs::rename(&tmp, path)
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// [`write_atomic`] with this crate's error type: an error of `write` is returned as is, any
+/// other is wrapped naming `path`.
+pub(crate) fn atomic_write<F>(path: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> Result<()>,
+{
+    let mut failed = None;
+    let result = write_atomic(path, 1 << 16, |w| {
+        write(w).map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("the writer failed")
+        })
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => result.map_err(|e| IoError::io(path, e)),
+    }
 }
 
 /// Open `path` for reading, refusing a zero-byte file. Returns the reader and the file length.

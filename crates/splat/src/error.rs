@@ -71,6 +71,25 @@ impl SplatError {
         SplatError::Io { path: path.to_path_buf(), source }
     }
 
+    /// The same error from `bozkir-io`'s shared PLY container code (variant for variant, so the
+    /// message is unchanged). The raster-only variants, which that code never returns, become
+    /// [`SplatError::Invalid`].
+    pub(crate) fn from_io_error(e: bozkir_io::IoError) -> Self {
+        use bozkir_io::IoError as E;
+        match e {
+            E::Io { path, source } => SplatError::Io { path, source },
+            E::Empty { path, what } => SplatError::Empty { path, what },
+            E::Truncated { path, detail } => SplatError::Truncated { path, detail },
+            E::WrongMagic { path, format } => SplatError::WrongMagic { path, format },
+            E::Unsupported { path, what } => SplatError::Unsupported { path, what },
+            E::Missing { path, what } => SplatError::Missing { path, what },
+            E::Malformed { path, format, detail } => SplatError::Malformed { path, format, detail },
+            E::TooMany { path, what, count, limit } => SplatError::TooMany { path, what, count, limit },
+            E::InvalidArgument { path, detail } => SplatError::Invalid { path, detail },
+            other => SplatError::Invalid { path: other.path().to_path_buf(), detail: other.to_string() },
+        }
+    }
+
     pub(crate) fn malformed(path: &Path, format: &'static str, detail: impl Into<String>) -> Self {
         SplatError::Malformed { path: path.to_path_buf(), format, detail: detail.into() }
     }

@@ -12,7 +12,8 @@
 //! before `vertex` are skipped (lists included), elements after it are not read. List
 //! properties in `vertex` are refused. The header is at most 1 MiB; the vertex count is checked
 //! against [`crate::MAX_SPLATS`] and, with the record size, against the file length **before**
-//! anything is allocated. Positions must be finite.
+//! anything is allocated. Positions must be finite. The header and the scalar types are read by
+//! `bozkir_io::plyfmt`, shared with the point-cloud reader.
 //!
 //! **Writing.** Always `x y z nx ny nz f_dc_0..2 f_rest_0..3K−1 opacity scale_0..2 rot_0..3`,
 //! all `float`, normals zero, no comments, from the model's raw values: a standard 3DGS file
@@ -23,10 +24,10 @@ use crate::error::{Result, SplatError};
 use crate::fsio::{atomic_write, open_nonempty};
 use crate::model::{RawSplat, Splats};
 use crate::MAX_SPLATS;
+use bozkir_io::plyfmt::{parse_header, Element, Format, Property, Scalar};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-const MAX_HEADER: usize = 1 << 20;
 const FMT: &str = "PLY";
 
 /// How the body of a PLY file is encoded.
@@ -35,173 +36,6 @@ pub enum PlyEncoding {
     Ascii,
     BinaryLittleEndian,
     BinaryBigEndian,
-}
-
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Scalar {
-    I8,
-    U8,
-    I16,
-    U16,
-    I32,
-    U32,
-    F32,
-    F64,
-}
-
-impl Scalar {
-    fn parse(s: &str) -> Option<Scalar> {
-        Some(match s {
-            "char" | "int8" => Scalar::I8,
-            "uchar" | "uint8" => Scalar::U8,
-            "short" | "int16" => Scalar::I16,
-            "ushort" | "uint16" => Scalar::U16,
-            "int" | "int32" => Scalar::I32,
-            "uint" | "uint32" => Scalar::U32,
-            "float" | "float32" => Scalar::F32,
-            "double" | "float64" => Scalar::F64,
-            _ => return None,
-        })
-    }
-    fn size(self) -> usize {
-        match self {
-            Scalar::I8 | Scalar::U8 => 1,
-            Scalar::I16 | Scalar::U16 => 2,
-            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
-            Scalar::F64 => 8,
-        }
-    }
-    /// Read one value from the start of `b` (which holds at least `size()` bytes) as f32.
-    #[inline]
-    fn read(self, b: &[u8], big: bool) -> f32 {
-        macro_rules! get {
-            ($t:ty, $n:expr) => {{
-                let a: [u8; $n] = b[..$n].try_into().unwrap();
-                if big {
-                    <$t>::from_be_bytes(a)
-                } else {
-                    <$t>::from_le_bytes(a)
-                }
-            }};
-        }
-        match self {
-            Scalar::F32 => get!(f32, 4),
-            Scalar::F64 => get!(f64, 8) as f32,
-            Scalar::I8 => f32::from(b[0] as i8),
-            Scalar::U8 => f32::from(b[0]),
-            Scalar::I16 => f32::from(get!(i16, 2)),
-            Scalar::U16 => f32::from(get!(u16, 2)),
-            Scalar::I32 => get!(i32, 4) as f32,
-            Scalar::U32 => get!(u32, 4) as f32,
-        }
-    }
-    /// Parse one ASCII token as f32 (float tokens directly, so the bits round-trip).
-    fn parse_token(self, t: &str) -> Option<f32> {
-        match self {
-            Scalar::F32 => t.parse::<f32>().ok(),
-            Scalar::F64 => t.parse::<f64>().ok().map(|v| v as f32),
-            _ => t.parse::<i64>().ok().map(|v| v as f32),
-        }
-    }
-}
-
-#[derive(Debug)]
-enum Property {
-    Scalar(Scalar, String),
-    List(Scalar, Scalar, String),
-}
-
-#[derive(Debug)]
-struct Element {
-    name: String,
-    count: u64,
-    props: Vec<Property>,
-}
-
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Format {
-    Ascii,
-    Little,
-    Big,
-}
-
-struct Header {
-    format: Format,
-    elements: Vec<Element>,
-    /// Bytes up to and including the `end_header` line.
-    len: u64,
-}
-
-fn parse_header(path: &Path, r: &mut impl BufRead) -> Result<Header> {
-    let bad = |d: String| SplatError::malformed(path, FMT, d);
-    let mut read = 0usize;
-    let mut format = None;
-    let mut elements: Vec<Element> = Vec::new();
-    let mut line = Vec::new();
-    let mut first = true;
-    loop {
-        line.clear();
-        let n = r
-            .by_ref()
-            .take((MAX_HEADER + 1 - read) as u64)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| SplatError::io(path, e))?;
-        if n == 0 {
-            return Err(SplatError::truncated(path, "PLY header has no end_header line"));
-        }
-        read += n;
-        if read > MAX_HEADER {
-            return Err(SplatError::TooMany {
-                path: path.to_path_buf(),
-                what: "PLY header bytes",
-                count: read as u64,
-                limit: MAX_HEADER as u64,
-            });
-        }
-        let text = String::from_utf8_lossy(&line);
-        let words: Vec<&str> = text.split_whitespace().collect();
-        if first {
-            first = false;
-            if words != ["ply"] {
-                return Err(SplatError::WrongMagic { path: path.to_path_buf(), format: "PLY" });
-            }
-            continue;
-        }
-        match words.as_slice() {
-            [] | ["comment", ..] | ["obj_info", ..] => {}
-            ["format", f, v] => {
-                if !v.starts_with("1.") && *v != "1" {
-                    return Err(SplatError::unsupported(path, format!("PLY version {v}")));
-                }
-                format = Some(match *f {
-                    "ascii" => Format::Ascii,
-                    "binary_little_endian" => Format::Little,
-                    "binary_big_endian" => Format::Big,
-                    other => return Err(SplatError::unsupported(path, format!("PLY format {other:?}"))),
-                });
-            }
-            ["element", name, count] => {
-                let count: u64 = count.parse().map_err(|_| bad(format!("element {name} has count {count:?}")))?;
-                elements.push(Element { name: name.to_string(), count, props: Vec::new() });
-            }
-            ["property", "list", ct, it, name] => {
-                let el = elements.last_mut().ok_or_else(|| bad("property before any element".into()))?;
-                let ct = Scalar::parse(ct).ok_or_else(|| SplatError::unsupported(path, format!("PLY type {ct:?}")))?;
-                let it = Scalar::parse(it).ok_or_else(|| SplatError::unsupported(path, format!("PLY type {it:?}")))?;
-                el.props.push(Property::List(ct, it, name.to_string()));
-            }
-            ["property", ty, name] => {
-                let el = elements.last_mut().ok_or_else(|| bad("property before any element".into()))?;
-                let t = Scalar::parse(ty)
-                    .ok_or_else(|| SplatError::unsupported(path, format!("PLY property type {ty:?} of {name:?}")))?;
-                el.props.push(Property::Scalar(t, name.to_string()));
-            }
-            ["end_header"] => break,
-            _ => return Err(bad(format!("header line {:?}", text.trim_end()))),
-        }
-    }
-    let format = format.ok_or_else(|| bad("no format line".into()))?;
-    Ok(Header { format, elements, len: read as u64 })
 }
 
 /// Where a vertex property goes in the per-record scratch array.
@@ -362,7 +196,7 @@ pub fn parse_ply(bytes: &[u8], name: &Path) -> Result<Splats> {
 }
 
 fn read_from(path: &Path, mut r: impl BufRead, len: u64) -> Result<Splats> {
-    let header = parse_header(path, &mut r)?;
+    let header = parse_header(path, &mut r).map_err(SplatError::from_io_error)?;
     let vi = header
         .elements
         .iter()
@@ -447,7 +281,7 @@ fn read_binary_vertices(path: &Path, n: usize, plan: &Plan, r: &mut impl Read, b
                 }
             } else {
                 for &(o, t, slot) in &used {
-                    v[slot] = t.read(&rec[o..], big);
+                    v[slot] = t.read_f32(&rec[o..], big);
                 }
             }
             push_record(&mut s, &v, plan.k, &mut rest);
@@ -472,7 +306,7 @@ fn read_ascii_vertices<'a>(
                 .next()
                 .ok_or_else(|| SplatError::truncated(path, format!("ASCII body ends in vertex {i} of {n}")))?;
             let val = t
-                .parse_token(tok)
+                .parse_token_f32(tok)
                 .ok_or_else(|| SplatError::malformed(path, FMT, format!("vertex {i}: {tok:?} is not a number")))?;
             if slot < SLOTS {
                 v[slot] = val;
@@ -531,7 +365,7 @@ fn skip_binary(path: &Path, el: &Element, r: &mut impl Read, big: bool, left: u6
                 Property::List(ct, it, _) => {
                     r.read_exact(&mut b[..ct.size()]).map_err(|_| trunc())?;
                     used += ct.size() as u64;
-                    let k = ct.read(&b, big);
+                    let k = ct.read_f32(&b, big);
                     if k.is_nan() || k < 0.0 {
                         return Err(SplatError::malformed(
                             path,
