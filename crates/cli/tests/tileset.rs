@@ -85,3 +85,49 @@ fn captures_that_cannot_be_tiled_get_no_with_the_reason() {
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stdout).contains("not ground"), "{}", String::from_utf8_lossy(&r.stdout));
 }
+
+#[test]
+fn rotations_stand_in_for_patches_a_small_capture_lacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let small = tmp.path().join("small.ply");
+    let small = small.to_str().unwrap();
+    ok(&bozkir(&["capture", "synth", "--side", "1.3", "--density", "5000", "--materials", "1", "--out", small]));
+    // Four distinct patches (2 colours × 2 families) do not fit in 1.3 m of ground ...
+    let out = tmp.path().join("plain");
+    let r = bozkir(&["tileset", small, "--classes", "1", "--lod", "1", "--out", out.to_str().unwrap()]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).contains("not a tiling exemplar"));
+    assert!(!out.exists());
+    // ... two do, each also serving turned by a quarter.
+    let out = tmp.path().join("turned");
+    let args = ["tileset", small, "--classes", "1", "--lod", "1", "--rotations", "2", "--out", out.to_str().unwrap()];
+    let stdout = ok(&bozkir(&args));
+    assert!(stdout.contains("2 per class chosen") && stdout.contains("× 2 quarter turns → 4 patches"), "{stdout}");
+    let ts = bozkir_splat::tileset::read(&out).expect("a valid tileset");
+    assert_eq!(ts.manifest.tiles.len(), 8, "2·2² minimal tiles");
+    assert_eq!(ts.manifest.colours, [2, 2]);
+    assert_eq!(ts.manifest.settings["rotations"], 2);
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(rep["assessment"]["edges_checked"].as_u64().map(|n| n > 0), Some(true));
+    assert_eq!(rep["assessment"]["edge_mismatches"], 0);
+    assert_eq!(rep["assessment"]["layout_mismatches"], 0);
+    let p = &rep["patches"];
+    assert_eq!(
+        (p["rotations"].as_u64(), p["searched_per_class"].as_u64(), p["used_per_class"].as_u64()),
+        (Some(2), Some(2), Some(4))
+    );
+    // h colours are the two real patches, v colours the same two turned once.
+    let src: Vec<(u64, u64)> = p["sources"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["candidate"].as_u64().unwrap(), x["quarter_turns"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(src.len(), 4);
+    assert_eq!(src[2..], [(src[0].0, 1), (src[1].0, 1)]);
+    assert!(src[0].0 != src[1].0 && src[0].1 == 0 && src[1].1 == 0);
+    // Out of range.
+    let r = bozkir(&["tileset", small, "--rotations", "5", "--out", tmp.path().join("z").to_str().unwrap()]);
+    assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--rotations 5"));
+}

@@ -21,7 +21,8 @@
 //!    `density` splats per unit², `landmark = 1 + max(0, salience − 4)/4`; a score ≤ 0 rejects.
 //! 5. **holes** — the fast coverage (per 16 × 16 bin `1 − exp(−Σ π(2σ₁)(2σ₂)·opacity / bin
 //!    area)`) below `min_cover − cover_margin`, or the rendered coverage (top-down alpha at
-//!    80², on at most `screen_cap` splats with a per-pixel correction) below `min_cover`.
+//!    80² by [`crate::raster`], on at most `screen_cap` splats with a per-pixel correction)
+//!    below `min_cover`.
 //! 6. **rim** — relief above the plane of the rim (the outer `edge_margin` of the half-size) above
 //!    `edge_flat · size`: a rim that does not lie flat cannot meet a neighbouring tile.
 //!
@@ -71,6 +72,7 @@
 
 use crate::model::Splats;
 use crate::plane_index::{patch_indices, PlaneIndex};
+use crate::raster::{render_view, Shade, TopImage, View};
 use crate::screen::{pca, percentiles};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -509,14 +511,14 @@ pub fn coverage(s: &Splats, idx: &[usize], centre: [f64; 2], size: f64) -> f64 {
 
 /// Mean top-down alpha over the square at `res²` pixels, rendering at most `cap` splats (an
 /// evenly strided subset, alpha corrected per pixel as `1 − (1 − min(α, 0.999))^(n/cap)`).
+/// The render is [`crate::raster::render_view`] with [`Shade::AlphaOnly`].
 pub fn rendered_coverage(s: &Splats, idx: &[usize], centre: [f64; 2], size: f64, res: usize, cap: usize) -> f64 {
     if idx.is_empty() {
         return 0.0;
     }
     let sub: Vec<usize> =
         if idx.len() > cap { (0..cap).map(|k| idx[k * idx.len() / cap]).collect() } else { idx.to_vec() };
-    let view = View { x0: centre[0] - size / 2.0, y1: centre[1] + size / 2.0, px: size / res as f64, w: res, h: res };
-    let img = render_top(s, &sub, &view, false);
+    let img = render_view(s, &sub, &View::square(centre, size, res), Shade::AlphaOnly);
     let f = sub.len() as f64 / idx.len() as f64;
     img.alpha.iter().map(|&a| 1.0 - (1.0 - f64::from(a).min(0.999)).powf(1.0 / f)).sum::<f64>() / (res * res) as f64
 }
@@ -1210,88 +1212,7 @@ pub fn find_patches_cached(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Top-down rendering and the contact sheet.
-
-/// An orthographic top-down view: pixel `(x, y)` covers world x from `x0 + x·px`, world y
-/// down from `y1 − y·px` (row 0 is north).
-#[derive(Clone, Copy, Debug)]
-pub struct View {
-    pub x0: f64,
-    pub y1: f64,
-    pub px: f64,
-    pub w: usize,
-    pub h: usize,
-}
-
-/// Colour (linear 0..1, premultiplied over black) and alpha per pixel, row-major from north.
-pub struct TopImage {
-    pub w: usize,
-    pub h: usize,
-    pub rgb: Vec<[f32; 3]>,
-    pub alpha: Vec<f32>,
-}
-
-/// Render the splats `idx` seen from straight above: each splat is its footprint Gaussian (the
-/// x–y block of its covariance, plus 0.3 px² so a splat never vanishes between pixels),
-/// `α = min(0.99, opacity · G)`, composited front to back from the highest splat down (ties by
-/// index). With `colour` false only alpha is accumulated.
-pub fn render_top(s: &Splats, idx: &[usize], v: &View, colour: bool) -> TopImage {
-    let mut order: Vec<usize> = idx.to_vec();
-    if colour {
-        let pos = s.positions();
-        order.sort_by(|&a, &b| pos[b][2].total_cmp(&pos[a][2]).then(a.cmp(&b)));
-    }
-    let n = v.w * v.h;
-    let mut rgb = vec![[0.0f32; 3]; if colour { n } else { 0 }];
-    let mut trans = vec![1.0f32; n];
-    let dil = 0.3 * v.px * v.px;
-    for &i in &order {
-        let p = s.positions()[i];
-        if !(p[0].is_finite() && p[1].is_finite()) {
-            continue;
-        }
-        let c = s.covariance(i);
-        let (a, b, d) = (c[0][0] + dil, c[0][1], c[1][1] + dil);
-        let det = a * d - b * b;
-        if det.is_nan() || det <= 0.0 {
-            continue;
-        }
-        let (ia, ib, id) = (d / det, -b / det, a / det);
-        let op = f64::from(s.opacities()[i]);
-        let (rx, ry) = (3.0 * a.sqrt(), 3.0 * d.sqrt());
-        let (cx, cy) = ((f64::from(p[0]) - v.x0) / v.px - 0.5, (v.y1 - f64::from(p[1])) / v.px - 0.5);
-        let (x_lo, x_hi) = (((cx - rx / v.px).ceil()).max(0.0), ((cx + rx / v.px).floor()).min(v.w as f64 - 1.0));
-        let (y_lo, y_hi) = (((cy - ry / v.px).ceil()).max(0.0), ((cy + ry / v.px).floor()).min(v.h as f64 - 1.0));
-        if x_lo > x_hi || y_lo > y_hi {
-            continue;
-        }
-        let col = if colour { s.base_rgb(i) } else { [0.0; 3] };
-        for py in y_lo as usize..=y_hi as usize {
-            let dy = (cy - py as f64) * v.px;
-            for px in x_lo as usize..=x_hi as usize {
-                let dx = (px as f64 - cx) * v.px;
-                // World y grows north, rows grow south: dy is already world-signed.
-                let q = ia * dx * dx + 2.0 * ib * dx * dy + id * dy * dy;
-                if q > 9.0 {
-                    continue;
-                }
-                let al = (op * (-0.5 * q).exp()).min(0.99) as f32;
-                if al < 1.0 / 255.0 {
-                    continue;
-                }
-                let k = py * v.w + px;
-                if colour {
-                    let w = trans[k] * al;
-                    for ch in 0..3 {
-                        rgb[k][ch] += w * col[ch];
-                    }
-                }
-                trans[k] *= 1.0 - al;
-            }
-        }
-    }
-    TopImage { w: v.w, h: v.h, rgb, alpha: trans.iter().map(|t| 1.0 - t).collect() }
-}
+// The contact sheet (rendered with [`crate::raster`]).
 
 /// An 8-bit RGB image, row-major from the top.
 pub struct Sheet {
@@ -1357,13 +1278,10 @@ impl Sheet {
         }
     }
     fn blit(&mut self, img: &TopImage, x0: usize, y0: usize, bg: [f32; 3]) {
+        let px = img.to_rgb8(bg);
         for y in 0..img.h {
             for x in 0..img.w {
-                let k = y * img.w + x;
-                let t = 1.0 - img.alpha[k];
-                let c: [u8; 3] =
-                    std::array::from_fn(|ch| ((img.rgb[k][ch] + t * bg[ch]).clamp(0.0, 1.0) * 255.0).round() as u8);
-                self.put((x0 + x) as i64, (y0 + y) as i64, c);
+                self.put((x0 + x) as i64, (y0 + y) as i64, px[y * img.w + x]);
             }
         }
     }
@@ -1403,7 +1321,7 @@ pub fn contact_sheet(s: &Splats, r: &PatchSearch, tile: usize, max_tiles: usize)
     let h = over_px.max(rows * (tile + gap)) + 2 * gap;
     let mut sheet = Sheet::new(w, h, [24, 24, 24]);
     let all: Vec<usize> = (0..s.len()).collect();
-    let img = render_top(s, &all, &over, true);
+    let img = render_view(s, &all, &over, Shade::Colour);
     sheet.blit(&img, gap, gap, [0.1, 0.1, 0.1]);
     let to_px = |x: f64, y: f64| {
         (gap as i64 + ((x - over.x0) / over.px).round() as i64, gap as i64 + ((over.y1 - y) / over.px).round() as i64)
@@ -1430,15 +1348,9 @@ pub fn contact_sheet(s: &Splats, r: &PatchSearch, tile: usize, max_tiles: usize)
     for (i, c) in r.candidates.iter().take(shown).enumerate() {
         let (col, row) = (i % cols, i / cols);
         let (x0, y0) = (over_px + 2 * gap + col * (tile + gap), gap + row * (tile + gap));
-        let v = View {
-            x0: c.centre[0] - size / 2.0,
-            y1: c.centre[1] + size / 2.0,
-            px: size / tile as f64,
-            w: tile,
-            h: tile,
-        };
+        let v = View::square(c.centre, size, tile);
         let idx = patch_indices(s, c.centre, size, Some(&index));
-        sheet.blit(&render_top(s, &idx, &v, true), x0, y0, [0.1, 0.1, 0.1]);
+        sheet.blit(&render_view(s, &idx, &v, Shade::Colour), x0, y0, [0.1, 0.1, 0.1]);
         let (x0, y0, x1, y1) = (x0 as i64, y0 as i64, (x0 + tile - 1) as i64, (y0 + tile - 1) as i64);
         sheet.rect(x0, y0, x1, y1, frame(c), if c.chosen { 3 } else { 1 });
         sheet.number(x0 + 4, y0 + 4, i, 2, [255, 255, 255]);

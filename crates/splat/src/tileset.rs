@@ -9,7 +9,9 @@
 //!   (`.splat` drops view-dependent colour).
 //! * `atlas.png` — every tile's level 0 seen from above (`crate::raster`), tiles in a grid of
 //!   `cols × rows` cells of `res` pixels, in manifest order (the far field's texture), when
-//!   written.
+//!   written. Each tile's colour is matched to the mean base colour of its splats
+//!   ([`match_mean`]) and its holes show that mean, so the far field has the tone of the near
+//!   field.
 //!
 //! A zip of those files (stored with deflate) is a single-file tileset a page can take by drag
 //! and drop.
@@ -17,7 +19,7 @@
 use crate::dot_splat;
 use crate::model::Splats;
 use crate::ply::{self, PlyEncoding};
-use crate::raster::render_top;
+use crate::raster::{render_top, TopImage};
 use crate::tiles::Tile;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -138,8 +140,10 @@ impl Tileset {
         self.splats.subset(&idx)
     }
 
-    /// Render the atlas: each tile's level 0 from above at `res` pixels, in a near-square grid.
-    /// Returns the RGB pixels (`cols·res × rows·res`, row-major) and fills `manifest.atlas`.
+    /// Render the atlas: each tile's level 0 from above at `res` pixels, in a near-square grid,
+    /// its colour matched to the mean base colour of its splats ([`match_mean`]) and its holes
+    /// filled with that mean. Returns the RGB pixels (`cols·res × rows·res`, row-major) and
+    /// fills `manifest.atlas`.
     pub fn render_atlas(&mut self, res: usize) -> (usize, usize, Vec<[u8; 3]>) {
         let n = self.manifest.tiles.len().max(1);
         let cols = (n as f64).sqrt().ceil() as usize;
@@ -151,7 +155,8 @@ impl Tileset {
             let s = self.level(t, 0);
             let mean = mean_rgb(&s);
             means.push(mean);
-            let im = render_top(&s, [0.0, 0.0], self.manifest.size, res);
+            let mut im = render_top(&s, [0.0, 0.0], self.manifest.size, res);
+            match_mean(&mut im, mean);
             // Holes show the tile's mean colour, so the far field never shows black.
             let rgb = im.to_rgb8(mean);
             let (cx, cy) = ((t % cols) * res, (t / cols) * res);
@@ -223,6 +228,51 @@ pub fn mean_rgb(s: &Splats) -> [f32; 3] {
         }
     }
     m.map(|v| (v / s.len() as f64) as f32)
+}
+
+/// Smallest and largest gain [`match_mean`] applies to a channel.
+pub const MATCH_GAIN: (f32, f32) = (0.5, 2.0);
+
+/// Scale the colour of a top-down render per channel so the coverage-weighted mean of its
+/// covered pixels, `Σ α·c / Σ α`, equals `target`: the gain `g` solves
+/// `Σ α·min(1, g·c) / Σ α = target` (bisection; without clipping `g = target / mean`),
+/// clamped to [`MATCH_GAIN`], and colours become `min(1, g·c)`. Composited over `target`, the
+/// image's mean colour is then `target` (up to the clamp). An image with no coverage is left
+/// alone. Returns the gains.
+pub fn match_mean(im: &mut TopImage, target: [f32; 3]) -> [f32; 3] {
+    let total: f64 = im.alpha.iter().map(|&a| f64::from(a)).sum();
+    if total < 1e-9 {
+        return [1.0; 3];
+    }
+    let gain: [f32; 3] = std::array::from_fn(|ch| {
+        let mean = |g: f64| {
+            im.rgb.iter().zip(&im.alpha).map(|(c, &a)| f64::from(a) * (g * f64::from(c[ch])).min(1.0)).sum::<f64>()
+                / total
+        };
+        let (t, (lo, hi)) = (f64::from(target[ch]), (f64::from(MATCH_GAIN.0), f64::from(MATCH_GAIN.1)));
+        if mean(hi) <= t {
+            return MATCH_GAIN.1;
+        }
+        if mean(lo) >= t {
+            return MATCH_GAIN.0;
+        }
+        let (mut a, mut b) = (lo, hi);
+        for _ in 0..40 {
+            let m = 0.5 * (a + b);
+            if mean(m) < t {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        (0.5 * (a + b)) as f32
+    });
+    for c in &mut im.rgb {
+        for ch in 0..3 {
+            c[ch] = (c[ch] * gain[ch]).clamp(0.0, 1.0);
+        }
+    }
+    gain
 }
 
 /// The files of a tileset as `(name, bytes)`: manifest, `.splat`, `.ply`, and the atlas PNG
@@ -358,6 +408,55 @@ pub(crate) mod tests {
         let z = read(&zpath).unwrap();
         assert_eq!(z.manifest, ts.manifest);
         assert_eq!(z.level(3, 1).len() as u64, ts.manifest.tiles[3].levels[1][1]);
+    }
+
+    #[test]
+    fn atlas_tiles_have_the_mean_colour_of_their_splats() {
+        let mut ts = small_tileset();
+        let res = 32;
+        let (w, _, px) = ts.render_atlas(res);
+        let cols = ts.manifest.atlas.as_ref().unwrap().cols as usize;
+        for t in 0..ts.manifest.tiles.len() {
+            let want = mean_rgb(&ts.level(t, 0));
+            assert_eq!(ts.manifest.atlas.as_ref().unwrap().mean_rgb[t], want);
+            let (cx, cy) = ((t % cols) * res, (t / cols) * res);
+            let mut got = [0.0f64; 3];
+            for r in 0..res {
+                for c in 0..res {
+                    let p = px[(cy + r) * w + cx + c];
+                    for k in 0..3 {
+                        got[k] += f64::from(p[k]) / 255.0 / (res * res) as f64;
+                    }
+                }
+            }
+            for k in 0..3 {
+                assert!((got[k] - f64::from(want[k])).abs() < 2.0 / 255.0, "tile {t} channel {k}: {got:?} vs {want:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn match_mean_scales_covered_colour_and_clamps_the_gain() {
+        let mut im = TopImage {
+            w: 2,
+            h: 2,
+            rgb: vec![[0.2, 0.4, 0.1], [0.4, 0.4, 0.1], [0.0; 3], [0.3, 0.6, 0.8]],
+            alpha: vec![1.0, 1.0, 0.0, 0.5],
+        };
+        // Covered means (weights 1, 1, 0.5): r 0.3, g 0.44, b 0.24.
+        let g = match_mean(&mut im, [0.45, 0.22, 0.9]);
+        assert!((g[0] - 1.5).abs() < 1e-5 && (g[1] - 0.5).abs() < 1e-5, "{g:?}");
+        // Blue asks for 3.75: clamped to 2.
+        assert_eq!(g[2], 2.0);
+        assert!((im.rgb[0][0] - 0.3).abs() < 1e-6 && (im.rgb[3][1] - 0.3).abs() < 1e-6);
+        // Clipping at 1 is compensated: red 0.5 and 0.9 covered, target 0.8.
+        let mut im = TopImage { w: 2, h: 1, rgb: vec![[0.5, 0.5, 0.5], [0.9, 0.5, 0.5]], alpha: vec![1.0, 1.0] };
+        match_mean(&mut im, [0.8, 0.5, 0.5]);
+        let m = (im.rgb[0][0] + im.rgb[1][0]) / 2.0;
+        assert!((m - 0.8).abs() < 2e-3 && im.rgb[1][0] == 1.0, "{m}");
+        // Nothing covered: left alone.
+        let mut empty = TopImage { w: 1, h: 1, rgb: vec![[0.0; 3]], alpha: vec![0.0] };
+        assert_eq!(match_mean(&mut empty, [0.5; 3]), [1.0; 3]);
     }
 
     #[test]

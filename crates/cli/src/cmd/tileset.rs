@@ -1,6 +1,7 @@
 //! `bozkir tileset CAPTURE --out DIR`: from a ground capture to a seamless Wang tileset in one
 //! command — prepare, search patches (one material or two), build the tiles with graph-cut
-//! diagonals and merged levels of detail, render the atlas, measure, and give a verdict.
+//! diagonals and merged levels of detail, render the atlas, measure, and give a verdict. With
+//! `--rotations r` quarter turns of fewer real patches stand in for the missing colours.
 //! `bozkir atlas TILESET` and `bozkir metrics TILESET` redo the last two steps on any tileset.
 
 use crate::outputs::Staging;
@@ -9,6 +10,7 @@ use bozkir_core::Grid;
 use bozkir_io::Encoding;
 use bozkir_splat::assess::{assess, Assessment};
 use bozkir_splat::patches::{find_patches, FailureKind, PatchSearch, SearchSettings};
+use bozkir_splat::plane_index::rotate_patch;
 use bozkir_splat::prepare::{prepare, PrepareConfig};
 use bozkir_splat::tiles::{build_tiles, ClassPatches, TileParams};
 use bozkir_splat::tileset::{self, Tileset};
@@ -32,6 +34,11 @@ pub struct Args {
     /// Edge colours per family (2..4); the minimal set has 2·k² tiles per class.
     #[arg(long, default_value_t = 2)]
     pub colours: u8,
+    /// Quarter turns used as extra colours (1..4): with r > 1 only ⌈2·colours / r⌉ patches per
+    /// class are searched and each also serves turned by 90°, 180°, … about +z, for captures
+    /// with too little ground for 2·colours distinct patches.
+    #[arg(long, default_value_t = 1)]
+    pub rotations: u8,
     /// The complete set (k⁴ tiles per class) instead of the minimal one.
     #[arg(long)]
     pub complete: bool,
@@ -192,6 +199,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         "2" => Some(2),
         other => bail!("--classes {other}: auto, 1 or 2"),
     };
+    if !(1..=4).contains(&a.rotations) {
+        bail!("--rotations {}: 1, 2, 3 or 4 (quarter turns used as extra colours)", a.rotations);
+    }
     if !(1..=8).contains(&a.lod) {
         bail!("--lod {}: 1..8", a.lod);
     }
@@ -240,7 +250,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     println!("3. tile size {size:.2} m ({ratio:.0}× the median splat size)");
 
-    let need = 2 * a.colours as usize;
+    // Patches per class: 2·colours; with rotations only ⌈2·colours / r⌉ real ones are searched.
+    let (used, turns) = (2 * a.colours as usize, a.rotations as usize);
+    let need = used.div_ceil(turns);
     let search = |classes: usize| -> std::result::Result<PatchSearch, bozkir_splat::patches::SearchFailure> {
         let st = SearchSettings { size, count: need, classes, ..SearchSettings::default() };
         find_patches(&s, &st)
@@ -266,10 +278,11 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     };
     let k = found.chosen.len();
     println!(
-        "4. patch search: {} candidates, {} per class chosen for {} class(es){}{}",
+        "4. patch search: {} candidates, {} per class chosen for {} class(es){}{}{}",
         found.candidates.len(),
         need,
         k,
+        if turns > 1 { format!(" (× {turns} quarter turns → {used} patches per class)") } else { String::new() },
         found.class_separation.map(|v| format!(", class separation {v:.1}")).unwrap_or_default(),
         if found.trail.len() > 1 {
             format!(", after {} loosening steps", found.trail.len() - 1)
@@ -286,6 +299,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         vec!["ground".into()]
     };
     let mut class_patches = Vec::new();
+    // Per class, where each patch came from: h colours first, then v, as (candidate, quarter turns).
+    let mut sources: Vec<Vec<serde_json::Value>> = Vec::new();
     for (c, chosen) in found.chosen.iter().enumerate() {
         if chosen.len() < need {
             return Err(no_verdict(
@@ -312,10 +327,19 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
                 size * 0.8
             ));
         }
-        let ps: Vec<Splats> = chosen[..need]
+        let real: Vec<Splats> = chosen[..need]
             .iter()
             .map(|&i| cut_patch(&s, found.candidates[i].centre, found.candidates[i].ground, size))
             .collect();
+        // Every real patch unturned, then every one turned once, and so on: `used` in all.
+        let slots: Vec<(usize, usize)> = (0..turns).flat_map(|t| (0..need).map(move |j| (j, t))).take(used).collect();
+        let ps: Vec<Splats> = slots
+            .iter()
+            .map(|&(j, t)| if t == 0 { real[j].clone() } else { rotate_patch(&real[j], t as i32) })
+            .collect();
+        sources.push(
+            slots.iter().map(|&(j, t)| serde_json::json!({"candidate": chosen[j], "quarter_turns": t})).collect(),
+        );
         let n = a.colours as usize;
         class_patches.push(ClassPatches { h: ps[..n].to_vec(), v: ps[n..2 * n].to_vec() });
     }
@@ -361,7 +385,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     ts.manifest.verdict = Some(serde_json::json!({"verdict": v, "reasons": reasons}));
     let settings = serde_json::json!({
         "capture": a.capture.display().to_string(), "size": size, "colours": a.colours, "complete": a.complete,
-        "cut": !a.no_cut, "lod": a.lod, "max_per_tile": a.max_per_tile, "clean": a.clean, "atlas_res": a.atlas_res,
+        "rotations": a.rotations, "cut": !a.no_cut, "lod": a.lod, "max_per_tile": a.max_per_tile, "clean": a.clean,
+        "atlas_res": a.atlas_res,
         "search": found.settings,
     });
     if let serde_json::Value::Object(m) = settings {
@@ -376,8 +401,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     for (name, bytes) in &files {
         std::fs::write(st.unlisted(name), bytes).with_context(|| format!("cannot write {name}"))?;
     }
+    let patches = serde_json::json!({
+        "rotations": turns, "searched_per_class": need, "used_per_class": used, "sources": sources,
+    });
     let report = serde_json::json!({
-        "prepare": prep.report, "search": found, "assessment": assessment, "verdict": v, "reasons": reasons,
+        "prepare": prep.report, "search": found, "patches": patches, "assessment": assessment, "verdict": v,
+        "reasons": reasons,
     });
     std::fs::write(st.unlisted("report.json"), serde_json::to_string_pretty(&report)? + "\n")?;
     let mut zipped = None;
