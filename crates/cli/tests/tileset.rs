@@ -131,3 +131,63 @@ fn rotations_stand_in_for_patches_a_small_capture_lacks() {
     let r = bozkir(&["tileset", small, "--rotations", "5", "--out", tmp.path().join("z").to_str().unwrap()]);
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--rotations 5"));
 }
+
+#[test]
+fn search_controls_and_presets_reach_the_tileset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = synth(tmp.path(), "c.ply", &["--materials", "1"]);
+    let presets = tmp.path().join("presets.json");
+    let pdir = tmp.path().join("p");
+    // Save a preset from `bozkir patches`, then build with it.
+    ok(&bozkir(&[
+        "patches",
+        &cap,
+        "--size",
+        "0.5",
+        "--stride",
+        "0.75",
+        "--save-preset",
+        "wide",
+        "--presets",
+        presets.to_str().unwrap(),
+        "--out",
+        pdir.to_str().unwrap(),
+    ]));
+    let out = tmp.path().join("ts");
+    ok(&bozkir(&[
+        "tileset",
+        &cap,
+        "--classes",
+        "1",
+        "--lod",
+        "1",
+        "--preset",
+        "wide",
+        "--presets",
+        presets.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(rep["search"]["settings"]["stride"], 0.75);
+    // An impossible filter with no room to loosen gives no tileset, naming the filter.
+    let out2 = tmp.path().join("ts2");
+    let r = bozkir(&[
+        "tileset",
+        &cap,
+        "--classes",
+        "1",
+        "--min-splats",
+        "100000000",
+        "--max-steps",
+        "1",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).contains("sparse"), "{}", String::from_utf8_lossy(&r.stdout));
+    assert!(!out2.exists());
+    let r = bozkir(&["tileset", &cap, "--stride", "-1", "--out", out2.to_str().unwrap()]);
+    assert!(!r.status.success());
+}

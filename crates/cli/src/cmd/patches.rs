@@ -35,51 +35,11 @@ pub struct Args {
     /// Choose these candidates by number (as in patches.json and the contact sheet) instead of the automatic choice.
     #[arg(long, value_delimiter = ',')]
     patches: Option<Vec<usize>>,
-    /// Grid step between candidate centres, × size [default 0.5].
-    #[arg(long)]
-    stride: Option<f64>,
-    /// Ground slab thickness, × size [default 0.25].
-    #[arg(long)]
-    thickness: Option<f64>,
-    /// Largest tilt of a patch plane in degrees [default 12].
-    #[arg(long)]
-    max_tilt: Option<f64>,
-    /// Largest share of splats below the ground slab [default 0.5].
-    #[arg(long)]
-    max_below: Option<f64>,
-    /// Fewest splats in a patch [default 500].
-    #[arg(long)]
-    min_splats: Option<usize>,
-    /// Smallest rendered coverage seen from above [default 0.8].
-    #[arg(long)]
-    min_cover: Option<f64>,
-    /// Largest relief of a patch's rim, × size [default 0.2].
-    #[arg(long)]
-    edge_flat: Option<f64>,
-    /// Smallest distance between chosen centres in x or y, × size [default 1].
-    #[arg(long)]
-    min_separation: Option<f64>,
-    /// Weight of looking alike against score when choosing [default 1].
-    #[arg(long)]
-    similarity: Option<f64>,
-    /// Smallest purity of a patch in a two-material split [default 0.9].
-    #[arg(long)]
-    min_purity: Option<f64>,
-    /// Smallest class separation for a two-material split [default 5].
-    #[arg(long)]
-    min_class_separation: Option<f64>,
-    /// Most attempts while loosening the filters [default 10].
-    #[arg(long)]
-    max_steps: Option<usize>,
-    /// Start from this named preset (explicit flags win).
-    #[arg(long)]
-    preset: Option<String>,
+    #[command(flatten)]
+    pub search: SearchArgs,
     /// Save the settings that differ from the defaults under this name.
     #[arg(long)]
     save_preset: Option<String>,
-    /// The presets file [default $BOZKIR_PRESETS, else $XDG_CONFIG_HOME/bozkir/patch_presets.json, else ~/.config/bozkir/patch_presets.json].
-    #[arg(long)]
-    presets: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "patches")]
     out: PathBuf,
@@ -94,8 +54,56 @@ pub struct Args {
     tile: usize,
 }
 
+/// The patch-search controls shared by `bozkir patches` and `bozkir tileset`: every filter,
+/// and named presets.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SearchArgs {
+    /// Grid step between candidate centres, × size [default 0.5].
+    #[arg(long)]
+    pub stride: Option<f64>,
+    /// Ground slab thickness, × size [default 0.25].
+    #[arg(long)]
+    pub thickness: Option<f64>,
+    /// Largest tilt of a patch plane in degrees [default 12].
+    #[arg(long)]
+    pub max_tilt: Option<f64>,
+    /// Largest share of splats below the ground slab [default 0.5].
+    #[arg(long)]
+    pub max_below: Option<f64>,
+    /// Fewest splats in a patch [default 500].
+    #[arg(long)]
+    pub min_splats: Option<usize>,
+    /// Smallest rendered coverage seen from above [default 0.8].
+    #[arg(long)]
+    pub min_cover: Option<f64>,
+    /// Largest relief of a patch's rim, × size [default 0.2].
+    #[arg(long)]
+    pub edge_flat: Option<f64>,
+    /// Smallest distance between chosen centres in x or y, × size [default 1].
+    #[arg(long)]
+    pub min_separation: Option<f64>,
+    /// Weight of looking alike against score when choosing [default 1].
+    #[arg(long)]
+    pub similarity: Option<f64>,
+    /// Smallest purity of a patch in a two-material split [default 0.9].
+    #[arg(long)]
+    pub min_purity: Option<f64>,
+    /// Smallest class separation for a two-material split [default 5].
+    #[arg(long)]
+    pub min_class_separation: Option<f64>,
+    /// Most attempts while loosening the filters [default 10].
+    #[arg(long)]
+    pub max_steps: Option<usize>,
+    /// Start from this named preset (explicit flags win).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// The presets file [default $BOZKIR_PRESETS, else $XDG_CONFIG_HOME/bozkir/patch_presets.json, else ~/.config/bozkir/patch_presets.json].
+    #[arg(long)]
+    pub presets: Option<PathBuf>,
+}
+
 /// The presets file: `--presets`, `$BOZKIR_PRESETS`, `$XDG_CONFIG_HOME/bozkir/…`, `~/.config/bozkir/…`.
-fn presets_path(a: &Args) -> Result<PathBuf> {
+fn presets_path(a: &SearchArgs) -> Result<PathBuf> {
     if let Some(p) = &a.presets {
         return Ok(p.clone());
     }
@@ -124,8 +132,9 @@ fn read_presets(path: &Path) -> Result<Map<String, Value>> {
     }
 }
 
-/// Defaults, then the preset, then explicit flags.
-fn resolve(a: &Args) -> Result<SearchSettings> {
+/// Defaults, then the preset, then the explicit search flags (not yet checked: callers set size,
+/// count and classes, then check).
+pub fn resolve_search(a: &SearchArgs) -> Result<SearchSettings> {
     let mut v = serde_json::to_value(SearchSettings::default())?;
     if let Some(name) = &a.preset {
         let path = presets_path(a)?;
@@ -149,9 +158,6 @@ fn resolve(a: &Args) -> Result<SearchSettings> {
         ($($f:ident),*) => {$(if let Some(x) = a.$f { st.$f = x; })*};
     }
     flag!(
-        size,
-        count,
-        classes,
         stride,
         thickness,
         max_tilt,
@@ -165,12 +171,22 @@ fn resolve(a: &Args) -> Result<SearchSettings> {
         min_class_separation,
         max_steps
     );
+    Ok(st)
+}
+
+/// `bozkir patches`' settings: the search flags, then its own size, count and classes.
+fn resolve(a: &Args) -> Result<SearchSettings> {
+    let mut st = resolve_search(&a.search)?;
+    macro_rules! flag {
+        ($($f:ident),*) => {$(if let Some(x) = a.$f { st.$f = x; })*};
+    }
+    flag!(size, count, classes);
     st.check().map_err(|e| anyhow::anyhow!("bad settings: {e}"))?;
     Ok(st)
 }
 
 fn save_preset(a: &Args, name: &str, st: &SearchSettings) -> Result<PathBuf> {
-    let path = presets_path(a)?;
+    let path = presets_path(&a.search)?;
     let mut all = read_presets(&path)?;
     let def = serde_json::to_value(SearchSettings::default())?;
     let cur = serde_json::to_value(st)?;

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
 use bozkir_io::Encoding;
 use bozkir_splat::assess::{assess, Assessment};
-use bozkir_splat::patches::{find_patches, FailureKind, PatchSearch, SearchSettings};
+use bozkir_splat::patches::{find_patches, FailureKind, SearchSettings};
 use bozkir_splat::plane_index::rotate_patch;
 use bozkir_splat::prepare::{prepare, PrepareConfig};
 use bozkir_splat::tiles::{build_tiles, ClassPatches, TileParams};
@@ -63,6 +63,9 @@ pub struct Args {
     /// Seed of the layouts used for measuring.
     #[arg(long, default_value_t = 1)]
     pub seed: u32,
+    /// Every control of the patch search (the same flags and presets as `bozkir patches`).
+    #[command(flatten)]
+    pub search: super::patches::SearchArgs,
 }
 
 #[derive(clap::Args)]
@@ -253,15 +256,19 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     // Patches per class: 2·colours; with rotations only ⌈2·colours / r⌉ real ones are searched.
     let (used, turns) = (2 * a.colours as usize, a.rotations as usize);
     let need = used.div_ceil(turns);
-    let search = |classes: usize| -> std::result::Result<PatchSearch, bozkir_splat::patches::SearchFailure> {
-        let st = SearchSettings { size, count: need, classes, ..SearchSettings::default() };
-        find_patches(&s, &st)
-    };
+    let base = super::patches::resolve_search(&a.search)?;
+    let st_for = |classes: usize| SearchSettings { size, count: need, classes, ..base.clone() };
+    st_for(1).check().map_err(|e| anyhow::anyhow!("bad search settings: {e}"))?;
+    let search = |classes: usize| find_patches(&s, &st_for(classes));
     let found = match classes_wanted {
         Some(k) => search(k),
         None => match search(2) {
             Err(f) if f.kind == FailureKind::OneMaterial => {
                 println!("   the capture holds one material ({}); building one class", f.reason);
+                search(1)
+            }
+            Err(f) if f.kind == FailureKind::NotATilingExemplar => {
+                println!("   two materials: {}; trying one class", f.reason);
                 search(1)
             }
             other => other,
