@@ -19,6 +19,8 @@
 //! vanish). Samples are returned **north row first** (row `r` at `y = (half − r)·step`), so the
 //! decision's rows are image rows.
 
+use crate::classify::{classify, ClassifyError, ClassifyOptions, Decision};
+use crate::rule::Rule;
 use bozkir_core::hash::hash_u32;
 
 /// A unit-normalised height field (`w × h`, row 0 north), with the detail mask derived from it.
@@ -274,6 +276,25 @@ fn sample_with(map: &GridMapping, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
         }
     }
     out
+}
+
+/// Lay a terrain (and its sediment record, when there is one) under the tile grid and apply the
+/// rule: [`sample_grid`] for the heights, [`sample_plain`] for the sediment, then
+/// [`crate::classify::classify`] with the tile side as the fine spacing. This is the whole of
+/// what `bozkir classify` decides and what the viewer decides through `bozkir-wasm`, so both call
+/// this one function. `opts.spacing` is replaced by `map.tile`.
+pub fn classify_on_grid(
+    height: &Field,
+    sediment: Option<&Field>,
+    map: &GridMapping,
+    rule: &Rule,
+    opts: &ClassifyOptions,
+) -> Result<Decision, ClassifyError> {
+    map.check().map_err(ClassifyError::Input)?;
+    let z = sample_grid(height, map);
+    let sed = sediment.map(|f| sample_plain(f, map));
+    let opts = ClassifyOptions { spacing: map.tile, ..opts.clone() };
+    classify(&z, map.n, sed.as_deref(), rule, &opts)
 }
 
 #[cfg(test)]

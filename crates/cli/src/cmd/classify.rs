@@ -12,8 +12,8 @@ use bozkir_core::Grid;
 use bozkir_io::Encoding;
 use bozkir_material::classify::blend_mix;
 use bozkir_material::select::coverage;
-use bozkir_material::tilegrid::{oversampling, sample_grid, sample_plain, Field, GridMapping};
-use bozkir_material::{classify, Balance, ClassifyOptions, Decision, Rule};
+use bozkir_material::tilegrid::{classify_on_grid, oversampling, Field, GridMapping};
+use bozkir_material::{Balance, ClassifyOptions, Decision, Rule};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -186,9 +186,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         }
         s
     };
-    let z = sample_grid(&field, &map);
-    let sed_samples = match &sediment {
-        Some((_, v)) => Some(sample_plain(&Field::new(w, h, v).map_err(|e| anyhow::anyhow!("{e}"))?, &map)),
+    let sed_field = match &sediment {
+        Some((_, v)) => Some(Field::new(w, h, v).map_err(|e| anyhow::anyhow!("{e}"))?),
         None => None,
     };
     let opts = ClassifyOptions {
@@ -200,7 +199,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         coherence: a.rule_opts.coherence,
         balance: balance.clone(),
     };
-    let d = classify(&z, a.grid, sed_samples.as_deref(), &rule, &opts)?;
+    let d = classify_on_grid(&field, sed_field.as_ref(), &map, &rule, &opts)?;
     let alpha = coverage(&d.maps, &rule, a.classes, a.rule_opts.altitude, a.rule_opts.sharpness)?;
     let weights = d.blend_weights(a.blend);
 

@@ -1,0 +1,330 @@
+//! WebAssembly bindings of bozkir for the viewer (`wasm-bindgen`).
+//!
+//! Thin glue only: every algorithm lives in the pure crates and runs here unchanged, so the page
+//! and the CLI decide the same bits. Exposed:
+//!
+//! * [`generate`] — a named profile and a seed to terrain, exactly what `bozkir terrain
+//!   --profile P --seed S --size N` writes to `height.tif` (metres at the default 1000 m range)
+//!   and `sediment.tif` (unit range).
+//! * [`classify_grid`] — the terrain laid under an `n × n` tile grid and classified with the
+//!   built-in rule, through [`bozkir_material::tilegrid::classify_on_grid`], the function
+//!   `bozkir classify` runs.
+//! * [`splat_priority`], [`blend_mix`] — the per-splat survival hash and the blend band.
+//! * [`rule_json`], [`profiles`], [`generator_version`].
+//!
+//! Each binding has a plain Rust twin returning `Result<_, String>` (`try_…`), which the native
+//! tests exercise: `JsError` itself only exists inside a JavaScript host. Errors reach
+//! JavaScript as `Error` objects carrying the library's message.
+
+use bozkir_core::NoProgress;
+use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
+use bozkir_material::{Balance, ClassifyOptions, Rule};
+use bozkir_terrain::profiles::{profile, profile_names, GENERATOR_VERSION};
+use wasm_bindgen::prelude::*;
+
+/// Metres from the lowest to the highest point: `bozkir terrain`'s default `--height-range`.
+pub const HEIGHT_RANGE_M: f64 = 1000.0;
+
+/// Largest terrain side the page may ask for (a 32-bit WebAssembly memory holds at most 4 GiB;
+/// the generator works on a field 1.3 times wider in f64).
+pub const MAX_SIZE: u32 = 2048;
+
+/// Generated terrain: `width × height` cells, row 0 north.
+#[wasm_bindgen]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Terrain {
+    width: u32,
+    height: u32,
+    heights: Vec<f32>,
+    sediment: Vec<f32>,
+}
+
+#[wasm_bindgen]
+impl Terrain {
+    /// Cells per row.
+    #[wasm_bindgen(getter)]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Rows.
+    #[wasm_bindgen(getter)]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Heights in metres (the bytes of `bozkir terrain`'s `height.tif`), a `Float32Array`.
+    #[wasm_bindgen(getter)]
+    pub fn heights(&self) -> Vec<f32> {
+        self.heights.clone()
+    }
+
+    /// The erosion's sediment record, unit range (`sediment.tif`), a `Float32Array`.
+    #[wasm_bindgen(getter)]
+    pub fn sediment(&self) -> Vec<f32> {
+        self.sediment.clone()
+    }
+}
+
+/// The class decision on an `n × n` tile grid, row 0 north.
+#[wasm_bindgen]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    n: u32,
+    classes: Vec<u8>,
+    strength: Vec<f64>,
+    runner_up: Vec<u8>,
+    shares: Vec<f64>,
+    source: String,
+}
+
+#[wasm_bindgen]
+impl Decision {
+    /// Tiles per side.
+    #[wasm_bindgen(getter)]
+    pub fn n(&self) -> u32 {
+        self.n
+    }
+
+    /// Class per tile (0 = the rule's first position, "collected"), a `Uint8Array`.
+    #[wasm_bindgen(getter)]
+    pub fn classes(&self) -> Vec<u8> {
+        self.classes.clone()
+    }
+
+    /// Confidence 0..1 per tile (the undecided band), a `Float64Array`.
+    #[wasm_bindgen(getter)]
+    pub fn strength(&self) -> Vec<f64> {
+        self.strength.clone()
+    }
+
+    /// The class each tile would take instead, a `Uint8Array`.
+    #[wasm_bindgen(getter, js_name = runnerUp)]
+    pub fn runner_up(&self) -> Vec<u8> {
+        self.runner_up.clone()
+    }
+
+    /// Share of tiles in each class.
+    #[wasm_bindgen(getter)]
+    pub fn shares(&self) -> Vec<f64> {
+        self.shares.clone()
+    }
+
+    /// What drove the collecting class ("sediment" or "drainage").
+    #[wasm_bindgen(getter)]
+    pub fn source(&self) -> String {
+        self.source.clone()
+    }
+}
+
+/// The rule's controls and the mapping's, as `bozkir classify` takes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridOptions {
+    pub grid: u32,
+    /// Share of class 0; `None` = each tile takes its best class.
+    pub share: Option<f64>,
+    pub altitude: f64,
+    pub coherence: u32,
+    pub sharpness: f64,
+    pub relief: f64,
+    pub detail: f64,
+}
+
+/// [`generate`] without the JavaScript error type.
+pub fn try_generate(profile_name: &str, seed: u32, size: u32) -> Result<Terrain, String> {
+    let prof = profile(profile_name)?;
+    if !(4..=MAX_SIZE).contains(&size) {
+        return Err(format!("terrain size {size} outside 4..={MAX_SIZE}"));
+    }
+    let t = bozkir_terrain::profiles::generate(size as usize, u64::from(seed), &prof.params, &NoProgress);
+    Ok(Terrain {
+        width: t.height.width() as u32,
+        height: t.height.height() as u32,
+        heights: t.height.data().iter().map(|&v| (v * HEIGHT_RANGE_M) as f32).collect(),
+        sediment: t.sediment.data().iter().map(|&v| v as f32).collect(),
+    })
+}
+
+/// [`classify_grid`] without the JavaScript error type.
+pub fn try_classify_grid(
+    heights: &[f32],
+    w: u32,
+    h: u32,
+    sediment: Option<&[f32]>,
+    o: &GridOptions,
+) -> Result<Decision, String> {
+    let (w, h) = (w as usize, h as usize);
+    let widen = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+    let field = Field::new(w, h, &widen(heights)).map_err(|e| format!("heights: {e}"))?;
+    let sed = match sediment {
+        Some(s) => Some(Field::new(w, h, &widen(s)).map_err(|e| format!("sediment: {e}"))?),
+        None => None,
+    };
+    let map = GridMapping { relief: o.relief, detail: o.detail, ..GridMapping::new(o.grid as usize) };
+    let opts = ClassifyOptions {
+        classes: 2,
+        spacing: map.tile,
+        radius: None,
+        sharpness: o.sharpness,
+        altitude: o.altitude,
+        coherence: o.coherence as usize,
+        balance: o.share.map_or(Balance::Free, Balance::Share),
+    };
+    let d = classify_on_grid(&field, sed.as_ref(), &map, &Rule::builtin(), &opts).map_err(|e| e.to_string())?;
+    Ok(Decision {
+        n: d.n as u32,
+        shares: d.shares(),
+        source: d.source.name().to_string(),
+        classes: d.class,
+        strength: d.strength,
+        runner_up: d.runner_up,
+    })
+}
+
+fn js(e: String) -> JsError {
+    JsError::new(&e)
+}
+
+/// Terrain from a named profile and a seed: `bozkir terrain --profile P --seed S --size N`.
+#[wasm_bindgen]
+pub fn generate(profile: &str, seed: u32, size: u32) -> Result<Terrain, JsError> {
+    try_generate(profile, seed, size).map_err(js)
+}
+
+/// Classify a terrain under a `grid × grid` tile grid with two classes of the built-in rule, as
+/// `bozkir classify --grid G [--share S] --altitude A --coherence C --sharpness K --relief R
+/// --detail D` does (unit tiles, no rotation, the viewer's oversampling). `share` undefined = each
+/// tile takes its best class.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn classify_grid(
+    heights: &[f32],
+    w: u32,
+    h: u32,
+    sediment: Option<Vec<f32>>,
+    grid: u32,
+    share: Option<f64>,
+    altitude: f64,
+    coherence: u32,
+    sharpness: f64,
+    relief: f64,
+    detail: f64,
+) -> Result<Decision, JsError> {
+    let o = GridOptions { grid, share, altitude, coherence, sharpness, relief, detail };
+    try_classify_grid(heights, w, h, sediment.as_deref(), &o).map_err(js)
+}
+
+/// Per-splat priority in `[0, 1)`: a splat survives where it is `≤` its tile's threshold.
+#[wasm_bindgen(js_name = splatPriority)]
+pub fn splat_priority(index: u32) -> f64 {
+    bozkir_material::select::splat_priority(index)
+}
+
+/// The blend mix of a tile of this strength for a blend band `width` (1 = its own class only).
+#[wasm_bindgen(js_name = blendMix)]
+pub fn blend_mix(strength: f64, width: f64) -> f64 {
+    bozkir_material::classify::blend_mix(strength, width)
+}
+
+/// The built-in rule file (`crates/material/rule.json`), verbatim.
+#[wasm_bindgen(js_name = ruleJson)]
+pub fn rule_json() -> String {
+    bozkir_material::rule::RULE_JSON.to_string()
+}
+
+/// Profile names in group order.
+#[wasm_bindgen]
+pub fn profiles() -> Vec<String> {
+    profile_names().into_iter().map(String::from).collect()
+}
+
+/// The generator's output version (part of a browser cache key).
+#[wasm_bindgen(js_name = generatorVersion)]
+pub fn generator_version() -> u32 {
+    GENERATOR_VERSION
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults(grid: u32, share: Option<f64>) -> GridOptions {
+        GridOptions { grid, share, altitude: 0.4, coherence: 2, sharpness: 2.0, relief: 1.2, detail: 1.0 }
+    }
+
+    #[test]
+    fn generate_is_the_generator() {
+        let t = generate("canyon", 3, 32).unwrap();
+        let p = profile("canyon").unwrap();
+        let g = bozkir_terrain::profiles::generate(32, 3, &p.params, &NoProgress);
+        assert_eq!((t.width(), t.height()), (32, 32));
+        let want: Vec<f32> = g.height.data().iter().map(|&v| (v * 1000.0) as f32).collect();
+        assert_eq!(t.heights(), want);
+        let want: Vec<f32> = g.sediment.data().iter().map(|&v| v as f32).collect();
+        assert_eq!(t.sediment(), want);
+    }
+
+    #[test]
+    fn generate_refuses_bad_input() {
+        let e = try_generate("nope", 0, 32).unwrap_err();
+        assert!(e.contains("unknown profile \"nope\""), "{e}");
+        assert!(try_generate("canyon", 0, 3).unwrap_err().contains("outside 4..=2048"));
+        assert!(try_generate("canyon", 0, MAX_SIZE + 1).is_err());
+    }
+
+    #[test]
+    fn classify_grid_is_the_cli_glue() {
+        let t = try_generate("canyon", 3, 48).unwrap();
+        for (share, sed) in [(Some(0.3), true), (None, false)] {
+            let o = defaults(12, share);
+            let s = t.sediment();
+            let got = try_classify_grid(&t.heights(), t.width(), t.height(), sed.then_some(s.as_slice()), &o).unwrap();
+            // The CLI's path, spelled out from the library's parts (`bozkir classify`).
+            let widen = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+            let f = Field::new(48, 48, &widen(&t.heights())).unwrap();
+            let fs = Field::new(48, 48, &widen(&s)).unwrap();
+            let map = GridMapping::new(12);
+            let z = bozkir_material::tilegrid::sample_grid(&f, &map);
+            let zs = bozkir_material::tilegrid::sample_plain(&fs, &map);
+            let opts = ClassifyOptions { balance: share.map_or(Balance::Free, Balance::Share), ..Default::default() };
+            let d = bozkir_material::classify(&z, 12, sed.then_some(zs.as_slice()), &Rule::builtin(), &opts).unwrap();
+            assert_eq!(got.classes(), d.class);
+            assert_eq!(got.strength(), d.strength);
+            assert_eq!(got.runner_up(), d.runner_up);
+            assert_eq!(got.n(), 12);
+            assert_eq!(got.source(), d.source.name());
+            if let Some(s) = share {
+                let c0 = got.shares()[0];
+                assert!((c0 - s).abs() < 0.02, "{c0}");
+            }
+        }
+    }
+
+    #[test]
+    fn classify_grid_refuses_bad_input() {
+        let z = vec![0.0f32; 16];
+        let e = try_classify_grid(&z, 4, 5, None, &defaults(8, None)).unwrap_err();
+        assert!(e.starts_with("heights: height field 4×5 with 16 values"), "{e}");
+        let e = try_classify_grid(&z, 4, 4, Some(&z[..8]), &defaults(8, None)).unwrap_err();
+        assert!(e.starts_with("sediment:"), "{e}");
+        let e = try_classify_grid(&z, 4, 4, None, &defaults(1, None)).unwrap_err();
+        assert!(e.contains("at least 2"), "{e}");
+        let mut bad = z.clone();
+        bad[5] = f32::NAN;
+        assert!(try_classify_grid(&bad, 4, 4, None, &defaults(8, None)).unwrap_err().contains("not finite"));
+        let mut o = defaults(8, None);
+        o.detail = 7.0;
+        assert!(try_classify_grid(&z, 4, 4, None, &o).unwrap_err().contains("detail 7"));
+    }
+
+    #[test]
+    fn small_bindings() {
+        assert_eq!(splat_priority(7), bozkir_material::select::splat_priority(7));
+        assert_eq!(blend_mix(0.1, 0.35), bozkir_material::classify::blend_mix(0.1, 0.35));
+        assert!(Rule::from_json(&rule_json()).is_ok());
+        let p = profiles();
+        assert_eq!(p.len(), 19);
+        assert!(p.iter().any(|n| n == "canyon"));
+        assert_eq!(generator_version(), GENERATOR_VERSION);
+    }
+}
