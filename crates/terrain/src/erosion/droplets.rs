@@ -1164,30 +1164,10 @@ pub fn trace_droplet(height: &Grid<f64>, params: &DropletParams, k: u32) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bozkir_core::hash::hash_unit;
     use bozkir_core::NoProgress;
 
     fn noise(n: usize, dx: f64) -> Grid<f64> {
-        let mut v = vec![0.0f64; n * n];
-        let mut amp = 1.0;
-        for o in 0..4u32 {
-            let period = 16.0 / (1u32 << o) as f64;
-            for y in 0..n {
-                for x in 0..n {
-                    let (fx, fy) = (x as f64 / period, y as f64 / period);
-                    let (ix, iy) = (fx.floor(), fy.floor());
-                    let (tx, ty) = (fx - ix, fy - iy);
-                    let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
-                    let (ix, iy) = (ix as u32, iy as u32);
-                    let (a, b) = (hash_unit(ix, iy, o), hash_unit(ix + 1, iy, o));
-                    let (c, d) = (hash_unit(ix, iy + 1, o), hash_unit(ix + 1, iy + 1, o));
-                    let top = a + (b - a) * sx;
-                    let bot = c + (d - c) * sx;
-                    v[y * n + x] += 200.0 * amp * (top + (bot - top) * sy);
-                }
-            }
-            amp *= 0.5;
-        }
+        let (v, _) = bozkir_core::noise::value_noise_sum(n, 4, 16.0, 200.0);
         Grid::from_vec(n, n, v).with_cell_size(dx, dx)
     }
 

@@ -818,6 +818,12 @@ fn flux_row(
         );
         (fl[x], fr[x], ft[x], fb[x]) = (a, b, c, e);
     };
+    edge_columns(interior, w, edge);
+}
+
+/// Run the scalar `edge` update where the vectorised interior kernel did not: on the first and
+/// last columns when it ran (`interior`), else on every column of the row.
+fn edge_columns(interior: bool, w: usize, mut edge: impl FnMut(usize)) {
     if interior {
         edge(0);
         edge(w - 1);
@@ -879,12 +885,7 @@ fn depth_row(k: &DepthK, dx: f64, dy: f64, i: &DepthRowsIn, f: &FluxNbh, mut out
         let r = cell_update(k, d1[x], inflow, outf, gx, gy, s[x], ks[x]);
         out.put(x, bc[x], r);
     };
-    if interior {
-        edge(0);
-        edge(w - 1);
-    } else {
-        (0..w).for_each(edge);
-    }
+    edge_columns(interior, w, edge);
 }
 
 /// Input rows of the flux pass for one interior row (`d*`: the rain-adjusted depth `d₁`).
