@@ -801,7 +801,7 @@ fn flux_row(
         _ => false,
     };
     // Any cell, with the boundary cases (the edge columns, and all of the top and bottom rows).
-    let mut edge = |x: usize| {
+    let edge = |x: usize| {
         let (hb, di) = (bc[x], dc[x]);
         let one = |f: f32, a: f32, n: Option<(f64, f32)>| match n {
             Some((bn, dn)) => pipe(f, k.damp, a, (hb - bn) as f32 + (di - dn)),
@@ -870,7 +870,7 @@ fn depth_row(k: &DepthK, dx: f64, dy: f64, i: &DepthRowsIn, f: &FluxNbh, mut out
     // One-sided differences at the edges: the row itself stands in for a missing neighbour row.
     let (ru, nu) = bu.map_or((bc, 0), |r| (r, 1));
     let (rd, nd) = bd.map_or((bc, 0), |r| (r, 1));
-    let mut edge = |x: usize| {
+    let edge = |x: usize| {
         let inflow = [
             if x > 0 { f.r[x - 1] } else { 0.0 },
             if x + 1 < w { f.l[x + 1] } else { 0.0 },
