@@ -1,7 +1,7 @@
 //! `bozkir bake`: a terrain directory → `albedo.png` and `normal.png` textures at 1–4× the grid.
 
 use crate::outputs::Staging;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use bozkir_core::Grid;
 use bozkir_io::{Encoding, Sidecar, SidecarFile};
 use bozkir_render::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
@@ -34,16 +34,9 @@ struct Inputs {
     flow: Option<Grid<f64>>,
 }
 
-/// An optional f32 TIFF of the height grid's shape, in f64, non-finite values as 0.
+/// An optional layer of the height grid's shape, non-finite values as 0.
 fn read_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f64>>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let g = bozkir_io::read_tiff_f32(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if (g.width(), g.height()) != (w, h) {
-        bail!("{}: {}×{} cells, but height.tif is {w}×{h}", path.display(), g.width(), g.height());
-    }
-    Ok(Some(g.map(|&v| if v.is_finite() { f64::from(v) } else { 0.0 })))
+    Ok(super::read_optional_layer(path, w, h)?.map(|g| g.map(|&v| if v.is_finite() { f64::from(v) } else { 0.0 })))
 }
 
 fn read_inputs(dir: &Path) -> Result<Inputs> {

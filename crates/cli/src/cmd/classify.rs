@@ -107,14 +107,9 @@ fn balance_of(share: &[f64], classes: usize) -> Result<Balance> {
     })
 }
 
+/// An optional layer that must be finite everywhere (the sediment record).
 fn read_optional(path: &Path, w: usize, h: usize) -> Result<Option<Vec<f64>>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let g = bozkir_io::read_tiff_f32(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if (g.width(), g.height()) != (w, h) {
-        bail!("{}: {}×{} cells, but height.tif is {w}×{h}", path.display(), g.width(), g.height());
-    }
+    let Some(g) = super::read_optional_layer(path, w, h)? else { return Ok(None) };
     if let Some(i) = g.data().iter().position(|v| !v.is_finite()) {
         bail!("{}: NaN or infinite value at column {}, row {}", path.display(), i % w, i / w);
     }

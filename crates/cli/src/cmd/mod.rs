@@ -90,3 +90,17 @@ pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(bozkir_io::Sidecar
     let height = h32.map(|&v| f64::from(v)).with_cell_size(sc.dx_m, sc.dy_m);
     Ok((sc, height))
 }
+
+/// An optional f32 TIFF layer beside a terrain's `height.tif` (`None` when the file is absent);
+/// refuses, naming the file, one that cannot be read or whose size is not `w × h`.
+pub fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f32>>> {
+    use anyhow::Context;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let g = bozkir_io::read_tiff_f32(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if (g.width(), g.height()) != (w, h) {
+        bail!("{}: {}×{} cells, but height.tif is {w}×{h}", path.display(), g.width(), g.height());
+    }
+    Ok(Some(g))
+}
