@@ -76,53 +76,51 @@ struct Line {
     len: usize,
 }
 
-/// 1-D windowed cone minimum of `v` (step `d` metres, slope `t`, radius `r` cells) into `out`.
+/// One monotone-deque sweep over the indices in `order` (consecutive, ascending or descending):
+/// for each index `i`, the minimum of `cost(j, i)` over the last `r + 1` visited `j`, handed to
+/// `put(i, c)`.
+fn cone_sweep(
+    v: &[f64],
+    t: f64,
+    d: f64,
+    r: usize,
+    order: impl Iterator<Item = usize>,
+    dq: &mut VecDeque<usize>,
+    mut put: impl FnMut(usize, f64),
+) {
+    let cost = |j: usize, i: usize| v[j] + t * ((i.abs_diff(j)) as f64 * d);
+    dq.clear();
+    for i in order {
+        while let Some(&b) = dq.back() {
+            if cost(b, i) >= v[i] {
+                dq.pop_back();
+            } else {
+                break;
+            }
+        }
+        dq.push_back(i);
+        while let Some(&f) = dq.front() {
+            if i.abs_diff(f) > r {
+                dq.pop_front();
+            } else {
+                break;
+            }
+        }
+        put(i, cost(dq[0], i));
+    }
+}
+
+/// 1-D windowed cone minimum of `v` (step `d` metres, slope `t`, radius `r` cells) into `out`:
+/// the left half `j ∈ [i − r, i]` sweeping forward, then the right half `j ∈ [i, i + r]`
+/// sweeping back.
 fn cone_min_1d(v: &[f64], t: f64, d: f64, r: usize, out: &mut [f64], dq: &mut VecDeque<usize>) {
     let n = v.len();
-    let cost = |j: usize, i: usize| v[j] + t * ((i.abs_diff(j)) as f64 * d);
-    // Left half: j in [i − r, i].
-    dq.clear();
-    for i in 0..n {
-        while let Some(&b) = dq.back() {
-            if cost(b, i) >= v[i] {
-                dq.pop_back();
-            } else {
-                break;
-            }
-        }
-        dq.push_back(i);
-        while let Some(&f) = dq.front() {
-            if i - f > r {
-                dq.pop_front();
-            } else {
-                break;
-            }
-        }
-        out[i] = cost(dq[0], i);
-    }
-    // Right half: j in [i, i + r].
-    dq.clear();
-    for i in (0..n).rev() {
-        while let Some(&b) = dq.back() {
-            if cost(b, i) >= v[i] {
-                dq.pop_back();
-            } else {
-                break;
-            }
-        }
-        dq.push_back(i);
-        while let Some(&f) = dq.front() {
-            if f - i > r {
-                dq.pop_front();
-            } else {
-                break;
-            }
-        }
-        let c = cost(dq[0], i);
+    cone_sweep(v, t, d, r, 0..n, dq, |i, c| out[i] = c);
+    cone_sweep(v, t, d, r, (0..n).rev(), dq, |i, c| {
         if c < out[i] {
             out[i] = c;
         }
-    }
+    });
 }
 
 /// Runs the 1-D cone minimum over every line, in parallel, and scatters the results.
