@@ -5,7 +5,8 @@
 #   1. cargo build -p bozkir-wasm --release --target wasm32-unknown-unknown
 #   2. if the wasm-bindgen CLI of the crate's wasm-bindgen version is on PATH (install it with
 #      `cargo install wasm-bindgen-cli --version X`; X is printed below), the JS glue goes to
-#      web/pkg/ (git-ignored; --target nodejs here, the page will use --target web);
+#      web/pkg/ (--target web: the page and node both load it; committed, so a fresh clone and
+#      the `bozkir` binary, which embeds web/, need no WebAssembly toolchain);
 #   3. the parity test: `bozkir terrain` and `bozkir classify` write the expected outputs into a
 #      temporary folder and scripts/wasm_parity.mjs compares the module's results with them exactly.
 set -euo pipefail
@@ -29,7 +30,7 @@ if [[ "$have" != "$want" ]]; then
   exit 1
 fi
 rm -rf web/pkg
-wasm-bindgen --target nodejs --out-dir web/pkg "$wasm"
+wasm-bindgen --target web --no-typescript --out-dir web/pkg "$wasm"
 echo "glue in web/pkg: $(stat -c %s web/pkg/bozkir_wasm_bg.wasm) bytes of wasm after wasm-bindgen"
 [[ $parity == 1 ]] || exit 0
 

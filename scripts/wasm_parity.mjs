@@ -1,4 +1,4 @@
-// Parity of the WebAssembly build (web/pkg, `--target nodejs`) with the `bozkir` binary.
+// Parity of the WebAssembly build (web/pkg, `--target web`, as the page loads it) with the `bozkir` binary.
 //
 // usage: node scripts/wasm_parity.mjs PKG_DIR CASES_DIR
 //
@@ -12,7 +12,6 @@
 // below are test tooling for the CLI's own writers (baseline TIFF, uncompressed strips; 8-bit
 // greyscale PNG), not part of the viewer.
 
-import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 import { join, resolve } from "node:path";
@@ -22,8 +21,8 @@ if (!pkgDir || !casesDir) {
   console.error("usage: node scripts/wasm_parity.mjs PKG_DIR CASES_DIR");
   process.exit(2);
 }
-const require = createRequire(import.meta.url);
-const bz = require(resolve(pkgDir, "bozkir_wasm.js"));
+const bz = await import(resolve(pkgDir, "bozkir_wasm.js"));
+bz.initSync({ module: readFileSync(resolve(pkgDir, "bozkir_wasm_bg.wasm")) });
 
 // Baseline TIFF, one float32 sample per pixel, uncompressed strips (what bozkir writes).
 function readTiffF32(path) {

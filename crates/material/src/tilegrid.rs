@@ -32,6 +32,9 @@ pub struct Field {
     pub z: Vec<f64>,
     /// Where detail relief applies, 0..1.
     pub mask: Vec<f64>,
+    /// Openness: the height above the local box mean, stretched to 0..1 (a flat field is 0.5);
+    /// the viewer's ground shading darkens hollows with it.
+    pub open: Vec<f64>,
 }
 
 /// How a terrain is laid under the tile grid.
@@ -146,7 +149,7 @@ impl Field {
         let open = crate::cues::unit(&box_residual(&z, w, h, radius));
         let mask =
             (0..w * h).map(|i| smoothstep(0.3, 0.75, grad[i] / p95).max(smoothstep(0.6, 0.9, open[i]))).collect();
-        Ok(Field { width, height, z, mask })
+        Ok(Field { width, height, z, mask, open })
     }
 
     fn texel(&self, plane: &[f64], fx: f64, fy: f64) -> f64 {

@@ -35,6 +35,7 @@ pub mod raster;
 pub mod screen;
 pub mod sh;
 pub mod spz;
+pub mod starter;
 pub mod tiles;
 pub mod tileset;
 pub mod wang;

@@ -11,6 +11,13 @@
 //!   `bozkir classify` runs.
 //! * [`splat_priority`], [`blend_mix`] — the per-splat survival hash and the blend band.
 //! * [`rule_json`], [`profiles`], [`generator_version`].
+//! * [`SceneField`] — a height field under the viewer's grid mapping: the normalised planes
+//!   the shaders sample, the drawn height at a point, and the rule on any grid
+//!   (`GridMapping` with relief scale, angle and detail).
+//! * [`scene_cells_js`] (`sceneCells`) — the Wang layout of a tileset over the decided classes,
+//!   with the runner-up tile and the blend thresholds per cell; [`splat_hashes_js`]
+//!   (`splatHashes`) — the survival hash per splat index, compared with those thresholds.
+//! * [`starter_tileset`] (`starterTileset`) — the no-data two-material tileset.
 //!
 //! Each binding has a plain Rust twin returning `Result<_, String>` (`try_…`), which the native
 //! tests exercise: `JsError` itself only exists inside a JavaScript host. Errors reach
@@ -21,6 +28,9 @@ use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
 use bozkir_material::{Balance, ClassifyOptions, Rule};
 use bozkir_terrain::profiles::{profile, profile_names, GENERATOR_VERSION};
 use wasm_bindgen::prelude::*;
+
+pub mod scene;
+use scene::{MappingArgs, SceneFieldData};
 
 /// Metres from the lowest to the highest point: `bozkir terrain`'s default `--height-range`.
 pub const HEIGHT_RANGE_M: f64 = 1000.0;
@@ -242,6 +252,209 @@ pub fn profiles() -> Vec<String> {
 #[wasm_bindgen(js_name = generatorVersion)]
 pub fn generator_version() -> u32 {
     GENERATOR_VERSION
+}
+
+/// A grid mapping (see `GridMapping`): `relief_scale ≤ 0` follows the grid.
+#[wasm_bindgen]
+#[derive(Debug, Clone)]
+pub struct Mapping(MappingArgs);
+
+#[wasm_bindgen]
+impl Mapping {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        n: u32,
+        tile: f64,
+        relief: f64,
+        relief_scale: f64,
+        angle_deg: f64,
+        detail: f64,
+    ) -> Result<Mapping, JsError> {
+        let m = MappingArgs { n, tile, relief, relief_scale: Some(relief_scale), angle_deg, detail };
+        m.mapping().map_err(js)?;
+        Ok(Mapping(m))
+    }
+
+    /// `relief·max(1, relief_scale/24)`: the drawn height of the field's top over its middle.
+    #[wasm_bindgen(getter)]
+    pub fn amplitude(&self) -> f64 {
+        self.0.mapping().map(|m| m.amplitude()).unwrap_or(0.0)
+    }
+
+    /// Tiles the terrain spans across its long edge.
+    #[wasm_bindgen(getter, js_name = reliefScale)]
+    pub fn relief_scale(&self) -> f64 {
+        self.0.mapping().map(|m| m.relief_scale()).unwrap_or(0.0)
+    }
+
+    /// Samples per tile side the rule uses.
+    #[wasm_bindgen(getter)]
+    pub fn over(&self) -> u32 {
+        self.0.mapping().map(|m| m.over() as u32).unwrap_or(0)
+    }
+}
+
+/// A height field (and optional sediment record) for the viewer.
+#[wasm_bindgen]
+pub struct SceneField(SceneFieldData);
+
+#[wasm_bindgen]
+impl SceneField {
+    #[wasm_bindgen(constructor)]
+    pub fn new(heights: &[f32], w: u32, h: u32, sediment: Option<Vec<f32>>) -> Result<SceneField, JsError> {
+        SceneFieldData::new(heights, w, h, sediment.as_deref()).map(SceneField).map_err(js)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn width(&self) -> u32 {
+        self.0.field.width as u32
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn height(&self) -> u32 {
+        self.0.field.height as u32
+    }
+
+    /// Heights stretched to 0..1, row 0 north.
+    #[wasm_bindgen(getter)]
+    pub fn z(&self) -> Vec<f32> {
+        self.0.field.z.iter().map(|&v| v as f32).collect()
+    }
+
+    /// Where detail relief applies, 0..1.
+    #[wasm_bindgen(getter)]
+    pub fn mask(&self) -> Vec<f32> {
+        self.0.field.mask.iter().map(|&v| v as f32).collect()
+    }
+
+    /// Openness 0..1 (0.5 flat).
+    #[wasm_bindgen(getter)]
+    pub fn open(&self) -> Vec<f32> {
+        self.0.field.open.iter().map(|&v| v as f32).collect()
+    }
+
+    /// The drawn height at world `(x, y)` under `m` (`Field::height_at`).
+    #[wasm_bindgen(js_name = heightAt)]
+    pub fn height_at(&self, m: &Mapping, x: f64, y: f64) -> Result<f64, JsError> {
+        let map = m.0.mapping().map_err(js)?;
+        Ok(self.0.field.height_at(&map, x, y))
+    }
+
+    /// The rule on the grid of `m` (`share` undefined = free balance).
+    pub fn classify(
+        &self,
+        m: &Mapping,
+        share: Option<f64>,
+        altitude: f64,
+        coherence: u32,
+        sharpness: f64,
+    ) -> Result<Decision, JsError> {
+        let d = self.0.classify(&m.0, share, altitude, coherence, sharpness).map_err(js)?;
+        Ok(Decision {
+            n: d.n as u32,
+            shares: d.shares(),
+            source: d.source.name().to_string(),
+            classes: d.class,
+            strength: d.strength,
+            runner_up: d.runner_up,
+        })
+    }
+}
+
+/// Per-cell draw data of a layout (see `scene::Cells`).
+#[wasm_bindgen]
+pub struct SceneCells(scene::Cells);
+
+#[wasm_bindgen]
+impl SceneCells {
+    #[wasm_bindgen(getter)]
+    pub fn tile(&self) -> Vec<u32> {
+        self.0.tile.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn alt(&self) -> Vec<u32> {
+        self.0.alt.clone()
+    }
+    #[wasm_bindgen(getter, js_name = ownThreshold)]
+    pub fn own_t(&self) -> Vec<u32> {
+        self.0.own_t.clone()
+    }
+    #[wasm_bindgen(getter, js_name = altThreshold)]
+    pub fn alt_t(&self) -> Vec<u32> {
+        self.0.alt_t.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn mix(&self) -> Vec<f32> {
+        self.0.mix.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn unmatched(&self) -> u32 {
+        self.0.unmatched
+    }
+}
+
+/// The Wang layout of a tileset (its manifest JSON) over an `n × n` grid with the wanted
+/// classes (undefined = the rule off: a hashed class per cell), the runner-up and strength of
+/// the decision and the blend band width (0 = hard).
+#[wasm_bindgen(js_name = sceneCells)]
+#[allow(clippy::too_many_arguments)]
+pub fn scene_cells_js(
+    manifest_json: &str,
+    n: u32,
+    seed: u32,
+    classes: Option<Vec<u8>>,
+    runner_up: Option<Vec<u8>>,
+    strength: Option<Vec<f64>>,
+    blend_width: f64,
+) -> Result<SceneCells, JsError> {
+    let man: bozkir_splat::tileset::Manifest =
+        serde_json::from_str(manifest_json).map_err(|e| JsError::new(&format!("tileset manifest: {e}")))?;
+    scene::scene_cells(&man, n, seed, classes.as_deref(), runner_up.as_deref(), strength.as_deref(), blend_width)
+        .map(SceneCells)
+        .map_err(js)
+}
+
+/// The survival hash of splat indices `0..n` within a tile (`splat_priority·2³²`).
+#[wasm_bindgen(js_name = splatHashes)]
+pub fn splat_hashes_js(n: u32) -> Vec<u32> {
+    scene::splat_hashes(n)
+}
+
+/// The starter tileset (no data needed).
+#[wasm_bindgen]
+pub struct StarterTileset(scene::StarterFiles);
+
+#[wasm_bindgen]
+impl StarterTileset {
+    /// `tileset.json` text.
+    #[wasm_bindgen(getter)]
+    pub fn manifest(&self) -> String {
+        self.0.manifest.clone()
+    }
+    /// `tiles.splat` bytes.
+    #[wasm_bindgen(getter)]
+    pub fn splats(&self) -> Vec<u8> {
+        self.0.splats.clone()
+    }
+    /// Atlas RGBA pixels.
+    #[wasm_bindgen(getter)]
+    pub fn atlas(&self) -> Vec<u8> {
+        self.0.atlas.clone()
+    }
+    #[wasm_bindgen(getter, js_name = atlasWidth)]
+    pub fn atlas_width(&self) -> u32 {
+        self.0.width
+    }
+    #[wasm_bindgen(getter, js_name = atlasHeight)]
+    pub fn atlas_height(&self) -> u32 {
+        self.0.height
+    }
+}
+
+/// Build the starter tileset.
+#[wasm_bindgen(js_name = starterTileset)]
+pub fn starter_tileset() -> Result<StarterTileset, JsError> {
+    scene::starter_files().map(StarterTileset).map_err(js)
 }
 
 #[cfg(test)]

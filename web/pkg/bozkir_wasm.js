@@ -1,0 +1,996 @@
+/**
+ * The class decision on an `n × n` tile grid, row 0 north.
+ */
+export class Decision {
+    static __wrap(ptr) {
+        const obj = Object.create(Decision.prototype);
+        obj.__wbg_ptr = ptr;
+        DecisionFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        DecisionFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_decision_free(ptr, 0);
+    }
+    /**
+     * Class per tile (0 = the rule's first position, "collected"), a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get classes() {
+        const ret = wasm.decision_classes(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * Tiles per side.
+     * @returns {number}
+     */
+    get n() {
+        const ret = wasm.decision_n(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * The class each tile would take instead, a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get runnerUp() {
+        const ret = wasm.decision_runnerUp(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * Share of tiles in each class.
+     * @returns {Float64Array}
+     */
+    get shares() {
+        const ret = wasm.decision_shares(this.__wbg_ptr);
+        var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+        return v1;
+    }
+    /**
+     * What drove the collecting class ("sediment" or "drainage").
+     * @returns {string}
+     */
+    get source() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.decision_source(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * Confidence 0..1 per tile (the undecided band), a `Float64Array`.
+     * @returns {Float64Array}
+     */
+    get strength() {
+        const ret = wasm.decision_strength(this.__wbg_ptr);
+        var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+        return v1;
+    }
+}
+if (Symbol.dispose) Decision.prototype[Symbol.dispose] = Decision.prototype.free;
+
+/**
+ * A grid mapping (see `GridMapping`): `relief_scale ≤ 0` follows the grid.
+ */
+export class Mapping {
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        MappingFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_mapping_free(ptr, 0);
+    }
+    /**
+     * `relief·max(1, relief_scale/24)`: the drawn height of the field's top over its middle.
+     * @returns {number}
+     */
+    get amplitude() {
+        const ret = wasm.mapping_amplitude(this.__wbg_ptr);
+        return ret;
+    }
+    /**
+     * @param {number} n
+     * @param {number} tile
+     * @param {number} relief
+     * @param {number} relief_scale
+     * @param {number} angle_deg
+     * @param {number} detail
+     */
+    constructor(n, tile, relief, relief_scale, angle_deg, detail) {
+        const ret = wasm.mapping_new(n, tile, relief, relief_scale, angle_deg, detail);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        this.__wbg_ptr = ret[0];
+        MappingFinalization.register(this, this.__wbg_ptr, this);
+        return this;
+    }
+    /**
+     * Samples per tile side the rule uses.
+     * @returns {number}
+     */
+    get over() {
+        const ret = wasm.mapping_over(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * Tiles the terrain spans across its long edge.
+     * @returns {number}
+     */
+    get reliefScale() {
+        const ret = wasm.mapping_reliefScale(this.__wbg_ptr);
+        return ret;
+    }
+}
+if (Symbol.dispose) Mapping.prototype[Symbol.dispose] = Mapping.prototype.free;
+
+/**
+ * Per-cell draw data of a layout (see `scene::Cells`).
+ */
+export class SceneCells {
+    static __wrap(ptr) {
+        const obj = Object.create(SceneCells.prototype);
+        obj.__wbg_ptr = ptr;
+        SceneCellsFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        SceneCellsFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_scenecells_free(ptr, 0);
+    }
+    /**
+     * @returns {Uint32Array}
+     */
+    get altThreshold() {
+        const ret = wasm.scenecells_altThreshold(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @returns {Uint32Array}
+     */
+    get alt() {
+        const ret = wasm.scenecells_alt(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @returns {Float32Array}
+     */
+    get mix() {
+        const ret = wasm.scenecells_mix(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @returns {Uint32Array}
+     */
+    get ownThreshold() {
+        const ret = wasm.scenecells_ownThreshold(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @returns {Uint32Array}
+     */
+    get tile() {
+        const ret = wasm.scenecells_tile(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @returns {number}
+     */
+    get unmatched() {
+        const ret = wasm.scenecells_unmatched(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+}
+if (Symbol.dispose) SceneCells.prototype[Symbol.dispose] = SceneCells.prototype.free;
+
+/**
+ * A height field (and optional sediment record) for the viewer.
+ */
+export class SceneField {
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        SceneFieldFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_scenefield_free(ptr, 0);
+    }
+    /**
+     * The rule on the grid of `m` (`share` undefined = free balance).
+     * @param {Mapping} m
+     * @param {number | null | undefined} share
+     * @param {number} altitude
+     * @param {number} coherence
+     * @param {number} sharpness
+     * @returns {Decision}
+     */
+    classify(m, share, altitude, coherence, sharpness) {
+        _assertClass(m, Mapping);
+        const ret = wasm.scenefield_classify(this.__wbg_ptr, m.__wbg_ptr, !isLikeNone(share), isLikeNone(share) ? 0 : share, altitude, coherence, sharpness);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return Decision.__wrap(ret[0]);
+    }
+    /**
+     * The drawn height at world `(x, y)` under `m` (`Field::height_at`).
+     * @param {Mapping} m
+     * @param {number} x
+     * @param {number} y
+     * @returns {number}
+     */
+    heightAt(m, x, y) {
+        _assertClass(m, Mapping);
+        const ret = wasm.scenefield_heightAt(this.__wbg_ptr, m.__wbg_ptr, x, y);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return ret[0];
+    }
+    /**
+     * @returns {number}
+     */
+    get height() {
+        const ret = wasm.scenefield_height(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * Where detail relief applies, 0..1.
+     * @returns {Float32Array}
+     */
+    get mask() {
+        const ret = wasm.scenefield_mask(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @param {Float32Array | number[]} heights
+     * @param {number} w
+     * @param {number} h
+     * @param {Float32Array | number[] | null} [sediment]
+     */
+    constructor(heights, w, h, sediment) {
+        const val3 = +w;
+        const val4 = +h;
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passArrayF32ToWasm0(heights, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = isLikeNone(sediment) ? 0 : passArrayF32ToWasm0(sediment, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 4, 4); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
+            throw e;
+        }
+        const ret = wasm.scenefield_new(ptr0, len0, val3, val4, ptr1, len1);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        this.__wbg_ptr = ret[0];
+        SceneFieldFinalization.register(this, this.__wbg_ptr, this);
+        return this;
+    }
+    /**
+     * Openness 0..1 (0.5 flat).
+     * @returns {Float32Array}
+     */
+    get open() {
+        const ret = wasm.scenefield_open(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * @returns {number}
+     */
+    get width() {
+        const ret = wasm.scenefield_width(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * Heights stretched to 0..1, row 0 north.
+     * @returns {Float32Array}
+     */
+    get z() {
+        const ret = wasm.scenefield_z(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+}
+if (Symbol.dispose) SceneField.prototype[Symbol.dispose] = SceneField.prototype.free;
+
+/**
+ * The starter tileset (no data needed).
+ */
+export class StarterTileset {
+    static __wrap(ptr) {
+        const obj = Object.create(StarterTileset.prototype);
+        obj.__wbg_ptr = ptr;
+        StarterTilesetFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        StarterTilesetFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_startertileset_free(ptr, 0);
+    }
+    /**
+     * @returns {number}
+     */
+    get atlasHeight() {
+        const ret = wasm.startertileset_atlasHeight(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * @returns {number}
+     */
+    get atlasWidth() {
+        const ret = wasm.startertileset_atlasWidth(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * Atlas RGBA pixels.
+     * @returns {Uint8Array}
+     */
+    get atlas() {
+        const ret = wasm.startertileset_atlas(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * `tileset.json` text.
+     * @returns {string}
+     */
+    get manifest() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.startertileset_manifest(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * `tiles.splat` bytes.
+     * @returns {Uint8Array}
+     */
+    get splats() {
+        const ret = wasm.startertileset_splats(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+}
+if (Symbol.dispose) StarterTileset.prototype[Symbol.dispose] = StarterTileset.prototype.free;
+
+/**
+ * Generated terrain: `width × height` cells, row 0 north.
+ */
+export class Terrain {
+    static __wrap(ptr) {
+        const obj = Object.create(Terrain.prototype);
+        obj.__wbg_ptr = ptr;
+        TerrainFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        TerrainFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_terrain_free(ptr, 0);
+    }
+    /**
+     * Rows.
+     * @returns {number}
+     */
+    get height() {
+        const ret = wasm.terrain_height(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * Heights in metres (the bytes of `bozkir terrain`'s `height.tif`), a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get heights() {
+        const ret = wasm.terrain_heights(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * The erosion's sediment record, unit range (`sediment.tif`), a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get sediment() {
+        const ret = wasm.terrain_sediment(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * Cells per row.
+     * @returns {number}
+     */
+    get width() {
+        const ret = wasm.terrain_width(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+}
+if (Symbol.dispose) Terrain.prototype[Symbol.dispose] = Terrain.prototype.free;
+
+/**
+ * The blend mix of a tile of this strength for a blend band `width` (1 = its own class only).
+ * @param {number} strength
+ * @param {number} width
+ * @returns {number}
+ */
+export function blendMix(strength, width) {
+    const ret = wasm.blendMix(strength, width);
+    return ret;
+}
+
+/**
+ * Classify a terrain under a `grid × grid` tile grid with two classes of the built-in rule, as
+ * `bozkir classify --grid G [--share S] --altitude A --coherence C --sharpness K --relief R
+ * --detail D` does (unit tiles, no rotation, the viewer's oversampling). `share` undefined = each
+ * tile takes its best class.
+ * @param {Float32Array | number[]} heights
+ * @param {number} w
+ * @param {number} h
+ * @param {Float32Array | number[] | null | undefined} sediment
+ * @param {number} grid
+ * @param {number | null | undefined} share
+ * @param {number} altitude
+ * @param {number} coherence
+ * @param {number} sharpness
+ * @param {number} relief
+ * @param {number} detail
+ * @returns {Decision}
+ */
+export function classify_grid(heights, w, h, sediment, grid, share, altitude, coherence, sharpness, relief, detail) {
+    const val3 = +w;
+    const val4 = +h;
+    const val5 = +grid;
+    const val6 = +(isLikeNone(share) ? 0 : share);
+    const val7 = +altitude;
+    const val8 = +coherence;
+    const val9 = +sharpness;
+    const val10 = +relief;
+    const val11 = +detail;
+    let ptr0, len0, ptr1, len1;
+    try {
+        ptr0 = passArrayF32ToWasm0(heights, wasm.__wbindgen_malloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = isLikeNone(sediment) ? 0 : passArrayF32ToWasm0(sediment, wasm.__wbindgen_malloc);
+        len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 4, 4); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
+        throw e;
+    }
+    const ret = wasm.classify_grid(ptr0, len0, val3, val4, ptr1, len1, val5, !isLikeNone(share), val6, val7, val8, val9, val10, val11);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return Decision.__wrap(ret[0]);
+}
+
+/**
+ * Terrain from a named profile and a seed: `bozkir terrain --profile P --seed S --size N`.
+ * @param {string} profile
+ * @param {number} seed
+ * @param {number} size
+ * @returns {Terrain}
+ */
+export function generate(profile, seed, size) {
+    const val2 = +seed;
+    const val3 = +size;
+    const ptr0 = passStringToWasm0(profile, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.generate(ptr0, len0, val2, val3);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return Terrain.__wrap(ret[0]);
+}
+
+/**
+ * The generator's output version (part of a browser cache key).
+ * @returns {number}
+ */
+export function generatorVersion() {
+    const ret = wasm.generatorVersion();
+    return ret >>> 0;
+}
+
+/**
+ * Profile names in group order.
+ * @returns {string[]}
+ */
+export function profiles() {
+    const ret = wasm.profiles();
+    var v1 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+    wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+    return v1;
+}
+
+/**
+ * The built-in rule file (`crates/material/rule.json`), verbatim.
+ * @returns {string}
+ */
+export function ruleJson() {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.ruleJson();
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
+ * The Wang layout of a tileset (its manifest JSON) over an `n × n` grid with the wanted
+ * classes (undefined = the rule off: a hashed class per cell), the runner-up and strength of
+ * the decision and the blend band width (0 = hard).
+ * @param {string} manifest_json
+ * @param {number} n
+ * @param {number} seed
+ * @param {Uint8Array | number[] | null | undefined} classes
+ * @param {Uint8Array | number[] | null | undefined} runner_up
+ * @param {Float64Array | number[] | null | undefined} strength
+ * @param {number} blend_width
+ * @returns {SceneCells}
+ */
+export function sceneCells(manifest_json, n, seed, classes, runner_up, strength, blend_width) {
+    const val5 = +n;
+    const val6 = +seed;
+    const val7 = +blend_width;
+    let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
+    try {
+        ptr0 = passStringToWasm0(manifest_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = isLikeNone(classes) ? 0 : passArray8ToWasm0(classes, wasm.__wbindgen_malloc);
+        len1 = WASM_VECTOR_LEN;
+        ptr2 = isLikeNone(runner_up) ? 0 : passArray8ToWasm0(runner_up, wasm.__wbindgen_malloc);
+        len2 = WASM_VECTOR_LEN;
+        ptr3 = isLikeNone(strength) ? 0 : passArrayF64ToWasm0(strength, wasm.__wbindgen_malloc);
+        len3 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 8, 8); }
+        if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.sceneCells(ptr0, len0, val5, val6, ptr1, len1, ptr2, len2, ptr3, len3, val7);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return SceneCells.__wrap(ret[0]);
+}
+
+/**
+ * The survival hash of splat indices `0..n` within a tile (`splat_priority·2³²`).
+ * @param {number} n
+ * @returns {Uint32Array}
+ */
+export function splatHashes(n) {
+    const ret = wasm.splatHashes(n);
+    var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+    wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+    return v1;
+}
+
+/**
+ * Per-splat priority in `[0, 1)`: a splat survives where it is `≤` its tile's threshold.
+ * @param {number} index
+ * @returns {number}
+ */
+export function splatPriority(index) {
+    const ret = wasm.splatPriority(index);
+    return ret;
+}
+
+/**
+ * Build the starter tileset.
+ * @returns {StarterTileset}
+ */
+export function starterTileset() {
+    const ret = wasm.starterTileset();
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return StarterTileset.__wrap(ret[0]);
+}
+function __wbg_get_imports() {
+    const import0 = {
+        __proto__: null,
+        __wbg_Error_208446807d0d1e30: function(arg0, arg1) {
+            const ret = Error(getStringFromWasm0(arg0, arg1));
+            return ret;
+        },
+        __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
+            throw new Error(getStringFromWasm0(arg0, arg1));
+        },
+        __wbindgen_generic_0000000000000001: function(arg0, arg1) {
+            // Cast intrinsic for `Ref(String) -> Externref`.
+            const ret = getStringFromWasm0(arg0, arg1);
+            return ret;
+        },
+        __wbindgen_init_externref_table: function() {
+            const table = wasm.__wbindgen_externrefs;
+            table.set(0, undefined);
+            table.set(1024, undefined);
+            table.set(1025, null);
+            table.set(1026, true);
+            table.set(1027, false);
+        },
+    };
+    return {
+        __proto__: null,
+        "./bozkir_wasm_bg.js": import0,
+    };
+}
+
+const DecisionFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_decision_free(ptr, 1));
+const MappingFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_mapping_free(ptr, 1));
+const SceneCellsFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_scenecells_free(ptr, 1));
+const SceneFieldFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_scenefield_free(ptr, 1));
+const StarterTilesetFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_startertileset_free(ptr, 1));
+const TerrainFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_terrain_free(ptr, 1));
+
+function _assertClass(instance, klass) {
+    if (!(instance instanceof klass)) {
+        throw new Error(`expected instance of ${klass.name}`);
+    }
+}
+
+function getArrayF32FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getFloat32ArrayMemory0().subarray(ptr / 4, ptr / 4 + len);
+}
+
+function getArrayF64FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getFloat64ArrayMemory0().subarray(ptr / 8, ptr / 8 + len);
+}
+
+function getArrayJsValueFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    const mem = getDataViewMemory0();
+    const result = [];
+    for (let i = ptr; i < ptr + 4 * len; i += 4) {
+        result.push(wasm.__wbindgen_externrefs.get(mem.getUint32(i, true)));
+    }
+    wasm.__externref_drop_slice(ptr, len);
+    return result;
+}
+
+function getArrayU32FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint32ArrayMemory0().subarray(ptr / 4, ptr / 4 + len);
+}
+
+function getArrayU8FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
+}
+
+let cachedDataViewMemory0 = null;
+function getDataViewMemory0() {
+    if (cachedDataViewMemory0 === null || cachedDataViewMemory0.buffer.detached === true || (cachedDataViewMemory0.buffer.detached === undefined && cachedDataViewMemory0.buffer !== wasm.memory.buffer)) {
+        cachedDataViewMemory0 = new DataView(wasm.memory.buffer);
+    }
+    return cachedDataViewMemory0;
+}
+
+let cachedFloat32ArrayMemory0 = null;
+function getFloat32ArrayMemory0() {
+    if (cachedFloat32ArrayMemory0 === null || cachedFloat32ArrayMemory0.byteLength === 0) {
+        cachedFloat32ArrayMemory0 = new Float32Array(wasm.memory.buffer);
+    }
+    return cachedFloat32ArrayMemory0;
+}
+
+let cachedFloat64ArrayMemory0 = null;
+function getFloat64ArrayMemory0() {
+    if (cachedFloat64ArrayMemory0 === null || cachedFloat64ArrayMemory0.byteLength === 0) {
+        cachedFloat64ArrayMemory0 = new Float64Array(wasm.memory.buffer);
+    }
+    return cachedFloat64ArrayMemory0;
+}
+
+function getStringFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
+}
+
+let cachedUint32ArrayMemory0 = null;
+function getUint32ArrayMemory0() {
+    if (cachedUint32ArrayMemory0 === null || cachedUint32ArrayMemory0.byteLength === 0) {
+        cachedUint32ArrayMemory0 = new Uint32Array(wasm.memory.buffer);
+    }
+    return cachedUint32ArrayMemory0;
+}
+
+let cachedUint8ArrayMemory0 = null;
+function getUint8ArrayMemory0() {
+    if (cachedUint8ArrayMemory0 === null || cachedUint8ArrayMemory0.byteLength === 0) {
+        cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
+    }
+    return cachedUint8ArrayMemory0;
+}
+
+function isLikeNone(x) {
+    return x === undefined || x === null;
+}
+
+function passArray8ToWasm0(arg, malloc) {
+    const ptr = malloc(arg.length * 1, 1) >>> 0;
+    getUint8ArrayMemory0().set(arg, ptr / 1);
+    WASM_VECTOR_LEN = arg.length;
+    return ptr;
+}
+
+function passArrayF32ToWasm0(arg, malloc) {
+    const ptr = malloc(arg.length * 4, 4) >>> 0;
+    getFloat32ArrayMemory0().set(arg, ptr / 4);
+    WASM_VECTOR_LEN = arg.length;
+    return ptr;
+}
+
+function passArrayF64ToWasm0(arg, malloc) {
+    const ptr = malloc(arg.length * 8, 8) >>> 0;
+    getFloat64ArrayMemory0().set(arg, ptr / 8);
+    WASM_VECTOR_LEN = arg.length;
+    return ptr;
+}
+
+function passStringToWasm0(arg, malloc, realloc) {
+    if (realloc === undefined) {
+        const buf = cachedTextEncoder.encode(arg);
+        const ptr = malloc(buf.length, 1) >>> 0;
+        getUint8ArrayMemory0().subarray(ptr, ptr + buf.length).set(buf);
+        WASM_VECTOR_LEN = buf.length;
+        return ptr;
+    }
+
+    let len = arg.length;
+    let ptr = malloc(len, 1) >>> 0;
+
+    const mem = getUint8ArrayMemory0();
+
+    let offset = 0;
+
+    for (; offset < len; offset++) {
+        const code = arg.charCodeAt(offset);
+        if (code > 0x7F) break;
+        mem[ptr + offset] = code;
+    }
+    if (offset !== len) {
+        if (offset !== 0) {
+            arg = arg.slice(offset);
+        }
+        ptr = realloc(ptr, len, len = offset + arg.length * 3, 1) >>> 0;
+        const view = getUint8ArrayMemory0().subarray(ptr + offset, ptr + len);
+        const ret = cachedTextEncoder.encodeInto(arg, view);
+
+        offset += ret.written;
+        ptr = realloc(ptr, len, offset, 1) >>> 0;
+    }
+
+    WASM_VECTOR_LEN = offset;
+    return ptr;
+}
+
+function takeFromExternrefTable0(idx) {
+    const value = wasm.__wbindgen_externrefs.get(idx);
+    wasm.__externref_table_dealloc(idx);
+    return value;
+}
+
+let cachedTextDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+cachedTextDecoder.decode();
+const MAX_SAFARI_DECODE_BYTES = 2146435072;
+let numBytesDecoded = 0;
+function decodeText(bytes) {
+    numBytesDecoded += bytes.length;
+    if (numBytesDecoded >= MAX_SAFARI_DECODE_BYTES) {
+        cachedTextDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+        cachedTextDecoder.decode();
+        numBytesDecoded = bytes.length;
+    }
+    return cachedTextDecoder.decode(bytes);
+}
+
+const cachedTextEncoder = new TextEncoder();
+
+if (!('encodeInto' in cachedTextEncoder)) {
+    cachedTextEncoder.encodeInto = function (arg, view) {
+        const buf = cachedTextEncoder.encode(arg);
+        view.set(buf);
+        return {
+            read: arg.length,
+            written: buf.length
+        };
+    };
+}
+
+let WASM_VECTOR_LEN = 0;
+
+let wasmModule, wasmInstance, wasm;
+function __wbg_finalize_init(instance, module) {
+    wasmInstance = instance;
+    wasm = instance.exports;
+    wasmModule = module;
+    cachedDataViewMemory0 = null;
+    cachedFloat32ArrayMemory0 = null;
+    cachedFloat64ArrayMemory0 = null;
+    cachedUint32ArrayMemory0 = null;
+    cachedUint8ArrayMemory0 = null;
+    wasm.__wbindgen_start();
+    return wasm;
+}
+
+async function __wbg_load(module, imports) {
+    if (typeof Response === 'function' && module instanceof Response) {
+        if (!module.ok) {
+            throw new Error(`failed to fetch Wasm: ${module.status} ${module.statusText} fetching '${module.url}'`);
+        }
+
+        if (typeof WebAssembly.instantiateStreaming === 'function') {
+            try {
+                return await WebAssembly.instantiateStreaming(module, imports);
+            } catch (e) {
+                const validResponse = expectedResponseType(module.type);
+
+                if (validResponse && module.headers.get('Content-Type') !== 'application/wasm') {
+                    console.warn("`WebAssembly.instantiateStreaming` failed because your server does not serve Wasm with `application/wasm` MIME type. Falling back to `WebAssembly.instantiate` which is slower. Original error:\n", e);
+
+                } else { throw e; }
+            }
+        }
+
+        const bytes = await module.arrayBuffer();
+        return await WebAssembly.instantiate(bytes, imports);
+    } else {
+        const instance = await WebAssembly.instantiate(module, imports);
+
+        if (instance instanceof WebAssembly.Instance) {
+            return { instance, module };
+        } else {
+            return instance;
+        }
+    }
+
+    function expectedResponseType(type) {
+        switch (type) {
+            case 'basic': case 'cors': case 'default': return true;
+        }
+        return false;
+    }
+}
+
+function initSync(module) {
+    if (wasm !== undefined) return wasm;
+
+
+    if (module !== undefined) {
+        if (Object.getPrototypeOf(module) === Object.prototype) {
+            ({module} = module)
+        } else {
+            console.warn('using deprecated parameters for `initSync()`; pass a single object instead')
+        }
+    }
+
+    const imports = __wbg_get_imports();
+    if (!(module instanceof WebAssembly.Module)) {
+        module = new WebAssembly.Module(module);
+    }
+    const instance = new WebAssembly.Instance(module, imports);
+    return __wbg_finalize_init(instance, module);
+}
+
+let __wbg_init_promise;
+async function __wbg_init(module_or_path) {
+    if (wasm !== undefined) return wasm;
+    if (__wbg_init_promise === undefined) {
+        __wbg_init_promise = __wbg_init_once(module_or_path);
+        __wbg_init_promise.catch(() => { __wbg_init_promise = undefined; });
+    }
+    return __wbg_init_promise;
+}
+
+async function __wbg_init_once(module_or_path) {
+
+    if (module_or_path !== undefined) {
+        if (Object.getPrototypeOf(module_or_path) === Object.prototype) {
+            ({module_or_path} = module_or_path)
+        } else {
+            console.warn('using deprecated parameters for the initialization function; pass a single object instead')
+        }
+    }
+
+    if (module_or_path === undefined) {
+        module_or_path = new URL('bozkir_wasm_bg.wasm', import.meta.url);
+    }
+    const imports = __wbg_get_imports();
+
+    if (typeof module_or_path === 'string' || (typeof Request === 'function' && module_or_path instanceof Request) || (typeof URL === 'function' && module_or_path instanceof URL)) {
+        module_or_path = fetch(module_or_path);
+    }
+
+    const { instance, module } = await __wbg_load(await module_or_path, imports);
+
+    return __wbg_finalize_init(instance, module);
+}
+
+export { initSync, __wbg_init as default };
