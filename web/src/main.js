@@ -1,0 +1,648 @@
+// The viewer page: loads the WebAssembly core, the catalogue, a tileset and a terrain; runs the
+// rule and the layout in WebAssembly; hands the scene to the renderer; keeps the whole state in
+// the URL. Everything that decides anything (terrain generation, the rule, the grid mapping,
+// the Wang layout, the blend thresholds, the survival hashes) is the Rust code compiled to
+// WebAssembly; this file only moves data between it, the renderer and the panel.
+
+import init, * as bz from '../pkg/bozkir_wasm.js';
+import { Renderer } from './renderer.js';
+import { openDrop, fetchTileset, openTileset, readZip, describe } from './tileset.js';
+import { AutoQuality } from './quality.js';
+import { BenchRecorder, report as benchReport, sweepCameras } from './bench.js';
+import {
+  CONTROLS, BY_ID, defaults, coerce, changed, encodeState, decodeState, parseParams,
+} from './controls.js';
+import { Panel } from './ui.js';
+import { loadGenerated } from './terrain-cache.js';
+
+const DEFAULT_GEN = { gen: 'rolling', seed: 0, size: 256 };
+
+/** Everything the page knows, in one place (also `window.bozkir` for tests and the console). */
+const app = {
+  state: defaults(),
+  reliefFollows: true, // relief scale follows the grid until the user moves it
+  cam: { target: [0, 0, 0], az: 45, el: 25, dist: 20, fov: 60 },
+  params: {},
+  catalogue: { tilesets: [], terrains: [], default: {} },
+  sceneName: 'starter',
+  terrainName: null, // catalogue terrain, or null = generated
+  gen: { ...DEFAULT_GEN },
+  tileset: null,
+  field: null, // bz.SceneField
+  decision: null,
+  cells: null,
+  stats: null,
+  quality: new AutoQuality(),
+  messages: [],
+  renderer: null,
+  panel: null,
+  ready: null,
+  frames: 0,
+  benchRunning: false,
+};
+window.bozkir = app;
+
+function message(text, kind = 'error') {
+  app.messages.push({ text, kind });
+  if (kind === 'error') console.warn(`bozkir: ${text}`);
+  app.panel?.showMessage(text, kind);
+}
+
+// ------------------------------------------------------------------ loading
+
+async function loadCatalogue() {
+  try {
+    const res = await fetch('catalogue.json', { cache: 'no-cache' });
+    if (!res.ok) return;
+    const c = await res.json();
+    if (c && Array.isArray(c.tilesets) && Array.isArray(c.terrains)) app.catalogue = c;
+  } catch {
+    // a page opened without a server (or a site without data): the starter scene only
+  }
+}
+
+/** The starter tileset, built by the Rust code in the page. */
+async function starterTileset() {
+  const s = bz.starterTileset();
+  const ts = await openTileset({ manifest: s.manifest, splat: s.splats });
+  const a = ts.manifest.atlas;
+  ts.atlas = {
+    image: { width: s.atlasWidth, height: s.atlasHeight, data: s.atlas },
+    res: a.res, cols: a.cols, rows: a.rows, meanRgb: a.mean_rgb,
+  };
+  return ts;
+}
+
+async function decodeAtlas(ts) {
+  const a = ts.manifest.atlas;
+  if (!ts.atlasPng || !a) {
+    ts.atlas = null;
+    return ts;
+  }
+  try {
+    const image = await createImageBitmap(new Blob([ts.atlasPng], { type: 'image/png' }), { imageOrientation: 'none' });
+    ts.atlas = { image, res: a.res, cols: a.cols, rows: a.rows, meanRgb: a.mean_rgb };
+  } catch (e) {
+    message(`the tileset's atlas could not be decoded (${e.message}); the far field is baked in the page instead`, 'warn');
+    ts.atlas = null;
+  }
+  return ts;
+}
+
+/** Per-splat survival hashes from the Rust function, by index within each tile level. */
+function attachHashes(ts) {
+  let most = 0;
+  for (const t of ts.tiles) for (const [, count] of t.levels) most = Math.max(most, count);
+  const h = bz.splatHashes(most);
+  const out = new Uint32Array(ts.splats.count);
+  for (const t of ts.tiles) for (const [start, count] of t.levels) out.set(h.subarray(0, count), start);
+  ts.hashes = out;
+  ts.manifestJson = JSON.stringify(ts.manifest);
+  return ts;
+}
+
+async function loadTileset(name) {
+  if (name === 'starter') return attachHashes(await starterTileset());
+  const entry = app.catalogue.tilesets.find((t) => t.name === name);
+  if (!entry) throw new Error(`unknown scene "${name}" (have starter${app.catalogue.tilesets.map((t) => `, ${t.name}`).join('')})`);
+  let ts;
+  if (entry.zip) {
+    const res = await fetch(`${entry.path}tileset.zip`);
+    if (!res.ok) throw new Error(`${entry.path}tileset.zip: HTTP ${res.status}`);
+    ts = await openTileset(await readZip(new Uint8Array(await res.arrayBuffer())));
+  } else {
+    ts = await fetchTileset(entry.path);
+  }
+  return attachHashes(await decodeAtlas(ts));
+}
+
+async function fetchF32(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  const buf = await res.arrayBuffer();
+  if (buf.byteLength % 4) throw new Error(`${url}: ${buf.byteLength} bytes is not a whole number of f32 values`);
+  return new Float32Array(buf);
+}
+
+/** Heights (metres, row 0 north) and optional sediment: `{width, height, heights, sediment, label}`. */
+async function loadTerrain() {
+  if (app.terrainName) {
+    const entry = app.catalogue.terrains.find((t) => t.name === app.terrainName);
+    if (!entry) throw new Error(`unknown terrain "${app.terrainName}"`);
+    const meta = await (await fetch(`${entry.path}terrain.json`)).json();
+    const heights = await fetchF32(`${entry.path}heights.f32`);
+    if (heights.length !== meta.width * meta.height) {
+      throw new Error(`${entry.path}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
+    }
+    const sediment = entry.sediment ? await fetchF32(`${entry.path}sediment.f32`) : null;
+    return { width: meta.width, height: meta.height, heights, sediment, label: entry.name };
+  }
+  const { gen, seed, size } = app.gen;
+  const t = await loadGenerated(bz, gen, seed, size, (text) => app.panel?.status(text));
+  return { ...t, label: `${gen} · seed ${seed} · ${size}²` };
+}
+
+async function setTerrain() {
+  const t = await loadTerrain();
+  app.field?.free?.();
+  app.field = new bz.SceneField(t.heights, t.width, t.height, t.sediment ?? undefined);
+  app.terrainInfo = { width: t.width, height: t.height, label: t.label };
+  app.terrainHeights = t.heights;
+}
+
+async function setTileset(ts, name) {
+  app.tileset = ts;
+  app.sceneName = name;
+  app.renderer.setTileset(ts);
+  app.panel?.setTilesetInfo(`${name}: ${describe(ts)}`);
+}
+
+// ------------------------------------------------------------------ the scene
+
+/** Rule, layout and blend thresholds for the current controls; hands them to the renderer. */
+function rebuildScene() {
+  const s = app.state;
+  const ts = app.tileset;
+  if (!ts || !app.field) return;
+  const n = Math.round(s.grid);
+  if (app.reliefFollows) s.reliefscale = Math.min(256, Math.max(2, n));
+  const detail = s.detailon ? s.detailamt : 0;
+  const mapping = new bz.Mapping(n, ts.size, s.relief, app.reliefFollows ? 0 : s.reliefscale, s.gridangle, detail);
+  const classes = ts.manifest.classes.length;
+  let decision = null;
+  if (s.classrule && classes >= 2) {
+    decision = app.field.classify(mapping, s.classbalance, s.classaltitude, Math.round(s.classcoherence), s.classsharp);
+  }
+  const width = s.classblend ? s.blendwidth : 0;
+  const cells = bz.sceneCells(
+    ts.manifestJson, n, 1,
+    decision ? decision.classes : undefined,
+    decision ? decision.runnerUp : undefined,
+    decision ? decision.strength : undefined,
+    decision ? width : 0,
+  );
+  if (cells.unmatched > 0) message(`${cells.unmatched} cells had no tile of their class for their code`, 'warn');
+  app.decision = decision;
+  const strength = decision ? Float32Array.from(decision.strength) : new Float32Array(n * n).fill(1);
+  const cls = decision ? decision.classes : new Uint8Array(n * n);
+  app.cells = cells;
+  app.scene = {
+    n,
+    tile: ts.size,
+    amplitude: mapping.amplitude,
+    reliefScale: mapping.reliefScale,
+    angleDeg: s.gridangle,
+    detail,
+    field: { width: app.field.width, height: app.field.height, z: app.field.z, mask: app.field.mask, open: app.field.open },
+    cells: {
+      tile: cells.tile, alt: cells.alt, ownT: cells.ownThreshold, altT: cells.altThreshold, mix: cells.mix, cls, strength,
+    },
+  };
+  app.mapping?.free?.();
+  app.mapping = mapping;
+  app.renderer.setScene(app.scene);
+  app.panel?.setRuleInfo(decision ? `collected ${(100 * decision.shares[0]).toFixed(1)} % · drive: ${decision.source}` : 'rule off');
+  clampCamera();
+  app.dirty = true;
+}
+
+/** Height of the drawn terrain (the Rust function through WebAssembly). */
+function heightAt(x, y) {
+  return app.field && app.mapping ? app.field.heightAt(app.mapping, x, y) : 0;
+}
+
+function clampCamera() {
+  const c = app.cam;
+  const half = (app.state.grid * (app.tileset?.size ?? 1)) / 2;
+  c.target[0] = Math.max(-half, Math.min(half, c.target[0]));
+  c.target[1] = Math.max(-half, Math.min(half, c.target[1]));
+  c.target[2] = heightAt(c.target[0], c.target[1]);
+  c.el = Math.max(1, Math.min(89, c.el));
+  c.dist = Math.max(0.05, Math.min(4000, c.dist));
+}
+
+// ------------------------------------------------------------------ controls and URL
+
+/** Set a control as a hand on the panel would: checked, stored, panel and scene updated. */
+function set(id, value, { fromPanel = false } = {}) {
+  const r = coerce(id, value);
+  if (r.error) {
+    message(r.error);
+    return false;
+  }
+  app.state[id] = r.value;
+  if (id === 'reliefscale' && fromPanel) app.reliefFollows = false;
+  if (id === 'grid' && !fromPanel && app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(2, r.value));
+  if (!fromPanel) app.panel?.refresh(id);
+  if (id === 'lodbase') app.quality.setUserLodBase(r.value);
+  if (id === 'autoquality') {
+    app.quality.enabled = r.value;
+    if (!r.value) app.quality.reset();
+  }
+  if (BY_ID.get(id).scene) app.sceneDirty = true;
+  app.dirty = true;
+  scheduleUrl();
+  return true;
+}
+
+let urlTimer = null;
+function scheduleUrl() {
+  if (app.benchRunning) return;
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(writeUrl, 150);
+}
+
+function viewLink() {
+  const c = app.cam;
+  const round = (v, k = 1000) => Math.round(v * k) / k;
+  const v = { c: changed(app.state), cam: { t: c.target.map((x) => round(x)), az: round(c.az, 100), el: round(c.el, 100), d: round(c.dist), fov: c.fov } };
+  if (!app.reliefFollows) v.c.reliefscale = app.state.reliefscale;
+  else delete v.c.reliefscale;
+  return v;
+}
+
+function writeUrl() {
+  const q = new URLSearchParams();
+  if (app.sceneName !== 'dropped') q.set('scene', app.sceneName);
+  if (app.terrainName) q.set('terrain', app.terrainName);
+  else {
+    q.set('gen', app.gen.gen);
+    q.set('seed', String(app.gen.seed));
+    q.set('size', String(app.gen.size));
+  }
+  q.set('v', encodeState(viewLink()));
+  history.replaceState(null, '', `${location.pathname}?${q}`);
+}
+
+function applyViewLink(text) {
+  let v;
+  try {
+    v = decodeState(text);
+  } catch (e) {
+    message(`${e.message}; the default view is kept`);
+    return;
+  }
+  if (v.c && typeof v.c === 'object') {
+    for (const [id, value] of Object.entries(v.c)) {
+      if (!BY_ID.has(id)) {
+        message(`the view link names an unknown control "${id}"; ignored`);
+        continue;
+      }
+      if (set(id, value) && id === 'reliefscale') app.reliefFollows = false;
+    }
+  }
+  const cam = v.cam;
+  if (cam && typeof cam === 'object') {
+    const num = (x) => typeof x === 'number' && Number.isFinite(x);
+    if (Array.isArray(cam.t) && cam.t.length === 3 && cam.t.every(num)) app.cam.target = cam.t.slice();
+    if (num(cam.az)) app.cam.az = cam.az;
+    if (num(cam.el)) app.cam.el = cam.el;
+    if (num(cam.d) && cam.d > 0) app.cam.dist = cam.d;
+    if (num(cam.fov) && cam.fov >= 20 && cam.fov <= 100) app.cam.fov = cam.fov;
+  }
+}
+
+async function applyPreset(name) {
+  let views;
+  try {
+    views = await (await fetch('views.json')).json();
+  } catch {
+    message('views.json could not be read; no presets');
+    return;
+  }
+  const p = views.presets?.[name];
+  if (!p) {
+    message(`unknown preset "${name}" (have ${Object.keys(views.presets || {}).join(', ')})`);
+    return;
+  }
+  for (const [id, value] of Object.entries(p.controls || {})) {
+    if (id === 'reliefscale' && value === 'grid') {
+      app.reliefFollows = true;
+      continue;
+    }
+    if (!BY_ID.has(id)) {
+      message(`preset "${name}" names an unknown control "${id}"; ignored`);
+      continue;
+    }
+    set(id, value);
+    if (id === 'reliefscale') app.reliefFollows = false;
+  }
+  if (p.camera) Object.assign(app.cam, p.camera);
+}
+
+/** Camera presets, distances in tiles. */
+const VIEWS = {
+  ground: { el: 3, d: 8 },
+  survey: { el: 32, d: 14 },
+  top: { el: 85, d: 18 },
+};
+function viewButton(name) {
+  const v = VIEWS[name];
+  const tile = app.tileset?.size ?? 1;
+  app.cam.el = v.el;
+  app.cam.dist = v.d * tile;
+  clampCamera();
+  app.dirty = true;
+  scheduleUrl();
+}
+
+// ------------------------------------------------------------------ rendering
+
+function renderOptions() {
+  const s = app.state;
+  return {
+    exposure: s.exposure,
+    saturation: s.saturation,
+    shade: s.shade,
+    macro: s.macro,
+    fog: s.fog,
+    lodBase: app.quality.enabled ? Math.min(s.lodbase, app.quality.lodBase) : s.lodbase,
+    farField: s.farfield,
+    detail: s.detailon,
+    blend: s.classblend,
+    overlay: s.classview,
+    renderScale: app.quality.enabled ? app.quality.renderScale : 1,
+    ordering: s.ordering,
+    mergeThreshold: s.mergethr,
+    background: [0.62, 0.70, 0.78],
+  };
+}
+
+function renderFrame() {
+  if (app.sceneDirty) {
+    app.sceneDirty = false;
+    rebuildScene();
+  }
+  const cam = { ...app.cam, fov: app.state.fov };
+  const stats = app.renderer.render(cam, renderOptions());
+  app.stats = stats;
+  app.frames += 1;
+  return stats;
+}
+
+let last = 0;
+function loop(now) {
+  requestAnimationFrame(loop);
+  if (app.benchRunning || document.hidden) return;
+  const dt = last ? now - last : 0;
+  last = now;
+  if (dt > 0 && dt < 1000 && app.state.autoquality) {
+    const q = app.quality.frame(dt, now);
+    if (q.changed) app.dirty = true;
+  }
+  // Keep drawing while the sorter settles; otherwise only on change.
+  if (!app.dirty && !(app.stats && (app.stats.pending || app.frames < 30))) return;
+  app.dirty = false;
+  const stats = renderFrame();
+  app.panel?.setStats(stats, dt);
+}
+
+// ------------------------------------------------------------------ camera input
+
+function installCamera(canvas) {
+  let drag = null;
+  canvas.addEventListener('pointerdown', (e) => {
+    drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.shiftKey };
+    canvas.setPointerCapture(e.pointerId);
+  });
+  canvas.addEventListener('pointerup', () => {
+    drag = null;
+    scheduleUrl();
+  });
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  canvas.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    drag.x = e.clientX;
+    drag.y = e.clientY;
+    const c = app.cam;
+    if (drag.pan) {
+      const k = c.dist / canvas.clientHeight;
+      const a = (c.az * Math.PI) / 180;
+      // screen right = (cos az, −sin az), screen up (forward on the ground) = (sin az, cos az)
+      c.target[0] += (-dx * Math.cos(a) + dy * Math.sin(a)) * k;
+      c.target[1] += (dx * Math.sin(a) + dy * Math.cos(a)) * k;
+    } else {
+      c.az = (c.az + dx * 0.3 + 360) % 360;
+      c.el += dy * 0.25;
+    }
+    clampCamera();
+    app.dirty = true;
+  });
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    app.cam.dist *= Math.exp(e.deltaY * 0.001);
+    clampCamera();
+    app.dirty = true;
+    scheduleUrl();
+  }, { passive: false });
+}
+
+function installDrop() {
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    const file = e.dataTransfer?.files?.[0];
+    if (file) await dropFile(file);
+  });
+}
+
+/** Open a dropped tileset; on failure say why and keep the current scene. */
+async function dropFile(file) {
+  try {
+    const ts = attachHashes(await decodeAtlas(await openDrop(file)));
+    await setTileset(ts, 'dropped');
+    app.sceneDirty = true;
+    app.dirty = true;
+    message(`opened ${file.name || 'the dropped file'}: ${describe(ts)}`, 'info');
+    return true;
+  } catch (e) {
+    message(`could not open ${file.name || 'the dropped file'}: ${e.message}`);
+    return false;
+  }
+}
+
+// ------------------------------------------------------------------ benchmark mode
+
+async function runBench() {
+  const grids = (app.params.grids || '4,8,16,24,32').split(',').map(Number).filter((g) => Number.isInteger(g) && g >= 1 && g <= 256);
+  const frames = Math.max(4, Math.min(400, Number(app.params.frames) || 40));
+  app.benchRunning = true;
+  app.quality.enabled = false;
+  const rec = new BenchRecorder();
+  const gl = app.renderer.gl;
+  const px = new Uint8Array(4);
+  const rows = [];
+  for (const g of grids) {
+    set('grid', g);
+    rebuildScene();
+    app.sceneDirty = false;
+    const cams = sweepCameras(g, frames);
+    const tile = app.tileset.size;
+    const frameMs = [], sortMs = [];
+    let drawCalls = 0, splats = 0;
+    for (let k = -8; k < frames; k++) {
+      const v = cams[Math.max(0, k)];
+      Object.assign(app.cam, { az: v.az, el: v.el, dist: v.dist * tile, target: [0, 0, heightAt(0, 0)] });
+      const t0 = performance.now();
+      const st = renderFrame();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); // wait for the GPU
+      const ms = performance.now() - t0;
+      if (k >= 0) {
+        frameMs.push(ms);
+        sortMs.push(st.sortMs || 0);
+        drawCalls = Math.max(drawCalls, st.drawCalls);
+        splats = Math.max(splats, st.splats);
+      }
+      await new Promise((r) => setTimeout(r, 0)); // let the sort worker answer
+    }
+    rec.add(g, { frameMs, sortMs, drawCalls, splats });
+    rows.push({ grid: g, tiles: g * g });
+  }
+  const summary = rec.summary();
+  const lines = benchReport(summary);
+  const body = {
+    gpu: app.renderer.gpuName,
+    rows: summary.map((r) => ({
+      grid: r.grid, tiles: r.grid * r.grid, splats: r.splats, fps: r.fps, p50: r.p50, p95: r.p95, p99: r.p99,
+      sort_ms: r.sortMs, draw_calls: r.drawCalls,
+    })),
+    report: lines,
+  };
+  app.benchResult = body;
+  app.panel?.showBench(body);
+  if (app.params.report === '1') {
+    try {
+      await fetch('api/bench-report', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    } catch (e) {
+      message(`could not post the benchmark: ${e.message}`);
+    }
+  }
+  app.benchRunning = false;
+  return body;
+}
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  await init();
+  const profiles = bz.profiles();
+  const { params, errors } = parseParams(location.search, profiles);
+  app.params = params;
+  const canvas = document.getElementById('view');
+  app.renderer = new Renderer(canvas);
+  app.panel = new Panel(app, {
+    set: (id, v) => set(id, v, { fromPanel: true }),
+    view: viewButton,
+    chooseScene: (name) => switchScene(name),
+    chooseTerrain: (t) => switchTerrain(t),
+    profiles,
+    terrainPreview: (p, seed) => bz.generate(p, seed, 64),
+    drop: dropFile,
+  });
+  for (const e of errors) message(e);
+  app.panel.setGpu(app.renderer.gpuName);
+  await loadCatalogue();
+  app.panel.setCatalogue(app.catalogue);
+
+  // Scene: ?scene=, else the catalogue's default, else the starter.
+  const wantScene = params.scene ?? app.catalogue.default?.tileset ?? 'starter';
+  let ts;
+  try {
+    ts = await loadTileset(wantScene);
+  } catch (e) {
+    message(`${e.message}; showing the starter scene`);
+    ts = await loadTileset('starter');
+  }
+  await setTileset(ts, app.tileset === null && ts.manifest.settings?.starter && wantScene !== 'starter' ? 'starter' : wantScene);
+  if (ts.manifest.settings?.starter) app.sceneName = 'starter';
+
+  // Terrain: ?gen= (generated in the page), ?terrain= (catalogue), else the catalogue's
+  // default for a catalogue scene, else rolling, seed 0.
+  if (params.gen !== undefined || params.seed !== undefined || params.size !== undefined) {
+    app.gen = { gen: params.gen ?? DEFAULT_GEN.gen, seed: params.seed ?? DEFAULT_GEN.seed, size: params.size ?? DEFAULT_GEN.size };
+  } else if (params.terrain) {
+    if (app.catalogue.terrains.some((t) => t.name === params.terrain)) app.terrainName = params.terrain;
+    else message(`unknown terrain "${params.terrain}" (have ${app.catalogue.terrains.map((t) => t.name).join(', ') || 'none'}); generating one instead`);
+  } else if (app.catalogue.default?.terrain) {
+    app.terrainName = app.catalogue.default.terrain;
+  }
+  try {
+    await setTerrain();
+  } catch (e) {
+    message(`${e.message}; generating ${DEFAULT_GEN.gen} instead`);
+    app.terrainName = null;
+    app.gen = { ...DEFAULT_GEN };
+    await setTerrain();
+  }
+  app.panel.setTerrainInfo(app.terrainInfo.label, app.terrainName, app.gen);
+
+  // Default camera for the grid, then the preset and the view link on top.
+  app.cam.dist = Math.min(app.state.grid, 24) * 0.9 * ts.size;
+  if (params.preset) await applyPreset(params.preset);
+  if (params.v) applyViewLink(params.v);
+  app.panel.refreshAll();
+  rebuildScene();
+  app.sceneDirty = false;
+  installCamera(canvas);
+  installDrop();
+  window.addEventListener('resize', () => {
+    app.dirty = true;
+  });
+  renderFrame();
+  if (params.bench === '1') {
+    await runBench();
+  }
+  requestAnimationFrame(loop);
+  writeUrl();
+}
+
+async function switchScene(name) {
+  try {
+    await setTileset(await loadTileset(name), name);
+    app.sceneDirty = true;
+    app.dirty = true;
+    scheduleUrl();
+  } catch (e) {
+    message(e.message);
+  }
+}
+
+async function switchTerrain(t) {
+  const before = { terrainName: app.terrainName, gen: { ...app.gen } };
+  if (t.terrain) app.terrainName = t.terrain;
+  else {
+    app.terrainName = null;
+    app.gen = { gen: t.gen ?? app.gen.gen, seed: t.seed ?? app.gen.seed, size: t.size ?? app.gen.size };
+  }
+  try {
+    await setTerrain();
+  } catch (e) {
+    message(e.message);
+    Object.assign(app, before);
+    return;
+  }
+  app.panel.setTerrainInfo(app.terrainInfo.label, app.terrainName, app.gen);
+  app.sceneDirty = true;
+  app.dirty = true;
+  scheduleUrl();
+}
+
+Object.assign(app, {
+  set,
+  heightAt,
+  renderFrame,
+  runBench,
+  dropFile,
+  viewLink,
+  switchScene,
+  switchTerrain,
+  controls: CONTROLS,
+  wasm: bz,
+});
+
+app.ready = start().then(() => true, (e) => {
+  app.failed = e;
+  message(`the viewer could not start: ${e.message}`);
+  return false;
+});

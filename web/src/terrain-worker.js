@@ -1,0 +1,17 @@
+// Module worker: generates a terrain with the Rust generator (WebAssembly) off the page's thread.
+import init, { generate } from '../pkg/bozkir_wasm.js';
+
+const ready = init();
+
+self.onmessage = async (e) => {
+  const { gen, seed, size } = e.data;
+  try {
+    await ready;
+    const t = generate(gen, seed, size);
+    const heights = t.heights;
+    const sediment = t.sediment;
+    self.postMessage({ width: t.width, height: t.height, heights, sediment }, [heights.buffer, sediment.buffer]);
+  } catch (err) {
+    self.postMessage({ error: String(err && err.message ? err.message : err) });
+  }
+};

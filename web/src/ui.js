@@ -1,0 +1,250 @@
+// The panel: lil-gui folders built from the control table (controls.js), the scene and terrain
+// menus, the terrain window with previews of every profile, camera buttons, messages, stats and
+// the benchmark table. Every input carries its control's id, so presets, the URL state and the
+// browser tests address the same element a hand would.
+
+import GUI from '../vendor/lil-gui.esm.min.js';
+import { CONTROLS } from './controls.js';
+import { GEN_SIZES } from './controls.js';
+
+/** Hillshade of a height field into an ImageData-sized RGBA buffer (preview only). */
+export function hillshade(heights, w, h) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of heights) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const span = hi - lo || 1;
+  const out = new Uint8ClampedArray(w * h * 4);
+  const at = (x, y) => (heights[Math.min(h - 1, Math.max(0, y)) * w + Math.min(w - 1, Math.max(0, x))] - lo) / span;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const gx = (at(x + 1, y) - at(x - 1, y)) * w * 0.25;
+      const gy = (at(x, y + 1) - at(x, y - 1)) * h * 0.25;
+      // light from the north-west, 45° up
+      const nz = 1 / Math.hypot(gx, gy, 1);
+      const shade = Math.max(0, (-gx * -0.5 + gy * -0.5) * nz + 0.707 * nz);
+      const z = at(x, y);
+      const k = (y * w + x) * 4;
+      out[k] = 70 + 150 * shade * (0.7 + 0.3 * z);
+      out[k + 1] = 66 + 140 * shade * (0.7 + 0.3 * z);
+      out[k + 2] = 60 + 120 * shade;
+      out[k + 3] = 255;
+    }
+  }
+  return out;
+}
+
+export class Panel {
+  /**
+   * @param {object} app the page state (main.js)
+   * @param {object} cb callbacks: set(id, v), view(name), chooseScene(name), chooseTerrain({terrain}|{gen,seed,size}),
+   *   profiles (names), terrainPreview(profile, seed) -> {width,height,heights}, drop(file)
+   */
+  constructor(app, cb) {
+    this.app = app;
+    this.cb = cb;
+    this.ctrls = new Map();
+    this.gui = new GUI({ title: 'bozkir' });
+    this.gui.domElement.id = 'panel';
+    const menu = { scene: 'starter', terrain: 'generated', gen: app.gen.gen, seed: app.gen.seed, size: app.gen.size };
+    this.menu = menu;
+    const fs = this.gui.addFolder('Scene');
+    this.sceneCtrl = fs.add(menu, 'scene', ['starter']).name('tileset').onChange((v) => cb.chooseScene(v));
+    this.terrainCtrl = fs.add(menu, 'terrain', ['generated']).name('terrain').onChange((v) => {
+      cb.chooseTerrain(v === 'generated' ? { gen: menu.gen, seed: menu.seed, size: menu.size } : { terrain: v });
+    });
+    this.genCtrl = fs.add(menu, 'gen', cb.profiles).name('profile').onChange((v) => cb.chooseTerrain({ gen: v }));
+    this.seedCtrl = fs.add(menu, 'seed', 0, 9999, 1).name('seed').onFinishChange((v) => cb.chooseTerrain({ seed: Math.round(v) }));
+    this.sizeCtrl = fs.add(menu, 'size', GEN_SIZES).name('size').onChange((v) => cb.chooseTerrain({ size: Number(v) }));
+    const actions = {
+      terrains: () => this.openTerrainWindow(),
+      open: () => this.fileInput.click(),
+      ground: () => cb.view('ground'),
+      survey: () => cb.view('survey'),
+      top: () => cb.view('top'),
+      link: () => this.copyLink(),
+    };
+    fs.add(actions, 'terrains').name('terrain window…');
+    fs.add(actions, 'open').name('open tileset (.zip)…');
+    const cam = this.gui.addFolder('Camera');
+    cam.add(actions, 'ground').name('ground view');
+    cam.add(actions, 'survey').name('survey view');
+    cam.add(actions, 'top').name('top view');
+    cam.add(actions, 'link').name('copy link to this view');
+    for (const [el, id] of [[this.sceneCtrl.$select, 'scene'], [this.terrainCtrl.$select, 'terrain'], [this.genCtrl.$select, 'gen'],
+      [this.seedCtrl.$input, 'seed'], [this.sizeCtrl.$select, 'size']]) el.id = id;
+
+    const folders = new Map();
+    for (const c of CONTROLS) {
+      if (!folders.has(c.section)) folders.set(c.section, this.gui.addFolder(c.section));
+      const f = folders.get(c.section);
+      let ctrl;
+      if (c.kind === 'range') ctrl = f.add(app.state, c.id, c.min, c.max, c.step);
+      else if (c.kind === 'select') ctrl = f.add(app.state, c.id, c.options);
+      else ctrl = f.add(app.state, c.id);
+      ctrl.name(c.label);
+      ctrl.onChange((v) => cb.set(c.id, v));
+      const input = ctrl.$input || ctrl.$select;
+      if (input) input.id = c.id;
+      ctrl.domElement.dataset.control = c.id;
+      this.ctrls.set(c.id, ctrl);
+    }
+    folders.get('Look')?.close();
+    folders.get('Render')?.close();
+
+    // info line, messages, stats
+    this.info = document.getElementById('info');
+    this.msgs = document.getElementById('messages');
+    this.statsEl = document.getElementById('stats');
+    this.fileInput = document.createElement('input');
+    this.fileInput.type = 'file';
+    this.fileInput.accept = '.zip,application/zip';
+    this.fileInput.id = 'tileset-file';
+    this.fileInput.style.display = 'none';
+    this.fileInput.addEventListener('change', () => {
+      const f = this.fileInput.files?.[0];
+      if (f) cb.drop(f);
+      this.fileInput.value = '';
+    });
+    document.body.appendChild(this.fileInput);
+    this.fields = { gpu: '', tileset: '', terrain: '', rule: '' };
+  }
+
+  /** Push a control's value (set from code, a preset or a link) back into the panel. */
+  refresh(id) {
+    this.ctrls.get(id)?.updateDisplay();
+  }
+
+  refreshAll() {
+    for (const c of this.ctrls.values()) c.updateDisplay();
+  }
+
+  setCatalogue(cat) {
+    this.sceneCtrl.options(['starter', ...cat.tilesets.map((t) => t.name)]).onChange((v) => this.cb.chooseScene(v));
+    this.sceneCtrl.$select.id = 'scene';
+    this.terrainCtrl.options(['generated', ...cat.terrains.map((t) => t.name)]).onChange((v) => {
+      const m = this.menu;
+      this.cb.chooseTerrain(v === 'generated' ? { gen: m.gen, seed: m.seed, size: m.size } : { terrain: v });
+    });
+    this.terrainCtrl.$select.id = 'terrain';
+  }
+
+  setGpu(name) {
+    this.fields.gpu = name;
+    this.renderInfo();
+  }
+
+  setTilesetInfo(text) {
+    this.fields.tileset = text;
+    if (this.app.sceneName && this.sceneCtrl) {
+      const opts = [...this.sceneCtrl.$select.options].map((o) => o.value);
+      if (opts.includes(this.app.sceneName)) {
+        this.menu.scene = this.app.sceneName;
+        this.sceneCtrl.updateDisplay();
+      }
+    }
+    this.renderInfo();
+  }
+
+  setTerrainInfo(label, terrainName, gen) {
+    this.fields.terrain = label;
+    this.menu.terrain = terrainName || 'generated';
+    Object.assign(this.menu, { gen: gen.gen, seed: gen.seed, size: gen.size });
+    for (const c of [this.terrainCtrl, this.genCtrl, this.seedCtrl, this.sizeCtrl]) c.updateDisplay();
+    this.renderInfo();
+  }
+
+  setRuleInfo(text) {
+    this.fields.rule = text;
+    this.renderInfo();
+  }
+
+  renderInfo() {
+    const f = this.fields;
+    this.info.textContent = [f.tileset, `terrain: ${f.terrain}`, f.rule, `GPU: ${f.gpu}`].filter(Boolean).join('\n');
+  }
+
+  status(text) {
+    this.statsEl.dataset.status = text;
+    if (text) this.statsEl.textContent = text;
+  }
+
+  setStats(s, dt) {
+    if (!s) return;
+    const fps = dt > 0 ? (1000 / dt).toFixed(0) : '–';
+    const q = this.app.quality;
+    this.statsEl.textContent = `${fps} fps · ${s.splats.toLocaleString('en')} splats · ${s.drawCalls} draws · `
+      + `${s.cells} cells · sort ${(s.sortMs || 0).toFixed(1)} ms · scale ${q.renderScale.toFixed(2)}`;
+  }
+
+  showMessage(text, kind) {
+    const p = document.createElement('p');
+    p.className = `msg ${kind}`;
+    p.textContent = text;
+    const close = document.createElement('button');
+    close.textContent = '×';
+    close.title = 'dismiss';
+    close.onclick = () => p.remove();
+    p.appendChild(close);
+    this.msgs.appendChild(p);
+    while (this.msgs.children.length > 6) this.msgs.firstChild.remove();
+    if (kind !== 'error') setTimeout(() => p.remove(), 8000);
+  }
+
+  showBench(body) {
+    const pre = document.getElementById('bench');
+    const rows = body.rows.map((r) => `grid ${String(r.grid).padStart(3)}  ${String(r.splats).padStart(9)} splats  `
+      + `${r.fps.toFixed(1).padStart(6)} fps  p50 ${r.p50.toFixed(1)}  p95 ${r.p95.toFixed(1)}  p99 ${r.p99.toFixed(1)} ms  `
+      + `sort ${r.sort_ms.toFixed(1)} ms  ${r.draw_calls} draws`);
+    pre.textContent = [`benchmark on ${body.gpu}`, ...rows, ...body.report].join('\n');
+    pre.hidden = false;
+  }
+
+  async copyLink() {
+    const url = location.href;
+    try {
+      await navigator.clipboard.writeText(url);
+      this.showMessage('link copied', 'info');
+    } catch {
+      this.showMessage(url, 'info');
+    }
+  }
+
+  /** The terrain window: every profile at the current seed, click one to use it. */
+  openTerrainWindow() {
+    const dlg = document.getElementById('terrains');
+    const grid = dlg.querySelector('.grid');
+    grid.textContent = '';
+    const seed = this.menu.seed;
+    dlg.querySelector('.seed').textContent = String(seed);
+    for (const p of this.cb.profiles) {
+      const fig = document.createElement('figure');
+      fig.dataset.profile = p;
+      const cv = document.createElement('canvas');
+      cv.width = 64;
+      cv.height = 64;
+      const cap = document.createElement('figcaption');
+      cap.textContent = p;
+      fig.append(cv, cap);
+      fig.onclick = () => {
+        dlg.close();
+        this.cb.chooseTerrain({ gen: p, seed });
+      };
+      grid.appendChild(fig);
+    }
+    dlg.showModal();
+    // Previews one per task so the window appears at once.
+    const figs = [...grid.children];
+    const draw = (k) => {
+      if (k >= figs.length || !dlg.open) return;
+      const p = figs[k].dataset.profile;
+      const t = this.cb.terrainPreview(p, seed);
+      const img = new ImageData(hillshade(t.heights, t.width, t.height), t.width, t.height);
+      figs[k].querySelector('canvas').getContext('2d').putImageData(img, 0, 0);
+      figs[k].dataset.ready = '1';
+      setTimeout(() => draw(k + 1), 0);
+    };
+    draw(0);
+  }
+}
