@@ -483,6 +483,49 @@ export function blendMix(strength, width) {
 }
 
 /**
+ * The rule on samples already taken: `z` is `(n·over)²` heights (north row first), as
+ * `bozkir_material::classify` takes them. `shares` empty = free, one value = the share of
+ * class 0, one per class = relative quotas.
+ * @param {Float64Array | number[]} z
+ * @param {number} n
+ * @param {number} classes
+ * @param {number} spacing
+ * @param {Float64Array | number[]} shares
+ * @param {number} coherence
+ * @param {number} altitude
+ * @param {number} sharpness
+ * @param {Float64Array | number[] | null} [sediment]
+ * @returns {Decision}
+ */
+export function classifyCells(z, n, classes, spacing, shares, coherence, altitude, sharpness, sediment) {
+    const val4 = +n;
+    const val5 = +classes;
+    const val6 = +spacing;
+    const val7 = +coherence;
+    const val8 = +altitude;
+    const val9 = +sharpness;
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+        ptr0 = passArrayF64ToWasm0(z, wasm.__wbindgen_malloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passArrayF64ToWasm0(shares, wasm.__wbindgen_malloc);
+        len1 = WASM_VECTOR_LEN;
+        ptr2 = isLikeNone(sediment) ? 0 : passArrayF64ToWasm0(sediment, wasm.__wbindgen_malloc);
+        len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 8, 8); }
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 8, 8); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 8, 8); }
+        throw e;
+    }
+    const ret = wasm.classifyCells(ptr0, len0, val4, val5, val6, ptr1, len1, val7, val8, val9, ptr2, len2);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return Decision.__wrap(ret[0]);
+}
+
+/**
  * Classify a terrain under a `grid × grid` tile grid with two classes of the built-in rule, as
  * `bozkir classify --grid G [--share S] --altitude A --coherence C --sharpness K --relief R
  * --detail D` does (unit tiles, no rotation, the viewer's oversampling). `share` undefined = each
@@ -553,6 +596,18 @@ export function generate(profile, seed, size) {
  */
 export function generatorVersion() {
     const ret = wasm.generatorVersion();
+    return ret >>> 0;
+}
+
+/**
+ * The canonical 32-bit hash (`bozkir_core::hash::hash_u32`).
+ * @param {number} x
+ * @param {number} y
+ * @param {number} seed
+ * @returns {number}
+ */
+export function hashU32(x, y, seed) {
+    const ret = wasm.hashU32(x, y, seed);
     return ret >>> 0;
 }
 

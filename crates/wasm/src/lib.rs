@@ -414,6 +414,54 @@ pub fn scene_cells_js(
         .map_err(js)
 }
 
+/// The canonical 32-bit hash (`bozkir_core::hash::hash_u32`).
+#[wasm_bindgen(js_name = hashU32)]
+pub fn hash_u32_js(x: u32, y: u32, seed: u32) -> u32 {
+    bozkir_core::hash::hash_u32(x, y, seed)
+}
+
+/// The rule on samples already taken: `z` is `(n·over)²` heights (north row first), as
+/// `bozkir_material::classify` takes them. `shares` empty = free, one value = the share of
+/// class 0, one per class = relative quotas.
+#[wasm_bindgen(js_name = classifyCells)]
+#[allow(clippy::too_many_arguments)]
+pub fn classify_cells(
+    z: &[f64],
+    n: u32,
+    classes: u32,
+    spacing: f64,
+    shares: &[f64],
+    coherence: u32,
+    altitude: f64,
+    sharpness: f64,
+    sediment: Option<Vec<f64>>,
+) -> Result<Decision, JsError> {
+    let balance = match shares {
+        [] => Balance::Free,
+        [s] => Balance::Share(*s),
+        many => Balance::Shares(many.to_vec()),
+    };
+    let opts = ClassifyOptions {
+        classes: classes as usize,
+        spacing,
+        radius: None,
+        sharpness,
+        altitude,
+        coherence: coherence as usize,
+        balance,
+    };
+    let d = bozkir_material::classify(z, n as usize, sediment.as_deref(), &Rule::builtin(), &opts)
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(Decision {
+        n: d.n as u32,
+        shares: d.shares(),
+        source: d.source.name().to_string(),
+        classes: d.class,
+        strength: d.strength,
+        runner_up: d.runner_up,
+    })
+}
+
 /// The survival hash of splat indices `0..n` within a tile (`splat_priority·2³²`).
 #[wasm_bindgen(js_name = splatHashes)]
 pub fn splat_hashes_js(n: u32) -> Vec<u32> {

@@ -1,0 +1,297 @@
+// The viewer in headless Chromium (Debian's chromium, driven by playwright-core), served by the
+// real `bozkir serve`. WebGL2 runs on SwiftShader; scenes are kept small. Screenshots go to
+// web/test-output/.
+//
+// Needs: the `bozkir` binary (target/debug or target/release, or $BOZKIR_BIN; `cargo test
+// --workspace` builds it) and Chromium ($CHROMIUM or /usr/bin/chromium). Without them the tests
+// skip with a message, except under CI=true, where they fail.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const outDir = fileURLToPath(new URL('../../test-output/', import.meta.url));
+const CI = process.env.CI === 'true';
+
+function findBinary() {
+  const cands = [process.env.BOZKIR_BIN, join(root, 'target/debug/bozkir'), join(root, 'target/release/bozkir')];
+  return cands.find((p) => p && existsSync(p)) || null;
+}
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const bin = findBinary();
+let playwright = null;
+try {
+  playwright = await import('playwright-core');
+} catch {
+  playwright = null;
+}
+const missing = [!bin && 'the bozkir binary (cargo build -p bozkir)', !existsSync(chromiumPath) && `Chromium at ${chromiumPath}`,
+  !playwright && 'playwright-core (npm ci in web/)'].filter(Boolean);
+if (missing.length && CI) throw new Error(`browser tests need ${missing.join(', ')}`);
+const skip = missing.length ? `missing ${missing.join(', ')}` : false;
+
+let server = null, base = null, browser = null, dataDir = null;
+
+/** Start `bozkir serve DIR --port 0` and read its URL line. */
+function serve(dir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`bozkir serve did not start: ${out}`)), 30000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1].endsWith('/') ? m[1] : `${m[1]}/` });
+      }
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) => reject(new Error(`bozkir serve exited ${code}: ${out}`)));
+  });
+}
+
+before(async () => {
+  if (skip) return;
+  mkdirSync(outDir, { recursive: true });
+  dataDir = mkdtempSync(join(tmpdir(), 'bozkir-web-'));
+  execFileSync(bin, ['--quiet', 'terrain', '--profile', 'canyon', '--seed', '3', '--size', '64', '--out', join(dataDir, 'canyon64')], { stdio: 'ignore' });
+  const s = await serve(dataDir);
+  server = s.child;
+  base = s.url;
+  browser = await playwright.chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Open the viewer at `query`; collects console errors and page errors. */
+async function open(query = '', { width = 640, height = 420 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}${query}`);
+  const ok = await page.evaluate(() => window.bozkir.ready);
+  return { page, errors, ok };
+}
+
+/** Render one frame now and return pixel statistics of the canvas. */
+async function pixelStats(page) {
+  return page.evaluate(() => {
+    window.bozkir.renderFrame();
+    const { width, height, data } = window.bozkir.renderer.readPixels();
+    let n = 0, sum = 0, sum2 = 0, bg = 0, amber = 0, blue = 0;
+    const hist = new Set();
+    for (let k = 0; k < data.length; k += 16) {
+      const r = data[k], g = data[k + 1], b = data[k + 2];
+      const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      n += 1;
+      sum += l;
+      sum2 += l * l;
+      hist.add((r >> 4) << 8 | (g >> 4) << 4 | (b >> 4));
+      if (Math.abs(r - 158) < 6 && Math.abs(g - 179) < 6 && Math.abs(b - 199) < 6) bg += 1;
+      if (r > b + 40) amber += 1;
+      if (b > r + 40) blue += 1;
+    }
+    const mean = sum / n;
+    return { width, height, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), colours: hist.size, background: bg / n, amber: amber / n, blue: blue / n };
+  });
+}
+
+const shot = (page, name) => page.screenshot({ path: join(outDir, `${name}.png`) });
+
+test('the starter scene loads with no console errors and draws a non-blank picture', { skip }, async () => {
+  const { page, errors, ok } = await open('?scene=starter&gen=rolling&seed=0&size=64');
+  assert.equal(ok, true);
+  const s = await pixelStats(page);
+  await shot(page, 'starter');
+  assert.deepEqual(errors, []);
+  assert.ok(s.std > 8, `luminance spread ${s.std}`);
+  assert.ok(s.colours > 40, `${s.colours} distinct colours`);
+  assert.ok(s.background < 0.9, `background covers ${s.background}`);
+  const st = await page.evaluate(() => window.bozkir.stats);
+  assert.ok(st.splats > 1000 && st.drawCalls > 0, JSON.stringify(st));
+  const gpu = await page.evaluate(() => window.bozkir.renderer.gpuName);
+  assert.ok(gpu.length > 0);
+  assert.match(await page.textContent('#info'), /GPU: /);
+  await page.close();
+});
+
+test('?gen= makes the same terrain in the page as `bozkir terrain`', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=canyon&seed=3&size=64');
+  assert.equal(ok, true);
+  const same = await page.evaluate(async () => {
+    const cat = await (await fetch('catalogue.json')).json();
+    const t = cat.terrains.find((x) => x.name === 'canyon64');
+    const want = new Float32Array(await (await fetch(`${t.path}heights.f32`)).arrayBuffer());
+    const got = window.bozkir.terrainHeights;
+    let diff = 0;
+    for (let i = 0; i < want.length; i++) if (want[i] !== got[i]) diff += 1;
+    return { n: want.length, m: got.length, diff };
+  });
+  assert.equal(same.n, 64 * 64);
+  assert.equal(same.m, same.n);
+  assert.equal(same.diff, 0, 'every height identical');
+  await page.close();
+});
+
+test('moving the share control grows the collected class in the overlay', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=canyon&seed=3&size=64');
+  assert.equal(ok, true);
+  await page.evaluate(() => {
+    const b = window.bozkir;
+    b.set('classview', 1);
+    b.set('classblend', false);
+    b.cam.el = 85;
+    b.cam.dist = 40;
+    b.cam.target = [0, 0, 0];
+  });
+  const at = async (share) => {
+    // As a hand would: type into the panel's share input.
+    await page.fill('#classbalance', String(share));
+    await page.press('#classbalance', 'Enter');
+    const shares = await page.evaluate(() => window.bozkir.decision.shares[0]);
+    return { shares, px: await pixelStats(page) };
+  };
+  const low = await at(0.2);
+  await shot(page, 'overlay-share-0.2');
+  const high = await at(0.6);
+  await shot(page, 'overlay-share-0.6');
+  assert.ok(Math.abs(low.shares - 0.2) < 0.01 && Math.abs(high.shares - 0.6) < 0.01, `${low.shares} ${high.shares}`);
+  // class 0 (collected) is amber in the overlay, class 1 blue
+  assert.ok(high.px.amber > low.px.amber + 0.1, `amber ${low.px.amber} → ${high.px.amber}`);
+  assert.ok(high.px.blue < low.px.blue - 0.1, `blue ${low.px.blue} → ${high.px.blue}`);
+  await page.close();
+});
+
+test('a URL reopens the same view', { skip }, async () => {
+  const first = await open('?scene=starter&gen=canyon&seed=3&size=64');
+  const url = await first.page.evaluate(async () => {
+    const b = window.bozkir;
+    b.set('grid', 12);
+    b.set('exposure', 1.3);
+    b.set('classbalance', 0.45);
+    Object.assign(b.cam, { az: 120, el: 40, dist: 14 });
+    b.renderFrame();
+    await new Promise((r) => setTimeout(r, 400));
+    return location.href;
+  });
+  const a = await pixelStats(first.page);
+  await shot(first.page, 'url-first');
+  const second = await open(url.slice(base.length));
+  const state = await second.page.evaluate(() => ({ s: window.bozkir.state, c: window.bozkir.cam }));
+  assert.equal(state.s.grid, 12);
+  assert.equal(state.s.exposure, 1.3);
+  assert.equal(state.s.classbalance, 0.45);
+  assert.equal(state.c.az, 120);
+  assert.equal(state.c.el, 40);
+  const b = await pixelStats(second.page);
+  await shot(second.page, 'url-second');
+  assert.ok(Math.abs(a.mean - b.mean) < 2, `mean luminance ${a.mean} vs ${b.mean}`);
+  assert.deepEqual(second.errors, []);
+  await first.page.close();
+  await second.page.close();
+});
+
+test('a dropped corrupt file gives a message and the viewer keeps working', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=rolling&seed=0&size=64');
+  assert.equal(ok, true);
+  const framesBefore = await page.evaluate(() => window.bozkir.frames);
+  await page.setInputFiles('#tileset-file', { name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('this is not a zip at all') });
+  await page.waitForSelector('.msg.error');
+  const text = await page.textContent('#messages');
+  assert.match(text, /not a zip: broken\.zip/);
+  // a zip without a tileset inside
+  const { writeZip } = await import('../../src/tileset.js');
+  const empty = writeZip(new Map([['readme.txt', new TextEncoder().encode('hello')]]));
+  await page.setInputFiles('#tileset-file', { name: 'other.zip', mimeType: 'application/zip', buffer: Buffer.from(empty) });
+  await page.waitForFunction(() => document.querySelectorAll('.msg.error').length >= 2);
+  assert.match(await page.textContent('#messages'), /other\.zip/);
+  await page.evaluate(() => window.bozkir.set('grid', 6));
+  const s = await pixelStats(page);
+  assert.ok(s.std > 5);
+  assert.ok((await page.evaluate(() => window.bozkir.frames)) > framesBefore);
+  assert.equal(await page.evaluate(() => window.bozkir.sceneName), 'starter');
+  await shot(page, 'dropped-corrupt');
+  await page.close();
+});
+
+test('bad URL parameters are named and the defaults kept', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=nope&size=100000&seed=-3&bogus=1&preset=nothing&v=%%%');
+  assert.equal(ok, true);
+  const msgs = await page.evaluate(() => window.bozkir.messages.map((m) => m.text).join('\n'));
+  assert.match(msgs, /unknown terrain profile "nope"/);
+  assert.match(msgs, /terrain size "100000"/);
+  assert.match(msgs, /seed "-3"/);
+  assert.match(msgs, /unknown URL parameter "bogus"/);
+  assert.match(msgs, /unknown preset "nothing"/);
+  assert.match(msgs, /view link/);
+  const s = await pixelStats(page);
+  assert.ok(s.std > 5, 'still draws');
+  await page.close();
+});
+
+test('auto quality lowers the render scale on slow frames and raises it on fast ones', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=rolling&seed=0&size=64');
+  assert.equal(ok, true);
+  const r = await page.evaluate(() => {
+    const b = window.bozkir;
+    const q = b.quality;
+    const w0 = b.renderer.canvas.width;
+    let t = 0;
+    for (let k = 0; k < 60; k++) q.frame(80, (t += 80));
+    b.renderFrame();
+    const slow = { scale: q.renderScale, width: b.renderer.canvas.width };
+    for (let k = 0; k < 400; k++) q.frame(8, (t += 8));
+    b.renderFrame();
+    return { w0, slow, fast: { scale: q.renderScale, width: b.renderer.canvas.width } };
+  });
+  assert.ok(r.slow.scale < 0.9, JSON.stringify(r));
+  assert.ok(r.slow.width < r.w0, JSON.stringify(r));
+  assert.equal(r.fast.scale, 1);
+  assert.equal(r.fast.width, r.w0);
+  await page.close();
+});
+
+test('the terrain window previews every profile once', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=rolling&seed=0&size=64', { width: 1000, height: 700 });
+  assert.equal(ok, true);
+  const profiles = await page.evaluate(() => window.bozkir.wasm.profiles());
+  await page.evaluate(() => window.bozkir.panel.openTerrainWindow());
+  await page.waitForFunction((n) => document.querySelectorAll('#terrains figure[data-ready="1"]').length === n, profiles.length, { timeout: 60000 });
+  const shown = await page.evaluate(() => [...document.querySelectorAll('#terrains figure')].map((f) => f.dataset.profile));
+  assert.deepEqual(shown.slice().sort(), profiles.slice().sort());
+  await shot(page, 'terrain-window');
+  await page.click('#terrains figure[data-profile="mesa"]');
+  await page.waitForFunction(() => window.bozkir.gen.gen === 'mesa' && window.bozkir.terrainInfo.label.startsWith('mesa'));
+  await page.close();
+});
+
+test('benchmark mode reports frame times per grid', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=rolling&seed=0&size=64&bench=1&grids=2,4&frames=4');
+  assert.equal(ok, true);
+  const body = await page.evaluate(() => window.bozkir.benchResult);
+  assert.equal(body.rows.length, 2);
+  for (const r of body.rows) {
+    assert.ok(r.fps > 0 && r.p50 > 0 && r.draw_calls > 0 && r.splats > 0, JSON.stringify(r));
+  }
+  assert.ok(body.report.length >= 1);
+  await page.close();
+});
