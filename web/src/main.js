@@ -359,7 +359,6 @@ function renderOptions() {
     lodBase: app.quality.enabled ? Math.min(s.lodbase, app.quality.lodBase) : s.lodbase,
     farField: s.farfield,
     detail: s.detailon,
-    blend: s.classblend,
     overlay: s.classview,
     renderScale: app.quality.enabled ? app.quality.renderScale : 1,
     ordering: s.ordering,
@@ -391,7 +390,7 @@ function loop(now) {
     if (q.changed) app.dirty = true;
   }
   // Keep drawing while the sorter settles; otherwise only on change.
-  if (!app.dirty && !(app.stats && (app.stats.pending || app.frames < 30))) return;
+  if (!app.dirty) return;
   app.dirty = false;
   const stats = renderFrame();
   app.panel?.setStats(stats, dt);
@@ -530,7 +529,11 @@ async function start() {
   const { params, errors } = parseParams(location.search, profiles);
   app.params = params;
   const canvas = document.getElementById('view');
-  app.renderer = new Renderer(canvas);
+  app.renderer = new Renderer(canvas, {
+    onUpdate: () => {
+      app.dirty = true;
+    },
+  });
   app.panel = new Panel(app, {
     set: (id, v) => set(id, v, { fromPanel: true }),
     view: viewButton,

@@ -1,0 +1,292 @@
+// GLSL ES 3.00 sources of the splat renderer (renderer.js).
+// Conventions: world x east, y north, z up; camera x right, y down, z forward (uView rows).
+
+import { INDEX_BITS } from './merge.js';
+
+export const DILATION = 0.3;
+const INDEX_MASK_HEX = '0x' + ((2 ** INDEX_BITS) - 1).toString(16).toUpperCase() + 'u';
+
+// The ground as both vertex shaders see it, after crates/material/src/tilegrid.rs
+// (Field::height_at, mirror, value_noise, detail_relief). uField: RGBA32F (z, mask, open, 0),
+// row 0 north; fetched with texelFetch and blended by hand, in tilegrid.rs' order of operations.
+export const TERRAIN_GLSL = `
+uniform highp sampler2D uField;
+uniform vec2 uFieldSize;     // texels (w, h)
+uniform int uHasField;
+uniform float uAmp;          // amplitude (world units)
+uniform float uReliefExt;    // reliefScale · tile: the field's long edge in world units
+uniform float uDetail;       // detail strength (0 = off)
+uniform float uTile;
+uniform vec2 uGridRot;       // cos, sin of the grid angle
+
+float mirrorT(float t, float len) {
+  float span = len - 1.0;
+  float p = mod(t, 2.0 * span);
+  return p > span ? 2.0 * span - p : p;
+}
+vec2 fieldCoords(vec2 w) {
+  float longE = max(uFieldSize.x, uFieldSize.y) - 1.0;
+  return vec2(w.x / uReliefExt * longE + (uFieldSize.x - 1.0) / 2.0,
+              -w.y / uReliefExt * longE + (uFieldSize.y - 1.0) / 2.0);
+}
+// Bilinear sample of all channels at texel coordinates (mirrored beyond the edges).
+vec4 fieldTexel(vec2 fc) {
+  float x = mirrorT(fc.x, uFieldSize.x), y = mirrorT(fc.y, uFieldSize.y);
+  float x0 = floor(x), y0 = floor(y);
+  ivec2 p0 = ivec2(x0, y0);
+  ivec2 p1 = min(p0 + 1, ivec2(uFieldSize) - 1);
+  float tx = x - x0, ty = y - y0;
+  vec4 a = texelFetch(uField, p0, 0) * (1.0 - tx) + texelFetch(uField, ivec2(p1.x, p0.y), 0) * tx;
+  vec4 b = texelFetch(uField, ivec2(p0.x, p1.y), 0) * (1.0 - tx) + texelFetch(uField, p1, 0) * tx;
+  return a * (1.0 - ty) + b * ty;
+}
+uint hashU(uint x, uint y) {
+  uint h = (x * 0x27D4EB2Du) ^ (y * 0x165667B1u);
+  h = (h ^ (h >> 15u)) * 0x85EBCA6Bu;
+  h = (h ^ (h >> 13u)) * 0xC2B2AE35u;
+  return h ^ (h >> 16u);
+}
+float latticeV(uint x, uint y) { return float(hashU(x, y) >> 8u) / 16777216.0; }
+float valueNoise(vec2 p) {
+  vec2 f = floor(p);
+  uint ix = uint(int(f.x)), iy = uint(int(f.y));
+  float tx = p.x - f.x, ty = p.y - f.y;
+  float sx = tx * tx * (3.0 - 2.0 * tx), sy = ty * ty * (3.0 - 2.0 * ty);
+  float a = latticeV(ix, iy) * (1.0 - sx) + latticeV(ix + 1u, iy) * sx;
+  float b = latticeV(ix, iy + 1u) * (1.0 - sx) + latticeV(ix + 1u, iy + 1u) * sx;
+  return a * (1.0 - sy) + b * sy;
+}
+float detailRelief(vec2 w) {
+  float amp = 0.05 * uDetail * uTile;
+  float f = 1.0 / (0.7 * uTile);
+  vec2 q = w * f;
+  float r1 = 1.0 - abs(2.0 * valueNoise(q) - 1.0);
+  float r2 = 1.0 - abs(2.0 * valueNoise(2.03 * q + vec2(17.3, 5.1)) - 1.0);
+  return amp * ((r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5);
+}
+float terrainHeight(vec2 w) {
+  if (uHasField == 0) {
+    if (uAmp == 0.0) return 0.0;
+    float k = 1.0 / uReliefExt;
+    return uAmp * (sin(k * w.x) * cos(k * w.y) + 0.5 * sin(2.3 * k * w.x + 1.7) * cos(1.9 * k * w.y + 0.4));
+  }
+  vec4 s = fieldTexel(fieldCoords(w));
+  float base = uAmp * (s.r - 0.5) * 2.0;
+  if (uDetail <= 0.0) return base;
+  return base + detailRelief(w) * s.g;
+}
+float opennessAt(vec2 w) {
+  if (uHasField == 0) return 0.5;
+  return fieldTexel(fieldCoords(w)).b;
+}
+// Central differences; step one field texel (1 % of the wavelength without a field), finer
+// than the detail's creases when detail is on.
+vec2 terrainGrad(vec2 w) {
+  if (uAmp == 0.0 && uDetail <= 0.0) return vec2(0.0);
+  float e;
+  if (uHasField == 1) {
+    e = uReliefExt / max(max(uFieldSize.x, uFieldSize.y), 2.0);
+    if (uDetail > 0.0) e = min(e, 0.15 * 0.7 * uTile);
+  } else {
+    e = max(uReliefExt, 0.01) * 0.01;
+  }
+  return vec2(terrainHeight(w + vec2(e, 0.0)) - terrainHeight(w - vec2(e, 0.0)),
+              terrainHeight(w + vec2(0.0, e)) - terrainHeight(w - vec2(0.0, e))) / (2.0 * e);
+}
+// Slow brightness variation over several tiles (splats and far field alike).
+uniform float uMacro;
+float macroGain(vec2 w) {
+  vec2 q = w / uTile;
+  float m = 0.6 * valueNoise(q / 11.0 + 3.7) + 0.4 * valueNoise(q / 4.3 + 17.1);
+  return 1.0 + uMacro * 0.36 * (m - 0.5);
+}
+`;
+
+// Screen-door pattern (interleaved gradient noise) in [0, 1): the splat / far-field hand-over
+// and the LOD cross-fade partition (render-logic.js lodDoors) use this one function.
+export const DOORWAY_GLSL = `
+float doorway(vec2 p) { return fract(52.9829189 * fract(dot(p, vec2(0.06711056, 0.00583715)))); }
+`;
+
+// Colour pipeline shared by both programs: shading (only darkens), macro, exposure, saturation,
+// class overlay, fog.
+export const COLOUR_GLSL = `
+uniform float uShade, uExposure, uSaturation, uOverlay, uFogDensity;
+uniform vec3 uFogColour, uClassColour0, uClassColour1;
+vec3 grade(vec3 rgb, vec2 w, float depth, float cls, float strength) {
+  if (uShade > 0.0) rgb *= mix(1.0, 0.45 + 0.55 * opennessAt(w), uShade);
+  if (uMacro > 0.0) rgb *= macroGain(w);
+  rgb = clamp(rgb * uExposure, 0.0, 1.0);
+  float lum = dot(rgb, vec3(0.299, 0.587, 0.114));
+  rgb = clamp(mix(vec3(lum), rgb, uSaturation), 0.0, 1.0);
+  if (uOverlay > 0.0) {
+    vec3 c = (cls < 0.5 ? uClassColour0 : uClassColour1) * (0.35 + 0.65 * clamp(strength, 0.0, 1.0));
+    rgb = mix(rgb, c, uOverlay);
+  }
+  float fog = 1.0 - exp(-uFogDensity * max(depth, 0.0));
+  return mix(rgb, uFogColour, fog);
+}
+${DOORWAY_GLSL}
+`;
+
+export const SPLAT_VS = `#version 300 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+precision highp usampler2D;
+const float DILATION = ${DILATION.toFixed(4)};
+uniform sampler2D uData;     // RGBA32F, 3 texels per splat: pos+opacity, scale, quat (w,x,y,z)
+uniform sampler2D uColour;   // RGBA8, 1 texel per splat
+uniform usampler2D uHash;    // R32UI, survival hash per splat (of its index within its level)
+uniform mat3 uView;          // world -> camera (rows right, down, forward)
+uniform vec3 uEye;
+uniform vec2 uFocal, uViewport;
+uniform vec2 uCellXY[8];     // cell centre per slot
+uniform uint uSlotT[8];      // survival threshold per slot: drawn when hash <= T (select.rs)
+uniform vec2 uSlotCls[8];    // rule class, strength (overlay)
+uniform float uFarOn, uFarStart, uFarBand;
+${TERRAIN_GLSL}
+${COLOUR_GLSL}
+in vec2 aCorner;             // quad corner, ±2
+in uint aIndex;              // slot << INDEX_BITS | splat index (merge.js pack)
+out vec2 vCorner;
+out vec4 vColour;
+out float vFar;
+
+vec4 dataAt(int i, int k) { int t = i * 3 + k; return texelFetch(uData, ivec2(t & 2047, t >> 11), 0); }
+void cull() { gl_Position = vec4(0.0, 0.0, 2.0, 1.0); vColour = vec4(0.0); vCorner = vec2(0.0); vFar = 1.0; }
+
+void main() {
+  int slot = int(aIndex >> ${INDEX_BITS}u);
+  int sid = int(aIndex & ${INDEX_MASK_HEX});
+  if (texelFetch(uHash, ivec2(sid & 2047, sid >> 11), 0).r > uSlotT[slot]) { cull(); return; }
+  vec4 a = dataAt(sid, 0), b = dataAt(sid, 1), q = dataAt(sid, 2);
+  mat3 spin = mat3(uGridRot.x, uGridRot.y, 0.0, -uGridRot.y, uGridRot.x, 0.0, 0.0, 0.0, 1.0);
+  vec3 local = spin * a.xyz;
+  // smooth placement: each splat anchored at its own xy
+  vec2 anchor = uCellXY[slot] + local.xy;
+  vec2 g = terrainGrad(anchor);
+  vec3 ju = vec3(1.0, 0.0, g.x), jv = vec3(0.0, 1.0, g.y);
+  vec3 nrm = normalize(cross(ju, jv));
+  vec3 world = vec3(anchor, terrainHeight(anchor)) + local.z * nrm; // frame·(0,0,z): xy offset is 0 at the anchor
+  vec3 cam = uView * (world - uEye);
+  vFar = uFarOn > 0.5 ? smoothstep(uFarStart - uFarBand, uFarStart, cam.z) : 0.0;
+  if (cam.z < 0.02 || vFar >= 1.0) { cull(); return; }
+
+  float ql = length(q);
+  float w = q.x / ql, x = q.y / ql, y = q.z / ql, z = q.w / ql;
+  mat3 R = mat3(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y),
+                2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x),
+                2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y));
+  // Σ' = (J·spin·R·S)(J·spin·R·S)ᵀ with the true (unnormalised) surface Jacobian
+  mat3 M = mat3(ju, jv, nrm) * spin * R * mat3(b.x, 0.0, 0.0, 0.0, b.y, 0.0, 0.0, 0.0, b.z);
+  mat3 sigma = M * transpose(M);
+
+  float iz = 1.0 / cam.z;
+  float limx = 1.3 * 0.5 * uViewport.x / uFocal.x, limy = 1.3 * 0.5 * uViewport.y / uFocal.y;
+  float cx = clamp(cam.x * iz, -limx, limx) * cam.z, cy = clamp(cam.y * iz, -limy, limy) * cam.z;
+  mat3 J = mat3(uFocal.x * iz, 0.0, 0.0, 0.0, uFocal.y * iz, 0.0,
+                -uFocal.x * cx * iz * iz, -uFocal.y * cy * iz * iz, 0.0);
+  mat3 T = J * uView;
+  mat3 c2 = T * sigma * transpose(T);
+  float ca = c2[0][0] + DILATION, cb = c2[0][1], cc = c2[1][1] + DILATION;
+  float mid = 0.5 * (ca + cc);
+  float rad = sqrt(max(mid * mid - (ca * cc - cb * cb), 0.1));
+  float l1 = mid + rad, l2 = max(mid - rad, 0.1);
+  if (l1 < 0.15) { cull(); return; }
+  vec2 dir = abs(cb) > 1e-9 ? normalize(vec2(cb, l1 - ca)) : (ca >= cc ? vec2(1.0, 0.0) : vec2(0.0, 1.0));
+  vec2 major = min(sqrt(2.0 * l1), 1024.0) * dir;
+  vec2 minor = min(sqrt(2.0 * l2), 1024.0) * vec2(-dir.y, dir.x);
+  vec2 px = uFocal * cam.xy * iz + aCorner.x * major + aCorner.y * minor;
+  gl_Position = vec4(2.0 * px.x / uViewport.x, -2.0 * px.y / uViewport.y, 0.0, 1.0);
+  vCorner = aCorner;
+
+  vec4 col = texelFetch(uColour, ivec2(sid & 2047, sid >> 11), 0);
+  vec2 cls = uSlotCls[slot];
+  vec3 rgb = grade(col.rgb, anchor, cam.z, cls.x, cls.y);
+  vColour = vec4(rgb, a.w);
+}
+`;
+
+export const SPLAT_FS = `#version 300 es
+precision highp float;
+in vec2 vCorner;
+in vec4 vColour;
+in float vFar;
+uniform float uFarOn;
+uniform vec2 uDoor;          // LOD cross-fade: keep lo <= doorway < hi (lodDoors; [0, 2) = all)
+out vec4 outColour;
+${DOORWAY_GLSL}
+void main() {
+  float r2 = dot(vCorner, vCorner);
+  if (r2 > 4.0) discard;
+  float alpha = exp(-r2) * vColour.a;
+  if (alpha < 0.004) discard;
+  float dw = doorway(gl_FragCoord.xy);
+  if (dw < uDoor.x || dw >= uDoor.y) discard;
+  if (uFarOn > 0.5 && vFar >= dw) discard;
+  outColour = vec4(vColour.rgb * alpha, alpha);
+}
+`;
+
+// Far field: one mesh over the grid, same height function, textured from the atlas.
+export const FAR_VS = `#version 300 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+uniform mat3 uView;
+uniform vec3 uEye;
+uniform vec2 uFocal, uViewport;
+uniform float uNear, uFarPlane;
+${TERRAIN_GLSL}
+in vec2 aGrid;               // grid-local position in tiles, origin at the grid centre, y north
+out vec2 vGrid;
+out vec2 vWorld;
+out float vDepth;
+void main() {
+  vec2 l = aGrid * uTile;
+  vec2 w = vec2(uGridRot.x * l.x - uGridRot.y * l.y, uGridRot.y * l.x + uGridRot.x * l.y);
+  vec3 cam = uView * (vec3(w, terrainHeight(w)) - uEye);
+  float A = (uFarPlane + uNear) / (uFarPlane - uNear), B = -2.0 * uFarPlane * uNear / (uFarPlane - uNear);
+  gl_Position = vec4(2.0 * uFocal.x * cam.x / uViewport.x, -2.0 * uFocal.y * cam.y / uViewport.y, A * cam.z + B, cam.z);
+  vGrid = aGrid;
+  vWorld = w;
+  vDepth = cam.z;
+}
+`;
+
+export const FAR_FS = `#version 300 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+uniform sampler2D uAtlas;
+uniform sampler2D uCells;    // RGBA8 n×n: tile index lo, hi, class, strength
+uniform sampler2D uTileInfo; // RGBA32F count×2: row 0 gain, row 1 splat mean colour
+uniform vec2 uAtlasGrid;     // cols, rows
+uniform float uAtlasRes;     // pixels per tile
+uniform float uN;
+uniform float uFarOn, uFarStart, uFarBand;
+${TERRAIN_GLSL}
+${COLOUR_GLSL}
+in vec2 vGrid;
+in vec2 vWorld;
+in float vDepth;
+out vec4 outColour;
+void main() {
+  float a = uFarOn > 0.5 ? smoothstep(uFarStart - uFarBand, uFarStart, vDepth) : 1.0;
+  if (a < doorway(gl_FragCoord.xy)) discard;
+  vec2 cc = vec2(vGrid.x + 0.5 * uN, 0.5 * uN - vGrid.y);   // cells, x east, y south
+  ivec2 cell = clamp(ivec2(floor(cc)), ivec2(0), ivec2(int(uN) - 1));
+  vec4 ct = texelFetch(uCells, cell, 0);
+  int t = int(ct.r * 255.0 + 0.5) + 256 * int(ct.g * 255.0 + 0.5);
+  vec2 lc = clamp(cc - vec2(cell), 0.5 / uAtlasRes, 1.0 - 0.5 / uAtlasRes); // no bleeding from atlas neighbours
+  int cols = int(uAtlasGrid.x);
+  vec2 uv = (vec2(float(t % cols), float(t / cols)) + lc) / uAtlasGrid;
+  vec3 rgb = textureGrad(uAtlas, uv, dFdx(cc) / uAtlasGrid, dFdy(cc) / uAtlasGrid).rgb;
+  vec3 gain = texelFetch(uTileInfo, ivec2(t, 0), 0).rgb;
+  vec3 mean = texelFetch(uTileInfo, ivec2(t, 1), 0).rgb;
+  rgb *= gain;
+  rgb = mix(rgb, mean, 0.75 * smoothstep(1.5 * uFarStart, 5.0 * uFarStart, vDepth));
+  outColour = vec4(grade(rgb, vWorld, vDepth, ct.b * 255.0, ct.a), 1.0);
+}
+`;
