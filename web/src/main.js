@@ -379,21 +379,22 @@ function renderFrame() {
   return stats;
 }
 
-let last = 0;
+let lastRendered = 0;
 function loop(now) {
   requestAnimationFrame(loop);
   if (app.benchRunning || document.hidden) return;
-  const dt = last ? now - last : 0;
-  last = now;
-  if (dt > 0 && dt < 1000 && app.state.autoquality) {
-    const q = app.quality.frame(dt, now);
-    if (q.changed) app.dirty = true;
+  if (!app.dirty) {
+    lastRendered = 0;
+    return;
   }
-  // Keep drawing while the sorter settles; otherwise only on change.
-  if (!app.dirty) return;
+  // Frame time between two consecutive drawn frames feeds auto quality; an idle gap does not.
+  const dt = lastRendered ? now - lastRendered : 0;
+  if (dt > 0 && dt < 1000 && app.state.autoquality) app.quality.frame(dt, now);
   app.dirty = false;
   const stats = renderFrame();
+  lastRendered = now;
   app.panel?.setStats(stats, dt);
+  if (app.moving) app.dirty = true;
 }
 
 // ------------------------------------------------------------------ camera input
@@ -403,6 +404,7 @@ function installCamera(canvas) {
   canvas.addEventListener('pointerdown', (e) => {
     drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.shiftKey };
     canvas.setPointerCapture(e.pointerId);
+    canvas.focus();
   });
   canvas.addEventListener('pointerup', () => {
     drag = null;
@@ -435,6 +437,49 @@ function installCamera(canvas) {
     app.dirty = true;
     scheduleUrl();
   }, { passive: false });
+}
+
+/** Keys: WASD / arrows pan, Q/E turn, R/F tilt, +/- zoom (held keys keep drawing). */
+function installKeys(canvas) {
+  const held = new Set();
+  const step = () => {
+    if (!held.size) {
+      app.moving = false;
+      return;
+    }
+    const c = app.cam;
+    const a = (c.az * Math.PI) / 180;
+    const k = c.dist * 0.01;
+    const fwd = (held.has('w') || held.has('arrowup') ? 1 : 0) - (held.has('s') || held.has('arrowdown') ? 1 : 0);
+    const right = (held.has('d') || held.has('arrowright') ? 1 : 0) - (held.has('a') || held.has('arrowleft') ? 1 : 0);
+    c.target[0] += (fwd * Math.sin(a) + right * Math.cos(a)) * k;
+    c.target[1] += (fwd * Math.cos(a) - right * Math.sin(a)) * k;
+    if (held.has('q')) c.az = (c.az + 359) % 360;
+    if (held.has('e')) c.az = (c.az + 1) % 360;
+    if (held.has('r')) c.el += 0.5;
+    if (held.has('f')) c.el -= 0.5;
+    if (held.has('+') || held.has('=')) c.dist *= 0.98;
+    if (held.has('-')) c.dist *= 1.02;
+    clampCamera();
+    app.dirty = true;
+    requestAnimationFrame(step);
+  };
+  canvas.addEventListener('keydown', (e) => {
+    const key = e.key.toLowerCase();
+    if (!['w', 'a', 's', 'd', 'q', 'e', 'r', 'f', '+', '=', '-', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright'].includes(key)) return;
+    e.preventDefault();
+    const was = held.size;
+    held.add(key);
+    if (!was) {
+      app.moving = true;
+      requestAnimationFrame(step);
+    }
+  });
+  canvas.addEventListener('keyup', (e) => {
+    held.delete(e.key.toLowerCase());
+    if (!held.size) scheduleUrl();
+  });
+  canvas.addEventListener('blur', () => held.clear());
 }
 
 function installDrop() {
@@ -588,6 +633,7 @@ async function start() {
   rebuildScene();
   app.sceneDirty = false;
   installCamera(canvas);
+  installKeys(canvas);
   installDrop();
   window.addEventListener('resize', () => {
     app.dirty = true;
