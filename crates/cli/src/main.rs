@@ -7,6 +7,7 @@ mod analysis;
 mod cmd;
 mod outputs;
 mod progress;
+mod web;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,7 +27,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Generate the default terrain (canyon, seed 3, 512²) with every output and a preview.
+    /// The demo scene (canyon terrain, seed 3, 512², and the starter tileset), then the browser viewer on it.
     Demo(cmd::demo::Args),
     /// Generate terrain from a named profile and a seed, eroded, with all outputs.
     Terrain(cmd::terrain::Args),
@@ -58,6 +59,12 @@ enum Command {
     Atlas(cmd::tileset::AtlasArgs),
     /// Measure a tileset: repetition, busyness, seam error, exact edges.
     Metrics(cmd::tileset::MetricsArgs),
+    /// Serve the browser viewer on a folder of tilesets and terrains (loopback only by default).
+    Serve(cmd::serve::Args),
+    /// Write the browser viewer and a scene as static files for any static host.
+    Site(cmd::site::Args),
+    /// Benchmark the browser viewer in headless Chromium and print its frame times.
+    BenchViewer(cmd::bench_viewer::Args),
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
@@ -91,6 +98,9 @@ fn main() -> ExitCode {
         Command::Tileset(a) => cmd::tileset::run(a, quiet),
         Command::Atlas(a) => cmd::tileset::atlas(a),
         Command::Metrics(a) => cmd::tileset::metrics(a),
+        Command::Serve(a) => cmd::serve::run(a),
+        Command::Site(a) => cmd::site::run(a, quiet),
+        Command::BenchViewer(a) => cmd::bench_viewer::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
     };

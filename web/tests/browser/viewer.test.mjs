@@ -167,8 +167,9 @@ test('moving the share control grows the collected class in the overlay', { skip
     // As a hand would: type into the panel's share input.
     await page.fill('#classbalance', String(share));
     await page.press('#classbalance', 'Enter');
+    const px = await pixelStats(page); // draws a frame, which rebuilds the scene first
     const shares = await page.evaluate(() => window.bozkir.decision.shares[0]);
-    return { shares, px: await pixelStats(page) };
+    return { shares, px };
   };
   const low = await at(0.2);
   await shot(page, 'overlay-share-0.2');

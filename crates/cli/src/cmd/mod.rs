@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bake;
+pub mod bench_viewer;
 pub mod capture;
 pub mod classify;
 pub mod demo;
@@ -13,6 +14,8 @@ pub mod patches;
 pub mod prepare;
 pub mod profiles;
 pub mod recipe;
+pub mod serve;
+pub mod site;
 pub mod terrain;
 pub mod tileset;
 pub mod validate_rule;

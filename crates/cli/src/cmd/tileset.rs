@@ -401,13 +401,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
 
     let mut st = Staging::new(&a.out)?;
-    let atlas_path = st.file("atlas.png", "atlas", Encoding::Rgb8);
-    bozkir_io::write_rgb8(&atlas_path, &rgb_grid(w, h, px))?;
-    let atlas_bytes = std::fs::read(&atlas_path).context("reading back the atlas")?;
-    let files = tileset::encode(&ts, None).map_err(|e| anyhow::anyhow!("{e}"))?;
-    for (name, bytes) in &files {
-        std::fs::write(st.unlisted(name), bytes).with_context(|| format!("cannot write {name}"))?;
-    }
+    let all = stage_tileset(&mut st, &ts, w, h, px)?;
     let patches = serde_json::json!({
         "rotations": turns, "searched_per_class": need, "used_per_class": used, "sources": sources,
     });
@@ -418,8 +412,6 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     std::fs::write(st.unlisted("report.json"), serde_json::to_string_pretty(&report)? + "\n")?;
     let mut zipped = None;
     if a.zip {
-        let mut all = files.clone();
-        all.push(("atlas.png".into(), atlas_bytes));
         let z = tileset::zip_bytes(&all).map_err(|e| anyhow::anyhow!("{e}"))?;
         let name =
             format!("{}.zip", a.out.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or("tileset".into()));
@@ -436,6 +428,27 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         zipped.map(|z| format!(" (single file: {})", z.display())).unwrap_or_default()
     );
     Ok(())
+}
+
+/// Stage a tileset's files in `st`: `atlas.png` (the `w × h` RGB pixels as a PNG), then
+/// `tileset.json`, `tiles.splat` and `tiles.ply`. Returns every file with its bytes (the atlas
+/// last), as a zip of the tileset holds them.
+pub fn stage_tileset(
+    st: &mut Staging,
+    ts: &Tileset,
+    w: usize,
+    h: usize,
+    px: Vec<[u8; 3]>,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let atlas_path = st.file("atlas.png", "atlas", Encoding::Rgb8);
+    bozkir_io::write_rgb8(&atlas_path, &rgb_grid(w, h, px))?;
+    let atlas_bytes = std::fs::read(&atlas_path).context("reading back the atlas")?;
+    let mut files = tileset::encode(ts, None).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (name, bytes) in &files {
+        std::fs::write(st.unlisted(name), bytes).with_context(|| format!("cannot write {name}"))?;
+    }
+    files.push(("atlas.png".into(), atlas_bytes));
+    Ok(files)
 }
 
 fn read_tileset(p: &Path) -> Result<Tileset> {
