@@ -155,6 +155,19 @@ pub fn try_generate(profile_name: &str, seed: u32, size: u32) -> Result<Terrain,
     })
 }
 
+impl From<bozkir_material::Decision> for Decision {
+    fn from(d: bozkir_material::Decision) -> Decision {
+        Decision {
+            n: d.n as u32,
+            shares: d.shares(),
+            source: d.source.name().to_string(),
+            classes: d.class,
+            strength: d.strength,
+            runner_up: d.runner_up,
+        }
+    }
+}
+
 /// [`classify_grid`] without the JavaScript error type.
 pub fn try_classify_grid(
     heights: &[f32],
@@ -181,14 +194,7 @@ pub fn try_classify_grid(
         balance: o.share.map_or(Balance::Free, Balance::Share),
     };
     let d = classify_on_grid(&field, sed.as_ref(), &map, &Rule::builtin(), &opts).map_err(|e| e.to_string())?;
-    Ok(Decision {
-        n: d.n as u32,
-        shares: d.shares(),
-        source: d.source.name().to_string(),
-        classes: d.class,
-        strength: d.strength,
-        runner_up: d.runner_up,
-    })
+    Ok(Decision::from(d))
 }
 
 fn js(e: String) -> JsError {
@@ -350,14 +356,7 @@ impl SceneField {
         sharpness: f64,
     ) -> Result<Decision, JsError> {
         let d = self.0.classify(&m.0, share, altitude, coherence, sharpness).map_err(js)?;
-        Ok(Decision {
-            n: d.n as u32,
-            shares: d.shares(),
-            source: d.source.name().to_string(),
-            classes: d.class,
-            strength: d.strength,
-            runner_up: d.runner_up,
-        })
+        Ok(Decision::from(d))
     }
 }
 
@@ -452,14 +451,7 @@ pub fn classify_cells(
     };
     let d = bozkir_material::classify(z, n as usize, sediment.as_deref(), &Rule::builtin(), &opts)
         .map_err(|e| JsError::new(&e.to_string()))?;
-    Ok(Decision {
-        n: d.n as u32,
-        shares: d.shares(),
-        source: d.source.name().to_string(),
-        classes: d.class,
-        strength: d.strength,
-        runner_up: d.runner_up,
-    })
+    Ok(Decision::from(d))
 }
 
 /// The survival hash of splat indices `0..n` within a tile (`splat_priority·2³²`).
