@@ -2,7 +2,7 @@
 // all read. Each control has an id (stable: URLs and presets name it), a section, a label, a
 // kind and its range. Pure module: no DOM.
 
-/** @typedef {{id:string, section:string, label:string, kind:'range'|'bool'|'select', min?:number, max?:number, step?:number, value:any, options?:string[], scene?:boolean, help?:string}} Control */
+/** @typedef {{id:string, section:string, label:string, kind:'range'|'bool'|'select', min?:number, max?:number, step?:number, value:any, options?:string[], scene?:boolean, research?:boolean, help?:string}} Control */
 
 /** @type {Control[]} */
 export const CONTROLS = [
@@ -30,12 +30,15 @@ export const CONTROLS = [
   { id: 'macro', section: 'Look', label: 'macro variation', kind: 'range', min: 0, max: 1, step: 0.01, value: 0.5 },
   { id: 'fog', section: 'Look', label: 'fog', kind: 'range', min: 0, max: 3, step: 0.05, value: 0 },
   // rendering
-  { id: 'farfield', section: 'Render', label: 'far field', kind: 'bool', value: true },
-  { id: 'lodbase', section: 'Render', label: 'LOD distance (tiles)', kind: 'range', min: 2, max: 40, step: 1, value: 8 },
-  { id: 'autoquality', section: 'Render', label: 'auto quality', kind: 'bool', value: true },
-  { id: 'ordering', section: 'Render', label: 'ordering', kind: 'select', options: ['topological', 'depth'], value: 'topological' },
-  { id: 'mergethr', section: 'Render', label: 'merge threshold (tiles)', kind: 'range', min: 0.05, max: 1, step: 0.05, value: 0.5 },
+  { id: 'farfield', section: 'Render', research: true, label: 'far field', kind: 'bool', value: true },
+  { id: 'lodbase', section: 'Render', research: true, label: 'LOD distance (tiles)', kind: 'range', min: 2, max: 40, step: 1, value: 8 },
+  { id: 'autoquality', section: 'Render', research: true, label: 'auto quality', kind: 'bool', value: true },
+  { id: 'ordering', section: 'Render', research: true, label: 'ordering', kind: 'select', options: ['topological', 'depth'], value: 'topological' },
+  { id: 'mergethr', section: 'Render', research: true, label: 'merge threshold (tiles)', kind: 'range', min: 0.05, max: 1, step: 0.05, value: 0.5 },
   { id: 'fov', section: 'Render', label: 'field of view°', kind: 'range', min: 20, max: 100, step: 1, value: 60 },
+  // measuring (Research mode)
+  { id: 'caparc', section: 'Measure', research: true, label: 'capture arc°', kind: 'range', min: 4, max: 360, step: 1, value: 30 },
+  { id: 'capframes', section: 'Measure', research: true, label: 'capture frames', kind: 'range', min: 12, max: 180, step: 1, value: 24 },
 ];
 
 /** Control by id. */
@@ -107,7 +110,35 @@ export function decodeState(text) {
 }
 
 /** URL parameters the viewer knows. */
-export const URL_PARAMS = ['scene', 'terrain', 'gen', 'seed', 'size', 'v', 'preset', 'bench', 'report', 'grids', 'frames', 'nointro', 'sorter'];
+export const URL_PARAMS = ['scene', 'terrain', 'gen', 'seed', 'size', 'v', 'preset', 'chapter', 'mode', 'bench', 'report', 'grids', 'frames', 'nointro', 'sorter'];
+
+/**
+ * Check a named view (views.json preset or story chapter): every key is a control (or a meta
+ * key), every value is in range. Returns the list of problems (empty = fine).
+ */
+export const VIEW_META = ['label', 'short', 'caption', 'camera', 'view', 'research', 'controls'];
+export const CAMERA_VIEWS = ['ground', 'survey', 'top'];
+export function checkView(name, view) {
+  const problems = [];
+  if (!view || typeof view !== 'object') return [`${name}: not an object`];
+  for (const k of Object.keys(view)) if (!VIEW_META.includes(k)) problems.push(`${name}: unknown key "${k}"`);
+  for (const [id, v] of Object.entries(view.controls || {})) {
+    if (id === 'reliefscale' && v === 'grid') continue;
+    const r = coerce(id, v);
+    if (r.error) problems.push(`${name}: ${r.error}`);
+  }
+  if (view.view !== undefined && !CAMERA_VIEWS.includes(view.view)) problems.push(`${name}: unknown camera view "${view.view}"`);
+  const cam = view.camera;
+  if (cam !== undefined) {
+    for (const [k, v] of Object.entries(cam)) {
+      if (!['az', 'el', 'd'].includes(k)) problems.push(`${name}: unknown camera key "${k}"`);
+      else if (typeof v !== 'number' || !Number.isFinite(v)) problems.push(`${name}: camera ${k} is not a number`);
+    }
+    if (cam.el !== undefined && (cam.el < 1 || cam.el > 89)) problems.push(`${name}: camera el ${cam.el} outside 1..89`);
+    if (cam.d !== undefined && cam.d <= 0) problems.push(`${name}: camera d ${cam.d} must be positive`);
+  }
+  return problems;
+}
 
 /** Terrain sizes the page generates. */
 export const GEN_SIZES = [64, 128, 256, 512, 1024];

@@ -14,6 +14,9 @@ import {
 } from './controls.js';
 import { Panel } from './ui.js';
 import { loadGenerated } from './terrain-cache.js';
+import { standAt, walkStep } from './walk.js';
+import { figureName, settingsText } from './figure.js';
+import { captureSweep, PopMeter } from './capture.js';
 
 const DEFAULT_GEN = { gen: 'rolling', seed: 0, size: 256 };
 
@@ -39,6 +42,10 @@ const app = {
   ready: null,
   frames: 0,
   benchRunning: false,
+  mode: 'explore',
+  walk: null,
+  figure: false,
+  popMeter: new PopMeter(),
 };
 window.bozkir = app;
 
@@ -201,6 +208,9 @@ function rebuildScene() {
   app.mapping?.free?.();
   app.mapping = mapping;
   app.renderer.setScene(app.scene);
+  app.panel?.setReliefFlag(app.reliefFollows ? null
+    : s.reliefscale < n ? `relief scale ${s.reliefscale} < grid ${n}: the terrain repeats (mirrored); drag it back to ${n} to follow the grid`
+      : `relief scale ${s.reliefscale} set by hand (grid ${n})`);
   app.panel?.setRuleInfo(decision ? `collected ${(100 * decision.shares[0]).toFixed(1)} % · drive: ${decision.source}` : 'rule off');
   clampCamera();
   app.dirty = true;
@@ -231,7 +241,11 @@ function set(id, value, { fromPanel = false } = {}) {
     return false;
   }
   app.state[id] = r.value;
-  if (id === 'reliefscale' && fromPanel) app.reliefFollows = false;
+  if (id === 'reliefscale' && fromPanel) {
+    // Moving the relief scale detaches it from the grid; dragging it back onto the grid
+    // makes it follow again.
+    app.reliefFollows = Math.round(r.value) === Math.round(app.state.grid);
+  }
   if (id === 'grid' && !fromPanel && app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(2, r.value));
   if (!fromPanel) app.panel?.refresh(id);
   if (id === 'lodbase') app.quality.setUserLodBase(r.value);
@@ -258,6 +272,7 @@ function viewLink() {
   const v = { c: changed(app.state), cam: { t: c.target.map((x) => round(x)), az: round(c.az, 100), el: round(c.el, 100), d: round(c.dist), fov: c.fov } };
   if (!app.reliefFollows) v.c.reliefscale = app.state.reliefscale;
   else delete v.c.reliefscale;
+  if (app.walk) v.cam.walk = app.walk.eye.slice(0, 2).map((x) => round(x));
   return v;
 }
 
@@ -271,6 +286,7 @@ function writeUrl() {
     q.set('size', String(app.gen.size));
   }
   q.set('v', encodeState(viewLink()));
+  if (app.mode === 'research') q.set('mode', 'research');
   history.replaceState(null, '', `${location.pathname}?${q}`);
 }
 
@@ -299,35 +315,90 @@ function applyViewLink(text) {
     if (num(cam.el)) app.cam.el = cam.el;
     if (num(cam.d) && cam.d > 0) app.cam.dist = cam.d;
     if (num(cam.fov) && cam.fov >= 20 && cam.fov <= 100) app.cam.fov = cam.fov;
+    if (Array.isArray(cam.walk) && cam.walk.length === 2 && cam.walk.every(num)) {
+      app.pendingWalk = { x: cam.walk[0], y: cam.walk[1], az: app.cam.az, el: app.cam.el };
+    }
   }
 }
 
-async function applyPreset(name) {
-  let views;
-  try {
-    views = await (await fetch('views.json')).json();
-  } catch {
-    message('views.json could not be read; no presets');
-    return;
+/** views.json, read once. */
+async function views() {
+  if (!app.views) {
+    try {
+      app.views = await (await fetch('views.json')).json();
+    } catch {
+      app.views = { presets: {}, story: [] };
+      message('views.json could not be read; no presets or story');
+    }
   }
-  const p = views.presets?.[name];
-  if (!p) {
-    message(`unknown preset "${name}" (have ${Object.keys(views.presets || {}).join(', ')})`);
-    return;
-  }
+  return app.views;
+}
+
+/** Apply a named view (preset or chapter) as a hand on the panel would; unknown keys are named. */
+function applyView(label, p) {
   for (const [id, value] of Object.entries(p.controls || {})) {
     if (id === 'reliefscale' && value === 'grid') {
       app.reliefFollows = true;
       continue;
     }
     if (!BY_ID.has(id)) {
-      message(`preset "${name}" names an unknown control "${id}"; ignored`);
+      message(`${label} names an unknown control "${id}"; ignored`);
       continue;
     }
-    set(id, value);
-    if (id === 'reliefscale') app.reliefFollows = false;
+    if (set(id, value) && id === 'reliefscale') app.reliefFollows = false;
   }
-  if (p.camera) Object.assign(app.cam, p.camera);
+  if (app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(2, Math.round(app.state.grid)));
+  app.panel?.refreshAll();
+  if (p.view) viewButton(p.view);
+  if (p.camera) {
+    const tile = app.tileset?.size ?? 1;
+    if (typeof p.camera.az === 'number') app.cam.az = p.camera.az;
+    if (typeof p.camera.el === 'number') app.cam.el = p.camera.el;
+    if (typeof p.camera.d === 'number') app.cam.dist = p.camera.d * tile;
+  }
+  if (app.walk) setWalk(false);
+  app.cam.target = [0, 0, 0];
+  clampCamera();
+  app.dirty = true;
+  scheduleUrl();
+}
+
+async function applyPreset(name) {
+  const v = await views();
+  const p = v.presets?.[name];
+  if (!p) {
+    message(`unknown preset "${name}" (have ${Object.keys(v.presets || {}).join(', ')})`);
+    return false;
+  }
+  applyView(`preset "${name}"`, p);
+  app.preset = name;
+  return true;
+}
+
+/** Story chapter `n` (1-based): its controls and camera, and its caption with the placeholders filled. */
+async function applyChapter(n) {
+  const v = await views();
+  const ch = v.story?.[n - 1];
+  if (!ch) {
+    message(`no chapter ${n} (the story has ${v.story?.length ?? 0})`);
+    return false;
+  }
+  applyView(`chapter ${n}`, ch);
+  app.chapter = n;
+  const ts = app.tileset;
+  const names = ts?.manifest.classes ?? [];
+  const fill = {
+    scene: app.sceneName,
+    size: ts ? ts.size.toFixed(2) : '?',
+    tiles: ts ? ts.tiles.length : '?',
+    world: ts ? Math.round(app.state.grid * ts.size) : '?',
+    source: app.terrainInfo?.label ?? '',
+    collects: names[0] ?? 'class 0',
+    exposed: names[1] ?? 'class 1',
+  };
+  const caption = ch.caption.replace(/\{(\w+)\}/g, (m, k) => (k in fill ? String(fill[k]) : m));
+  app.panel?.setCaption(`${ch.label}`, caption, n, v.story.length);
+  return true;
 }
 
 /** Camera presets, distances in tiles. */
@@ -372,10 +443,19 @@ function renderFrame() {
     app.sceneDirty = false;
     rebuildScene();
   }
-  const cam = { ...app.cam, fov: app.state.fov };
+  if (app.pendingWalk && app.mapping) {
+    const w = app.pendingWalk;
+    app.pendingWalk = null;
+    app.walk = standAt(w.x, w.y, w.az, w.el, app.state.fov, heightAt);
+    app.panel?.setWalk(true);
+  }
+  const cam = app.walk ? { ...app.walk, fov: app.state.fov } : { ...app.cam, fov: app.state.fov };
   const stats = app.renderer.render(cam, renderOptions());
   app.stats = stats;
   app.frames += 1;
+  if (app.mode === 'research' && !app.benchRunning) {
+    stats.pop = app.popMeter.sample(app.renderer.gl, cam.az);
+  }
   return stats;
 }
 
@@ -439,34 +519,81 @@ function installCamera(canvas) {
   }, { passive: false });
 }
 
-/** Keys: WASD / arrows pan, Q/E turn, R/F tilt, +/- zoom (held keys keep drawing). */
+const MOVE_KEYS = ['w', 'a', 's', 'd', 'q', 'e', 'z', 'x', '+', '=', '-', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright', 'shift'];
+
+/** Orbit step for held keys: WASD / arrows pan, Q/E turn, Z/X tilt, +/- zoom. */
+function orbitStep(held) {
+  const c = app.cam;
+  const a = (c.az * Math.PI) / 180;
+  const k = c.dist * 0.01;
+  const fwd = (held.has('w') || held.has('arrowup') ? 1 : 0) - (held.has('s') || held.has('arrowdown') ? 1 : 0);
+  const right = (held.has('d') || held.has('arrowright') ? 1 : 0) - (held.has('a') || held.has('arrowleft') ? 1 : 0);
+  c.target[0] += (fwd * Math.sin(a) + right * Math.cos(a)) * k;
+  c.target[1] += (fwd * Math.cos(a) - right * Math.sin(a)) * k;
+  if (held.has('q')) c.az = (c.az + 359) % 360;
+  if (held.has('e')) c.az = (c.az + 1) % 360;
+  if (held.has('z')) c.el += 0.5;
+  if (held.has('x')) c.el -= 0.5;
+  if (held.has('+') || held.has('=')) c.dist *= 0.98;
+  if (held.has('-')) c.dist *= 1.02;
+  clampCamera();
+}
+
+/** Enter or leave the walk: the walker stands where the orbit camera looks. */
+function setWalk(on) {
+  if (on === Boolean(app.walk)) return;
+  if (on) {
+    const t = app.cam.target;
+    app.walk = standAt(t[0], t[1], app.cam.az, 0, app.state.fov, heightAt);
+  } else {
+    const e = app.walk.eye;
+    app.cam.target = [e[0], e[1], heightAt(e[0], e[1])];
+    app.walk = null;
+    clampCamera();
+  }
+  app.panel?.setWalk(Boolean(app.walk));
+  app.dirty = true;
+  scheduleUrl();
+}
+
+/** One walk step of `dt` seconds with the held keys (also the test hook). */
+function walkStep_(held, dt) {
+  const half = (app.state.grid * (app.tileset?.size ?? 1)) / 2;
+  app.walk = walkStep(app.walk, held, dt, heightAt, { bounds: half });
+  app.dirty = true;
+  return app.walk;
+}
+
 function installKeys(canvas) {
   const held = new Set();
-  const step = () => {
-    if (!held.size) {
+  let lastT = 0;
+  const step = (now) => {
+    if (!held.size || [...held].every((k) => k === 'shift')) {
       app.moving = false;
+      lastT = 0;
       return;
     }
-    const c = app.cam;
-    const a = (c.az * Math.PI) / 180;
-    const k = c.dist * 0.01;
-    const fwd = (held.has('w') || held.has('arrowup') ? 1 : 0) - (held.has('s') || held.has('arrowdown') ? 1 : 0);
-    const right = (held.has('d') || held.has('arrowright') ? 1 : 0) - (held.has('a') || held.has('arrowleft') ? 1 : 0);
-    c.target[0] += (fwd * Math.sin(a) + right * Math.cos(a)) * k;
-    c.target[1] += (fwd * Math.cos(a) - right * Math.sin(a)) * k;
-    if (held.has('q')) c.az = (c.az + 359) % 360;
-    if (held.has('e')) c.az = (c.az + 1) % 360;
-    if (held.has('r')) c.el += 0.5;
-    if (held.has('f')) c.el -= 0.5;
-    if (held.has('+') || held.has('=')) c.dist *= 0.98;
-    if (held.has('-')) c.dist *= 1.02;
-    clampCamera();
+    const dt = lastT ? Math.min(0.1, (now - lastT) / 1000) : 1 / 60;
+    lastT = now;
+    if (app.walk) walkStep_(held, dt);
+    else orbitStep(held);
     app.dirty = true;
     requestAnimationFrame(step);
   };
-  canvas.addEventListener('keydown', (e) => {
+  const onDown = (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
     const key = e.key.toLowerCase();
-    if (!['w', 'a', 's', 'd', 'q', 'e', 'r', 'f', '+', '=', '-', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright'].includes(key)) return;
+    if (e.repeat && !MOVE_KEYS.includes(key)) return;
+    if (key === 'm') return app.panel?.setMode(app.mode === 'research' ? 'explore' : 'research');
+    if (key === 'g') return setWalk(!app.walk);
+    if (key === 'f' && !e.ctrlKey && !e.metaKey) return setFigureMode(!app.figure);
+    if (key === 'p' && !e.ctrlKey && !e.metaKey) {
+      e.preventDefault();
+      savePng();
+      return;
+    }
+    if (key === 'i') return app.panel?.showHoveredNote();
+    if (!MOVE_KEYS.includes(key)) return;
     e.preventDefault();
     const was = held.size;
     held.add(key);
@@ -474,12 +601,44 @@ function installKeys(canvas) {
       app.moving = true;
       requestAnimationFrame(step);
     }
-  });
-  canvas.addEventListener('keyup', (e) => {
+  };
+  window.addEventListener('keydown', onDown);
+  window.addEventListener('keyup', (e) => {
     held.delete(e.key.toLowerCase());
     if (!held.size) scheduleUrl();
   });
-  canvas.addEventListener('blur', () => held.clear());
+  window.addEventListener('blur', () => held.clear());
+}
+
+/** Figure mode hides the panel and every overlay; the canvas alone stays. */
+function setFigureMode(on) {
+  app.figure = on;
+  document.body.classList.toggle('figure', on);
+  app.dirty = true;
+}
+
+/** The current view as a PNG at the canvas's full resolution (render scale 1), downloaded. */
+async function savePng() {
+  const r = app.renderer;
+  const keep = app.quality.renderScale;
+  app.quality.renderScale = 1;
+  renderFrame();
+  const canvas = r.canvas;
+  const name = figureName({
+    scene: app.sceneName, grid: app.state.grid, rule: app.state.classrule, cam: app.walk || app.cam,
+    tile: app.tileset?.size ?? 1, width: canvas.width, height: canvas.height,
+  });
+  const blob = await new Promise((res) => canvas.toBlob(res, 'image/png'));
+  app.quality.renderScale = keep;
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  app.lastFigure = { name, width: canvas.width, height: canvas.height };
+  return app.lastFigure;
 }
 
 function installDrop() {
@@ -582,6 +741,14 @@ async function start() {
   app.panel = new Panel(app, {
     set: (id, v) => set(id, v, { fromPanel: true }),
     view: viewButton,
+    preset: (name) => applyPreset(name),
+    chapter: (n) => applyChapter(n),
+    walk: () => setWalk(!app.walk),
+    figure: () => setFigureMode(!app.figure),
+    png: () => savePng(),
+    capture: () => runCapture(),
+    settingsText: () => settingsAsText(),
+    modeChanged: () => scheduleUrl(),
     chooseScene: (name) => switchScene(name),
     chooseTerrain: (t) => switchTerrain(t),
     profiles,
@@ -628,7 +795,17 @@ async function start() {
   // Default camera for the grid, then the preset and the view link on top.
   app.cam.dist = Math.min(app.state.grid, 24) * 0.9 * ts.size;
   if (params.preset) await applyPreset(params.preset);
+  if (params.chapter !== undefined) {
+    const n = Number(params.chapter);
+    if (Number.isInteger(n) && n >= 1) await applyChapter(n);
+    else message(`chapter "${params.chapter}" must be a whole number from 1`);
+  }
   if (params.v) applyViewLink(params.v);
+  if (params.mode !== undefined) {
+    if (params.mode === 'research' || params.mode === 'explore') app.panel.setMode(params.mode);
+    else message(`mode "${params.mode}" must be explore or research`);
+  }
+  app.panel.setPresets(Object.keys((await views()).presets || {}));
   app.panel.refreshAll();
   rebuildScene();
   app.sceneDirty = false;
@@ -677,8 +854,44 @@ async function switchTerrain(t) {
   scheduleUrl();
 }
 
+/** Run the capture sweep with the Measure controls and download the zip of frames. */
+async function runCapture() {
+  const frames = Math.round(app.state.capframes);
+  const zip = await captureSweep(app, {
+    arc: app.state.caparc,
+    frames,
+    onProgress: (k, n) => app.panel?.status(`capturing frame ${k} of ${n}…`),
+  });
+  app.panel?.status('');
+  const name = `capture_${app.sceneName}_g${app.state.grid}_${app.state.ordering}_${frames}f.zip`;
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([zip], { type: 'application/zip' }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  app.lastCapture = { name, bytes: zip.length, frames };
+  return app.lastCapture;
+}
+
+function settingsAsText() {
+  return settingsText({
+    state: app.state, controls: CONTROLS, cam: app.walk ? { ...app.walk, fov: app.state.fov } : { ...app.cam, fov: app.state.fov },
+    scene: app.sceneName, terrain: app.terrainInfo?.label ?? '',
+  });
+}
+
 Object.assign(app, {
   set,
+  applyPreset,
+  applyChapter,
+  setWalk,
+  walkStep: walkStep_,
+  setFigureMode,
+  savePng,
+  runCapture,
+  settingsAsText,
+  writeUrl,
   heightAt,
   renderFrame,
   runBench,

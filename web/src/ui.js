@@ -57,6 +57,11 @@ export class Panel {
     this.genCtrl = fs.add(menu, 'gen', cb.profiles).name('profile').onChange((v) => cb.chooseTerrain({ gen: v }));
     this.seedCtrl = fs.add(menu, 'seed', 0, 9999, 1).name('seed').onFinishChange((v) => cb.chooseTerrain({ seed: Math.round(v) }));
     this.sizeCtrl = fs.add(menu, 'size', GEN_SIZES).name('size').onChange((v) => cb.chooseTerrain({ size: Number(v) }));
+    this.presetMenu = { preset: '' };
+    this.presetCtrl = fs.add(this.presetMenu, 'preset', ['']).name('view preset').onChange((v) => {
+      if (v) cb.preset(v);
+    });
+    this.presetCtrl.$select.id = 'preset';
     const actions = {
       terrains: () => this.openTerrainWindow(),
       open: () => this.fileInput.click(),
@@ -64,6 +69,13 @@ export class Panel {
       survey: () => cb.view('survey'),
       top: () => cb.view('top'),
       link: () => this.copyLink(),
+      walk: () => cb.walk(),
+      figure: () => cb.figure(),
+      png: () => cb.png(),
+      text: () => this.showText(cb.settingsText()),
+      capture: () => cb.capture(),
+      next: () => cb.chapter(Math.min(this.storyLength || 4, (app.chapter || 0) + 1)),
+      prev: () => cb.chapter(Math.max(1, (app.chapter || 2) - 1)),
     };
     fs.add(actions, 'terrains').name('terrain window…');
     fs.add(actions, 'open').name('open tileset (.zip)…');
@@ -71,7 +83,16 @@ export class Panel {
     cam.add(actions, 'ground').name('ground view');
     cam.add(actions, 'survey').name('survey view');
     cam.add(actions, 'top').name('top view');
+    this.walkCtrl = cam.add(actions, 'walk').name('walk on the ground (G)');
     cam.add(actions, 'link').name('copy link to this view');
+    cam.add(actions, 'text').name('settings as text');
+    cam.add(actions, 'figure').name('figure mode (F)');
+    cam.add(actions, 'png').name('save PNG (P)');
+    const story = this.gui.addFolder('Story');
+    story.add(actions, 'prev').name('◀ previous chapter');
+    story.add(actions, 'next').name('next chapter ▶');
+    this.storyFolder = story;
+    this.folderNames = new Map([[fs, 'Scene'], [cam, 'Camera'], [story, 'Story']]);
     for (const [el, id] of [[this.sceneCtrl.$select, 'scene'], [this.terrainCtrl.$select, 'terrain'], [this.genCtrl.$select, 'gen'],
       [this.seedCtrl.$input, 'seed'], [this.sizeCtrl.$select, 'size']]) el.id = id;
 
@@ -91,7 +112,17 @@ export class Panel {
       this.ctrls.set(c.id, ctrl);
     }
     folders.get('Look')?.close();
-    folders.get('Render')?.close();
+    this.folders = folders;
+    for (const [name, f] of folders) this.folderNames.set(f, name);
+    folders.get('Measure')?.add(actions, 'capture').name('capture sweep (zip of frames)');
+    this.modeCtrl = this.gui.add(app, 'mode', ['explore', 'research']).name('mode (M)').onChange((v) => this.setMode(v));
+    this.modeCtrl.$select.id = 'mode';
+    this.gui.children.unshift(this.gui.children.pop());
+    this.gui.$children.prepend(this.modeCtrl.domElement);
+    // Notes: an ⓘ on every section and control (info.json); I over a control shows its note.
+    this.hover = null;
+    fetch('info.json').then((r) => r.json()).then((info) => this.installNotes(info)).catch(() => {});
+    this.setMode('explore');
 
     // info line, messages, stats
     this.info = document.getElementById('info');
@@ -109,6 +140,95 @@ export class Panel {
     });
     document.body.appendChild(this.fileInput);
     this.fields = { gpu: '', tileset: '', terrain: '', rule: '' };
+  }
+
+  installNotes(info) {
+    this.info_ = info;
+    const button = (title, show, tag = 'button') => {
+      const b = document.createElement(tag);
+      b.className = 'note-btn';
+      if (tag === 'button') b.type = 'button';
+      else b.setAttribute('role', 'button');
+      b.textContent = 'i';
+      b.title = title;
+      b.addEventListener('click', (e) => {
+        e.stopPropagation();
+        e.preventDefault();
+        show();
+      });
+      return b;
+    };
+    for (const [f, name] of this.folderNames) {
+      if (info.sections[name]) f.$title.appendChild(button(`about ${name}`, () => this.showNote(name, info.sections[name]), 'span'));
+    }
+    for (const [id, ctrl] of this.ctrls) {
+      const n = info.controls[id];
+      ctrl.domElement.addEventListener('mouseenter', () => {
+        this.hover = id;
+      });
+      if (n) ctrl.$name.appendChild(button(`about ${id}`, () => this.showNote(id, n), 'span'));
+    }
+  }
+
+  /** The note drawer: what the control does, what was measured, where it comes from. */
+  showNote(title, n) {
+    const d = document.getElementById('note');
+    d.querySelector('h3').textContent = title;
+    d.querySelector('.text').textContent = n.note;
+    d.querySelector('.measured').textContent = n.measured ? `Measured: ${n.measured}` : '';
+    d.querySelector('.sources').textContent = n.sources?.length ? `Sources: ${n.sources.join('; ')}` : '';
+    d.hidden = false;
+    this.noteShown = title;
+  }
+
+  showHoveredNote() {
+    const n = this.hover && this.info_?.controls[this.hover];
+    if (n) this.showNote(this.hover, n);
+  }
+
+  /** Explore shows the controls for using the viewer; Research adds the renderer's switches, ordering, measuring and live numbers. */
+  setMode(mode) {
+    this.app.mode = mode;
+    this.modeCtrl?.updateDisplay();
+    const research = mode === 'research';
+    for (const c of CONTROLS) if (c.research) this.ctrls.get(c.id)?.show(research);
+    for (const name of ['Render', 'Measure']) this.folders?.get(name)?.show(research);
+    document.body.classList.toggle('research', research);
+    this.cb.modeChanged?.();
+  }
+
+  setWalk(on) {
+    this.walkCtrl?.name(on ? 'back to orbit (G)' : 'walk on the ground (G)');
+  }
+
+  setPresets(names) {
+    this.presetCtrl.options(['', ...names]).onChange((v) => {
+      if (v) this.cb.preset(v);
+    });
+    this.presetCtrl.$select.id = 'preset';
+  }
+
+  setCaption(label, caption, n, total) {
+    this.storyLength = total;
+    const el = document.getElementById('caption');
+    el.querySelector('b').textContent = `${label} (${n}/${total})`;
+    el.querySelector('span').textContent = caption;
+    el.hidden = false;
+  }
+
+  /** A note beside the relief scale when it no longer follows the grid (null clears it). */
+  setReliefFlag(text) {
+    const c = this.ctrls.get('reliefscale');
+    if (!c) return;
+    c.domElement.classList.toggle('flagged', Boolean(text) && text.includes('repeats'));
+    c.domElement.title = text || '';
+    this.reliefFlag = text;
+  }
+
+  showText(text) {
+    const d = document.getElementById('settings-text');
+    d.querySelector('pre').textContent = text;
+    d.showModal();
   }
 
   /** Push a control's value (set from code, a preset or a link) back into the panel. */
@@ -174,8 +294,14 @@ export class Panel {
     if (!s) return;
     const fps = dt > 0 ? (1000 / dt).toFixed(0) : '–';
     const q = this.app.quality;
-    this.statsEl.textContent = `${fps} fps · ${s.splats.toLocaleString('en')} splats · ${s.drawCalls} draws · `
+    let t = `${fps} fps · ${s.splats.toLocaleString('en')} splats · ${s.drawCalls} draws · `
       + `${s.cells} cells · sort ${(s.sortMs || 0).toFixed(1)} ms · scale ${q.renderScale.toFixed(2)}`;
+    if (this.app.mode === 'research') {
+      t += `\nlogic ${(s.logicMs ?? 0).toFixed(1)} ms · cpu ${(s.cpuMs ?? 0).toFixed(1)} ms · far cells ${s.farCells} · `
+        + `LOD ${JSON.stringify(s.lodCounts)} · merged ${s.merged} in ${s.groups} groups · cycles ${s.cycles} · `
+        + `pop ${s.pop == null ? '–' : s.pop.toFixed(4)}/° · LOD base ${q.lodBase}`;
+    }
+    this.statsEl.textContent = t;
   }
 
   showMessage(text, kind) {
