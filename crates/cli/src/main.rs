@@ -69,6 +69,10 @@ enum Command {
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
     Recipes(cmd::recipe::ListArgs),
+    /// Score popping in a captured sweep of frames (folder or zip of PNGs): motion undone, residual measured.
+    PopMetric(cmd::pop_metric::Args),
+    /// Render the README's figures (rule on/off, one rule on three terrains, validation κ) with the software renderer.
+    Figures(cmd::figures::Args),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +107,8 @@ fn main() -> ExitCode {
         Command::BenchViewer(a) => cmd::bench_viewer::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
         Command::Recipes(a) => cmd::recipe::list(a),
+        Command::PopMetric(a) => cmd::pop_metric::run(a),
+        Command::Figures(a) => cmd::figures::run(a, quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

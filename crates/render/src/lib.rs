@@ -5,8 +5,10 @@
 //! so output is identical for any thread count.
 
 pub mod bake;
+pub mod draw;
 pub mod hillshade;
 pub mod image;
+pub mod popping;
 pub mod preview;
 pub mod ramp;
 
