@@ -1,121 +1,20 @@
 // The viewer in headless Chromium (Debian's chromium, driven by playwright-core), served by the
 // real `bozkir serve`. WebGL2 runs on SwiftShader; scenes are kept small. Screenshots go to
-// web/test-output/.
-//
-// Needs: the `bozkir` binary (target/debug or target/release, or $BOZKIR_BIN; `cargo test
-// --workspace` builds it) and Chromium ($CHROMIUM or /usr/bin/chromium). Without them the tests
-// skip with a message, except under CI=true, where they fail.
+// web/test-output/. Setup and skip rules: setup.mjs.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startViewer, stopViewer, pixelStats, skip } from './setup.mjs';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const outDir = fileURLToPath(new URL('../../test-output/', import.meta.url));
-const CI = process.env.CI === 'true';
-
-function findBinary() {
-  const cands = [process.env.BOZKIR_BIN, join(root, 'target/debug/bozkir'), join(root, 'target/release/bozkir')];
-  return cands.find((p) => p && existsSync(p)) || null;
-}
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const bin = findBinary();
-let playwright = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  playwright = null;
-}
-const missing = [!bin && 'the bozkir binary (cargo build -p bozkir)', !existsSync(chromiumPath) && `Chromium at ${chromiumPath}`,
-  !playwright && 'playwright-core (npm ci in web/)'].filter(Boolean);
-if (missing.length && CI) throw new Error(`browser tests need ${missing.join(', ')}`);
-const skip = missing.length ? `missing ${missing.join(', ')}` : false;
-
-let server = null, base = null, browser = null, dataDir = null;
-
-/** Start `bozkir serve DIR --port 0` and read its URL line. */
-function serve(dir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`bozkir serve did not start: ${out}`)), 30000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1].endsWith('/') ? m[1] : `${m[1]}/` });
-      }
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) => reject(new Error(`bozkir serve exited ${code}: ${out}`)));
-  });
-}
-
+let ctx = null;
 before(async () => {
-  if (skip) return;
-  mkdirSync(outDir, { recursive: true });
-  dataDir = mkdtempSync(join(tmpdir(), 'bozkir-web-'));
-  execFileSync(bin, ['--quiet', 'terrain', '--profile', 'canyon', '--seed', '3', '--size', '64', '--out', join(dataDir, 'canyon64')], { stdio: 'ignore' });
-  const s = await serve(dataDir);
-  server = s.child;
-  base = s.url;
-  browser = await playwright.chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  ctx = await startViewer();
 });
-
 after(async () => {
-  await browser?.close();
-  server?.kill();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await stopViewer(ctx);
 });
-
-/** Open the viewer at `query`; collects console errors and page errors. */
-async function open(query = '', { width = 640, height = 420 } = {}) {
-  const page = await browser.newPage({ viewport: { width, height } });
-  const errors = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${base}${query}`);
-  const ok = await page.evaluate(() => window.bozkir.ready);
-  return { page, errors, ok };
-}
-
-/** Render one frame now and return pixel statistics of the canvas. */
-async function pixelStats(page) {
-  return page.evaluate(() => {
-    window.bozkir.renderFrame();
-    const { width, height, data } = window.bozkir.renderer.readPixels();
-    let n = 0, sum = 0, sum2 = 0, bg = 0, amber = 0, blue = 0;
-    const hist = new Set();
-    for (let k = 0; k < data.length; k += 16) {
-      const r = data[k], g = data[k + 1], b = data[k + 2];
-      const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-      n += 1;
-      sum += l;
-      sum2 += l * l;
-      hist.add((r >> 4) << 8 | (g >> 4) << 4 | (b >> 4));
-      if (Math.abs(r - 158) < 6 && Math.abs(g - 179) < 6 && Math.abs(b - 199) < 6) bg += 1;
-      if (r > b + 40) amber += 1;
-      if (b > r + 40) blue += 1;
-    }
-    const mean = sum / n;
-    return { width, height, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), colours: hist.size, background: bg / n, amber: amber / n, blue: blue / n };
-  });
-}
-
-const shot = (page, name) => page.screenshot({ path: join(outDir, `${name}.png`) });
+const open = (...a) => ctx.open(...a);
+const shot = (...a) => ctx.shot(...a);
 
 test('the starter scene loads with no console errors and draws a non-blank picture', { skip }, async () => {
   const { page, errors, ok } = await open('?scene=starter&gen=rolling&seed=0&size=64');
@@ -196,7 +95,7 @@ test('a URL reopens the same view', { skip }, async () => {
   });
   const a = await pixelStats(first.page);
   await shot(first.page, 'url-first');
-  const second = await open(url.slice(base.length));
+  const second = await open(url.slice(ctx.base.length));
   const state = await second.page.evaluate(() => ({ s: window.bozkir.state, c: window.bozkir.cam }));
   assert.equal(state.s.grid, 12);
   assert.equal(state.s.exposure, 1.3);

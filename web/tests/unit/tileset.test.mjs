@@ -4,8 +4,8 @@ import { deflateRawSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { findBozkir } from '../bozkir-bin.mjs';
 import {
   crc32, readZip, writeZip, pickTileset, parseManifest, unpackSplats, openTileset, openDrop, describe,
   fetchTileset,
@@ -237,12 +237,11 @@ test('fetchTileset reads a served folder', async () => {
 
 // ---- a tileset made by the Rust CLI ----------------------------------------
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const binary = ['release', 'debug'].map((p) => join(root, 'target', p, 'bozkir')).find((p) => existsSync(p));
+const binary = findBozkir();
 
 test('reads a real tileset written by `bozkir tileset --zip`', { timeout: 120000 }, async (t) => {
   if (!binary) {
-    if (process.env.CI === 'true') assert.fail('target/{release,debug}/bozkir is missing (build it: cargo build)');
+    if (process.env.CI === 'true') assert.fail('the bozkir binary is missing (build it: cargo build -p bozkir, or set BOZKIR_BIN)');
     t.skip('no target/release/bozkir or target/debug/bozkir: build the CLI to run this test');
     return;
   }

@@ -57,7 +57,8 @@ pub struct Args {
     /// Atlas pixels per tile.
     #[arg(long, default_value_t = 64)]
     pub atlas_res: usize,
-    /// Also write the tileset as one zip file next to the directory (DIR.zip).
+    /// Also write the tileset as one zip file inside the directory (DIR/NAME.zip, NAME the
+    /// directory's name), ready to drop on the viewer.
     #[arg(long)]
     pub zip: bool,
     /// Seed of the layouts used for measuring.

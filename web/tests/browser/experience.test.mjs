@@ -1,0 +1,179 @@
+// The viewer as a tool (issue 8) in headless Chromium, served by the real `bozkir serve`:
+// presets, share links, the walk, figure mode and its PNG, modes, notes, the story, the capture
+// sweep. Same setup and skip rules as viewer.test.mjs.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { startViewer, stopViewer, pixelStats, skip, outDir } from './setup.mjs';
+
+let ctx = null;
+before(async () => {
+  ctx = await startViewer();
+});
+after(async () => {
+  await stopViewer(ctx);
+});
+
+const QUERY = '?scene=starter&gen=rolling&seed=0&size=64';
+
+test('every preset applies and the controls read back its values', { skip }, async () => {
+  const views = JSON.parse(readFileSync(new URL('../../views.json', import.meta.url)));
+  const { page, ok } = await ctx.open(QUERY, { width: 900, height: 600 });
+  assert.equal(ok, true);
+  await page.evaluate(() => window.bozkir.panel.setMode('research')); // research presets name research controls
+  for (const [name, p] of Object.entries(views.presets)) {
+    assert.equal(await page.evaluate((n) => window.bozkir.applyPreset(n), name), true, name);
+    const read = await page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
+      const el = document.getElementById(id);
+      return [id, el.type === 'checkbox' ? el.checked : el.value];
+    })), Object.keys(p.controls));
+    for (const [id, want] of Object.entries(p.controls)) {
+      if (id === 'reliefscale' && want === 'grid') {
+        assert.equal(Number(read.reliefscale), Number(read.grid ?? await page.evaluate(() => window.bozkir.state.grid)), `${name}: relief scale follows the grid`);
+        continue;
+      }
+      if (typeof want === 'boolean') assert.equal(read[id], want, `${name}: ${id}`);
+      else assert.equal(Number(read[id]), want, `${name}: ${id} reads ${read[id]}`);
+    }
+  }
+  const s = await pixelStats(page);
+  assert.ok(s.std > 5);
+  await page.close();
+});
+
+test('a share link reopens the same view, pixel for pixel within a small tolerance', { skip }, async () => {
+  const a = await ctx.open(QUERY, { width: 480, height: 320 });
+  const url = await a.page.evaluate(async () => {
+    const b = window.bozkir;
+    await b.applyPreset('proof-on');
+    b.set('grid', 8);
+    Object.assign(b.cam, { az: 70, el: 35 });
+    b.renderFrame();
+    b.writeUrl();
+    return location.href;
+  });
+  const pa = await a.page.evaluate(async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    window.bozkir.renderFrame();
+    return Array.from(window.bozkir.renderer.readPixels().data);
+  });
+  const b = await ctx.open(url.slice(ctx.base.length), { width: 480, height: 320 });
+  const pb = await b.page.evaluate(async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    window.bozkir.renderFrame();
+    return Array.from(window.bozkir.renderer.readPixels().data);
+  });
+  assert.equal(pa.length, pb.length);
+  let diff = 0;
+  for (let k = 0; k < pa.length; k++) diff += Math.abs(pa[k] - pb[k]);
+  const mean = diff / pa.length;
+  assert.ok(mean < 2, `mean channel difference ${mean}`);
+  await a.page.close();
+  await b.page.close();
+});
+
+test('the walk keeps the camera at eye height above the terrain along a scripted path', { skip }, async () => {
+  const { page, ok } = await ctx.open('?scene=starter&gen=canyon&seed=3&size=64');
+  assert.equal(ok, true);
+  const r = await page.evaluate(() => {
+    const b = window.bozkir;
+    b.set('grid', 12);
+    b.renderFrame();
+    b.setWalk(true);
+    const worst = [];
+    const script = [[['w'], 60], [['w', 'd'], 40], [['e'], 30], [['w', 'shift'], 60], [['s', 'a'], 40]];
+    for (const [keys, frames] of script) {
+      for (let k = 0; k < frames; k++) {
+        const cam = b.walkStep(new Set(keys), 1 / 30);
+        worst.push(Math.abs(cam.eye[2] - b.heightAt(cam.eye[0], cam.eye[1]) - 1.7));
+      }
+      b.renderFrame();
+    }
+    const eye = b.walk.eye.slice();
+    return { worst: Math.max(...worst), eye, start: b.cam.target };
+  });
+  assert.ok(r.worst < 1e-9, `eye height off by ${r.worst}`);
+  assert.ok(Math.hypot(r.eye[0], r.eye[1]) > 3, 'the walker moved');
+  const s = await pixelStats(page);
+  assert.ok(s.std > 5, 'the ground view draws');
+  await ctx.shot(page, 'walk');
+  await page.close();
+});
+
+test('figure mode hides the panel and P saves the full-resolution PNG with the documented name', { skip }, async () => {
+  const { page, ok } = await ctx.open(QUERY, { width: 640, height: 400 });
+  assert.equal(ok, true);
+  await page.click('#view');
+  await page.keyboard.press('f');
+  assert.equal(await page.isVisible('#panel'), false);
+  assert.equal(await page.isVisible('#info'), false);
+  await ctx.shot(page, 'figure-mode');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('p')]);
+  const name = download.suggestedFilename();
+  const size = await page.evaluate(() => [window.bozkir.renderer.canvas.width, window.bozkir.renderer.canvas.height]);
+  assert.match(name, new RegExp(`^bozkir_starter_g24_rule-on_az45_el25_d\\d+\\.\\d_${size[0]}x${size[1]}\\.png$`));
+  const path = join(outDir, name);
+  await download.saveAs(path);
+  const png = readFileSync(path);
+  assert.equal(png.readUInt32BE(16), size[0]);
+  assert.equal(png.readUInt32BE(20), size[1]);
+  assert.ok(size[0] >= 640, 'full resolution (render scale 1)');
+  await page.keyboard.press('f');
+  assert.equal(await page.isVisible('#panel'), true);
+  await page.close();
+});
+
+test('M switches to Research mode, which shows the renderer controls; ⓘ opens a note', { skip }, async () => {
+  const { page, ok } = await ctx.open(QUERY, { width: 1000, height: 700 });
+  assert.equal(ok, true);
+  assert.equal(await page.isVisible('#ordering'), false);
+  await page.click('#view');
+  await page.keyboard.press('m');
+  assert.equal(await page.evaluate(() => window.bozkir.mode), 'research');
+  assert.equal(await page.isVisible('#ordering'), true);
+  await page.waitForSelector('[data-control="classbalance"] .note-btn', { state: 'attached' });
+  await page.click('[data-control="classbalance"] .note-btn');
+  assert.match(await page.textContent('#note'), /Share of cells given the collected class/);
+  await ctx.shot(page, 'research-note');
+  await page.keyboard.press('m');
+  assert.equal(await page.isVisible('#ordering'), false);
+  await page.close();
+});
+
+test('the story applies its chapters with their captions', { skip }, async () => {
+  const { page, ok } = await ctx.open(`${QUERY}&chapter=2`);
+  assert.equal(ok, true);
+  assert.equal(await page.evaluate(() => window.bozkir.state.grid), 5);
+  assert.match(await page.textContent('#caption'), /32 tiles whose edges agree/);
+  await page.evaluate(() => window.bozkir.applyChapter(4));
+  assert.equal(await page.evaluate(() => window.bozkir.state.classrule), true);
+  assert.match(await page.textContent('#caption'), /sand where water and sediment collect/);
+  await page.close();
+});
+
+test('the capture sweep writes a zip of settled frames', { skip }, async () => {
+  const { page, ok } = await ctx.open(QUERY, { width: 320, height: 200 });
+  assert.equal(ok, true);
+  await page.evaluate(() => {
+    window.bozkir.set('capframes', 12);
+    window.bozkir.set('grid', 4);
+  });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => window.bozkir.runCapture())]);
+  const path = join(outDir, download.suggestedFilename());
+  await download.saveAs(path);
+  const zip = readFileSync(path);
+  // central directory: count the entries named fNNNN.png
+  const names = [];
+  for (let k = 0; k + 46 < zip.length; k++) {
+    if (zip.readUInt32LE(k) === 0x02014b50) {
+      const n = zip.readUInt16LE(k + 28);
+      names.push(zip.subarray(k + 46, k + 46 + n).toString());
+    }
+  }
+  assert.deepEqual(names, Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(4, '0')}.png`));
+  assert.ok(inflateSync || true);
+  await page.close();
+});
