@@ -17,6 +17,7 @@ import { loadGenerated } from './terrain-cache.js';
 import { standAt, walkStep } from './walk.js';
 import { figureName, settingsText } from './figure.js';
 import { captureSweep, PopMeter } from './capture.js';
+import { attachMeshMode } from './mesh.js';
 
 const DEFAULT_GEN = { gen: 'rolling', seed: 0, size: 256 };
 
@@ -287,6 +288,7 @@ function writeUrl() {
   }
   q.set('v', encodeState(viewLink()));
   if (app.mode === 'research') q.set('mode', 'research');
+  if (app.mesh?.enabled) q.set('look', 'mesh');
   history.replaceState(null, '', `${location.pathname}?${q}`);
 }
 
@@ -449,6 +451,13 @@ function renderFrame() {
     app.walk = standAt(w.x, w.y, w.az, w.el, app.state.fov, heightAt);
     app.panel?.setWalk(true);
   }
+  if (app.mesh?.enabled) {
+    app.renderer.resize(app.quality.enabled ? app.quality.renderScale : 1);
+    const ms = app.mesh.render({ ...app.mesh.cam, fov: app.state.fov });
+    app.stats = { splats: 0, cells: 0, sortMs: 0, ...ms, mesh: true };
+    app.frames += 1;
+    return app.stats;
+  }
   const cam = app.walk ? { ...app.walk, fov: app.state.fov } : { ...app.cam, fov: app.state.fov };
   const stats = app.renderer.render(cam, renderOptions());
   app.stats = stats;
@@ -479,6 +488,36 @@ function loop(now) {
 
 // ------------------------------------------------------------------ camera input
 
+/** The orbit camera input moves: the mesh mode's (metres) or the splat view's. */
+function activeCam() {
+  return app.mesh?.enabled ? app.mesh.cam : app.cam;
+}
+
+function settleCam() {
+  if (app.mesh?.enabled) {
+    const c = app.mesh.cam;
+    c.el = Math.max(1, Math.min(89, c.el));
+    c.dist = Math.max(1, c.dist);
+  } else clampCamera();
+}
+
+/** Mesh mode (the terrain alone with the seed-001 look) on or off. */
+async function setMeshMode(on) {
+  if (!app.mesh) return false;
+  try {
+    if (on) await app.mesh.enable();
+    else await app.mesh.disable();
+  } catch (e) {
+    message(`mesh mode: ${e.message}`);
+    return false;
+  }
+  if (on && app.walk) setWalk(false);
+  app.panel?.setMesh(on);
+  app.dirty = true;
+  scheduleUrl();
+  return true;
+}
+
 function installCamera(canvas) {
   let drag = null;
   canvas.addEventListener('pointerdown', (e) => {
@@ -496,7 +535,7 @@ function installCamera(canvas) {
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     drag.x = e.clientX;
     drag.y = e.clientY;
-    const c = app.cam;
+    const c = activeCam();
     if (drag.pan) {
       const k = c.dist / canvas.clientHeight;
       const a = (c.az * Math.PI) / 180;
@@ -507,13 +546,13 @@ function installCamera(canvas) {
       c.az = (c.az + dx * 0.3 + 360) % 360;
       c.el += dy * 0.25;
     }
-    clampCamera();
+    settleCam();
     app.dirty = true;
   });
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
-    app.cam.dist *= Math.exp(e.deltaY * 0.001);
-    clampCamera();
+    activeCam().dist *= Math.exp(e.deltaY * 0.001);
+    settleCam();
     app.dirty = true;
     scheduleUrl();
   }, { passive: false });
@@ -523,7 +562,7 @@ const MOVE_KEYS = ['w', 'a', 's', 'd', 'q', 'e', 'z', 'x', '+', '=', '-', 'arrow
 
 /** Orbit step for held keys: WASD / arrows pan, Q/E turn, Z/X tilt, +/- zoom. */
 function orbitStep(held) {
-  const c = app.cam;
+  const c = activeCam();
   const a = (c.az * Math.PI) / 180;
   const k = c.dist * 0.01;
   const fwd = (held.has('w') || held.has('arrowup') ? 1 : 0) - (held.has('s') || held.has('arrowdown') ? 1 : 0);
@@ -536,7 +575,7 @@ function orbitStep(held) {
   if (held.has('x')) c.el -= 0.5;
   if (held.has('+') || held.has('=')) c.dist *= 0.98;
   if (held.has('-')) c.dist *= 1.02;
-  clampCamera();
+  settleCam();
 }
 
 /** Enter or leave the walk: the walker stands where the orbit camera looks. */
@@ -585,7 +624,7 @@ function installKeys(canvas) {
     const key = e.key.toLowerCase();
     if (e.repeat && !MOVE_KEYS.includes(key)) return;
     if (key === 'm') return app.panel?.setMode(app.mode === 'research' ? 'explore' : 'research');
-    if (key === 'g') return setWalk(!app.walk);
+    if (key === 'g' && !app.mesh?.enabled) return setWalk(!app.walk);
     if (key === 'f' && !e.ctrlKey && !e.metaKey) return setFigureMode(!app.figure);
     if (key === 'p' && !e.ctrlKey && !e.metaKey) {
       e.preventDefault();
@@ -749,6 +788,7 @@ async function start() {
     capture: () => runCapture(),
     settingsText: () => settingsAsText(),
     modeChanged: () => scheduleUrl(),
+    mesh: () => setMeshMode(!app.mesh?.enabled),
     chooseScene: (name) => switchScene(name),
     chooseTerrain: (t) => switchTerrain(t),
     profiles,
@@ -791,6 +831,7 @@ async function start() {
     await setTerrain();
   }
   app.panel.setTerrainInfo(app.terrainInfo.label, app.terrainName, app.gen);
+  attachMeshMode(app);
 
   // Default camera for the grid, then the preset and the view link on top.
   app.cam.dist = Math.min(app.state.grid, 24) * 0.9 * ts.size;
@@ -806,6 +847,10 @@ async function start() {
     else message(`mode "${params.mode}" must be explore or research`);
   }
   app.panel.setPresets(Object.keys((await views()).presets || {}));
+  if (params.look !== undefined) {
+    if (params.look === 'mesh') await setMeshMode(true);
+    else if (params.look !== 'splats') message(`look "${params.look}" must be splats or mesh`);
+  }
   app.panel.refreshAll();
   rebuildScene();
   app.sceneDirty = false;
@@ -849,6 +894,7 @@ async function switchTerrain(t) {
     return;
   }
   app.panel.setTerrainInfo(app.terrainInfo.label, app.terrainName, app.gen);
+  if (app.mesh) await app.mesh.sync().catch((e) => message(`mesh mode: ${e.message}`));
   app.sceneDirty = true;
   app.dirty = true;
   scheduleUrl();
@@ -886,6 +932,7 @@ Object.assign(app, {
   applyPreset,
   applyChapter,
   setWalk,
+  setMeshMode,
   walkStep: walkStep_,
   setFigureMode,
   savePng,

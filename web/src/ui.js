@@ -64,6 +64,7 @@ export class Panel {
     this.presetCtrl.$select.id = 'preset';
     const actions = {
       terrains: () => this.openTerrainWindow(),
+      mesh: () => cb.mesh(),
       open: () => this.fileInput.click(),
       ground: () => cb.view('ground'),
       survey: () => cb.view('survey'),
@@ -78,6 +79,7 @@ export class Panel {
       prev: () => cb.chapter(Math.max(1, (app.chapter || 2) - 1)),
     };
     fs.add(actions, 'terrains').name('terrain window…');
+    this.meshCtrl = fs.add(actions, 'mesh').name('terrain look (mesh, no splats)');
     fs.add(actions, 'open').name('open tileset (.zip)…');
     const cam = this.gui.addFolder('Camera');
     cam.add(actions, 'ground').name('ground view');
@@ -197,6 +199,10 @@ export class Panel {
     this.cb.modeChanged?.();
   }
 
+  setMesh(on) {
+    this.meshCtrl?.name(on ? 'back to the splats' : 'terrain look (mesh, no splats)');
+  }
+
   setWalk(on) {
     this.walkCtrl?.name(on ? 'back to orbit (G)' : 'walk on the ground (G)');
   }
@@ -294,6 +300,10 @@ export class Panel {
     if (!s) return;
     const fps = dt > 0 ? (1000 / dt).toFixed(0) : '–';
     const q = this.app.quality;
+    if (s.mesh) {
+      this.statsEl.textContent = `${fps} fps · mesh ${(s.triangles ?? 0).toLocaleString('en')} triangles · ${s.drawCalls} draws`;
+      return;
+    }
     let t = `${fps} fps · ${s.splats.toLocaleString('en')} splats · ${s.drawCalls} draws · `
       + `${s.cells} cells · sort ${(s.sortMs || 0).toFixed(1)} ms · scale ${q.renderScale.toFixed(2)}`;
     if (this.app.mode === 'research') {

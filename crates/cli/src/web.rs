@@ -111,6 +111,12 @@ pub struct TerrainEntry {
     pub heights: Arc<[u8]>,
     /// `sediment.f32`: little-endian f32 in 0..1, when the folder has `sediment.tif`.
     pub sediment: Option<Arc<[u8]>>,
+    /// `albedo.png` and `normal.png` as `bozkir bake` wrote them into the folder, when present
+    /// (read from disk when asked for, like a tileset's files).
+    pub albedo: Option<PathBuf>,
+    pub normal: Option<PathBuf>,
+    /// The recipe the folder came from (its sidecar's `settings.recipe`), when it says.
+    pub recipe: Option<String>,
 }
 
 impl TerrainEntry {
@@ -120,14 +126,26 @@ impl TerrainEntry {
         if self.sediment.is_some() {
             v.push("sediment.f32");
         }
+        if self.albedo.is_some() {
+            v.push("albedo.png");
+        }
+        if self.normal.is_some() {
+            v.push("normal.png");
+        }
         v
     }
 
-    fn read(&self, file: &str) -> Option<Arc<[u8]>> {
+    fn read(&self, file: &str) -> Option<Result<Body>> {
+        let disk = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .map(|p| std::fs::read(p).map(Body::Owned).with_context(|| format!("{}: cannot read", p.display())))
+        };
         match file {
-            "terrain.json" => Some(self.json.clone()),
-            "heights.f32" => Some(self.heights.clone()),
-            "sediment.f32" => self.sediment.clone(),
+            "terrain.json" => Some(Ok(Body::Shared(self.json.clone()))),
+            "heights.f32" => Some(Ok(Body::Shared(self.heights.clone()))),
+            "sediment.f32" => self.sediment.clone().map(|b| Ok(Body::Shared(b))),
+            "albedo.png" => disk(&self.albedo),
+            "normal.png" => disk(&self.normal),
             _ => None,
         }
     }
@@ -185,8 +203,23 @@ fn f32_bytes(v: impl Iterator<Item = f32>) -> Arc<[u8]> {
     v.flat_map(f32::to_le_bytes).collect::<Vec<u8>>().into()
 }
 
-/// A terrain folder (`height.tif` with its `terrain.json` sidecar, optional `sediment.tif`)
-/// converted to the viewer's layout.
+/// A baked texture of a terrain folder (`bozkir bake`): `dir/file` when it is a PNG of exactly
+/// `k·width × k·height` pixels for some `k` in 1..=4 (an older or foreign file is left out).
+fn baked_texture(dir: &Path, file: &str, w: usize, h: usize) -> Option<PathBuf> {
+    let p = dir.join(file);
+    let f = std::fs::File::open(&p).ok()?;
+    let mut head = [0u8; 24];
+    std::io::Read::read_exact(&mut std::io::BufReader::new(f), &mut head).ok()?;
+    if &head[..8] != b"\x89PNG\r\n\x1a\n" || &head[12..16] != b"IHDR" {
+        return None;
+    }
+    let pw = u32::from_be_bytes(head[16..20].try_into().ok()?) as usize;
+    let ph = u32::from_be_bytes(head[20..24].try_into().ok()?) as usize;
+    (1..=4).any(|k| (pw, ph) == (k * w, k * h)).then_some(p)
+}
+
+/// A terrain folder (`height.tif` with its `terrain.json` sidecar, optional `sediment.tif`, and
+/// `albedo.png` / `normal.png` from `bozkir bake`) converted to the viewer's layout.
 pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
     let (sc, h) = crate::cmd::read_terrain_folder(dir, "the viewer")?;
     let (w, hh) = (sc.width, sc.height);
@@ -210,7 +243,23 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
         "source": sc.source,
     });
     let json: Arc<[u8]> = (serde_json::to_string_pretty(&json)? + "\n").into_bytes().into();
-    Ok(TerrainEntry { name, width: w, height: hh, cell_size_m: sc.dx_m, low_m, high_m, json, heights, sediment })
+    let albedo = baked_texture(dir, "albedo.png", w, hh);
+    let normal = baked_texture(dir, "normal.png", w, hh);
+    let recipe = sc.settings.get("recipe").and_then(|v| v.as_str()).map(str::to_string);
+    Ok(TerrainEntry {
+        name,
+        width: w,
+        height: hh,
+        cell_size_m: sc.dx_m,
+        low_m,
+        high_m,
+        json,
+        heights,
+        sediment,
+        albedo,
+        normal,
+        recipe,
+    })
 }
 
 impl Scene {
@@ -321,14 +370,20 @@ impl Scene {
             .terrains
             .iter()
             .map(|t| {
-                serde_json::json!({
+                let mut e = serde_json::json!({
                     "name": t.name,
                     "path": format!("data/terrains/{}/", t.name),
                     "width": t.width,
                     "height": t.height,
                     "cell_size_m": t.cell_size_m,
                     "sediment": t.sediment.is_some(),
-                })
+                    "albedo": t.albedo.is_some(),
+                    "normal": t.normal.is_some(),
+                });
+                if let Some(r) = &t.recipe {
+                    e["recipe"] = r.clone().into();
+                }
+                e
             })
             .collect();
         serde_json::json!({
@@ -359,14 +414,16 @@ impl Scene {
         }
         for t in &self.terrains {
             v.push(format!(
-                "  terrain {}: {}×{} cells of {} m, {:.0}..{:.0} m{}",
+                "  terrain {}: {}×{} cells of {} m, {:.0}..{:.0} m{}{}{}",
                 t.name,
                 t.width,
                 t.height,
                 t.cell_size_m,
                 t.low_m,
                 t.high_m,
-                if t.sediment.is_some() { ", sediment" } else { "" }
+                if t.sediment.is_some() { ", sediment" } else { "" },
+                if t.albedo.is_some() && t.normal.is_some() { ", baked textures" } else { "" },
+                t.recipe.as_ref().map(|r| format!(", recipe {r}")).unwrap_or_default()
             ));
         }
         if v.is_empty() {
@@ -386,7 +443,7 @@ impl Scene {
         }
         for t in &self.terrains {
             for f in t.files() {
-                out.push((format!("data/terrains/{}/{f}", t.name), Body::Shared(t.read(f).expect("listed"))));
+                out.push((format!("data/terrains/{}/{f}", t.name), t.read(f).expect("listed")?));
             }
         }
         Ok(out)
@@ -540,7 +597,8 @@ impl State {
                     return Reply::text(404, "no such terrain");
                 };
                 match t.read(file) {
-                    Some(b) => ok(content_type(file), Body::Shared(b)),
+                    Some(Ok(b)) => ok(content_type(file), b),
+                    Some(Err(e)) => Reply::text(500, &format!("{e:#}")),
                     None => Reply::text(404, "no such terrain file"),
                 }
             }

@@ -296,10 +296,53 @@ fn demo_no_serve_writes_both_scene_folders() {
     for f in ["tileset.json", "tiles.splat", "atlas.png"] {
         assert!(out.join("tileset-starter").join(f).is_file(), "{f}");
     }
+    // The demo terrain is baked for the viewer's mesh mode: textures at 2 texels per cell.
+    for f in ["terrain-canyon/albedo.png", "terrain-canyon/normal.png"] {
+        let img = bozkir_io::read_rgb8(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert_eq!((img.width(), img.height()), (64, 64), "{f}");
+    }
     let ts = bozkir_splat::tileset::read(&out.join("tileset-starter")).unwrap();
     assert_eq!(ts.manifest.classes, ["sand", "scrub"]);
     assert!(ts.manifest.atlas.is_some());
     let bytes: u64 =
         std::fs::read_dir(out.join("tileset-starter")).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
     assert!(bytes < 8 << 20, "the starter tileset takes {bytes} bytes");
+}
+
+#[test]
+fn baked_textures_are_served_and_flagged_in_the_catalogue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("scene");
+    let (plain, baked) = (dir.join("plain"), dir.join("baked"));
+    ok(&["terrain", "--size", "32", "--seed", "2", "--out", plain.to_str().unwrap()]);
+    ok(&["terrain", "--recipe", "hills", "--size", "24", "--out", baked.to_str().unwrap()]);
+    ok(&["bake", baked.to_str().unwrap(), "--scale", "2"]);
+    let srv = Server::start(&dir);
+    let cat: serde_json::Value = serde_json::from_slice(&srv.get("/catalogue.json").2).unwrap();
+    let entry = |name: &str| cat["terrains"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap().clone();
+    let (b, p) = (entry("baked"), entry("plain"));
+    assert_eq!((b["albedo"].as_bool(), b["normal"].as_bool()), (Some(true), Some(true)), "{b}");
+    assert_eq!(b["recipe"], "hills", "{b}");
+    assert_eq!((p["albedo"].as_bool(), p["normal"].as_bool()), (Some(false), Some(false)), "{p}");
+    assert!(p.get("recipe").is_none(), "{p}");
+    for f in ["albedo.png", "normal.png"] {
+        let (st, h, body) = srv.get(&format!("/data/terrains/baked/{f}"));
+        assert_eq!((st, header(&h, "content-type")), (200, "image/png"), "{f}");
+        assert_eq!(body, std::fs::read(baked.join(f)).unwrap(), "{f}");
+        assert_eq!(srv.get(&format!("/data/terrains/plain/{f}")).0, 404, "{f}");
+    }
+    drop(srv);
+
+    // `site` writes them too.
+    let out = tmp.path().join("site");
+    ok(&["site", "--out", out.to_str().unwrap(), "--data", dir.to_str().unwrap()]);
+    for f in ["albedo.png", "normal.png"] {
+        assert_eq!(
+            std::fs::read(out.join("data/terrains/baked").join(f)).unwrap(),
+            std::fs::read(baked.join(f)).unwrap()
+        );
+        assert!(!out.join("data/terrains/plain").join(f).exists());
+    }
+    let cat: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("catalogue.json")).unwrap()).unwrap();
+    assert!(cat["terrains"].as_array().unwrap().iter().any(|t| t["name"] == "baked" && t["albedo"] == true));
 }

@@ -88,11 +88,22 @@ impl DropletStage {
         self.params(0).validate().map_err(|e| e.to_string())?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State, progress: &dyn Progress) {
-        let out = erode_droplets(&state.height, &self.params(seed), progress);
+    pub(crate) fn apply(
+        &self,
+        seed: u32,
+        state: &mut State,
+        progress: &dyn Progress,
+        kernels: &dyn crate::kernels::Kernels,
+    ) -> Result<(), String> {
+        let p = self.params(seed);
+        let out = match kernels.droplets(&state.height, &p, progress)? {
+            Some(o) => o,
+            None => erode_droplets(&state.height, &p, progress),
+        };
         state.height = out.height;
         state.accumulate_mask("wear", &out.wear);
         state.accumulate_mask("deposit", &out.deposit);
+        Ok(())
     }
 }
 
@@ -144,8 +155,18 @@ impl ThermalStage {
         }
         Ok(self)
     }
-    pub(crate) fn apply(&self, state: &mut State, progress: &dyn Progress) {
-        state.height = thermal(&state.height, &self.params(), progress);
+    pub(crate) fn apply(
+        &self,
+        state: &mut State,
+        progress: &dyn Progress,
+        kernels: &dyn crate::kernels::Kernels,
+    ) -> Result<(), String> {
+        let p = self.params();
+        state.height = match kernels.thermal(&state.height, &p, progress)? {
+            Some(h) => h,
+            None => thermal(&state.height, &p, progress),
+        };
+        Ok(())
     }
 }
 

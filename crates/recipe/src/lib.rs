@@ -10,12 +10,14 @@
 pub mod builtin;
 pub mod detail;
 pub mod erosion;
+pub mod kernels;
 pub mod parse;
 pub mod run;
 pub mod stage;
 pub mod state;
 
+pub use kernels::{Cpu, Kernels};
 pub use parse::{parse, Recipe, RecipeError, Stage};
-pub use run::{run, StageEvent};
-pub use stage::{apply, Op};
+pub use run::{run, run_with, StageEvent};
+pub use stage::{apply, apply_with, Op};
 pub use state::{check, StageReport, State};

@@ -1,7 +1,8 @@
 //! Running a whole recipe.
 
+use crate::kernels::{Cpu, Kernels};
 use crate::parse::{Recipe, RecipeError};
-use crate::stage::apply;
+use crate::stage::apply_with;
 use crate::state::{check, StageReport, State};
 use bozkir_core::Progress;
 
@@ -24,6 +25,19 @@ pub fn run(
     cell_size: f64,
     seed: u64,
     progress: &dyn Progress,
+    observe: impl FnMut(StageEvent),
+) -> Result<State, RecipeError> {
+    run_with(recipe, size, cell_size, seed, progress, &Cpu, observe)
+}
+
+/// [`run`] with the erosion stages offered to `kernels` first (see [`Kernels`]).
+pub fn run_with(
+    recipe: &Recipe,
+    size: usize,
+    cell_size: f64,
+    seed: u64,
+    progress: &dyn Progress,
+    kernels: &dyn Kernels,
     mut observe: impl FnMut(StageEvent),
 ) -> Result<State, RecipeError> {
     let mut state = State::new(size, cell_size, seed);
@@ -34,7 +48,7 @@ pub fn run(
             state.resample_to(scaled);
         }
         observe(StageEvent::Start { index, op: stage.op.name() });
-        apply(&stage.op, index, &mut state, progress).map_err(|message| RecipeError::Stage {
+        apply_with(&stage.op, index, &mut state, progress, kernels).map_err(|message| RecipeError::Stage {
             source_name: recipe.name.clone(),
             line: stage.line,
             index,

@@ -163,6 +163,18 @@ fn stage_seed(explicit: Option<u64>, recipe_seed: u64, index: usize) -> u32 {
 /// Run stage `index` (1-based) on `state`. Errors are problems only the state can reveal (a
 /// mask that was never recorded, a size past the cap); the caller names the stage.
 pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) -> Result<(), String> {
+    apply_with(op, index, state, progress, &crate::kernels::Cpu)
+}
+
+/// [`apply`] with the erosion stages (stream power, droplets, thermal) offered to `kernels`
+/// first; the CPU runs them when it declines.
+pub fn apply_with(
+    op: &Op,
+    index: usize,
+    state: &mut State,
+    progress: &dyn Progress,
+    kernels: &dyn crate::kernels::Kernels,
+) -> Result<(), String> {
     let seed = |explicit: Option<u64>| stage_seed(explicit, state.seed, index);
     match op {
         Op::Profile(p) => p.apply(index, state, progress),
@@ -171,7 +183,7 @@ pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) 
         Op::Pow(p) => p.apply(state),
         Op::Warp(p) => p.apply(index, state),
         Op::Blur(p) => state.height = gaussian_blur(&state.height, &BlurParams { sigma: p.sigma }),
-        Op::StreamPower(p) => p.apply(state, progress),
+        Op::StreamPower(p) => p.apply(state, progress, kernels)?,
         Op::Fill(_) => state.height = fill_epsilon(&state.height),
         Op::Slab(p) => p.apply(state),
         Op::Reverse(p) => p.apply(seed(p.seed), state),
@@ -183,8 +195,8 @@ pub fn apply(op: &Op, index: usize, state: &mut State, progress: &dyn Progress) 
         Op::SedimentFloor(p) => p.apply(state)?,
         Op::Canyon(p) => p.apply(state),
         Op::Fold(p) => p.apply(seed(None), state),
-        Op::Droplets(p) => p.apply(seed(p.seed), state, progress),
-        Op::Thermal(p) => p.apply(state, progress),
+        Op::Droplets(p) => p.apply(seed(p.seed), state, progress, kernels)?,
+        Op::Thermal(p) => p.apply(state, progress, kernels)?,
         Op::ShallowWater(p) => p.apply(state, progress),
         Op::Island(p) => p.apply(seed(p.seed), state),
         Op::Rivers(p) => p.apply(state),
@@ -491,7 +503,12 @@ impl StreamPowerStage {
         }
         Ok(self)
     }
-    fn apply(&self, state: &mut State, progress: &dyn Progress) {
+    fn apply(
+        &self,
+        state: &mut State,
+        progress: &dyn Progress,
+        kernels: &dyn crate::kernels::Kernels,
+    ) -> Result<(), String> {
         let umap = (self.uplift > 0.0 && self.uplift_map == "height").then(|| unit(&state.height).0);
         let cell = state.height.dx * state.height.dy;
         let p = StreamPowerParams {
@@ -504,10 +521,14 @@ impl StreamPowerStage {
             kappa: self.kappa,
             area_cap: (self.area_cap_cells > 0.0).then_some(self.area_cap_cells * cell),
         };
-        let out = stream_power(&state.height, &p, progress);
+        let out = match kernels.stream_power(&state.height, &p, progress)? {
+            Some(o) => o,
+            None => stream_power(&state.height, &p, progress),
+        };
         state.height = out.height;
         state.accumulate_mask("wear", &out.eroded);
         state.accumulate_mask("sediment", &out.sediment);
+        Ok(())
     }
 }
 

@@ -80,7 +80,9 @@ export async function startViewer(prepare = () => {}) {
       if (m.type() === 'error') errors.push(m.text());
     });
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${ctx.base}${query}`);
+    page.setDefaultTimeout(120000);
+    await page.goto(`${ctx.base}${query}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => window.bozkir && window.bozkir.ready);
     const ok = await page.evaluate(() => window.bozkir.ready);
     return { page, errors, ok };
   };

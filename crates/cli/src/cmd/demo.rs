@@ -1,5 +1,5 @@
-//! `bozkir demo`: a viewer scene on built-in defaults — the canyon terrain with every output
-//! (`OUT/terrain-canyon/`) and the procedural starter tileset (`OUT/tileset-starter/`) — then
+//! `bozkir demo`: a viewer scene on built-in defaults — the canyon terrain with every output and
+//! its baked textures (`OUT/terrain-canyon/`) and the procedural starter tileset (`OUT/tileset-starter/`) — then
 //! the viewer serving it, unless `--no-serve`.
 
 use crate::outputs::Staging;
@@ -29,7 +29,7 @@ pub struct Args {
 }
 
 /// Write the demo scene into `out`: the canyon terrain (seed 3, `size`² cells of 10 m, 1000 m of
-/// relief) and the starter tileset.
+/// relief) baked at 2 texels per cell (`bozkir bake`), and the starter tileset.
 pub fn build_scene(out: &Path, size: usize, quiet: bool) -> Result<()> {
     let t = super::terrain::Args {
         profile: "canyon".into(),
@@ -52,8 +52,12 @@ pub fn build_scene(out: &Path, size: usize, quiet: bool) -> Result<()> {
         dome: None,
         tilt: None,
         stretch: None,
+        gpu: "off".into(),
     };
     super::terrain::run(t, quiet)?;
+    // The textures of the viewer's mesh mode (albedo.png, normal.png), as `bozkir bake` writes.
+    let bake = super::bake::Args { dir: out.join(TERRAIN_DIR), scale: 2, out: None };
+    super::bake::run(bake, quiet)?;
     write_starter(&out.join(TILESET_DIR))
 }
 

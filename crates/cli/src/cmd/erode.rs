@@ -39,6 +39,10 @@ pub struct Args {
     pub area_cap: Option<f64>,
     #[command(flatten)]
     pub scale: super::analyze::Scale,
+    /// Run on the GPU: `auto` (`--gpu` alone: the GPU when one works, else the CPU with a
+    /// message saying why), `require` (fail instead) or `off`.
+    #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
+    pub gpu: String,
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
@@ -61,12 +65,20 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         kappa: non_negative("diffusion", a.diffusion)?,
         area_cap: a.area_cap.map(|c| positive("area-cap", c)).transpose()?,
     };
+    let mode: bozkir_gpu::GpuMode = a.gpu.parse().map_err(anyhow::Error::msg)?;
+    let kernels = super::recipe::GpuKernels::new(mode)?;
     let bar = Bar::new(quiet);
     let mut timings = Vec::new();
     let (dem, note) = timed(&mut timings, "read", &bar, || super::load_dem(&a.dem))?;
     let dem = a.scale.apply(dem)?;
     let mut st = Staging::new(&a.out)?;
-    let out = timed(&mut timings, "erode", &bar, || stream_power(&dem, &params, &bar));
+    let out = timed(&mut timings, "erode", &bar, || -> Result<_> {
+        use bozkir_recipe::Kernels;
+        Ok(match kernels.stream_power(&dem, &params, &bar).map_err(anyhow::Error::msg)? {
+            Some(o) => o,
+            None => stream_power(&dem, &params, &bar),
+        })
+    })?;
     let an = analyse(&out.height, &Options::default(), &bar);
     timings.extend(an.timings.iter().copied());
     let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
@@ -88,6 +100,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir erode (stream power, Braun & Willett 2013)".into();
     sc.generator_version = env!("CARGO_PKG_VERSION").into();
+    sc.backend = kernels.backend();
     sc.source = a.dem.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     for (k, v) in
         [("k", a.k), ("m", a.m), ("uplift_m_per_yr", a.uplift), ("diffusion_m2_per_yr", a.diffusion), ("dt_yr", a.dt)]

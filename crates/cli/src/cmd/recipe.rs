@@ -7,9 +7,15 @@ use crate::outputs::{finish, write_analysis, write_height, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
+use bozkir_core::Progress;
+use bozkir_gpu::{Gpu, GpuError, GpuMode};
 use bozkir_io::{Encoding, Sidecar};
-use bozkir_recipe::{builtin, parse, run, Recipe, StageEvent};
+use bozkir_recipe::{builtin, parse, run_with, Kernels, Recipe, StageEvent};
+use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
+use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
+use bozkir_terrain::erosion::thermal::ThermalParams;
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
+use std::cell::RefCell;
 use std::path::Path;
 use std::time::Instant;
 
@@ -41,7 +47,8 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     let mut rows = Vec::new();
     let total = Instant::now();
     let mut t = Instant::now();
-    let state = run(&recipe, size, cell, seed, &bar, |e| match e {
+    let kernels = GpuKernels::new(a.gpu_mode()?)?;
+    let state = run_with(&recipe, size, cell, seed, &bar, &kernels, |e| match e {
         StageEvent::Start { op, .. } => {
             bar.stage(op);
             t = Instant::now();
@@ -95,6 +102,8 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     sc.seed = Some(seed);
     sc.source = format!("recipe {} seed {seed}", recipe.name);
     sc.settings.insert("recipe".into(), recipe.name.clone().into());
+    sc.backend = kernels.backend();
+    sc.settings.insert("backends".into(), kernels.stages().into());
     sc.settings.insert("stages".into(), recipe.stages.iter().map(|s| s.op.name()).collect::<Vec<_>>().into());
     sc.settings.insert("size".into(), size.into());
     sc.settings.insert("cell_size_m".into(), cell.into());
@@ -169,4 +178,87 @@ fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String
 
 fn to_u8(m: &Grid<f64>) -> Grid<u8> {
     m.map(|&v| if v.is_finite() { (v.clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
+}
+
+/// The `bozkir-gpu` kernels behind `--gpu`, for recipe runs and `bozkir erode`: the GPU when one
+/// works, else the CPU with a message on stderr saying which ran and why; `require` turns every
+/// such fallback into an error.
+pub(crate) struct GpuKernels {
+    mode: GpuMode,
+    gpu: Option<Gpu>,
+    /// "stage: backend" per erosion stage run, in order.
+    ran: RefCell<Vec<String>>,
+}
+
+impl GpuKernels {
+    pub(crate) fn new(mode: GpuMode) -> Result<Self> {
+        let gpu = match mode {
+            GpuMode::Off => None,
+            _ => match Gpu::new() {
+                Ok(g) => {
+                    eprintln!("gpu: using {}", g.adapter_name());
+                    Some(g)
+                }
+                Err(e) if mode == GpuMode::Require => bail!("--gpu=require: {e}"),
+                Err(e) => {
+                    eprintln!("gpu: {e}; running on the CPU instead (--gpu=off to silence, --gpu=require to fail)");
+                    None
+                }
+            },
+        };
+        Ok(Self { mode, gpu, ran: RefCell::new(Vec::new()) })
+    }
+
+    /// The sidecar's `backend`: `cpu`, `gpu (adapter)` or `mixed (adapter)` when some erosion
+    /// stage fell back to the CPU.
+    pub(crate) fn backend(&self) -> String {
+        let ran = self.ran.borrow();
+        let on_gpu = ran.iter().filter(|s| !s.ends_with(": cpu")).count();
+        match &self.gpu {
+            Some(g) if on_gpu > 0 && on_gpu == ran.len() => format!("gpu ({})", g.adapter_name()),
+            Some(g) if on_gpu > 0 => format!("mixed ({}; CPU for the rest)", g.adapter_name()),
+            _ => "cpu".into(),
+        }
+    }
+
+    /// Which backend each erosion stage ran on.
+    pub(crate) fn stages(&self) -> Vec<String> {
+        self.ran.borrow().clone()
+    }
+
+    fn go<T>(&self, stage: &str, f: impl FnOnce(&Gpu) -> Result<T, GpuError>) -> Result<Option<T>, String> {
+        let Some(gpu) = &self.gpu else {
+            self.ran.borrow_mut().push(format!("{stage}: cpu"));
+            return Ok(None);
+        };
+        match f(gpu) {
+            Ok(v) => {
+                self.ran.borrow_mut().push(format!("{stage}: gpu"));
+                Ok(Some(v))
+            }
+            Err(e) if self.mode == GpuMode::Require => Err(format!("--gpu=require: {stage} on the GPU failed: {e}")),
+            Err(e) => {
+                eprintln!("gpu: {stage} ran on the CPU: {e}");
+                self.ran.borrow_mut().push(format!("{stage}: cpu"));
+                Ok(None)
+            }
+        }
+    }
+}
+
+impl Kernels for GpuKernels {
+    fn stream_power(
+        &self,
+        h: &Grid<f64>,
+        p: &StreamPowerParams,
+        _: &dyn Progress,
+    ) -> Result<Option<StreamPowerOutput>, String> {
+        self.go("stream_power", |g| bozkir_gpu::stream_power::stream_power(g, h, p))
+    }
+    fn droplets(&self, h: &Grid<f64>, p: &DropletParams, _: &dyn Progress) -> Result<Option<DropletOutput>, String> {
+        self.go("droplets", |g| bozkir_gpu::droplets::erode_droplets(g, h, p))
+    }
+    fn thermal(&self, h: &Grid<f64>, p: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, String> {
+        self.go("thermal", |g| bozkir_gpu::thermal::thermal(g, h, p).map(|(h, _)| h))
+    }
 }

@@ -1,0 +1,196 @@
+//! GPU kernels against their CPU reference, timed in the same run: per-kernel ms, cells/s and
+//! the ratio. `gpu_bench [sizes…]` (default 1024 4096 8192 16384); `--ds2 N` also times the
+//! erosion stages of the ds2 recipe (stream power, droplets, thermal) at N² on the GPU.
+//! Not a test; `scripts/gpu_bench.sh` runs it.
+
+use std::time::Instant;
+
+use bozkir_core::{Grid, NoProgress};
+use bozkir_gpu::Gpu;
+use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletParams};
+use bozkir_terrain::erosion::stream_power::{StreamPowerEroder, StreamPowerParams};
+use bozkir_terrain::erosion::thermal::{thermal, ThermalParams};
+use bozkir_terrain::hydrology::{flow_graph, priority_flood};
+use rayon::prelude::*;
+
+fn terrain(n: usize, m: usize, cell: f64) -> Grid<f64> {
+    // Ridged sum of hashed value noise, relief ~300 m (cheap to build at 16384², in parallel).
+    let mut v = vec![0.0f64; n * m];
+    v.par_chunks_mut(n).enumerate().for_each(|(y, row)| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let mut s = 0.0;
+            let mut amp = 150.0;
+            let mut f = 4.0 / n as f64;
+            for oct in 0..6u32 {
+                let (fx, fy) = (x as f64 * f, y as f64 * f);
+                let (ix, iy) = (fx.floor(), fy.floor());
+                let (tx, ty) = (fx - ix, fy - iy);
+                let (tx, ty) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
+                let hsh = |a: f64, b: f64| bozkir_core::hash::hash_unit(a as i64 as u32, b as i64 as u32, oct);
+                let a = hsh(ix, iy) + (hsh(ix + 1.0, iy) - hsh(ix, iy)) * tx;
+                let b = hsh(ix, iy + 1.0) + (hsh(ix + 1.0, iy + 1.0) - hsh(ix, iy + 1.0)) * tx;
+                s += amp * (1.0 - (2.0 * (a + (b - a) * ty) - 1.0).abs());
+                amp *= 0.5;
+                f *= 2.0;
+            }
+            *o = s;
+        }
+    });
+    Grid::from_vec(n, m, v).with_cell_size(cell, cell)
+}
+
+fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64() * 1e3)
+}
+
+fn row(kernel: &str, n: &str, work: f64, unit: &str, gpu_ms: f64, cpu_ms: Option<f64>) {
+    let cpu = cpu_ms.map_or("—".to_string(), |c| format!("{c:.1}"));
+    let ratio = cpu_ms.map_or("—".to_string(), |c| format!("{:.1}×", c / gpu_ms));
+    let rate = |ms: f64| work / (ms * 1e-3);
+    println!(
+        "| {kernel} | {n} | {gpu_ms:.2} | {:.3e} | {cpu} | {} | {ratio} |",
+        rate(gpu_ms),
+        cpu_ms.map_or("—".to_string(), |c| format!("{:.3e}", rate(c))),
+    );
+    let _ = unit;
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut sizes = Vec::new();
+    let mut ds2 = None;
+    let mut cpu_max = 8192usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--ds2" => ds2 = it.next().and_then(|v| v.parse().ok()),
+            "--cpu-max" => cpu_max = it.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max),
+            v => {
+                let (a, b) = v.split_once('x').unwrap_or((v, v));
+                sizes.push((a.parse::<usize>().expect("size"), b.parse::<usize>().expect("size")));
+            }
+        }
+    }
+    if sizes.is_empty() && ds2.is_none() {
+        sizes = [1024, 4096, 8192, 16384].map(|n| (n, n)).to_vec();
+    }
+    let gpu = match Gpu::new() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!("device: {}; CPU threads: {}", gpu.adapter_name(), rayon::current_num_threads());
+    println!("| kernel | grid | GPU ms | GPU rate | CPU ms | CPU rate | GPU/CPU |");
+    println!("|---|---|---|---|---|---|---|");
+    for &(n, m) in &sizes {
+        let cells = (n * m) as f64;
+        let g = terrain(n, m, 10.0);
+        let cpu_ok = n <= cpu_max;
+        let name = if n == m { format!("{n}²") } else { format!("{n}×{m}") };
+        let n = name.as_str();
+        if let Err(e) = gpu.check_grid(g.width(), g.height(), 8) {
+            println!("| (all kernels) | {n} | {e} | | | | |");
+            continue;
+        }
+        // Flow routing + accumulation (receivers and upstream counts).
+        let _ = bozkir_gpu::flow::accumulate_cells(&gpu, &g).unwrap(); // warm-up (pipelines)
+        let (ga, gms) = time(|| bozkir_gpu::flow::accumulate_cells(&gpu, &g).unwrap());
+        let (ca, cms) = time(|| flow_graph::accumulate_cells(&flow_graph::d8_receivers(&g)));
+        assert_eq!(ga, ca, "accumulation differs");
+        row("D8 routing + accumulation (cells/s)", n, cells, "cells", gms, Some(cms));
+        drop((ga, ca));
+        // One stream-power step (K=1e-5, m=0.5, uplift, no diffusion) on the filled surface.
+        let (filled, fill_ms) = time(|| priority_flood::fill_epsilon(&g));
+        println!("| (ε priority flood, CPU, once per run) | {n} | — | — | {fill_ms:.1} | — | — |");
+        let p = StreamPowerParams { steps: 1, kappa: 0.0, ..Default::default() };
+        let mut ge = bozkir_gpu::stream_power::GpuStreamPower::new(&gpu, &filled, &p).unwrap();
+        ge.step().unwrap(); // warm-up step
+        let (_, gms) = time(|| {
+            for _ in 0..3 {
+                ge.step().unwrap();
+            }
+            ge.output().map(|o| o.steps_run).unwrap()
+        });
+        let gms = gms / 3.0;
+        let cms = cpu_ok.then(|| {
+            let mut ce = StreamPowerEroder::new(&filled, &p);
+            ce.step();
+            time(|| ce.step()).1
+        });
+        row("stream-power step (cells/s)", n, cells, "cells", gms, cms);
+        drop(ge);
+        drop(filled);
+        // Thermal: 20 Jacobi iterations at 5° (most cells active).
+        let tp = ThermalParams { talus_deg: 5.0, margin_deg: 0.0, rate: 0.2, iterations: 20 };
+        let _ = bozkir_gpu::thermal::thermal(&gpu, &g, &ThermalParams { iterations: 2, ..tp }).unwrap();
+        let ((_, its), gms) = time(|| bozkir_gpu::thermal::thermal(&gpu, &g, &tp).unwrap());
+        let cms = cpu_ok.then(|| time(|| thermal(&g, &tp, &NoProgress)).1);
+        row(&format!("thermal, {its} iterations (cell-updates/s)"), n, cells * its as f64, "cell-updates", gms, cms);
+        // Droplets: 0.5 per cell up to 4M, batch 1024 (the default, part of the result).
+        let count = ((cells * 0.5) as u32).min(4 << 20);
+        let dp = DropletParams { droplets: DropletCount::Total(count), seed: 1, ..Default::default() };
+        let (go, gms) = match time(|| bozkir_gpu::droplets::erode_droplets(&gpu, &g, &dp)) {
+            (Ok(o), ms) => (o, ms),
+            (Err(e), _) => {
+                let co = erode_droplets(&g, &dp, &NoProgress);
+                let max = co.wear.data().iter().chain(co.deposit.data()).cloned().fold(0.0, f64::max);
+                println!("| droplets | {n} | GPU refused: {e}; CPU max wear/deposit {max:.1} m | | | | |");
+                continue;
+            }
+        };
+        let steps = go.stats.steps_total as f64;
+        let cms = cpu_ok.then(|| {
+            let (co, cms) = time(|| erode_droplets(&g, &dp, &NoProgress));
+            let same =
+                co.height.data().iter().zip(go.height.data()).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+            println!(
+                "| (droplets: stats equal {}, {} of {} heights bit-identical) | {n} | | | | | |",
+                co.stats == go.stats,
+                same,
+                co.height.len()
+            );
+            cms
+        });
+        row(&format!("droplets ×{count}, batch 1024 (droplet-steps/s)"), n, steps, "steps", gms, cms);
+        let dp2 = DropletParams { batch_size: 65536, ..dp.clone() };
+        if let (Ok(go2), gms) = time(|| bozkir_gpu::droplets::erode_droplets(&gpu, &g, &dp2)) {
+            row(
+                &format!("droplets ×{count}, batch 65536 (droplet-steps/s)"),
+                n,
+                go2.stats.steps_total as f64,
+                "steps",
+                gms,
+                None,
+            );
+        }
+    }
+    if let Some(n) = ds2 {
+        // ds2's erosion stages at n² (cell 1400/n m... scaled from its 512² at 2.734 m).
+        let cell = 1400.0 / n as f64;
+        let g = terrain(n, n, cell);
+        let (_, fill) = time(|| priority_flood::fill_epsilon(&g));
+        let sp =
+            StreamPowerParams { steps: 55, k: 0.12, dt: 1.0, m: 0.5, uplift: 0.0, kappa: 0.0, ..Default::default() };
+        let (o, sp_ms) = time(|| bozkir_gpu::stream_power::stream_power(&gpu, &g, &sp).unwrap());
+        let dp = DropletParams { droplets: DropletCount::PerCell(0.5), seed: 7, ..Default::default() };
+        let (d, dr_ms) = match time(|| bozkir_gpu::droplets::erode_droplets(&gpu, &o.height, &dp)) {
+            (Ok(d), ms) => (d, ms),
+            (Err(e), ms) => {
+                println!("ds2 droplets on the GPU refused after {ms:.0} ms: {e}");
+                return;
+            }
+        };
+        let (_, th_ms) = time(|| bozkir_gpu::thermal::thermal(&gpu, &d.height, &ThermalParams::spike_guard()).unwrap());
+        println!(
+            "ds2 erosion stages at {n}² on the GPU: stream power 55 steps {sp_ms:.0} ms (of which the CPU fill {fill:.0} ms), \
+             droplets {} ({} steps) {dr_ms:.0} ms, thermal spike guard {th_ms:.0} ms; total {:.2} s",
+            d.stats.droplets,
+            d.stats.steps_total,
+            (sp_ms + dr_ms + th_ms) / 1e3
+        );
+    }
+}

@@ -1,0 +1,264 @@
+// One implicit stream-power step (n = 1) on the GPU (bozkir-gpu, stream_power.rs).
+//
+// Mirrors crates/terrain/src/erosion/stream_power.rs with parallel formulations of its
+// sequential passes along the stack:
+// * incision: h_i' = G_i·h_i + (1 − G_i)·h_r' is an affine map of the receiver's new height;
+//   composing the maps along the receivers by pointer jumping (`ab_jump`) gives every new height
+//   in ⌈log₂ L⌉ rounds; then the CPU's clamps (`incise_clamp`, and `lift` repeated until nothing
+//   moves: h_i > h_r for every interior cell);
+// * sediment proxy: Q_i = qs_i + Σ_donors (1 − settle_d)·Q_d by pointer jumping of partial sums
+//   with path products of the factors (`sed_jump`), the sums in 64-bit fixed point (2^-44 m) with
+//   u32 atomics and carries, so their order does not matter;
+// * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
+// Float results differ from the CPU's by round-off (another association); see docs/gpu.md for
+// the tolerance. Self-contained so a browser can fetch this file.
+alias R = f64;
+
+const NONE: u32 = 0xffffffffu;
+const S0: f64 = 0.02;
+const FIX: f64 = 17592186044416.0;   // 2^44
+const TWO32: f64 = 4294967296.0;
+
+struct Sp {
+    w: u32, h: u32, n: u32, round: u32, use_map: u32, use_sqrt: u32, pad0: u32, pad1: u32,
+    kdt: R, udt: R, cell: R, cap: R, m: R, tx: R, ty: R, pad: R,
+}
+
+@group(0) @binding(0) var<uniform> sp: Sp;
+@group(0) @binding(1) var<storage, read> rcv: array<u32>;
+@group(0) @binding(2) var<storage, read> dist: array<R>;
+@group(0) @binding(3) var<storage, read> count: array<u32>;
+@group(0) @binding(4) var<storage, read_write> hh: array<R>;
+@group(0) @binding(5) var<storage, read> umap: array<R>;
+@group(0) @binding(6) var<storage, read_write> before: array<R>;
+// The affine maps h = a + b·h_P, in two arrays (a 16-byte pair per cell would pass the 4 GiB
+// binding limit at 16384²).
+@group(0) @binding(7) var<storage, read> a_in: array<R>;
+@group(0) @binding(20) var<storage, read> b_in: array<R>;
+@group(0) @binding(8) var<storage, read> p_in: array<u32>;
+@group(0) @binding(9) var<storage, read_write> a_out: array<R>;
+@group(0) @binding(21) var<storage, read_write> b_out: array<R>;
+@group(0) @binding(10) var<storage, read_write> p_out: array<u32>;
+@group(0) @binding(11) var<storage, read_write> live: array<atomic<u32>>;
+@group(0) @binding(12) var<storage, read> s_in: array<u32>;
+@group(0) @binding(13) var<storage, read_write> t_out: array<atomic<u32>>;
+@group(0) @binding(14) var<storage, read> f_in: array<R>;
+@group(0) @binding(15) var<storage, read_write> f_out: array<R>;
+@group(0) @binding(16) var<storage, read_write> h2: array<R>;
+@group(0) @binding(17) var<storage, read_write> eroded: array<R>;
+@group(0) @binding(18) var<storage, read_write> sediment: array<R>;
+@group(0) @binding(19) var<storage, read_write> settle: array<R>;
+
+fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * 256u + lid;
+}
+
+// The next f64 above x (x finite; approximate for subnormals).
+fn next_up(x: R) -> R {
+    let a = abs(x);
+    if (a < 2.2250738585072014e-308) { return x + 4.9406564584124654e-324; }
+    let s = fma(a, 1.0 / 9007199254740992.0 + 1.0 / 40564819207303340847894502572032.0, R(0.0));
+    return select(-(a - s), a + s, x > 0.0);
+}
+
+// Uplift, the kept heights, G = dist / (dist + K dt A^m), and the affine maps (G·h, 1 − G).
+@compute @workgroup_size(256)
+fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let x = i % sp.w;
+    let y = i / sp.w;
+    var hi = hh[i];
+    if (x > 0u && y > 0u && x + 1u < sp.w && y + 1u < sp.h) {
+        if (sp.use_map != 0u) { hi += sp.udt * umap[i]; } else { hi += sp.udt; }
+    }
+    hh[i] = hi;
+    before[i] = hi;
+    let r = rcv[i];
+    if (r == i) {
+        a_out[i] = hi;
+        b_out[i] = 0.0;
+        settle[i] = 0.0;
+        p_out[i] = NONE;
+    } else {
+        let a = min(R(count[i]) * sp.cell, sp.cap);
+        var am: R;
+        if (sp.use_sqrt != 0u) {
+            am = sqrt(a);
+        } else {
+            // No f64 pow in Vulkan shaders: f32 pow (relative error ~1e-7 in A^m).
+            am = R(pow(f32(a), f32(sp.m)));
+        }
+        let d = dist[i];
+        let g = d / (d + sp.kdt * am);
+        a_out[i] = g * hi;
+        b_out[i] = 1.0 - g;
+        settle[i] = g;
+        p_out[i] = r;
+    }
+}
+
+// h_i = a_i + b_i·h_P: composes with the pointer's map and jumps.
+@compute @workgroup_size(256)
+fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let p = p_in[i];
+    let a = a_in[i];
+    let b = b_in[i];
+    if (p == NONE) {
+        a_out[i] = a;
+        b_out[i] = b;
+        p_out[i] = NONE;
+        return;
+    }
+    a_out[i] = a + b * a_in[p];
+    b_out[i] = b * b_in[p];
+    let q = p_in[p];
+    p_out[i] = q;
+    if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
+}
+
+// The new height, never above the uplifted one.
+@compute @workgroup_size(256)
+fn incise_clamp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    if (rcv[i] != i) {
+        hh[i] = min(a_in[i], before[i]);
+    }
+}
+
+// One Jacobi pass of the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
+// (h_i − h_r')·G, h_i), next_up(h_r')), from the receivers' current new heights (G in `settle`).
+// Pointer jumping gets every height but where a clamp acted upstream; these passes carry the
+// clamps down, counting the cells that still move by more than round-off.
+@compute @workgroup_size(256)
+fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let r = rcv[i];
+    let old = hh[i];
+    if (r == i) {
+        h2[i] = old;
+        return;
+    }
+    let hr = hh[r];
+    let b = before[i];
+    var v = hr + (b - hr) * settle[i];
+    v = min(v, b);
+    let fl = next_up(hr);
+    if (!(v >= fl)) { v = fl; }
+    h2[i] = v;
+    if (abs(v - old) > 1e-12 * max(abs(v), 1.0)) { atomicAdd(&live[sp.round], 1u); }
+}
+
+// One Jacobi pass of "an interior cell at or below its receiver rises to next_up(h_r)".
+@compute @workgroup_size(256)
+fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let r = rcv[i];
+    let hi = hh[i];
+    if (r != i && !(hi > hh[r])) {
+        h2[i] = next_up(hh[r]);
+        atomicAdd(&live[sp.round], 1u);
+    } else {
+        h2[i] = hi;
+    }
+}
+
+fn to_fix(v: R) -> vec2<u32> {
+    let x = floor(max(v, 0.0) * FIX);
+    let hi = floor(x / TWO32);
+    return vec2<u32>(u32(x - hi * TWO32), u32(hi));
+}
+
+fn from_fix(lo: u32, hi: u32) -> R {
+    return (R(hi) * TWO32 + R(lo)) / FIX;
+}
+
+// Incision depth, the settling share, and the sediment flux's jumping state.
+@compute @workgroup_size(256)
+fn sed_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let hi = hh[i];
+    let b = before[i];
+    var e = R(0.0);
+    if (b > hi) { e = b - hi; }
+    eroded[i] += e;
+    let r = rcv[i];
+    var s = R(1.0);
+    if (r != i) {
+        let d = dist[i];
+        s = 0.5 * S0 * d / (S0 * d + (hi - hh[r]));
+    }
+    settle[i] = s;
+    f_out[i] = 1.0 - s;
+    p_out[i] = select(r, NONE, r == i);
+    let q = to_fix(e);
+    atomicStore(&t_out[2u * i], q.x);
+    atomicStore(&t_out[2u * i + 1u], q.y);
+}
+
+@compute @workgroup_size(256)
+fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    atomicStore(&t_out[2u * i], s_in[2u * i]);
+    atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
+}
+
+@compute @workgroup_size(256)
+fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let p = p_in[i];
+    let f = f_in[i];
+    if (p == NONE) {
+        p_out[i] = NONE;
+        f_out[i] = f;
+        return;
+    }
+    let v = to_fix(from_fix(s_in[2u * i], s_in[2u * i + 1u]) * f);
+    let old = atomicAdd(&t_out[2u * p], v.x);
+    let carry = select(0u, 1u, old + v.x < old);
+    atomicAdd(&t_out[2u * p + 1u], v.y + carry);
+    f_out[i] = f * f_in[p];
+    let q = p_in[p];
+    p_out[i] = q;
+    if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
+}
+
+@compute @workgroup_size(256)
+fn sed_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    sediment[i] += from_fix(s_in[2u * i], s_in[2u * i + 1u]) * settle[i];
+}
+
+// One FTCS diffusion sub-step from hh into h2; border cells copied.
+@compute @workgroup_size(256)
+fn diffuse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let x = i % sp.w;
+    let y = i / sp.w;
+    let c = hh[i];
+    if (x == 0u || y == 0u || x + 1u == sp.w || y + 1u == sp.h) {
+        h2[i] = c;
+        return;
+    }
+    h2[i] = c + sp.tx * ((hh[i - 1u] + hh[i + 1u]) - 2.0 * c) + sp.ty * ((hh[i - sp.w] + hh[i + sp.w]) - 2.0 * c);
+}

@@ -1,0 +1,208 @@
+//! Batch-synchronous droplet erosion on the GPU (`shaders/droplets.wgsl`).
+//!
+//! The semantics are those of [`bozkir_terrain::erosion::droplets`] in
+//! [`DropletMode::Batched`]: batches of [`effective_batch`] droplets run against a frozen
+//! snapshot, each contribution quantised to `2⁻²⁰ m` units, summed with `i32` atomics per batch
+//! and folded into the run totals between batches. The kernel repeats the CPU's `f64`
+//! arithmetic operation for operation (products rounded on their own, division and square root
+//! corrected to the correctly rounded result), so the output — heights, wear, deposit and the
+//! stats — is **bit-identical** to the CPU's for grids whose heights have no `−0.0`
+//! (`tests/droplets.rs` checks the hashes).
+//!
+//! Limits (outside them the call returns [`GpuError::Unsupported`] and the caller runs the
+//! CPU): a cell's cumulative wear or deposit below `2³⁰` units (1024 m), a single erosion below
+//! `2³⁰` units, the sequential mode is CPU only.
+
+use bozkir_core::Grid;
+use bozkir_terrain::erosion::droplets::{
+    effective_batch, DropletMode, DropletOutput, DropletParams, DropletStats, FIXED_UNIT,
+};
+
+use crate::context::{dispatch, groups, Gpu, GpuError};
+
+const SRC: &str = include_str!("../shaders/droplets.wgsl");
+const NAME: &str = "droplets.wgsl";
+/// Batches recorded per submission.
+const BATCHES_PER_SUBMIT: u32 = 256;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    f: [f64; 18],
+    w: u32,
+    h: u32,
+    n: u32,
+    seed: u32,
+    lifetime: u32,
+    total: u32,
+    batch: u32,
+    nbrush: u32,
+    rx: i32,
+    ry: i32,
+    cap: u32,
+    pad1: u32,
+}
+
+/// The brush of the CPU's `Ctx::new`: offsets and normalised weights, the centre last.
+fn brush(dx: f64, dy: f64, radius: f64) -> (Vec<[i32; 2]>, Vec<f64>, i32, i32) {
+    let step = dx.min(dy);
+    let rx = (radius * step / dx).ceil() as i32;
+    let ry = (radius * step / dy).ceil() as i32;
+    let (mut off, mut wt) = (Vec::new(), Vec::new());
+    for oy in -ry..=ry {
+        for ox in -rx..=rx {
+            if ox == 0 && oy == 0 {
+                continue;
+            }
+            let d = ((ox as f64 * dx).powi(2) + (oy as f64 * dy).powi(2)).sqrt() / step;
+            if d < radius {
+                off.push([ox, oy]);
+                wt.push(radius - d);
+            }
+        }
+    }
+    off.push([0, 0]);
+    wt.push(radius);
+    let total: f64 = wt.iter().sum();
+    for v in &mut wt {
+        *v /= total;
+    }
+    (off, wt, rx, ry)
+}
+
+/// [`bozkir_terrain::erosion::droplets::erode_droplets`] on the GPU, bit-identical to it.
+///
+/// # Panics
+/// When `params.validate()` fails (as the CPU function).
+pub fn erode_droplets(gpu: &Gpu, initial: &Grid<f64>, params: &DropletParams) -> Result<DropletOutput, GpuError> {
+    if let Err(e) = params.validate() {
+        panic!("{e}");
+    }
+    if params.mode == DropletMode::Sequential {
+        return Err(GpuError::Unsupported(
+            "sequential droplets (one droplet after another) run on the CPU only".into(),
+        ));
+    }
+    let (w, h) = (initial.width(), initial.height());
+    let n = w * h;
+    let total = params.droplet_count(w, h);
+    if w < 2 || h < 2 || total == 0 {
+        return Ok(bozkir_terrain::erosion::droplets::erode_droplets(initial, params, &bozkir_core::NoProgress));
+    }
+    gpu.check_grid(w, h, 8)?;
+    let (dx, dy) = (initial.dx, initial.dy);
+    let step = dx.min(dy);
+    let (off, wt, rx, ry) = brush(dx, dy, params.radius);
+    let batch = effective_batch(params.batch_size, n);
+    let cap = ((batch as u64) * params.lifetime as u64 * (wt.len().max(4) as u64)).min(n as u64).max(1);
+    let p = Params {
+        f: [
+            params.inertia,
+            1.0 - params.inertia,
+            params.capacity,
+            params.min_slope * step,
+            params.erode,
+            params.deposit,
+            1.0 - params.evaporation,
+            params.gravity,
+            params.initial_water,
+            params.initial_speed,
+            step,
+            step / dx,
+            step / dy,
+            dx,
+            dy,
+            (w - 1) as f64,
+            (h - 1) as f64,
+            0.0,
+        ],
+        w: w as u32,
+        h: h as u32,
+        n: n as u32,
+        seed: params.seed,
+        lifetime: params.lifetime,
+        total,
+        batch,
+        nbrush: wt.len() as u32,
+        rx,
+        ry,
+        cap: cap as u32,
+        pad1: 0,
+    };
+    let ub = gpu.uniform("droplet params", &p);
+    let h0 = gpu.buffer("h0", initial.data());
+    let hc = gpu.buffer("hc", initial.data());
+    let bacc = gpu.zeroed("bacc", 8 * n as u64);
+    let epoch = gpu.zeroed("epoch", 4 * n as u64);
+    let list = gpu.zeroed("list", 4 * cap);
+    let mut st0 = [0u32; 16];
+    st0[1] = 1;
+    let st = gpu.buffer("state", &st0);
+    let bwb = gpu.buffer("brush w", &wt);
+    let bob = gpu.buffer("brush o", &off);
+    let tot = gpu.zeroed("totals", 8 * n as u64);
+    let args = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("fold args"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+        mapped_at_creation: false,
+    });
+    let drop = gpu.pipeline(NAME, SRC, "drop")?;
+    let next = gpu.pipeline(NAME, SRC, "next_batch")?;
+    let fold = gpu.pipeline(NAME, SRC, "fold")?;
+    let bg_drop =
+        gpu.bind(&drop, &[(0, &ub), (2, &hc), (3, &bacc), (4, &epoch), (5, &list), (6, &st), (7, &bwb), (8, &bob)]);
+    let bg_next = gpu.bind(&next, &[(0, &ub), (6, &st), (10, &args)]);
+    let bg_fold = gpu.bind(&fold, &[(0, &ub), (1, &h0), (2, &hc), (3, &bacc), (5, &list), (6, &st), (9, &tot)]);
+    let batches = total.div_ceil(batch);
+    let mut done = 0;
+    while done < batches {
+        let k = BATCHES_PER_SUBMIT.min(batches - done);
+        let mut enc = gpu.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for _ in 0..k {
+                dispatch(&mut pass, &drop, &bg_drop, batch as u64);
+                pass.set_pipeline(&next);
+                pass.set_bind_group(0, &bg_next, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&fold);
+                pass.set_bind_group(0, &bg_fold, &[]);
+                pass.dispatch_workgroups_indirect(&args, 0);
+            }
+        }
+        gpu.submit_wait(enc)?;
+        done += k;
+    }
+    let _ = groups;
+    let stv: Vec<u32> = gpu.read(&st, 16)?;
+    if stv[12] & 1 != 0 {
+        return Err(GpuError::Unsupported(
+            "droplets: a cell's wear or deposit passed 1024 m (the i32 fixed-point range of the GPU path)".into(),
+        ));
+    }
+    if stv[12] & 2 != 0 {
+        return Err(GpuError::Device("droplets: touched-cell list overflowed (internal error)".into()));
+    }
+    let height = gpu.read::<f64>(&hc, n)?;
+    let totals = gpu.read::<i32>(&tot, 2 * n)?;
+    let u64_at = |i: usize| stv[i] as u64 | (stv[i + 1] as u64) << 32;
+    let (eroded, deposited, lost) = (u64_at(6) as i64, u64_at(8) as i64, u64_at(10) as i64);
+    let stats = DropletStats {
+        droplets: total as u64,
+        steps_total: u64_at(4),
+        eroded_total: eroded as f64 * FIXED_UNIT,
+        deposited_total: deposited as f64 * FIXED_UNIT,
+        carried_lost: lost as f64 * FIXED_UNIT,
+        eroded_units: eroded,
+        deposited_units: deposited,
+        lost_units: lost,
+    };
+    let grid = |v: Vec<f64>| Grid::from_vec(w, h, v).with_cell_size(dx, dy);
+    Ok(DropletOutput {
+        height: grid(height),
+        wear: grid(totals.iter().step_by(2).map(|&q| q as f64 * FIXED_UNIT).collect()),
+        deposit: grid(totals.iter().skip(1).step_by(2).map(|&q| q as f64 * FIXED_UNIT).collect()),
+        stats,
+    })
+}

@@ -1,0 +1,178 @@
+//! D8 receivers and drainage accumulation on the GPU (`shaders/flow.wgsl`).
+//!
+//! Receivers are a pure per-cell function of the heights and match
+//! [`bozkir_terrain::hydrology::flow_graph::d8_receivers`] exactly (same slopes `(h_i − h_j)·(1/d)`
+//! in `f64`, same tie-break). Accumulation is *iterated pointer jumping of partial sums*
+//! (the FastFlow formulation, Jain et al. 2024): with `P_k(i)` the ancestor of `i` at distance
+//! exactly `2^k` along the receivers and `S_k(i)` the number of cells at distance `< 2^k`
+//! upstream of `i`,
+//!
+//! ```text
+//! S_{k+1}(i) = S_k(i) + Σ_{m : P_k(m) = i} S_k(m),      P_{k+1}(m) = P_k(P_k(m)),
+//! ```
+//!
+//! so `⌈log₂ L⌉` rounds (`L` the longest flow path) give the upstream cell counts, each round one
+//! scatter with integer atomics. Integer sums are exact in any order: the counts equal
+//! [`bozkir_terrain::hydrology::flow_graph::accumulate_cells`] bit for bit.
+
+use bozkir_core::Grid;
+
+use crate::context::{dispatch, Gpu, GpuError};
+
+pub(crate) const SRC: &str = include_str!("../shaders/flow.wgsl");
+const NAME: &str = "flow.wgsl";
+/// Rounds recorded between two checks of the live-pointer counter.
+const ROUNDS_PER_CHECK: usize = 4;
+/// Rounds at most (`2^40` exceeds any grid's path length).
+pub(crate) const MAX_ROUNDS: usize = 40;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Dims {
+    pub w: u32,
+    pub h: u32,
+    pub n: u32,
+    pub round: u32,
+}
+
+/// Receivers and receiver distances of a D8 graph computed on the GPU (no stack: the GPU
+/// passes never need one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuFlowGraph {
+    pub width: usize,
+    pub height: usize,
+    pub receivers: Vec<u32>,
+    pub dist: Vec<f64>,
+}
+
+/// The table `[1/d_k (8), d_k (8)]` of the D8 distances in the neighbour order of the CPU router.
+pub(crate) fn d8_table(dx: f64, dy: f64) -> Vec<f64> {
+    let dd = (dx * dx + dy * dy).sqrt();
+    let d = [dd, dy, dd, dx, dx, dd, dy, dd];
+    let mut t: Vec<f64> = d.iter().map(|v| 1.0 / v).collect();
+    t.extend_from_slice(&d);
+    t
+}
+
+/// GPU buffers of one routing: receivers, distances and the accumulated cell counts.
+pub(crate) struct Routing {
+    pub rcv: wgpu::Buffer,
+    pub dist: wgpu::Buffer,
+    pub count: wgpu::Buffer,
+    /// Scratch of the pointer jumping: the other count buffer and two pointer buffers.
+    count2: wgpu::Buffer,
+    p0: wgpu::Buffer,
+    p1: wgpu::Buffer,
+    live: wgpu::Buffer,
+    tab: wgpu::Buffer,
+    dims: Vec<wgpu::Buffer>,
+    n: usize,
+}
+
+impl Routing {
+    pub fn new(gpu: &Gpu, w: usize, h: usize, dx: f64, dy: f64) -> Self {
+        let n = w * h;
+        let dims = (0..MAX_ROUNDS)
+            .map(|r| gpu.uniform("dims", &Dims { w: w as u32, h: h as u32, n: n as u32, round: r as u32 }))
+            .collect();
+        Self {
+            rcv: gpu.zeroed("rcv", 4 * n as u64),
+            dist: gpu.zeroed("dist", 8 * n as u64),
+            count: gpu.zeroed("count", 4 * n as u64),
+            count2: gpu.zeroed("count2", 4 * n as u64),
+            p0: gpu.zeroed("p0", 4 * n as u64),
+            p1: gpu.zeroed("p1", 4 * n as u64),
+            live: gpu.zeroed("live", 4 * MAX_ROUNDS as u64),
+            tab: gpu.buffer("d8tab", &d8_table(dx, dy)),
+            dims,
+            n,
+        }
+    }
+
+    /// Receivers and distances of the heights in `z`.
+    pub fn route(&self, gpu: &Gpu, z: &wgpu::Buffer) -> Result<(), GpuError> {
+        let pl = gpu.pipeline(NAME, SRC, "d8")?;
+        let bg = gpu.bind(&pl, &[(0, &self.dims[0]), (1, z), (2, &self.tab), (3, &self.rcv), (4, &self.dist)]);
+        let mut enc = gpu.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            dispatch(&mut pass, &pl, &bg, self.n as u64);
+        }
+        gpu.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    /// Upstream cell counts of the receivers in `self.rcv` into `self.count`.
+    pub fn accumulate(&self, gpu: &Gpu) -> Result<(), GpuError> {
+        let init = gpu.pipeline(NAME, SRC, "acc_init")?;
+        let copy = gpu.pipeline(NAME, SRC, "acc_copy")?;
+        let jump = gpu.pipeline(NAME, SRC, "acc_jump")?;
+        let n = self.n as u64;
+        let mut enc = gpu.encoder();
+        enc.clear_buffer(&self.live, 0, None);
+        {
+            // Pointers into p0, the counts (ones) into `count`.
+            let bg = gpu.bind(&init, &[(0, &self.dims[0]), (3, &self.rcv), (6, &self.count), (8, &self.p0)]);
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            dispatch(&mut pass, &init, &bg, n);
+        }
+        let bufs = [(&self.count, &self.count2, &self.p0, &self.p1), (&self.count2, &self.count, &self.p1, &self.p0)];
+        let mut round = 0;
+        loop {
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                for r in round..round + ROUNDS_PER_CHECK {
+                    let (s, t, p, q) = bufs[r % 2];
+                    let bc = gpu.bind(&copy, &[(0, &self.dims[r]), (5, s), (6, t)]);
+                    dispatch(&mut pass, &copy, &bc, n);
+                    let bj = gpu.bind(&jump, &[(0, &self.dims[r]), (5, s), (6, t), (7, p), (8, q), (9, &self.live)]);
+                    dispatch(&mut pass, &jump, &bj, n);
+                }
+            }
+            round += ROUNDS_PER_CHECK;
+            gpu.submit_wait(enc)?;
+            let live: Vec<u32> = gpu.read(&self.live, MAX_ROUNDS)?;
+            if live[round - 1] == 0 || round + ROUNDS_PER_CHECK > MAX_ROUNDS {
+                break;
+            }
+            enc = gpu.encoder();
+        }
+        // ROUNDS_PER_CHECK is even: the result is back in `count`.
+        Ok(())
+    }
+}
+
+/// D8 receivers and distances of `h` on the GPU; equal to the CPU router's.
+pub fn d8_receivers(gpu: &Gpu, h: &Grid<f64>) -> Result<GpuFlowGraph, GpuError> {
+    let (w, ht) = (h.width(), h.height());
+    gpu.check_grid(w, ht, 8)?;
+    let rt = Routing::new(gpu, w, ht, h.dx, h.dy);
+    let z = gpu.buffer("z", h.data());
+    rt.route(gpu, &z)?;
+    let receivers = gpu.read::<u32>(&rt.rcv, w * ht)?;
+    let dist = gpu.read::<f64>(&rt.dist, w * ht)?;
+    Ok(GpuFlowGraph { width: w, height: ht, receivers, dist })
+}
+
+/// Upstream cell counts (itself included) of the D8 graph of `h`: equal to
+/// `accumulate_cells(&d8_receivers(h))` on the CPU.
+pub fn accumulate_cells(gpu: &Gpu, h: &Grid<f64>) -> Result<Vec<u32>, GpuError> {
+    let (w, ht) = (h.width(), h.height());
+    gpu.check_grid(w, ht, 8)?;
+    let rt = Routing::new(gpu, w, ht, h.dx, h.dy);
+    let z = gpu.buffer("z", h.data());
+    rt.route(gpu, &z)?;
+    rt.accumulate(gpu)?;
+    gpu.read::<u32>(&rt.count, w * ht)
+}
+
+/// Upstream cell counts of an arbitrary receiver forest (`receivers[i] == i` for roots), e.g. a
+/// CPU [`bozkir_terrain::hydrology::flow_graph::FlowGraph`]'s.
+pub fn accumulate_receivers(gpu: &Gpu, w: usize, h: usize, receivers: &[u32]) -> Result<Vec<u32>, GpuError> {
+    assert_eq!(receivers.len(), w * h, "accumulate_receivers: length");
+    gpu.check_grid(w, h, 8)?;
+    let mut rt = Routing::new(gpu, w, h, 1.0, 1.0);
+    rt.rcv = gpu.buffer("rcv", receivers);
+    rt.accumulate(gpu)?;
+    gpu.read::<u32>(&rt.count, w * h)
+}

@@ -1,0 +1,105 @@
+//! Thermal erosion by talus relaxation on the GPU (`shaders/thermal.wgsl`).
+//!
+//! The Jacobi formulation of [`bozkir_terrain::erosion::thermal`] (two pure per-cell passes per
+//! iteration) with the CPU's `f64` operations one for one: the result is bit-identical to
+//! [`bozkir_terrain::erosion::thermal::thermal`] (`tests/thermal.rs`). Iterations after the
+//! first with no active cell change nothing, as on the CPU, which stops there.
+
+use bozkir_core::Grid;
+use bozkir_terrain::erosion::thermal::ThermalParams;
+
+use crate::context::{dispatch, Gpu, GpuError};
+
+const SRC: &str = include_str!("../shaders/thermal.wgsl");
+const NAME: &str = "thermal.wgsl";
+/// Iterations recorded between two checks for a pass without active cells.
+const PER_CHECK: usize = 16;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Dims {
+    w: u32,
+    h: u32,
+    n: u32,
+    it: u32,
+    half_rate: f64,
+    pad: f64,
+}
+
+/// [`bozkir_terrain::erosion::thermal::thermal`] on the GPU; returns the relaxed heights and the
+/// iterations run (as `thermal_in_place` counts them).
+///
+/// # Panics
+/// On invalid parameters, as the CPU function.
+pub fn thermal(gpu: &Gpu, terrain: &Grid<f64>, params: &ThermalParams) -> Result<(Grid<f64>, usize), GpuError> {
+    assert!((0.0..90.0).contains(&params.talus_deg), "thermal: talus_deg must be in [0, 90)");
+    assert!(
+        params.margin_deg >= 0.0 && params.talus_deg + params.margin_deg < 90.0,
+        "thermal: margin_deg must be >= 0 with talus + margin < 90"
+    );
+    assert!(params.rate > 0.0 && params.rate <= 1.0, "thermal: rate must be in (0, 1]");
+    let (w, h) = (terrain.width(), terrain.height());
+    let n = w * h;
+    if n == 0 || params.iterations == 0 {
+        return Ok((terrain.clone(), 0));
+    }
+    gpu.check_grid(w, h, 8)?;
+    let tan_deg = |d: f64| libm::tan(d.to_radians());
+    let (t, ta) = (tan_deg(params.talus_deg), tan_deg(params.talus_deg + params.margin_deg));
+    let (dx, dy) = (terrain.dx, terrain.dy);
+    let dd = (dx * dx + dy * dy).sqrt();
+    let dist = [dd, dy, dd, dx, dx, dd, dy, dd];
+    let mut tab: Vec<f64> = dist.iter().map(|d| t * d).collect();
+    tab.extend(dist.iter().map(|d| ta * d));
+    let iters = params.iterations;
+    let dims: Vec<wgpu::Buffer> = (0..iters.min(PER_CHECK))
+        .map(|it| {
+            gpu.uniform(
+                "thermal dims",
+                &Dims { w: w as u32, h: h as u32, n: n as u32, it: it as u32, half_rate: 0.5 * params.rate, pad: 0.0 },
+            )
+        })
+        .collect();
+    let tabb = gpu.buffer("talus", &tab);
+    let za = gpu.buffer("z", terrain.data());
+    let zb = gpu.zeroed("z2", 8 * n as u64);
+    let wgt = gpu.zeroed("w", 8 * n as u64);
+    let active = gpu.zeroed("active", 4 * PER_CHECK as u64);
+    let pw = gpu.pipeline(NAME, SRC, "weights")?;
+    let pr = gpu.pipeline(NAME, SRC, "relax")?;
+    let mut bgs = Vec::new();
+    for (k, d) in dims.iter().enumerate() {
+        let (src, dst) = if k % 2 == 0 { (&za, &zb) } else { (&zb, &za) };
+        let bw = gpu.bind(&pw, &[(0, d), (1, src), (2, &wgt), (3, &tabb), (4, &active)]);
+        let br = gpu.bind(&pr, &[(0, d), (1, src), (3, &tabb), (5, &wgt), (6, dst)]);
+        bgs.push((bw, br));
+    }
+    let mut done = 0;
+    let mut run = iters;
+    let mut last = 0;
+    while done < iters {
+        let k = PER_CHECK.min(iters - done);
+        last = k;
+        let mut enc = gpu.encoder();
+        enc.clear_buffer(&active, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for (bw, br) in &bgs[..k] {
+                dispatch(&mut pass, &pw, bw, n as u64);
+                dispatch(&mut pass, &pr, br, n as u64);
+            }
+        }
+        gpu.submit_wait(enc)?;
+        // PER_CHECK is even, so after a full chunk the heights are back in `za`.
+        let flags: Vec<u32> = gpu.read(&active, PER_CHECK)?;
+        if let Some(idle) = flags[..k].iter().position(|&f| f == 0) {
+            run = done + idle;
+            break;
+        }
+        done += k;
+    }
+    // Each chunk starts from `za`; a chunk of odd length ends in `zb` (only the last can be).
+    let out = if last % 2 == 1 { &zb } else { &za };
+    let height = gpu.read::<f64>(out, n)?;
+    Ok((Grid::from_vec(w, h, height).with_cell_size(dx, dy), run))
+}

@@ -1,0 +1,271 @@
+// GLSL ES 3.00 sources of the mesh mode (mesh.js): the sky, the vista rings and ground disc,
+// and the terrain. Every pass ends in the same output stage: exposure, AgX tone mapping, the
+// sRGB transfer function and a ±½-step dither (the canvas is an 8-bit, non-sRGB framebuffer).
+//
+// World: x east, y north, z up, metres (camera.js). The camera is passed as a column-major mat4
+// view-projection (camera.js viewProjection) plus, for the sky, the eye basis.
+
+/** Shared output stage. `outColour(linear)` → display-encoded vec4 with dither. */
+const OUTPUT = /* glsl */ `
+uniform float uExposure;
+
+// AgX (Troy Sobotka's "AgX" display transform), from its published description: an inset
+// matrix that pulls the primaries toward the achromatic axis, a log2 encoding of
+// [-12.47393, +4.026069] stops around middle grey 0.18 into 0..1, the default-contrast
+// sigmoid (the usual 6th-order polynomial fit), the inverse (outset) matrix, and the 2.2 power
+// back to linear display light.
+const mat3 AGX_INSET = mat3(
+  0.842479062253094, 0.0423282422610123, 0.0423756549057051,
+  0.0784335999999992, 0.878468636469772, 0.0784336,
+  0.0792237451477643, 0.0791661274605434, 0.879142973793104);
+const mat3 AGX_OUTSET = mat3(
+  1.19687900512017, -0.0528968517574562, -0.0529716355144438,
+  -0.0980208811401368, 1.15190312990417, -0.0980434501171241,
+  -0.0990297440797205, -0.0989611768448433, 1.15107367264116);
+const float AGX_MIN_EV = -12.47393;
+const float AGX_MAX_EV = 4.026069;
+
+vec3 agxSigmoid(vec3 x) {
+  vec3 x2 = x * x;
+  vec3 x4 = x2 * x2;
+  return 15.5 * x4 * x2 - 40.14 * x4 * x + 31.96 * x4 - 6.868 * x2 * x + 0.4298 * x2 + 0.1191 * x - 0.00232;
+}
+
+vec3 agx(vec3 c) {
+  c = AGX_INSET * max(c, vec3(1e-10));
+  c = clamp(log2(c), AGX_MIN_EV, AGX_MAX_EV);
+  c = (c - AGX_MIN_EV) / (AGX_MAX_EV - AGX_MIN_EV);
+  c = agxSigmoid(c);
+  c = AGX_OUTSET * c;
+  return pow(max(c, vec3(0.0)), vec3(2.2));
+}
+
+vec3 srgbEncode(vec3 c) {
+  c = clamp(c, 0.0, 1.0);
+  return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+}
+
+float hash12(vec2 p) {
+  vec3 p3 = fract(vec3(p.xyx) * 0.1031);
+  p3 += dot(p3, p3.yzx + 33.33);
+  return fract((p3.x + p3.y) * p3.z);
+}
+
+vec4 outColour(vec3 linear) {
+  vec3 c = srgbEncode(agx(linear * uExposure));
+  c += (hash12(gl_FragCoord.xy) - 0.5) / 255.0;
+  return vec4(c, 1.0);
+}
+`;
+
+/** Shared atmosphere: sky gradient and the fog colour toward a direction. */
+const ATMOSPHERE = /* glsl */ `
+uniform vec3 uSunDir;      // unit, toward the sun
+uniform vec3 uSunColour;   // linear radiance of the sun
+uniform vec3 uZenith;      // linear sky colours
+uniform vec3 uHorizon;
+uniform vec3 uGroundHaze;  // below the horizon
+
+// Sky radiance along unit direction d: zenith→horizon gradient, a haze band at the horizon
+// and a broad glow around the sun. No sun disc (restraint: §8.5).
+vec3 skyColour(vec3 d) {
+  float up = d.z;
+  float t = pow(clamp(up, 0.0, 1.0), 0.38);
+  vec3 c = mix(uHorizon, uZenith, t);
+  c = mix(c, uGroundHaze, smoothstep(0.0, -0.12, up));
+  float mu = max(dot(d, uSunDir), 0.0);
+  c += uSunColour * (0.018 * pow(mu, 6.0) + 0.05 * pow(mu, 64.0)) * (1.0 - 0.6 * clamp(up, 0.0, 1.0));
+  return c;
+}
+
+// Fog colour along unit direction d: the sky just above the horizon in that direction, so
+// aerial perspective fades the ground into the sky it stands against.
+vec3 fogColour(vec3 d) {
+  vec3 h = normalize(vec3(d.xy, 0.03 + 0.25 * max(d.z, 0.0)) + vec3(0.0, 0.0, 1e-4));
+  return skyColour(h);
+}
+`;
+
+export const SKY_VS = /* glsl */ `#version 300 es
+// A full-screen triangle; the fragment shader turns each pixel into a view ray.
+out vec2 vNdc;
+void main() {
+  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2)) * 2.0 - 1.0;
+  vNdc = p;
+  gl_Position = vec4(p, 1.0, 1.0);
+}
+`;
+
+export const SKY_FS = /* glsl */ `#version 300 es
+precision highp float;
+in vec2 vNdc;
+uniform vec3 uRight, uDown, uForward; // camera basis (camera.js)
+uniform vec2 uTan;                     // tan(half fov) · (aspect, 1)
+${OUTPUT}
+${ATMOSPHERE}
+out vec4 fragColor;
+void main() {
+  vec3 d = normalize(uForward + uRight * (vNdc.x * uTan.x) - uDown * (vNdc.y * uTan.y));
+  fragColor = outColour(skyColour(d));
+}
+`;
+
+export const FLAT_VS = /* glsl */ `#version 300 es
+// Vista rings and the ground disc: positions in metres, a per-vertex tone index in w.
+layout(location = 0) in vec4 aPos;
+uniform mat4 uViewProj;
+out vec3 vWorld;
+out float vTone;
+void main() {
+  vWorld = aPos.xyz;
+  vTone = aPos.w;
+  gl_Position = uViewProj * vec4(aPos.xyz, 1.0);
+}
+`;
+
+export const FLAT_FS = /* glsl */ `#version 300 es
+precision highp float;
+in vec3 vWorld;
+in float vTone;
+uniform vec3 uEye;
+uniform vec3 uTones[6];   // ring tones (index 0..4), ground disc (5): flat haze colours
+uniform vec2 uDisc;       // ground disc: radius where it reaches the far haze tone; fog density
+uniform vec3 uNearGround; // the ground disc's tone at the terrain's edge
+${OUTPUT}
+${ATMOSPHERE}
+out vec4 fragColor;
+void main() {
+  vec3 c;
+  if (vTone < 4.5) {
+    // Fog-exempt flat haze tone of ring k; a faint darkening toward the ring's foot keeps the
+    // silhouette crisp at the top and soft below.
+    int k = int(vTone + 0.5);
+    c = uTones[k];
+  } else {
+    // Ground disc: from the terrain's mean ground tone at its edge to the far haze tone.
+    float r = length(vWorld.xy);
+    vec3 d = normalize(vWorld - uEye);
+    float f = 1.0 - exp(-length(vWorld - uEye) * uDisc.y);
+    c = mix(uNearGround, uTones[5], smoothstep(0.0, uDisc.x, r));
+    c = mix(c, fogColour(d), 0.5 * f);
+  }
+  fragColor = outColour(c);
+}
+`;
+
+export const TERRAIN_VS = /* glsl */ `#version 300 es
+// A grid of (uCount.x + 2) × (uCount.y + 2) vertices from gl_VertexID (no vertex buffer):
+// vertex (i, j), i, j in -1..count, samples the height texture at the cell its position maps to;
+// the outer ring (i or j = -1 or count) is the skirt, pulled down to uBaseZ so the terrain
+// stands on the ground disc as a solid block.
+precision highp float;
+precision highp sampler2D;
+uniform sampler2D uHeight;   // R32F metres, row 0 north (texel (c, r))
+uniform ivec2 uCount;        // mesh vertices per side (without the skirt)
+uniform ivec2 uCells;        // height texture size
+uniform vec2 uCellM;         // metres per texel (x east, y north)
+uniform float uExag;         // vertical exaggeration
+uniform float uBaseZ;        // skirt bottom (metres, already exaggerated)
+uniform mat4 uViewProj;
+out vec3 vWorld;
+out vec2 vUv;
+out float vSkirt;
+void main() {
+  int cols = uCount.x + 2;
+  int i = gl_VertexID % cols - 1;
+  int j = gl_VertexID / cols - 1;
+  bool skirt = i < 0 || j < 0 || i >= uCount.x || j >= uCount.y;
+  int ci = clamp(i, 0, uCount.x - 1), cj = clamp(j, 0, uCount.y - 1);
+  // Exact texels for the decimated grid: first and last vertices on the first and last cells.
+  int c = (ci * (uCells.x - 1) + (uCount.x - 1) / 2) / max(uCount.x - 1, 1);
+  int r = (cj * (uCells.y - 1) + (uCount.y - 1) / 2) / max(uCount.y - 1, 1);
+  float h = texelFetch(uHeight, ivec2(c, r), 0).r * uExag;
+  vec2 half_ = 0.5 * vec2(uCells - 1) * uCellM;
+  vec2 xy = vec2(float(c) * uCellM.x - half_.x, half_.y - float(r) * uCellM.y);
+  float z = skirt ? uBaseZ : h;
+  vWorld = vec3(xy, z);
+  vUv = (vec2(c, r) + 0.5) / vec2(uCells);
+  vSkirt = skirt ? 1.0 : 0.0;
+  gl_Position = uViewProj * vec4(vWorld, 1.0);
+}
+`;
+
+export const TERRAIN_FS = /* glsl */ `#version 300 es
+precision highp float;
+in vec3 vWorld;
+in vec2 vUv;
+in float vSkirt;
+uniform sampler2D uShape;    // RGBA8: macro normal x, y (·0.5+0.5), ambient occlusion, sun visibility
+uniform sampler2D uAlbedo;   // sRGB albedo (baked, or 1×1 when none)
+uniform sampler2D uMicro;    // micro-normal, tangent space x east, y north (·0.5+0.5)
+uniform int uHasAlbedo;
+uniform int uHasMicro;
+uniform float uMicroStrength;
+uniform float uAlbedoGain;
+uniform vec3 uSkirt;         // the skirt's flat albedo
+uniform vec3 uEye;
+uniform vec2 uFog;           // start (metres), density (1/metres)
+uniform float uFogAmount;    // 0..1 scale of the fog
+uniform vec3 uSkyAmbient;    // linear, from the sky hemisphere
+uniform vec3 uBounce;        // linear, from the ground below
+uniform vec2 uRelief;        // lowest height, 1 / height range (exaggerated metres)
+${OUTPUT}
+${ATMOSPHERE}
+out vec4 fragColor;
+
+// Fallback albedo without a bake: a reduced, low-saturation palette by slope and height
+// (§8.1): warm dry floor, olive-grey slopes, grey-brown rock on steep faces, paler heights.
+vec3 paletteAlbedo(float slope, float hn) {
+  vec3 floor_ = vec3(0.30, 0.25, 0.17);
+  vec3 grass = vec3(0.17, 0.18, 0.11);
+  vec3 rock = vec3(0.24, 0.21, 0.18);
+  vec3 high = vec3(0.34, 0.32, 0.28);
+  vec3 c = mix(floor_, grass, smoothstep(0.05, 0.25, hn));
+  c = mix(c, high, smoothstep(0.65, 0.95, hn));
+  c = mix(c, rock, smoothstep(0.35, 0.75, slope));
+  return c * 0.85;
+}
+
+void main() {
+  vec4 shape = texture(uShape, vUv);
+  vec2 nxy = shape.xy * 2.0 - 1.0;
+  vec3 n = normalize(vec3(nxy, sqrt(max(1.0 - dot(nxy, nxy), 0.0))));
+  // The skirt's faces (triangles with a skirt vertex whose face is vertical): a cut through
+  // the ground, facing outward, drawn in one flat earth tone.
+  vec3 face = normalize(cross(dFdx(vWorld), dFdy(vWorld)));
+  bool skirt = vSkirt > 0.0 && abs(face.z) < 0.02;
+  if (skirt) {
+    n = dot(face, uEye - vWorld) < 0.0 ? -face : face;
+  }
+  float slope = 1.0 - n.z;
+  vec3 albedo;
+  if (uHasAlbedo == 1) {
+    albedo = texture(uAlbedo, vUv).rgb * uAlbedoGain;
+  } else {
+    float hn = clamp((vWorld.z - uRelief.x) * uRelief.y, 0.0, 1.0);
+    albedo = paletteAlbedo(clamp(slope * 3.0, 0.0, 1.0), hn);
+  }
+  if (skirt) albedo = uSkirt;
+  // Micro-normal: tangent-space grain on top of the macro normal (frame: east, north, up
+  // carried onto the surface).
+  if (uHasMicro == 1 && !skirt) {
+    vec3 m = texture(uMicro, vUv).xyz * 2.0 - 1.0;
+    m.xy *= uMicroStrength;
+    vec3 t = normalize(vec3(n.z, 0.0, -n.x));
+    vec3 b = normalize(cross(n, t));
+    n = normalize(t * m.x + b * m.y + n * max(m.z, 0.05));
+  }
+  float ao = skirt ? 0.7 : shape.z;
+  float vis = skirt ? 1.0 : shape.w;
+  // Matte Lambert: no specular term at all (§7.4).
+  float ndl = max(dot(n, uSunDir), 0.0);
+  vec3 sky = mix(uBounce, uSkyAmbient, 0.5 + 0.5 * n.z);
+  vec3 lit = albedo * (uSunColour * ndl * vis + sky * ao);
+  // Aerial perspective: exponential fog by distance, coloured as the sky behind.
+  vec3 toP = vWorld - uEye;
+  float dist = length(toP);
+  float f = uFogAmount * (1.0 - exp(-max(dist - uFog.x, 0.0) * uFog.y));
+  vec3 c = mix(lit, fogColour(toP / max(dist, 1e-3)), f);
+  fragColor = outColour(c);
+}
+`;
