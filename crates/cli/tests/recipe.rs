@@ -99,3 +99,37 @@ fn recipes_lists_and_shows() {
     let t = String::from_utf8_lossy(&o.stdout);
     assert!(t.contains("op = \"island\"") && t.contains("op = \"droplets\""), "{t}");
 }
+
+/// `--until N` runs the first N stages: the full count gives the full run's bytes, a prefix
+/// stops earlier (and says so in the sidecar), and a count past the end is refused.
+#[test]
+fn until_runs_a_prefix_of_the_stages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let mut args = vec!["terrain", "--recipe", "ds2", "--size", "40", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = bozkir(&args);
+        (o, out)
+    };
+    let (o, full) = run("full", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stages = read_sidecar(full.join("terrain.json")).unwrap().settings["stages"].as_array().unwrap().len();
+    let (o, all) = run("all", &["--until", &stages.to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(full.join("height.tif")).unwrap(), std::fs::read(all.join("height.tif")).unwrap());
+    let (o, two) = run("two", &["--until", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sc = read_sidecar(two.join("terrain.json")).unwrap();
+    assert_eq!(sc.settings["until"], 2);
+    assert_eq!(sc.settings["stages"].as_array().unwrap().len(), 2);
+    assert_ne!(std::fs::read(full.join("height.tif")).unwrap(), std::fs::read(two.join("height.tif")).unwrap());
+    let (o, bad) = run("bad", &["--until", "99"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("has {stages} stages")),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!bad.exists(), "nothing written");
+}

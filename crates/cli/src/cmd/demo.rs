@@ -53,6 +53,7 @@ pub fn build_scene(out: &Path, size: usize, quiet: bool) -> Result<()> {
         tilt: None,
         stretch: None,
         gpu: "off".into(),
+        until: None,
     };
     super::terrain::run(t, quiet)?;
     // The textures of the viewer's mesh mode (albedo.png, normal.png), as `bozkir bake` writes.

@@ -33,7 +33,14 @@ pub fn load(spec: &str) -> Result<Recipe> {
 }
 
 pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
-    let recipe = load(spec)?;
+    let mut recipe = load(spec)?;
+    if let Some(n) = a.until {
+        let all = recipe.stages.len();
+        if !(1..=all).contains(&n) {
+            bail!("--until {n}: recipe {} has {all} stages (1..={all})", recipe.name);
+        }
+        recipe.stages.truncate(n);
+    }
     let size = a.size.unwrap_or(recipe.size);
     if !(8..=MAX_TERRAIN_SIZE).contains(&size) {
         bail!("--size must be 8..={MAX_TERRAIN_SIZE}, got {size}");
@@ -107,6 +114,9 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     sc.settings.insert("stages".into(), recipe.stages.iter().map(|s| s.op.name()).collect::<Vec<_>>().into());
     sc.settings.insert("size".into(), size.into());
     sc.settings.insert("cell_size_m".into(), cell.into());
+    if let Some(n) = a.until {
+        sc.settings.insert("until".into(), n.into());
+    }
     let s = stats(&an);
     finish(st, sc)?;
     println!("recipe {} seed {seed}: {} stages", recipe.name, recipe.stages.len());

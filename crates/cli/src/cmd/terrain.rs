@@ -77,6 +77,10 @@ pub struct Args {
     /// `require` (fail instead of falling back) or `off`.
     #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
     pub gpu: String,
+    /// With --recipe: run only its first N stages (write each prefix to its own folder to
+    /// compare the erosion stack stage by stage, e.g. in the viewer's mesh mode).
+    #[arg(long, requires = "recipe")]
+    pub until: Option<usize>,
 }
 
 impl Args {
