@@ -8,7 +8,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use bozkir_splat::tileset::{self, Tileset};
-use std::io::Read;
+use std::io::{BufRead, Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,9 +25,6 @@ pub const CATALOGUE_FORMAT_VERSION: u32 = 1;
 
 /// Largest `POST /api/bench-report` body accepted (bytes).
 const MAX_REPORT: u64 = 4 << 20;
-
-/// Worker threads answering requests.
-const WORKERS: usize = 4;
 
 /// The embedded file at `path` (relative to `web/`, `/`-separated).
 pub fn asset(path: &str) -> Option<&'static [u8]> {
@@ -628,9 +625,9 @@ impl State {
 pub struct Running {
     /// `http://HOST:PORT/` with the real port.
     pub url: String,
-    server: Arc<tiny_http::Server>,
+    addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    workers: Vec<JoinHandle<()>>,
+    acceptor: Option<JoinHandle<()>>,
 }
 
 /// `host:port` as one address; the first a name resolves to.
@@ -644,91 +641,196 @@ pub fn resolve(host: &str, port: u16) -> Result<SocketAddr> {
         .ok_or_else(|| anyhow!("--host {host}: resolves to no address"))
 }
 
-fn send(state: &State, mut rq: tiny_http::Request) {
-    let method = rq.method().as_str().to_ascii_uppercase();
-    let url = rq.url().to_string();
-    let mut body = None;
-    if method == "POST" {
-        let mut b = Vec::new();
-        if rq.as_reader().take(MAX_REPORT + 1).read_to_end(&mut b).is_err() {
-            return;
-        }
-        if b.len() as u64 > MAX_REPORT {
-            let r = tiny_http::Response::from_string("request body too large\n").with_status_code(413);
-            rq.respond(r).ok();
-            return;
-        }
-        body = Some(b);
-    }
-    let reply = state.handle(&method, &url, body.as_deref());
-    let h = |k: &str, v: &str| tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).expect("valid header");
-    let mut headers = vec![
-        h("Content-Type", reply.content_type),
-        h("Cache-Control", "no-cache"),
-        h("X-Content-Type-Options", "nosniff"),
-    ];
-    if let Some(a) = reply.allow {
-        headers.push(h("Allow", a));
-    }
-    let len = reply.body.as_ref().len();
-    let resp = tiny_http::Response::new(
-        tiny_http::StatusCode(reply.status),
-        headers,
-        std::io::Cursor::new(reply.body),
-        Some(len),
-        None,
-    )
-    .with_chunked_threshold(usize::MAX);
-    rq.respond(resp).ok();
+/// Largest request head (request line and headers) accepted.
+const MAX_HEAD: usize = 64 << 10;
+
+/// How long an idle keep-alive connection stays open, and the longest wait on a slow client.
+const IDLE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// One parsed request: method, target, whether the client wants the connection closed, body.
+struct Request {
+    method: String,
+    target: String,
+    close: bool,
+    body: Option<Vec<u8>>,
 }
 
-/// Listen on `addr` (port 0: any free port) and answer requests on worker threads.
+/// Read one request from `r`; `Ok(None)` at a clean end of the connection. A malformed or
+/// oversized request is an `Err` with the status to answer.
+fn read_request(r: &mut impl std::io::BufRead) -> std::result::Result<Option<Request>, (u16, &'static str)> {
+    let mut head = Vec::new();
+    loop {
+        let mut line = Vec::new();
+        let n = r
+            .by_ref()
+            .take((MAX_HEAD + 1 - head.len().min(MAX_HEAD)) as u64)
+            .read_until(b'\n', &mut line)
+            .map_err(|_| (400, "unreadable request"))?;
+        if n == 0 {
+            return if head.is_empty() { Ok(None) } else { Err((400, "truncated request")) };
+        }
+        if head.is_empty() && (line == b"\r\n" || line == b"\n") {
+            continue; // stray blank lines between requests
+        }
+        head.extend_from_slice(&line);
+        if head.len() > MAX_HEAD {
+            return Err((431, "request head too large"));
+        }
+        if line == b"\r\n" || line == b"\n" {
+            break;
+        }
+    }
+    let text = std::str::from_utf8(&head).map_err(|_| (400, "request head is not UTF-8"))?;
+    let mut lines = text.lines();
+    let mut first = lines.next().unwrap_or("").split_whitespace();
+    let (Some(method), Some(target), Some(version)) = (first.next(), first.next(), first.next()) else {
+        return Err((400, "malformed request line"));
+    };
+    let mut close = version == "HTTP/1.0";
+    let mut length = 0u64;
+    for l in lines {
+        let Some((k, v)) = l.split_once(':') else { continue };
+        let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+        match k.as_str() {
+            "connection" if v.eq_ignore_ascii_case("close") => close = true,
+            "connection" if v.eq_ignore_ascii_case("keep-alive") => close = false,
+            "content-length" => length = v.parse().map_err(|_| (400, "bad Content-Length"))?,
+            "transfer-encoding" => return Err((501, "chunked request bodies are not supported")),
+            _ => {}
+        }
+    }
+    if length > MAX_REPORT {
+        return Err((413, "request body too large"));
+    }
+    let body = if length > 0 {
+        let mut b = vec![0; length as usize];
+        r.read_exact(&mut b).map_err(|_| (400, "truncated request body"))?;
+        Some(b)
+    } else {
+        None
+    };
+    Ok(Some(Request { method: method.to_ascii_uppercase(), target: target.to_string(), close, body }))
+}
+
+fn write_reply(
+    w: &mut impl Write,
+    status: u16,
+    content_type: &str,
+    allow: Option<&str>,
+    body: &[u8],
+    head_only: bool,
+    close: bool,
+) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        413 => "Payload Too Large",
+        431 => "Request Header Fields Too Large",
+        501 => "Not Implemented",
+        _ => "Status",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\n",
+        body.len()
+    );
+    if let Some(a) = allow {
+        head.push_str(&format!("Allow: {a}\r\n"));
+    }
+    head.push_str(if close { "Connection: close\r\n\r\n" } else { "Connection: keep-alive\r\n\r\n" });
+    w.write_all(head.as_bytes())?;
+    if !head_only {
+        w.write_all(body)?;
+    }
+    w.flush()
+}
+
+/// Answer the requests of one connection until it closes, idles out or asks to close.
+fn serve_connection(state: &State, stream: std::net::TcpStream) {
+    stream.set_read_timeout(Some(IDLE)).ok();
+    stream.set_write_timeout(Some(IDLE)).ok();
+    stream.set_nodelay(true).ok();
+    let Ok(read_half) = stream.try_clone() else { return };
+    let mut reader = std::io::BufReader::new(read_half);
+    let mut writer = std::io::BufWriter::new(stream);
+    loop {
+        match read_request(&mut reader) {
+            Ok(None) => return,
+            Ok(Some(rq)) => {
+                let reply = state.handle(&rq.method, &rq.target, rq.body.as_deref());
+                let head_only = rq.method == "HEAD";
+                if write_reply(
+                    &mut writer,
+                    reply.status,
+                    reply.content_type,
+                    reply.allow,
+                    reply.body.as_ref(),
+                    head_only,
+                    rq.close,
+                )
+                .is_err()
+                    || rq.close
+                {
+                    return;
+                }
+            }
+            Err((status, why)) => {
+                let msg = format!("{why}\n");
+                write_reply(&mut writer, status, "text/plain; charset=utf-8", None, msg.as_bytes(), false, true).ok();
+                return;
+            }
+        }
+    }
+}
+
+/// Listen on `addr` (port 0: any free port); each connection gets its own thread (HTTP/1.1 with
+/// keep-alive; idle connections close after 30 s).
 pub fn start(state: Arc<State>, addr: SocketAddr) -> Result<Running> {
-    let server = tiny_http::Server::http(addr).map_err(|e| {
+    let listener = std::net::TcpListener::bind(addr).map_err(|e| {
         anyhow!("cannot listen on {addr}: {e} (is another server using the port? choose another with --port)")
     })?;
-    let real = server.server_addr().to_ip().ok_or_else(|| anyhow!("cannot listen on {addr}: not an IP socket"))?;
-    let server = Arc::new(server);
+    let real = listener.local_addr().map_err(|e| anyhow!("cannot listen on {addr}: {e}"))?;
     let stop = Arc::new(AtomicBool::new(false));
-    let workers = (0..WORKERS)
-        .map(|_| {
-            let (server, state, stop) = (server.clone(), state.clone(), stop.clone());
-            std::thread::spawn(move || loop {
-                match server.recv() {
-                    Ok(rq) => send(&state, rq),
-                    Err(_) if stop.load(Ordering::SeqCst) => break,
-                    Err(_) => {}
+    let acceptor = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
                 }
-            })
+                let Ok(stream) = conn else { continue };
+                let state = state.clone();
+                std::thread::spawn(move || serve_connection(&state, stream));
+            }
         })
-        .collect();
+    };
     let url = match real {
         SocketAddr::V4(a) => format!("http://{}:{}/", a.ip(), a.port()),
         SocketAddr::V6(a) => format!("http://[{}]:{}/", a.ip(), a.port()),
     };
-    Ok(Running { url, server, stop, workers })
+    Ok(Running { url, addr: real, stop, acceptor: Some(acceptor) })
 }
 
 impl Running {
     /// Serve until the process is killed.
     pub fn wait(mut self) {
-        for w in std::mem::take(&mut self.workers) {
-            w.join().ok();
+        if let Some(a) = self.acceptor.take() {
+            a.join().ok();
         }
     }
 
-    /// Stop answering and join the workers.
+    /// Stop accepting connections and join the acceptor.
     pub fn stop(mut self) {
         self.shutdown();
     }
 
     fn shutdown(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        for _ in 0..self.workers.len() {
-            self.server.unblock();
-        }
-        for w in std::mem::take(&mut self.workers) {
-            w.join().ok();
+        // Wake the blocking accept with one connection of our own.
+        let _ = std::net::TcpStream::connect_timeout(&self.addr, std::time::Duration::from_secs(1));
+        if let Some(a) = self.acceptor.take() {
+            a.join().ok();
         }
     }
 }
@@ -765,6 +867,29 @@ pub fn serve_forever(scene: Scene, host: &str, port: u16, open_hint: bool) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_parse_with_keep_alive_bodies_and_limits() {
+        let mut r = std::io::Cursor::new(
+            b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/bench-report HTTP/1.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".to_vec(),
+        );
+        let a = read_request(&mut r).unwrap().unwrap();
+        assert_eq!((a.method.as_str(), a.target.as_str(), a.close, a.body.is_none()), ("GET", "/a", false, true));
+        let b = read_request(&mut r).unwrap().unwrap();
+        assert_eq!((b.method.as_str(), b.close, b.body.as_deref()), ("POST", true, Some(&b"{}"[..])));
+        assert!(read_request(&mut r).unwrap().is_none(), "clean end");
+        let old = read_request(&mut std::io::Cursor::new(b"get / HTTP/1.0\r\n\r\n".to_vec())).unwrap().unwrap();
+        assert!(old.close, "HTTP/1.0 closes");
+        assert_eq!(old.method, "GET");
+        let bad = |t: &[u8]| read_request(&mut std::io::Cursor::new(t.to_vec())).err().map(|e| e.0);
+        assert_eq!(bad(b"NONSENSE\r\n\r\n"), Some(400));
+        assert_eq!(bad(b"GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n"), Some(400));
+        assert_eq!(bad(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"), Some(501));
+        assert_eq!(bad(format!("POST / HTTP/1.1\r\nContent-Length: {}\r\n\r\n", MAX_REPORT + 1).as_bytes()), Some(413));
+        let huge = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(MAX_HEAD));
+        assert_eq!(bad(huge.as_bytes()), Some(431));
+        assert_eq!(bad(b"GET / HTTP/1.1\r\nHost: x\r\n"), Some(400), "truncated head");
+    }
 
     #[test]
     fn the_viewer_is_embedded() {

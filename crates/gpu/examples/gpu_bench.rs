@@ -8,6 +8,7 @@ use std::time::Instant;
 use bozkir_core::{Grid, NoProgress};
 use bozkir_gpu::Gpu;
 use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletParams};
+use bozkir_terrain::erosion::shallow_water::{shallow_water, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerEroder, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::{thermal, ThermalParams};
 use bozkir_terrain::hydrology::{flow_graph, priority_flood};
@@ -37,6 +38,10 @@ fn terrain(n: usize, m: usize, cell: f64) -> Grid<f64> {
         }
     });
     Grid::from_vec(n, m, v).with_cell_size(cell, cell)
+}
+
+fn n_cells(g: &Grid<f64>) -> usize {
+    g.width() * g.height()
 }
 
 fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -116,6 +121,10 @@ fn main() {
             ge.output().map(|o| o.steps_run).unwrap()
         });
         let gms = gms / 3.0;
+        println!(
+            "| (stream power: {} submissions of ≤ 40 refine/lift pass pairs in 4 steps) | {n} | | | | | |",
+            ge.pass_submissions()
+        );
         let cms = cpu_ok.then(|| {
             let mut ce = StreamPowerEroder::new(&filled, &p);
             ce.step();
@@ -130,6 +139,32 @@ fn main() {
         let ((_, its), gms) = time(|| bozkir_gpu::thermal::thermal(&gpu, &g, &tp).unwrap());
         let cms = cpu_ok.then(|| time(|| thermal(&g, &tp, &NoProgress)).1);
         row(&format!("thermal, {its} iterations (cell-updates/s)"), n, cells * its as f64, "cell-updates", gms, cms);
+        // Pipe-model shallow water: rain on the terrain, 200 GPU steps; the CPU 20 steps (and the
+        // GPU's 20-step state compared with it bit for bit).
+        let swp = ShallowWaterParams { rain_rate: 1e-3, steps: 20, ..Default::default() };
+        let mut gs = match bozkir_gpu::shallow_water::GpuShallowWater::new(&gpu, &g, &swp) {
+            Ok(s) => s,
+            Err(e) => {
+                println!("| shallow water | {n} | GPU refused: {e} | | | | |");
+                continue;
+            }
+        };
+        gs.run(2).unwrap(); // warm-up
+        let (_, gms) = time(|| gs.run(200).unwrap());
+        drop(gs);
+        let cms = (cpu_ok && n_cells(&g) <= 1 << 24).then(|| {
+            let (co, cms) = time(|| shallow_water(&g, &swp, &NoProgress));
+            let go = bozkir_gpu::shallow_water::shallow_water(&gpu, &g, &swp).unwrap();
+            let same = co.height.data().iter().zip(go.height.data()).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+            let wsame = co.water.data().iter().zip(go.water.data()).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+            let werr = co.water.data().iter().zip(go.water.data()).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            println!(
+                "| (shallow water, 20 steps: {same} heights and {wsame} depths of {} bit-identical, max depth diff {werr:.2e} m) | {n} | | | | | |",
+                co.height.len()
+            );
+            cms / 20.0 * 200.0
+        });
+        row("shallow water, 200 steps (cell-updates/s; CPU: 20 steps ×10)", n, cells * 200.0, "cell-updates", gms, cms);
         // Droplets: 0.5 per cell up to 4M, batch 1024 (the default, part of the result).
         let count = ((cells * 0.5) as u32).min(4 << 20);
         let dp = DropletParams { droplets: DropletCount::Total(count), seed: 1, ..Default::default() };

@@ -99,6 +99,9 @@ fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
             @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= dims.n) { return; }
+    // Every pointer died in the last round: nothing left to add (the rounds are recorded in one
+    // submission, up to the most a grid can need; this makes the surplus ones free).
+    if (dims.round > 0u && atomicLoad(&live[dims.round - 1u]) == 0u) { return; }
     let p = p_in[i];
     var q = NONE;
     if (p != NONE) {

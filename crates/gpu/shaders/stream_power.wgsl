@@ -141,6 +141,8 @@ fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
           @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
+    // Converged in the previous pair of passes: the rest of the submission is free.
+    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let r = rcv[i];
     let old = hh[i];
     if (r == i) {
@@ -163,6 +165,8 @@ fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
+    // Converged in the previous pair of passes: the rest of the submission is free.
+    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let r = rcv[i];
     let hi = hh[i];
     if (r != i && !(hi > hh[r])) {

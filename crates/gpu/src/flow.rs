@@ -21,8 +21,6 @@ use crate::context::{dispatch, Gpu, GpuError};
 
 pub(crate) const SRC: &str = include_str!("../shaders/flow.wgsl");
 const NAME: &str = "flow.wgsl";
-/// Rounds recorded between two checks of the live-pointer counter.
-const ROUNDS_PER_CHECK: usize = 4;
 /// Rounds at most (`2^40` exceeds any grid's path length).
 pub(crate) const MAX_ROUNDS: usize = 40;
 
@@ -67,6 +65,8 @@ pub(crate) struct Routing {
     tab: wgpu::Buffer,
     dims: Vec<wgpu::Buffer>,
     n: usize,
+    /// The (copy, jump) bind groups of every round, built on first use.
+    bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
 }
 
 impl Routing {
@@ -86,7 +86,28 @@ impl Routing {
             tab: gpu.buffer("d8tab", &d8_table(dx, dy)),
             dims,
             n,
+            bgs: std::sync::OnceLock::new(),
         }
+    }
+
+    fn round_bgs(
+        &self,
+        gpu: &Gpu,
+        copy: &wgpu::ComputePipeline,
+        jump: &wgpu::ComputePipeline,
+    ) -> &[(wgpu::BindGroup, wgpu::BindGroup)] {
+        self.bgs.get_or_init(|| {
+            let bufs =
+                [(&self.count, &self.count2, &self.p0, &self.p1), (&self.count2, &self.count, &self.p1, &self.p0)];
+            (0..MAX_ROUNDS)
+                .map(|r| {
+                    let (s, t, p, q) = bufs[r % 2];
+                    let bc = gpu.bind(copy, &[(0, &self.dims[r]), (5, s), (6, t)]);
+                    let bj = gpu.bind(jump, &[(0, &self.dims[r]), (5, s), (6, t), (7, p), (8, q), (9, &self.live)]);
+                    (bc, bj)
+                })
+                .collect()
+        })
     }
 
     /// Receivers and distances of the heights in `z`.
@@ -116,28 +137,18 @@ impl Routing {
             let mut pass = enc.begin_compute_pass(&Default::default());
             dispatch(&mut pass, &init, &bg, n);
         }
-        let bufs = [(&self.count, &self.count2, &self.p0, &self.p1), (&self.count2, &self.count, &self.p1, &self.p0)];
-        let mut round = 0;
-        loop {
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for r in round..round + ROUNDS_PER_CHECK {
-                    let (s, t, p, q) = bufs[r % 2];
-                    let bc = gpu.bind(&copy, &[(0, &self.dims[r]), (5, s), (6, t)]);
-                    dispatch(&mut pass, &copy, &bc, n);
-                    let bj = gpu.bind(&jump, &[(0, &self.dims[r]), (5, s), (6, t), (7, p), (8, q), (9, &self.live)]);
-                    dispatch(&mut pass, &jump, &bj, n);
-                }
+        {
+            // All rounds in the one submission, bind groups built once per routing; the jump
+            // kernel returns at once after the round in which the last pointer died.
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for (bc, bj) in self.round_bgs(gpu, &copy, &jump).iter() {
+                dispatch(&mut pass, &copy, bc, n);
+                dispatch(&mut pass, &jump, bj, n);
             }
-            round += ROUNDS_PER_CHECK;
-            gpu.submit_wait(enc)?;
-            let live: Vec<u32> = gpu.read(&self.live, MAX_ROUNDS)?;
-            if live[round - 1] == 0 || round + ROUNDS_PER_CHECK > MAX_ROUNDS {
-                break;
-            }
-            enc = gpu.encoder();
         }
-        // ROUNDS_PER_CHECK is even: the result is back in `count`.
+        // No host wait: the next read (or submission) orders after it.
+        gpu.queue.submit([enc.finish()]);
+        // MAX_ROUNDS is even: the result is back in `count`.
         Ok(())
     }
 }

@@ -85,6 +85,8 @@ pub struct GpuStreamPower<'g> {
     settle: wgpu::Buffer,
     sp: Vec<wgpu::Buffer>,
     steps_run: usize,
+    /// Submissions of Jacobi passes (refine and lift) recorded so far, for the benchmark.
+    submissions: std::cell::Cell<usize>,
 }
 
 impl<'g> GpuStreamPower<'g> {
@@ -162,6 +164,7 @@ impl<'g> GpuStreamPower<'g> {
             settle: z("settle", 8),
             sp,
             steps_run: 0,
+            submissions: std::cell::Cell::new(0),
         })
     }
 
@@ -192,72 +195,51 @@ impl<'g> GpuStreamPower<'g> {
         }
     }
 
-    /// Jacobi passes of the sequential incision with its clamps until no cell moves by more
-    /// than round-off (two per round, the result in `hh`).
-    fn refine(&self) -> Result<(), GpuError> {
-        let pl = self.gpu.pipeline(NAME, SRC, "refine")?;
-        let b = |a: &wgpu::Buffer, c: &wgpu::Buffer| {
-            self.gpu.bind(
-                &pl,
-                &[
-                    (0, &self.sp[0]),
-                    (1, &self.rt.rcv),
-                    (4, a),
-                    (6, &self.before),
-                    (11, &self.live),
-                    (16, c),
-                    (19, &self.settle),
-                ],
-            )
+    /// Records pairs of Jacobi passes of `pl` (`hh → h2 → hh`), pair `j` counting the cells it
+    /// still moves into `live[j]` and returning at once when `live[j − 1]` is 0, up to
+    /// `MAX_ROUNDS` pairs per submission; one read-back of the counters per submission.
+    fn passes(&self, entry: &'static str, bind: &[(u32, &wgpu::Buffer)], what: &str) -> Result<(), GpuError> {
+        let pl = self.gpu.pipeline(NAME, SRC, entry)?;
+        let b = |j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
+            let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
+            v.extend_from_slice(bind);
+            self.gpu.bind(&pl, &v)
         };
-        let bg = [b(&self.hh, &self.h2), b(&self.h2, &self.hh)];
+        let bgs: Vec<[wgpu::BindGroup; 2]> =
+            (0..MAX_ROUNDS).map(|j| [b(j, &self.hh, &self.h2), b(j, &self.h2, &self.hh)]).collect();
         let n = (self.w * self.ht) as u64;
-        for _ in 0..self.w * self.ht {
-            let mut enc = self.gpu.encoder();
-            enc.clear_buffer(&self.live, 0, None);
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for _ in 0..4 {
-                    dispatch(&mut pass, &pl, &bg[0], n);
-                    dispatch(&mut pass, &pl, &bg[1], n);
-                }
-            }
-            self.gpu.submit_wait(enc)?;
-            if self.gpu.read::<u32>(&self.live, 1)?[0] == 0 {
-                return Ok(());
-            }
-        }
-        Err(GpuError::Device("stream power: incision clamps did not converge".into()))
-    }
-
-    /// Raises cells at or below their receiver until none is (Jacobi passes, two per round).
-    fn lift(&self) -> Result<(), GpuError> {
-        let pl = self.gpu.pipeline(NAME, SRC, "lift")?;
-        let bg = [
-            self.gpu.bind(&pl, &[(0, &self.sp[0]), (1, &self.rt.rcv), (4, &self.hh), (11, &self.live), (16, &self.h2)]),
-            self.gpu.bind(&pl, &[(0, &self.sp[0]), (1, &self.rt.rcv), (4, &self.h2), (11, &self.live), (16, &self.hh)]),
-        ];
-        let n = (self.w * self.ht) as u64;
-        let mut round = 0;
+        let mut pairs = 0;
         loop {
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                // Both passes count into live[0]; the pair leaves the result in `hh`.
-                dispatch(&mut pass, &pl, &bg[0], n);
-                dispatch(&mut pass, &pl, &bg[1], n);
+                for bg in &bgs {
+                    dispatch(&mut pass, &pl, &bg[0], n);
+                    dispatch(&mut pass, &pl, &bg[1], n);
+                }
             }
             self.gpu.submit_wait(enc)?;
-            let live: Vec<u32> = self.gpu.read(&self.live, 1)?;
-            if live[0] == 0 {
+            self.submissions.set(self.submissions.get() + 1);
+            if self.gpu.read::<u32>(&self.live, MAX_ROUNDS)?.contains(&0) {
                 return Ok(());
             }
-            round += 1;
-            if round > self.w * self.ht {
-                return Err(GpuError::Device("stream power: limiter did not converge".into()));
+            pairs += MAX_ROUNDS;
+            if pairs > self.w * self.ht {
+                return Err(GpuError::Device(format!("stream power: {what} did not converge")));
             }
         }
+    }
+
+    /// Jacobi passes of the sequential incision with its clamps until no cell moves by more
+    /// than round-off (the result in `hh`).
+    fn refine(&self) -> Result<(), GpuError> {
+        self.passes("refine", &[(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)], "incision clamps")
+    }
+
+    /// Raises cells at or below their receiver until none is (Jacobi passes, the result in `hh`).
+    fn lift(&self) -> Result<(), GpuError> {
+        self.passes("lift", &[(1, &self.rt.rcv)], "limiter")
     }
 
     /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter.
@@ -424,6 +406,12 @@ impl<'g> GpuStreamPower<'g> {
             done += k;
         }
         self.lift()
+    }
+
+    /// Submissions of up to `MAX_ROUNDS` pairs of refine or lift passes so far (two or three per
+    /// step when each converges within one).
+    pub fn pass_submissions(&self) -> usize {
+        self.submissions.get()
     }
 
     /// Steps run so far.

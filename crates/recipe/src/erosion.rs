@@ -211,7 +211,12 @@ impl ShallowWaterStage {
         range("evaporation", self.evaporation, 0.0, 1.0)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, state: &mut State, progress: &dyn Progress) {
+    pub(crate) fn apply(
+        &self,
+        state: &mut State,
+        progress: &dyn Progress,
+        kernels: &dyn crate::kernels::Kernels,
+    ) -> Result<(), String> {
         let p = ShallowWaterParams {
             steps: self.steps,
             rain_rate: self.rain_rate,
@@ -222,11 +227,15 @@ impl ShallowWaterStage {
             maccormack: self.maccormack,
             ..ShallowWaterParams::default()
         };
-        let out = shallow_water(&state.height, &p, progress);
+        let out = match kernels.shallow_water(&state.height, &p, progress)? {
+            Some(o) => o,
+            None => shallow_water(&state.height, &p, progress),
+        };
         state.height = out.height;
         state.accumulate_mask("wear", &out.eroded);
         state.accumulate_mask("deposit", &out.deposited);
         state.masks.insert("water".into(), out.water);
+        Ok(())
     }
 }
 

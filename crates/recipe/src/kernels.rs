@@ -5,6 +5,7 @@
 
 use bozkir_core::{Grid, Progress};
 use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
+use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
 
@@ -26,6 +27,15 @@ pub trait Kernels {
         _p: &DropletParams,
         _progress: &dyn Progress,
     ) -> Result<Option<DropletOutput>, String> {
+        Ok(None)
+    }
+    /// Pipe-model shallow water on `h` (`p.steps` steps from a dry, sediment-free start).
+    fn shallow_water(
+        &self,
+        _h: &Grid<f64>,
+        _p: &ShallowWaterParams,
+        _progress: &dyn Progress,
+    ) -> Result<Option<ShallowWaterOutput>, String> {
         Ok(None)
     }
     /// Thermal relaxation of `h`.

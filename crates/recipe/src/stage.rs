@@ -197,7 +197,7 @@ pub fn apply_with(
         Op::Fold(p) => p.apply(seed(None), state),
         Op::Droplets(p) => p.apply(seed(p.seed), state, progress, kernels)?,
         Op::Thermal(p) => p.apply(state, progress, kernels)?,
-        Op::ShallowWater(p) => p.apply(state, progress),
+        Op::ShallowWater(p) => p.apply(state, progress, kernels)?,
         Op::Island(p) => p.apply(seed(p.seed), state),
         Op::Rivers(p) => p.apply(state),
         Op::Biomes(p) => p.apply(state),

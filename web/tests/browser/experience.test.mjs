@@ -181,3 +181,30 @@ test('the capture sweep writes a zip of settled frames', { skip }, async () => {
   assert.ok(inflateSync || true);
   await page.close();
 });
+
+test('the relief scale follows the grid until moved, flags repeats below it, and follows again when dragged back', { skip }, async () => {
+  const { page, ok } = await ctx.open(QUERY);
+  assert.equal(ok, true);
+  const state = () => page.evaluate(() => ({ follows: window.bozkir.reliefFollows, rs: window.bozkir.state.reliefscale, flag: window.bozkir.panel.reliefFlag }));
+  const type = async (id, v) => {
+    await page.fill(`#${id}`, String(v));
+    await page.press(`#${id}`, 'Enter');
+    await page.evaluate(() => window.bozkir.renderFrame());
+  };
+  await type('grid', 30);
+  assert.deepEqual(await state(), { follows: true, rs: 30, flag: null });
+  await type('reliefscale', 12);
+  let s = await state();
+  assert.equal(s.follows, false);
+  assert.match(s.flag, /relief scale 12 < grid 30: the terrain repeats/);
+  assert.equal(await page.evaluate(() => document.querySelector('[data-control="reliefscale"]').classList.contains('flagged')), true);
+  await type('grid', 40);
+  assert.equal((await state()).rs, 12, 'a moved relief scale stays put');
+  await type('reliefscale', 40);
+  s = await state();
+  assert.equal(s.follows, true);
+  assert.equal(s.flag, null);
+  await type('grid', 50);
+  assert.equal((await state()).rs, 50, 'following the grid again');
+  await page.close();
+});

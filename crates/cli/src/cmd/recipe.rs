@@ -12,6 +12,7 @@ use bozkir_gpu::{Gpu, GpuError, GpuMode};
 use bozkir_io::{Encoding, Sidecar};
 use bozkir_recipe::{builtin, parse, run_with, Kernels, Recipe, StageEvent};
 use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
+use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
@@ -267,6 +268,14 @@ impl Kernels for GpuKernels {
     }
     fn droplets(&self, h: &Grid<f64>, p: &DropletParams, _: &dyn Progress) -> Result<Option<DropletOutput>, String> {
         self.go("droplets", |g| bozkir_gpu::droplets::erode_droplets(g, h, p))
+    }
+    fn shallow_water(
+        &self,
+        h: &Grid<f64>,
+        p: &ShallowWaterParams,
+        _: &dyn Progress,
+    ) -> Result<Option<ShallowWaterOutput>, String> {
+        self.go("shallow_water", |g| bozkir_gpu::shallow_water::shallow_water(g, h, p))
     }
     fn thermal(&self, h: &Grid<f64>, p: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, String> {
         self.go("thermal", |g| bozkir_gpu::thermal::thermal(g, h, p).map(|(h, _)| h))

@@ -72,7 +72,7 @@ pub struct Args {
     /// Override: horizontal stretch of the noise.
     #[arg(long)]
     pub stretch: Option<f64>,
-    /// Run the erosion stages of a recipe (stream power, droplets, thermal) on the GPU:
+    /// Run the erosion stages of a recipe (stream power, droplets, shallow water, thermal) on the GPU:
     /// `auto` (`--gpu` alone: the GPU when one works, else the CPU with a message saying why),
     /// `require` (fail instead of falling back) or `off`.
     #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
