@@ -22,6 +22,7 @@
 
 import { cameraBasis, viewProjection, DEG } from './camera.js';
 import { SKY_VS, SKY_FS, FLAT_VS, FLAT_FS, TERRAIN_VS, TERRAIN_FS } from './mesh-shaders.js';
+import { readPixelsTopDown } from './renderer.js';
 
 /** Largest mesh side in vertices (seed 001 §7.2: a 1024² grid is the budget). */
 export const MAX_MESH = 1024;
@@ -648,12 +649,7 @@ export class MeshView {
 
   /** The drawing buffer, rows top first: {width, height, data: Uint8Array RGBA}. */
   readPixels() {
-    const gl = this.gl, W = gl.drawingBufferWidth, H = gl.drawingBufferHeight;
-    const raw = new Uint8Array(W * H * 4);
-    gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, raw);
-    const data = new Uint8Array(W * H * 4);
-    for (let y = 0; y < H; y++) data.set(raw.subarray((H - 1 - y) * W * 4, (H - y) * W * 4), y * W * 4);
-    return { width: W, height: H, data };
+    return readPixelsTopDown(this.gl, this.gl.drawingBufferWidth, this.gl.drawingBufferHeight);
   }
 
   dispose() {

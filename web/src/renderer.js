@@ -91,6 +91,15 @@ const DEFAULTS = {
   mergeThreshold: 0.5,
 };
 
+/** The `W × H` drawing buffer as RGBA rows top first (GL reads bottom first). */
+export function readPixelsTopDown(gl, W, H) {
+  const raw = new Uint8Array(W * H * 4);
+  gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, raw);
+  const data = new Uint8Array(W * H * 4);
+  for (let y = 0; y < H; y++) data.set(raw.subarray((H - 1 - y) * W * 4, (H - y) * W * 4), y * W * 4);
+  return { width: W, height: H, data };
+}
+
 export class Renderer {
   /**
    * @param {HTMLCanvasElement} canvas
@@ -592,12 +601,7 @@ export class Renderer {
 
   /** Pixels of the last frame, rows top to bottom (needs preserveDrawingBuffer or the same task). */
   readPixels() {
-    const gl = this.gl, W = this.canvas.width, H = this.canvas.height;
-    const raw = new Uint8Array(W * H * 4);
-    gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, raw);
-    const data = new Uint8Array(W * H * 4);
-    for (let y = 0; y < H; y++) data.set(raw.subarray((H - 1 - y) * W * 4, (H - y) * W * 4), y * W * 4);
-    return { width: W, height: H, data };
+    return readPixelsTopDown(this.gl, this.canvas.width, this.canvas.height);
   }
 
   dispose() {

@@ -117,18 +117,7 @@ impl<'g> GpuShallowWater<'g> {
         }
         let inc_u = (p.rain_rate * dt) as f32;
         let ks_u = (p.dissolve * dt) as f32;
-        let max_hard = match &p.hardness {
-            Some(g) => {
-                assert!(same(g), "ShallowWater: hardness map shape differs from the terrain");
-                assert!(g.data().iter().all(|v| *v >= 0.0), "ShallowWater: negative hardness");
-                g.data().iter().copied().fold(0.0, f64::max)
-            }
-            None => 1.0,
-        };
-        assert!(
-            p.dissolve >= 0.0 && p.dissolve * max_hard * dt <= 1.0,
-            "ShallowWater: need 0 <= dissolve*hardness*dt <= 1"
-        );
+        p.check_hardness(w, h, dt);
         let maps: Vec<[f32; 2]> = (0..n)
             .map(|i| {
                 let inc = rain.as_ref().map_or(inc_u, |v| (v[i] * dt) as f32);

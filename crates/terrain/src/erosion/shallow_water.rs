@@ -394,6 +394,25 @@ impl DepthRows<'_> {
     }
 }
 
+impl ShallowWaterParams {
+    /// Check the hardness map (shape `w × h`, no negative value) and the dissolving bound
+    /// `0 ≤ dissolve·max(hardness)·dt ≤ 1`; panics naming the problem. Shared with the GPU kernel.
+    pub fn check_hardness(&self, w: usize, h: usize, dt: f64) {
+        let max_hard = match &self.hardness {
+            Some(g) => {
+                assert!(g.width() == w && g.height() == h, "ShallowWater: hardness map shape differs from the terrain");
+                assert!(g.data().iter().all(|v| *v >= 0.0), "ShallowWater: negative hardness");
+                g.data().iter().copied().fold(0.0, f64::max)
+            }
+            None => 1.0,
+        };
+        assert!(
+            self.dissolve >= 0.0 && self.dissolve * max_hard * dt <= 1.0,
+            "ShallowWater: need 0 <= dissolve*hardness*dt <= 1"
+        );
+    }
+}
+
 impl ShallowWater {
     /// Start a simulation on `terrain` (metres, with its `dx`, `dy`), dry and sediment-free.
     /// Panics on an empty grid, non-positive cell size or time step, maps of the wrong shape,
@@ -412,18 +431,7 @@ impl ShallowWater {
         assert!(p.evaporation >= 0.0 && p.evaporation * dt <= 1.0, "ShallowWater: need 0 <= evaporation*dt <= 1");
         let same = |g: &Grid<f64>| g.width() == w && g.height() == h;
         let n = w * h;
-        let max_hard = match &p.hardness {
-            Some(g) => {
-                assert!(same(g), "ShallowWater: hardness map shape differs from the terrain");
-                assert!(g.data().iter().all(|v| *v >= 0.0), "ShallowWater: negative hardness");
-                g.data().iter().copied().fold(0.0, f64::max)
-            }
-            None => 1.0,
-        };
-        assert!(
-            p.dissolve >= 0.0 && p.dissolve * max_hard * dt <= 1.0,
-            "ShallowWater: need 0 <= dissolve*hardness*dt <= 1"
-        );
+        p.check_hardness(w, h, dt);
         let ks_dt_map = p.hardness.as_ref().map(|g| g.data().iter().map(|&v| (p.dissolve * v * dt) as f32).collect());
         let inc_map = if p.rain_map.is_some() || !p.sources.is_empty() {
             let mut v: Vec<f64> = match &p.rain_map {
