@@ -22,7 +22,7 @@
 
 import { cameraBasis, viewProjection, DEG } from './camera.js';
 import { SKY_VS, SKY_FS, FLAT_VS, FLAT_FS, TERRAIN_VS, TERRAIN_FS } from './mesh-shaders.js';
-import { readPixelsTopDown } from './renderer.js';
+import { program as link, readPixelsTopDown } from './gl-util.js';
 
 /** Largest mesh side in vertices (seed 001 §7.2: a 1024² grid is the budget). */
 export const MAX_MESH = 1024;
@@ -50,37 +50,7 @@ const SKY = {
   bounce: [0.16, 0.13, 0.1],
 };
 
-// ===================================================================== gl-util
-
-function compile(gl, type, src) {
-  const s = gl.createShader(type);
-  gl.shaderSource(s, src);
-  gl.compileShader(s);
-  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) {
-    const log = gl.getShaderInfoLog(s);
-    gl.deleteShader(s);
-    throw new Error(`mesh shader compile: ${log}`);
-  }
-  return s;
-}
-
-function program(gl, vs, fs) {
-  const p = gl.createProgram();
-  const a = compile(gl, gl.VERTEX_SHADER, vs), b = compile(gl, gl.FRAGMENT_SHADER, fs);
-  gl.attachShader(p, a);
-  gl.attachShader(p, b);
-  gl.linkProgram(p);
-  gl.deleteShader(a);
-  gl.deleteShader(b);
-  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`mesh program link: ${gl.getProgramInfoLog(p)}`);
-  const u = {};
-  const n = gl.getProgramParameter(p, gl.ACTIVE_UNIFORMS);
-  for (let i = 0; i < n; i++) {
-    const info = gl.getActiveUniform(p, i);
-    u[info.name.replace(/\[0\]$/, '')] = gl.getUniformLocation(p, info.name);
-  }
-  return { p, u };
-}
+// ===================================================================== helpers
 
 const clamp = (x, a, b) => Math.min(b, Math.max(a, x));
 const lerp3 = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
@@ -284,9 +254,9 @@ export class MeshView {
   constructor(gl) {
     if (!gl || typeof gl.createVertexArray !== 'function') throw new Error('MeshView needs a WebGL2 context');
     this.gl = gl;
-    this.sky = program(gl, SKY_VS, SKY_FS);
-    this.flat = program(gl, FLAT_VS, FLAT_FS);
-    this.terrain = program(gl, TERRAIN_VS, TERRAIN_FS);
+    this.sky = link(gl, SKY_VS, SKY_FS, 'mesh');
+    this.flat = link(gl, FLAT_VS, FLAT_FS, 'mesh');
+    this.terrain = link(gl, TERRAIN_VS, TERRAIN_FS, 'mesh');
     this.emptyVao = gl.createVertexArray();
     this.flatVao = gl.createVertexArray();
     this.flatBuf = gl.createBuffer();

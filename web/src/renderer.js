@@ -2,7 +2,8 @@
 //
 // The page calls: new Renderer(canvas, {sorter, onUpdate}), setTileset(ts), setScene(scene),
 // heightAt(x, y), render(camera, opts) -> stats, readPixels(), resize(), dispose().
-// GL calls live in this file only (the Renderer and the gl-util section); the scene logic
+// GL calls live in this file (the Renderer and its texture helpers) and gl-util.js (shaders,
+// programs, read-back, shared with mesh mode); the scene logic
 // (visible cells, LOD, what each cell draws, atlas bake) is pure, in render-logic.js, over
 // order.js (tile order) and merge.js (selective merging); sorting is sorter.js / sort-worker.js;
 // the camera maths is camera.js, so a WebGPU back end can reuse all of it.
@@ -27,39 +28,12 @@ import {
 import { SPLAT_VS, SPLAT_FS, FAR_VS, FAR_FS } from './shaders.js';
 import { createSorter, SyncSorter } from './sorter.js';
 import { depthSort } from './sort-worker.js';
+import { program, readPixelsTopDown } from './gl-util.js';
 
 const TEX_W = 2048;
 const NEAR = 0.05, FAR_PLANE = 50000;
 
 // ===================================================================== gl-util
-
-function compile(gl, type, src) {
-  const s = gl.createShader(type);
-  gl.shaderSource(s, src);
-  gl.compileShader(s);
-  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) {
-    const log = gl.getShaderInfoLog(s);
-    gl.deleteShader(s);
-    throw new Error('shader compile: ' + log);
-  }
-  return s;
-}
-
-function program(gl, vs, fs) {
-  const p = gl.createProgram();
-  gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, vs));
-  gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, fs));
-  gl.linkProgram(p);
-  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error('program link: ' + gl.getProgramInfoLog(p));
-  const u = {};
-  const n = gl.getProgramParameter(p, gl.ACTIVE_UNIFORMS);
-  for (let i = 0; i < n; i++) {
-    const info = gl.getActiveUniform(p, i);
-    const name = info.name.replace(/\[0\]$/, '');
-    u[name] = gl.getUniformLocation(p, info.name);
-  }
-  return { p, u };
-}
 
 /** A NEAREST texture from typed data (internal format, format, type), rows of `width`. */
 function dataTexture(gl, tex, internal, format, type, width, height, data) {
@@ -90,15 +64,6 @@ const DEFAULTS = {
   overlay: 0, renderScale: 1, ordering: 'topological', background: [0.62, 0.7, 0.8],
   mergeThreshold: 0.5,
 };
-
-/** The `W × H` drawing buffer as RGBA rows top first (GL reads bottom first). */
-export function readPixelsTopDown(gl, W, H) {
-  const raw = new Uint8Array(W * H * 4);
-  gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, raw);
-  const data = new Uint8Array(W * H * 4);
-  for (let y = 0; y < H; y++) data.set(raw.subarray((H - 1 - y) * W * 4, (H - y) * W * 4), y * W * 4);
-  return { width: W, height: H, data };
-}
 
 export class Renderer {
   /**

@@ -93,14 +93,7 @@ impl<'g> GpuStreamPower<'g> {
     /// Fills `initial` once (ε priority flood, on the CPU) and uploads the state.
     pub fn new(gpu: &'g Gpu, initial: &Grid<f64>, params: &StreamPowerParams) -> Result<Self, GpuError> {
         let (w, ht) = (initial.width(), initial.height());
-        if let Some(u) = &params.uplift_map {
-            assert!(
-                u.width() == w && u.height() == ht,
-                "stream_power: uplift map is {}x{}, DEM {w}x{ht}",
-                u.width(),
-                u.height()
-            );
-        }
+        params.check_uplift_shape(w, ht);
         gpu.check_grid(w, ht, 8)?;
         let n = (w * ht).max(1);
         let filled = priority_flood::fill_epsilon(initial);

@@ -242,7 +242,7 @@ const binary = findBozkir();
 test('reads a real tileset written by `bozkir tileset --zip`', { timeout: 120000 }, async (t) => {
   if (!binary) {
     if (process.env.CI === 'true') assert.fail('the bozkir binary is missing (build it: cargo build -p bozkir, or set BOZKIR_BIN)');
-    t.skip('no target/release/bozkir or target/debug/bozkir: build the CLI to run this test');
+    t.skip('no bozkir binary (cargo build -p bozkir, or set BOZKIR_BIN): this test needs it');
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'bozkir-tileset-'));

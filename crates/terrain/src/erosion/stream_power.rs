@@ -175,12 +175,10 @@ pub struct StreamPowerEroder {
     raised: u64,
 }
 
-impl StreamPowerEroder {
-    /// Fills `initial` once (ε priority flood) and prepares the buffers. Panics if an uplift map
-    /// does not have the shape of `initial`.
-    pub fn new(initial: &Grid<f64>, params: &StreamPowerParams) -> Self {
-        let (w, ht) = (initial.width(), initial.height());
-        if let Some(u) = &params.uplift_map {
+impl StreamPowerParams {
+    /// Panics unless the uplift map (if any) is `w × ht`; shared with the GPU step.
+    pub fn check_uplift_shape(&self, w: usize, ht: usize) {
+        if let Some(u) = &self.uplift_map {
             assert!(
                 u.width() == w && u.height() == ht,
                 "stream_power: uplift map is {}x{}, DEM {w}x{ht}",
@@ -188,6 +186,15 @@ impl StreamPowerEroder {
                 u.height()
             );
         }
+    }
+}
+
+impl StreamPowerEroder {
+    /// Fills `initial` once (ε priority flood) and prepares the buffers. Panics if an uplift map
+    /// does not have the shape of `initial`.
+    pub fn new(initial: &Grid<f64>, params: &StreamPowerParams) -> Self {
+        let (w, ht) = (initial.width(), initial.height());
+        params.check_uplift_shape(w, ht);
         let n = w * ht;
         let h = priority_flood::fill_epsilon(initial).into_vec();
         Self {
