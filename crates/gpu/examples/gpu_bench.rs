@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use bozkir_core::{Grid, NoProgress};
+use bozkir_gpu::droplets::Fold;
 use bozkir_gpu::Gpu;
 use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletParams};
 use bozkir_terrain::erosion::shallow_water::{shallow_water, ShallowWaterParams};
@@ -121,9 +122,13 @@ fn main() {
             ge.output().map(|o| o.steps_run).unwrap()
         });
         let gms = gms / 3.0;
+        let phases = ge.step_timed().unwrap();
         println!(
-            "| (stream power: {} submissions of ≤ 40 refine/lift pass pairs in 4 steps) | {n} | | | | | |",
-            ge.pass_submissions()
+            "| (stream power: {} submissions of ≤ 40 refine/lift pass pairs in 5 steps, {} pairs moved a cell; \
+             one step with a wait after each phase: {}) | {n} | | | | | |",
+            ge.pass_submissions(),
+            ge.moving_pass_pairs(),
+            phases.iter().map(|(k, ms)| format!("{k} {ms:.2} ms")).collect::<Vec<_>>().join(", ")
         );
         let cms = cpu_ok.then(|| {
             let mut ce = StreamPowerEroder::new(&filled, &p);
@@ -191,16 +196,21 @@ fn main() {
             cms
         });
         row(&format!("droplets ×{count}, batch 1024 (droplet-steps/s)"), n, steps, "steps", gms, cms);
-        let dp2 = DropletParams { batch_size: 65536, ..dp.clone() };
-        if let (Ok(go2), gms) = time(|| bozkir_gpu::droplets::erode_droplets(&gpu, &g, &dp2)) {
-            row(
-                &format!("droplets ×{count}, batch 65536 (droplet-steps/s)"),
-                n,
-                go2.stats.steps_total as f64,
-                "steps",
-                gms,
-                None,
-            );
+        // Larger batches (opt-in: the batch is part of the result), with both folds.
+        let cap = bozkir_terrain::erosion::droplets::effective_batch(u32::MAX, g.len());
+        for (batch, fold) in [(65536, Fold::Listed), (65536, Fold::Dense), (cap, Fold::Dense)] {
+            let dp2 = DropletParams { batch_size: batch, ..dp.clone() };
+            if let (Ok(go2), gms) = time(|| bozkir_gpu::droplets::erode_droplets_with(&gpu, &g, &dp2, fold)) {
+                let eff = bozkir_terrain::erosion::droplets::effective_batch(batch, g.len());
+                row(
+                    &format!("droplets ×{count}, batch {eff}, {fold:?} fold (droplet-steps/s)"),
+                    n,
+                    go2.stats.steps_total as f64,
+                    "steps",
+                    gms,
+                    None,
+                );
+            }
         }
     }
     if let Some(n) = ds2 {

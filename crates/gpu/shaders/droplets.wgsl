@@ -11,7 +11,9 @@
 // Per batch: `drop` runs one droplet per thread against the frozen heights `hc` and adds its
 // fixed-point contributions to `bacc` with atomics, listing each cell it touches once;
 // `args` sizes the `fold` dispatch and advances the batch; `fold` adds the batch sums to the
-// run totals and recomputes `hc = h0 + (dep - wear) * 2^-20` for the touched cells.
+// run totals and recomputes `hc = h0 + (dep - wear) * 2^-20` for the touched cells. A dense
+// fold (`p.dense`, for large batches) keeps no list and visits every cell instead, skipping
+// those with nothing to add; the result is the same either way.
 // Self-contained so a browser can fetch this file; `R` is the float type (WebGPU has no f64:
 // rewriting this line to f32 gives a variant that runs within a tolerance, not bit-identical).
 alias R = f64;
@@ -20,7 +22,7 @@ struct Params {
     keep: R, turn: R, capacity: R, min_drop: R, erode: R, deposit: R, dry: R, gravity: R,
     water0: R, speed0: R, step: R, sx: R, sy: R, dx: R, dy: R, xmax: R, ymax: R, pad0: R,
     w: u32, h: u32, n: u32, seed: u32, lifetime: u32, total: u32, batch: u32, nbrush: u32,
-    rx: i32, ry: i32, cap: u32, pad1: u32,
+    rx: i32, ry: i32, cap: u32, dense: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -133,10 +135,11 @@ fn add64(slot: u32, v: u32) {
     }
 }
 
-// Adds q units to cell i's batch wear (k = 0) or deposit (k = 1), listing i once per batch.
+// Adds q units to cell i's batch wear (k = 0) or deposit (k = 1), listing i once per batch
+// (unless the fold is dense: large batches fold every cell instead of keeping the list).
 fn contribute(i: u32, k: u32, q: i32, batch: u32, par: u32) {
     atomicAdd(&bacc[2u * i + k], q);
-    if (atomicMax(&epoch[i], batch) < batch) {
+    if (p.dense == 0u && atomicMax(&epoch[i], batch) < batch) {
         let s = atomicAdd(&st[2u + par], 1u);
         if (s < p.cap) {
             list[s] = i;
@@ -282,7 +285,8 @@ fn drop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 fn next_batch() {
     let batch = atomicLoad(&st[1]);
     let par = batch % 2u;
-    let cnt = min(atomicLoad(&st[2u + par]), p.cap);
+    var cnt = min(atomicLoad(&st[2u + par]), p.cap);
+    if (p.dense != 0u) { cnt = p.n; }
     args[0] = min((cnt + 255u) / 256u, 65535u);
     args[1] = 1u;
     args[2] = 1u;
@@ -295,10 +299,17 @@ fn next_batch() {
 fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let batch = atomicLoad(&st[1]) - 1u;
-    let cnt = min(atomicLoad(&st[2u + batch % 2u]), p.cap);
+    var cnt = min(atomicLoad(&st[2u + batch % 2u]), p.cap);
+    if (p.dense != 0u) { cnt = p.n; }
     let stride = nwg.x * nwg.y * 256u;
     for (var t = (wid.y * nwg.x + wid.x) * 256u + lid; t < cnt; t += stride) {
-        let i = list[t];
+        var i = t;
+        if (p.dense == 0u) {
+            i = list[t];
+        } else if (atomicLoad(&bacc[2u * i]) == 0 && atomicLoad(&bacc[2u * i + 1u]) == 0) {
+            // Untouched in this batch: its height and totals stand.
+            continue;
+        }
         let dw = atomicExchange(&bacc[2u * i], 0);
         let dd = atomicExchange(&bacc[2u * i + 1u], 0);
         let wv = tot[2u * i] + dw;

@@ -4,8 +4,15 @@
 // sequential passes along the stack:
 // * incision: h_i' = G_i·h_i + (1 − G_i)·h_r' is an affine map of the receiver's new height;
 //   composing the maps along the receivers by pointer jumping (`ab_jump`) gives every new height
-//   in ⌈log₂ L⌉ rounds; then the CPU's clamps (`incise_clamp`, and `lift` repeated until nothing
-//   moves: h_i > h_r for every interior cell);
+//   in ⌈log₂ L⌉ rounds (`incise`). The CPU's clamps (never above the uplifted height, at least
+//   next_up(h_r')) are not affine, and a Jacobi pass carries them only one cell down a river; so
+//   the clamps are *typed* instead (`classify_incise`): from the current solution, a cell whose
+//   value would fall below next_up(h_r') takes the map h = h_r' + ulp(h_r') (affine too, and
+//   exactly next_up when the solution is), the others keep theirs, and the maps are jumped
+//   again. A few such rounds leave the Jacobi passes of the exact rule (`refine`) little to do;
+// * limiter (h_i > h_r for every interior cell, the CPU's h_i = max(h_i, next_up(h_r')) along
+//   the stack): max-plus maps x -> max(c, x ⊕ d), closed under composition, jumped the same way
+//   (`lift_init`, `mp_jump`, `apply_lift`) and confirmed by Jacobi passes (`lift`);
 // * sediment proxy: Q_i = qs_i + Σ_donors (1 − settle_d)·Q_d by pointer jumping of partial sums
 //   with path products of the factors (`sed_jump`), the sums in 64-bit fixed point (2^-44 m) with
 //   u32 atomics and carries, so their order does not matter;
@@ -48,6 +55,10 @@ struct Sp {
 @group(0) @binding(17) var<storage, read_write> eroded: array<R>;
 @group(0) @binding(18) var<storage, read_write> sediment: array<R>;
 @group(0) @binding(19) var<storage, read_write> settle: array<R>;
+// The other parity of the jumped maps' `a` (the rounds stop early; `last_round` picks the one the
+// last live round wrote).
+@group(0) @binding(22) var<storage, read> a_in2: array<R>;
+@group(0) @binding(23) var<storage, read> s_in2: array<u32>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -59,6 +70,19 @@ fn next_up(x: R) -> R {
     if (a < 2.2250738585072014e-308) { return x + 4.9406564584124654e-324; }
     let s = fma(a, 1.0 / 9007199254740992.0 + 1.0 / 40564819207303340847894502572032.0, R(0.0));
     return select(-(a - s), a + s, x > 0.0);
+}
+
+// The gap from x to the next f64 above it (exact).
+fn gap_up(x: R) -> R {
+    return next_up(x) - x;
+}
+
+// The first round after which no pointer was live: the rounds after it returned at once, so the
+// result is in the output buffer of that round, parity (round + 1) % 2.
+fn last_round() -> u32 {
+    var r = 0u;
+    while (r + 1u < 40u && atomicLoad(&live[r]) != 0u) { r++; }
+    return r;
 }
 
 // Uplift, the kept heights, G = dist / (dist + K dt A^m), and the affine maps (G·h, 1 − G).
@@ -105,6 +129,9 @@ fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
            @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
+    // Every pointer died in the last round: the rounds are recorded in one submission, up to
+    // the most a grid can need, and the surplus ones are free.
+    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let p = p_in[i];
     let a = a_in[i];
     let b = b_in[i];
@@ -121,21 +148,104 @@ fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
 }
 
-// The new height, never above the uplifted one.
+// The jumped maps' heights (`a_in` is buffer 0, `a_in2` buffer 1): never above the uplifted
+// height, except for cells typed as clamped (settle < 0), which sit at next_up of their receiver.
 @compute @workgroup_size(256)
-fn incise_clamp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                @builtin(local_invocation_index) lid: u32) {
+fn incise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
     if (rcv[i] != i) {
-        hh[i] = min(a_in[i], before[i]);
+        let a = select(a_in[i], a_in2[i], last_round() % 2u == 0u);
+        hh[i] = select(min(a, before[i]), a, settle[i] < 0.0);
     }
+}
+
+// The incision maps typed from the current solution `hh`: a cell whose sequential value
+// (clamped under its uplifted height) would fall below next_up(h_r) is clamped,
+// h = h_r' + (next_up(h_r) − h_r), its G kept negated in `settle`; the others keep
+// h = G·h_i + (1 − G)·h_r'.
+@compute @workgroup_size(256)
+fn classify_incise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let r = rcv[i];
+    if (r == i) {
+        a_out[i] = hh[i];
+        b_out[i] = 0.0;
+        p_out[i] = NONE;
+        return;
+    }
+    let hr = hh[r];
+    let b = before[i];
+    let g = abs(settle[i]);
+    let v = min(hr + (b - hr) * g, b);
+    if (!(v >= next_up(hr))) {
+        a_out[i] = gap_up(hr);
+        b_out[i] = 1.0;
+        settle[i] = -g;
+    } else {
+        a_out[i] = g * b;
+        b_out[i] = 1.0 - g;
+        settle[i] = g;
+    }
+    p_out[i] = r;
+}
+
+// The limiter h_i = max(h_i, next_up(h_r')) along the receivers, receivers first, is a max-plus
+// map x -> max(c, x ⊕ d) (⊕ d: d steps of next_up), and such maps compose:
+// max(c_i, max(c_p, x ⊕ d_p) ⊕ d_i) = max(c_i, c_p ⊕ d_i, x ⊕ (d_i + d_p)). Here c = h_i, d = 1
+// (0 at outlets); the pairs (c, d) live in the (a, b) buffers.
+@compute @workgroup_size(256)
+fn lift_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let r = rcv[i];
+    a_out[i] = hh[i];
+    b_out[i] = select(R(1.0), R(0.0), r == i);
+    p_out[i] = select(r, NONE, r == i);
+}
+
+// One max-plus jumping round; c ⊕ d is c + d·(next_up(c) − c), exact within c's binade.
+@compute @workgroup_size(256)
+fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
+    let p = p_in[i];
+    let c = a_in[i];
+    let d = b_in[i];
+    if (p == NONE) {
+        a_out[i] = c;
+        b_out[i] = d;
+        p_out[i] = NONE;
+        return;
+    }
+    let cp = a_in[p];
+    a_out[i] = max(c, cp + d * gap_up(cp));
+    b_out[i] = d + b_in[p];
+    let q = p_in[p];
+    p_out[i] = q;
+    if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
+}
+
+// The jumped limiter maps' heights; the limiter only raises.
+@compute @workgroup_size(256)
+fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    let a = select(a_in[i], a_in2[i], last_round() % 2u == 0u);
+    hh[i] = max(hh[i], a);
 }
 
 // One Jacobi pass of the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
 // (h_i − h_r')·G, h_i), next_up(h_r')), from the receivers' current new heights (G in `settle`).
-// Pointer jumping gets every height but where a clamp acted upstream; these passes carry the
-// clamps down, counting the cells that still move by more than round-off.
+// After the typed jumping these passes only confirm (or finish) the solution, counting the
+// cells that move by more than round-off (1e-12 of their height).
 @compute @workgroup_size(256)
 fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
@@ -151,7 +261,7 @@ fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     }
     let hr = hh[r];
     let b = before[i];
-    var v = hr + (b - hr) * settle[i];
+    var v = hr + (b - hr) * abs(settle[i]);
     v = min(v, b);
     let fl = next_up(hr);
     if (!(v >= fl)) { v = fl; }
@@ -217,6 +327,7 @@ fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
             @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
+    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     atomicStore(&t_out[2u * i], s_in[2u * i]);
     atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
 }
@@ -226,6 +337,7 @@ fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
             @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
+    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let p = p_in[i];
     let f = f_in[i];
     if (p == NONE) {
@@ -248,7 +360,14 @@ fn sed_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
              @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
-    sediment[i] += from_fix(s_in[2u * i], s_in[2u * i + 1u]) * settle[i];
+    // The sums are in the buffer the last live round wrote (`s_in` buffer 0, `s_in2` buffer 1).
+    var q: R;
+    if (last_round() % 2u == 0u) {
+        q = from_fix(s_in2[2u * i], s_in2[2u * i + 1u]);
+    } else {
+        q = from_fix(s_in[2u * i], s_in[2u * i + 1u]);
+    }
+    sediment[i] += q * settle[i];
 }
 
 // One FTCS diffusion sub-step from hh into h2; border cells copied.

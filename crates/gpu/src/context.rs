@@ -252,9 +252,9 @@ impl Gpu {
             cache: None,
         });
         self.take_errors().map_err(|e| GpuError::Device(format!("{name}:{entry}: {e}")))?;
-        let p = Arc::new(p);
-        self.pipelines.lock().unwrap().insert((name, entry), p.clone());
-        Ok(p)
+        // Another thread may have compiled the same entry meanwhile: keep the first, since bind
+        // groups made from a pipeline's layout only fit that pipeline.
+        Ok(self.pipelines.lock().unwrap().entry((name, entry)).or_insert_with(|| Arc::new(p)).clone())
     }
 
     /// A storage buffer holding `data` (copyable both ways).

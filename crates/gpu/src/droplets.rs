@@ -40,7 +40,7 @@ struct Params {
     rx: i32,
     ry: i32,
     cap: u32,
-    pad1: u32,
+    dense: u32,
 }
 
 /// The brush of the CPU's `Ctx::new`: offsets and normalised weights, the centre last.
@@ -70,11 +70,36 @@ fn brush(dx: f64, dy: f64, radius: f64) -> (Vec<[i32; 2]>, Vec<f64>, i32, i32) {
     (off, wt, rx, ry)
 }
 
+/// How the batch sums are folded into the run totals (the output is the same either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fold {
+    /// Dense for batches of at least 1/256 of the cells, listed otherwise.
+    Auto,
+    /// Each droplet lists the cells it touches first in a batch (an extra atomic per
+    /// contribution); the fold visits the list.
+    Listed,
+    /// No list; the fold visits every cell (a pass over the grid per batch).
+    Dense,
+}
+
 /// [`bozkir_terrain::erosion::droplets::erode_droplets`] on the GPU, bit-identical to it.
 ///
 /// # Panics
 /// When `params.validate()` fails (as the CPU function).
 pub fn erode_droplets(gpu: &Gpu, initial: &Grid<f64>, params: &DropletParams) -> Result<DropletOutput, GpuError> {
+    erode_droplets_with(gpu, initial, params, Fold::Auto)
+}
+
+/// [`erode_droplets`] with the fold chosen (for the benchmark and the tests).
+///
+/// # Panics
+/// When `params.validate()` fails (as the CPU function).
+pub fn erode_droplets_with(
+    gpu: &Gpu,
+    initial: &Grid<f64>,
+    params: &DropletParams,
+    fold: Fold,
+) -> Result<DropletOutput, GpuError> {
     if let Err(e) = params.validate() {
         panic!("{e}");
     }
@@ -127,7 +152,11 @@ pub fn erode_droplets(gpu: &Gpu, initial: &Grid<f64>, params: &DropletParams) ->
         rx,
         ry,
         cap: cap as u32,
-        pad1: 0,
+        dense: match fold {
+            Fold::Auto => batch as u64 * 256 >= n as u64,
+            Fold::Listed => false,
+            Fold::Dense => true,
+        } as u32,
     };
     let ub = gpu.uniform("droplet params", &p);
     let h0 = gpu.buffer("h0", initial.data());

@@ -6,8 +6,16 @@
 //! The passes the CPU runs sequentially along the stack become pointer jumping:
 //!
 //! * incision: `h_i' = G_i·h_i + (1 − G_i)·h_r'` is affine in the receiver's new height; the maps
-//!   are composed along the receivers in `⌈log₂ L⌉` rounds, then the CPU's clamps are applied
-//!   (never above the uplifted height; strictly above the receiver, repeated until stable);
+//!   are composed along the receivers in `⌈log₂ L⌉` rounds. The CPU's clamps (never above the
+//!   uplifted height; at least `next_up(h_r')`) are not affine, and a Jacobi pass would carry a
+//!   clamp one cell down a river per pass (hundreds of passes along ε-filled flats). So the
+//!   clamps are *typed* from the current solution: a cell whose value would fall below
+//!   `next_up(h_r')` takes the affine map `h_r' + (next_up(h_r) − h_r)` (exactly `next_up` when
+//!   the solution is), and the maps are jumped again (`TYPED` times). Jacobi passes of the
+//!   exact rule then confirm the result;
+//! * the limiter `h_i = max(h_i, next_up(h_r'))` along the stack: max-plus maps
+//!   `x ↦ max(c, x ⊕ d)` (`⊕ d` being `d` steps of `next_up`) compose in closed form, so they
+//!   are jumped the same way, exactly;
 //! * the sediment proxy: weighted upstream sums by pointer jumping with path products of the
 //!   pass-on factors `1 − settle`, summed in 64-bit fixed point (`2⁻⁴⁴ m`).
 //!
@@ -26,7 +34,17 @@ use crate::flow::{Routing, MAX_ROUNDS};
 
 const SRC: &str = include_str!("../shaders/stream_power.wgsl");
 const NAME: &str = "stream_power.wgsl";
-const PER_CHECK: usize = 4;
+/// Rounds of typing the clamps from the current solution and solving again.
+const TYPED: usize = 2;
+
+/// The two kinds of map jumped along the receivers.
+#[derive(Clone, Copy)]
+enum Jump {
+    /// `h = a + b·h_P` (`ab_jump`).
+    Affine = 0,
+    /// `h = max(c, h_P ⊕ d)`, `⊕ d` being `d` steps of `next_up` (`mp_jump`).
+    MaxPlus = 1,
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -87,6 +105,10 @@ pub struct GpuStreamPower<'g> {
     steps_run: usize,
     /// Submissions of Jacobi passes (refine and lift) recorded so far, for the benchmark.
     submissions: std::cell::Cell<usize>,
+    /// Jacobi pass pairs that moved a cell, so far.
+    moving_pairs: std::cell::Cell<usize>,
+    jump_bgs: [std::sync::OnceLock<Vec<wgpu::BindGroup>>; 2],
+    sed_bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
 }
 
 impl<'g> GpuStreamPower<'g> {
@@ -158,34 +180,66 @@ impl<'g> GpuStreamPower<'g> {
             sp,
             steps_run: 0,
             submissions: std::cell::Cell::new(0),
+            moving_pairs: std::cell::Cell::new(0),
+            jump_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
+            sed_bgs: std::sync::OnceLock::new(),
         })
     }
 
-    /// Records rounds `PER_CHECK` at a time until the live counter of the last is 0.
-    fn rounds(&self, mut record: impl FnMut(&mut wgpu::ComputePass<'_>, usize)) -> Result<(), GpuError> {
-        let gpu = self.gpu;
-        let mut round = 0;
-        loop {
-            let mut enc = gpu.encoder();
-            if round == 0 {
-                enc.clear_buffer(&self.live, 0, None);
-            }
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for r in round..round + PER_CHECK {
-                    record(&mut pass, r);
-                }
-            }
-            gpu.submit_wait(enc)?;
-            round += PER_CHECK;
-            let live: Vec<u32> = gpu.read(&self.live, MAX_ROUNDS)?;
-            if live[round - 1] == 0 {
-                return Ok(());
-            }
-            if round + PER_CHECK > MAX_ROUNDS {
-                return Err(GpuError::Device("stream power: pointer jumping did not converge".into()));
-            }
+    /// Records the pointer-jumping rounds of `jump` (all `MAX_ROUNDS`, each returning at once
+    /// after the round in which the last pointer died) into `enc`, after clearing the counters.
+    fn record_rounds(&self, enc: &mut wgpu::CommandEncoder, mut record: impl FnMut(&mut wgpu::ComputePass<'_>, usize)) {
+        enc.clear_buffer(&self.live, 0, None);
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        for r in 0..MAX_ROUNDS {
+            record(&mut pass, r);
         }
+    }
+
+    /// Records one dispatch of `entry` over every cell with `bind`.
+    fn record_one(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        entry: &'static str,
+        bind: &[(u32, &wgpu::Buffer)],
+    ) -> Result<(), GpuError> {
+        let pl = self.gpu.pipeline(NAME, SRC, entry)?;
+        let bg = self.gpu.bind(&pl, bind);
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        dispatch(&mut pass, &pl, &bg, (self.w * self.ht) as u64);
+        Ok(())
+    }
+
+    /// Records the maps' jumping (maps in buffer 0 on entry).
+    fn record_jumps(&self, enc: &mut wgpu::CommandEncoder, kind: Jump) -> Result<(), GpuError> {
+        let entry = match kind {
+            Jump::Affine => "ab_jump",
+            Jump::MaxPlus => "mp_jump",
+        };
+        let jump = self.gpu.pipeline(NAME, SRC, entry)?;
+        let jb = self.jump_bgs[kind as usize].get_or_init(|| {
+            (0..MAX_ROUNDS)
+                .map(|r| {
+                    let (a, b) = (r % 2, 1 - r % 2);
+                    self.gpu.bind(
+                        &jump,
+                        &[
+                            (0, &self.sp[r]),
+                            (7, &self.ab[a]),
+                            (8, &self.pp[a]),
+                            (9, &self.ab[b]),
+                            (10, &self.pp[b]),
+                            (11, &self.live),
+                            (20, &self.bb[a]),
+                            (21, &self.bb[b]),
+                        ],
+                    )
+                })
+                .collect()
+        });
+        let n = (self.w * self.ht) as u64;
+        self.record_rounds(enc, |pass, r| dispatch(pass, &jump, &jb[r], n));
+        Ok(())
     }
 
     /// Records pairs of Jacobi passes of `pl` (`hh → h2 → hh`), pair `j` counting the cells it
@@ -214,7 +268,10 @@ impl<'g> GpuStreamPower<'g> {
             }
             self.gpu.submit_wait(enc)?;
             self.submissions.set(self.submissions.get() + 1);
-            if self.gpu.read::<u32>(&self.live, MAX_ROUNDS)?.contains(&0) {
+            let live = self.gpu.read::<u32>(&self.live, MAX_ROUNDS)?;
+            let moved = live.iter().take_while(|&&c| c != 0).count();
+            self.moving_pairs.set(self.moving_pairs.get() + moved);
+            if moved < MAX_ROUNDS {
                 return Ok(());
             }
             pairs += MAX_ROUNDS;
@@ -230,77 +287,129 @@ impl<'g> GpuStreamPower<'g> {
         self.passes("refine", &[(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)], "incision clamps")
     }
 
-    /// Raises cells at or below their receiver until none is (Jacobi passes, the result in `hh`).
+    /// Raises cells at or below their receiver until none is: the CPU's limiter along the
+    /// stack as max-plus pointer jumping (`lift_init`, the jumps, `apply_lift`), then Jacobi
+    /// passes of the exact rule until none moves (the result in `hh`).
     fn lift(&self) -> Result<(), GpuError> {
+        let mut enc = self.gpu.encoder();
+        self.record_one(
+            &mut enc,
+            "lift_init",
+            &[
+                (0, &self.sp[0]),
+                (1, &self.rt.rcv),
+                (4, &self.hh),
+                (9, &self.ab[0]),
+                (10, &self.pp[0]),
+                (21, &self.bb[0]),
+            ],
+        )?;
+        self.record_jumps(&mut enc, Jump::MaxPlus)?;
+        self.record_one(
+            &mut enc,
+            "apply_lift",
+            &[(0, &self.sp[0]), (4, &self.hh), (7, &self.ab[0]), (11, &self.live), (22, &self.ab[1])],
+        )?;
+        self.gpu.queue.submit([enc.finish()]);
         self.passes("lift", &[(1, &self.rt.rcv)], "limiter")
     }
 
     /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter.
     pub fn step(&mut self) -> Result<(), GpuError> {
+        self.step_marked(&mut |_| Ok(()))
+    }
+
+    /// [`Self::step`], waiting for the device after each phase and returning each phase's
+    /// milliseconds (routing, accumulation, incision, refine, limiter, sediment, diffusion); for
+    /// the benchmark: the waits cost a little.
+    pub fn step_timed(&mut self) -> Result<Vec<(&'static str, f64)>, GpuError> {
+        let gpu = self.gpu;
+        gpu.submit_wait(gpu.encoder())?;
+        let mut t = std::time::Instant::now();
+        let mut out = Vec::new();
+        self.step_marked(&mut |name| {
+            gpu.submit_wait(gpu.encoder())?;
+            out.push((name, t.elapsed().as_secs_f64() * 1e3));
+            t = std::time::Instant::now();
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn step_marked(&mut self, mark: &mut dyn FnMut(&'static str) -> Result<(), GpuError>) -> Result<(), GpuError> {
         let (gpu, n) = (self.gpu, (self.w * self.ht) as u64);
         if n == 0 {
             self.steps_run += 1;
             return Ok(());
         }
         self.rt.route(gpu, &self.hh)?;
+        mark("routing")?;
         self.rt.accumulate(gpu)?;
-        let prep = gpu.pipeline(NAME, SRC, "prep")?;
-        let jump = gpu.pipeline(NAME, SRC, "ab_jump")?;
-        let clamp = gpu.pipeline(NAME, SRC, "incise_clamp")?;
+        mark("accumulation")?;
         let (rcv, dist, count) = (&self.rt.rcv, &self.rt.dist, &self.rt.count);
         let mut enc = gpu.encoder();
-        {
-            let bg = gpu.bind(
-                &prep,
+        self.record_one(
+            &mut enc,
+            "prep",
+            &[
+                (0, &self.sp[0]),
+                (1, rcv),
+                (2, dist),
+                (3, count),
+                (4, &self.hh),
+                (5, &self.umap),
+                (6, &self.before),
+                (9, &self.ab[0]),
+                (10, &self.pp[0]),
+                (19, &self.settle),
+                (21, &self.bb[0]),
+            ],
+        )?;
+        // The affine solution, then `TYPED` rounds of typing the clamps from the current
+        // solution and solving again; one submission, no host wait.
+        for t in 0..=TYPED {
+            if t > 0 {
+                self.record_one(
+                    &mut enc,
+                    "classify_incise",
+                    &[
+                        (0, &self.sp[0]),
+                        (1, rcv),
+                        (4, &self.hh),
+                        (6, &self.before),
+                        (9, &self.ab[0]),
+                        (10, &self.pp[0]),
+                        (19, &self.settle),
+                        (21, &self.bb[0]),
+                    ],
+                )?;
+            }
+            self.record_jumps(&mut enc, Jump::Affine)?;
+            self.record_one(
+                &mut enc,
+                "incise",
                 &[
                     (0, &self.sp[0]),
                     (1, rcv),
-                    (2, dist),
-                    (3, count),
                     (4, &self.hh),
-                    (5, &self.umap),
                     (6, &self.before),
-                    (9, &self.ab[0]),
-                    (10, &self.pp[0]),
+                    (7, &self.ab[0]),
+                    (11, &self.live),
                     (19, &self.settle),
-                    (21, &self.bb[0]),
+                    (22, &self.ab[1]),
                 ],
-            );
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            dispatch(&mut pass, &prep, &bg, n);
+            )?;
         }
         gpu.queue.submit([enc.finish()]);
-        let jb: Vec<wgpu::BindGroup> = (0..MAX_ROUNDS)
-            .map(|r| {
-                let (a, b) = (r % 2, 1 - r % 2);
-                gpu.bind(
-                    &jump,
-                    &[
-                        (0, &self.sp[r]),
-                        (7, &self.ab[a]),
-                        (8, &self.pp[a]),
-                        (9, &self.ab[b]),
-                        (10, &self.pp[b]),
-                        (11, &self.live),
-                        (20, &self.bb[a]),
-                        (21, &self.bb[b]),
-                    ],
-                )
-            })
-            .collect();
-        self.rounds(|pass, r| dispatch(pass, &jump, &jb[r], n))?;
-        let mut enc = gpu.encoder();
-        {
-            let bg =
-                gpu.bind(&clamp, &[(0, &self.sp[0]), (1, rcv), (4, &self.hh), (6, &self.before), (7, &self.ab[0])]);
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            dispatch(&mut pass, &clamp, &bg, n);
-        }
-        gpu.queue.submit([enc.finish()]);
+        mark("incision (typed jumping)")?;
         self.refine()?;
+        mark("incision (Jacobi check)")?;
         self.lift()?;
+        mark("limiter")?;
         self.sediment()?;
+        mark("sediment")?;
         self.diffuse()?;
+        mark("diffusion")?;
         self.steps_run += 1;
         Ok(())
     }
@@ -308,61 +417,64 @@ impl<'g> GpuStreamPower<'g> {
     fn sediment(&self) -> Result<(), GpuError> {
         let gpu = self.gpu;
         let n = (self.w * self.ht) as u64;
-        let init = gpu.pipeline(NAME, SRC, "sed_init")?;
         let copy = gpu.pipeline(NAME, SRC, "sed_copy")?;
         let jump = gpu.pipeline(NAME, SRC, "sed_jump")?;
-        let fin = gpu.pipeline(NAME, SRC, "sed_final")?;
         let mut enc = gpu.encoder();
-        {
-            let bg = gpu.bind(
-                &init,
-                &[
-                    (0, &self.sp[0]),
-                    (1, &self.rt.rcv),
-                    (2, &self.rt.dist),
-                    (4, &self.hh),
-                    (6, &self.before),
-                    (10, &self.pp[0]),
-                    (13, &self.ss[0]),
-                    (15, &self.ff[0]),
-                    (17, &self.eroded),
-                    (19, &self.settle),
-                ],
-            );
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            dispatch(&mut pass, &init, &bg, n);
-        }
-        gpu.queue.submit([enc.finish()]);
-        let bgs: Vec<(wgpu::BindGroup, wgpu::BindGroup)> = (0..MAX_ROUNDS)
-            .map(|r| {
-                let (a, b) = (r % 2, 1 - r % 2);
-                let c = gpu.bind(&copy, &[(0, &self.sp[r]), (12, &self.ss[a]), (13, &self.ss[b])]);
-                let j = gpu.bind(
-                    &jump,
-                    &[
-                        (0, &self.sp[r]),
-                        (8, &self.pp[a]),
-                        (10, &self.pp[b]),
-                        (11, &self.live),
-                        (12, &self.ss[a]),
-                        (13, &self.ss[b]),
-                        (14, &self.ff[a]),
-                        (15, &self.ff[b]),
-                    ],
-                );
-                (c, j)
-            })
-            .collect();
-        self.rounds(|pass, r| {
+        self.record_one(
+            &mut enc,
+            "sed_init",
+            &[
+                (0, &self.sp[0]),
+                (1, &self.rt.rcv),
+                (2, &self.rt.dist),
+                (4, &self.hh),
+                (6, &self.before),
+                (10, &self.pp[0]),
+                (13, &self.ss[0]),
+                (15, &self.ff[0]),
+                (17, &self.eroded),
+                (19, &self.settle),
+            ],
+        )?;
+        let bgs = self.sed_bgs.get_or_init(|| {
+            (0..MAX_ROUNDS)
+                .map(|r| {
+                    let (a, b) = (r % 2, 1 - r % 2);
+                    let c =
+                        gpu.bind(&copy, &[(0, &self.sp[r]), (11, &self.live), (12, &self.ss[a]), (13, &self.ss[b])]);
+                    let j = gpu.bind(
+                        &jump,
+                        &[
+                            (0, &self.sp[r]),
+                            (8, &self.pp[a]),
+                            (10, &self.pp[b]),
+                            (11, &self.live),
+                            (12, &self.ss[a]),
+                            (13, &self.ss[b]),
+                            (14, &self.ff[a]),
+                            (15, &self.ff[b]),
+                        ],
+                    );
+                    (c, j)
+                })
+                .collect()
+        });
+        self.record_rounds(&mut enc, |pass, r| {
             dispatch(pass, &copy, &bgs[r].0, n);
             dispatch(pass, &jump, &bgs[r].1, n);
-        })?;
-        let mut enc = gpu.encoder();
-        {
-            let bg = gpu.bind(&fin, &[(0, &self.sp[0]), (12, &self.ss[0]), (18, &self.sediment), (19, &self.settle)]);
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            dispatch(&mut pass, &fin, &bg, n);
-        }
+        });
+        self.record_one(
+            &mut enc,
+            "sed_final",
+            &[
+                (0, &self.sp[0]),
+                (11, &self.live),
+                (12, &self.ss[0]),
+                (18, &self.sediment),
+                (19, &self.settle),
+                (23, &self.ss[1]),
+            ],
+        )?;
         gpu.queue.submit([enc.finish()]);
         Ok(())
     }
@@ -401,10 +513,16 @@ impl<'g> GpuStreamPower<'g> {
         self.lift()
     }
 
-    /// Submissions of up to `MAX_ROUNDS` pairs of refine or lift passes so far (two or three per
-    /// step when each converges within one).
+    /// Submissions of up to `MAX_ROUNDS` pairs of refine or lift passes so far (two per step
+    /// without diffusion, three with, when each converges within one).
     pub fn pass_submissions(&self) -> usize {
         self.submissions.get()
+    }
+
+    /// Pairs of refine or lift Jacobi passes so far that still moved a cell: what the typed
+    /// jumping left to the passes of the exact rule (0 when it got everything).
+    pub fn moving_pass_pairs(&self) -> usize {
+        self.moving_pairs.get()
     }
 
     /// Steps run so far.

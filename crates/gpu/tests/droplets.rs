@@ -2,7 +2,7 @@
 mod common;
 
 use bozkir_core::{Grid, NoProgress};
-use bozkir_gpu::droplets::erode_droplets as gpu_droplets;
+use bozkir_gpu::droplets::{erode_droplets as gpu_droplets, erode_droplets_with, Fold};
 use bozkir_terrain::erosion::droplets::{erode_droplets, DropletCount, DropletMode, DropletOutput, DropletParams};
 
 fn params(count: u32, seed: u32) -> DropletParams {
@@ -18,13 +18,16 @@ fn check(g: &Grid<f64>, p: &DropletParams) {
         assert!(matches!(gpu_droplets(gpu, g, p), Err(bozkir_gpu::GpuError::Unsupported(_))));
         return;
     }
-    let got = gpu_droplets(gpu, g, p).unwrap();
-    assert_eq!(got.stats, cpu.stats, "{p:?}");
-    let bits = |v: &Grid<f64>| v.data().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    let diff = got.height.data().iter().zip(cpu.height.data()).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
-    assert_eq!(diff, 0, "{diff} heights differ, {p:?}");
-    assert_eq!(bits(&got.wear), bits(&cpu.wear));
-    assert_eq!(bits(&got.deposit), bits(&cpu.deposit));
+    // Both folds (listed cells, every cell) give the CPU's bits.
+    for fold in [Fold::Listed, Fold::Dense] {
+        let got = erode_droplets_with(gpu, g, p, fold).unwrap();
+        assert_eq!(got.stats, cpu.stats, "{p:?} {fold:?}");
+        let bits = |v: &Grid<f64>| v.data().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let diff = got.height.data().iter().zip(cpu.height.data()).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+        assert_eq!(diff, 0, "{diff} heights differ, {p:?} {fold:?}");
+        assert_eq!(bits(&got.wear), bits(&cpu.wear));
+        assert_eq!(bits(&got.deposit), bits(&cpu.deposit));
+    }
     assert!(cpu.stats.eroded_units > 0);
 }
 
