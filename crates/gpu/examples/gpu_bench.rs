@@ -1,6 +1,7 @@
 //! GPU kernels against their CPU reference, timed in the same run: per-kernel ms, cells/s and
-//! the ratio. `gpu_bench [sizes…]` (default 1024 4096 8192 16384); `--ds2 N` also times the
-//! erosion stages of the ds2 recipe (stream power, droplets, thermal) at N² on the GPU.
+//! the ratio. `gpu_bench [sizes…]` (default 1024 4096 8192 16384; `--cpu-max N` skips the CPU
+//! counterparts above N). The ds2 recipe's erosion stages are timed by the CLI itself:
+//! `bozkir terrain --recipe ds2 --size 8192 --until 6 --gpu=require` (`scripts/gpu_bench.sh`).
 //! Not a test; `scripts/gpu_bench.sh` runs it.
 
 use std::time::Instant;
@@ -66,12 +67,10 @@ fn row(kernel: &str, n: &str, work: f64, unit: &str, gpu_ms: f64, cpu_ms: Option
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut sizes = Vec::new();
-    let mut ds2 = None;
     let mut cpu_max = 8192usize;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--ds2" => ds2 = it.next().and_then(|v| v.parse().ok()),
             "--cpu-max" => cpu_max = it.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max),
             v => {
                 let (a, b) = v.split_once('x').unwrap_or((v, v));
@@ -79,7 +78,7 @@ fn main() {
             }
         }
     }
-    if sizes.is_empty() && ds2.is_none() {
+    if sizes.is_empty() {
         sizes = [1024, 4096, 8192, 16384].map(|n| (n, n)).to_vec();
     }
     let gpu = match Gpu::new() {
@@ -119,12 +118,14 @@ fn main() {
             for _ in 0..3 {
                 ge.step().unwrap();
             }
-            ge.output().map(|o| o.steps_run).unwrap()
+            ge.sync().unwrap()
         });
         let gms = gms / 3.0;
+        let (_, read_ms) = time(|| ge.output().unwrap());
         let phases = ge.step_timed().unwrap();
         println!(
-            "| (stream power: {} submissions of ≤ 40 refine/lift pass pairs in 5 steps, {} pairs moved a cell; \
+            "| (stream power: state on the device, read back once in {read_ms:.0} ms (not in the step time); \
+             {} submissions of ≤ 40 refine/lift pass pairs in 5 steps, {} pairs moved a cell; \
              one step with a wait after each phase: {}) | {n} | | | | | |",
             ge.pass_submissions(),
             ge.moving_pass_pairs(),
@@ -212,30 +213,5 @@ fn main() {
                 );
             }
         }
-    }
-    if let Some(n) = ds2 {
-        // ds2's erosion stages at n² (cell 1400/n m... scaled from its 512² at 2.734 m).
-        let cell = 1400.0 / n as f64;
-        let g = terrain(n, n, cell);
-        let (_, fill) = time(|| priority_flood::fill_epsilon(&g));
-        let sp =
-            StreamPowerParams { steps: 55, k: 0.12, dt: 1.0, m: 0.5, uplift: 0.0, kappa: 0.0, ..Default::default() };
-        let (o, sp_ms) = time(|| bozkir_gpu::stream_power::stream_power(&gpu, &g, &sp).unwrap());
-        let dp = DropletParams { droplets: DropletCount::PerCell(0.5), seed: 7, ..Default::default() };
-        let (d, dr_ms) = match time(|| bozkir_gpu::droplets::erode_droplets(&gpu, &o.height, &dp)) {
-            (Ok(d), ms) => (d, ms),
-            (Err(e), ms) => {
-                println!("ds2 droplets on the GPU refused after {ms:.0} ms: {e}");
-                return;
-            }
-        };
-        let (_, th_ms) = time(|| bozkir_gpu::thermal::thermal(&gpu, &d.height, &ThermalParams::spike_guard()).unwrap());
-        println!(
-            "ds2 erosion stages at {n}² on the GPU: stream power 55 steps {sp_ms:.0} ms (of which the CPU fill {fill:.0} ms), \
-             droplets {} ({} steps) {dr_ms:.0} ms, thermal spike guard {th_ms:.0} ms; total {:.2} s",
-            d.stats.droplets,
-            d.stats.steps_total,
-            (sp_ms + dr_ms + th_ms) / 1e3
-        );
     }
 }

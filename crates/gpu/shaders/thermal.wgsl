@@ -5,7 +5,7 @@
 // tan(talus)·L_ik over the 8 neighbours NW, N, NE, W, E, SW, S, SE), pass 2 (`relax`) gives each
 // cell h_j − Σ_k w_j·e_jk + Σ_i w_i·e_ij, neighbours in the same order. The f64 operations are the
 // CPU's one for one (products rounded on their own, division corrected to the correctly rounded
-// quotient), so the result is bit-identical. Self-contained so a browser can fetch this file.
+// quotient, from exact.wgsl, appended when compiled), so the result is bit-identical.
 alias R = f64;
 
 struct Dims { w: u32, h: u32, n: u32, it: u32, half_rate: R, pad: R }
@@ -19,34 +19,10 @@ struct Dims { w: u32, h: u32, n: u32, it: u32, half_rate: R, pad: R }
 @group(0) @binding(5) var<storage, read> wr: array<R>;
 @group(0) @binding(6) var<storage, read_write> next: array<R>;
 
-const NUDGE: f64 = 1.0 / 9007199254740992.0 + 1.0 / 40564819207303340847894502572032.0;
-
 fn mulr(a: R, b: R) -> R {
     // The addend is a zero the compiler cannot see (a uniform), so it can neither fold the fma
     // into a plain product nor fuse that product with the addition it feeds.
     return fma(a, b, dims.pad);
-}
-
-fn nudge(q: R, up: bool) -> R {
-    let a = abs(q);
-    let s = mulr(a, NUDGE);
-    let m = select(a - s, a + s, (q > 0.0) == up);
-    return select(-m, m, q > 0.0);
-}
-
-fn div_fix(a: R, b: R, q: R) -> R {
-    let r = fma(-q, b, a);
-    if (r == 0.0) { return q; }
-    let q2 = nudge(q, (r > 0.0) == (b > 0.0));
-    let r2 = fma(-q2, b, a);
-    return select(q, q2, abs(r2) < abs(r));
-}
-
-// a / b correctly rounded from the device's quotient (two corrections: within 2 ulp suffices).
-fn div_rn(a: R, b: R) -> R {
-    let q = a / b;
-    if (q == 0.0 || !(abs(q) < 1.7976931348623157e308)) { return q; }
-    return div_fix(a, b, div_fix(a, b, q));
 }
 
 fn nb(k: u32) -> vec2<i32> {

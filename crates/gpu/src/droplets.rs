@@ -20,7 +20,7 @@ use bozkir_terrain::erosion::droplets::{
 
 use crate::context::{dispatch, groups, Gpu, GpuError};
 
-const SRC: &str = include_str!("../shaders/droplets.wgsl");
+pub(crate) const SRC: &str = concat!(include_str!("../shaders/droplets.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "droplets.wgsl";
 /// Batches recorded per submission.
 const BATCHES_PER_SUBMIT: u32 = 256;

@@ -13,8 +13,9 @@
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
 //!
-//! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file, each
-//! self-contained (no includes) so a browser can fetch the same files; see `docs/gpu.md`.
+//! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; the two
+//! that need correctly rounded division (droplets, thermal) are compiled with `exact.wgsl`
+//! appended. [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
 
 pub mod context;
 pub mod droplets;
@@ -26,11 +27,12 @@ pub mod thermal;
 pub use context::{Backend, Gpu, GpuError, GpuMode};
 pub use wgpu;
 
-/// The WGSL sources, by file name, as compiled into this crate (the viewer loads the same files).
+/// The WGSL modules, by kernel file name, as compiled by this crate (`exact.wgsl` appended
+/// where needed; the viewer composes the same files the same way).
 pub const SHADERS: [(&str, &str); 5] = [
-    ("flow.wgsl", include_str!("../shaders/flow.wgsl")),
-    ("stream_power.wgsl", include_str!("../shaders/stream_power.wgsl")),
-    ("thermal.wgsl", include_str!("../shaders/thermal.wgsl")),
-    ("droplets.wgsl", include_str!("../shaders/droplets.wgsl")),
-    ("shallow_water.wgsl", include_str!("../shaders/shallow_water.wgsl")),
+    ("flow.wgsl", flow::SRC),
+    ("stream_power.wgsl", stream_power::SRC),
+    ("thermal.wgsl", thermal::SRC),
+    ("droplets.wgsl", droplets::SRC),
+    ("shallow_water.wgsl", shallow_water::SRC),
 ];

@@ -32,7 +32,7 @@ use bozkir_terrain::hydrology::priority_flood;
 use crate::context::{dispatch, Gpu, GpuError};
 use crate::flow::{Routing, MAX_ROUNDS};
 
-const SRC: &str = include_str!("../shaders/stream_power.wgsl");
+pub(crate) const SRC: &str = include_str!("../shaders/stream_power.wgsl");
 const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again.
 const TYPED: usize = 2;
@@ -242,10 +242,17 @@ impl<'g> GpuStreamPower<'g> {
         Ok(())
     }
 
-    /// Records pairs of Jacobi passes of `pl` (`hh → h2 → hh`), pair `j` counting the cells it
-    /// still moves into `live[j]` and returning at once when `live[j − 1]` is 0, up to
-    /// `MAX_ROUNDS` pairs per submission; one read-back of the counters per submission.
-    fn passes(&self, entry: &'static str, bind: &[(u32, &wgpu::Buffer)], what: &str) -> Result<(), GpuError> {
+    /// Records pairs of Jacobi passes of `entry` (`hh → h2 → hh`), pair `j` counting the cells
+    /// it still moves into `live[j]` and returning at once when `live[j − 1]` is 0: one pair in
+    /// the first submission, up to `MAX_ROUNDS` in later ones, one read-back of the counters per
+    /// submission, until a pair moves nothing (`true`) or `limit` submissions ran (`false`).
+    fn passes(
+        &self,
+        entry: &'static str,
+        bind: &[(u32, &wgpu::Buffer)],
+        what: &str,
+        limit: Option<usize>,
+    ) -> Result<bool, GpuError> {
         let pl = self.gpu.pipeline(NAME, SRC, entry)?;
         let b = |j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
             let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
@@ -255,26 +262,32 @@ impl<'g> GpuStreamPower<'g> {
         let bgs: Vec<[wgpu::BindGroup; 2]> =
             (0..MAX_ROUNDS).map(|j| [b(j, &self.hh, &self.h2), b(j, &self.h2, &self.hh)]).collect();
         let n = (self.w * self.ht) as u64;
-        let mut pairs = 0;
+        let (mut pairs, mut subs) = (0, 0);
         loop {
+            // The first submission holds one pair (usually all there is to do), later ones more.
+            let k = if subs == 0 { 1 } else { MAX_ROUNDS };
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                for bg in &bgs {
+                for bg in &bgs[..k] {
                     dispatch(&mut pass, &pl, &bg[0], n);
                     dispatch(&mut pass, &pl, &bg[1], n);
                 }
             }
             self.gpu.submit_wait(enc)?;
             self.submissions.set(self.submissions.get() + 1);
-            let live = self.gpu.read::<u32>(&self.live, MAX_ROUNDS)?;
+            subs += 1;
+            let live = self.gpu.read::<u32>(&self.live, k)?;
             let moved = live.iter().take_while(|&&c| c != 0).count();
             self.moving_pairs.set(self.moving_pairs.get() + moved);
-            if moved < MAX_ROUNDS {
-                return Ok(());
+            if moved < k {
+                return Ok(true);
             }
-            pairs += MAX_ROUNDS;
+            if limit.is_some_and(|l| subs >= l) {
+                return Ok(false);
+            }
+            pairs += k;
             if pairs > self.w * self.ht {
                 return Err(GpuError::Device(format!("stream power: {what} did not converge")));
             }
@@ -284,13 +297,19 @@ impl<'g> GpuStreamPower<'g> {
     /// Jacobi passes of the sequential incision with its clamps until no cell moves by more
     /// than round-off (the result in `hh`).
     fn refine(&self) -> Result<(), GpuError> {
-        self.passes("refine", &[(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)], "incision clamps")
+        self.passes("refine", &[(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)], "incision clamps", None)
+            .map(drop)
     }
 
     /// Raises cells at or below their receiver until none is: the CPU's limiter along the
     /// stack as max-plus pointer jumping (`lift_init`, the jumps, `apply_lift`), then Jacobi
     /// passes of the exact rule until none moves (the result in `hh`).
     fn lift(&self) -> Result<(), GpuError> {
+        // A pair of Jacobi passes first: when they move nothing (the usual case after the
+        // incision), the surface already descends everywhere.
+        if self.passes("lift", &[(1, &self.rt.rcv)], "limiter", Some(1))? {
+            return Ok(());
+        }
         let mut enc = self.gpu.encoder();
         self.record_one(
             &mut enc,
@@ -311,7 +330,7 @@ impl<'g> GpuStreamPower<'g> {
             &[(0, &self.sp[0]), (4, &self.hh), (7, &self.ab[0]), (11, &self.live), (22, &self.ab[1])],
         )?;
         self.gpu.queue.submit([enc.finish()]);
-        self.passes("lift", &[(1, &self.rt.rcv)], "limiter")
+        self.passes("lift", &[(1, &self.rt.rcv)], "limiter", None).map(drop)
     }
 
     /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter.
@@ -523,6 +542,11 @@ impl<'g> GpuStreamPower<'g> {
     /// jumping left to the passes of the exact rule (0 when it got everything).
     pub fn moving_pass_pairs(&self) -> usize {
         self.moving_pairs.get()
+    }
+
+    /// Waits until the device has finished the steps submitted so far.
+    pub fn sync(&self) -> Result<(), GpuError> {
+        self.gpu.submit_wait(self.gpu.encoder())
     }
 
     /// Steps run so far.

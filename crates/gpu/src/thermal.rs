@@ -10,7 +10,7 @@ use bozkir_terrain::erosion::thermal::ThermalParams;
 
 use crate::context::{dispatch, Gpu, GpuError};
 
-const SRC: &str = include_str!("../shaders/thermal.wgsl");
+pub(crate) const SRC: &str = concat!(include_str!("../shaders/thermal.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "thermal.wgsl";
 /// Iterations recorded between two checks for a pass without active cells.
 const PER_CHECK: usize = 16;

@@ -1,0 +1,49 @@
+// Correctly rounded f64 division and square root from the device's own (bozkir-gpu).
+//
+// Appended to the kernels that need them (droplets.wgsl, thermal.wgsl) when they are compiled:
+// `SHADERS` in crates/gpu/src/lib.rs holds the composed sources; a browser concatenates the two
+// files the same way. The including module defines `alias R = f64` and `fn mulr(a: R, b: R) -> R`
+// (the product a·b rounded on its own, an fma with a zero the compiler cannot see).
+
+// 2^-53 + 2^-105: a + a·NUDGE is the next f64 above a normal a > 0, a − a·NUDGE the one below
+// (the step is more than half and less than one and a half of the ulp it moves by).
+const NUDGE: f64 = 1.0 / 9007199254740992.0 + 1.0 / 40564819207303340847894502572032.0;
+
+// The neighbour of the normal, non-zero, finite q towards +inf (up) or -inf.
+fn nudge(q: R, up: bool) -> R {
+    let a = abs(q);
+    let s = mulr(a, NUDGE);
+    let m = select(a - s, a + s, (q > 0.0) == up);
+    return select(-m, m, q > 0.0);
+}
+
+// a / b correctly rounded (the device's quotient, moved one ulp when the residual says so).
+fn div_fix(a: R, b: R, q: R) -> R {
+    let r = fma(-q, b, a);
+    if (r == 0.0) { return q; }
+    let q2 = nudge(q, (r > 0.0) == (b > 0.0));
+    let r2 = fma(-q2, b, a);
+    return select(q, q2, abs(r2) < abs(r));
+}
+
+// a / b correctly rounded from the device's quotient (two corrections: within 2 ulp suffices).
+fn div_rn(a: R, b: R) -> R {
+    let q = a / b;
+    if (q == 0.0 || !(abs(q) < 1.7976931348623157e308)) { return q; }
+    return div_fix(a, b, div_fix(a, b, q));
+}
+
+// sqrt(a) correctly rounded.
+fn sqrt_fix(a: R, s: R) -> R {
+    let r = fma(-s, s, a);
+    if (r == 0.0) { return s; }
+    let s2 = nudge(s, r > 0.0);
+    let r2 = fma(-s2, s2, a);
+    return select(s, s2, abs(r2) < abs(r));
+}
+
+fn sqrt_rn(a: R) -> R {
+    let s = sqrt(a);
+    if (s == 0.0 || !(s < 1.7976931348623157e308)) { return s; }
+    return sqrt_fix(a, sqrt_fix(a, s));
+}
