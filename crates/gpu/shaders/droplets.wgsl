@@ -35,12 +35,13 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> list: array<u32>;
 // State: [0] first droplet of the batch, [1] batch number (from 1), [2..4) touched-list
 // counters by batch parity, [4..12) 64-bit stats (lo, hi): steps, eroded, deposited, lost,
-// [12] overflow flags (1: a value past the i32 range, 2: the touched list overflowed).
+// [12] overflow flags (1: a batch's sum near the i32 range, 2: the touched list overflowed).
 @group(0) @binding(6) var<storage, read_write> st: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read> bw: array<R>;
 @group(0) @binding(8) var<storage, read> bo: array<vec2<i32>>;
-// Run totals: wear at 2i, deposit at 2i + 1.
-@group(0) @binding(9) var<storage, read_write> tot: array<i32>;
+// Run totals in 64 bits, as the CPU's i64 (lo, hi words at 2i, 2i + 1): wear and deposit.
+@group(0) @binding(9) var<storage, read_write> totw: array<u32>;
+@group(0) @binding(11) var<storage, read_write> totd: array<u32>;
 @group(0) @binding(10) var<storage, read_write> args: array<u32>;
 
 const UNIT: f64 = 1.0 / 1048576.0;
@@ -86,7 +87,7 @@ fn height_grad(x: R, y: R) -> vec3<R> {
     return vec3<R>(top + mulr(bot - top, ty), gx, gy);
 }
 
-fn add64(slot: u32, v: u32) {
+fn add_stat(slot: u32, v: u32) {
     let old = atomicAdd(&st[slot], v);
     if (old + v < old) {
         atomicAdd(&st[slot + 1u], 1u);
@@ -232,10 +233,10 @@ fn drop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         steps += 1u;
         here = next;
     }
-    add64(4u, steps);
-    add64(6u, eroded);
-    add64(8u, deposited);
-    add64(10u, u32(sed));
+    add_stat(4u, steps);
+    add_stat(6u, eroded);
+    add_stat(8u, deposited);
+    add_stat(10u, u32(sed));
 }
 
 // Sizes the fold of the batch just run and moves on to the next batch.
@@ -270,14 +271,27 @@ fn fold(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         let dw = atomicExchange(&bacc[2u * i], 0);
         let dd = atomicExchange(&bacc[2u * i + 1u], 0);
-        let wv = tot[2u * i] + dw;
-        let dv = tot[2u * i + 1u] + dd;
-        // A brush centre's remainder can be negative, so can a batch sum; only the range counts.
-        if (abs(wv) > 1073741823 || abs(dv) > 1073741823) {
+        // A brush centre's remainder can be negative, so can a batch sum; only the range counts:
+        // a batch's i32 sums must stay clear of wrapping.
+        if (abs(dw) > 1073741823 || abs(dd) > 1073741823) {
             atomicOr(&st[12], 1u);
         }
-        tot[2u * i] = wv;
-        tot[2u * i + 1u] = dv;
-        hc[i] = h0[i] + R(dv - wv) * UNIT;
+        let wv = add64(vec2<u32>(totw[2u * i], totw[2u * i + 1u]), dw);
+        let dv = add64(vec2<u32>(totd[2u * i], totd[2u * i + 1u]), dd);
+        totw[2u * i] = wv.x;
+        totw[2u * i + 1u] = wv.y;
+        totd[2u * i] = dv.x;
+        totd[2u * i + 1u] = dv.y;
+        // dep − wear in 64 bits, then to f64: exact below 2^53 units (8.6e9 m), as the CPU's.
+        let lo = dv.x - wv.x;
+        let hi = dv.y - wv.y - select(0u, 1u, dv.x < wv.x);
+        hc[i] = h0[i] + (R(i32(hi)) * 4294967296.0 + R(lo)) * UNIT;
     }
+}
+
+// v + d in two's complement 64 bits, v as (lo, hi) words.
+fn add64(v: vec2<u32>, d: i32) -> vec2<u32> {
+    let lo = v.x + u32(d);
+    let carry = select(0u, 1u, lo < v.x);
+    return vec2<u32>(lo, v.y + select(0u, 0xffffffffu, d < 0) + carry);
 }

@@ -10,8 +10,9 @@
 //! (`tests/droplets.rs` checks the hashes).
 //!
 //! Limits (outside them the call returns [`GpuError::Unsupported`] and the caller runs the
-//! CPU): a cell's cumulative wear or deposit below `2³⁰` units (1024 m), a single erosion below
-//! `2³⁰` units, the sequential mode is CPU only.
+//! CPU): a cell's wear or deposit within one batch below `2³⁰` units (1024 m; the run totals
+//! are 64-bit, as the CPU's), a single erosion below `2³⁰` units, the sequential mode is CPU
+//! only.
 
 use bozkir_core::Grid;
 use bozkir_terrain::erosion::droplets::{
@@ -169,7 +170,8 @@ pub fn erode_droplets_with(
     let st = gpu.buffer("state", &st0);
     let bwb = gpu.buffer("brush w", &wt);
     let bob = gpu.buffer("brush o", &off);
-    let tot = gpu.zeroed("totals", 8 * n as u64);
+    let totw = gpu.zeroed("wear totals", 8 * n as u64);
+    let totd = gpu.zeroed("deposit totals", 8 * n as u64);
     let args = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("fold args"),
         size: 16,
@@ -182,7 +184,8 @@ pub fn erode_droplets_with(
     let bg_drop =
         gpu.bind(&drop, &[(0, &ub), (2, &hc), (3, &bacc), (4, &epoch), (5, &list), (6, &st), (7, &bwb), (8, &bob)]);
     let bg_next = gpu.bind(&next, &[(0, &ub), (6, &st), (10, &args)]);
-    let bg_fold = gpu.bind(&fold, &[(0, &ub), (1, &h0), (2, &hc), (3, &bacc), (5, &list), (6, &st), (9, &tot)]);
+    let bg_fold =
+        gpu.bind(&fold, &[(0, &ub), (1, &h0), (2, &hc), (3, &bacc), (5, &list), (6, &st), (9, &totw), (11, &totd)]);
     let batches = total.div_ceil(batch);
     let mut done = 0;
     while done < batches {
@@ -207,14 +210,17 @@ pub fn erode_droplets_with(
     let stv: Vec<u32> = gpu.read(&st, 16)?;
     if stv[12] & 1 != 0 {
         return Err(GpuError::Unsupported(
-            "droplets: a cell's wear or deposit passed 1024 m (the i32 fixed-point range of the GPU path)".into(),
+            "droplets: a cell's wear or deposit within one batch passed 1024 m (the i32 fixed-point range of \
+             the GPU path's batch sums)"
+                .into(),
         ));
     }
     if stv[12] & 2 != 0 {
         return Err(GpuError::Device("droplets: touched-cell list overflowed (internal error)".into()));
     }
     let height = gpu.read::<f64>(&hc, n)?;
-    let totals = gpu.read::<i32>(&tot, 2 * n)?;
+    let wear = gpu.read::<i64>(&totw, n)?;
+    let deposit = gpu.read::<i64>(&totd, n)?;
     let u64_at = |i: usize| stv[i] as u64 | (stv[i + 1] as u64) << 32;
     let (eroded, deposited, lost) = (u64_at(6) as i64, u64_at(8) as i64, u64_at(10) as i64);
     let stats = DropletStats {
@@ -230,8 +236,8 @@ pub fn erode_droplets_with(
     let grid = |v: Vec<f64>| Grid::from_vec(w, h, v).with_cell_size(dx, dy);
     Ok(DropletOutput {
         height: grid(height),
-        wear: grid(totals.iter().step_by(2).map(|&q| q as f64 * FIXED_UNIT).collect()),
-        deposit: grid(totals.iter().skip(1).step_by(2).map(|&q| q as f64 * FIXED_UNIT).collect()),
+        wear: grid(wear.iter().map(|&q| q as f64 * FIXED_UNIT).collect()),
+        deposit: grid(deposit.iter().map(|&q| q as f64 * FIXED_UNIT).collect()),
         stats,
     })
 }

@@ -13,9 +13,11 @@ fn check(g: &Grid<f64>, p: &DropletParams) {
     let Some(gpu) = common::gpu() else { return };
     let cpu: DropletOutput = erode_droplets(g, p, &NoProgress);
     let max = |v: &Grid<f64>| v.data().iter().cloned().fold(0.0f64, f64::max);
-    if max(&cpu.wear).max(max(&cpu.deposit)) >= 1024.0 {
-        // Past the GPU path's i32 range: it must refuse, never return a wrong result.
-        assert!(matches!(gpu_droplets(gpu, g, p), Err(bozkir_gpu::GpuError::Unsupported(_))));
+    // Past the GPU path's i32 batch sums (1024 m in one cell within one batch) it must refuse,
+    // never return a wrong result; that needs a cell past 1024 m over the run.
+    if let Err(e) = gpu_droplets(gpu, g, p) {
+        assert!(matches!(e, bozkir_gpu::GpuError::Unsupported(_)), "{e}");
+        assert!(max(&cpu.wear).max(max(&cpu.deposit)) >= 1024.0, "refused below the range: {e}");
         return;
     }
     // Both folds (listed cells, every cell) give the CPU's bits.
@@ -37,7 +39,8 @@ fn droplets_bit_identical_square() {
     check(&g, &params(20_000, 1));
     check(&g, &DropletParams { radius: 1.0, inertia: 0.3, ..params(20_000, 2) });
     check(&g, &DropletParams { capacity: 2.0, erode: 0.2, gravity: 2.0, ..params(10_000, 5) });
-    // Beyer's strong values dig runaway holes past 1024 m here: the GPU path refuses.
+    // Beyer's strong values dig runaway holes past 1024 m here: bit-identical (64-bit totals)
+    // or refused (one batch past the i32 range), never wrong.
     check(&g, &DropletParams { capacity: 4.0, erode: 0.3, gravity: 4.0, ..params(10_000, 5) });
 }
 
@@ -56,4 +59,20 @@ fn sequential_mode_is_refused() {
     let g = common::hills(32, 32, 100.0, 1.0, 1.0);
     let p = DropletParams { mode: DropletMode::Sequential, ..params(10, 1) };
     assert!(matches!(gpu_droplets(gpu, &g, &p), Err(bozkir_gpu::GpuError::Unsupported(_))));
+}
+
+/// Runaway digging (a radius-1.5 brush, 40 000 droplets on 7680 cells) passes 1024 m of wear or
+/// deposit in a cell over the run while each batch of 32 stays in range: the 64-bit run totals
+/// keep the CPU's bits where 32-bit ones overflowed.
+#[test]
+fn run_totals_past_1024_m_stay_bit_identical() {
+    let g = common::hills(96, 80, 200.0, 10.0, 20.0);
+    let p = DropletParams { radius: 1.5, batch_size: 32, ..params(40_000, 3) };
+    let cpu = erode_droplets(&g, &p, &NoProgress);
+    let max = |v: &Grid<f64>| v.data().iter().cloned().fold(0.0f64, f64::max);
+    let top = max(&cpu.wear).max(max(&cpu.deposit));
+    assert!(top > 1024.0, "the run should pass 1024 m in a cell ({top} m)");
+    let Some(gpu) = common::gpu() else { return };
+    assert!(gpu_droplets(gpu, &g, &p).is_ok(), "refused though every batch stays in range");
+    check(&g, &p);
 }
