@@ -11,8 +11,9 @@
 //!   clamp one cell down a river per pass (hundreds of passes along ε-filled flats). So the
 //!   clamps are *typed* from the current solution: a cell whose value would fall below
 //!   `next_up(h_r')` takes the affine map `h_r' + (next_up(h_r) − h_r)` (exactly `next_up` when
-//!   the solution is), and the maps are jumped again (`TYPED` times). Jacobi passes of the
-//!   exact rule then confirm the result;
+//!   the solution is), and the maps are jumped again, while a probing pair of Jacobi passes of
+//!   the exact rule still moves cells by more than round-off (`TYPED` rounds at most, then
+//!   Jacobi passes to the end);
 //! * the limiter `h_i = max(h_i, next_up(h_r'))` along the stack: max-plus maps
 //!   `x ↦ max(c, x ⊕ d)` (`⊕ d` being `d` steps of `next_up`) compose in closed form, so they
 //!   are jumped the same way, exactly;
@@ -34,8 +35,8 @@ use crate::flow::{Routing, MAX_ROUNDS};
 
 pub(crate) const SRC: &str = include_str!("../shaders/stream_power.wgsl");
 const NAME: &str = "stream_power.wgsl";
-/// Rounds of typing the clamps from the current solution and solving again.
-const TYPED: usize = 2;
+/// Rounds of typing the clamps from the current solution and solving again, at most.
+const TYPED: usize = 3;
 
 /// The two kinds of map jumped along the receivers.
 #[derive(Clone, Copy)]
@@ -294,11 +295,54 @@ impl<'g> GpuStreamPower<'g> {
         }
     }
 
-    /// Jacobi passes of the sequential incision with its clamps until no cell moves by more
-    /// than round-off (the result in `hh`).
+    /// Records the jumping of the incision maps in buffer 0 and the new heights.
+    fn record_solve(&self, enc: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
+        self.record_jumps(enc, Jump::Affine)?;
+        self.record_one(
+            enc,
+            "incise",
+            &[
+                (0, &self.sp[0]),
+                (1, &self.rt.rcv),
+                (4, &self.hh),
+                (6, &self.before),
+                (7, &self.ab[0]),
+                (11, &self.live),
+                (19, &self.settle),
+                (22, &self.ab[1]),
+            ],
+        )
+    }
+
+    /// The CPU's clamps on the affine solution: a pair of Jacobi passes of the exact rule
+    /// first; while it still moves cells by more than round-off, up to `TYPED` rounds of typing
+    /// the clamps from the current solution (`classify_incise`) and solving again, then Jacobi
+    /// passes until none moves (the result in `hh`).
     fn refine(&self) -> Result<(), GpuError> {
-        self.passes("refine", &[(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)], "incision clamps", None)
-            .map(drop)
+        let bind = [(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)];
+        for _ in 0..TYPED {
+            if self.passes("refine", &bind, "incision clamps", Some(1))? {
+                return Ok(());
+            }
+            let mut enc = self.gpu.encoder();
+            self.record_one(
+                &mut enc,
+                "classify_incise",
+                &[
+                    (0, &self.sp[0]),
+                    (1, &self.rt.rcv),
+                    (4, &self.hh),
+                    (6, &self.before),
+                    (9, &self.ab[0]),
+                    (10, &self.pp[0]),
+                    (19, &self.settle),
+                    (21, &self.bb[0]),
+                ],
+            )?;
+            self.record_solve(&mut enc)?;
+            self.gpu.queue.submit([enc.finish()]);
+        }
+        self.passes("refine", &bind, "incision clamps", None).map(drop)
     }
 
     /// Raises cells at or below their receiver until none is: the CPU's limiter along the
@@ -384,45 +428,12 @@ impl<'g> GpuStreamPower<'g> {
                 (21, &self.bb[0]),
             ],
         )?;
-        // The affine solution, then `TYPED` rounds of typing the clamps from the current
-        // solution and solving again; one submission, no host wait.
-        for t in 0..=TYPED {
-            if t > 0 {
-                self.record_one(
-                    &mut enc,
-                    "classify_incise",
-                    &[
-                        (0, &self.sp[0]),
-                        (1, rcv),
-                        (4, &self.hh),
-                        (6, &self.before),
-                        (9, &self.ab[0]),
-                        (10, &self.pp[0]),
-                        (19, &self.settle),
-                        (21, &self.bb[0]),
-                    ],
-                )?;
-            }
-            self.record_jumps(&mut enc, Jump::Affine)?;
-            self.record_one(
-                &mut enc,
-                "incise",
-                &[
-                    (0, &self.sp[0]),
-                    (1, rcv),
-                    (4, &self.hh),
-                    (6, &self.before),
-                    (7, &self.ab[0]),
-                    (11, &self.live),
-                    (19, &self.settle),
-                    (22, &self.ab[1]),
-                ],
-            )?;
-        }
+        // The affine solution (one submission, no host wait); `refine` types the clamps.
+        self.record_solve(&mut enc)?;
         gpu.queue.submit([enc.finish()]);
-        mark("incision (typed jumping)")?;
+        mark("incision (affine jumping)")?;
         self.refine()?;
-        mark("incision (Jacobi check)")?;
+        mark("incision (clamps)")?;
         self.lift()?;
         mark("limiter")?;
         self.sediment()?;
