@@ -196,10 +196,12 @@ fn main() {
             );
             cms
         });
-        row(&format!("droplets ×{count}, batch 1024 (droplet-steps/s)"), n, steps, "steps", gms, cms);
+        row(&format!("droplets ×{count}, batch 1024, auto fold (droplet-steps/s)"), n, steps, "steps", gms, cms);
         // Larger batches (opt-in: the batch is part of the result), with both folds.
         let cap = bozkir_terrain::erosion::droplets::effective_batch(u32::MAX, g.len());
-        for (batch, fold) in [(65536, Fold::Listed), (65536, Fold::Dense), (cap, Fold::Dense)] {
+        for (batch, fold) in
+            [(1024, Fold::Listed), (1024, Fold::Dense), (65536, Fold::Listed), (65536, Fold::Dense), (cap, Fold::Dense)]
+        {
             let dp2 = DropletParams { batch_size: batch, ..dp.clone() };
             if let (Ok(go2), gms) = time(|| bozkir_gpu::droplets::erode_droplets_with(&gpu, &g, &dp2, fold)) {
                 let eff = bozkir_terrain::erosion::droplets::effective_batch(batch, g.len());

@@ -55,9 +55,6 @@ struct Sp {
 @group(0) @binding(17) var<storage, read_write> eroded: array<R>;
 @group(0) @binding(18) var<storage, read_write> sediment: array<R>;
 @group(0) @binding(19) var<storage, read_write> settle: array<R>;
-// The other parity of the jumped maps' `a` (the rounds stop early; `last_round` picks the one the
-// last live round wrote).
-@group(0) @binding(22) var<storage, read> a_in2: array<R>;
 @group(0) @binding(23) var<storage, read> s_in2: array<u32>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
@@ -123,7 +120,10 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 }
 
-// h_i = a_i + b_i·h_P: composes with the pointer's map and jumps.
+// h_i = a_i + b_i·h_P: composes with the pointer's map and jumps. A cell whose pointer reaches a
+// finished cell (an outlet, or one finished in an earlier round) writes its height to h2 (which
+// holds the outlets' heights on entry) and stops: later rounds touch only its dead pointer, and
+// the cells pointing at it read h2.
 @compute @workgroup_size(256)
 fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
@@ -133,30 +133,35 @@ fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     // the most a grid can need, and the surplus ones are free.
     if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let p = p_in[i];
+    if (p == NONE) {
+        // Finished in an earlier round (its height in h2): keep the pointer dead in both buffers.
+        p_out[i] = NONE;
+        return;
+    }
     let a = a_in[i];
     let b = b_in[i];
-    if (p == NONE) {
-        a_out[i] = a;
-        b_out[i] = b;
+    let q = p_in[p];
+    if (q == NONE) {
+        // The pointee is finished (or an outlet): this cell's height is final.
+        h2[i] = a + b * h2[p];
         p_out[i] = NONE;
         return;
     }
     a_out[i] = a + b * a_in[p];
     b_out[i] = b * b_in[p];
-    let q = p_in[p];
     p_out[i] = q;
-    if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
+    atomicAdd(&live[sp.round], 1u);
 }
 
-// The jumped maps' heights (`a_in` is buffer 0, `a_in2` buffer 1): never above the uplifted
-// height, except for cells typed as clamped (settle < 0), which sit at next_up of their receiver.
+// The jumped maps' heights (in h2): never above the uplifted height, except for cells typed as
+// clamped (settle < 0), which sit at next_up of their receiver.
 @compute @workgroup_size(256)
 fn incise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
     if (rcv[i] != i) {
-        let a = select(a_in[i], a_in2[i], last_round() % 2u == 0u);
+        let a = h2[i];
         hh[i] = select(min(a, before[i]), a, settle[i] < 0.0);
     }
 }
@@ -208,7 +213,8 @@ fn lift_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     p_out[i] = select(r, NONE, r == i);
 }
 
-// One max-plus jumping round; c ⊕ d is c + d·(next_up(c) − c), exact within c's binade.
+// One max-plus jumping round (finished cells as in `ab_jump`); c ⊕ d is c + d·(next_up(c) − c),
+// exact within c's binade.
 @compute @workgroup_size(256)
 fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
@@ -216,30 +222,33 @@ fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     if (i >= sp.n) { return; }
     if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let p = p_in[i];
+    if (p == NONE) {
+        p_out[i] = NONE;
+        return;
+    }
     let c = a_in[i];
     let d = b_in[i];
-    if (p == NONE) {
-        a_out[i] = c;
-        b_out[i] = d;
+    let q = p_in[p];
+    if (q == NONE) {
+        let cp = h2[p];
+        h2[i] = max(c, cp + d * gap_up(cp));
         p_out[i] = NONE;
         return;
     }
     let cp = a_in[p];
     a_out[i] = max(c, cp + d * gap_up(cp));
     b_out[i] = d + b_in[p];
-    let q = p_in[p];
     p_out[i] = q;
-    if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
+    atomicAdd(&live[sp.round], 1u);
 }
 
-// The jumped limiter maps' heights; the limiter only raises.
+// The jumped limiter maps' heights (in h2); the limiter only raises.
 @compute @workgroup_size(256)
 fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
-    let a = select(a_in[i], a_in2[i], last_round() % 2u == 0u);
-    hh[i] = max(hh[i], a);
+    hh[i] = max(hh[i], h2[i]);
 }
 
 // One Jacobi pass of the CPU's sequential update with its clamps, h_i' = max(min(h_r' +

@@ -71,10 +71,16 @@ fn brush(dx: f64, dy: f64, radius: f64) -> (Vec<[i32; 2]>, Vec<f64>, i32, i32) {
     (off, wt, rx, ry)
 }
 
+/// Cells per droplet of a batch up to which [`Fold::Auto`] folds densely. Listing costs an
+/// atomic on one shared counter per first touch of a cell (~10⁵ per 256 droplets, serialised);
+/// a dense fold reads every cell's two batch sums (8 bytes). On the H200 the dense fold was the
+/// faster in every case measured (`docs/benchmarks.md`), up to 4096 cells per droplet.
+pub const DENSE_CELLS_PER_DROPLET: u64 = 16_384;
+
 /// How the batch sums are folded into the run totals (the output is the same either way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fold {
-    /// Dense for batches of at least 1/256 of the cells, listed otherwise.
+    /// Dense unless the grid has over [`DENSE_CELLS_PER_DROPLET`] cells per droplet of a batch.
     Auto,
     /// Each droplet lists the cells it touches first in a batch (an extra atomic per
     /// contribution); the fold visits the list.
@@ -154,7 +160,7 @@ pub fn erode_droplets_with(
         ry,
         cap: cap as u32,
         dense: match fold {
-            Fold::Auto => batch as u64 * 256 >= n as u64,
+            Fold::Auto => (n as u64) <= batch as u64 * DENSE_CELLS_PER_DROPLET,
             Fold::Listed => false,
             Fold::Dense => true,
         } as u32,

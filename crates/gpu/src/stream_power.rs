@@ -231,6 +231,7 @@ impl<'g> GpuStreamPower<'g> {
                             (9, &self.ab[b]),
                             (10, &self.pp[b]),
                             (11, &self.live),
+                            (16, &self.h2),
                             (20, &self.bb[a]),
                             (21, &self.bb[b]),
                         ],
@@ -239,6 +240,8 @@ impl<'g> GpuStreamPower<'g> {
                 .collect()
         });
         let n = (self.w * self.ht) as u64;
+        // The outlets' heights are final from the start (h2 receives the others as they finish).
+        enc.copy_buffer_to_buffer(&self.hh, 0, &self.h2, 0, 8 * n);
         self.record_rounds(enc, |pass, r| dispatch(pass, &jump, &jb[r], n));
         Ok(())
     }
@@ -306,10 +309,8 @@ impl<'g> GpuStreamPower<'g> {
                 (1, &self.rt.rcv),
                 (4, &self.hh),
                 (6, &self.before),
-                (7, &self.ab[0]),
-                (11, &self.live),
+                (16, &self.h2),
                 (19, &self.settle),
-                (22, &self.ab[1]),
             ],
         )
     }
@@ -368,11 +369,7 @@ impl<'g> GpuStreamPower<'g> {
             ],
         )?;
         self.record_jumps(&mut enc, Jump::MaxPlus)?;
-        self.record_one(
-            &mut enc,
-            "apply_lift",
-            &[(0, &self.sp[0]), (4, &self.hh), (7, &self.ab[0]), (11, &self.live), (22, &self.ab[1])],
-        )?;
+        self.record_one(&mut enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2)])?;
         self.gpu.queue.submit([enc.finish()]);
         self.passes("lift", &[(1, &self.rt.rcv)], "limiter", None).map(drop)
     }
