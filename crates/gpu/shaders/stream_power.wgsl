@@ -120,15 +120,13 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 }
 
-// h_i = a_i + b_i·h_P: composes with the pointer's map and jumps. A cell whose pointer reaches a
-// finished cell (an outlet, or one finished in an earlier round) writes its height to h2 (which
-// holds the outlets' heights on entry) and stops: later rounds touch only its dead pointer, and
-// the cells pointing at it read h2.
-@compute @workgroup_size(256)
-fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
+// One jumping round of the maps along the pointers, affine (h_i = a_i + b_i·h_P, `ab_jump`) or
+// max-plus (h_i = max(c_i, h_P ⊕ d_i) with (c, d) in the (a, b) buffers, `mp_jump`; ⊕ d is
+// d steps of next_up, c ⊕ d = c + d·(next_up(c) − c), exact within c's binade). A cell whose
+// pointer reaches a finished cell (an outlet, or one finished in an earlier round) writes its
+// height to h2 (which holds the outlets' heights on entry) and stops: later rounds touch only its
+// dead pointer, and the cells pointing at it read h2.
+fn jump(i: u32, max_plus: bool) {
     // Every pointer died in the last round: the rounds are recorded in one submission, up to
     // the most a grid can need, and the surplus ones are free.
     if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
@@ -143,14 +141,36 @@ fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     let q = p_in[p];
     if (q == NONE) {
         // The pointee is finished (or an outlet): this cell's height is final.
-        h2[i] = a + b * h2[p];
+        h2[i] = apply_map(a, b, h2[p], max_plus);
         p_out[i] = NONE;
         return;
     }
-    a_out[i] = a + b * a_in[p];
-    b_out[i] = b * b_in[p];
+    a_out[i] = apply_map(a, b, a_in[p], max_plus);
+    b_out[i] = select(b * b_in[p], b + b_in[p], max_plus);
     p_out[i] = q;
     atomicAdd(&live[sp.round], 1u);
+}
+
+// The map (a, b) applied to x: a + b·x, or max(a, x ⊕ b).
+fn apply_map(a: R, b: R, x: R, max_plus: bool) -> R {
+    if (max_plus) { return max(a, x + b * gap_up(x)); }
+    return a + b * x;
+}
+
+@compute @workgroup_size(256)
+fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    jump(i, false);
+}
+
+@compute @workgroup_size(256)
+fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let i = index(wid, nwg, lid);
+    if (i >= sp.n) { return; }
+    jump(i, true);
 }
 
 // The jumped maps' heights (in h2): never above the uplifted height, except for cells typed as
@@ -211,35 +231,6 @@ fn lift_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     a_out[i] = hh[i];
     b_out[i] = select(R(1.0), R(0.0), r == i);
     p_out[i] = select(r, NONE, r == i);
-}
-
-// One max-plus jumping round (finished cells as in `ab_jump`); c ⊕ d is c + d·(next_up(c) − c),
-// exact within c's binade.
-@compute @workgroup_size(256)
-fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
-    let p = p_in[i];
-    if (p == NONE) {
-        p_out[i] = NONE;
-        return;
-    }
-    let c = a_in[i];
-    let d = b_in[i];
-    let q = p_in[p];
-    if (q == NONE) {
-        let cp = h2[p];
-        h2[i] = max(c, cp + d * gap_up(cp));
-        p_out[i] = NONE;
-        return;
-    }
-    let cp = a_in[p];
-    a_out[i] = max(c, cp + d * gap_up(cp));
-    b_out[i] = d + b_in[p];
-    p_out[i] = q;
-    atomicAdd(&live[sp.round], 1u);
 }
 
 // The jumped limiter maps' heights (in h2); the limiter only raises.

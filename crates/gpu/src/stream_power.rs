@@ -298,6 +298,21 @@ impl<'g> GpuStreamPower<'g> {
         }
     }
 
+    /// The bindings of a kernel that writes maps into buffer 0 from `hh` and the receivers, and
+    /// `extra`.
+    fn map_binds<'a>(&'a self, extra: &[(u32, &'a wgpu::Buffer)]) -> Vec<(u32, &'a wgpu::Buffer)> {
+        let mut v = vec![
+            (0, &self.sp[0]),
+            (1, &self.rt.rcv),
+            (4, &self.hh),
+            (9, &self.ab[0]),
+            (10, &self.pp[0]),
+            (21, &self.bb[0]),
+        ];
+        v.extend_from_slice(extra);
+        v
+    }
+
     /// Records the jumping of the incision maps in buffer 0 and the new heights.
     fn record_solve(&self, enc: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
         self.record_jumps(enc, Jump::Affine)?;
@@ -326,20 +341,7 @@ impl<'g> GpuStreamPower<'g> {
                 return Ok(());
             }
             let mut enc = self.gpu.encoder();
-            self.record_one(
-                &mut enc,
-                "classify_incise",
-                &[
-                    (0, &self.sp[0]),
-                    (1, &self.rt.rcv),
-                    (4, &self.hh),
-                    (6, &self.before),
-                    (9, &self.ab[0]),
-                    (10, &self.pp[0]),
-                    (19, &self.settle),
-                    (21, &self.bb[0]),
-                ],
-            )?;
+            self.record_one(&mut enc, "classify_incise", &self.map_binds(&[(6, &self.before), (19, &self.settle)]))?;
             self.record_solve(&mut enc)?;
             self.gpu.queue.submit([enc.finish()]);
         }
@@ -356,18 +358,7 @@ impl<'g> GpuStreamPower<'g> {
             return Ok(());
         }
         let mut enc = self.gpu.encoder();
-        self.record_one(
-            &mut enc,
-            "lift_init",
-            &[
-                (0, &self.sp[0]),
-                (1, &self.rt.rcv),
-                (4, &self.hh),
-                (9, &self.ab[0]),
-                (10, &self.pp[0]),
-                (21, &self.bb[0]),
-            ],
-        )?;
+        self.record_one(&mut enc, "lift_init", &self.map_binds(&[]))?;
         self.record_jumps(&mut enc, Jump::MaxPlus)?;
         self.record_one(&mut enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2)])?;
         self.gpu.queue.submit([enc.finish()]);
