@@ -9,23 +9,8 @@ fn bozkir(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
 }
 
-fn hash(x: i64, y: i64, seed: u64) -> f64 {
-    let mut h = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ seed;
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    (h >> 11) as f64 / (1u64 << 53) as f64
-}
-
-fn noise(x: f64, y: f64, cell: f64, seed: u64) -> f64 {
-    let (fx, fy) = (x / cell, y / cell);
-    let (ix, iy) = (fx.floor() as i64, fy.floor() as i64);
-    let s = |t: f64| t * t * (3.0 - 2.0 * t);
-    let (sx, sy) = (s(fx - fx.floor()), s(fy - fy.floor()));
-    let v = |a, b| hash(a, b, seed);
-    let top = v(ix, iy) * (1.0 - sx) + v(ix + 1, iy) * sx;
-    let bot = v(ix, iy + 1) * (1.0 - sx) + v(ix + 1, iy + 1) * sx;
-    top * (1.0 - sy) + bot * sy
+fn noise(x: f64, y: f64, cell: f64, seed: u32) -> f64 {
+    bozkir_core::noise::value_noise_at(x, y, cell, seed)
 }
 
 /// PNG bytes of a frame: the ground shifted by (dx, dy), optionally a swapped patch.

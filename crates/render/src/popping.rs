@@ -553,26 +553,9 @@ pub fn sweep(frames: &[Luma], p: &PopParams) -> Result<Sweep, PopError> {
 mod tests {
     use super::*;
 
-    fn hash(x: i64, y: i64, seed: u32) -> f32 {
-        let mut h = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        h ^= u64::from(seed).wrapping_mul(0x1656_67B1_9E37_79F9);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-        h ^= h >> 33;
-        (h >> 40) as f32 / (1u64 << 24) as f32
-    }
-
     /// Smooth value noise at lattice spacing `cell`, 0..1.
     fn noise(x: f64, y: f64, cell: f64, seed: u32) -> f32 {
-        let (fx, fy) = (x / cell, y / cell);
-        let (ix, iy) = (fx.floor() as i64, fy.floor() as i64);
-        let (tx, ty) = ((fx - fx.floor()) as f32, (fy - fy.floor()) as f32);
-        let s = |t: f32| t * t * (3.0 - 2.0 * t);
-        let (sx, sy) = (s(tx), s(ty));
-        let v = |a: i64, b: i64| hash(a, b, seed);
-        let top = v(ix, iy) * (1.0 - sx) + v(ix + 1, iy) * sx;
-        let bot = v(ix, iy + 1) * (1.0 - sx) + v(ix + 1, iy + 1) * sx;
-        top * (1.0 - sy) + bot * sy
+        bozkir_core::noise::value_noise_at(x, y, cell, seed) as f32
     }
 
     /// A textured ground at world position (x, y).
@@ -584,7 +567,11 @@ mod tests {
     /// plus per-frame noise of amplitude `grain`.
     fn frame(w: usize, h: usize, dx: f64, dy: f64, grain: f32, seed: u32) -> Luma {
         Luma::from_fn(w, h, |x, y| {
-            let g = if grain > 0.0 { grain * (2.0 * hash(x as i64, y as i64, 100 + seed) - 1.0) } else { 0.0 };
+            let g = if grain > 0.0 {
+                grain * (2.0 * bozkir_core::hash::hash_unit(x as u32, y as u32, 100 + seed) as f32 - 1.0)
+            } else {
+                0.0
+            };
             texture(x as f64 - dx, y as f64 - dy) + g
         })
     }

@@ -22,7 +22,7 @@ pub use cellular::{cell_id, cellular, feature_point, CellSample, CellularParams}
 pub use fbm::{fbm, fbm01, octave_seed, FbmParams};
 pub use gradient::{fade, gradient, gradient01, GX, GY};
 pub use ridged::{ridged, ridged_octave_seed, RidgedParams};
-pub use value::value_noise_sum;
+pub use value::{value_noise_at, value_noise_sum};
 pub use warp::{warp_point, warped_fbm, WarpParams};
 
 use crate::grid::Grid;

@@ -6,6 +6,22 @@
 
 use crate::hash::hash_unit;
 
+/// One octave at the point `(x, y)`: lattice period `period`, lattice values
+/// `hash_unit(ix, iy, seed)` (coordinates in two's complement, so negative points work),
+/// smoothstep interpolation; in `[0, 1)`.
+pub fn value_noise_at(x: f64, y: f64, period: f64, seed: u32) -> f64 {
+    let (fx, fy) = (x / period, y / period);
+    let (ix, iy) = (fx.floor(), fy.floor());
+    let (tx, ty) = (fx - ix, fy - iy);
+    let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
+    let (ix, iy) = (ix as i64 as u32, iy as i64 as u32);
+    let (a, b) = (hash_unit(ix, iy, seed), hash_unit(ix.wrapping_add(1), iy, seed));
+    let (c, d) = (hash_unit(ix, iy.wrapping_add(1), seed), hash_unit(ix.wrapping_add(1), iy.wrapping_add(1), seed));
+    let top = a + (b - a) * sx;
+    let bot = c + (d - c) * sx;
+    top + (bot - top) * sy
+}
+
 /// The octave sum over an `n × n` grid (row-major) and the total amplitude `Σ scale · 2^-o`.
 pub fn value_noise_sum(n: usize, octaves: u32, base_period: f64, scale: f64) -> (Vec<f64>, f64) {
     let mut v = vec![0.0f64; n * n];
@@ -15,16 +31,7 @@ pub fn value_noise_sum(n: usize, octaves: u32, base_period: f64, scale: f64) -> 
         let a_o = scale * amp;
         for y in 0..n {
             for x in 0..n {
-                let (fx, fy) = (x as f64 / period, y as f64 / period);
-                let (ix, iy) = (fx.floor(), fy.floor());
-                let (tx, ty) = (fx - ix, fy - iy);
-                let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
-                let (ix, iy) = (ix as u32, iy as u32);
-                let (a, b) = (hash_unit(ix, iy, o), hash_unit(ix + 1, iy, o));
-                let (c, d) = (hash_unit(ix, iy + 1, o), hash_unit(ix + 1, iy + 1, o));
-                let top = a + (b - a) * sx;
-                let bot = c + (d - c) * sx;
-                v[y * n + x] += a_o * (top + (bot - top) * sy);
+                v[y * n + x] += a_o * value_noise_at(x as f64, y as f64, period, o);
             }
         }
         tot += a_o;
