@@ -72,10 +72,10 @@ fn brush(dx: f64, dy: f64, radius: f64) -> (Vec<[i32; 2]>, Vec<f64>, i32, i32) {
 }
 
 /// Cells per droplet of a batch up to which [`Fold::Auto`] folds densely. Listing costs an
-/// atomic on one shared counter per first touch of a cell (~10⁵ per 256 droplets, serialised);
-/// a dense fold reads every cell's two batch sums (8 bytes). On the H200 the dense fold was the
-/// faster in every case measured (`docs/benchmarks.md`), up to 4096 cells per droplet.
-pub const DENSE_CELLS_PER_DROPLET: u64 = 16_384;
+/// atomic on one shared counter per first touch of a cell; a dense fold reads every cell's two
+/// batch sums (8 bytes). On the H200 the dense fold was the faster in every case measured
+/// (`docs/benchmarks.md`), up to 65 536 cells per droplet (8192², batch 1024).
+pub const DENSE_CELLS_PER_DROPLET: u64 = 65_536;
 
 /// How the batch sums are folded into the run totals (the output is the same either way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

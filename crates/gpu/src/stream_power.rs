@@ -38,6 +38,15 @@ const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most.
 const TYPED: usize = 3;
 
+/// The two Jacobi passes of the exact rule.
+#[derive(Clone, Copy)]
+enum Jacobi {
+    /// The sequential incision with its clamps (`refine`).
+    Refine = 0,
+    /// The limiter (`lift`).
+    Lift = 1,
+}
+
 /// The two kinds of map jumped along the receivers.
 #[derive(Clone, Copy)]
 enum Jump {
@@ -109,6 +118,7 @@ pub struct GpuStreamPower<'g> {
     /// Jacobi pass pairs that moved a cell, so far.
     moving_pairs: std::cell::Cell<usize>,
     jump_bgs: [std::sync::OnceLock<Vec<wgpu::BindGroup>>; 2],
+    jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
     sed_bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
 }
 
@@ -183,6 +193,7 @@ impl<'g> GpuStreamPower<'g> {
             submissions: std::cell::Cell::new(0),
             moving_pairs: std::cell::Cell::new(0),
             jump_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
+            jacobi_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sed_bgs: std::sync::OnceLock::new(),
         })
     }
@@ -246,25 +257,29 @@ impl<'g> GpuStreamPower<'g> {
         Ok(())
     }
 
-    /// Records pairs of Jacobi passes of `entry` (`hh → h2 → hh`), pair `j` counting the cells
+    /// Records pairs of Jacobi passes of `kind` (`hh → h2 → hh`), pair `j` counting the cells
     /// it still moves into `live[j]` and returning at once when `live[j − 1]` is 0: one pair in
     /// the first submission, up to `MAX_ROUNDS` in later ones, one read-back of the counters per
     /// submission, until a pair moves nothing (`true`) or `limit` submissions ran (`false`).
-    fn passes(
-        &self,
-        entry: &'static str,
-        bind: &[(u32, &wgpu::Buffer)],
-        what: &str,
-        limit: Option<usize>,
-    ) -> Result<bool, GpuError> {
-        let pl = self.gpu.pipeline(NAME, SRC, entry)?;
-        let b = |j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
-            let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
-            v.extend_from_slice(bind);
-            self.gpu.bind(&pl, &v)
+    fn passes(&self, kind: Jacobi, limit: Option<usize>) -> Result<bool, GpuError> {
+        let (entry, what) = match kind {
+            Jacobi::Refine => ("refine", "incision clamps"),
+            Jacobi::Lift => ("lift", "limiter"),
         };
-        let bgs: Vec<[wgpu::BindGroup; 2]> =
-            (0..MAX_ROUNDS).map(|j| [b(j, &self.hh, &self.h2), b(j, &self.h2, &self.hh)]).collect();
+        let pl = self.gpu.pipeline(NAME, SRC, entry)?;
+        // Bind groups built once per kind (the buffers never change).
+        let bgs = self.jacobi_bgs[kind as usize].get_or_init(|| {
+            let mut extra: Vec<(u32, &wgpu::Buffer)> = vec![(1, &self.rt.rcv)];
+            if let Jacobi::Refine = kind {
+                extra.extend([(6, &self.before), (19, &self.settle)]);
+            }
+            let b = |j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
+                let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
+                v.extend_from_slice(&extra);
+                self.gpu.bind(&pl, &v)
+            };
+            (0..MAX_ROUNDS).map(|j| [b(j, &self.hh, &self.h2), b(j, &self.h2, &self.hh)]).collect()
+        });
         let n = (self.w * self.ht) as u64;
         let (mut pairs, mut subs) = (0, 0);
         loop {
@@ -335,9 +350,8 @@ impl<'g> GpuStreamPower<'g> {
     /// the clamps from the current solution (`classify_incise`) and solving again, then Jacobi
     /// passes until none moves (the result in `hh`).
     fn refine(&self) -> Result<(), GpuError> {
-        let bind = [(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)];
         for _ in 0..TYPED {
-            if self.passes("refine", &bind, "incision clamps", Some(1))? {
+            if self.passes(Jacobi::Refine, Some(1))? {
                 return Ok(());
             }
             let mut enc = self.gpu.encoder();
@@ -345,7 +359,7 @@ impl<'g> GpuStreamPower<'g> {
             self.record_solve(&mut enc)?;
             self.gpu.queue.submit([enc.finish()]);
         }
-        self.passes("refine", &bind, "incision clamps", None).map(drop)
+        self.passes(Jacobi::Refine, None).map(drop)
     }
 
     /// Raises cells at or below their receiver until none is: the CPU's limiter along the
@@ -354,7 +368,7 @@ impl<'g> GpuStreamPower<'g> {
     fn lift(&self) -> Result<(), GpuError> {
         // A pair of Jacobi passes first: when they move nothing (the usual case after the
         // incision), the surface already descends everywhere.
-        if self.passes("lift", &[(1, &self.rt.rcv)], "limiter", Some(1))? {
+        if self.passes(Jacobi::Lift, Some(1))? {
             return Ok(());
         }
         let mut enc = self.gpu.encoder();
@@ -362,7 +376,7 @@ impl<'g> GpuStreamPower<'g> {
         self.record_jumps(&mut enc, Jump::MaxPlus)?;
         self.record_one(&mut enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2)])?;
         self.gpu.queue.submit([enc.finish()]);
-        self.passes("lift", &[(1, &self.rt.rcv)], "limiter", None).map(drop)
+        self.passes(Jacobi::Lift, None).map(drop)
     }
 
     /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter.
