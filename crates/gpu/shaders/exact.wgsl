@@ -1,6 +1,8 @@
-// Correctly rounded f64 division and square root from the device's own (bozkir-gpu).
+// Correctly rounded f64 division and square root from the device's own, and next_up
+// (bozkir-gpu).
 //
-// Appended to the kernels that need them (droplets.wgsl, thermal.wgsl) when they are compiled:
+// Appended to the kernels that need them (droplets, thermal, stream_power, fill) when they are
+// compiled:
 // `SHADERS` in crates/gpu/src/lib.rs holds the composed sources; a browser concatenates the two
 // files the same way. The including module defines `alias R = f64` and `fn mulr(a: R, b: R) -> R`
 // (the product a·b rounded on its own, an fma with a zero the compiler cannot see).
@@ -15,6 +17,13 @@ fn nudge(q: R, up: bool) -> R {
     let s = mulr(a, NUDGE);
     let m = select(a - s, a + s, (q > 0.0) == up);
     return select(-m, m, q > 0.0);
+}
+
+// The next f64 above the finite x, as Rust's f64::next_up (zero and subnormals by adding the
+// smallest subnormal, which the f64 units of the devices in use do not flush).
+fn next_up(x: R) -> R {
+    if (abs(x) < 2.2250738585072014e-308) { return x + 4.9406564584124654e-324; }
+    return nudge(x, true);
 }
 
 // a / b correctly rounded (the device's quotient, moved one ulp when the residual says so).

@@ -18,7 +18,7 @@
 //   u32 atomics and carries, so their order does not matter;
 // * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
 // Float results differ from the CPU's by round-off (another association); see docs/gpu.md for
-// the tolerance. Self-contained so a browser can fetch this file.
+// the tolerance. Compiled with exact.wgsl appended (next_up).
 alias R = f64;
 
 const NONE: u32 = 0xffffffffu;
@@ -61,12 +61,9 @@ fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
 }
 
-// The next f64 above x (x finite; approximate for subnormals).
-fn next_up(x: R) -> R {
-    let a = abs(x);
-    if (a < 2.2250738585072014e-308) { return x + 4.9406564584124654e-324; }
-    let s = fma(a, 1.0 / 9007199254740992.0 + 1.0 / 40564819207303340847894502572032.0, R(0.0));
-    return select(-(a - s), a + s, x > 0.0);
+// The product a·b rounded on its own (for exact.wgsl, appended: next_up); sp.pad is 0.
+fn mulr(a: R, b: R) -> R {
+    return fma(a, b, sp.pad);
 }
 
 // The gap from x to the next f64 above it (exact).

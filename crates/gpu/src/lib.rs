@@ -8,17 +8,19 @@
 //!
 //! * [`Gpu`]: adapter selection, feature and limit checks, typed errors ([`GpuError`]).
 //! * [`flow`]: D8 receivers and drainage accumulation by pointer jumping (O(log n) rounds).
+//! * [`fill`]: ε depression filling by tiled relaxation, bit-identical to the CPU's fill.
 //! * [`stream_power`]: the `n = 1` implicit stream-power step as pointer jumping of affine maps.
 //! * [`thermal`]: Jacobi talus relaxation.
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
 //!
-//! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; the two
-//! that need correctly rounded division (droplets, thermal) are compiled with `exact.wgsl`
-//! appended. [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
+//! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; the ones
+//! that need correctly rounded division or `next_up` (droplets, thermal, stream power, fill) are
+//! compiled with `exact.wgsl` appended. [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
 
 pub mod context;
 pub mod droplets;
+pub mod fill;
 pub mod flow;
 pub mod shallow_water;
 pub mod stream_power;
@@ -29,8 +31,9 @@ pub use wgpu;
 
 /// The WGSL modules, by kernel file name, as compiled by this crate (`exact.wgsl` appended
 /// where needed; the viewer composes the same files the same way).
-pub const SHADERS: [(&str, &str); 5] = [
+pub const SHADERS: [(&str, &str); 6] = [
     ("flow.wgsl", flow::SRC),
+    ("fill.wgsl", fill::SRC),
     ("stream_power.wgsl", stream_power::SRC),
     ("thermal.wgsl", thermal::SRC),
     ("droplets.wgsl", droplets::SRC),

@@ -20,20 +20,20 @@
 //! * the sediment proxy: weighted upstream sums by pointer jumping with path products of the
 //!   pass-on factors `1 − settle`, summed in 64-bit fixed point (`2⁻⁴⁴ m`).
 //!
-//! Depressions are removed once at the start, as on the CPU, with the CPU's ε priority flood
-//! (`priority_flood::fill_epsilon`, O(n log n)); no step creates a pit (see the CPU module's
+//! Depressions are removed once at the start, as on the CPU, by the same ε fill computed on the
+//! device ([`crate::fill`], bit-identical to `priority_flood::fill_epsilon`); no step creates a pit (see the CPU module's
 //! proof, which the clamps preserve). The heights differ from the CPU's by round-off of the
 //! other association (`tests/stream_power.rs` states the tolerance); the receivers and the
 //! drainage counts of a given surface are exact.
 
 use bozkir_core::Grid;
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
-use bozkir_terrain::hydrology::priority_flood;
 
 use crate::context::{dispatch, Gpu, GpuError};
 use crate::flow::{Routing, MAX_ROUNDS};
 
-pub(crate) const SRC: &str = include_str!("../shaders/stream_power.wgsl");
+pub(crate) const SRC: &str =
+    concat!(include_str!("../shaders/stream_power.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most.
 const TYPED: usize = 3;
@@ -123,13 +123,13 @@ pub struct GpuStreamPower<'g> {
 }
 
 impl<'g> GpuStreamPower<'g> {
-    /// Fills `initial` once (ε priority flood, on the CPU) and uploads the state.
+    /// Uploads `initial` and fills it once on the device (the ε fill of [`crate::fill`]).
     pub fn new(gpu: &'g Gpu, initial: &Grid<f64>, params: &StreamPowerParams) -> Result<Self, GpuError> {
         let (w, ht) = (initial.width(), initial.height());
         params.check_uplift_shape(w, ht);
         gpu.check_grid(w, ht, 8)?;
         let n = (w * ht).max(1);
-        let filled = priority_flood::fill_epsilon(initial);
+        let filled = crate::fill::fill_epsilon_buffer(gpu, initial)?;
         let (dx, dy) = (initial.dx, initial.dy);
         let (tx, ty) = if params.kappa > 0.0 {
             let c = params.kappa * params.dt * (1.0 / (dx * dx) + 1.0 / (dy * dy));
@@ -172,7 +172,7 @@ impl<'g> GpuStreamPower<'g> {
             dy,
             p: params.clone(),
             rt: Routing::new(gpu, w, ht, dx, dy),
-            hh: gpu.buffer("h", filled.data()),
+            hh: filled,
             h2: z("h2", 8),
             before: z("before", 8),
             umap: match &params.uplift_map {

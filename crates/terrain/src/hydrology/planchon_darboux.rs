@@ -14,8 +14,8 @@
 //! * [`Step::Zero`]: the same surface as [`super::priority_flood::fill`] (flat lakes), bit for bit.
 //! * [`Step::NextUp`]: every non-outlet cell ends strictly above some neighbour, with the step one
 //!   ulp ([`super::priority_flood::next_up`]) so it never vanishes at altitude — the contract of
-//!   [`super::priority_flood::fill_epsilon`]. Being minimal, it lies at or below that fill and at or
-//!   above the flat fill.
+//!   [`super::priority_flood::fill_epsilon`], and the same surface, bit for bit (both solve the
+//!   same equation, which has one solution).
 //! * [`Step::Fixed`]: a step of `ε` metres (the paper's ε), at least one ulp.
 //!
 //! Outlets are the border cells and the cells beside nodata (NaN), exactly as in
@@ -155,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn next_up_step_is_drained_and_between_the_two_fills() {
+    fn next_up_step_is_drained_and_equals_the_priority_flood_epsilon_fill() {
         for h in dems() {
             let pd = planchon_darboux(&h, &PlanchonDarbouxParams { step: Step::NextUp });
             let flat = fill(&h);
@@ -166,8 +166,8 @@ mod tests {
                     assert!(p.is_nan());
                     continue;
                 }
-                // Minimal under the ε contract: at or below the Priority-Flood ε fill.
-                assert!(f <= p && p <= e, "{f} {p} {e}");
+                // Both solve the ε equation, whose solution is unique: the same bits.
+                assert!(f <= p && p.to_bits() == e.to_bits(), "{f} {p} {e}");
             }
             let state = init_state(h.data(), h.width(), h.height());
             let g = d8_receivers(&pd);

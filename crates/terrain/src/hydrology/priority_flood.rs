@@ -19,12 +19,16 @@
 //! * **Plain fill** ([`fill`]): the unique minimal surface `W ≥ Z` in which every cell is joined to
 //!   a seed by a path whose heights never exceed its own. Depressions become exactly flat at their
 //!   spill level; the result does not depend on the processing order.
-//! * **ε fill** ([`fill_epsilon`]): every non-seed cell ends strictly above the neighbour it was
-//!   reached from. A cell that would be raised gets the next representable `f64` above that
-//!   neighbour ([`next_up`]), so the step is one ulp at any elevation (≈1.8e-12 m at 8000 m, never
-//!   zero). Every interior cell therefore has a strictly downhill D8 path to a seed. The result
-//!   depends on the processing order, which is fixed: the heap is ordered by `(elevation, index)`,
-//!   the pit queue is FIFO, and neighbours are visited in a fixed order.
+//! * **ε fill** ([`fill_epsilon`]): the unique solution of `W = Z` on seeds and
+//!   `W(c) = max(Z(c), next_up(min over the 8 neighbours n of W(n)))` elsewhere: a cell that would
+//!   be raised gets the next representable `f64` above its lowest neighbour ([`next_up`]), so the
+//!   step is one ulp at any elevation (≈1.8e-12 m at 8000 m, never zero), and every interior cell
+//!   has a strictly downhill D8 path to a seed. The equation has one solution (each cell is
+//!   strictly above the neighbour it depends on, as in a shortest-path problem with positive
+//!   weights), so the result does not depend on the processing order either, and any algorithm
+//!   that solves it, such as the GPU's parallel relaxation, gives the same bits. Raised cells go
+//!   through the heap (not the FIFO pit queue) so that cells are settled strictly in order of
+//!   value, which is what makes the sequential pass compute that solution.
 //!
 //! Determinism: single-threaded, no floating-point arithmetic other than comparisons and `next_up`;
 //! the output is a pure function of the input bits.
@@ -161,7 +165,16 @@ pub fn priority_flood_with(h: &Grid<f64>, params: &PriorityFloodParams, progress
                     state[k] |= CLOSED;
                     if z[k] <= zc {
                         z[k] = raise;
-                        pit.push_back(k as u32);
+                        // ε mode: a raised cell may lie above a heap cell (a few ulps above the
+                        // spill level, or a seed at the same level), so it waits in the heap,
+                        // which keeps the pops in order of value: each cell is reached first
+                        // from its lowest neighbour, and the fill is the order-independent minimal
+                        // one. Flat mode: it lies at the spill level, below every heap cell.
+                        if eps {
+                            heap.push(key(raise, k));
+                        } else {
+                            pit.push_back(k as u32);
+                        }
                     } else {
                         trace.push_back(k as u32);
                     }

@@ -1,0 +1,128 @@
+//! ε depression filling on the GPU (`shaders/fill.wgsl`): the depression handling of the
+//! stream-power runs.
+//!
+//! [`bozkir_terrain::hydrology::priority_flood::fill_epsilon`] is the unique solution of
+//! `W = Z` on the seeds (border cells and cells beside nodata) and
+//! `W(c) = max(Z(c), next_up(min_n W(n)))` elsewhere. The GPU reaches the same solution by
+//! relaxation from above: every non-seed cell starts "not reached", and passes of 32×32 tiles,
+//! each relaxed in workgroup memory until it stops moving, lower the surface until a pass moves
+//! nothing. The equation has one solution, so the result equals the CPU's bit for bit
+//! (`tests/fill.rs`).
+//!
+//! Cost: a pass reads and writes every cell; the wave from the border crosses about one tile per
+//! pass, so a `w × h` grid takes about `max(w, h) / 64` passes and more where the filled lakes
+//! wind. The passes run in submissions of [`MAX_ROUNDS`] with an early exit on the device, one
+//! read-back of the counters per submission.
+
+use bozkir_core::Grid;
+
+use crate::context::{Gpu, GpuError};
+use crate::flow::MAX_ROUNDS;
+
+pub(crate) const SRC: &str = concat!(include_str!("../shaders/fill.wgsl"), include_str!("../shaders/exact.wgsl"));
+const NAME: &str = "fill.wgsl";
+/// Tile side of `relax` (cells).
+const TILE: usize = 32;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Dims {
+    w: u32,
+    h: u32,
+    n: u32,
+    round: u32,
+    zero: f64,
+    pad: f64,
+}
+
+/// [`bozkir_terrain::hydrology::priority_flood::fill_epsilon`] on the GPU, bit for bit.
+///
+/// NaN cells are nodata, as on the CPU. Infinite heights are refused
+/// ([`GpuError::Unsupported`]): the relaxation uses the largest finite `f64` as "not reached".
+pub fn fill_epsilon(gpu: &Gpu, h: &Grid<f64>) -> Result<Grid<f64>, GpuError> {
+    fill_epsilon_passes(gpu, h).map(|(g, _)| g)
+}
+
+/// [`fill_epsilon`] and the number of relaxation passes it ran (for the benchmark).
+pub fn fill_epsilon_passes(gpu: &Gpu, h: &Grid<f64>) -> Result<(Grid<f64>, usize), GpuError> {
+    let (w, ht) = (h.width(), h.height());
+    if w == 0 || ht == 0 {
+        return Ok((h.clone(), 0));
+    }
+    let (buf, passes) = fill_buffer(gpu, h)?;
+    let out = gpu.read::<f64>(&buf, w * ht)?;
+    Ok((Grid::from_vec(w, ht, out).with_cell_size(h.dx, h.dy), passes))
+}
+
+/// The ε fill of `h` in a device buffer of `w·h` `f64` (usable as a storage buffer and as a copy
+/// source), for the GPU stream power.
+pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<wgpu::Buffer, GpuError> {
+    fill_buffer(gpu, h).map(|(b, _)| b)
+}
+
+fn fill_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuError> {
+    let (w, ht) = (h.width(), h.height());
+    gpu.check_grid(w, ht, 8)?;
+    if let Some(i) = h.data().iter().position(|v| v.is_infinite()) {
+        return Err(GpuError::Unsupported(format!(
+            "fill: infinite height at ({}, {}); the GPU fill needs finite heights or NaN (nodata)",
+            i % w,
+            i / w
+        )));
+    }
+    let n = (w * ht).max(1);
+    let z = gpu.buffer("fill z", h.data());
+    let bufs = [gpu.zeroed("fill w0", 8 * n as u64), gpu.zeroed("fill w1", 8 * n as u64)];
+    let live = gpu.zeroed("fill live", 4 * MAX_ROUNDS as u64);
+    let dims: Vec<wgpu::Buffer> = (0..MAX_ROUNDS)
+        .map(|r| {
+            gpu.uniform(
+                "fill dims",
+                &Dims { w: w as u32, h: ht as u32, n: (w * ht) as u32, round: r as u32, zero: 0.0, pad: 0.0 },
+            )
+        })
+        .collect();
+    let init = gpu.pipeline(NAME, SRC, "init")?;
+    let relax = gpu.pipeline(NAME, SRC, "relax")?;
+    let mut enc = gpu.encoder();
+    {
+        let bg = gpu.bind(&init, &[(0, &dims[0]), (1, &z), (3, &bufs[0])]);
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        crate::context::dispatch(&mut pass, &init, &bg, (w * ht) as u64);
+    }
+    gpu.queue.submit([enc.finish()]);
+    // Pass j reads bufs[j % 2] and writes the other; a submission always holds an even number of
+    // passes, so every submission starts from bufs[0].
+    let bgs: Vec<wgpu::BindGroup> = (0..MAX_ROUNDS)
+        .map(|j| gpu.bind(&relax, &[(0, &dims[j]), (1, &z), (2, &bufs[j % 2]), (3, &bufs[1 - j % 2]), (4, &live)]))
+        .collect();
+    let groups = (w.div_ceil(TILE) as u32, ht.div_ceil(TILE) as u32);
+    // Rough count of the passes the wave needs from the border, for the first submission.
+    let first = (w.max(ht) / (2 * TILE) + 2).next_multiple_of(2).min(MAX_ROUNDS);
+    let mut passes = 0usize;
+    loop {
+        let k = if passes == 0 { first } else { MAX_ROUNDS };
+        let mut enc = gpu.encoder();
+        enc.clear_buffer(&live, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&relax);
+            for bg in &bgs[..k] {
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups(groups.0, groups.1, 1);
+            }
+        }
+        gpu.submit_wait(enc)?;
+        let moved = gpu.read::<u32>(&live, k)?;
+        if let Some(j) = moved.iter().position(|&c| c == 0) {
+            // The pass that moved nothing wrote its input unchanged: both buffers hold the fill.
+            let [b0, _] = bufs;
+            return Ok((b0, passes + j + 1));
+        }
+        passes += k;
+        // Every pass that moves settles at least one more cell for good.
+        if passes > w * ht + 2 {
+            return Err(GpuError::Device("fill: the relaxation did not converge".into()));
+        }
+    }
+}
