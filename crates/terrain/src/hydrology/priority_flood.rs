@@ -26,9 +26,9 @@
 //!   has a strictly downhill D8 path to a seed. The equation has one solution (each cell is
 //!   strictly above the neighbour it depends on, as in a shortest-path problem with positive
 //!   weights), so the result does not depend on the processing order either, and any algorithm
-//!   that solves it, such as the GPU's parallel relaxation, gives the same bits. Raised cells go
-//!   through the heap (not the FIFO pit queue) so that cells are settled strictly in order of
-//!   value, which is what makes the sequential pass compute that solution.
+//!   that solves it, such as the GPU's parallel relaxation, gives the same bits. The sequential
+//!   pass computes it by settling cells strictly in order of value: a raised cell in the FIFO pit
+//!   queue waits while the heap holds a lower cell ([`RadixHeap::has_below`]).
 //!
 //! Determinism: single-threaded, no floating-point arithmetic other than comparisons and `next_up`;
 //! the output is a pure function of the input bits.
@@ -150,13 +150,18 @@ pub fn priority_flood_with(h: &Grid<f64>, params: &PriorityFloodParams, progress
             }
         } else {
             // A cell at the current spill level: from the pit queue first, else the heap.
-            let c = if let Some(c) = pit.pop_front() {
-                c as usize
-            } else if let Some(k) = heap.pop() {
-                (k as u32) as usize
-            } else {
-                break;
+            // Cells are settled strictly in order of value, so each is reached first from its
+            // lowest neighbour. The pit queue's values never decrease; in flat mode they are the
+            // spill level, below every heap cell, but in ε mode a raised cell can lie above a
+            // heap cell (a seed at the same level, or a cell a few ulps above it), which then
+            // goes first.
+            let from_pit = match pit.front() {
+                Some(&p) => !eps || !heap.has_below(key(z[p as usize], p as usize)),
+                None => false,
             };
+            let c =
+                if from_pit { pit.pop_front().map(|c| c as usize) } else { heap.pop().map(|k| (k as u32) as usize) };
+            let Some(c) = c else { break };
             settled += 1;
             let zc = z[c];
             let raise = if eps { f64::next_up(zc) } else { zc };
@@ -165,16 +170,7 @@ pub fn priority_flood_with(h: &Grid<f64>, params: &PriorityFloodParams, progress
                     state[k] |= CLOSED;
                     if z[k] <= zc {
                         z[k] = raise;
-                        // ε mode: a raised cell may lie above a heap cell (a few ulps above the
-                        // spill level, or a seed at the same level), so it waits in the heap,
-                        // which keeps the pops in order of value: each cell is reached first
-                        // from its lowest neighbour, and the fill is the order-independent minimal
-                        // one. Flat mode: it lies at the spill level, below every heap cell.
-                        if eps {
-                            heap.push(key(raise, k));
-                        } else {
-                            pit.push_back(k as u32);
-                        }
+                        pit.push_back(k as u32);
                     } else {
                         trace.push_back(k as u32);
                     }
@@ -294,11 +290,20 @@ struct RadixHeap {
     mask: u128,
     top: bool,
     spare: Vec<u128>,
+    /// The minimum of one bucket, as `(bucket, key)`, kept for [`Self::has_below`].
+    low_min: Option<(usize, u128)>,
 }
 
 impl RadixHeap {
     fn new() -> Self {
-        Self { last: 0, buckets: (0..129).map(|_| Vec::new()).collect(), mask: 0, top: false, spare: Vec::new() }
+        Self {
+            last: 0,
+            buckets: (0..129).map(|_| Vec::new()).collect(),
+            mask: 0,
+            top: false,
+            spare: Vec::new(),
+            low_min: None,
+        }
     }
 
     #[inline]
@@ -311,6 +316,11 @@ impl RadixHeap {
         debug_assert!(k >= self.last, "radix heap: key below the last popped");
         let b = self.bucket(k);
         self.buckets[b].push(k);
+        if let Some((cb, v)) = self.low_min {
+            if cb == b && k < v {
+                self.low_min = Some((b, k));
+            }
+        }
         if b == 128 {
             self.top = true;
         } else {
@@ -318,11 +328,50 @@ impl RadixHeap {
         }
     }
 
+    /// Whether the heap holds a key below `k` (`k` above the last key popped), without popping:
+    /// keys in a lower bucket are all smaller than those in a higher one, so only a tie of
+    /// buckets needs the lowest bucket's minimum, which is kept until that bucket changes.
+    #[inline]
+    fn has_below(&mut self, k: u128) -> bool {
+        if !self.buckets[0].is_empty() {
+            return self.last < k;
+        }
+        let mut m = self.mask & !1;
+        let b = loop {
+            if m != 0 {
+                let b = m.trailing_zeros() as usize;
+                if !self.buckets[b].is_empty() {
+                    break b;
+                }
+                m &= !(1 << b);
+            } else if self.top && !self.buckets[128].is_empty() {
+                break 128;
+            } else {
+                return false;
+            }
+        };
+        let bk = self.bucket(k);
+        if bk != b {
+            return bk > b;
+        }
+        let min = match self.low_min {
+            Some((cb, v)) if cb == b => v,
+            _ => {
+                let v = self.buckets[b].iter().copied().min().unwrap_or(u128::MAX);
+                self.low_min = Some((b, v));
+                v
+            }
+        };
+        min < k
+    }
+
     #[inline]
     fn pop(&mut self) -> Option<u128> {
         if let Some(k) = self.buckets[0].pop() {
             return Some(k);
         }
+        // The buckets are re-indexed against a new last key.
+        self.low_min = None;
         let m = self.mask & !1;
         let b = if m != 0 {
             m.trailing_zeros() as usize
