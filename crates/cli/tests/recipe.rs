@@ -133,3 +133,58 @@ fn until_runs_a_prefix_of_the_stages() {
     );
     assert!(!bad.exists(), "nothing written");
 }
+
+/// `--gpu=require` runs a recipe's fill and thermal stages on the GPU (lavapipe in CI) with the
+/// CPU's bytes (both kernels are bit-identical), and the sidecar says where each stage ran.
+#[test]
+fn gpu_require_runs_fill_and_thermal_with_the_cpu_bytes() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    if let Err(e) = bozkir_gpu::Gpu::new() {
+        assert!(!ci, "CI=true and no GPU adapter: {e}");
+        eprintln!("skipping: no GPU ({e})");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let recipe = tmp.path().join("gpu.toml");
+    std::fs::write(
+        &recipe,
+        "format = 1\nname = \"gpu-check\"\nsize = 72\ncell_size = 10.0\nseed = 3\n\n\
+         [[stage]]\nop = \"noise\"\nkind = \"fbm\"\nfrequency = 5.0\noctaves = 5\namplitude = 300.0\nmode = \"set\"\n\n\
+         [[stage]]\nop = \"fill\"\n\n\
+         [[stage]]\nop = \"thermal\"\npreset = \"scree\"\n",
+    )
+    .unwrap();
+    let run = |mode: &str| {
+        let out = tmp.path().join(mode);
+        let o = bozkir(&[
+            "terrain",
+            "--recipe",
+            recipe.to_str().unwrap(),
+            &format!("--gpu={mode}"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "--gpu={mode}: {}", String::from_utf8_lossy(&o.stderr));
+        let sc = read_sidecar(out.join("terrain.json")).unwrap();
+        (read_tiff_f32(out.join("height.tif")).unwrap(), sc.settings["backends"].to_string())
+    };
+    let (cpu, cpu_backends) = run("off");
+    let (gpu, gpu_backends) = run("require");
+    assert!(cpu_backends.contains("fill: cpu") && cpu_backends.contains("thermal: cpu"), "{cpu_backends}");
+    assert!(gpu_backends.contains("fill: gpu") && gpu_backends.contains("thermal: gpu"), "{gpu_backends}");
+    assert_eq!(cpu.data(), gpu.data());
+    // The fill did something: the noise has closed hollows.
+    let text = std::fs::read_to_string(&recipe).unwrap();
+    let prefix = |until: &str, name: &str| {
+        let r = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(&r, &text[..text.find(until).unwrap()]).unwrap();
+        let out = tmp.path().join(name);
+        let o = bozkir(&["terrain", "--recipe", r.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        read_tiff_f32(out.join("height.tif")).unwrap()
+    };
+    let noise = prefix("[[stage]]\nop = \"fill\"", "noise");
+    let filled = prefix("[[stage]]\nop = \"thermal\"", "filled");
+    let raised = noise.data().iter().zip(filled.data()).filter(|(a, b)| b > a).count();
+    assert!(raised > 0, "the fill raised no cell");
+}

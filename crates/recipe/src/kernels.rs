@@ -1,4 +1,4 @@
-//! Where the erosion stages run: the CPU reference by default, or kernels a caller supplies (the
+//! Where the erosion stages (and the depression fill) run: the CPU reference by default, or kernels a caller supplies (the
 //! `bozkir` CLI's `--gpu` plugs the `bozkir-gpu` kernels in here). This crate stays free of any
 //! GPU dependency: a [`Kernels`] implementation either returns the stage's output, declines
 //! (`Ok(None)`: the CPU runs it) or stops the run with a message (`Err`).
@@ -36,6 +36,11 @@ pub trait Kernels {
         _p: &ShallowWaterParams,
         _progress: &dyn Progress,
     ) -> Result<Option<ShallowWaterOutput>, String> {
+        Ok(None)
+    }
+    /// The ε depression fill of `h` (the CPU's is `priority_flood::fill_epsilon`; an
+    /// implementation must return the same bits: the equation has one solution).
+    fn fill(&self, _h: &Grid<f64>) -> Result<Option<Grid<f64>>, String> {
         Ok(None)
     }
     /// Thermal relaxation of `h`.

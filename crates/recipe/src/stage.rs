@@ -184,7 +184,12 @@ pub fn apply_with(
         Op::Warp(p) => p.apply(index, state),
         Op::Blur(p) => state.height = gaussian_blur(&state.height, &BlurParams { sigma: p.sigma }),
         Op::StreamPower(p) => p.apply(state, progress, kernels)?,
-        Op::Fill(_) => state.height = fill_epsilon(&state.height),
+        Op::Fill(_) => {
+            state.height = match kernels.fill(&state.height)? {
+                Some(f) => f,
+                None => fill_epsilon(&state.height),
+            }
+        }
         Op::Slab(p) => p.apply(state),
         Op::Reverse(p) => p.apply(seed(p.seed), state),
         Op::Rills(p) => p.apply(seed(None), state),

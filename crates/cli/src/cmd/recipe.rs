@@ -277,6 +277,9 @@ impl Kernels for GpuKernels {
     ) -> Result<Option<ShallowWaterOutput>, String> {
         self.go("shallow_water", |g| bozkir_gpu::shallow_water::shallow_water(g, h, p))
     }
+    fn fill(&self, h: &Grid<f64>) -> Result<Option<Grid<f64>>, String> {
+        self.go("fill", |g| bozkir_gpu::fill::fill_epsilon(g, h))
+    }
     fn thermal(&self, h: &Grid<f64>, p: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, String> {
         self.go("thermal", |g| bozkir_gpu::thermal::thermal(g, h, p).map(|(h, _)| h))
     }
