@@ -1,6 +1,6 @@
 //! GPU kernels against their CPU reference, timed in the same run: per-kernel ms, cells/s and
 //! the ratio. `gpu_bench [sizes…]` (default 1024 4096 8192 16384; `--cpu-max N` skips the CPU
-//! counterparts above N). The ds2 recipe's erosion stages are timed by the CLI itself:
+//! counterparts above N; `--only flow,fill,stream,thermal,water,droplets` picks kernels). The ds2 recipe's erosion stages are timed by the CLI itself:
 //! `bozkir terrain --recipe ds2 --size 8192 --until 6 --gpu=require` (`scripts/gpu_bench.sh`).
 //! Not a test; `scripts/gpu_bench.sh` runs it.
 
@@ -68,10 +68,12 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut sizes = Vec::new();
     let mut cpu_max = 8192usize;
+    let mut only: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--cpu-max" => cpu_max = it.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max),
+            "--only" => only = it.next().map(|v| v.split(',').map(String::from).collect()).unwrap_or_default(),
             v => {
                 let (a, b) = v.split_once('x').unwrap_or((v, v));
                 sizes.push((a.parse::<usize>().expect("size"), b.parse::<usize>().expect("size")));
@@ -88,6 +90,7 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let want = |k: &str| only.is_empty() || only.iter().any(|o| o == k);
     println!("device: {}; CPU threads: {}", gpu.adapter_name(), rayon::current_num_threads());
     println!("| kernel | grid | GPU ms | GPU rate | CPU ms | CPU rate | GPU/CPU |");
     println!("|---|---|---|---|---|---|---|");
@@ -101,58 +104,78 @@ fn main() {
             println!("| (all kernels) | {n} | {e} | | | | |");
             continue;
         }
-        // Flow routing + accumulation (receivers and upstream counts).
-        let _ = bozkir_gpu::flow::accumulate_cells(&gpu, &g).unwrap(); // warm-up (pipelines)
-        let (ga, gms) = time(|| bozkir_gpu::flow::accumulate_cells(&gpu, &g).unwrap());
-        let (ca, cms) = time(|| flow_graph::accumulate_cells(&flow_graph::d8_receivers(&g)));
-        assert_eq!(ga, ca, "accumulation differs");
-        row("D8 routing + accumulation (cells/s)", n, cells, "cells", gms, Some(cms));
-        drop((ga, ca));
-        // One stream-power step (K=1e-5, m=0.5, uplift, no diffusion) on the filled surface.
-        // The ε fill (once per stream-power run): GPU relaxation against the CPU's Priority-Flood.
-        let _ = bozkir_gpu::fill::fill_epsilon(&gpu, &Grid::new(64, 64, 1.0)).unwrap(); // warm-up
-        let ((filled, passes), gms) = time(|| bozkir_gpu::fill::fill_epsilon_passes(&gpu, &g).unwrap());
-        println!("| (ε fill: {passes} relaxation passes of 32×32 tiles) | {n} | | | | | |");
-        let cms = cpu_ok.then(|| {
-            let (cf, ms) = time(|| priority_flood::fill_epsilon(&g));
-            assert!(cf.data().iter().zip(filled.data()).all(|(a, b)| a.to_bits() == b.to_bits()), "fill differs");
-            ms
-        });
-        row("ε depression fill (cells/s)", n, cells, "cells", gms, cms);
-        let p = StreamPowerParams { steps: 1, kappa: 0.0, ..Default::default() };
-        let mut ge = bozkir_gpu::stream_power::GpuStreamPower::new(&gpu, &filled, &p).unwrap();
-        ge.step().unwrap(); // warm-up step
-        let (_, gms) = time(|| {
-            for _ in 0..3 {
-                ge.step().unwrap();
+        if want("flow") {
+            // Flow routing + accumulation (receivers and upstream counts).
+            let _ = bozkir_gpu::flow::accumulate_cells(&gpu, &g).unwrap(); // warm-up (pipelines)
+            let (ga, gms) = time(|| bozkir_gpu::flow::accumulate_cells(&gpu, &g).unwrap());
+            let (ca, cms) = time(|| flow_graph::accumulate_cells(&flow_graph::d8_receivers(&g)));
+            assert_eq!(ga, ca, "accumulation differs");
+            row("D8 routing + accumulation (cells/s)", n, cells, "cells", gms, Some(cms));
+            drop((ga, ca));
+        }
+        if want("fill") || want("stream") {
+            // One stream-power step (K=1e-5, m=0.5, uplift, no diffusion) on the filled surface.
+            // The ε fill (once per stream-power run): GPU relaxation against the CPU's Priority-Flood.
+            let _ = bozkir_gpu::fill::fill_epsilon(&gpu, &Grid::new(64, 64, 1.0)).unwrap(); // warm-up
+            let ((filled, passes), gms) = time(|| bozkir_gpu::fill::fill_epsilon_passes(&gpu, &g).unwrap());
+            println!("| (ε fill: {passes} relaxation passes of 32×32 tiles) | {n} | | | | | |");
+            let cms = cpu_ok.then(|| {
+                let (cf, ms) = time(|| priority_flood::fill_epsilon(&g));
+                assert!(cf.data().iter().zip(filled.data()).all(|(a, b)| a.to_bits() == b.to_bits()), "fill differs");
+                ms
+            });
+            if want("fill") {
+                row("ε depression fill (cells/s)", n, cells, "cells", gms, cms);
             }
-            ge.sync().unwrap()
-        });
-        let gms = gms / 3.0;
-        let (_, read_ms) = time(|| ge.output().unwrap());
-        let phases = ge.step_timed().unwrap();
-        println!(
-            "| (stream power: state on the device, read back once in {read_ms:.0} ms (not in the step time); \
+            if want("stream") {
+                let p = StreamPowerParams { steps: 1, kappa: 0.0, ..Default::default() };
+                let mut ge = bozkir_gpu::stream_power::GpuStreamPower::new(&gpu, &filled, &p).unwrap();
+                ge.step().unwrap(); // warm-up step
+                let (_, gms) = time(|| {
+                    for _ in 0..3 {
+                        ge.step().unwrap();
+                    }
+                    ge.sync().unwrap()
+                });
+                let gms = gms / 3.0;
+                let (_, read_ms) = time(|| ge.output().unwrap());
+                let phases = ge.step_timed().unwrap();
+                println!(
+                    "| (stream power: state on the device, read back once in {read_ms:.0} ms (not in the step time); \
              {} submissions of ≤ 40 refine/lift pass pairs in 5 steps, {} pairs moved a cell; \
              one step with a wait after each phase: {}) | {n} | | | | | |",
-            ge.pass_submissions(),
-            ge.moving_pass_pairs(),
-            phases.iter().map(|(k, ms)| format!("{k} {ms:.2} ms")).collect::<Vec<_>>().join(", ")
-        );
-        let cms = cpu_ok.then(|| {
-            let mut ce = StreamPowerEroder::new(&filled, &p);
-            ce.step();
-            time(|| ce.step()).1
-        });
-        row("stream-power step (cells/s)", n, cells, "cells", gms, cms);
-        drop(ge);
-        drop(filled);
-        // Thermal: 20 Jacobi iterations at 5° (most cells active).
-        let tp = ThermalParams { talus_deg: 5.0, margin_deg: 0.0, rate: 0.2, iterations: 20 };
-        let _ = bozkir_gpu::thermal::thermal(&gpu, &g, &ThermalParams { iterations: 2, ..tp }).unwrap();
-        let ((_, its), gms) = time(|| bozkir_gpu::thermal::thermal(&gpu, &g, &tp).unwrap());
-        let cms = cpu_ok.then(|| time(|| thermal(&g, &tp, &NoProgress)).1);
-        row(&format!("thermal, {its} iterations (cell-updates/s)"), n, cells * its as f64, "cell-updates", gms, cms);
+                    ge.pass_submissions(),
+                    ge.moving_pass_pairs(),
+                    phases.iter().map(|(k, ms)| format!("{k} {ms:.2} ms")).collect::<Vec<_>>().join(", ")
+                );
+                let cms = cpu_ok.then(|| {
+                    let mut ce = StreamPowerEroder::new(&filled, &p);
+                    ce.step();
+                    time(|| ce.step()).1
+                });
+                row("stream-power step (cells/s)", n, cells, "cells", gms, cms);
+                drop(ge);
+            }
+            drop(filled);
+        }
+        if want("thermal") {
+            // Thermal: 20 Jacobi iterations at 5° (most cells active).
+            let tp = ThermalParams { talus_deg: 5.0, margin_deg: 0.0, rate: 0.2, iterations: 20 };
+            let _ = bozkir_gpu::thermal::thermal(&gpu, &g, &ThermalParams { iterations: 2, ..tp }).unwrap();
+            let ((_, its), gms) = time(|| bozkir_gpu::thermal::thermal(&gpu, &g, &tp).unwrap());
+            let cms = cpu_ok.then(|| time(|| thermal(&g, &tp, &NoProgress)).1);
+            row(
+                &format!("thermal, {its} iterations (cell-updates/s)"),
+                n,
+                cells * its as f64,
+                "cell-updates",
+                gms,
+                cms,
+            );
+        }
+        if !want("water") && !want("droplets") {
+            continue;
+        }
         // Pipe-model shallow water: rain on the terrain, 200 GPU steps; the CPU 20 steps (and the
         // GPU's 20-step state compared with it bit for bit).
         let swp = ShallowWaterParams { rain_rate: 1e-3, steps: 20, ..Default::default() };
@@ -179,6 +202,9 @@ fn main() {
             cms / 20.0 * 200.0
         });
         row("shallow water, 200 steps (cell-updates/s; CPU: 20 steps ×10)", n, cells * 200.0, "cell-updates", gms, cms);
+        if !want("droplets") {
+            continue;
+        }
         // Droplets: 0.5 per cell up to 4M, batch 1024 (the default, part of the result).
         let count = ((cells * 0.5) as u32).min(4 << 20);
         let dp = DropletParams { droplets: DropletCount::Total(count), seed: 1, ..Default::default() };
