@@ -6,19 +6,27 @@
 // Each cell is strictly above the neighbour it depends on, so the equation has one solution and
 // any order of relaxation from above reaches it: the result equals the CPU's bit for bit.
 //
-// `init` sets W = Z on seeds and nodata and BIG ("not reached") elsewhere. `relax` is one global
-// Jacobi pass of 32x32 tiles: a workgroup loads its tile and a one-cell halo (the previous pass's
-// values) into workgroup memory, relaxes the tile there until it stops moving (up to ITERS
-// sweeps), and writes it out; so a wave from the border crosses a whole tile per pass instead of
-// one cell. Pass j counts the tiles it moved in live[j] and returns at once when pass j - 1 moved
-// none; a pass that moves nothing writes its input unchanged, so both buffers hold the result.
-// Written with crates/gpu/shaders/exact.wgsl appended (next_up).
+// Start: a cell with a strictly descending path to a seed keeps its height (by induction along
+// the path from the seed, W = Z there). `init` points every other cell at its lowest strictly
+// lower neighbour (seeds and nodata at NONE, cells with no lower neighbour at themselves);
+// `root_jump` jumps the pointers to the ends of the chains (pointer jumping, rounds returning at
+// once after the round that changed nothing); `start` sets W = Z where the chain ends at a seed
+// (NONE) and BIG ("not reached") where it ends in an interior pit. So only the depressions'
+// catchments are relaxed, from their rims, not the whole grid from the border.
+//
+// `relax` is one global Jacobi pass of 32x32 tiles: a workgroup loads its tile and a one-cell
+// halo (the previous pass's values) into workgroup memory, relaxes the tile there until it stops
+// moving (up to ITERS sweeps), and writes it out; so a wave crosses a whole tile per pass instead
+// of one cell. Pass j counts the tiles it moved in live[j] and returns at once when pass j - 1
+// moved none; a pass that moves nothing writes its input unchanged, so both buffers hold the
+// result. Written with crates/gpu/shaders/exact.wgsl appended (next_up).
 alias R = f64;
 
 const BIG: f64 = 1.7976931348623157e308;
 const T: u32 = 32u;      // tile side in cells
 const S: u32 = 34u;      // tile side with the halo
 const ITERS: u32 = 96u;  // relaxation sweeps of a tile per pass, at most
+const NONE: u32 = 0xffffffffu;
 
 struct Dims {
     w: u32, h: u32, n: u32, round: u32,
@@ -30,6 +38,8 @@ struct Dims {
 @group(0) @binding(2) var<storage, read> w_in: array<R>;
 @group(0) @binding(3) var<storage, read_write> w_out: array<R>;
 @group(0) @binding(4) var<storage, read_write> live: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read> p_in: array<u32>;
+@group(0) @binding(6) var<storage, read_write> p_out: array<u32>;
 
 var<workgroup> tile: array<R, 1156>;  // S * S
 var<workgroup> moved: atomic<u32>;
@@ -52,15 +62,51 @@ fn init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let x = i % d.w;
     let y = i / d.w;
     let zi = z[i];
-    var seed = is_nan(zi) || x == 0u || y == 0u || x + 1u == d.w || y + 1u == d.h;
-    if (!seed) {
-        for (var dy = 0u; dy < 3u; dy++) {
-            for (var dx = 0u; dx < 3u; dx++) {
-                seed = seed || is_nan(z[(y + dy - 1u) * d.w + x + dx - 1u]);
+    if (is_nan(zi) || x == 0u || y == 0u || x + 1u == d.w || y + 1u == d.h) {
+        p_out[i] = NONE;
+        return;
+    }
+    var low = zi;
+    var to = i;
+    for (var dy = 0u; dy < 3u; dy++) {
+        for (var dx = 0u; dx < 3u; dx++) {
+            let k = (y + dy - 1u) * d.w + x + dx - 1u;
+            let zk = z[k];
+            if (is_nan(zk)) {
+                // Beside nodata: a seed.
+                p_out[i] = NONE;
+                return;
+            }
+            if (zk < low) {
+                low = zk;
+                to = k;
             }
         }
     }
-    w_out[i] = select(BIG, zi, seed);
+    p_out[i] = to;
+}
+
+// One round of pointer jumping to the ends of the chains (NONE: a seed).
+@compute @workgroup_size(256)
+fn root_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+    if (i >= d.n) { return; }
+    if (d.round > 0u && atomicLoad(&live[d.round - 1u]) == 0u) { return; }
+    let p = p_in[i];
+    var q = p;
+    if (p != NONE) { q = p_in[p]; }
+    p_out[i] = q;
+    if (q != p) { atomicAdd(&live[d.round], 1u); }
+}
+
+// W = Z where the chain ends at a seed (and on nodata), BIG where it ends in a pit.
+@compute @workgroup_size(256)
+fn start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+    if (i >= d.n) { return; }
+    w_out[i] = select(BIG, z[i], p_in[i] == NONE);
 }
 
 @compute @workgroup_size(16, 16)

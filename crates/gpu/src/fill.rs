@@ -9,14 +9,17 @@
 //! nothing. The equation has one solution, so the result equals the CPU's bit for bit
 //! (`tests/fill.rs`).
 //!
-//! Cost: a pass reads and writes every cell; the wave from the border crosses about one tile per
-//! pass, so a `w × h` grid takes about `max(w, h) / 64` passes and more where the filled lakes
-//! wind. The passes run in submissions of [`MAX_ROUNDS`] with an early exit on the device, one
-//! read-back of the counters per submission.
+//! Only the depressions' catchments start "not reached": a cell whose chain of lowest strictly
+//! lower neighbours ends at a seed keeps its height (W = Z along any strictly descending path
+//! from a seed), and the chains' ends come from pointer jumping (`⌈log₂ L⌉` rounds). The waves
+//! then start at the depressions' rims and cross about one tile per pass, so the passes grow with
+//! the widest catchment of a pit (and its windings), not with the grid. Each pass reads and writes
+//! every cell; the passes run in submissions of up to [`MAX_ROUNDS`] with an early exit on the
+//! device, one read-back of the counters per submission.
 
 use bozkir_core::Grid;
 
-use crate::context::{Gpu, GpuError};
+use crate::context::{dispatch, Gpu, GpuError};
 use crate::flow::MAX_ROUNDS;
 
 pub(crate) const SRC: &str = concat!(include_str!("../shaders/fill.wgsl"), include_str!("../shaders/exact.wgsl"));
@@ -83,12 +86,24 @@ fn fill_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuErr
         })
         .collect();
     let init = gpu.pipeline(NAME, SRC, "init")?;
+    let jump = gpu.pipeline(NAME, SRC, "root_jump")?;
+    let start = gpu.pipeline(NAME, SRC, "start")?;
     let relax = gpu.pipeline(NAME, SRC, "relax")?;
+    // The start (one submission, no wait): chains of strictly lower neighbours jumped to their
+    // ends; W = Z where they end at a seed, "not reached" where they end in a pit.
+    let ptr = [gpu.zeroed("fill p0", 4 * n as u64), gpu.zeroed("fill p1", 4 * n as u64)];
     let mut enc = gpu.encoder();
+    enc.clear_buffer(&live, 0, None);
     {
-        let bg = gpu.bind(&init, &[(0, &dims[0]), (1, &z), (3, &bufs[0])]);
+        let cells = (w * ht) as u64;
         let mut pass = enc.begin_compute_pass(&Default::default());
-        crate::context::dispatch(&mut pass, &init, &bg, (w * ht) as u64);
+        dispatch(&mut pass, &init, &gpu.bind(&init, &[(0, &dims[0]), (1, &z), (6, &ptr[0])]), cells);
+        for (r, d) in dims.iter().enumerate() {
+            let bg = gpu.bind(&jump, &[(0, d), (4, &live), (5, &ptr[r % 2]), (6, &ptr[1 - r % 2])]);
+            dispatch(&mut pass, &jump, &bg, cells);
+        }
+        // The round that changed nothing copied its input: both pointer buffers hold the ends.
+        dispatch(&mut pass, &start, &gpu.bind(&start, &[(0, &dims[0]), (1, &z), (3, &bufs[0]), (5, &ptr[0])]), cells);
     }
     gpu.queue.submit([enc.finish()]);
     // Pass j reads bufs[j % 2] and writes the other; a submission always holds an even number of
@@ -97,8 +112,8 @@ fn fill_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuErr
         .map(|j| gpu.bind(&relax, &[(0, &dims[j]), (1, &z), (2, &bufs[j % 2]), (3, &bufs[1 - j % 2]), (4, &live)]))
         .collect();
     let groups = (w.div_ceil(TILE) as u32, ht.div_ceil(TILE) as u32);
-    // Rough count of the passes the wave needs from the border, for the first submission.
-    let first = (w.max(ht) / (2 * TILE) + 2).next_multiple_of(2).min(MAX_ROUNDS);
+    // Usually a few passes: the waves start at the depressions' rims.
+    let first = 8;
     let mut passes = 0usize;
     loop {
         let k = if passes == 0 { first } else { MAX_ROUNDS };

@@ -35,7 +35,8 @@ use crate::flow::{Routing, MAX_ROUNDS};
 pub(crate) const SRC: &str =
     concat!(include_str!("../shaders/stream_power.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "stream_power.wgsl";
-/// Rounds of typing the clamps from the current solution and solving again, at most.
+/// Rounds of typing the clamps from the current solution and solving again, at most (the
+/// default of [`GpuStreamPower::set_typed_rounds`]).
 const TYPED: usize = 3;
 
 /// The two Jacobi passes of the exact rule.
@@ -120,6 +121,7 @@ pub struct GpuStreamPower<'g> {
     jump_bgs: [std::sync::OnceLock<Vec<wgpu::BindGroup>>; 2],
     jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
     sed_bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
+    typed_rounds: usize,
 }
 
 impl<'g> GpuStreamPower<'g> {
@@ -195,6 +197,7 @@ impl<'g> GpuStreamPower<'g> {
             jump_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             jacobi_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sed_bgs: std::sync::OnceLock::new(),
+            typed_rounds: TYPED,
         })
     }
 
@@ -350,7 +353,7 @@ impl<'g> GpuStreamPower<'g> {
     /// the clamps from the current solution (`classify_incise`) and solving again, then Jacobi
     /// passes until none moves (the result in `hh`).
     fn refine(&self) -> Result<(), GpuError> {
-        for _ in 0..TYPED {
+        for _ in 0..self.typed_rounds {
             if self.passes(Jacobi::Refine, Some(1))? {
                 return Ok(());
             }
@@ -555,6 +558,13 @@ impl<'g> GpuStreamPower<'g> {
     /// jumping left to the passes of the exact rule (0 when it got everything).
     pub fn moving_pass_pairs(&self) -> usize {
         self.moving_pairs.get()
+    }
+
+    /// Sets the most rounds of typing the incision clamps per step (default 3) before the
+    /// Jacobi passes of the exact rule take over; the result does not depend on it (both end
+    /// when a pair of passes moves nothing), only the time does.
+    pub fn set_typed_rounds(&mut self, rounds: usize) {
+        self.typed_rounds = rounds;
     }
 
     /// Waits until the device has finished the steps submitted so far.

@@ -136,3 +136,25 @@ fn infinite_heights_are_refused() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn drained_cells_start_final() {
+    let Some(gpu) = common::gpu() else { return };
+    // A dome: every cell has a strictly descending path to the border, so the start is already
+    // the fill and the first pass moves nothing.
+    let dome = Grid::from_fn(200, 150, |x, y| {
+        let (dx, dy) = (x as f64 - 99.5, y as f64 - 74.5);
+        1000.0 - (dx * dx + dy * dy).sqrt()
+    });
+    let (f, passes) = bozkir_gpu::fill::fill_epsilon_passes(gpu, &dome).unwrap();
+    assert_eq!(passes, 1);
+    assert_eq!(f.data(), dome.data());
+    // One pit in the dome's flank: only its catchment is relaxed, from its rim, so a few passes
+    // do (from the border it would take at least 75 / 32 tile widths).
+    let mut pitted = dome.clone();
+    *pitted.get_mut(60, 70) -= 50.0;
+    let raised = check(&pitted);
+    assert_eq!(raised, 1);
+    let (_, passes) = bozkir_gpu::fill::fill_epsilon_passes(gpu, &pitted).unwrap();
+    assert_eq!(passes, 2, "one pass raises the pit, the next moves nothing");
+}
