@@ -18,8 +18,9 @@
 // halo (the previous pass's values) into workgroup memory, relaxes the tile there until it stops
 // moving (up to ITERS sweeps), and writes it out; so a wave crosses a whole tile per pass instead
 // of one cell. Pass j counts the tiles it moved in live[j] and returns at once when pass j - 1
-// moved none; a pass that moves nothing writes its input unchanged, so both buffers hold the
-// result. Written with crates/gpu/shaders/exact.wgsl appended (next_up).
+// moved none; a pass that moves nothing leaves both buffers holding the result. A tile runs only
+// when it or a neighbouring tile moved in the previous pass (chg), so the passes cost the
+// waves' fronts, not the grid. Written with crates/gpu/shaders/exact.wgsl appended (next_up).
 alias R = f64;
 
 const BIG: f64 = 1.7976931348623157e308;
@@ -40,6 +41,10 @@ struct Dims {
 @group(0) @binding(4) var<storage, read_write> live: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read> p_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> p_out: array<u32>;
+// The relaxation's passes: pbase[0] + d.round is the pass's number g over the whole fill;
+// chg[t] = g + 1 when tile t moved in pass g.
+@group(0) @binding(7) var<storage, read> pbase: array<u32>;
+@group(0) @binding(8) var<storage, read_write> chg: array<atomic<u32>>;
 
 var<workgroup> tile: array<R, 1156>;  // S * S
 var<workgroup> moved: atomic<u32>;
@@ -112,9 +117,25 @@ fn start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
 @compute @workgroup_size(16, 16)
 fn relax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
          @builtin(local_invocation_index) li: u32) {
-    // Converged in the previous pass: the rest of the submission is free (a uniform decision).
+    // A uniform decision: nothing to do when the previous pass moved nothing anywhere (the rest
+    // of the submission is free), or when neither this tile nor a neighbouring one moved in it
+    // (the tile's values and halo are as in the previous pass, which left them unchanged, so
+    // both buffers hold them already). The first pass runs every tile.
+    let g = pbase[0] + d.round;
+    let ntx = (d.w + T - 1u) / T;
+    let nty = (d.h + T - 1u) / T;
     if (li == 0u) {
-        go = select(1u, atomicLoad(&live[d.round - 1u]), d.round > 0u);
+        var run = select(1u, atomicLoad(&live[d.round - 1u]), d.round > 0u);
+        if (run != 0u && g > 0u) {
+            var near = false;
+            for (var ty = max(wid.y, 1u) - 1u; ty <= min(wid.y + 1u, nty - 1u); ty++) {
+                for (var tx = max(wid.x, 1u) - 1u; tx <= min(wid.x + 1u, ntx - 1u); tx++) {
+                    near = near || atomicLoad(&chg[ty * ntx + tx]) == g;
+                }
+            }
+            run = select(0u, 1u, near);
+        }
+        go = run;
         atomicStore(&moved, 0u);
     }
     if (workgroupUniformLoad(&go) == 0u) { return; }
@@ -200,5 +221,8 @@ fn relax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
             any = any || (free[q] && cur[q] != entry[q]);
         }
     }
-    if (any) { atomicAdd(&live[d.round], 1u); }
+    if (any) {
+        atomicAdd(&live[d.round], 1u);
+        atomicStore(&chg[wid.y * ntx + wid.x], g + 1u);
+    }
 }

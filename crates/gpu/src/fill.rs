@@ -13,8 +13,9 @@
 //! lower neighbours ends at a seed keeps its height (W = Z along any strictly descending path
 //! from a seed), and the chains' ends come from pointer jumping (`⌈log₂ L⌉` rounds). The waves
 //! then start at the depressions' rims and cross about one tile per pass, so the passes grow with
-//! the widest catchment of a pit (and its windings), not with the grid. Each pass reads and writes
-//! every cell; the passes run in submissions of up to [`MAX_ROUNDS`] with an early exit on the
+//! the widest catchment of a pit (and its windings), not with the grid; and a pass runs only the
+//! tiles next to one that moved in the previous pass (the others' values are already in both
+//! buffers). The passes run in submissions of up to [`MAX_ROUNDS`] with an early exit on the
 //! device, one read-back of the counters per submission.
 
 use bozkir_core::Grid;
@@ -108,15 +109,23 @@ fn fill_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuErr
     gpu.queue.submit([enc.finish()]);
     // Pass j reads bufs[j % 2] and writes the other; a submission always holds an even number of
     // passes, so every submission starts from bufs[0].
-    let bgs: Vec<wgpu::BindGroup> = (0..MAX_ROUNDS)
-        .map(|j| gpu.bind(&relax, &[(0, &dims[j]), (1, &z), (2, &bufs[j % 2]), (3, &bufs[1 - j % 2]), (4, &live)]))
-        .collect();
     let groups = (w.div_ceil(TILE) as u32, ht.div_ceil(TILE) as u32);
+    let pbase = gpu.zeroed("fill pass base", 4);
+    let chg = gpu.zeroed("fill tile moved", 4 * groups.0 as u64 * groups.1 as u64);
+    let bgs: Vec<wgpu::BindGroup> = (0..MAX_ROUNDS)
+        .map(|j| {
+            gpu.bind(
+                &relax,
+                &[(0, &dims[j]), (1, &z), (2, &bufs[j % 2]), (3, &bufs[1 - j % 2]), (4, &live), (7, &pbase), (8, &chg)],
+            )
+        })
+        .collect();
     // Usually a few passes: the waves start at the depressions' rims.
     let first = 8;
     let mut passes = 0usize;
     loop {
         let k = if passes == 0 { first } else { MAX_ROUNDS };
+        gpu.queue.write_buffer(&pbase, 0, bytemuck::bytes_of(&(passes as u32)));
         let mut enc = gpu.encoder();
         enc.clear_buffer(&live, 0, None);
         {
