@@ -31,7 +31,7 @@ const NONE: u32 = 0xffffffffu;
 
 struct Dims {
     w: u32, h: u32, n: u32, round: u32,
-    zero: R, pad: R,
+    pad: R, zero: R,
 }
 
 @group(0) @binding(0) var<uniform> d: Dims;

@@ -344,6 +344,20 @@ impl Gpu {
     }
 }
 
+/// The uniform of the kernels that take a grid's shape, a round (or iteration) number and one
+/// `f64` parameter, plus the zero their `mulr` adds (`fma(a, b, zero)`, a zero the shader
+/// compiler cannot see): thermal (`x` = half the rate) and the fill (`x` unused).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct GridUniform {
+    pub w: u32,
+    pub h: u32,
+    pub n: u32,
+    pub k: u32,
+    pub x: f64,
+    pub zero: f64,
+}
+
 /// Workgroup counts `(x, y)` for `threads` invocations of [`WG`] threads; kernels rebuild the
 /// linear index as `(wid.y · nwg.x + wid.x) · WG + lid.x` and return past the end.
 pub(crate) fn groups(threads: u64) -> (u32, u32) {

@@ -20,24 +20,13 @@
 
 use bozkir_core::Grid;
 
-use crate::context::{dispatch, Gpu, GpuError};
+use crate::context::{dispatch, Gpu, GpuError, GridUniform};
 use crate::flow::MAX_ROUNDS;
 
 pub(crate) const SRC: &str = concat!(include_str!("../shaders/fill.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "fill.wgsl";
 /// Tile side of `relax` (cells).
 const TILE: usize = 32;
-
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Dims {
-    w: u32,
-    h: u32,
-    n: u32,
-    round: u32,
-    zero: f64,
-    pad: f64,
-}
 
 /// [`bozkir_terrain::hydrology::priority_flood::fill_epsilon`] on the GPU, bit for bit.
 ///
@@ -82,7 +71,7 @@ fn fill_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuErr
         .map(|r| {
             gpu.uniform(
                 "fill dims",
-                &Dims { w: w as u32, h: ht as u32, n: (w * ht) as u32, round: r as u32, zero: 0.0, pad: 0.0 },
+                &GridUniform { w: w as u32, h: ht as u32, n: (w * ht) as u32, k: r as u32, x: 0.0, zero: 0.0 },
             )
         })
         .collect();

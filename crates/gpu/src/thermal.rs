@@ -8,23 +8,12 @@
 use bozkir_core::Grid;
 use bozkir_terrain::erosion::thermal::ThermalParams;
 
-use crate::context::{dispatch, Gpu, GpuError};
+use crate::context::{dispatch, Gpu, GpuError, GridUniform};
 
 pub(crate) const SRC: &str = concat!(include_str!("../shaders/thermal.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "thermal.wgsl";
 /// Iterations recorded between two checks for a pass without active cells.
 const PER_CHECK: usize = 16;
-
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Dims {
-    w: u32,
-    h: u32,
-    n: u32,
-    it: u32,
-    half_rate: f64,
-    pad: f64,
-}
 
 /// [`bozkir_terrain::erosion::thermal::thermal`] on the GPU; returns the relaxed heights and the
 /// iterations run (as `thermal_in_place` counts them).
@@ -56,7 +45,7 @@ pub fn thermal(gpu: &Gpu, terrain: &Grid<f64>, params: &ThermalParams) -> Result
         .map(|it| {
             gpu.uniform(
                 "thermal dims",
-                &Dims { w: w as u32, h: h as u32, n: n as u32, it: it as u32, half_rate: 0.5 * params.rate, pad: 0.0 },
+                &GridUniform { w: w as u32, h: h as u32, n: n as u32, k: it as u32, x: 0.5 * params.rate, zero: 0.0 },
             )
         })
         .collect();
