@@ -239,49 +239,126 @@ fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     hh[i] = max(hh[i], h2[i]);
 }
 
-// One Jacobi pass of the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
-// (h_i − h_r')·G, h_i), next_up(h_r')), from the receivers' current new heights (G in `settle`).
-// After the typed jumping these passes only confirm (or finish) the solution, counting the
-// cells that move by more than round-off (1e-12 of their height).
-@compute @workgroup_size(256)
-fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_index) lid: u32) {
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    // Converged in the previous pair of passes: the rest of the submission is free.
-    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
-    let r = rcv[i];
-    let old = hh[i];
-    if (r == i) {
-        h2[i] = old;
-        return;
+// Passes of the exact rules over 32x32 tiles: a workgroup loads its tile and a one-cell halo of
+// `hh` (every receiver of a tile cell is in it) into workgroup memory, applies the rule there until
+// the tile stops moving (up to TILE_ITERS sweeps, so a clamp runs up to that many cells up a river
+// in one pass instead of one), and writes the tile to `h2`. The rules have one fixed point on the
+// receiver forest, so any order of sweeps reaches the sequential result. A tile counts into
+// live[round] when a cell moved by more than round-off (refine: 1e-12 of its height; lift: any
+// rise), and the pass returns at once when the previous pair moved nothing.
+//  * refine (kind 0): the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
+//    (h_i − h_r')·G, h_i), next_up(h_r')) (G in `settle`), after the typed jumping;
+//  * lift (kind 1): an interior cell at or below its receiver rises to next_up(h_r).
+const T: u32 = 32u;
+const S: u32 = 34u;
+const TILE_ITERS: u32 = 64u;
+var<workgroup> tile: array<R, 1156>;
+var<workgroup> t_moved: atomic<u32>;
+var<workgroup> t_go: u32;
+
+fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32) {
+    if (li == 0u) {
+        t_go = select(1u, atomicLoad(&live[sp.round - 1u]), sp.round > 0u);
+        atomicStore(&t_moved, 0u);
     }
-    let hr = hh[r];
-    let b = before[i];
-    var v = hr + (b - hr) * abs(settle[i]);
-    v = min(v, b);
-    let fl = next_up(hr);
-    if (!(v >= fl)) { v = fl; }
-    h2[i] = v;
-    if (abs(v - old) > 1e-12 * max(abs(v), 1.0)) { atomicAdd(&live[sp.round], 1u); }
+    if (workgroupUniformLoad(&t_go) == 0u) { return; }
+    let x0 = wid.x * T;
+    let y0 = wid.y * T;
+    for (var k = li; k < S * S; k += 256u) {
+        let gx = i32(x0 + k % S) - 1;
+        let gy = i32(y0 + k / S) - 1;
+        var v = R(0.0);
+        if (gx >= 0 && gy >= 0 && gx < i32(sp.w) && gy < i32(sp.h)) { v = hh[u32(gy) * sp.w + u32(gx)]; }
+        tile[k] = v;
+    }
+    workgroupBarrier();
+    // This thread's four cells (lid + 16·(a, b)).
+    var act: array<bool, 4>;
+    var gi: array<u32, 4>;
+    var rl: array<u32, 4>;
+    var bf: array<R, 4>;
+    var gs: array<R, 4>;
+    var cur: array<R, 4>;
+    for (var q = 0u; q < 4u; q++) {
+        let tx = lid.x + 16u * (q % 2u);
+        let ty = lid.y + 16u * (q / 2u);
+        let gx = x0 + tx;
+        let gy = y0 + ty;
+        cur[q] = tile[(ty + 1u) * S + tx + 1u];
+        act[q] = false;
+        if (gx < sp.w && gy < sp.h) {
+            let i = gy * sp.w + gx;
+            gi[q] = i;
+            let r = rcv[i];
+            if (r != i) {
+                act[q] = true;
+                rl[q] = (r / sp.w + 1u - y0) * S + (r % sp.w + 1u - x0);
+                if (kind == 0u) {
+                    bf[q] = before[i];
+                    gs[q] = abs(settle[i]);
+                }
+            }
+        }
+    }
+    let entry = cur;
+    for (var it = 0u; it < TILE_ITERS; it++) {
+        var nv = cur;
+        var changed = false;
+        for (var q = 0u; q < 4u; q++) {
+            if (!act[q]) { continue; }
+            let hr = tile[rl[q]];
+            var v: R;
+            if (kind == 0u) {
+                v = min(hr + (bf[q] - hr) * gs[q], bf[q]);
+                let fl = next_up(hr);
+                if (!(v >= fl)) { v = fl; }
+            } else {
+                v = select(next_up(hr), cur[q], cur[q] > hr);
+            }
+            if (v != cur[q]) {
+                nv[q] = v;
+                changed = true;
+            }
+        }
+        workgroupBarrier();
+        for (var q = 0u; q < 4u; q++) {
+            tile[(lid.y + 16u * (q / 2u) + 1u) * S + lid.x + 16u * (q % 2u) + 1u] = nv[q];
+        }
+        cur = nv;
+        if (changed) { atomicStore(&t_moved, 1u); }
+        workgroupBarrier();
+        if (li == 0u) {
+            t_go = atomicLoad(&t_moved);
+            atomicStore(&t_moved, 0u);
+        }
+        if (workgroupUniformLoad(&t_go) == 0u) { break; }
+    }
+    var moved = false;
+    for (var q = 0u; q < 4u; q++) {
+        let gx = x0 + lid.x + 16u * (q % 2u);
+        let gy = y0 + lid.y + 16u * (q / 2u);
+        if (gx < sp.w && gy < sp.h) {
+            h2[gy * sp.w + gx] = cur[q];
+            if (kind == 0u) {
+                moved = moved || abs(cur[q] - entry[q]) > 1e-12 * max(abs(cur[q]), 1.0);
+            } else {
+                moved = moved || cur[q] != entry[q];
+            }
+        }
+    }
+    if (moved) { atomicAdd(&live[sp.round], 1u); }
 }
 
-// One Jacobi pass of "an interior cell at or below its receiver rises to next_up(h_r)".
-@compute @workgroup_size(256)
-fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    // Converged in the previous pair of passes: the rest of the submission is free.
-    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
-    let r = rcv[i];
-    let hi = hh[i];
-    if (r != i && !(hi > hh[r])) {
-        h2[i] = next_up(hh[r]);
-        atomicAdd(&live[sp.round], 1u);
-    } else {
-        h2[i] = hi;
-    }
+@compute @workgroup_size(16, 16)
+fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+          @builtin(local_invocation_index) li: u32) {
+    tile_pass(wid, lid, li, 0u);
+}
+
+@compute @workgroup_size(16, 16)
+fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    tile_pass(wid, lid, li, 1u);
 }
 
 fn to_fix(v: R) -> vec2<u32> {

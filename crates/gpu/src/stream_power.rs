@@ -13,7 +13,8 @@
 //!   `next_up(h_r')` takes the affine map `h_r' + (next_up(h_r) − h_r)` (exactly `next_up` when
 //!   the solution is), and the maps are jumped again, while a probing pair of Jacobi passes of
 //!   the exact rule still moves cells by more than round-off (`TYPED` rounds at most, then
-//!   Jacobi passes to the end);
+//!   passes to the end). The passes of the exact rules run over 32×32 tiles relaxed in
+//!   workgroup memory, so one pass carries a clamp up to 64 cells up a river, not one;
 //! * the limiter `h_i = max(h_i, next_up(h_r'))` along the stack: max-plus maps
 //!   `x ↦ max(c, x ⊕ d)` (`⊕ d` being `d` steps of `next_up`) compose in closed form, so they
 //!   are jumped the same way, exactly;
@@ -272,10 +273,8 @@ impl<'g> GpuStreamPower<'g> {
         let pl = self.gpu.pipeline(NAME, SRC, entry)?;
         // Bind groups built once per kind (the buffers never change).
         let bgs = self.jacobi_bgs[kind as usize].get_or_init(|| {
-            let mut extra: Vec<(u32, &wgpu::Buffer)> = vec![(1, &self.rt.rcv)];
-            if let Jacobi::Refine = kind {
-                extra.extend([(6, &self.before), (19, &self.settle)]);
-            }
+            // One shader function serves both rules, so both layouts hold all the buffers.
+            let extra: Vec<(u32, &wgpu::Buffer)> = vec![(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)];
             let b = |j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
                 let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
                 v.extend_from_slice(&extra);
@@ -283,7 +282,6 @@ impl<'g> GpuStreamPower<'g> {
             };
             (0..MAX_ROUNDS).map(|j| [b(j, &self.hh, &self.h2), b(j, &self.h2, &self.hh)]).collect()
         });
-        let n = (self.w * self.ht) as u64;
         let (mut pairs, mut subs) = (0, 0);
         loop {
             // The first submission holds one pair (usually all there is to do), later ones more.
@@ -291,10 +289,15 @@ impl<'g> GpuStreamPower<'g> {
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
             {
+                // 32×32 tiles (see `tile_pass` in the shader).
+                let tiles = (self.w.div_ceil(32) as u32, self.ht.div_ceil(32) as u32);
                 let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pl);
                 for bg in &bgs[..k] {
-                    dispatch(&mut pass, &pl, &bg[0], n);
-                    dispatch(&mut pass, &pl, &bg[1], n);
+                    for b in bg {
+                        pass.set_bind_group(0, b, &[]);
+                        pass.dispatch_workgroups(tiles.0, tiles.1, 1);
+                    }
                 }
             }
             self.gpu.submit_wait(enc)?;
