@@ -210,6 +210,49 @@ fn analyze_a_real_dem() {
     assert!(acc.data().iter().all(|&a| a >= 1.0 && a <= (403 * 344) as f32));
 }
 
+/// `analyze --gpu=require` fills the depressions on the GPU (lavapipe in CI) and writes the same
+/// bytes as the CPU run, every file but the sidecar, which names the backend.
+#[test]
+fn analyze_on_the_gpu_writes_the_cpu_bytes() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    if let Err(e) = bozkir_gpu::Gpu::new() {
+        assert!(!ci, "CI=true and no GPU adapter: {e}");
+        eprintln!("skipping: no GPU ({e})");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |mode: &str| {
+        let out = tmp.path().join(mode);
+        let o = bozkir(&[
+            "analyze",
+            &data("dem/jacksboro_fault_dem.npz"),
+            &format!("--gpu={mode}"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "--gpu={mode}: {}", stderr(&o));
+        out
+    };
+    let (cpu, gpu) = (run("off"), run("require"));
+    let mut names: Vec<_> = std::fs::read_dir(&cpu).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert!(names.len() > 10);
+    for n in &names {
+        if n == "terrain.json" {
+            continue;
+        }
+        let (a, b) = (std::fs::read(cpu.join(n)).unwrap(), std::fs::read(gpu.join(n)).unwrap());
+        assert!(a == b, "{n:?} differs between the CPU and GPU fills");
+    }
+    let sc = read_sidecar(gpu.join("terrain.json")).unwrap();
+    assert!(sc.backend.starts_with("gpu"), "{}", sc.backend);
+    assert_eq!(sc.settings["backends"].to_string(), "[\"fill: gpu\"]");
+    assert_eq!(read_sidecar(cpu.join("terrain.json")).unwrap().backend, "cpu");
+    // The DEM has depressions: the fill raised cells.
+    let (dem, filled) = (read_tiff_f32(gpu.join("dem.tif")).unwrap(), read_tiff_f32(gpu.join("filled.tif")).unwrap());
+    assert!(dem.data().iter().zip(filled.data()).any(|(d, f)| f > d));
+}
+
 #[test]
 fn erode_lowers_relief_of_a_real_dem() {
     let tmp = tempfile::tempdir().unwrap();

@@ -24,6 +24,11 @@ pub struct Args {
     /// Stream threshold in cells (default: max(12, cells / 2000)).
     #[arg(long)]
     pub stream_threshold: Option<u32>,
+    /// Fill the depressions on the GPU (the same bits as the CPU's fill): `auto` (`--gpu` alone:
+    /// the GPU when one works, else the CPU with a message saying why), `require` (fail instead)
+    /// or `off`.
+    #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
+    pub gpu: String,
 }
 
 /// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).
@@ -53,6 +58,8 @@ impl Scale {
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
+    let mode: bozkir_gpu::GpuMode = a.gpu.parse().map_err(anyhow::Error::msg)?;
+    let kernels = super::recipe::GpuKernels::new(mode)?;
     let bar = Bar::new(quiet);
     let mut timings = Vec::new();
     let (dem, note) = timed(&mut timings, "read", &bar, || super::load_dem(&a.dem))?;
@@ -61,7 +68,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         anyhow::bail!("--tpi-radius must be 1..={}, got {}", dem.width().max(dem.height()), a.tpi_radius);
     }
     let mut st = Staging::new(&a.out)?;
-    let filled = timed(&mut timings, "fill", &bar, || fill_epsilon(&dem));
+    let filled = timed(&mut timings, "fill", &bar, || -> Result<_> {
+        use bozkir_recipe::Kernels;
+        Ok(match kernels.fill(&dem).map_err(anyhow::Error::msg)? {
+            Some(f) => f,
+            None => fill_epsilon(&dem),
+        })
+    })?;
     let lakes = fill_depth(&dem, &filled);
     let opts = Options { tpi_radius: a.tpi_radius, stream_threshold: a.stream_threshold, ..Options::default() };
     let an = analyse(&filled, &opts, &bar);
@@ -83,6 +96,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     sc.generator_version = env!("CARGO_PKG_VERSION").into();
     sc.source = a.dem.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     sc.settings.insert("tpi_radius".into(), a.tpi_radius.into());
+    sc.backend = kernels.backend();
+    sc.settings.insert("backends".into(), kernels.stages().into());
     let s = stats(&an);
     let lake_cells = lakes.data().iter().filter(|&&d| d > 0.0).count();
     finish(st, sc)?;
