@@ -15,7 +15,7 @@
 //! then start at the depressions' rims and cross about one tile per pass, so the passes grow with
 //! the widest catchment of a pit (and its windings), not with the grid; and a pass runs only the
 //! tiles next to one that moved in the previous pass (the others' values are already in both
-//! buffers). The passes run in submissions of up to [`MAX_ROUNDS`] with an early exit on the
+//! buffers). The passes run in submissions of up to 40 with an early exit on the
 //! device, one read-back of the counters per submission.
 
 use bozkir_core::Grid;

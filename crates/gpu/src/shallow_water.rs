@@ -205,7 +205,7 @@ impl<'g> GpuShallowWater<'g> {
         self.steps_done
     }
 
-    /// Records `steps` steps, [`PER_SUBMIT`] per submission, and waits for the last.
+    /// Records `steps` steps, 256 per submission, and waits for the last.
     pub fn run(&mut self, steps: usize) -> Result<(), GpuError> {
         let n = (self.w * self.h) as u64;
         let mut left = steps;

@@ -6,7 +6,7 @@
 //! GeoTIFF orthophotos ([`read_geotiff_rgb`]). DEMs:
 //! GeoTIFF ([`read_geotiff`], with its [`GeoTransform`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
 //! metres. Point clouds: PLY ([`read_ply_points`]) and LAS/LAZ ([`read_las`]), turned into height
-//! fields by [`height_from_points`]. Sidecars: [`Sidecar`]. Exact layouts are in
+//! fields by [`height_from_points()`]. Sidecars: [`Sidecar`]. Exact layouts are in
 //! `docs/formats.md`.
 //!
 //! Contracts:

@@ -8,7 +8,7 @@
 //! * [`flow`]: D8 accumulation without filling: each cell passes its count to the steepest
 //!   strictly-lower neighbour (scan order `(b, a)` over `−1..=1`, first maximum wins), cells
 //!   taken from the highest down with the index as tie-break.
-//! * [`downsample`] (block mean summed row then column, or block max), [`unit`] (a constant
+//! * [`downsample`] (block mean summed row then column, or block max), [`unit()`] (a constant
 //!   field reads 0.5: "no information"), [`median`] (element `count/2` of the sorted clipped
 //!   window), [`smooth`] (two passes of a clipped separable box blur), [`rank_unit`] (average
 //!   rank of ties over `N − 1`), [`quantile`] (nearest rank), [`tie_hash`].

@@ -3,7 +3,7 @@
 //! * [`rule`] — the bozkir rule as data (`rule.json`, shared with the viewer).
 //! * [`cues`] — the rule's map operations (slope, TPI, D8 drainage, pooling, median, ranks) in a
 //!   fixed floating-point order.
-//! * [`classify`] — the rule's hard decision per tile-grid cell: exact shares, strength, runner-up.
+//! * [`classify()`] — the rule's hard decision per tile-grid cell: exact shares, strength, runner-up.
 //! * [`select`] — Hybrid GSWT: α_c from the terrain, the per-splat survival test the viewer uses.
 //! * [`tilegrid`] — the one mapping from a terrain to the tile grid (relief scale, mirroring,
 //!   oversampling, detail relief), shared by the CLI and (compiled to WebAssembly) the viewer.

@@ -6,7 +6,7 @@
 //! picks class `c` with probability `α_c / Σα` (the maximum of `U_c^(1/α_c)` is a weighted
 //! draw). bozkir computes `α` from the ground ([`coverage`]).
 //!
-//! The viewer's hard decision ([`crate::classify`]) adds a per-splat dissolve at undecided
+//! The viewer's hard decision ([`crate::classify()`]) adds a per-splat dissolve at undecided
 //! cells: a cell with blend mix `m` (see [`crate::classify::blend_mix`]) draws the splats of its
 //! own tile whose priority is `≤ m` and the splats of the runner-up tile whose priority is
 //! `≤ 1 − m`. The priority is [`splat_priority`], a pure function of the splat's index in its

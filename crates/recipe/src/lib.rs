@@ -1,7 +1,7 @@
 //! Terrain recipes: a declarative list of stages (TOML), each with its parameters and the
 //! resolution it runs at ("simulate coarse, detail fine", seed 001 §2.2).
 //!
-//! [`parse`] turns recipe text into a validated [`Recipe`] (unknown stages or parameters are
+//! [`parse()`] turns recipe text into a validated [`Recipe`] (unknown stages or parameters are
 //! refused naming the line); [`State`] carries the height field and the masks between stages;
 //! [`apply`] runs one stage and [`check`] verifies the result is finite and reports its range
 //! (seed 001 §10: "NaN poisons silently"). The caller times the stages: this crate never reads the

@@ -5,7 +5,7 @@
 //! Each tile is a jittered lattice of flat, slightly anisotropic splats. Its colour comes from
 //! the tile's four edge colours: the tile is cut by both diagonals and each triangle takes the
 //! palette entry of its edge's Wang colour, feathered across the diagonals
-//! ([`wang::triangle_weights`]). The grain (a hashed value noise) and an edge-parallel weave are
+//! ([`crate::wang::triangle_weights`]). The grain (a hashed value noise) and an edge-parallel weave are
 //! periodic with the tile, so two tiles that agree on a shared edge agree on the colours at
 //! that edge: the layout is seamless by construction. Class 0 is a pale sand, class 1 a darker
 //! scrub; both classes cover the same 16 codes, as the viewer's rule needs.

@@ -122,31 +122,31 @@ pub enum DropletMode {
 pub struct DropletParams {
     /// Number of droplets. Default `PerCell(0.5)` (≈ 131k on 512², within seed 001's 30k–150k).
     pub droplets: DropletCount,
-    /// Maximum steps per droplet [maxPath]. Default `30`.
+    /// Maximum steps per droplet (`maxPath`). Default `30`.
     pub lifetime: u32,
-    /// Inertia, 0..1: 0 follows the gradient exactly, near 1 keeps the direction [pInertia].
+    /// Inertia, 0..1: 0 follows the gradient exactly, near 1 keeps the direction (`pInertia`).
     /// Default `0.05`.
     pub inertia: f64,
     /// Sediment capacity factor, dimensionless (capacity in metres is the drop per step times
-    /// speed, water and this) [pCapacity]. Default `1` (see [`DropletParams::default`]).
+    /// speed, water and this) (`pCapacity`). Default `1` (see [`DropletParams::default`]).
     pub capacity: f64,
     /// Capacity floor as a slope, m/m: the drop per step used in the capacity is at least
-    /// `min_slope·ℓ` [pMinSlope]. Default `0.01`.
+    /// `min_slope·ℓ` (`pMinSlope`). Default `0.01`.
     pub min_slope: f64,
-    /// Fraction of the free capacity eroded per step, 0..1 [pErosion]. Default `0.1`.
+    /// Fraction of the free capacity eroded per step, 0..1 (`pErosion`). Default `0.1`.
     pub erode: f64,
-    /// Fraction of the surplus sediment deposited per step, 0..1 [pDeposition]. Default `0.3`.
+    /// Fraction of the surplus sediment deposited per step, 0..1 (`pDeposition`). Default `0.3`.
     pub deposit: f64,
-    /// Fraction of water evaporated per step, 0..1 [pEvaporation]. Default `0.01`.
+    /// Fraction of water evaporated per step, 0..1 (`pEvaporation`). Default `0.01`.
     pub evaporation: f64,
-    /// Gravity: `speed² ← speed² − gravity·Δh/ℓ` (speed in arbitrary units) [pGravity]. Default `1`.
+    /// Gravity: `speed² ← speed² − gravity·Δh/ℓ` (speed in arbitrary units) (`pGravity`). Default `1`.
     pub gravity: f64,
     /// Initial water volume, arbitrary units. Default `1`.
     pub initial_water: f64,
     /// Initial speed. Default `1`.
     pub initial_speed: f64,
     /// Erosion brush radius in cells (of the shorter side), `> 0`; `≤ 1` erodes the centre node
-    /// only [pRadius]. Default `3`.
+    /// only (`pRadius`). Default `3`.
     pub radius: f64,
     /// Seed of the droplet starts.
     pub seed: u32,

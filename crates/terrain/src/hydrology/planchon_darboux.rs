@@ -13,7 +13,7 @@
 //! order:
 //! * [`Step::Zero`]: the same surface as [`super::priority_flood::fill`] (flat lakes), bit for bit.
 //! * [`Step::NextUp`]: every non-outlet cell ends strictly above some neighbour, with the step one
-//!   ulp ([`super::priority_flood::next_up`]) so it never vanishes at altitude — the contract of
+//!   ulp ([`f64::next_up`]) so it never vanishes at altitude — the contract of
 //!   [`super::priority_flood::fill_epsilon`], and the same surface, bit for bit (both solve the
 //!   same equation, which has one solution).
 //! * [`Step::Fixed`]: a step of `ε` metres (the paper's ε), at least one ulp.

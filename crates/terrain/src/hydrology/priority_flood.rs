@@ -21,14 +21,14 @@
 //!   spill level; the result does not depend on the processing order.
 //! * **ε fill** ([`fill_epsilon`]): the unique solution of `W = Z` on seeds and
 //!   `W(c) = max(Z(c), next_up(min over the 8 neighbours n of W(n)))` elsewhere: a cell that would
-//!   be raised gets the next representable `f64` above its lowest neighbour ([`next_up`]), so the
+//!   be raised gets the next representable `f64` above its lowest neighbour ([`f64::next_up`]), so the
 //!   step is one ulp at any elevation (≈1.8e-12 m at 8000 m, never zero), and every interior cell
 //!   has a strictly downhill D8 path to a seed. The equation has one solution (each cell is
 //!   strictly above the neighbour it depends on, as in a shortest-path problem with positive
 //!   weights), so the result does not depend on the processing order either, and any algorithm
 //!   that solves it, such as the GPU's parallel relaxation, gives the same bits. The sequential
 //!   pass computes it by settling cells strictly in order of value: a raised cell in the FIFO pit
-//!   queue waits while the heap holds a lower cell ([`RadixHeap::has_below`]).
+//!   queue waits while the heap holds a lower cell (`RadixHeap::has_below`).
 //!
 //! Determinism: single-threaded, no floating-point arithmetic other than comparisons and `next_up`;
 //! the output is a pure function of the input bits.
@@ -44,7 +44,7 @@ pub enum FillMode {
     /// Raised cells take the spill level exactly; filled depressions are flat.
     #[default]
     Flat,
-    /// Raised cells take one ulp above the cell they were reached from (see [`next_up`]).
+    /// Raised cells take one ulp above the cell they were reached from (see [`f64::next_up`]).
     NextUp,
 }
 

@@ -6,7 +6,7 @@
 //! state is built directly:
 //!
 //! 1. **Regions.** Every cell belongs to the Voronoi region of its nearest cellular feature point
-//!    ([`cellular`] sampled at `(x·dx, y·dy)` metres, `1/region_m` cells per metre). Regions are
+//!    ([`cellular()`] sampled at `(x·dx, y·dy)` metres, `1/region_m` cells per metre). Regions are
 //!    keyed by their lattice cell, so hash collisions of ids cannot merge two regions.
 //! 2. **Drops.** A region drops when `hash_unit(i, j, seed) < drop_fraction`. Its floor is
 //!    `low + (1 − f)·(high − low)`, where `low` is the lowest height the region *touches* (its own

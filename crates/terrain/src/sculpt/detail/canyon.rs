@@ -1,6 +1,6 @@
 //! Two kinds of canyon as authored stamps over stream-power output (seed 001 §6.6).
 //!
-//! Kempke's field taxonomy [12]:
+//! Kempke's field taxonomy \[12\]:
 //!
 //! * **Separator canyons** run at roughly constant depth between features — the cuts that split
 //!   a massif into ridges — and their depth loosely tracks their length. [`separator_canyon`]

@@ -20,7 +20,7 @@
 //!
 //! Conventions as in [`crate::sculpt`]: grids by reference, a new grid out, noise sampled at
 //! `(x·dx, y·dy)` metres, slopes rise over run from Horn's gradient
-//! ([`crate::landform::slope`]), angles in degrees. Per-cell work runs in parallel over rows
+//! ([`crate::landform::slope()`]), angles in degrees. Per-cell work runs in parallel over rows
 //! and is a pure function of the inputs: identical for any thread count.
 
 pub mod canyon;
