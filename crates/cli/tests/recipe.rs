@@ -188,3 +188,51 @@ fn gpu_require_runs_fill_and_thermal_with_the_cpu_bytes() {
     let raised = noise.data().iter().zip(filled.data()).filter(|(a, b)| b > a).count();
     assert!(raised > 0, "the fill raised no cell");
 }
+
+/// `--gpu=require` runs ds2's stream-power stage (its height uplift map, where the clamps act
+/// along rivers) on the GPU; the heights agree with the CPU's within the multi-step tolerance
+/// of docs/gpu.md (round-off of another association, which can flip a receiver on an ε-filled
+/// flat), and the sidecar names the backend.
+#[test]
+fn gpu_require_runs_ds2_stream_power_within_tolerance() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    if let Err(e) = bozkir_gpu::Gpu::new() {
+        assert!(!ci, "CI=true and no GPU adapter: {e}");
+        eprintln!("skipping: no GPU ({e})");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ds2 = include_str!("../../recipe/recipes/ds2.toml");
+    let text = ds2[..ds2.find("# Droplets").unwrap()].replace("steps = 55", "steps = 12");
+    assert!(text.contains("op = \"stream_power\"") && text.contains("steps = 12"));
+    let recipe = tmp.path().join("ds2_sp.toml");
+    std::fs::write(&recipe, text).unwrap();
+    let run = |mode: &str| {
+        let out = tmp.path().join(mode);
+        let o = bozkir(&[
+            "terrain",
+            "--recipe",
+            recipe.to_str().unwrap(),
+            "--size",
+            "64",
+            &format!("--gpu={mode}"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "--gpu={mode}: {}", String::from_utf8_lossy(&o.stderr));
+        let sc = read_sidecar(out.join("terrain.json")).unwrap();
+        (read_tiff_f32(out.join("height.tif")).unwrap(), sc.settings["backends"].to_string())
+    };
+    let (cpu, _) = run("off");
+    let (gpu, backends) = run("require");
+    assert_eq!(backends, "[\"stream_power: gpu\"]");
+    let (lo, hi) = cpu.data().iter().fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let tol = 1e-6 * (hi - lo);
+    let diffs: Vec<f32> = cpu.data().iter().zip(gpu.data()).map(|(a, b)| (a - b).abs()).collect();
+    let within = diffs.iter().filter(|&&d| d <= tol).count();
+    let max = diffs.iter().cloned().fold(0.0f32, f32::max);
+    eprintln!("ds2 stream power 64², 12 steps: {within} of {} within {tol:e} m, max {max:e} m", diffs.len());
+    assert!(within as f64 >= 0.95 * diffs.len() as f64, "{within} of {} cells within {tol} m", diffs.len());
+    let (sc, sg): (f64, f64) = (cpu.data().iter().map(|&v| v as f64).sum(), gpu.data().iter().map(|&v| v as f64).sum());
+    assert!((sc - sg).abs() <= 1e-3 * sc.abs(), "mean heights {sc} and {sg}");
+}
