@@ -292,6 +292,8 @@ struct RadixHeap {
     spare: Vec<u128>,
     /// The minimum of one bucket, as `(bucket, key)`, kept for [`Self::has_below`].
     low_min: Option<(usize, u128)>,
+    /// A lower bound of every key held, for [`Self::has_below`]'s fast answer.
+    floor: u128,
 }
 
 impl RadixHeap {
@@ -303,6 +305,7 @@ impl RadixHeap {
             top: false,
             spare: Vec::new(),
             low_min: None,
+            floor: 0,
         }
     }
 
@@ -316,6 +319,7 @@ impl RadixHeap {
         debug_assert!(k >= self.last, "radix heap: key below the last popped");
         let b = self.bucket(k);
         self.buckets[b].push(k);
+        self.floor = self.floor.min(k);
         if let Some((cb, v)) = self.low_min {
             if cb == b && k < v {
                 self.low_min = Some((b, k));
@@ -333,6 +337,9 @@ impl RadixHeap {
     /// buckets needs the lowest bucket's minimum, which is kept until that bucket changes.
     #[inline]
     fn has_below(&mut self, k: u128) -> bool {
+        if k <= self.floor {
+            return false;
+        }
         if !self.buckets[0].is_empty() {
             return self.last < k;
         }
@@ -347,9 +354,15 @@ impl RadixHeap {
             } else if self.top && !self.buckets[128].is_empty() {
                 break 128;
             } else {
+                self.floor = u128::MAX;
                 return false;
             }
         };
+        // Keys in bucket b agree with `last` above bit b − 1 and have that bit set.
+        self.floor = self.floor.max(((self.last >> (b - 1)) << (b - 1)) | (1 << (b - 1)));
+        if k <= self.floor {
+            return false;
+        }
         let bk = self.bucket(k);
         if bk != b {
             return bk > b;
@@ -387,6 +400,8 @@ impl RadixHeap {
         let mut items = std::mem::replace(&mut self.buckets[b], std::mem::take(&mut self.spare));
         let min = items.iter().copied().min()?;
         self.last = min;
+        // Every key held is at least the new last one.
+        self.floor = min;
         for &k in &items {
             let nb = self.bucket(k);
             self.buckets[nb].push(k);
