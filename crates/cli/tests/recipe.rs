@@ -1,10 +1,28 @@
 //! `bozkir terrain --recipe` and `bozkir recipes` end to end.
 
+mod common;
+
+use bozkir_core::Grid;
 use bozkir_io::{read_png8, read_sidecar, read_tiff_f32};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bozkir(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
+}
+
+/// `bozkir terrain --recipe RECIPE EXTRA… --out DIR/NAME`: the heights and the sidecar's
+/// `backends` (where each erosion stage ran).
+fn run_recipe(recipe: &Path, dir: &Path, name: &str, extra: &[&str]) -> (Grid<f32>, String) {
+    let out = dir.join(name);
+    let mut args = vec!["terrain", "--recipe", recipe.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let o = bozkir(&args);
+    assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    let backends = sc.settings.get("backends").map(|v| v.to_string()).unwrap_or_default();
+    (read_tiff_f32(out.join("height.tif")).unwrap(), backends)
 }
 
 #[test]
@@ -138,10 +156,7 @@ fn until_runs_a_prefix_of_the_stages() {
 /// CPU's bytes (both kernels are bit-identical), and the sidecar says where each stage ran.
 #[test]
 fn gpu_require_runs_fill_and_thermal_with_the_cpu_bytes() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    if let Err(e) = bozkir_gpu::Gpu::new() {
-        assert!(!ci, "CI=true and no GPU adapter: {e}");
-        eprintln!("skipping: no GPU ({e})");
+    if !common::gpu_available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -154,20 +169,7 @@ fn gpu_require_runs_fill_and_thermal_with_the_cpu_bytes() {
          [[stage]]\nop = \"thermal\"\npreset = \"scree\"\n",
     )
     .unwrap();
-    let run = |mode: &str| {
-        let out = tmp.path().join(mode);
-        let o = bozkir(&[
-            "terrain",
-            "--recipe",
-            recipe.to_str().unwrap(),
-            &format!("--gpu={mode}"),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "--gpu={mode}: {}", String::from_utf8_lossy(&o.stderr));
-        let sc = read_sidecar(out.join("terrain.json")).unwrap();
-        (read_tiff_f32(out.join("height.tif")).unwrap(), sc.settings["backends"].to_string())
-    };
+    let run = |mode: &str| run_recipe(&recipe, tmp.path(), mode, &[&format!("--gpu={mode}")]);
     let (cpu, cpu_backends) = run("off");
     let (gpu, gpu_backends) = run("require");
     assert!(cpu_backends.contains("fill: cpu") && cpu_backends.contains("thermal: cpu"), "{cpu_backends}");
@@ -178,10 +180,7 @@ fn gpu_require_runs_fill_and_thermal_with_the_cpu_bytes() {
     let prefix = |until: &str, name: &str| {
         let r = tmp.path().join(format!("{name}.toml"));
         std::fs::write(&r, &text[..text.find(until).unwrap()]).unwrap();
-        let out = tmp.path().join(name);
-        let o = bozkir(&["terrain", "--recipe", r.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        read_tiff_f32(out.join("height.tif")).unwrap()
+        run_recipe(&r, tmp.path(), name, &[]).0
     };
     let noise = prefix("[[stage]]\nop = \"fill\"", "noise");
     let filled = prefix("[[stage]]\nop = \"thermal\"", "filled");
@@ -195,10 +194,7 @@ fn gpu_require_runs_fill_and_thermal_with_the_cpu_bytes() {
 /// flat), and the sidecar names the backend.
 #[test]
 fn gpu_require_runs_ds2_stream_power_within_tolerance() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    if let Err(e) = bozkir_gpu::Gpu::new() {
-        assert!(!ci, "CI=true and no GPU adapter: {e}");
-        eprintln!("skipping: no GPU ({e})");
+    if !common::gpu_available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -207,22 +203,7 @@ fn gpu_require_runs_ds2_stream_power_within_tolerance() {
     assert!(text.contains("op = \"stream_power\"") && text.contains("steps = 12"));
     let recipe = tmp.path().join("ds2_sp.toml");
     std::fs::write(&recipe, text).unwrap();
-    let run = |mode: &str| {
-        let out = tmp.path().join(mode);
-        let o = bozkir(&[
-            "terrain",
-            "--recipe",
-            recipe.to_str().unwrap(),
-            "--size",
-            "64",
-            &format!("--gpu={mode}"),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "--gpu={mode}: {}", String::from_utf8_lossy(&o.stderr));
-        let sc = read_sidecar(out.join("terrain.json")).unwrap();
-        (read_tiff_f32(out.join("height.tif")).unwrap(), sc.settings["backends"].to_string())
-    };
+    let run = |mode: &str| run_recipe(&recipe, tmp.path(), mode, &["--size", "64", &format!("--gpu={mode}")]);
     let (cpu, _) = run("off");
     let (gpu, backends) = run("require");
     assert_eq!(backends, "[\"stream_power: gpu\"]");
