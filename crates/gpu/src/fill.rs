@@ -42,18 +42,14 @@ pub fn fill_epsilon_passes(gpu: &Gpu, h: &Grid<f64>) -> Result<(Grid<f64>, usize
     if w == 0 || ht == 0 {
         return Ok((h.clone(), 0));
     }
-    let (buf, passes) = fill_buffer(gpu, h)?;
+    let (buf, passes) = fill_epsilon_buffer(gpu, h)?;
     let out = gpu.read::<f64>(&buf, w * ht)?;
     Ok((Grid::from_vec(w, ht, out).with_cell_size(h.dx, h.dy), passes))
 }
 
 /// The ε fill of `h` in a device buffer of `w·h` `f64` (usable as a storage buffer and as a copy
-/// source), for the GPU stream power.
-pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<wgpu::Buffer, GpuError> {
-    fill_buffer(gpu, h).map(|(b, _)| b)
-}
-
-fn fill_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuError> {
+/// source), and the relaxation passes it ran; the GPU stream power starts from it.
+pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuError> {
     let (w, ht) = (h.width(), h.height());
     gpu.check_grid(w, ht, 8)?;
     if let Some(i) = h.data().iter().position(|v| v.is_infinite()) {

@@ -132,7 +132,7 @@ impl<'g> GpuStreamPower<'g> {
         params.check_uplift_shape(w, ht);
         gpu.check_grid(w, ht, 8)?;
         let n = (w * ht).max(1);
-        let filled = crate::fill::fill_epsilon_buffer(gpu, initial)?;
+        let (filled, _) = crate::fill::fill_epsilon_buffer(gpu, initial)?;
         let (dx, dy) = (initial.dx, initial.dy);
         let (tx, ty) = if params.kappa > 0.0 {
             let c = params.kappa * params.dt * (1.0 / (dx * dx) + 1.0 / (dy * dy));
