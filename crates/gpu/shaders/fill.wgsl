@@ -91,18 +91,21 @@ fn init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     p_out[i] = to;
 }
 
-// One round of pointer jumping to the ends of the chains (NONE: a seed).
+// One round of pointer jumping to the ends of the chains (NONE: a seed); the rounds after the
+// one that changed nothing return at once (rounds.wgsl).
 @compute @workgroup_size(256)
 fn root_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, d.round)) { return; }
     let i = (wid.y * nwg.x + wid.x) * 256u + lid;
-    if (i >= d.n) { return; }
-    if (d.round > 0u && atomicLoad(&live[d.round - 1u]) == 0u) { return; }
-    let p = p_in[i];
-    var q = p;
-    if (p != NONE) { q = p_in[p]; }
-    p_out[i] = q;
-    if (q != p) { atomicAdd(&live[d.round], 1u); }
+    if (i < d.n) {
+        let p = p_in[i];
+        var q = p;
+        if (p != NONE) { q = p_in[p]; }
+        p_out[i] = q;
+        if (q != p) { round_mark(); }
+    }
+    round_close(lid, d.round);
 }
 
 // W = Z where the chain ends at a seed (and on nodata), BIG where it ends in a pit.

@@ -2,8 +2,8 @@
 //
 // Mirrors crates/terrain/src/hydrology/flow_graph.rs: border cells are outlets, an interior cell
 // drains to the neighbour of steepest strictly positive drop (h_i - h_j) * (1 / dist), neighbours
-// tried NW, N, NE, W, E, SW, S, SE and replaced only on a strictly larger slope. Self-contained
-// (no includes) so a browser can fetch this file; `R` is the height type (f64 here; a WebGPU
+// tried NW, N, NE, W, E, SW, S, SE and replaced only on a strictly larger slope. Compiled
+// with rounds.wgsl appended (the rounds' bookkeeping); `R` is the height type (f64 here; a WebGPU
 // build without shader-f64 rewrites this one line to f32 and loses bit-identity).
 alias R = f64;
 
@@ -82,10 +82,11 @@ fn acc_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     atomicStore(&t_out[i], 1u);
 }
 
-// T = S before the scatter of a round.
+// T = S before the scatter of a round (nothing after the last live round).
 @compute @workgroup_size(256)
 fn acc_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, dims.round)) { return; }
     let i = index(wid, nwg, lid);
     if (i >= dims.n) { return; }
     atomicStore(&t_out[i], s_in[i]);
@@ -93,21 +94,36 @@ fn acc_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 
 // One round: S_k holds, per cell, the cells at distance < 2^k upstream; P_k the ancestor at
 // distance exactly 2^k (NONE if the path is shorter). T = S + sum of S_k(m) over m with
-// P_k(m) = i; Q = P_k(P_k). Integer sums, so the order of the atomics does not matter.
+// P_k(m) = i; Q = P_k(P_k). Integer sums, so the order of the atomics does not matter. The
+// rounds are recorded in one submission, up to the most a grid can need (rounds.wgsl), and the
+// surplus ones return at once.
 @compute @workgroup_size(256)
 fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, dims.round)) { return; }
     let i = index(wid, nwg, lid);
-    if (i >= dims.n) { return; }
-    // Every pointer died in the last round: nothing left to add (the rounds are recorded in one
-    // submission, up to the most a grid can need; this makes the surplus ones free).
-    if (dims.round > 0u && atomicLoad(&live[dims.round - 1u]) == 0u) { return; }
+    if (i < dims.n) { acc_jump_cell(i); }
+    round_close(lid, dims.round);
+}
+
+fn acc_jump_cell(i: u32) {
     let p = p_in[i];
     var q = NONE;
     if (p != NONE) {
         atomicAdd(&t_out[p], s_in[i]);
         q = p_in[p];
-        if (q != NONE) { atomicAdd(&live[dims.round], 1u); }
+        if (q != NONE) { round_mark(); }
     }
     q_out[i] = q;
+}
+
+// The counts into `count` (binding 6) when the last live round wrote the other buffer (an even
+// round reads `count` and writes `count2`, bound here as `s_in`).
+@compute @workgroup_size(256)
+fn acc_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    if (last_round_wg(lid, 40u) % 2u != 0u) { return; }
+    let i = index(wid, nwg, lid);
+    if (i >= dims.n) { return; }
+    atomicStore(&t_out[i], s_in[i]);
 }

@@ -16,7 +16,8 @@
 // flushed by a driver, say) grows there: tests/shallow_water.rs states the tolerance.
 // Bindings: 0 uniform Sw; 1 b_in; 2 b_out; 3 d; 4 flux (vec4 L R T B); 5 vel (vec2);
 // 6 s_in (advected sediment); 7 s_out (sediment before advection); 8 erdp (vec2 eroded,
-// deposited); 9 maps (vec2: per-step water increment, Ks·hardness·Δt).
+// deposited); 9 maps (vec2: per-step water increment, Ks·hardness·Δt), not read when both are
+// uniform (`sw.uni`: the pair is `(sw.inc, sw.ks)`, 16 bytes a cell and step less to move).
 alias R = f64;
 
 struct Sw {
@@ -26,7 +27,8 @@ struct Sw {
     dt_area: f32, hx: f32, hy: f32, min_depth: f32,
     inv_2dx: f32, inv_2dy: f32, kc: f32, min_sin2: f32,
     kd_dt: f32, evap: f32, sx: f32, sy: f32,
-    xmax: f32, ymax: f32, zero: f32, pad: f32,
+    xmax: f32, ymax: f32, zero: f32, uni: u32,
+    inc: f32, ks: f32, pad0: f32, pad1: f32,
 }
 
 @group(0) @binding(0) var<uniform> sw: Sw;
@@ -103,8 +105,14 @@ fn pipe(f: f32, a: f32, dh: f32) -> f32 {
     return max(mul(f, sw.damp) + mul(a, dh), 0.0);
 }
 
+// The per-cell (water increment, Ks·hardness·Δt).
+fn map_at(i: u32) -> vec2<f32> {
+    if (sw.uni != 0u) { return vec2<f32>(sw.inc, sw.ks); }
+    return maps[i];
+}
+
 fn d1_of(i: u32) -> f32 {
-    return d[i] + maps[i].x;
+    return d[i] + map_at(i).x;
 }
 
 // One pipe towards neighbour `j` (`has`: inside the grid).
@@ -176,7 +184,7 @@ fn sw_depth(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (x + 1u < w) { in_r = flux[i + 1u].x; }
     if (y > 0u) { in_t = flux[i - w].w; }
     if (y + 1u < h) { in_b = flux[i + w].z; }
-    let m = maps[i];
+    let m = map_at(i);
     let d1 = d[i] + m.x;
     let s = s_in[i];
     let net = (((in_l + in_r) + in_t) + in_b) - (((f.x + f.y) + f.z) + f.w);

@@ -18,7 +18,8 @@
 //   u32 atomics and carries, so their order does not matter;
 // * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
 // Float results differ from the CPU's by round-off (another association); see docs/gpu.md for
-// the tolerance. Compiled with exact.wgsl appended (next_up).
+// the tolerance. Compiled with exact.wgsl (next_up) and rounds.wgsl (the rounds' bookkeeping)
+// appended.
 alias R = f64;
 
 const NONE: u32 = 0xffffffffu;
@@ -71,14 +72,6 @@ fn gap_up(x: R) -> R {
     return next_up(x) - x;
 }
 
-// The first round after which no pointer was live: the rounds after it returned at once, so the
-// result is in the output buffer of that round, parity (round + 1) % 2.
-fn last_round() -> u32 {
-    var r = 0u;
-    while (r + 1u < 40u && atomicLoad(&live[r]) != 0u) { r++; }
-    return r;
-}
-
 // Uplift, the kept heights, G = dist / (dist + K dt A^m), and the affine maps (G·h, 1 − G).
 @compute @workgroup_size(256)
 fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -124,9 +117,6 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 // height to h2 (which holds the outlets' heights on entry) and stops: later rounds touch only its
 // dead pointer, and the cells pointing at it read h2.
 fn jump(i: u32, max_plus: bool) {
-    // Every pointer died in the last round: the rounds are recorded in one submission, up to
-    // the most a grid can need, and the surplus ones are free.
-    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     let p = p_in[i];
     if (p == NONE) {
         // Finished in an earlier round (its height in h2): keep the pointer dead in both buffers.
@@ -145,7 +135,7 @@ fn jump(i: u32, max_plus: bool) {
     a_out[i] = apply_map(a, b, a_in[p], max_plus);
     b_out[i] = select(b * b_in[p], b + b_in[p], max_plus);
     p_out[i] = q;
-    atomicAdd(&live[sp.round], 1u);
+    round_mark();
 }
 
 // The map (a, b) applied to x: a + b·x, or max(a, x ⊕ b).
@@ -157,17 +147,21 @@ fn apply_map(a: R, b: R, x: R, max_plus: bool) -> R {
 @compute @workgroup_size(256)
 fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
+    // The rounds are recorded in one submission, up to the most a grid can need; the surplus
+    // ones return at once (rounds.wgsl).
+    if (!round_open(lid, sp.round)) { return; }
     let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    jump(i, false);
+    if (i < sp.n) { jump(i, false); }
+    round_close(lid, sp.round);
 }
 
 @compute @workgroup_size(256)
 fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, sp.round)) { return; }
     let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    jump(i, true);
+    if (i < sp.n) { jump(i, true); }
+    round_close(lid, sp.round);
 }
 
 // The jumped maps' heights (in h2): never above the uplifted height, except for cells typed as
@@ -399,9 +393,9 @@ fn sed_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 @compute @workgroup_size(256)
 fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, sp.round)) { return; }
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
-    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
     atomicStore(&t_out[2u * i], s_in[2u * i]);
     atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
 }
@@ -409,9 +403,13 @@ fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 @compute @workgroup_size(256)
 fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, sp.round)) { return; }
     let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    if (sp.round > 0u && atomicLoad(&live[sp.round - 1u]) == 0u) { return; }
+    if (i < sp.n) { sed_jump_cell(i); }
+    round_close(lid, sp.round);
+}
+
+fn sed_jump_cell(i: u32) {
     let p = p_in[i];
     let f = f_in[i];
     if (p == NONE) {
@@ -426,17 +424,18 @@ fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     f_out[i] = f * f_in[p];
     let q = p_in[p];
     p_out[i] = q;
-    if (q != NONE) { atomicAdd(&live[sp.round], 1u); }
+    if (q != NONE) { round_mark(); }
 }
 
 @compute @workgroup_size(256)
 fn sed_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
+    // The sums are in the buffer the last live round wrote (`s_in` buffer 0, `s_in2` buffer 1).
+    let last = last_round_wg(lid, 40u);
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
-    // The sums are in the buffer the last live round wrote (`s_in` buffer 0, `s_in2` buffer 1).
     var q: R;
-    if (last_round() % 2u == 0u) {
+    if (last % 2u == 0u) {
         q = from_fix(s_in2[2u * i], s_in2[2u * i + 1u]);
     } else {
         q = from_fix(s_in[2u * i], s_in[2u * i + 1u]);

@@ -21,9 +21,13 @@
 use bozkir_core::Grid;
 
 use crate::context::{dispatch, Gpu, GpuError, GridUniform};
-use crate::flow::MAX_ROUNDS;
+use crate::flow::{jump_rounds, MAX_ROUNDS};
 
-pub(crate) const SRC: &str = concat!(include_str!("../shaders/fill.wgsl"), include_str!("../shaders/exact.wgsl"));
+pub(crate) const SRC: &str = concat!(
+    include_str!("../shaders/fill.wgsl"),
+    include_str!("../shaders/exact.wgsl"),
+    include_str!("../shaders/rounds.wgsl")
+);
 const NAME: &str = "fill.wgsl";
 /// Tile side of `relax` (cells).
 const TILE: usize = 32;
@@ -84,7 +88,9 @@ pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buf
         let cells = (w * ht) as u64;
         let mut pass = enc.begin_compute_pass(&Default::default());
         dispatch(&mut pass, &init, &gpu.bind(&init, &[(0, &dims[0]), (1, &z), (6, &ptr[0])]), cells);
-        for (r, d) in dims.iter().enumerate() {
+        // One round more than the jumping needs, so that the last live one is followed by one
+        // that changes nothing.
+        for (r, d) in dims.iter().enumerate().take(jump_rounds(w * ht) + 1) {
             let bg = gpu.bind(&jump, &[(0, d), (4, &live), (5, &ptr[r % 2]), (6, &ptr[1 - r % 2])]);
             dispatch(&mut pass, &jump, &bg, cells);
         }

@@ -19,10 +19,18 @@ use bozkir_core::Grid;
 
 use crate::context::{dispatch, Gpu, GpuError};
 
-pub(crate) const SRC: &str = include_str!("../shaders/flow.wgsl");
+pub(crate) const SRC: &str = concat!(include_str!("../shaders/flow.wgsl"), include_str!("../shaders/rounds.wgsl"));
 const NAME: &str = "flow.wgsl";
-/// Rounds at most (`2^40` exceeds any grid's path length).
+/// Rounds at most (`2^40` exceeds any grid's path length); `rounds.wgsl` reads this many
+/// counters.
 pub(crate) const MAX_ROUNDS: usize = 40;
+
+/// The pointer-jumping rounds recorded for `n` cells: a path has fewer than `n` edges, and after
+/// round `r` the pointers span `2^(r+1)` edges, so `⌊log₂ n⌋ + 1` rounds finish every pointer;
+/// one more for margin (the surplus rounds return at once on the device).
+pub(crate) fn jump_rounds(n: usize) -> usize {
+    ((usize::BITS - n.leading_zeros()) as usize + 1).min(MAX_ROUNDS)
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -65,8 +73,8 @@ pub(crate) struct Routing {
     tab: wgpu::Buffer,
     dims: Vec<wgpu::Buffer>,
     n: usize,
-    /// The (copy, jump) bind groups of every round, built on first use.
-    bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
+    /// The (copy, jump) bind groups of every round, and the final copy's, built on first use.
+    bgs: std::sync::OnceLock<(Vec<(wgpu::BindGroup, wgpu::BindGroup)>, wgpu::BindGroup)>,
 }
 
 impl Routing {
@@ -95,18 +103,21 @@ impl Routing {
         gpu: &Gpu,
         copy: &wgpu::ComputePipeline,
         jump: &wgpu::ComputePipeline,
-    ) -> &[(wgpu::BindGroup, wgpu::BindGroup)] {
+        last: &wgpu::ComputePipeline,
+    ) -> &(Vec<(wgpu::BindGroup, wgpu::BindGroup)>, wgpu::BindGroup) {
         self.bgs.get_or_init(|| {
             let bufs =
                 [(&self.count, &self.count2, &self.p0, &self.p1), (&self.count2, &self.count, &self.p1, &self.p0)];
-            (0..MAX_ROUNDS)
+            let rounds = (0..jump_rounds(self.n))
                 .map(|r| {
                     let (s, t, p, q) = bufs[r % 2];
-                    let bc = gpu.bind(copy, &[(0, &self.dims[r]), (5, s), (6, t)]);
+                    let bc = gpu.bind(copy, &[(0, &self.dims[r]), (5, s), (6, t), (9, &self.live)]);
                     let bj = gpu.bind(jump, &[(0, &self.dims[r]), (5, s), (6, t), (7, p), (8, q), (9, &self.live)]);
                     (bc, bj)
                 })
-                .collect()
+                .collect();
+            let fin = gpu.bind(last, &[(0, &self.dims[0]), (5, &self.count2), (6, &self.count), (9, &self.live)]);
+            (rounds, fin)
         })
     }
 
@@ -128,6 +139,7 @@ impl Routing {
         let init = gpu.pipeline(NAME, SRC, "acc_init")?;
         let copy = gpu.pipeline(NAME, SRC, "acc_copy")?;
         let jump = gpu.pipeline(NAME, SRC, "acc_jump")?;
+        let last = gpu.pipeline(NAME, SRC, "acc_final")?;
         let n = self.n as u64;
         let mut enc = gpu.encoder();
         enc.clear_buffer(&self.live, 0, None);
@@ -138,17 +150,19 @@ impl Routing {
             dispatch(&mut pass, &init, &bg, n);
         }
         {
-            // All rounds in the one submission, bind groups built once per routing; the jump
-            // kernel returns at once after the round in which the last pointer died.
+            // All rounds in the one submission, bind groups built once per routing; the rounds
+            // after the one in which the last pointer died return at once, and the final copy
+            // brings the counts back into `count` when that round wrote `count2`.
             let mut pass = enc.begin_compute_pass(&Default::default());
-            for (bc, bj) in self.round_bgs(gpu, &copy, &jump).iter() {
+            let (rounds, fin) = self.round_bgs(gpu, &copy, &jump, &last);
+            for (bc, bj) in rounds {
                 dispatch(&mut pass, &copy, bc, n);
                 dispatch(&mut pass, &jump, bj, n);
             }
+            dispatch(&mut pass, &last, fin, n);
         }
         // No host wait: the next read (or submission) orders after it.
         gpu.queue.submit([enc.finish()]);
-        // MAX_ROUNDS is even: the result is back in `count`.
         Ok(())
     }
 }

@@ -49,7 +49,12 @@ struct Sw {
     xmax: f32,
     ymax: f32,
     zero: f32,
-    pad: f32,
+    /// 1 when every cell's (increment, Ks·hardness·Δt) is (`inc`, `ks`) and `maps` is not read.
+    uni: u32,
+    inc: f32,
+    ks: f32,
+    pad0: f32,
+    pad1: f32,
 }
 
 /// A pipe-model simulation whose state stays on the device between steps.
@@ -118,7 +123,9 @@ impl<'g> GpuShallowWater<'g> {
         let inc_u = (p.rain_rate * dt) as f32;
         let ks_u = (p.dissolve * dt) as f32;
         p.check_hardness(w, h, dt);
-        let maps: Vec<[f32; 2]> = (0..n)
+        let uni = rain.is_none() && p.hardness.is_none();
+        // One pair when uniform (the kernels read the uniform's copy and never the buffer).
+        let maps: Vec<[f32; 2]> = (0..if uni { 1 } else { n })
             .map(|i| {
                 let inc = rain.as_ref().map_or(inc_u, |v| (v[i] * dt) as f32);
                 let ks = p.hardness.as_ref().map_or(ks_u, |g| (p.dissolve * g.data()[i] * dt) as f32);
@@ -152,7 +159,11 @@ impl<'g> GpuShallowWater<'g> {
             xmax: (w - 1) as f32,
             ymax: (h - 1) as f32,
             zero: 0.0,
-            pad: 0.0,
+            uni: uni as u32,
+            inc: inc_u,
+            ks: ks_u,
+            pad0: 0.0,
+            pad1: 0.0,
         };
         let ub = gpu.uniform("sw", &sw);
         let z = |l: &str, b: u64| gpu.zeroed(l, b * n as u64);

@@ -31,10 +31,13 @@ use bozkir_core::Grid;
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 
 use crate::context::{dispatch, Gpu, GpuError};
-use crate::flow::{Routing, MAX_ROUNDS};
+use crate::flow::{jump_rounds, Routing, MAX_ROUNDS};
 
-pub(crate) const SRC: &str =
-    concat!(include_str!("../shaders/stream_power.wgsl"), include_str!("../shaders/exact.wgsl"));
+pub(crate) const SRC: &str = concat!(
+    include_str!("../shaders/stream_power.wgsl"),
+    include_str!("../shaders/exact.wgsl"),
+    include_str!("../shaders/rounds.wgsl")
+);
 const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most (the
 /// default of [`GpuStreamPower::set_typed_rounds`]).
@@ -207,7 +210,7 @@ impl<'g> GpuStreamPower<'g> {
     fn record_rounds(&self, enc: &mut wgpu::CommandEncoder, mut record: impl FnMut(&mut wgpu::ComputePass<'_>, usize)) {
         enc.clear_buffer(&self.live, 0, None);
         let mut pass = enc.begin_compute_pass(&Default::default());
-        for r in 0..MAX_ROUNDS {
+        for r in 0..jump_rounds(self.w * self.ht) {
             record(&mut pass, r);
         }
     }

@@ -56,3 +56,17 @@ fn long_paths_accumulate_exactly() {
     assert_eq!(got, accumulate_cells(&cpu));
     let _ = Grid::new(1, 1, 0.0f64);
 }
+
+#[test]
+fn chains_of_every_length_end_in_the_counts() {
+    // One chain per grid, lengths 1 to 70: the last live round is even for some and odd for
+    // others (the counts end in either scratch buffer before the final copy), and a chain of
+    // n cells is the longest path n cells allow (the round count's bound).
+    let Some(gpu) = common::gpu() else { return };
+    for len in 1..=70usize {
+        let rcv: Vec<u32> = (0..len).map(|i| (i + 1).min(len - 1) as u32).collect();
+        let got = flow::accumulate_receivers(gpu, len, 1, &rcv).unwrap();
+        let want: Vec<u32> = (1..=len as u32).collect();
+        assert_eq!(got, want, "chain of {len}");
+    }
+}
