@@ -18,5 +18,5 @@ if [ "${BOZKIR_DS2:-1}" != 0 ]; then
   "$CARGO_TARGET_DIR/release/bozkir" terrain --recipe ds2 --size 8192 --cell-size 0.1708984375 --until 6 \
     --gpu=auto --out "$out"
   rm -rf "$out"
-  for typed in 3 1 0; do "$CARGO_TARGET_DIR/release/examples/ds2_phases" 8192 4 "$typed"; done
+  "$CARGO_TARGET_DIR/release/examples/ds2_phases" 8192 4 3,1,0
 fi

@@ -3,7 +3,8 @@
 //! takes its parameters as the stage builds them (its height uplift map included), times the
 //! device's ε fill and `steps` steps with a wait after each phase
 //! (`GpuStreamPower::step_timed`), and stops there.
-//! `cargo run --release -p bozkir --example ds2_phases -- 8192 6 [typed rounds]`. Not a test.
+//! `cargo run --release -p bozkir --example ds2_phases -- 8192 6 [typed rounds, e.g. 3,1,0]`: one
+//! run of the stage per typed-round count, from the same terrain. Not a test.
 
 use bozkir_core::{Grid, NoProgress, Progress};
 use bozkir_gpu::Gpu;
@@ -15,7 +16,7 @@ use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams
 struct Phases {
     gpu: Gpu,
     steps: usize,
-    typed: Option<usize>,
+    typed: Vec<Option<usize>>,
 }
 
 impl Kernels for Phases {
@@ -30,8 +31,18 @@ impl Kernels for Phases {
         let t = std::time::Instant::now();
         let (_, passes) = bozkir_gpu::fill::fill_epsilon_passes(gpu, g).map_err(|e| e.to_string())?;
         println!("ε fill: {:.1} ms, {passes} passes", t.elapsed().as_secs_f64() * 1e3);
-        let mut e = bozkir_gpu::stream_power::GpuStreamPower::new(gpu, g, p).map_err(|e| e.to_string())?;
-        if let Some(t) = self.typed {
+        let mut out = None;
+        for &typed in &self.typed {
+            out = Some(self.run(g, p, typed)?);
+        }
+        Ok(out)
+    }
+}
+
+impl Phases {
+    fn run(&self, g: &Grid<f64>, p: &StreamPowerParams, typed: Option<usize>) -> Result<StreamPowerOutput, String> {
+        let mut e = bozkir_gpu::stream_power::GpuStreamPower::new(&self.gpu, g, p).map_err(|e| e.to_string())?;
+        if let Some(t) = typed {
             e.set_typed_rounds(t);
             println!("typed rounds: at most {t}");
         }
@@ -46,7 +57,7 @@ impl Kernels for Phases {
                 ph.iter().map(|(k, v)| format!("{k} {v:.1}")).collect::<Vec<_>>().join(", ")
             );
         }
-        e.output().map(Some).map_err(|e| e.to_string())
+        e.output().map_err(|e| e.to_string())
     }
 }
 
@@ -54,7 +65,10 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let size: usize = a.get(1).and_then(|v| v.parse().ok()).unwrap_or(1024);
     let steps: usize = a.get(2).and_then(|v| v.parse().ok()).unwrap_or(5);
-    let typed: Option<usize> = a.get(3).and_then(|v| v.parse().ok());
+    let typed: Vec<Option<usize>> = match a.get(3) {
+        Some(v) => v.split(',').map(|t| Some(t.parse().expect("typed rounds: a count or a list like 3,1,0"))).collect(),
+        None => vec![None],
+    };
     let mut r = builtin("ds2").expect("built-in recipe");
     r.stages.truncate(4);
     assert_eq!(r.stages[3].op.name(), "stream_power", "ds2's fourth stage");

@@ -57,6 +57,10 @@ struct Sp {
 @group(0) @binding(18) var<storage, read_write> sediment: array<R>;
 @group(0) @binding(19) var<storage, read_write> settle: array<R>;
 @group(0) @binding(23) var<storage, read> s_in2: array<u32>;
+// The tile passes' change stamps (per 32x32 tile: the number of the pass after the one in which
+// a value of the tile changed) and the number of a submission's first pass.
+@group(0) @binding(24) var<storage, read_write> chg: array<atomic<u32>>;
+@group(0) @binding(25) var<storage, read> pbase: array<u32>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -239,7 +243,10 @@ fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 // in one pass instead of one), and writes the tile to `h2`. The rules have one fixed point on the
 // receiver forest, so any order of sweeps reaches the sequential result. A tile counts into
 // live[round] when a cell moved by more than round-off (refine: 1e-12 of its height; lift: any
-// rise), and the pass returns at once when the previous pair moved nothing.
+// rise), and the pass returns at once when the previous pair moved nothing. A tile runs only when
+// it or a neighbouring tile changed in the previous pass (else its values and halo are those of
+// that pass, which left them unchanged, so both buffers hold them already); the first pass of a
+// submission runs every tile (the state may have changed since the last).
 //  * refine (kind 0): the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
 //    (h_i − h_r')·G, h_i), next_up(h_r')) (G in `settle`), after the typed jumping;
 //  * lift (kind 1): an interior cell at or below its receiver rises to next_up(h_r).
@@ -250,9 +257,25 @@ var<workgroup> tile: array<R, 1156>;
 var<workgroup> t_moved: atomic<u32>;
 var<workgroup> t_go: u32;
 
-fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32) {
+fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32, half: u32) {
+    // This pass's number: pairs of passes, `half` the pass within the pair.
+    let k = 2u * sp.round + half;
+    let g = pbase[0] + k;
+    let ntx = (sp.w + T - 1u) / T;
+    let nty = (sp.h + T - 1u) / T;
     if (li == 0u) {
-        t_go = select(1u, atomicLoad(&live[sp.round - 1u]), sp.round > 0u);
+        var go = 1u;
+        if (sp.round > 0u) { go = atomicLoad(&live[sp.round - 1u]); }
+        if (go != 0u && k > 0u) {
+            var near = false;
+            for (var ty = max(wid.y, 1u) - 1u; ty <= min(wid.y + 1u, nty - 1u); ty++) {
+                for (var tx = max(wid.x, 1u) - 1u; tx <= min(wid.x + 1u, ntx - 1u); tx++) {
+                    near = near || atomicLoad(&chg[ty * ntx + tx]) == g;
+                }
+            }
+            go = select(0u, 1u, near);
+        }
+        t_go = go;
         atomicStore(&t_moved, 0u);
     }
     if (workgroupUniformLoad(&t_go) == 0u) { return; }
@@ -328,11 +351,13 @@ fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32) {
         if (workgroupUniformLoad(&t_go) == 0u) { break; }
     }
     var moved = false;
+    var changed = false;
     for (var q = 0u; q < 4u; q++) {
         let gx = x0 + lid.x + 16u * (q % 2u);
         let gy = y0 + lid.y + 16u * (q / 2u);
         if (gx < sp.w && gy < sp.h) {
             h2[gy * sp.w + gx] = cur[q];
+            changed = changed || cur[q] != entry[q];
             if (kind == 0u) {
                 moved = moved || abs(cur[q] - entry[q]) > 1e-12 * max(abs(cur[q]), 1.0);
             } else {
@@ -340,19 +365,39 @@ fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32) {
             }
         }
     }
-    if (moved) { atomicAdd(&live[sp.round], 1u); }
+    // t_moved is free again (the last sweep's reset): bit 0 a move, bit 1 any change.
+    if (moved || changed) { atomicOr(&t_moved, select(0u, 1u, moved) | select(0u, 2u, changed)); }
+    workgroupBarrier();
+    if (li == 0u) {
+        let m = atomicLoad(&t_moved);
+        if ((m & 1u) != 0u) { atomicAdd(&live[sp.round], 1u); }
+        if ((m & 2u) != 0u) { atomicStore(&chg[wid.y * ntx + wid.x], g + 1u); }
+    }
+}
+
+// The two passes of a pair (hh -> h2, then h2 -> hh) of each rule.
+@compute @workgroup_size(16, 16)
+fn refine_a(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+            @builtin(local_invocation_index) li: u32) {
+    tile_pass(wid, lid, li, 0u, 0u);
 }
 
 @compute @workgroup_size(16, 16)
-fn refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+fn refine_b(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+            @builtin(local_invocation_index) li: u32) {
+    tile_pass(wid, lid, li, 0u, 1u);
+}
+
+@compute @workgroup_size(16, 16)
+fn lift_a(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
           @builtin(local_invocation_index) li: u32) {
-    tile_pass(wid, lid, li, 0u);
+    tile_pass(wid, lid, li, 1u, 0u);
 }
 
 @compute @workgroup_size(16, 16)
-fn lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
-        @builtin(local_invocation_index) li: u32) {
-    tile_pass(wid, lid, li, 1u);
+fn lift_b(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+          @builtin(local_invocation_index) li: u32) {
+    tile_pass(wid, lid, li, 1u, 1u);
 }
 
 fn to_fix(v: R) -> vec2<u32> {
@@ -418,9 +463,12 @@ fn sed_jump_cell(i: u32) {
         return;
     }
     let v = to_fix(from_fix(s_in[2u * i], s_in[2u * i + 1u]) * f);
-    let old = atomicAdd(&t_out[2u * p], v.x);
-    let carry = select(0u, 1u, old + v.x < old);
-    atomicAdd(&t_out[2u * p + 1u], v.y + carry);
+    // Nothing to add (no incision upstream yet, or a share below 2^-44 m): no atomics.
+    if (v.x != 0u || v.y != 0u) {
+        let old = atomicAdd(&t_out[2u * p], v.x);
+        let carry = select(0u, 1u, old + v.x < old);
+        if (v.y + carry != 0u) { atomicAdd(&t_out[2u * p + 1u], v.y + carry); }
+    }
     f_out[i] = f * f_in[p];
     let q = p_in[p];
     p_out[i] = q;

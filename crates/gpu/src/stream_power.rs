@@ -126,6 +126,11 @@ pub struct GpuStreamPower<'g> {
     jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
     sed_bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
     typed_rounds: usize,
+    /// The tile passes' change stamps (one per 32×32 tile), the number of a submission's first
+    /// pass (device copy), and the next pass number.
+    chg: wgpu::Buffer,
+    pbase: wgpu::Buffer,
+    next_pass: std::cell::Cell<u32>,
 }
 
 impl<'g> GpuStreamPower<'g> {
@@ -202,6 +207,9 @@ impl<'g> GpuStreamPower<'g> {
             jacobi_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sed_bgs: std::sync::OnceLock::new(),
             typed_rounds: TYPED,
+            chg: gpu.zeroed("tile stamps", 4 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
+            pbase: gpu.zeroed("pass base", 4),
+            next_pass: std::cell::Cell::new(0),
         })
     }
 
@@ -269,35 +277,40 @@ impl<'g> GpuStreamPower<'g> {
     /// the first submission, up to `MAX_ROUNDS` in later ones, one read-back of the counters per
     /// submission, until a pair moves nothing (`true`) or `limit` submissions ran (`false`).
     fn passes(&self, kind: Jacobi, limit: Option<usize>) -> Result<bool, GpuError> {
-        let (entry, what) = match kind {
-            Jacobi::Refine => ("refine", "incision clamps"),
-            Jacobi::Lift => ("lift", "limiter"),
+        let (entries, what) = match kind {
+            Jacobi::Refine => (["refine_a", "refine_b"], "incision clamps"),
+            Jacobi::Lift => (["lift_a", "lift_b"], "limiter"),
         };
-        let pl = self.gpu.pipeline(NAME, SRC, entry)?;
+        let pls = [self.gpu.pipeline(NAME, SRC, entries[0])?, self.gpu.pipeline(NAME, SRC, entries[1])?];
         // Bind groups built once per kind (the buffers never change).
         let bgs = self.jacobi_bgs[kind as usize].get_or_init(|| {
             // One shader function serves both rules, so both layouts hold all the buffers.
-            let extra: Vec<(u32, &wgpu::Buffer)> = vec![(1, &self.rt.rcv), (6, &self.before), (19, &self.settle)];
-            let b = |j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
+            let extra: Vec<(u32, &wgpu::Buffer)> =
+                vec![(1, &self.rt.rcv), (6, &self.before), (19, &self.settle), (24, &self.chg), (25, &self.pbase)];
+            let b = |half: usize, j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
                 let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
                 v.extend_from_slice(&extra);
-                self.gpu.bind(&pl, &v)
+                self.gpu.bind(&pls[half], &v)
             };
-            (0..MAX_ROUNDS).map(|j| [b(j, &self.hh, &self.h2), b(j, &self.h2, &self.hh)]).collect()
+            (0..MAX_ROUNDS).map(|j| [b(0, j, &self.hh, &self.h2), b(1, j, &self.h2, &self.hh)]).collect()
         });
         let (mut pairs, mut subs) = (0, 0);
         loop {
             // The first submission holds one pair (usually all there is to do), later ones more.
             let k = if subs == 0 { 1 } else { MAX_ROUNDS };
+            // Passes numbered on from the last submission's (the tiles' change stamps).
+            let g0 = self.next_pass.get();
+            self.next_pass.set(g0.wrapping_add(2 * k as u32));
+            self.gpu.queue.write_buffer(&self.pbase, 0, bytemuck::bytes_of(&g0));
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
             {
                 // 32×32 tiles (see `tile_pass` in the shader).
                 let tiles = (self.w.div_ceil(32) as u32, self.ht.div_ceil(32) as u32);
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&pl);
                 for bg in &bgs[..k] {
-                    for b in bg {
+                    for (pl, b) in pls.iter().zip(bg) {
+                        pass.set_pipeline(pl);
                         pass.set_bind_group(0, b, &[]);
                         pass.dispatch_workgroups(tiles.0, tiles.1, 1);
                     }
