@@ -1,5 +1,15 @@
 // D8 receivers and drainage accumulation by pointer jumping (bozkir-gpu, flow.rs).
 //
+// Accumulation is two-level. Within a 32x32 tile the receivers form an in-tile forest whose roots
+// are the outlets and the *exits* (cells draining out of the tile). Pass 1 (`acc_tile_local`)
+// sums the in-tile forest in workgroup memory (pointer jumping there) and finds each cell's
+// in-tile root. An exit y's final count is then its in-tile count plus the final counts of the
+// exits z of other tiles whose receiver's in-tile root is y: the same accumulation on a forest of
+// the roots only (z -> root(rcv(z))), a few per cent of the cells, jumped globally over a list
+// of them (`acc_link`, `acc_copy`, `acc_jump`, `acc_final`). Pass 2 (`acc_tile_final`) sums
+// every tile again with weights 1 + (the final counts of the donors from outside the tile).
+// Every count is an integer sum, so the result is exact and independent of the order.
+//
 // Mirrors crates/terrain/src/hydrology/flow_graph.rs: border cells are outlets, an interior cell
 // drains to the neighbour of steepest strictly positive drop (h_i - h_j) * (1 / dist), neighbours
 // tried NW, N, NE, W, E, SW, S, SE and replaced only on a strictly larger slope. Compiled
@@ -24,6 +34,12 @@ struct Dims { w: u32, h: u32, n: u32, round: u32 }
 @group(0) @binding(7) var<storage, read> p_in: array<u32>;
 @group(0) @binding(8) var<storage, read_write> q_out: array<u32>;
 @group(0) @binding(9) var<storage, read_write> live: array<atomic<u32>>;
+// The two-level accumulation: each cell's in-tile root (global index), the list of in-tile roots
+// and its length, and the indirect dispatch size of a pass over that list.
+@group(0) @binding(10) var<storage, read_write> xr: array<u32>;
+@group(0) @binding(11) var<storage, read_write> roots: array<u32>;
+@group(0) @binding(12) var<storage, read_write> nroots: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read_write> ind: array<u32>;
 
 // Neighbour k (NW, N, NE, W, E, SW, S, SE) as (dx, dy).
 fn nb(k: u32) -> vec2<i32> {
@@ -71,38 +87,201 @@ fn d8(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<
     rdist[i] = d;
 }
 
-// S = 1 per cell (the cell itself), P = receiver (NONE at outlets and pits).
-@compute @workgroup_size(256)
-fn acc_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    let i = index(wid, nwg, lid);
-    if (i >= dims.n) { return; }
-    let r = rcv[i];
-    q_out[i] = select(r, NONE, r == i);
-    atomicStore(&t_out[i], 1u);
+// ---- Pass 1 and 2: in-tile sums in workgroup memory ----
+
+const TS: u32 = 32u;
+const LNONE: u32 = 0xffffffffu;
+// In-tile pointers, partial sums and the sums being scattered (12 KiB with the flags).
+var<workgroup> lp: array<u32, 1024>;
+var<workgroup> ls: array<u32, 1024>;
+var<workgroup> lt: array<atomic<u32>, 1024>;
+var<workgroup> lflag: array<atomic<u32>, 2>;
+var<workgroup> lgo: u32;
+var<workgroup> lbase: u32;
+
+// The global index of tile cell k (row-major in the tile), NONE outside the grid.
+fn tile_cell(wid: vec3<u32>, k: u32) -> u32 {
+    let x = wid.x * TS + k % TS;
+    let y = wid.y * TS + k / TS;
+    if (x >= dims.w || y >= dims.h) { return NONE; }
+    return y * dims.w + x;
 }
 
-// T = S before the scatter of a round (nothing after the last live round).
+// The tile index of global cell c, LNONE when it lies outside tile `wid`.
+fn tile_local(wid: vec3<u32>, c: u32) -> u32 {
+    let x = c % dims.w;
+    let y = c / dims.w;
+    if (x < wid.x * TS || y < wid.y * TS || x >= wid.x * TS + TS || y >= wid.y * TS + TS) { return LNONE; }
+    return (y - wid.y * TS) * TS + (x - wid.x * TS);
+}
+
+// lp = the in-tile receivers (LNONE at in-tile roots and outside the grid).
+fn tile_pointers(wid: vec3<u32>, li: u32) {
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        let c = tile_cell(wid, k);
+        var p = LNONE;
+        if (c != NONE) {
+            let r = rcv[c];
+            if (r != c) { p = tile_local(wid, r); }
+        }
+        lp[k] = p;
+    }
+}
+
+// On entry lp holds the in-tile receivers and ls the weights; on exit ls holds every cell's sum
+// of the weights in-tile upstream of it (itself included), lp is spent. Pointer jumping of
+// partial sums (as the global rounds): at most 10 rounds for 1024 cells, fewer when the in-tile
+// paths are short.
+fn tile_sums(li: u32) {
+    if (li == 0u) { atomicStore(&lflag[0], 0u); }
+    for (var r = 0u; r < 11u; r++) {
+        for (var q = 0u; q < 4u; q++) {
+            let k = li + 256u * q;
+            atomicStore(&lt[k], ls[k]);
+        }
+        workgroupBarrier();
+        var nq: array<u32, 4>;
+        var alive = false;
+        for (var q = 0u; q < 4u; q++) {
+            let k = li + 256u * q;
+            let p = lp[k];
+            nq[q] = LNONE;
+            if (p != LNONE) {
+                atomicAdd(&lt[p], ls[k]);
+                nq[q] = lp[p];
+                alive = alive || nq[q] != LNONE;
+            }
+        }
+        if (alive) { atomicStore(&lflag[r % 2u], 1u); }
+        workgroupBarrier();
+        for (var q = 0u; q < 4u; q++) {
+            let k = li + 256u * q;
+            lp[k] = nq[q];
+            ls[k] = atomicLoad(&lt[k]);
+        }
+        if (li == 0u) {
+            lgo = atomicLoad(&lflag[r % 2u]);
+            atomicStore(&lflag[(r + 1u) % 2u], 0u);
+        }
+        if (workgroupUniformLoad(&lgo) == 0u) { break; }
+    }
+}
+
+// Pass 1, one workgroup per tile: the in-tile counts into `t_out` (the count buffer), each cell's
+// in-tile root into `xr`, and the in-tile roots appended to `roots`.
+@compute @workgroup_size(256)
+fn acc_tile_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    tile_pointers(wid, li);
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        ls[k] = select(1u, 0u, tile_cell(wid, k) == NONE);
+    }
+    workgroupBarrier();
+    tile_sums(li);
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        let c = tile_cell(wid, k);
+        if (c != NONE) { atomicStore(&t_out[c], ls[k]); }
+    }
+    workgroupBarrier();
+    // The in-tile roots by pointer jumping (ls reused): a root points at itself.
+    tile_pointers(wid, li);
+    workgroupBarrier();
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        ls[k] = select(lp[k], k, lp[k] == LNONE);
+    }
+    if (li == 0u) {
+        atomicStore(&lflag[0], 0u);
+        atomicStore(&lt[0], 0u);
+    }
+    workgroupBarrier();
+    for (var r = 0u; r < 11u; r++) {
+        var nq: array<u32, 4>;
+        var moved = false;
+        for (var q = 0u; q < 4u; q++) {
+            let k = li + 256u * q;
+            nq[q] = ls[ls[k]];
+            moved = moved || nq[q] != ls[k];
+        }
+        if (moved) { atomicStore(&lflag[r % 2u], 1u); }
+        workgroupBarrier();
+        for (var q = 0u; q < 4u; q++) { ls[li + 256u * q] = nq[q]; }
+        if (li == 0u) {
+            lgo = atomicLoad(&lflag[r % 2u]);
+            atomicStore(&lflag[(r + 1u) % 2u], 0u);
+        }
+        if (workgroupUniformLoad(&lgo) == 0u) { break; }
+    }
+    // Roots and their slots in the list (lt[0] counts this tile's roots).
+    var slot: array<u32, 4>;
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        let c = tile_cell(wid, k);
+        slot[q] = NONE;
+        if (c != NONE) {
+            xr[c] = tile_cell(wid, ls[k]);
+            if (ls[k] == k) { slot[q] = atomicAdd(&lt[0], 1u); }
+        }
+    }
+    workgroupBarrier();
+    if (li == 0u) { lbase = atomicAdd(&nroots[0], atomicLoad(&lt[0])); }
+    let base = workgroupUniformLoad(&lbase);
+    for (var q = 0u; q < 4u; q++) {
+        if (slot[q] != NONE) { roots[base + slot[q]] = tile_cell(wid, li + 256u * q); }
+    }
+}
+
+// The indirect dispatch size of a pass over the list of roots (one thread per root, the
+// workgroups laid out as `index` expects).
+@compute @workgroup_size(1)
+fn acc_args() {
+    let g = max((atomicLoad(&nroots[0]) + 255u) / 256u, 1u);
+    let x = min(g, 32768u);
+    ind[0] = x;
+    ind[1] = (g + x - 1u) / x;
+    ind[2] = 1u;
+}
+
+// The root behind list slot j of this thread, NONE past the list.
+fn listed(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    let j = index(wid, nwg, lid);
+    if (j >= atomicLoad(&nroots[0])) { return NONE; }
+    return roots[j];
+}
+
+// The roots' forest: an exit points at the in-tile root of its receiver, an outlet nowhere.
+@compute @workgroup_size(256)
+fn acc_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let c = listed(wid, nwg, lid);
+    if (c == NONE) { return; }
+    let r = rcv[c];
+    q_out[c] = select(xr[r], NONE, r == c);
+}
+
+// T = S over the roots before the scatter of a round (nothing after the last live round).
 @compute @workgroup_size(256)
 fn acc_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, dims.round)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i >= dims.n) { return; }
-    atomicStore(&t_out[i], s_in[i]);
+    let c = listed(wid, nwg, lid);
+    if (c == NONE) { return; }
+    atomicStore(&t_out[c], s_in[c]);
 }
 
-// One round: S_k holds, per cell, the cells at distance < 2^k upstream; P_k the ancestor at
-// distance exactly 2^k (NONE if the path is shorter). T = S + sum of S_k(m) over m with
-// P_k(m) = i; Q = P_k(P_k). Integer sums, so the order of the atomics does not matter. The
-// rounds are recorded in one submission, up to the most a grid can need (rounds.wgsl), and the
-// surplus ones return at once.
+// One round over the roots: S_k holds, per root, the in-tile counts of the roots at distance
+// < 2^k upstream in the roots' forest; P_k the root at distance exactly 2^k (NONE if the path is
+// shorter). T = S + sum of S_k(m) over m with P_k(m) = i; Q = P_k(P_k). The rounds are recorded
+// in one submission, up to the most a grid can need (rounds.wgsl); the surplus ones return at
+// once.
 @compute @workgroup_size(256)
 fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, dims.round)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i < dims.n) { acc_jump_cell(i); }
+    let c = listed(wid, nwg, lid);
+    if (c != NONE) { acc_jump_cell(c); }
     round_close(lid, dims.round);
 }
 
@@ -117,13 +296,53 @@ fn acc_jump_cell(i: u32) {
     q_out[i] = q;
 }
 
-// The counts into `count` (binding 6) when the last live round wrote the other buffer (an even
-// round reads `count` and writes `count2`, bound here as `s_in`).
+// The roots' counts into `count` (binding 6) when the last live round wrote the other buffer
+// (an even round reads `count` and writes `count2`, bound here as `s_in`).
 @compute @workgroup_size(256)
 fn acc_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
     if (last_round_wg(lid, 40u) % 2u != 0u) { return; }
-    let i = index(wid, nwg, lid);
-    if (i >= dims.n) { return; }
-    atomicStore(&t_out[i], s_in[i]);
+    let c = listed(wid, nwg, lid);
+    if (c == NONE) { return; }
+    atomicStore(&t_out[c], s_in[c]);
+}
+
+// Pass 2, one workgroup per tile: weights 1 + the final counts of the donors outside the tile
+// (roots of their tiles, final in `t_out` by now), summed in-tile: every cell's final count. A
+// root's value is rewritten unchanged, so the neighbouring tiles' reads of it see one value.
+@compute @workgroup_size(256)
+fn acc_tile_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    tile_pointers(wid, li);
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        let c = tile_cell(wid, k);
+        var wgt = 0u;
+        if (c != NONE) {
+            wgt = 1u;
+            let tx = k % TS;
+            let ty = k / TS;
+            // Only a cell on the tile's rim has neighbours outside it.
+            if (tx == 0u || ty == 0u || tx == TS - 1u || ty == TS - 1u) {
+                let x = c % dims.w;
+                let y = c / dims.w;
+                for (var n = 0u; n < 8u; n++) {
+                    let o = nb(n);
+                    let nx = i32(x) + o.x;
+                    let ny = i32(y) + o.y;
+                    if (nx < 0 || ny < 0 || nx >= i32(dims.w) || ny >= i32(dims.h)) { continue; }
+                    let d = u32(ny) * dims.w + u32(nx);
+                    if (tile_local(wid, d) == LNONE && rcv[d] == c) { wgt += atomicLoad(&t_out[d]); }
+                }
+            }
+        }
+        ls[k] = wgt;
+    }
+    workgroupBarrier();
+    tile_sums(li);
+    workgroupBarrier();
+    for (var q = 0u; q < 4u; q++) {
+        let k = li + 256u * q;
+        let c = tile_cell(wid, k);
+        if (c != NONE) { atomicStore(&t_out[c], ls[k]); }
+    }
 }

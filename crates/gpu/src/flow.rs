@@ -70,12 +70,35 @@ pub(crate) struct Routing {
     p0: wgpu::Buffer,
     p1: wgpu::Buffer,
     live: wgpu::Buffer,
+    /// The two-level accumulation: each cell's in-tile root, the list of in-tile roots, its
+    /// length, and the indirect dispatch size of a pass over it.
+    xr: wgpu::Buffer,
+    roots: wgpu::Buffer,
+    nroots: wgpu::Buffer,
+    ind: wgpu::Buffer,
     tab: wgpu::Buffer,
     dims: Vec<wgpu::Buffer>,
+    w: usize,
+    h: usize,
     n: usize,
-    /// The (copy, jump) bind groups of every round, and the final copy's, built on first use.
-    bgs: std::sync::OnceLock<(Vec<(wgpu::BindGroup, wgpu::BindGroup)>, wgpu::BindGroup)>,
+    /// The accumulation's bind groups, built on first use.
+    bgs: std::sync::OnceLock<AccBinds>,
 }
+
+/// Bind groups of the accumulation: the two tile passes, the list's dispatch size and links,
+/// the (copy, jump) pair of every round, and the final copy.
+struct AccBinds {
+    local: wgpu::BindGroup,
+    args: wgpu::BindGroup,
+    link: wgpu::BindGroup,
+    rounds: Vec<(wgpu::BindGroup, wgpu::BindGroup)>,
+    last: wgpu::BindGroup,
+    fin: wgpu::BindGroup,
+}
+
+/// The accumulation's pipelines, in the order they run.
+const ACC: [&str; 7] =
+    ["acc_tile_local", "acc_args", "acc_link", "acc_copy", "acc_jump", "acc_final", "acc_tile_final"];
 
 impl Routing {
     pub fn new(gpu: &Gpu, w: usize, h: usize, dx: f64, dy: f64) -> Self {
@@ -91,33 +114,47 @@ impl Routing {
             p0: gpu.zeroed("p0", 4 * n as u64),
             p1: gpu.zeroed("p1", 4 * n as u64),
             live: gpu.zeroed("live", 4 * MAX_ROUNDS as u64),
+            xr: gpu.zeroed("in-tile roots", 4 * n as u64),
+            roots: gpu.zeroed("root list", 4 * n as u64),
+            nroots: gpu.zeroed("root count", 4),
+            ind: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("root dispatch"),
+                size: 16,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+                mapped_at_creation: false,
+            }),
             tab: gpu.buffer("d8tab", &d8_table(dx, dy)),
             dims,
+            w,
+            h,
             n,
             bgs: std::sync::OnceLock::new(),
         }
     }
 
-    fn round_bgs(
-        &self,
-        gpu: &Gpu,
-        copy: &wgpu::ComputePipeline,
-        jump: &wgpu::ComputePipeline,
-        last: &wgpu::ComputePipeline,
-    ) -> &(Vec<(wgpu::BindGroup, wgpu::BindGroup)>, wgpu::BindGroup) {
+    fn acc_binds(&self, gpu: &Gpu, pl: &[std::sync::Arc<wgpu::ComputePipeline>]) -> &AccBinds {
         self.bgs.get_or_init(|| {
+            let (list, len) = ((11, &self.roots), (12, &self.nroots));
+            let d0 = (0, &self.dims[0]);
             let bufs =
                 [(&self.count, &self.count2, &self.p0, &self.p1), (&self.count2, &self.count, &self.p1, &self.p0)];
             let rounds = (0..jump_rounds(self.n))
                 .map(|r| {
                     let (s, t, p, q) = bufs[r % 2];
-                    let bc = gpu.bind(copy, &[(0, &self.dims[r]), (5, s), (6, t), (9, &self.live)]);
-                    let bj = gpu.bind(jump, &[(0, &self.dims[r]), (5, s), (6, t), (7, p), (8, q), (9, &self.live)]);
+                    let d = (0, &self.dims[r]);
+                    let bc = gpu.bind(&pl[3], &[d, (5, s), (6, t), (9, &self.live), list, len]);
+                    let bj = gpu.bind(&pl[4], &[d, (5, s), (6, t), (7, p), (8, q), (9, &self.live), list, len]);
                     (bc, bj)
                 })
                 .collect();
-            let fin = gpu.bind(last, &[(0, &self.dims[0]), (5, &self.count2), (6, &self.count), (9, &self.live)]);
-            (rounds, fin)
+            AccBinds {
+                local: gpu.bind(&pl[0], &[d0, (3, &self.rcv), (6, &self.count), (10, &self.xr), list, len]),
+                args: gpu.bind(&pl[1], &[len, (13, &self.ind)]),
+                link: gpu.bind(&pl[2], &[(3, &self.rcv), (8, &self.p0), (10, &self.xr), list, len]),
+                rounds,
+                last: gpu.bind(&pl[5], &[(5, &self.count2), (6, &self.count), (9, &self.live), list, len]),
+                fin: gpu.bind(&pl[6], &[d0, (3, &self.rcv), (6, &self.count)]),
+            }
         })
     }
 
@@ -134,34 +171,41 @@ impl Routing {
         Ok(())
     }
 
-    /// Upstream cell counts of the receivers in `self.rcv` into `self.count`.
+    /// Upstream cell counts of the receivers in `self.rcv` into `self.count`: in-tile sums, the
+    /// roots' forest jumped over a list of the roots, in-tile sums again (see `flow.wgsl`).
     pub fn accumulate(&self, gpu: &Gpu) -> Result<(), GpuError> {
-        let init = gpu.pipeline(NAME, SRC, "acc_init")?;
-        let copy = gpu.pipeline(NAME, SRC, "acc_copy")?;
-        let jump = gpu.pipeline(NAME, SRC, "acc_jump")?;
-        let last = gpu.pipeline(NAME, SRC, "acc_final")?;
-        let n = self.n as u64;
+        let pl = ACC.iter().map(|e| gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
+        let b = self.acc_binds(gpu, &pl);
+        let tiles = (self.w.div_ceil(32) as u32, self.h.div_ceil(32) as u32);
         let mut enc = gpu.encoder();
         enc.clear_buffer(&self.live, 0, None);
+        enc.clear_buffer(&self.nroots, 0, None);
         {
-            // Pointers into p0, the counts (ones) into `count`.
-            let bg = gpu.bind(&init, &[(0, &self.dims[0]), (3, &self.rcv), (6, &self.count), (8, &self.p0)]);
+            // One submission, no host wait: the passes over the roots are sized on the device
+            // (indirect), and the rounds after the one in which the last pointer died return at
+            // once.
             let mut pass = enc.begin_compute_pass(&Default::default());
-            dispatch(&mut pass, &init, &bg, n);
-        }
-        {
-            // All rounds in the one submission, bind groups built once per routing; the rounds
-            // after the one in which the last pointer died return at once, and the final copy
-            // brings the counts back into `count` when that round wrote `count2`.
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            let (rounds, fin) = self.round_bgs(gpu, &copy, &jump, &last);
-            for (bc, bj) in rounds {
-                dispatch(&mut pass, &copy, bc, n);
-                dispatch(&mut pass, &jump, bj, n);
+            let over_roots = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, bg: &wgpu::BindGroup| {
+                pass.set_pipeline(p);
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups_indirect(&self.ind, 0);
+            };
+            pass.set_pipeline(&pl[0]);
+            pass.set_bind_group(0, &b.local, &[]);
+            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
+            pass.set_pipeline(&pl[1]);
+            pass.set_bind_group(0, &b.args, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            over_roots(&mut pass, &pl[2], &b.link);
+            for (bc, bj) in &b.rounds {
+                over_roots(&mut pass, &pl[3], bc);
+                over_roots(&mut pass, &pl[4], bj);
             }
-            dispatch(&mut pass, &last, fin, n);
+            over_roots(&mut pass, &pl[5], &b.last);
+            pass.set_pipeline(&pl[6]);
+            pass.set_bind_group(0, &b.fin, &[]);
+            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
         }
-        // No host wait: the next read (or submission) orders after it.
         gpu.queue.submit([enc.finish()]);
         Ok(())
     }

@@ -70,3 +70,24 @@ fn chains_of_every_length_end_in_the_counts() {
         assert_eq!(got, want, "chain of {len}");
     }
 }
+
+#[test]
+fn white_noise_with_pits_accumulates_exactly() {
+    // White noise: pits (cells draining nowhere) all over, short paths crossing the 32×32 tiles
+    // of the two-level accumulation in every direction, a grid no multiple of the tile.
+    let Some(gpu) = common::gpu() else { return };
+    let (w, h) = (300usize, 170usize);
+    let mut s = 0x9e3779b97f4a7c15u64;
+    let data: Vec<f64> = (0..w * h)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect();
+    let g = Grid::from_vec(w, h, data);
+    let cpu = d8_receivers(&g);
+    assert!(cpu.receivers.iter().enumerate().filter(|&(i, &r)| r as usize == i).count() > w * h / 20);
+    assert_eq!(flow::accumulate_cells(gpu, &g).unwrap(), accumulate_cells(&cpu));
+}
