@@ -3,7 +3,7 @@
 // Mirrors crates/terrain/src/erosion/stream_power.rs with parallel formulations of its
 // sequential passes along the stack:
 // * incision: h_i' = G_i·h_i + (1 − G_i)·h_r' is an affine map of the receiver's new height;
-//   composing the maps along the receivers by pointer jumping (`ab_jump`) gives every new height
+//   composing the maps along the receivers by pointer jumping (`ab_jump_l`, in two levels) gives every new height
 //   in ⌈log₂ L⌉ rounds (`incise`). The CPU's clamps (never above the uplifted height, at least
 //   next_up(h_r')) are not affine, and a Jacobi pass carries them only one cell down a river; so
 //   the clamps are *typed* instead (`classify_incise`): from the current solution, a cell whose
@@ -12,7 +12,7 @@
 //   again. A few such rounds leave the Jacobi passes of the exact rule (`refine`) little to do;
 // * limiter (h_i > h_r for every interior cell, the CPU's h_i = max(h_i, next_up(h_r')) along
 //   the stack): max-plus maps x -> max(c, x ⊕ d), closed under composition, jumped the same way
-//   (`lift_init`, `mp_jump`, `apply_lift`) and confirmed by Jacobi passes (`lift`);
+//   (`lift_init`, `tm_*_mp` and `mp_jump_l`, `apply_lift`) and confirmed by Jacobi passes (`lift`);
 // * sediment proxy: Q_i = qs_i + Σ_donors (1 − settle_d)·Q_d by pointer jumping of partial sums
 //   with path products of the factors (`sed_jump`), the sums in 64-bit fixed point (2^-44 m) with
 //   u32 atomics and carries, so their order does not matter;
@@ -61,6 +61,15 @@ struct Sp {
 // a value of the tile changed) and the number of a submission's first pass.
 @group(0) @binding(24) var<storage, read_write> chg: array<atomic<u32>>;
 @group(0) @binding(25) var<storage, read> pbase: array<u32>;
+// The two-level jumping of the maps (see `tm_local`): each cell's composite map to its in-tile
+// root (da, db), that root (xr), the list of the in-tile roots, its length, and the indirect
+// dispatch size of a pass over it.
+@group(0) @binding(26) var<storage, read_write> da: array<R>;
+@group(0) @binding(27) var<storage, read_write> db: array<R>;
+@group(0) @binding(28) var<storage, read_write> xr: array<u32>;
+@group(0) @binding(29) var<storage, read_write> roots: array<u32>;
+@group(0) @binding(30) var<storage, read_write> nroots: array<atomic<u32>>;
+@group(0) @binding(31) var<storage, read_write> ind: array<u32>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -114,8 +123,8 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 }
 
-// One jumping round of the maps along the pointers, affine (h_i = a_i + b_i·h_P, `ab_jump`) or
-// max-plus (h_i = max(c_i, h_P ⊕ d_i) with (c, d) in the (a, b) buffers, `mp_jump`; ⊕ d is
+// One jumping round of the maps along the pointers, affine (h_i = a_i + b_i·h_P, `ab_jump_l`) or
+// max-plus (h_i = max(c_i, h_P ⊕ d_i) with (c, d) in the (a, b) buffers, `mp_jump_l`; ⊕ d is
 // d steps of next_up, c ⊕ d = c + d·(next_up(c) − c), exact within c's binade). A cell whose
 // pointer reaches a finished cell (an outlet, or one finished in an earlier round) writes its
 // height to h2 (which holds the outlets' heights on entry) and stops: later rounds touch only its
@@ -148,23 +157,184 @@ fn apply_map(a: R, b: R, x: R, max_plus: bool) -> R {
     return a + b * x;
 }
 
+// ---- The maps' jumping in two levels ----
+//
+// Within a 16x16 tile the pointers form an in-tile forest whose roots are the cells pointing out
+// of the tile or nowhere. `tm_local` composes, in workgroup memory, each cell's maps along its
+// in-tile path up to (not including) its in-tile root X: D_c = M_c ∘ … (a map of h_X). A root y
+// then depends on the root X(P_y) through M_y ∘ D_{P_y} (`tm_link`): the same jumping, over the
+// list of the roots only (`ab_jump_l`, `mp_jump_l`), finishes every root's height in h2, and
+// `tm_apply` gives every other cell D_c(h_X).
+const MT: u32 = 16u;
+var<workgroup> mp: array<u32, 256>;
+var<workgroup> ma: array<R, 256>;
+var<workgroup> mb: array<R, 256>;
+var<workgroup> mflag: array<atomic<u32>, 2>;
+var<workgroup> mgo: u32;
+var<workgroup> mcount: atomic<u32>;
+var<workgroup> mbase: u32;
+
+fn mt_cell(wid: vec3<u32>, k: u32) -> u32 {
+    let x = wid.x * MT + k % MT;
+    let y = wid.y * MT + k / MT;
+    if (x >= sp.w || y >= sp.h) { return NONE; }
+    return y * sp.w + x;
+}
+
+fn mt_local(wid: vec3<u32>, c: u32) -> u32 {
+    let x = c % sp.w;
+    let y = c / sp.w;
+    if (x < wid.x * MT || y < wid.y * MT || x >= wid.x * MT + MT || y >= wid.y * MT + MT) { return NONE; }
+    return (y - wid.y * MT) * MT + (x - wid.x * MT);
+}
+
+// The maps M = (a, b) and pointers in buffer 0 (a_in, b_in, p_in); out: da, db, xr, the roots.
+fn tm_local(wid: vec3<u32>, k: u32, max_plus: bool) {
+    let c = mt_cell(wid, k);
+    // In-tile pointer: NONE at an in-tile root (and outside the grid).
+    var lp = NONE;
+    if (c != NONE) {
+        let p = p_in[c];
+        if (p != NONE) { lp = mt_local(wid, p); }
+        ma[k] = a_in[c];
+        mb[k] = b_in[c];
+    }
+    mp[k] = lp;
+    if (k == 0u) {
+        atomicStore(&mflag[0], 0u);
+        atomicStore(&mcount, 0u);
+    }
+    workgroupBarrier();
+    // Jump while the pointee is not a root: the pointer ends at X, the map is D_c.
+    for (var r = 0u; r < 9u; r++) {
+        let p = mp[k];
+        var na = ma[k];
+        var nb = mb[k];
+        var np = p;
+        if (p != NONE && mp[p] != NONE) {
+            na = apply_map(na, nb, ma[p], max_plus);
+            nb = select(nb * mb[p], nb + mb[p], max_plus);
+            np = mp[p];
+            atomicStore(&mflag[r % 2u], 1u);
+        }
+        workgroupBarrier();
+        ma[k] = na;
+        mb[k] = nb;
+        mp[k] = np;
+        if (k == 0u) {
+            mgo = atomicLoad(&mflag[r % 2u]);
+            atomicStore(&mflag[(r + 1u) % 2u], 0u);
+        }
+        if (workgroupUniformLoad(&mgo) == 0u) { break; }
+    }
+    var slot = NONE;
+    if (c != NONE) {
+        if (lp == NONE) {
+            xr[c] = c;
+            slot = atomicAdd(&mcount, 1u);
+        } else {
+            xr[c] = mt_cell(wid, mp[k]);
+            da[c] = ma[k];
+            db[c] = mb[k];
+        }
+    }
+    workgroupBarrier();
+    if (k == 0u) { mbase = atomicAdd(&nroots[0], atomicLoad(&mcount)); }
+    let base = workgroupUniformLoad(&mbase);
+    if (slot != NONE) { roots[base + slot] = c; }
+}
+
 @compute @workgroup_size(256)
-fn ab_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
-    // The rounds are recorded in one submission, up to the most a grid can need; the surplus
-    // ones return at once (rounds.wgsl).
-    if (!round_open(lid, sp.round)) { return; }
+fn tm_local_ab(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) k: u32) {
+    tm_local(wid, k, false);
+}
+
+@compute @workgroup_size(256)
+fn tm_local_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) k: u32) {
+    tm_local(wid, k, true);
+}
+
+// The indirect dispatch size of a pass over the roots (one thread each, laid out as `index`).
+@compute @workgroup_size(1)
+fn tm_args() {
+    let g = max((atomicLoad(&nroots[0]) + 255u) / 256u, 1u);
+    let x = min(g, 32768u);
+    ind[0] = x;
+    ind[1] = (g + x - 1u) / x;
+    ind[2] = 1u;
+}
+
+fn listed(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    let j = index(wid, nwg, lid);
+    if (j >= atomicLoad(&nroots[0])) { return NONE; }
+    return roots[j];
+}
+
+// A root's map on the roots' forest: M_y ∘ D_{P_y}, pointing at X(P_y) (buffer 0 bound as the
+// outputs, read and rewritten in place for the roots only).
+fn tm_link(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, max_plus: bool) {
+    let y = listed(wid, nwg, lid);
+    if (y == NONE) { return; }
+    let p = p_out[y];
+    if (p == NONE) { return; }
+    let x = xr[p];
+    if (x != p) {
+        let a = a_out[y];
+        let b = b_out[y];
+        a_out[y] = apply_map(a, b, da[p], max_plus);
+        b_out[y] = select(b * db[p], b + db[p], max_plus);
+    }
+    p_out[y] = x;
+}
+
+@compute @workgroup_size(256)
+fn tm_link_ab(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    tm_link(wid, nwg, lid, false);
+}
+
+@compute @workgroup_size(256)
+fn tm_link_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    tm_link(wid, nwg, lid, true);
+}
+
+// Every cell that is not an in-tile root: D_c applied to its root's final height.
+fn tm_apply(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, max_plus: bool) {
     let i = index(wid, nwg, lid);
-    if (i < sp.n) { jump(i, false); }
+    if (i >= sp.n) { return; }
+    let x = xr[i];
+    if (x != i) { h2[i] = apply_map(da[i], db[i], h2[x], max_plus); }
+}
+
+@compute @workgroup_size(256)
+fn tm_apply_ab(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    tm_apply(wid, nwg, lid, false);
+}
+
+@compute @workgroup_size(256)
+fn tm_apply_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    tm_apply(wid, nwg, lid, true);
+}
+
+// The jumping rounds over the roots' list.
+@compute @workgroup_size(256)
+fn ab_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, sp.round)) { return; }
+    let y = listed(wid, nwg, lid);
+    if (y != NONE) { jump(y, false); }
     round_close(lid, sp.round);
 }
 
 @compute @workgroup_size(256)
-fn mp_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
+fn mp_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i < sp.n) { jump(i, true); }
+    let y = listed(wid, nwg, lid);
+    if (y != NONE) { jump(y, true); }
     round_close(lid, sp.round);
 }
 

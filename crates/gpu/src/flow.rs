@@ -71,11 +71,12 @@ pub(crate) struct Routing {
     p1: wgpu::Buffer,
     live: wgpu::Buffer,
     /// The two-level accumulation: each cell's in-tile root, the list of in-tile roots, its
-    /// length, and the indirect dispatch size of a pass over it.
-    xr: wgpu::Buffer,
-    roots: wgpu::Buffer,
-    nroots: wgpu::Buffer,
-    ind: wgpu::Buffer,
+    /// length, and the indirect dispatch size of a pass over it (scratch, also used by the
+    /// stream power's two-level jumps once the counts are made).
+    pub xr: wgpu::Buffer,
+    pub roots: wgpu::Buffer,
+    pub nroots: wgpu::Buffer,
+    pub ind: wgpu::Buffer,
     tab: wgpu::Buffer,
     dims: Vec<wgpu::Buffer>,
     w: usize,

@@ -55,9 +55,9 @@ enum Jacobi {
 /// The two kinds of map jumped along the receivers.
 #[derive(Clone, Copy)]
 enum Jump {
-    /// `h = a + b·h_P` (`ab_jump`).
+    /// `h = a + b·h_P` (`ab_jump_l` after `tm_local_ab`).
     Affine = 0,
-    /// `h = max(c, h_P ⊕ d)`, `⊕ d` being `d` steps of `next_up` (`mp_jump`).
+    /// `h = max(c, h_P ⊕ d)`, `⊕ d` being `d` steps of `next_up` (`mp_jump_l` after `tm_local_mp`).
     MaxPlus = 1,
 }
 
@@ -122,7 +122,9 @@ pub struct GpuStreamPower<'g> {
     submissions: std::cell::Cell<usize>,
     /// Jacobi pass pairs that moved a cell, so far.
     moving_pairs: std::cell::Cell<usize>,
-    jump_bgs: [std::sync::OnceLock<Vec<wgpu::BindGroup>>; 2],
+    /// Per jump kind: the (local, args, link, apply) bind groups and every round's.
+    #[allow(clippy::type_complexity)]
+    jump_bgs: [std::sync::OnceLock<([wgpu::BindGroup; 4], Vec<wgpu::BindGroup>)>; 2],
     jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
     sed_bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
     typed_rounds: usize,
@@ -237,19 +239,36 @@ impl<'g> GpuStreamPower<'g> {
         Ok(())
     }
 
-    /// Records the maps' jumping (maps in buffer 0 on entry).
+    /// Records the maps' jumping (maps in buffer 0 on entry), in two levels (`tm_local` in
+    /// `stream_power.wgsl`): the new heights into `h2`.
     fn record_jumps(&self, enc: &mut wgpu::CommandEncoder, kind: Jump) -> Result<(), GpuError> {
-        let entry = match kind {
-            Jump::Affine => "ab_jump",
-            Jump::MaxPlus => "mp_jump",
+        let names = match kind {
+            Jump::Affine => ["tm_local_ab", "tm_link_ab", "ab_jump_l", "tm_apply_ab"],
+            Jump::MaxPlus => ["tm_local_mp", "tm_link_mp", "mp_jump_l", "tm_apply_mp"],
         };
-        let jump = self.gpu.pipeline(NAME, SRC, entry)?;
+        let pl = names.iter().map(|e| self.gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
+        let args = self.gpu.pipeline(NAME, SRC, "tm_args")?;
+        let rt = &self.rt;
+        let (da, db, list, len) = ((26, &self.ff[0]), (27, &self.ff[1]), (29, &rt.roots), (30, &rt.nroots));
         let jb = self.jump_bgs[kind as usize].get_or_init(|| {
-            (0..MAX_ROUNDS)
+            let d0 = (0, &self.sp[0]);
+            let fixed = [
+                self.gpu.bind(
+                    &pl[0],
+                    &[d0, (7, &self.ab[0]), (8, &self.pp[0]), (20, &self.bb[0]), da, db, (28, &rt.xr), list, len],
+                ),
+                self.gpu.bind(&args, &[len, (31, &rt.ind)]),
+                self.gpu.bind(
+                    &pl[1],
+                    &[d0, (9, &self.ab[0]), (10, &self.pp[0]), (21, &self.bb[0]), da, db, (28, &rt.xr), list, len],
+                ),
+                self.gpu.bind(&pl[3], &[d0, (16, &self.h2), da, db, (28, &rt.xr)]),
+            ];
+            let rounds = (0..jump_rounds(self.w * self.ht))
                 .map(|r| {
                     let (a, b) = (r % 2, 1 - r % 2);
                     self.gpu.bind(
-                        &jump,
+                        &pl[2],
                         &[
                             (0, &self.sp[r]),
                             (7, &self.ab[a]),
@@ -260,15 +279,37 @@ impl<'g> GpuStreamPower<'g> {
                             (16, &self.h2),
                             (20, &self.bb[a]),
                             (21, &self.bb[b]),
+                            list,
+                            len,
                         ],
                     )
                 })
-                .collect()
+                .collect();
+            (fixed, rounds)
         });
+        let (fixed, rounds) = jb;
         let n = (self.w * self.ht) as u64;
         // The outlets' heights are final from the start (h2 receives the others as they finish).
         enc.copy_buffer_to_buffer(&self.hh, 0, &self.h2, 0, 8 * n);
-        self.record_rounds(enc, |pass, r| dispatch(pass, &jump, &jb[r], n));
+        enc.clear_buffer(&self.live, 0, None);
+        enc.clear_buffer(&rt.nroots, 0, None);
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        let over_roots = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, bg: &wgpu::BindGroup| {
+            pass.set_pipeline(p);
+            pass.set_bind_group(0, bg, &[]);
+            pass.dispatch_workgroups_indirect(&rt.ind, 0);
+        };
+        pass.set_pipeline(&pl[0]);
+        pass.set_bind_group(0, &fixed[0], &[]);
+        pass.dispatch_workgroups(self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32, 1);
+        pass.set_pipeline(&args);
+        pass.set_bind_group(0, &fixed[1], &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        over_roots(&mut pass, &pl[1], &fixed[2]);
+        for bg in rounds {
+            over_roots(&mut pass, &pl[2], bg);
+        }
+        dispatch(&mut pass, &pl[3], &fixed[3], n);
         Ok(())
     }
 
