@@ -56,7 +56,6 @@ struct Sp {
 @group(0) @binding(17) var<storage, read_write> eroded: array<R>;
 @group(0) @binding(18) var<storage, read_write> sediment: array<R>;
 @group(0) @binding(19) var<storage, read_write> settle: array<R>;
-@group(0) @binding(23) var<storage, read> s_in2: array<u32>;
 // The tile passes' change stamps (per 32x32 tile: the number of the pass after the one in which
 // a value of the tile changed) and the number of a submission's first pass.
 @group(0) @binding(24) var<storage, read_write> chg: array<atomic<u32>>;
@@ -70,6 +69,11 @@ struct Sp {
 @group(0) @binding(29) var<storage, read_write> roots: array<u32>;
 @group(0) @binding(30) var<storage, read_write> nroots: array<atomic<u32>>;
 @group(0) @binding(31) var<storage, read_write> ind: array<u32>;
+// The two-level sediment sums: each cell's own flux (fixed point, lo/hi) and factor 1 − settle,
+// and the product of the factors from a cell to its in-tile root (the root's excluded).
+@group(0) @binding(32) var<storage, read> q0: array<u32>;
+@group(0) @binding(33) var<storage, read> f0: array<R>;
+@group(0) @binding(34) var<storage, read_write> gg: array<R>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -580,7 +584,18 @@ fn from_fix(lo: u32, hi: u32) -> R {
     return (R(hi) * TWO32 + R(lo)) / FIX;
 }
 
-// Incision depth, the settling share, and the sediment flux's jumping state.
+// ---- The sediment proxy in two levels ----
+//
+// Q_i = qs_i + Σ_donors (1 − settle_d)·Q_d, summed in 64-bit fixed point (2^-44 m, u32 pairs
+// with carries) so that the order of the additions does not matter. Within a 16x16 tile
+// (`sd_local`) the in-tile sums L and each cell's product G of the factors to its in-tile root
+// are found in workgroup memory; a root y then receives (1 − settle_y)·G(P_y)·Q_y at the root
+// X(P_y) of its receiver's tile (`sd_link`), an accumulation over the list of roots only
+// (`sed_copy`, `sed_jump`, `sd_fix`); `sd_final` sums every tile again with the inflows from
+// outside it and adds Q·settle to the sediment.
+
+// Incision depth, the settling share, each cell's own flux (fixed point, into q_out's buffer as
+// `t_out`) and factor (into `f_out`).
 @compute @workgroup_size(256)
 fn sed_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
@@ -599,18 +614,148 @@ fn sed_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     }
     settle[i] = s;
     f_out[i] = 1.0 - s;
-    p_out[i] = select(r, NONE, r == i);
     let q = to_fix(e);
     atomicStore(&t_out[2u * i], q.x);
     atomicStore(&t_out[2u * i + 1u], q.y);
 }
 
+var<workgroup> sdp: array<u32, 256>;
+var<workgroup> slo: array<u32, 256>;
+var<workgroup> shi: array<u32, 256>;
+var<workgroup> tlo: array<atomic<u32>, 256>;
+var<workgroup> thi: array<atomic<u32>, 256>;
+var<workgroup> sfa: array<R, 256>;
+
+// The in-tile pointer of cell c (NONE at an in-tile root and outside the grid).
+fn sd_pointer(wid: vec3<u32>, c: u32) -> u32 {
+    if (c == NONE) { return NONE; }
+    let r = rcv[c];
+    if (r == c) { return NONE; }
+    return mt_local(wid, r);
+}
+
+// In-tile sums: on entry sdp, the pointers, (slo, shi) the weights and sfa the factors; on exit
+// (slo, shi) the sums of the weights upstream in the tile, each carried down by the factors on
+// its way (pointer jumping of partial sums with path products; sdp and sfa spent).
+fn sd_sums(k: u32) {
+    if (k == 0u) { atomicStore(&mflag[0], 0u); }
+    for (var r = 0u; r < 9u; r++) {
+        atomicStore(&tlo[k], slo[k]);
+        atomicStore(&thi[k], shi[k]);
+        workgroupBarrier();
+        let p = sdp[k];
+        var nf = sfa[k];
+        var np = NONE;
+        if (p != NONE) {
+            let v = to_fix(from_fix(slo[k], shi[k]) * nf);
+            if (v.x != 0u || v.y != 0u) {
+                let old = atomicAdd(&tlo[p], v.x);
+                let carry = select(0u, 1u, old + v.x < old);
+                if (v.y + carry != 0u) { atomicAdd(&thi[p], v.y + carry); }
+            }
+            nf = nf * sfa[p];
+            np = sdp[p];
+            if (np != NONE) { atomicStore(&mflag[r % 2u], 1u); }
+        }
+        workgroupBarrier();
+        slo[k] = atomicLoad(&tlo[k]);
+        shi[k] = atomicLoad(&thi[k]);
+        sfa[k] = nf;
+        sdp[k] = np;
+        if (k == 0u) {
+            mgo = atomicLoad(&mflag[r % 2u]);
+            atomicStore(&mflag[(r + 1u) % 2u], 0u);
+        }
+        if (workgroupUniformLoad(&mgo) == 0u) { break; }
+    }
+}
+
+// Pass 1, one workgroup per 16x16 tile: the in-tile sums L into `t_out` (the reduced
+// accumulation's buffer 0), the products G into gg, the roots into xr and the list.
+@compute @workgroup_size(256)
+fn sd_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) k: u32) {
+    let c = mt_cell(wid, k);
+    let lp = sd_pointer(wid, c);
+    sdp[k] = lp;
+    slo[k] = 0u;
+    shi[k] = 0u;
+    if (c != NONE) {
+        slo[k] = q0[2u * c];
+        shi[k] = q0[2u * c + 1u];
+        sfa[k] = f0[c];
+    }
+    if (k == 0u) { atomicStore(&mcount, 0u); }
+    workgroupBarrier();
+    sd_sums(k);
+    if (c != NONE) {
+        atomicStore(&t_out[2u * c], slo[k]);
+        atomicStore(&t_out[2u * c + 1u], shi[k]);
+    }
+    // G by jumping the factors while the pointee is not a root (the pointer ends at the root).
+    workgroupBarrier();
+    sdp[k] = lp;
+    if (c != NONE) { sfa[k] = f0[c]; }
+    if (k == 0u) { atomicStore(&mflag[0], 0u); }
+    workgroupBarrier();
+    for (var r = 0u; r < 9u; r++) {
+        let p = sdp[k];
+        var nf = sfa[k];
+        var np = p;
+        if (p != NONE && sdp[p] != NONE) {
+            nf = nf * sfa[p];
+            np = sdp[p];
+            atomicStore(&mflag[r % 2u], 1u);
+        }
+        workgroupBarrier();
+        sfa[k] = nf;
+        sdp[k] = np;
+        if (k == 0u) {
+            mgo = atomicLoad(&mflag[r % 2u]);
+            atomicStore(&mflag[(r + 1u) % 2u], 0u);
+        }
+        if (workgroupUniformLoad(&mgo) == 0u) { break; }
+    }
+    var slot = NONE;
+    if (c != NONE) {
+        if (lp == NONE) {
+            xr[c] = c;
+            slot = atomicAdd(&mcount, 1u);
+        } else {
+            xr[c] = mt_cell(wid, sdp[k]);
+            gg[c] = sfa[k];
+        }
+    }
+    workgroupBarrier();
+    if (k == 0u) { mbase = atomicAdd(&nroots[0], atomicLoad(&mcount)); }
+    let base = workgroupUniformLoad(&mbase);
+    if (slot != NONE) { roots[base + slot] = c; }
+}
+
+// A root's edge on the roots' forest: to X(P_y), with the factor (1 − settle_y)·G(P_y).
+@compute @workgroup_size(256)
+fn sd_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let y = listed(wid, nwg, lid);
+    if (y == NONE) { return; }
+    let r = rcv[y];
+    if (r == y) {
+        p_out[y] = NONE;
+        return;
+    }
+    let x = xr[r];
+    var f = f0[y];
+    if (x != r) { f = f * gg[r]; }
+    f_out[y] = f;
+    p_out[y] = x;
+}
+
+// The reduced accumulation's rounds over the roots.
 @compute @workgroup_size(256)
 fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
+    let i = listed(wid, nwg, lid);
+    if (i == NONE) { return; }
     atomicStore(&t_out[2u * i], s_in[2u * i]);
     atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
 }
@@ -619,8 +764,8 @@ fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i < sp.n) { sed_jump_cell(i); }
+    let i = listed(wid, nwg, lid);
+    if (i != NONE) { sed_jump_cell(i); }
     round_close(lid, sp.round);
 }
 
@@ -645,20 +790,55 @@ fn sed_jump_cell(i: u32) {
     if (q != NONE) { round_mark(); }
 }
 
+// The roots' sums into buffer 0 (`t_out`) when the last live round wrote buffer 1 (`s_in`).
 @compute @workgroup_size(256)
-fn sed_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-             @builtin(local_invocation_index) lid: u32) {
-    // The sums are in the buffer the last live round wrote (`s_in` buffer 0, `s_in2` buffer 1).
-    let last = last_round_wg(lid, 40u);
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
-    var q: R;
-    if (last % 2u == 0u) {
-        q = from_fix(s_in2[2u * i], s_in2[2u * i + 1u]);
-    } else {
-        q = from_fix(s_in[2u * i], s_in[2u * i + 1u]);
+fn sd_fix(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    if (last_round_wg(lid, 40u) % 2u != 0u) { return; }
+    let i = listed(wid, nwg, lid);
+    if (i == NONE) { return; }
+    atomicStore(&t_out[2u * i], s_in[2u * i]);
+    atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
+}
+
+// Pass 2, one workgroup per 16x16 tile: weights qs + the inflows (1 − settle_d)·Q_d of the
+// donors outside the tile (roots of their tiles, final in `s_in` by now), summed in-tile; the
+// sediment gains Q·settle.
+@compute @workgroup_size(256)
+fn sd_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) k: u32) {
+    let c = mt_cell(wid, k);
+    sdp[k] = sd_pointer(wid, c);
+    var lo = 0u;
+    var hi = 0u;
+    if (c != NONE) {
+        lo = q0[2u * c];
+        hi = q0[2u * c + 1u];
+        sfa[k] = f0[c];
+        let tx = k % MT;
+        let ty = k / MT;
+        if (tx == 0u || ty == 0u || tx == MT - 1u || ty == MT - 1u) {
+            let x = i32(c % sp.w);
+            let y = i32(c / sp.w);
+            for (var dy = -1; dy <= 1; dy++) {
+                for (var dx = -1; dx <= 1; dx++) {
+                    let nx = x + dx;
+                    let ny = y + dy;
+                    if ((dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= i32(sp.w) || ny >= i32(sp.h)) { continue; }
+                    let d = u32(ny) * sp.w + u32(nx);
+                    if (mt_local(wid, d) != NONE || rcv[d] != c) { continue; }
+                    let v = to_fix(from_fix(s_in[2u * d], s_in[2u * d + 1u]) * f0[d]);
+                    let nlo = lo + v.x;
+                    hi = hi + v.y + select(0u, 1u, nlo < lo);
+                    lo = nlo;
+                }
+            }
+        }
     }
-    sediment[i] += q * settle[i];
+    slo[k] = lo;
+    shi[k] = hi;
+    workgroupBarrier();
+    sd_sums(k);
+    if (c != NONE) { sediment[c] += from_fix(slo[k], shi[k]) * settle[c]; }
 }
 
 // One FTCS diffusion sub-step from hh into h2; border cells copied.

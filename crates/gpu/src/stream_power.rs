@@ -126,7 +126,9 @@ pub struct GpuStreamPower<'g> {
     #[allow(clippy::type_complexity)]
     jump_bgs: [std::sync::OnceLock<([wgpu::BindGroup; 4], Vec<wgpu::BindGroup>)>; 2],
     jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
-    sed_bgs: std::sync::OnceLock<Vec<(wgpu::BindGroup, wgpu::BindGroup)>>,
+    /// The sediment's (local, args, link, fix, final) bind groups and every round's (copy, jump).
+    #[allow(clippy::type_complexity)]
+    sed_bgs: std::sync::OnceLock<([wgpu::BindGroup; 5], Vec<(wgpu::BindGroup, wgpu::BindGroup)>)>,
     typed_rounds: usize,
     /// The tile passes' change stamps (one per 32×32 tile), the number of a submission's first
     /// pass (device copy), and the next pass number.
@@ -213,16 +215,6 @@ impl<'g> GpuStreamPower<'g> {
             pbase: gpu.zeroed("pass base", 4),
             next_pass: std::cell::Cell::new(0),
         })
-    }
-
-    /// Records the pointer-jumping rounds of `jump` (all `MAX_ROUNDS`, each returning at once
-    /// after the round in which the last pointer died) into `enc`, after clearing the counters.
-    fn record_rounds(&self, enc: &mut wgpu::CommandEncoder, mut record: impl FnMut(&mut wgpu::ComputePass<'_>, usize)) {
-        enc.clear_buffer(&self.live, 0, None);
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        for r in 0..jump_rounds(self.w * self.ht) {
-            record(&mut pass, r);
-        }
     }
 
     /// Records one dispatch of `entry` over every cell with `bind`.
@@ -509,12 +501,15 @@ impl<'g> GpuStreamPower<'g> {
         Ok(())
     }
 
+    /// The sediment proxy in two levels (`sd_local` in `stream_power.wgsl`): the cells' own
+    /// fluxes and factors (kept in the maps' buffers `ab[0]`, `bb[0]`, free by now), in-tile sums,
+    /// the roots' accumulation, in-tile sums again into the sediment.
     fn sediment(&self) -> Result<(), GpuError> {
         let gpu = self.gpu;
-        let n = (self.w * self.ht) as u64;
-        let copy = gpu.pipeline(NAME, SRC, "sed_copy")?;
-        let jump = gpu.pipeline(NAME, SRC, "sed_jump")?;
+        let names = ["sd_local", "tm_args", "sd_link", "sed_copy", "sed_jump", "sd_fix", "sd_final"];
+        let pl = names.iter().map(|e| gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
         let mut enc = gpu.encoder();
+        let (q0, f0) = (&self.ab[0], &self.bb[0]);
         self.record_one(
             &mut enc,
             "sed_init",
@@ -524,23 +519,34 @@ impl<'g> GpuStreamPower<'g> {
                 (2, &self.rt.dist),
                 (4, &self.hh),
                 (6, &self.before),
-                (10, &self.pp[0]),
-                (13, &self.ss[0]),
-                (15, &self.ff[0]),
+                (13, q0),
+                (15, f0),
                 (17, &self.eroded),
                 (19, &self.settle),
             ],
         )?;
-        let bgs = self.sed_bgs.get_or_init(|| {
-            (0..MAX_ROUNDS)
+        let rt = &self.rt;
+        let (list, len, xr) = ((29, &rt.roots), (30, &rt.nroots), (28, &rt.xr));
+        let (q0b, f0b, gg) = ((32, q0), (33, f0), (34, &self.ab[1]));
+        let (fixed, rounds) = self.sed_bgs.get_or_init(|| {
+            let d0 = (0, &self.sp[0]);
+            let rcv = (1, &rt.rcv);
+            let fixed = [
+                gpu.bind(&pl[0], &[d0, rcv, (13, &self.ss[0]), q0b, f0b, gg, xr, list, len]),
+                gpu.bind(&pl[1], &[len, (31, &rt.ind)]),
+                gpu.bind(&pl[2], &[rcv, (10, &self.pp[0]), (15, &self.ff[0]), f0b, gg, xr, list, len]),
+                gpu.bind(&pl[5], &[(11, &self.live), (12, &self.ss[1]), (13, &self.ss[0]), list, len]),
+                gpu.bind(&pl[6], &[d0, rcv, (12, &self.ss[0]), (18, &self.sediment), (19, &self.settle), q0b, f0b]),
+            ];
+            let rounds = (0..jump_rounds(self.w * self.ht))
                 .map(|r| {
                     let (a, b) = (r % 2, 1 - r % 2);
-                    let c =
-                        gpu.bind(&copy, &[(0, &self.sp[r]), (11, &self.live), (12, &self.ss[a]), (13, &self.ss[b])]);
+                    let d = (0, &self.sp[r]);
+                    let c = gpu.bind(&pl[3], &[d, (11, &self.live), (12, &self.ss[a]), (13, &self.ss[b]), list, len]);
                     let j = gpu.bind(
-                        &jump,
+                        &pl[4],
                         &[
-                            (0, &self.sp[r]),
+                            d,
                             (8, &self.pp[a]),
                             (10, &self.pp[b]),
                             (11, &self.live),
@@ -548,28 +554,41 @@ impl<'g> GpuStreamPower<'g> {
                             (13, &self.ss[b]),
                             (14, &self.ff[a]),
                             (15, &self.ff[b]),
+                            list,
+                            len,
                         ],
                     );
                     (c, j)
                 })
-                .collect()
+                .collect();
+            (fixed, rounds)
         });
-        self.record_rounds(&mut enc, |pass, r| {
-            dispatch(pass, &copy, &bgs[r].0, n);
-            dispatch(pass, &jump, &bgs[r].1, n);
-        });
-        self.record_one(
-            &mut enc,
-            "sed_final",
-            &[
-                (0, &self.sp[0]),
-                (11, &self.live),
-                (12, &self.ss[0]),
-                (18, &self.sediment),
-                (19, &self.settle),
-                (23, &self.ss[1]),
-            ],
-        )?;
+        enc.clear_buffer(&self.live, 0, None);
+        enc.clear_buffer(&rt.nroots, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let tiles = (self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32);
+            let over_roots = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, bg: &wgpu::BindGroup| {
+                pass.set_pipeline(p);
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups_indirect(&rt.ind, 0);
+            };
+            pass.set_pipeline(&pl[0]);
+            pass.set_bind_group(0, &fixed[0], &[]);
+            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
+            pass.set_pipeline(&pl[1]);
+            pass.set_bind_group(0, &fixed[1], &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            over_roots(&mut pass, &pl[2], &fixed[2]);
+            for (c, j) in rounds {
+                over_roots(&mut pass, &pl[3], c);
+                over_roots(&mut pass, &pl[4], j);
+            }
+            over_roots(&mut pass, &pl[5], &fixed[3]);
+            pass.set_pipeline(&pl[6]);
+            pass.set_bind_group(0, &fixed[4], &[]);
+            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
+        }
         gpu.queue.submit([enc.finish()]);
         Ok(())
     }
