@@ -56,6 +56,8 @@ impl Phases {
                 e.moving_pass_pairs() - m0,
                 ph.iter().map(|(k, v)| format!("{k} {v:.1}")).collect::<Vec<_>>().join(", ")
             );
+            let tiles = e.take_pair_tiles();
+            println!("  tiles moved per pass pair: {tiles:?}");
         }
         e.output().map_err(|e| e.to_string())
     }

@@ -20,7 +20,8 @@
 // of one cell. Pass j counts the tiles it moved in live[j] and returns at once when pass j - 1
 // moved none; a pass that moves nothing leaves both buffers holding the result. A tile runs only
 // when it or a neighbouring tile moved in the previous pass (chg), so the passes cost the
-// waves' fronts, not the grid. Written with crates/gpu/shaders/exact.wgsl appended (next_up).
+// waves' fronts, not the grid. Compiled with exact.wgsl (next_up), rounds.wgsl (the jumping
+// rounds' bookkeeping) and tile_skip.wgsl (the skip decision) appended.
 alias R = f64;
 
 const BIG: f64 = 1.7976931348623157e308;
@@ -127,21 +128,7 @@ fn relax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     let g = pbase[0] + d.round;
     let ntx = (d.w + T - 1u) / T;
     let nty = (d.h + T - 1u) / T;
-    if (li == 0u) {
-        var run = select(1u, atomicLoad(&live[d.round - 1u]), d.round > 0u);
-        if (run != 0u && g > 0u) {
-            var near = false;
-            for (var ty = max(wid.y, 1u) - 1u; ty <= min(wid.y + 1u, nty - 1u); ty++) {
-                for (var tx = max(wid.x, 1u) - 1u; tx <= min(wid.x + 1u, ntx - 1u); tx++) {
-                    near = near || atomicLoad(&chg[ty * ntx + tx]) == g;
-                }
-            }
-            run = select(0u, 1u, near);
-        }
-        go = run;
-        atomicStore(&moved, 0u);
-    }
-    if (workgroupUniformLoad(&go) == 0u) { return; }
+    if (!tile_runs(wid, li, ntx, nty, g, g == 0u, d.round)) { return; }
     let x0 = i32(wid.x * T) - 1;
     let y0 = i32(wid.y * T) - 1;
     // The tile and its halo; outside the grid: BIG (no neighbour there).

@@ -18,8 +18,8 @@
 //   u32 atomics and carries, so their order does not matter;
 // * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
 // Float results differ from the CPU's by round-off (another association); see docs/gpu.md for
-// the tolerance. Compiled with exact.wgsl (next_up) and rounds.wgsl (the rounds' bookkeeping)
-// appended.
+// the tolerance. Compiled with exact.wgsl (next_up), rounds.wgsl (the rounds' bookkeeping) and
+// tile_skip.wgsl (the tile passes' skip decision) appended.
 alias R = f64;
 
 const NONE: u32 = 0xffffffffu;
@@ -57,7 +57,8 @@ struct Sp {
 @group(0) @binding(18) var<storage, read_write> sediment: array<R>;
 @group(0) @binding(19) var<storage, read_write> settle: array<R>;
 // The tile passes' change stamps (per 32x32 tile: the number of the pass after the one in which
-// a value of the tile changed) and the number of a submission's first pass.
+// a value of the tile changed), the number of a submission's first pass, and whether that
+// submission is the first of its refine or lift call.
 @group(0) @binding(24) var<storage, read_write> chg: array<atomic<u32>>;
 @group(0) @binding(25) var<storage, read> pbase: array<u32>;
 // The two-level jumping of the maps (see `tm_local`): each cell's composite map to its in-tile
@@ -420,7 +421,8 @@ fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 // rise), and the pass returns at once when the previous pair moved nothing. A tile runs only when
 // it or a neighbouring tile changed in the previous pass (else its values and halo are those of
 // that pass, which left them unchanged, so both buffers hold them already); the first pass of a
-// submission runs every tile (the state may have changed since the last).
+// call runs every tile (the state may have changed since the last call), and the numbering runs
+// on across the call's submissions.
 //  * refine (kind 0): the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
 //    (h_i − h_r')·G, h_i), next_up(h_r')) (G in `settle`), after the typed jumping;
 //  * lift (kind 1): an interior cell at or below its receiver rises to next_up(h_r).
@@ -437,22 +439,8 @@ fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32, half: u32) {
     let g = pbase[0] + k;
     let ntx = (sp.w + T - 1u) / T;
     let nty = (sp.h + T - 1u) / T;
-    if (li == 0u) {
-        var go = 1u;
-        if (sp.round > 0u) { go = atomicLoad(&live[sp.round - 1u]); }
-        if (go != 0u && k > 0u) {
-            var near = false;
-            for (var ty = max(wid.y, 1u) - 1u; ty <= min(wid.y + 1u, nty - 1u); ty++) {
-                for (var tx = max(wid.x, 1u) - 1u; tx <= min(wid.x + 1u, ntx - 1u); tx++) {
-                    near = near || atomicLoad(&chg[ty * ntx + tx]) == g;
-                }
-            }
-            go = select(0u, 1u, near);
-        }
-        t_go = go;
-        atomicStore(&t_moved, 0u);
-    }
-    if (workgroupUniformLoad(&t_go) == 0u) { return; }
+    // Every tile in the first pass of a refine or lift call (pbase[1]: the state changed since).
+    if (!tile_runs(wid, li, ntx, nty, g, k == 0u && pbase[1] != 0u, sp.round)) { return; }
     let x0 = wid.x * T;
     let y0 = wid.y * T;
     for (var k = li; k < S * S; k += 256u) {

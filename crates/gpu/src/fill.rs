@@ -26,7 +26,8 @@ use crate::flow::{jump_rounds, MAX_ROUNDS};
 pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/fill.wgsl"),
     include_str!("../shaders/exact.wgsl"),
-    include_str!("../shaders/rounds.wgsl")
+    include_str!("../shaders/rounds.wgsl"),
+    include_str!("../shaders/tile_skip.wgsl")
 );
 const NAME: &str = "fill.wgsl";
 /// Tile side of `relax` (cells).

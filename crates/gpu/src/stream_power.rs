@@ -36,7 +36,8 @@ use crate::flow::{jump_rounds, Routing, MAX_ROUNDS};
 pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/stream_power.wgsl"),
     include_str!("../shaders/exact.wgsl"),
-    include_str!("../shaders/rounds.wgsl")
+    include_str!("../shaders/rounds.wgsl"),
+    include_str!("../shaders/tile_skip.wgsl")
 );
 const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most (the
@@ -135,6 +136,8 @@ pub struct GpuStreamPower<'g> {
     chg: wgpu::Buffer,
     pbase: wgpu::Buffer,
     next_pass: std::cell::Cell<u32>,
+    /// Per pass pair that ran since the last [`Self::take_pair_tiles`], the tiles it moved.
+    pair_tiles: std::cell::RefCell<Vec<u32>>,
 }
 
 impl<'g> GpuStreamPower<'g> {
@@ -214,6 +217,7 @@ impl<'g> GpuStreamPower<'g> {
             chg: gpu.zeroed("tile stamps", 4 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
             pbase: gpu.zeroed("pass base", 4),
             next_pass: std::cell::Cell::new(0),
+            pair_tiles: std::cell::RefCell::new(Vec::new()),
         })
     }
 
@@ -334,7 +338,7 @@ impl<'g> GpuStreamPower<'g> {
             // Passes numbered on from the last submission's (the tiles' change stamps).
             let g0 = self.next_pass.get();
             self.next_pass.set(g0.wrapping_add(2 * k as u32));
-            self.gpu.queue.write_buffer(&self.pbase, 0, bytemuck::bytes_of(&g0));
+            self.gpu.queue.write_buffer(&self.pbase, 0, bytemuck::cast_slice(&[g0, (subs == 0) as u32]));
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
             {
@@ -354,6 +358,7 @@ impl<'g> GpuStreamPower<'g> {
             subs += 1;
             let live = self.gpu.read::<u32>(&self.live, k)?;
             let moved = live.iter().take_while(|&&c| c != 0).count();
+            self.pair_tiles.borrow_mut().extend(live.iter().take((moved + 1).min(k)));
             self.moving_pairs.set(self.moving_pairs.get() + moved);
             if moved < k {
                 return Ok(true);
@@ -625,6 +630,12 @@ impl<'g> GpuStreamPower<'g> {
             done += k;
         }
         self.lift()
+    }
+
+    /// The tiles each refine or lift pass pair moved (by more than round-off), pair by pair,
+    /// since the last call; for the benchmark.
+    pub fn take_pair_tiles(&self) -> Vec<u32> {
+        std::mem::take(&mut self.pair_tiles.borrow_mut())
     }
 
     /// Submissions of up to `MAX_ROUNDS` pairs of refine or lift passes so far (two per step

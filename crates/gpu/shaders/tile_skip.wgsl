@@ -1,0 +1,31 @@
+// The skip decision of the tile passes (bozkir-gpu): fill.wgsl's `relax` and stream_power.wgsl's
+// `tile_pass`, which declare `chg: array<atomic<u32>>` (per tile, the number of the pass after
+// the one in which the tile changed) and `live: array<atomic<u32>>` (per pass, the tiles that
+// moved). Appended to those two modules. `ts_flags` starts at 0: wgpu zero-initialises workgroup
+// memory (the pipelines' default compilation options).
+var<workgroup> ts_flags: atomic<u32>;
+var<workgroup> ts_go: u32;
+
+// Whether tile `wid` runs in pass `g` (`round`: the pass's counter within its submission):
+// never when the submission's previous pass moved nothing; always when `first`; else when a tile
+// of its 3x3 neighbourhood changed in the previous pass (its values and halo are otherwise as
+// that pass left them, unchanged, so both ping-pong buffers hold them already). Nine threads read
+// the nine stamps at once; call from uniform control flow.
+fn tile_runs(wid: vec3<u32>, li: u32, ntx: u32, nty: u32, g: u32, first: bool, round: u32) -> bool {
+    if (li < 9u && !first) {
+        let tx = i32(wid.x) + i32(li % 3u) - 1;
+        let ty = i32(wid.y) + i32(li / 3u) - 1;
+        if (tx >= 0 && ty >= 0 && tx < i32(ntx) && ty < i32(nty)) {
+            if (atomicLoad(&chg[u32(ty) * ntx + u32(tx)]) == g) { atomicOr(&ts_flags, 1u); }
+        }
+    }
+    if (li == 9u && round > 0u) {
+        if (atomicLoad(&live[round - 1u]) == 0u) { atomicOr(&ts_flags, 2u); }
+    }
+    workgroupBarrier();
+    if (li == 0u) {
+        let f = atomicLoad(&ts_flags);
+        ts_go = select(0u, 1u, (f & 2u) == 0u && (first || (f & 1u) != 0u));
+    }
+    return workgroupUniformLoad(&ts_go) != 0u;
+}
