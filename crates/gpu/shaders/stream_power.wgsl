@@ -496,10 +496,7 @@ fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32, half: u32) {
             }
             if (v != cur[q]) {
                 nv[q] = v;
-                // Refine sweeps on while a cell moves by more than round-off (the threshold of
-                // the pass's count; what is left below it is within the stated tolerance, and
-                // the limiter restores strict descent); lift while any cell rises.
-                changed = changed || kind == 1u || abs(v - cur[q]) > 1e-12 * max(abs(v), 1.0);
+                changed = true;
             }
         }
         workgroupBarrier();
