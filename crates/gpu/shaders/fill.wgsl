@@ -43,7 +43,7 @@ struct Dims {
 @group(0) @binding(5) var<storage, read> p_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> p_out: array<u32>;
 // The relaxation's passes: pbase[0] + d.round is the pass's number g over the whole fill;
-// chg[t] = g + 1 when tile t moved in pass g.
+// chg: g + 1 when the tile moved in pass g (tile_skip.wgsl).
 @group(0) @binding(7) var<storage, read> pbase: array<u32>;
 @group(0) @binding(8) var<storage, read_write> chg: array<atomic<u32>>;
 
@@ -213,6 +213,6 @@ fn relax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     }
     if (any) {
         atomicAdd(&live[d.round], 1u);
-        atomicStore(&chg[wid.y * ntx + wid.x], g + 1u);
+        tile_changed(wid, ntx, nty, g);
     }
 }

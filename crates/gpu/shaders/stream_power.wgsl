@@ -56,9 +56,9 @@ struct Sp {
 @group(0) @binding(17) var<storage, read_write> eroded: array<R>;
 @group(0) @binding(18) var<storage, read_write> sediment: array<R>;
 @group(0) @binding(19) var<storage, read_write> settle: array<R>;
-// The tile passes' change stamps (per 32x32 tile: the number of the pass after the one in which
-// a value of the tile changed), the number of a submission's first pass, and whether that
-// submission is the first of its refine or lift call.
+// The tile passes' change stamps (two per 32x32 tile, by pass parity: the number of the pass
+// after the one in which a value of the tile changed; tile_skip.wgsl), the number of a
+// submission's first pass, and whether that submission is the first of its refine or lift call.
 @group(0) @binding(24) var<storage, read_write> chg: array<atomic<u32>>;
 @group(0) @binding(25) var<storage, read> pbase: array<u32>;
 // The two-level jumping of the maps (see `tm_local`): each cell's composite map to its in-tile
@@ -533,7 +533,7 @@ fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32, half: u32) {
     if (li == 0u) {
         let m = atomicLoad(&t_moved);
         if ((m & 1u) != 0u) { atomicAdd(&live[sp.round], 1u); }
-        if ((m & 2u) != 0u) { atomicStore(&chg[wid.y * ntx + wid.x], g + 1u); }
+        if ((m & 2u) != 0u) { tile_changed(wid, ntx, nty, g); }
     }
 }
 

@@ -1,7 +1,8 @@
 // The skip decision of the tile passes (bozkir-gpu): fill.wgsl's `relax` and stream_power.wgsl's
-// `tile_pass`, which declare `chg: array<atomic<u32>>` (per tile, the number of the pass after
-// the one in which the tile changed) and `live: array<atomic<u32>>` (per pass, the tiles that
-// moved). Appended to those two modules. `ts_flags` starts at 0: wgpu zero-initialises workgroup
+// `tile_pass`, which declare `chg: array<atomic<u32>>` (two stamps per tile: g + 1 when the tile
+// changed in pass g, written to the half of g's parity, so that a pass never reads a stamp being
+// written in the same pass and the decisions do not depend on timing) and
+// `live: array<atomic<u32>>` (per pass, the tiles that moved). Appended to those two modules. `ts_flags` starts at 0: wgpu zero-initialises workgroup
 // memory (the pipelines' default compilation options).
 var<workgroup> ts_flags: atomic<u32>;
 var<workgroup> ts_go: u32;
@@ -16,7 +17,8 @@ fn tile_runs(wid: vec3<u32>, li: u32, ntx: u32, nty: u32, g: u32, first: bool, r
         let tx = i32(wid.x) + i32(li % 3u) - 1;
         let ty = i32(wid.y) + i32(li / 3u) - 1;
         if (tx >= 0 && ty >= 0 && tx < i32(ntx) && ty < i32(nty)) {
-            if (atomicLoad(&chg[u32(ty) * ntx + u32(tx)]) == g) { atomicOr(&ts_flags, 1u); }
+            let prev = ((g + 1u) % 2u) * ntx * nty;
+            if (atomicLoad(&chg[prev + u32(ty) * ntx + u32(tx)]) == g) { atomicOr(&ts_flags, 1u); }
         }
     }
     if (li == 9u && round > 0u) {
@@ -28,4 +30,9 @@ fn tile_runs(wid: vec3<u32>, li: u32, ntx: u32, nty: u32, g: u32, first: bool, r
         ts_go = select(0u, 1u, (f & 2u) == 0u && (first || (f & 1u) != 0u));
     }
     return workgroupUniformLoad(&ts_go) != 0u;
+}
+
+// Tile `wid` changed in pass `g`.
+fn tile_changed(wid: vec3<u32>, ntx: u32, nty: u32, g: u32) {
+    atomicStore(&chg[(g % 2u) * ntx * nty + wid.y * ntx + wid.x], g + 1u);
 }

@@ -103,7 +103,7 @@ pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buf
     // passes, so every submission starts from bufs[0].
     let groups = (w.div_ceil(TILE) as u32, ht.div_ceil(TILE) as u32);
     let pbase = gpu.zeroed("fill pass base", 4);
-    let chg = gpu.zeroed("fill tile moved", 4 * groups.0 as u64 * groups.1 as u64);
+    let chg = gpu.zeroed("fill tile moved", 8 * groups.0 as u64 * groups.1 as u64);
     let bgs: Vec<wgpu::BindGroup> = (0..MAX_ROUNDS)
         .map(|j| {
             gpu.bind(

@@ -131,8 +131,9 @@ pub struct GpuStreamPower<'g> {
     #[allow(clippy::type_complexity)]
     sed_bgs: std::sync::OnceLock<([wgpu::BindGroup; 5], Vec<(wgpu::BindGroup, wgpu::BindGroup)>)>,
     typed_rounds: usize,
-    /// The tile passes' change stamps (one per 32×32 tile), the number of a submission's first
-    /// pass (device copy), and the next pass number.
+    /// The tile passes' change stamps (two per 32×32 tile, by pass parity), the number of a
+    /// submission's first pass and whether it is its call's first (device copy), and the next
+    /// pass number.
     chg: wgpu::Buffer,
     pbase: wgpu::Buffer,
     next_pass: std::cell::Cell<u32>,
@@ -214,7 +215,7 @@ impl<'g> GpuStreamPower<'g> {
             jacobi_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sed_bgs: std::sync::OnceLock::new(),
             typed_rounds: TYPED,
-            chg: gpu.zeroed("tile stamps", 4 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
+            chg: gpu.zeroed("tile stamps", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
             pbase: gpu.zeroed("pass base", 4),
             next_pass: std::cell::Cell::new(0),
             pair_tiles: std::cell::RefCell::new(Vec::new()),
