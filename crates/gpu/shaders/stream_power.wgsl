@@ -537,6 +537,40 @@ fn tile_pass(wid: vec3<u32>, lid: vec3<u32>, li: u32, kind: u32, half: u32) {
     }
 }
 
+// Whether a tile pass of a rule would move a cell: the rule evaluated once per cell (one streaming
+// pass instead of a probing pair of tile passes); a cell that would move counts its workgroup into
+// live[0]. Refine: by more than the passes' round-off threshold; lift: at or below its receiver.
+fn rule_moves(i: u32, kind: u32) -> bool {
+    let r = rcv[i];
+    if (r == i) { return false; }
+    let hr = hh[r];
+    let cur = hh[i];
+    if (kind == 1u) { return !(cur > hr); }
+    let bf = before[i];
+    var v = min(hr + (bf - hr) * abs(settle[i]), bf);
+    let fl = next_up(hr);
+    if (!(v >= fl)) { v = fl; }
+    return abs(v - cur) > 1e-12 * max(abs(v), 1.0);
+}
+
+@compute @workgroup_size(256)
+fn check_refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, 0u)) { return; }
+    let i = index(wid, nwg, lid);
+    if (i < sp.n && rule_moves(i, 0u)) { round_mark(); }
+    round_close(lid, 0u);
+}
+
+@compute @workgroup_size(256)
+fn check_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    if (!round_open(lid, 0u)) { return; }
+    let i = index(wid, nwg, lid);
+    if (i < sp.n && rule_moves(i, 1u)) { round_mark(); }
+    round_close(lid, 0u);
+}
+
 // The two passes of a pair (hh -> h2, then h2 -> hh) of each rule.
 @compute @workgroup_size(16, 16)
 fn refine_a(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,

@@ -313,8 +313,8 @@ impl<'g> GpuStreamPower<'g> {
     /// Records pairs of Jacobi passes of `kind` (`hh → h2 → hh`), pair `j` counting the cells
     /// it still moves into `live[j]` and returning at once when `live[j − 1]` is 0: one pair in
     /// the first submission, up to `MAX_ROUNDS` in later ones, one read-back of the counters per
-    /// submission, until a pair moves nothing (`true`) or `limit` submissions ran (`false`).
-    fn passes(&self, kind: Jacobi, limit: Option<usize>) -> Result<bool, GpuError> {
+    /// submission, until a pair moves nothing.
+    fn passes(&self, kind: Jacobi) -> Result<(), GpuError> {
         let (entries, what) = match kind {
             Jacobi::Refine => (["refine_a", "refine_b"], "incision clamps"),
             Jacobi::Lift => (["lift_a", "lift_b"], "limiter"),
@@ -362,10 +362,7 @@ impl<'g> GpuStreamPower<'g> {
             self.pair_tiles.borrow_mut().extend(live.iter().take((moved + 1).min(k)));
             self.moving_pairs.set(self.moving_pairs.get() + moved);
             if moved < k {
-                return Ok(true);
-            }
-            if limit.is_some_and(|l| subs >= l) {
-                return Ok(false);
+                return Ok(());
             }
             pairs += k;
             if pairs > self.w * self.ht {
@@ -406,13 +403,40 @@ impl<'g> GpuStreamPower<'g> {
         )
     }
 
-    /// The CPU's clamps on the affine solution: a pair of Jacobi passes of the exact rule
-    /// first; while it still moves cells by more than round-off, up to `TYPED` rounds of typing
-    /// the clamps from the current solution (`classify_incise`) and solving again, then Jacobi
-    /// passes until none moves (the result in `hh`).
+    /// Whether the exact rule of `kind` already holds at every cell (within the passes'
+    /// round-off threshold for the refine): one streaming pass (`check_refine`, `check_lift`)
+    /// and one read-back, instead of a probing pair of tile passes.
+    fn rule_holds(&self, kind: Jacobi) -> Result<bool, GpuError> {
+        let mut enc = self.gpu.encoder();
+        enc.clear_buffer(&self.live, 0, None);
+        let entry = match kind {
+            Jacobi::Refine => "check_refine",
+            Jacobi::Lift => "check_lift",
+        };
+        // One shader function serves both rules, so both layouts hold all the buffers.
+        self.record_one(
+            &mut enc,
+            entry,
+            &[
+                (0, &self.sp[0]),
+                (1, &self.rt.rcv),
+                (4, &self.hh),
+                (6, &self.before),
+                (11, &self.live),
+                (19, &self.settle),
+            ],
+        )?;
+        self.gpu.submit_wait(enc)?;
+        Ok(self.gpu.read::<u32>(&self.live, 1)?[0] == 0)
+    }
+
+    /// The CPU's clamps on the affine solution: while the exact rule does not hold (a cell would
+    /// move by more than round-off), up to `TYPED` rounds of typing the clamps from the current
+    /// solution (`classify_incise`) and solving again, then Jacobi passes until none moves (the
+    /// result in `hh`).
     fn refine(&self) -> Result<(), GpuError> {
         for _ in 0..self.typed_rounds {
-            if self.passes(Jacobi::Refine, Some(1))? {
+            if self.rule_holds(Jacobi::Refine)? {
                 return Ok(());
             }
             let mut enc = self.gpu.encoder();
@@ -420,16 +444,18 @@ impl<'g> GpuStreamPower<'g> {
             self.record_solve(&mut enc)?;
             self.gpu.queue.submit([enc.finish()]);
         }
-        self.passes(Jacobi::Refine, None).map(drop)
+        if self.rule_holds(Jacobi::Refine)? {
+            return Ok(());
+        }
+        self.passes(Jacobi::Refine)
     }
 
     /// Raises cells at or below their receiver until none is: the CPU's limiter along the
     /// stack as max-plus pointer jumping (`lift_init`, the jumps, `apply_lift`), then Jacobi
     /// passes of the exact rule until none moves (the result in `hh`).
     fn lift(&self) -> Result<(), GpuError> {
-        // A pair of Jacobi passes first: when they move nothing (the usual case after the
-        // incision), the surface already descends everywhere.
-        if self.passes(Jacobi::Lift, Some(1))? {
+        // The usual case after the incision: the surface already descends everywhere.
+        if self.rule_holds(Jacobi::Lift)? {
             return Ok(());
         }
         let mut enc = self.gpu.encoder();
@@ -437,7 +463,7 @@ impl<'g> GpuStreamPower<'g> {
         self.record_jumps(&mut enc, Jump::MaxPlus)?;
         self.record_one(&mut enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2)])?;
         self.gpu.queue.submit([enc.finish()]);
-        self.passes(Jacobi::Lift, None).map(drop)
+        self.passes(Jacobi::Lift)
     }
 
     /// One step: routing, uplift, incision, sediment proxy, diffusion, limiter.
