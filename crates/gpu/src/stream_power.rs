@@ -463,6 +463,10 @@ impl<'g> GpuStreamPower<'g> {
         self.record_jumps(&mut enc, Jump::MaxPlus)?;
         self.record_one(&mut enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2)])?;
         self.gpu.queue.submit([enc.finish()]);
+        // The jumped limiter is exact but where `⊕` crosses a binade: passes only if needed.
+        if self.rule_holds(Jacobi::Lift)? {
+            return Ok(());
+        }
         self.passes(Jacobi::Lift)
     }
 
