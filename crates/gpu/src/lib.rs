@@ -14,9 +14,11 @@
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
 //!
-//! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; the ones
-//! that need correctly rounded division or `next_up` (droplets, thermal, stream power, fill) are
-//! compiled with `exact.wgsl` appended. [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
+//! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; shared
+//! pieces are appended where needed: `exact.wgsl` (correctly rounded division and `next_up`:
+//! droplets, thermal, stream power, fill), `rounds.wgsl` (the jumping rounds' early exit: flow,
+//! fill, stream power) and `tile_skip.wgsl` (which tiles a tile pass runs: fill, stream power).
+//! [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
 
 pub mod context;
 pub mod droplets;
@@ -29,7 +31,7 @@ pub mod thermal;
 pub use context::{Backend, Gpu, GpuError, GpuMode};
 pub use wgpu;
 
-/// The WGSL modules, by kernel file name, as compiled by this crate (`exact.wgsl` appended
+/// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended
 /// where needed; the viewer composes the same files the same way).
 pub const SHADERS: [(&str, &str); 6] = [
     ("flow.wgsl", flow::SRC),

@@ -106,8 +106,8 @@ fn typed_clamps_solve_filled_lakes_without_jacobi_sweeps() {
             }
         }
         // Without typing, the lake's clamps need a pass per cell of its longest flat path
-        // (dozens of pairs here); typed, the passes of the exact rule move nothing but the
-        // limiter's probing pair (ulp-level touch-ups), at most two per step.
+        // (dozens of pairs here); typed, the check of the exact rule holds and no pass pair
+        // moves a cell (lavapipe: 0), or at most the limiter's ulp-level touch-ups.
         eprintln!(
             "bowl kappa {kappa}: {} Jacobi submissions, {} moving pairs",
             e.pass_submissions(),
