@@ -13,7 +13,8 @@
 // Mirrors crates/terrain/src/hydrology/flow_graph.rs: border cells are outlets, an interior cell
 // drains to the neighbour of steepest strictly positive drop (h_i - h_j) * (1 / dist), neighbours
 // tried NW, N, NE, W, E, SW, S, SE and replaced only on a strictly larger slope. Compiled
-// with rounds.wgsl appended (the rounds' bookkeeping); `R` is the height type (f64 here; a WebGPU
+// with rounds.wgsl (the rounds' bookkeeping) and roots.wgsl (tiles and the list of roots)
+// appended; `R` is the height type (f64 here; a WebGPU
 // build without shader-f64 rewrites this one line to f32 and loses bit-identity).
 alias R = f64;
 
@@ -99,20 +100,13 @@ var<workgroup> lflag: array<atomic<u32>, 2>;
 var<workgroup> lgo: u32;
 var<workgroup> lbase: u32;
 
-// The global index of tile cell k (row-major in the tile), NONE outside the grid.
+// A cell of 32x32 tile `wid`, and a cell's index in it (roots.wgsl).
 fn tile_cell(wid: vec3<u32>, k: u32) -> u32 {
-    let x = wid.x * TS + k % TS;
-    let y = wid.y * TS + k / TS;
-    if (x >= dims.w || y >= dims.h) { return NONE; }
-    return y * dims.w + x;
+    return tile_cell_in(wid, k, TS, dims.w, dims.h);
 }
 
-// The tile index of global cell c, LNONE when it lies outside tile `wid`.
 fn tile_local(wid: vec3<u32>, c: u32) -> u32 {
-    let x = c % dims.w;
-    let y = c / dims.w;
-    if (x < wid.x * TS || y < wid.y * TS || x >= wid.x * TS + TS || y >= wid.y * TS + TS) { return LNONE; }
-    return (y - wid.y * TS) * TS + (x - wid.x * TS);
+    return tile_local_in(wid, c, TS, dims.w);
 }
 
 // lp = the in-tile receivers (LNONE at in-tile roots and outside the grid).
@@ -231,24 +225,6 @@ fn acc_tile_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     for (var q = 0u; q < 4u; q++) {
         if (slot[q] != NONE) { roots[base + slot[q]] = tile_cell(wid, li + 256u * q); }
     }
-}
-
-// The indirect dispatch size of a pass over the list of roots (one thread per root, the
-// workgroups laid out as `index` expects).
-@compute @workgroup_size(1)
-fn acc_args() {
-    let g = max((atomicLoad(&nroots[0]) + 255u) / 256u, 1u);
-    let x = min(g, 32768u);
-    ind[0] = x;
-    ind[1] = (g + x - 1u) / x;
-    ind[2] = 1u;
-}
-
-// The root behind list slot j of this thread, NONE past the list.
-fn listed(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    let j = index(wid, nwg, lid);
-    if (j >= atomicLoad(&nroots[0])) { return NONE; }
-    return roots[j];
 }
 
 // The roots' forest: an exit points at the in-tile root of its receiver, an outlet nowhere.

@@ -18,8 +18,9 @@
 //   u32 atomics and carries, so their order does not matter;
 // * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
 // Float results differ from the CPU's by round-off (another association); see docs/gpu.md for
-// the tolerance. Compiled with exact.wgsl (next_up), rounds.wgsl (the rounds' bookkeeping) and
-// tile_skip.wgsl (the tile passes' skip decision) appended.
+// the tolerance. Compiled with exact.wgsl (next_up), rounds.wgsl (the rounds' bookkeeping),
+// tile_skip.wgsl (the tile passes' skip decision) and roots.wgsl (tiles and the list of roots)
+// appended.
 alias R = f64;
 
 const NONE: u32 = 0xffffffffu;
@@ -179,18 +180,13 @@ var<workgroup> mgo: u32;
 var<workgroup> mcount: atomic<u32>;
 var<workgroup> mbase: u32;
 
+// A cell of 16x16 tile `wid`, and a cell's index in it (roots.wgsl).
 fn mt_cell(wid: vec3<u32>, k: u32) -> u32 {
-    let x = wid.x * MT + k % MT;
-    let y = wid.y * MT + k / MT;
-    if (x >= sp.w || y >= sp.h) { return NONE; }
-    return y * sp.w + x;
+    return tile_cell_in(wid, k, MT, sp.w, sp.h);
 }
 
 fn mt_local(wid: vec3<u32>, c: u32) -> u32 {
-    let x = c % sp.w;
-    let y = c / sp.w;
-    if (x < wid.x * MT || y < wid.y * MT || x >= wid.x * MT + MT || y >= wid.y * MT + MT) { return NONE; }
-    return (y - wid.y * MT) * MT + (x - wid.x * MT);
+    return tile_local_in(wid, c, MT, sp.w);
 }
 
 // The maps M = (a, b) and pointers in buffer 0 (a_in, b_in, p_in); out: da, db, xr, the roots.
@@ -257,22 +253,6 @@ fn tm_local_ab(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 @compute @workgroup_size(256)
 fn tm_local_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) k: u32) {
     tm_local(wid, k, true);
-}
-
-// The indirect dispatch size of a pass over the roots (one thread each, laid out as `index`).
-@compute @workgroup_size(1)
-fn tm_args() {
-    let g = max((atomicLoad(&nroots[0]) + 255u) / 256u, 1u);
-    let x = min(g, 32768u);
-    ind[0] = x;
-    ind[1] = (g + x - 1u) / x;
-    ind[2] = 1u;
-}
-
-fn listed(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    let j = index(wid, nwg, lid);
-    if (j >= atomicLoad(&nroots[0])) { return NONE; }
-    return roots[j];
 }
 
 // A root's map on the roots' forest: M_y ∘ D_{P_y}, pointing at X(P_y) (buffer 0 bound as the

@@ -366,6 +366,31 @@ pub(crate) fn groups(threads: u64) -> (u32, u32) {
     (x as u32, g.div_ceil(x) as u32)
 }
 
+/// Records one dispatch of `pipeline` with `bind` over `groups` workgroups (one per tile).
+pub(crate) fn dispatch_groups(
+    pass: &mut wgpu::ComputePass<'_>,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    groups: (u32, u32),
+) {
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind, &[]);
+    pass.dispatch_workgroups(groups.0, groups.1, 1);
+}
+
+/// Records one dispatch of `pipeline` with `bind` sized on the device: the workgroup counts are
+/// in `args` (a pass over the list of the tiles' roots, `roots_args` in `roots.wgsl`).
+pub(crate) fn dispatch_indirect(
+    pass: &mut wgpu::ComputePass<'_>,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    args: &wgpu::Buffer,
+) {
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind, &[]);
+    pass.dispatch_workgroups_indirect(args, 0);
+}
+
 /// Records one dispatch of `pipeline` with `bind` over `threads` invocations.
 pub(crate) fn dispatch(
     pass: &mut wgpu::ComputePass<'_>,

@@ -17,9 +17,13 @@
 
 use bozkir_core::Grid;
 
-use crate::context::{dispatch, Gpu, GpuError};
+use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
 
-pub(crate) const SRC: &str = concat!(include_str!("../shaders/flow.wgsl"), include_str!("../shaders/rounds.wgsl"));
+pub(crate) const SRC: &str = concat!(
+    include_str!("../shaders/flow.wgsl"),
+    include_str!("../shaders/rounds.wgsl"),
+    include_str!("../shaders/roots.wgsl")
+);
 const NAME: &str = "flow.wgsl";
 /// Rounds at most (`2^40` exceeds any grid's path length); `rounds.wgsl` reads this many
 /// counters.
@@ -99,7 +103,7 @@ struct AccBinds {
 
 /// The accumulation's pipelines, in the order they run.
 const ACC: [&str; 7] =
-    ["acc_tile_local", "acc_args", "acc_link", "acc_copy", "acc_jump", "acc_final", "acc_tile_final"];
+    ["acc_tile_local", "roots_args", "acc_link", "acc_copy", "acc_jump", "acc_final", "acc_tile_final"];
 
 impl Routing {
     pub fn new(gpu: &Gpu, w: usize, h: usize, dx: f64, dy: f64) -> Self {
@@ -186,26 +190,16 @@ impl Routing {
             // (indirect), and the rounds after the one in which the last pointer died return at
             // once.
             let mut pass = enc.begin_compute_pass(&Default::default());
-            let over_roots = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, bg: &wgpu::BindGroup| {
-                pass.set_pipeline(p);
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups_indirect(&self.ind, 0);
-            };
-            pass.set_pipeline(&pl[0]);
-            pass.set_bind_group(0, &b.local, &[]);
-            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
-            pass.set_pipeline(&pl[1]);
-            pass.set_bind_group(0, &b.args, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-            over_roots(&mut pass, &pl[2], &b.link);
+            let ind = &self.ind;
+            dispatch_groups(&mut pass, &pl[0], &b.local, tiles);
+            dispatch_groups(&mut pass, &pl[1], &b.args, (1, 1));
+            dispatch_indirect(&mut pass, &pl[2], &b.link, ind);
             for (bc, bj) in &b.rounds {
-                over_roots(&mut pass, &pl[3], bc);
-                over_roots(&mut pass, &pl[4], bj);
+                dispatch_indirect(&mut pass, &pl[3], bc, ind);
+                dispatch_indirect(&mut pass, &pl[4], bj, ind);
             }
-            over_roots(&mut pass, &pl[5], &b.last);
-            pass.set_pipeline(&pl[6]);
-            pass.set_bind_group(0, &b.fin, &[]);
-            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
+            dispatch_indirect(&mut pass, &pl[5], &b.last, ind);
+            dispatch_groups(&mut pass, &pl[6], &b.fin, tiles);
         }
         gpu.queue.submit([enc.finish()]);
         Ok(())

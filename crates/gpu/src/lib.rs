@@ -17,7 +17,9 @@
 //! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; shared
 //! pieces are appended where needed: `exact.wgsl` (correctly rounded division and `next_up`:
 //! droplets, thermal, stream power, fill), `rounds.wgsl` (the jumping rounds' early exit: flow,
-//! fill, stream power) and `tile_skip.wgsl` (which tiles a tile pass runs: fill, stream power).
+//! fill, stream power), `tile_skip.wgsl` (which tiles a tile pass runs: fill, stream power) and
+//! `roots.wgsl` (the tiles and the list of their roots of the two-level jumping: flow, stream
+//! power).
 //! [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
 
 pub mod context;

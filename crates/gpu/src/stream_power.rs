@@ -30,14 +30,15 @@
 use bozkir_core::Grid;
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 
-use crate::context::{dispatch, Gpu, GpuError};
+use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
 use crate::flow::{jump_rounds, Routing, MAX_ROUNDS};
 
 pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/stream_power.wgsl"),
     include_str!("../shaders/exact.wgsl"),
     include_str!("../shaders/rounds.wgsl"),
-    include_str!("../shaders/tile_skip.wgsl")
+    include_str!("../shaders/tile_skip.wgsl"),
+    include_str!("../shaders/roots.wgsl")
 );
 const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most (the
@@ -244,7 +245,7 @@ impl<'g> GpuStreamPower<'g> {
             Jump::MaxPlus => ["tm_local_mp", "tm_link_mp", "mp_jump_l", "tm_apply_mp"],
         };
         let pl = names.iter().map(|e| self.gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
-        let args = self.gpu.pipeline(NAME, SRC, "tm_args")?;
+        let args = self.gpu.pipeline(NAME, SRC, "roots_args")?;
         let rt = &self.rt;
         let (da, db, list, len) = ((26, &self.ff[0]), (27, &self.ff[1]), (29, &rt.roots), (30, &rt.nroots));
         let jb = self.jump_bgs[kind as usize].get_or_init(|| {
@@ -291,20 +292,12 @@ impl<'g> GpuStreamPower<'g> {
         enc.clear_buffer(&self.live, 0, None);
         enc.clear_buffer(&rt.nroots, 0, None);
         let mut pass = enc.begin_compute_pass(&Default::default());
-        let over_roots = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, bg: &wgpu::BindGroup| {
-            pass.set_pipeline(p);
-            pass.set_bind_group(0, bg, &[]);
-            pass.dispatch_workgroups_indirect(&rt.ind, 0);
-        };
-        pass.set_pipeline(&pl[0]);
-        pass.set_bind_group(0, &fixed[0], &[]);
-        pass.dispatch_workgroups(self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32, 1);
-        pass.set_pipeline(&args);
-        pass.set_bind_group(0, &fixed[1], &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-        over_roots(&mut pass, &pl[1], &fixed[2]);
+        let ind = &rt.ind;
+        dispatch_groups(&mut pass, &pl[0], &fixed[0], (self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32));
+        dispatch_groups(&mut pass, &args, &fixed[1], (1, 1));
+        dispatch_indirect(&mut pass, &pl[1], &fixed[2], ind);
         for bg in rounds {
-            over_roots(&mut pass, &pl[2], bg);
+            dispatch_indirect(&mut pass, &pl[2], bg, ind);
         }
         dispatch(&mut pass, &pl[3], &fixed[3], n);
         Ok(())
@@ -542,7 +535,7 @@ impl<'g> GpuStreamPower<'g> {
     /// the roots' accumulation, in-tile sums again into the sediment.
     fn sediment(&self) -> Result<(), GpuError> {
         let gpu = self.gpu;
-        let names = ["sd_local", "tm_args", "sd_link", "sed_copy", "sed_jump", "sd_fix", "sd_final"];
+        let names = ["sd_local", "roots_args", "sd_link", "sed_copy", "sed_jump", "sd_fix", "sd_final"];
         let pl = names.iter().map(|e| gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
         let mut enc = gpu.encoder();
         let (q0, f0) = (&self.ab[0], &self.bb[0]);
@@ -604,26 +597,16 @@ impl<'g> GpuStreamPower<'g> {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             let tiles = (self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32);
-            let over_roots = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, bg: &wgpu::BindGroup| {
-                pass.set_pipeline(p);
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups_indirect(&rt.ind, 0);
-            };
-            pass.set_pipeline(&pl[0]);
-            pass.set_bind_group(0, &fixed[0], &[]);
-            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
-            pass.set_pipeline(&pl[1]);
-            pass.set_bind_group(0, &fixed[1], &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-            over_roots(&mut pass, &pl[2], &fixed[2]);
+            let ind = &rt.ind;
+            dispatch_groups(&mut pass, &pl[0], &fixed[0], tiles);
+            dispatch_groups(&mut pass, &pl[1], &fixed[1], (1, 1));
+            dispatch_indirect(&mut pass, &pl[2], &fixed[2], ind);
             for (c, j) in rounds {
-                over_roots(&mut pass, &pl[3], c);
-                over_roots(&mut pass, &pl[4], j);
+                dispatch_indirect(&mut pass, &pl[3], c, ind);
+                dispatch_indirect(&mut pass, &pl[4], j, ind);
             }
-            over_roots(&mut pass, &pl[5], &fixed[3]);
-            pass.set_pipeline(&pl[6]);
-            pass.set_bind_group(0, &fixed[4], &[]);
-            pass.dispatch_workgroups(tiles.0, tiles.1, 1);
+            dispatch_indirect(&mut pass, &pl[5], &fixed[3], ind);
+            dispatch_groups(&mut pass, &pl[6], &fixed[4], tiles);
         }
         gpu.queue.submit([enc.finish()]);
         Ok(())
