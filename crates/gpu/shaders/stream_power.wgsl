@@ -3,18 +3,20 @@
 // Mirrors crates/terrain/src/erosion/stream_power.rs with parallel formulations of its
 // sequential passes along the stack:
 // * incision: h_i' = G_i·h_i + (1 − G_i)·h_r' is an affine map of the receiver's new height;
-//   composing the maps along the receivers by pointer jumping (`ab_jump_l`, in two levels) gives every new height
-//   in ⌈log₂ L⌉ rounds (`incise`). The CPU's clamps (never above the uplifted height, at least
+//   composing the maps along the receivers by pointer jumping (`ab_jump_l`, in two levels)
+//   gives every new height in ⌈log₂ L⌉ rounds (`incise`). The CPU's clamps (never above the uplifted height, at least
 //   next_up(h_r')) are not affine, and a Jacobi pass carries them only one cell down a river; so
 //   the clamps are *typed* instead (`classify_incise`): from the current solution, a cell whose
 //   value would fall below next_up(h_r') takes the map h = h_r' + ulp(h_r') (affine too, and
 //   exactly next_up when the solution is), the others keep theirs, and the maps are jumped
-//   again. A few such rounds leave the Jacobi passes of the exact rule (`refine`) little to do;
+//   again while `check_refine` finds a cell that would move. A few such rounds leave the Jacobi
+//   passes of the exact rule (`refine`) little to do;
 // * limiter (h_i > h_r for every interior cell, the CPU's h_i = max(h_i, next_up(h_r')) along
 //   the stack): max-plus maps x -> max(c, x ⊕ d), closed under composition, jumped the same way
-//   (`lift_init`, `tm_*_mp` and `mp_jump_l`, `apply_lift`) and confirmed by Jacobi passes (`lift`);
+//   (`lift_init`, `tm_*_mp` and `mp_jump_l`, `apply_lift`), checked (`check_lift`) and where
+//   needed confirmed by Jacobi passes (`lift`);
 // * sediment proxy: Q_i = qs_i + Σ_donors (1 − settle_d)·Q_d by pointer jumping of partial sums
-//   with path products of the factors (`sed_jump`), the sums in 64-bit fixed point (2^-44 m) with
+//   with path products of the factors (`sd_local`, `sed_jump`, `sd_final`), the sums in 64-bit fixed point (2^-44 m) with
 //   u32 atomics and carries, so their order does not matter;
 // * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
 // Float results differ from the CPU's by round-off (another association); see docs/gpu.md for

@@ -11,19 +11,24 @@
 //!   clamp one cell down a river per pass (hundreds of passes along ε-filled flats). So the
 //!   clamps are *typed* from the current solution: a cell whose value would fall below
 //!   `next_up(h_r')` takes the affine map `h_r' + (next_up(h_r) − h_r)` (exactly `next_up` when
-//!   the solution is), and the maps are jumped again, while a probing pair of Jacobi passes of
-//!   the exact rule still moves cells by more than round-off (`TYPED` rounds at most, then
-//!   passes to the end). The passes of the exact rules run over 32×32 tiles relaxed in
-//!   workgroup memory, so one pass carries a clamp up to 64 cells up a river, not one;
+//!   the solution is), and the maps are jumped again, while a streaming check of the exact rule
+//!   finds a cell that would move by more than round-off (`TYPED` rounds at most, then passes
+//!   to the end). The passes of the exact rules run over 32×32 tiles relaxed in workgroup
+//!   memory, so one pass carries a clamp up to 64 cells up a river, not one, and a pass runs
+//!   only the tiles next to one that changed;
 //! * the limiter `h_i = max(h_i, next_up(h_r'))` along the stack: max-plus maps
 //!   `x ↦ max(c, x ⊕ d)` (`⊕ d` being `d` steps of `next_up`) compose in closed form, so they
 //!   are jumped the same way, exactly;
 //! * the sediment proxy: weighted upstream sums by pointer jumping with path products of the
 //!   pass-on factors `1 − settle`, summed in 64-bit fixed point (`2⁻⁴⁴ m`).
 //!
+//! Every jumping phase runs in two levels: 16×16 tiles solved in workgroup memory, the jumping
+//! over the forest of the tiles' roots only, then every other cell from its in-tile root
+//! (`docs/gpu.md`).
+//!
 //! Depressions are removed once at the start, as on the CPU, by the same ε fill computed on the
-//! device ([`crate::fill`], bit-identical to `priority_flood::fill_epsilon`); no step creates a pit (see the CPU module's
-//! proof, which the clamps preserve). The heights differ from the CPU's by round-off of the
+//! device ([`crate::fill`], bit-identical to `priority_flood::fill_epsilon`); no step creates a
+//! pit (see the CPU module's proof, which the clamps preserve). The heights differ from the CPU's by round-off of the
 //! other association (`tests/stream_power.rs` states the tolerance); the receivers and the
 //! drainage counts of a given surface are exact.
 
