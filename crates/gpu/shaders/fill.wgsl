@@ -211,7 +211,10 @@ fn relax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
             any = any || (free[q] && cur[q] != entry[q]);
         }
     }
-    if (any) {
+    // One count and one stamp per tile (`moved` is 0 again after the last sweep's reset).
+    if (any) { atomicStore(&moved, 1u); }
+    workgroupBarrier();
+    if (li == 0u && atomicLoad(&moved) != 0u) {
         atomicAdd(&live[d.round], 1u);
         tile_changed(wid, ntx, nty, g);
     }

@@ -135,7 +135,7 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 // max-plus (h_i = max(c_i, h_P ⊕ d_i) with (c, d) in the (a, b) buffers, `mp_jump_l`; ⊕ d is
 // d steps of next_up, c ⊕ d = c + d·(next_up(c) − c), exact within c's binade). A cell whose
 // pointer reaches a finished cell (an outlet, or one finished in an earlier round) writes its
-// height to h2 (which holds the outlets' heights on entry) and stops: later rounds touch only its
+// height to h2 (where `tm_link` put the outlets' heights) and stops: later rounds touch only its
 // dead pointer, and the cells pointing at it read h2.
 fn jump(i: u32, max_plus: bool) {
     let p = p_in[i];
@@ -258,12 +258,16 @@ fn tm_local_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 }
 
 // A root's map on the roots' forest: M_y ∘ D_{P_y}, pointing at X(P_y) (buffer 0 bound as the
-// outputs, read and rewritten in place for the roots only).
+// outputs, read and rewritten in place for the roots only); an outlet's height into h2.
 fn tm_link(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, max_plus: bool) {
     let y = listed(wid, nwg, lid);
     if (y == NONE) { return; }
     let p = p_out[y];
-    if (p == NONE) { return; }
+    if (p == NONE) {
+        // An outlet: its map is the constant a (its height), final from the start.
+        h2[y] = a_out[y];
+        return;
+    }
     let x = xr[p];
     if (x != p) {
         let a = a_out[y];

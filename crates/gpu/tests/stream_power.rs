@@ -64,8 +64,8 @@ fn stream_power_matches_cpu_within_tolerance() {
 }
 
 /// A bowl (a crater 80 m deep) in hills: the ε fill makes a lake of thousands of cells an ulp
-/// apart, whose clamps a Jacobi pass would carry one cell per pass. The typed jumping must get
-/// them: after one step the heights agree with the CPU's; after every step no interior cell is
+/// apart, whose clamps a Jacobi pass would carry one cell per pass. The checks and the max-plus
+/// limiter must get them (with the default of no typed rounds): after one step the heights agree with the CPU's; after every step no interior cell is
 /// at or below its receiver, and the Jacobi passes of the exact rule move nothing.
 #[test]
 fn typed_clamps_solve_filled_lakes_without_jacobi_sweeps() {
@@ -106,8 +106,8 @@ fn typed_clamps_solve_filled_lakes_without_jacobi_sweeps() {
             }
         }
         // Without typing, the lake's clamps need a pass per cell of its longest flat path
-        // (dozens of pairs here); typed, the check of the exact rule holds and no pass pair
-        // moves a cell (lavapipe: 0), or at most the limiter's ulp-level touch-ups.
+        // (dozens of pairs here); now the check of the exact rule holds and no pass pair moves
+        // a cell (lavapipe: 0), or at most the limiter's ulp-level touch-ups.
         eprintln!(
             "bowl kappa {kappa}: {} Jacobi submissions, {} moving pairs",
             e.pass_submissions(),
@@ -118,20 +118,18 @@ fn typed_clamps_solve_filled_lakes_without_jacobi_sweeps() {
 }
 
 /// One step on a steep uplift gradient (0 to 1 across the grid, K 1e-4), with at most `typed`
-/// typed rounds (the default when `None`): the moving Jacobi pairs, and the largest height
+/// typed rounds: the moving Jacobi pairs, and the largest height
 /// difference from the CPU with the CPU's relief.
-fn gradient_step(gpu: &bozkir_gpu::Gpu, typed: Option<usize>) -> (usize, f64, f64) {
+fn gradient_step(gpu: &bozkir_gpu::Gpu, typed: usize) -> (usize, f64, f64) {
     let g = common::hills(96, 70, 300.0, 20.0, 30.0);
     let umap = Grid::from_fn(96, 70, |x, _| x as f64 / 95.0).with_cell_size(20.0, 30.0);
     let p = StreamPowerParams { steps: 1, k: 1e-4, uplift_map: Some(umap), kappa: 0.0, ..Default::default() };
     let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(&g);
     let mut e = bozkir_gpu::stream_power::GpuStreamPower::new(gpu, &filled, &p).unwrap();
-    if let Some(t) = typed {
-        e.set_typed_rounds(t);
-    }
+    e.set_typed_rounds(typed);
     e.step().unwrap();
     eprintln!(
-        "uplift map, typed rounds {typed:?}: {} Jacobi submissions, {} moving pairs",
+        "uplift map, typed rounds {typed}: {} Jacobi submissions, {} moving pairs",
         e.pass_submissions(),
         e.moving_pass_pairs()
     );
@@ -148,7 +146,7 @@ fn gradient_step(gpu: &bozkir_gpu::Gpu, typed: Option<usize>) -> (usize, f64, f6
 #[test]
 fn typed_clamps_under_a_varying_uplift() {
     let Some(gpu) = common::gpu() else { return };
-    let (moving, dh, relief) = gradient_step(gpu, None);
+    let (moving, dh, relief) = gradient_step(gpu, 3);
     // Plain per-cell passes needed 12 moving pairs here (an earlier session's count); typed, the
     // tile passes left after the checks stay under 9 (lavapipe: 1).
     assert!(moving <= 8, "{moving} moving Jacobi pairs");
@@ -161,7 +159,7 @@ fn typed_clamps_under_a_varying_uplift() {
 #[test]
 fn tiled_passes_carry_clamps_without_typing() {
     let Some(gpu) = common::gpu() else { return };
-    let (moving, dh, relief) = gradient_step(gpu, Some(0));
+    let (moving, dh, relief) = gradient_step(gpu, 0);
     assert!(dh <= 1e-9 * relief, "heights differ by {dh}");
     assert!(moving <= 4, "{moving} moving Jacobi pairs");
 }
