@@ -98,6 +98,12 @@ pub struct Gpu {
     max_buffer: u64,
     pipelines: Mutex<HashMap<(&'static str, &'static str), Arc<wgpu::ComputePipeline>>>,
     errors: Arc<Mutex<Vec<String>>>,
+    /// The read-back staging buffers, reused ([`Gpu::read`]).
+    staging: Mutex<Vec<wgpu::Buffer>>,
+    /// The upload staging buffers, reused ([`Gpu::buffer`]).
+    upload_staging: Mutex<Vec<wgpu::Buffer>>,
+    /// Their size ([`Gpu::set_transfer_chunk`]).
+    chunk: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for Gpu {
@@ -188,7 +194,17 @@ impl Gpu {
             sink.lock().unwrap().push(e.to_string());
         }));
         let max_buffer = al.max_buffer_size.min(al.max_storage_buffer_binding_size as u64);
-        Ok(Self { device, queue, name, max_buffer, pipelines: Mutex::new(HashMap::new()), errors })
+        Ok(Self {
+            device,
+            queue,
+            name,
+            max_buffer,
+            pipelines: Mutex::new(HashMap::new()),
+            errors,
+            staging: Mutex::new(Vec::new()),
+            upload_staging: Mutex::new(Vec::new()),
+            chunk: std::sync::atomic::AtomicU64::new(TRANSFER_CHUNK),
+        })
     }
 
     /// The adapter's name, backend and driver.
@@ -199,6 +215,18 @@ impl Gpu {
     /// The largest storage buffer one kernel can bind, bytes.
     pub fn max_buffer(&self) -> u64 {
         self.max_buffer
+    }
+
+    /// Sets the size of the host-visible staging buffers that uploads and read-backs go through
+    /// (two of each, kept between calls; default [`TRANSFER_CHUNK`], 32 MiB; rounded up to 8
+    /// bytes). Smaller chunks use less host memory; the transfers' results do not depend on it.
+    pub fn set_transfer_chunk(&self, bytes: u64) {
+        self.chunk.store(bytes.max(8).next_multiple_of(8), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The staging buffers' size ([`Gpu::set_transfer_chunk`]).
+    pub fn transfer_chunk(&self) -> u64 {
+        self.chunk.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// `Ok` when a `w × h` grid with `bytes_per_cell` in its largest buffer fits the device.
@@ -257,17 +285,91 @@ impl Gpu {
         Ok(self.pipelines.lock().unwrap().entry((name, entry)).or_insert_with(|| Arc::new(p)).clone())
     }
 
-    /// A storage buffer holding `data` (copyable both ways).
+    /// A storage buffer holding `data` (copyable both ways). A failed upload is reported by the
+    /// next [`Gpu::take_errors`], as the device's own errors are.
     pub(crate) fn buffer<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> wgpu::Buffer {
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        if bytes.is_empty() {
-            return self.zeroed(label, 16);
+        let b = self.zeroed(label, bytes.len() as u64);
+        if let Err(e) = self.upload(&b, bytes) {
+            self.errors.lock().unwrap().push(format!("upload of {label}: {e}"));
         }
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        })
+        b
+    }
+
+    /// Copies `bytes` to the start of `dst` (zero-padded to 8 bytes) through two reused staging
+    /// buffers: the host fills one chunk (on several threads) while the other is copied on the
+    /// device. A fresh staging buffer the size of the grid cost a host allocation per upload.
+    fn upload(&self, dst: &wgpu::Buffer, bytes: &[u8]) -> Result<(), GpuError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let t0 = std::time::Instant::now();
+        let total = (bytes.len() as u64).next_multiple_of(8);
+        let chunk = total.min(self.transfer_chunk());
+        let mut staging = self.upload_staging.lock().unwrap();
+        reserve(
+            &self.device,
+            &mut staging,
+            chunk,
+            2.min(total.div_ceil(chunk)) as usize,
+            "upload",
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let mut last: [Option<wgpu::SubmissionIndex>; 2] = [None, None];
+        for (c, data) in bytes.chunks(chunk as usize).enumerate() {
+            let stg = &staging[c % 2];
+            let size = (data.len() as u64).next_multiple_of(8);
+            let slice = stg.slice(..size);
+            self.map_wait(&slice, wgpu::MapMode::Write, last[c % 2].take())?;
+            // In pieces mapped apart, one per thread (a mapped range's write-only view cannot
+            // be sent to another thread, a mapped range can).
+            let piece = data.len().div_ceil(copy_threads(data.len()).max(1)).next_multiple_of(8);
+            std::thread::scope(|s| {
+                for (k, d) in data.chunks(piece).enumerate() {
+                    let off = (k * piece) as u64;
+                    let len = (d.len() as u64).next_multiple_of(8);
+                    let mut view = stg.slice(off..off + len).get_mapped_range_mut().expect("mapped just above");
+                    s.spawn(move || {
+                        let (mut head, mut tail) = view.slice(..).split_at(d.len());
+                        head.copy_from_slice(d);
+                        tail.fill(0);
+                    });
+                }
+            });
+            stg.unmap();
+            let mut enc = self.encoder();
+            enc.copy_buffer_to_buffer(stg, 0, dst, c as u64 * chunk, size);
+            last[c % 2] = Some(self.queue.submit([enc.finish()]));
+        }
+        if std::env::var_os("BOZKIR_GPU_TRACE").is_some() && bytes.len() > 1 << 20 {
+            eprintln!("upload {} B: {:.1} ms", bytes.len(), t0.elapsed().as_secs_f64() * 1e3);
+        }
+        Ok(())
+    }
+
+    /// Maps `slice` after the submission `after` (the slice's last use; `None`: after all
+    /// submitted work) and waits for the mapping.
+    fn map_wait(
+        &self,
+        slice: &wgpu::BufferSlice<'_>,
+        mode: wgpu::MapMode,
+        after: Option<wgpu::SubmissionIndex>,
+    ) -> Result<(), GpuError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(mode, move |r| {
+            let _ = tx.send(r);
+        });
+        let dev = |e: wgpu::PollError| GpuError::Device(e.to_string());
+        self.device.poll(wgpu::PollType::Wait { submission_index: after, timeout: None }).map_err(dev)?;
+        let r = match rx.try_recv() {
+            Ok(r) => r,
+            // The callback comes with a later poll when the mapping waited on other work.
+            Err(_) => {
+                self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).map_err(dev)?;
+                rx.recv().map_err(|e| GpuError::Device(e.to_string()))?
+            }
+        };
+        r.map_err(|e| GpuError::Device(format!("map: {e}")))
     }
 
     /// A zero-filled storage buffer of `bytes` (at least 16).
@@ -313,34 +415,117 @@ impl Gpu {
     }
 
     /// Reads `len` values of `T` back from `buf` (waits for all submitted work).
+    ///
+    /// Through two reused staging buffers of up to [`STAGING_BYTES`]: the copy of one chunk runs
+    /// on the device while the previous one is copied out on the host (a fresh staging buffer the
+    /// size of the grid costs a host allocation per call, and the copy-out waited for all of it).
     pub(crate) fn read<T: bytemuck::Pod>(&self, buf: &wgpu::Buffer, len: usize) -> Result<Vec<T>, GpuError> {
         let bytes = (len * std::mem::size_of::<T>()) as u64;
+        let trace = std::env::var_os("BOZKIR_GPU_TRACE").is_some();
+        let t0 = std::time::Instant::now();
+        let mut out: Vec<T> = vec![T::zeroed(); len];
         if bytes == 0 {
-            return Ok(Vec::new());
+            return Ok(out);
         }
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: bytes.next_multiple_of(8),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = self.encoder();
-        enc.copy_buffer_to_buffer(buf, 0, &staging, 0, bytes.next_multiple_of(8).min(buf.size()));
-        self.submit_wait(enc)?;
-        let slice = staging.slice(..);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
-            .map_err(|e| GpuError::Device(e.to_string()))?;
-        rx.recv().map_err(|e| GpuError::Device(e.to_string()))?.map_err(|e| GpuError::Device(format!("map: {e}")))?;
-        let view = slice.get_mapped_range().map_err(|e| GpuError::Device(format!("map: {e}")))?;
-        let out = bytemuck::cast_slice::<u8, T>(&view[..bytes as usize]).to_vec();
-        drop(view);
-        staging.unmap();
+        let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
+        let mut staging = self.staging.lock().unwrap();
+        let chunk = bytes.next_multiple_of(8).min(self.transfer_chunk());
+        let nchunks = bytes.div_ceil(chunk);
+        reserve(
+            &self.device,
+            &mut staging,
+            chunk,
+            2.min(nchunks) as usize,
+            "readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let t1 = std::time::Instant::now();
+        let copy = |c: u64| {
+            let off = c * chunk;
+            let size = (bytes - off).next_multiple_of(8).min(chunk).min(buf.size() - off);
+            let mut enc = self.encoder();
+            enc.copy_buffer_to_buffer(buf, off, &staging[(c % 2) as usize], 0, size);
+            self.queue.submit([enc.finish()])
+        };
+        let mut next = Some(copy(0));
+        let (mut tw, mut tc) = (0.0, 0.0);
+        for c in 0..nchunks {
+            let idx = next.take().expect("submitted above");
+            if c + 1 < nchunks {
+                next = Some(copy(c + 1));
+            }
+            let ta = std::time::Instant::now();
+            let stg = &staging[(c % 2) as usize];
+            let off = c * chunk;
+            let size = (bytes - off).min(chunk);
+            let slice = stg.slice(..size.next_multiple_of(8));
+            self.map_wait(&slice, wgpu::MapMode::Read, Some(idx))?;
+            let tb = std::time::Instant::now();
+            {
+                let view = slice.get_mapped_range().map_err(|e| GpuError::Device(format!("map: {e}")))?;
+                par_copy(&mut dst[off as usize..(off + size) as usize], &view[..size as usize]);
+            }
+            stg.unmap();
+            tw += (tb - ta).as_secs_f64();
+            tc += tb.elapsed().as_secs_f64();
+        }
+        self.take_errors()?;
+        if trace {
+            eprintln!(
+                "read {bytes} B: setup {:.1} ms, waits {:.1} ms, copy-out {:.1} ms, total {:.1} ms",
+                (t1 - t0).as_secs_f64() * 1e3,
+                tw * 1e3,
+                tc * 1e3,
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+        }
         Ok(out)
+    }
+}
+
+/// Copies `src` into `dst` (equal lengths) on up to 8 threads, in pieces of at least 4 MiB: one
+/// core copies from a mapped buffer (and faults in a fresh vector's pages) at a few GB/s, well
+/// below the bus.
+pub(crate) fn par_copy(dst: &mut [u8], src: &[u8]) {
+    let threads = copy_threads(src.len());
+    if threads <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let piece = src.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        for (d, c) in dst.chunks_mut(piece).zip(src.chunks(piece)) {
+            s.spawn(move || d.copy_from_slice(c));
+        }
+    });
+}
+
+/// The threads [`par_copy`] and [`Gpu::buffer`] use to copy `bytes`.
+fn copy_threads(bytes: usize) -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8).min(bytes.div_ceil(4 << 20))
+}
+
+/// The default size of each of the two staging buffers of [`Gpu::read`] and [`Gpu::buffer`]
+/// ([`Gpu::set_transfer_chunk`]).
+pub const TRANSFER_CHUNK: u64 = 32 << 20;
+
+/// Makes `pool` hold at least `count` buffers of `size` bytes or more for `usage`.
+fn reserve(
+    device: &wgpu::Device,
+    pool: &mut Vec<wgpu::Buffer>,
+    size: u64,
+    count: usize,
+    label: &str,
+    usage: wgpu::BufferUsages,
+) {
+    pool.retain(|b| b.size() >= size);
+    while pool.len() < count {
+        pool.push(device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        }));
     }
 }
 
