@@ -140,6 +140,30 @@ fn main() {
                 let gms = gms / 3.0;
                 let (_, read_ms) = time(|| ge.output().unwrap());
                 let phases = ge.step_timed().unwrap();
+                // With BOZKIR_GPU_PROFILE=1: one more step, per kernel entry point.
+                let _ = gpu.profile_dispatches();
+                ge.step().unwrap();
+                ge.sync().unwrap();
+                if let Ok(Some(raw)) = gpu.profile_dispatches() {
+                    let mut by: Vec<(&str, usize, f64)> = Vec::new();
+                    for &(k, ms) in &raw {
+                        match by.iter_mut().find(|b| b.0 == k) {
+                            Some(b) => (b.1, b.2) = (b.1 + 1, b.2 + ms),
+                            None => by.push((k, 1, ms)),
+                        }
+                    }
+                    by.sort_by(|a, b| b.2.total_cmp(&a.2));
+                    let total: f64 = by.iter().map(|r| r.2).sum();
+                    println!(
+                        "| (stream-power step, device time by kernel, total {total:.2} ms: {}) | {n} | | | | | |",
+                        by.iter().map(|(k, c, ms)| format!("{k} ×{c} {ms:.3}")).collect::<Vec<_>>().join(", ")
+                    );
+                    for j in ["acc_jump", "ab_jump_l", "sed_copy", "sed_jump"] {
+                        let us: Vec<String> =
+                            raw.iter().filter(|r| r.0 == j).map(|r| format!("{:.0}", r.1 * 1e3)).collect();
+                        println!("| ({j} by round, µs: {}) | {n} | | | | | |", us.join(" "));
+                    }
+                }
                 println!(
                     "| (stream power: state on the device, read back once in {read_ms:.0} ms (not in the step time); \
              {} submissions of ≤ 40 refine/lift pass pairs in 5 steps, {} pairs moved a cell; \

@@ -182,7 +182,7 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("bozkir-gpu"),
-                required_features: wgpu::Features::SHADER_F64,
+                required_features: wgpu::Features::SHADER_F64 | crate::profile::features(&adapter),
                 required_limits: limits,
                 ..Default::default()
             })
@@ -194,6 +194,7 @@ impl Gpu {
             sink.lock().unwrap().push(e.to_string());
         }));
         let max_buffer = al.max_buffer_size.min(al.max_storage_buffer_binding_size as u64);
+        crate::profile::start(&device);
         Ok(Self {
             device,
             queue,
@@ -215,6 +216,14 @@ impl Gpu {
     /// The largest storage buffer one kernel can bind, bytes.
     pub fn max_buffer(&self) -> u64 {
         self.max_buffer
+    }
+
+    /// The dispatches recorded since the last call, in order (entry point, device milliseconds),
+    /// when profiling: `BOZKIR_GPU_PROFILE=1` when the `Gpu` was made, on an adapter with
+    /// timestamp queries inside compute passes; `None` otherwise. A diagnostic (`gpu_bench`
+    /// prints a stream-power step's, summed by kernel).
+    pub fn profile_dispatches(&self) -> Result<Option<Vec<DispatchTime>>, GpuError> {
+        crate::profile::take(self)
     }
 
     /// Sets the size of the host-visible staging buffers that uploads and read-backs go through
@@ -282,7 +291,9 @@ impl Gpu {
         self.take_errors().map_err(|e| GpuError::Device(format!("{name}:{entry}: {e}")))?;
         // Another thread may have compiled the same entry meanwhile: keep the first, since bind
         // groups made from a pipeline's layout only fit that pipeline.
-        Ok(self.pipelines.lock().unwrap().entry((name, entry)).or_insert_with(|| Arc::new(p)).clone())
+        let p = self.pipelines.lock().unwrap().entry((name, entry)).or_insert_with(|| Arc::new(p)).clone();
+        crate::profile::name(Arc::as_ptr(&p) as usize, entry);
+        Ok(p)
     }
 
     /// A storage buffer holding `data` (copyable both ways). A failed upload is reported by the
@@ -420,11 +431,24 @@ impl Gpu {
     /// on the device while the previous one is copied out on the host (a fresh staging buffer the
     /// size of the grid costs a host allocation per call, and the copy-out waited for all of it).
     pub(crate) fn read<T: bytemuck::Pod>(&self, buf: &wgpu::Buffer, len: usize) -> Result<Vec<T>, GpuError> {
+        self.submit_read(self.encoder(), buf, len)
+    }
+
+    /// Submits `enc` with the copy of (the first chunk of) `buf` recorded after its work, and
+    /// reads `len` values of `T` back ([`Gpu::read`]): one submission and one wait where a
+    /// submit-and-wait followed by a read made two of each (a kernel's counters, read after it).
+    pub(crate) fn submit_read<T: bytemuck::Pod>(
+        &self,
+        enc: wgpu::CommandEncoder,
+        buf: &wgpu::Buffer,
+        len: usize,
+    ) -> Result<Vec<T>, GpuError> {
         let bytes = (len * std::mem::size_of::<T>()) as u64;
         let trace = std::env::var_os("BOZKIR_GPU_TRACE").is_some();
         let t0 = std::time::Instant::now();
         let mut out: Vec<T> = vec![T::zeroed(); len];
         if bytes == 0 {
+            self.queue.submit([enc.finish()]);
             return Ok(out);
         }
         let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
@@ -440,10 +464,11 @@ impl Gpu {
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
         let t1 = std::time::Instant::now();
-        let copy = |c: u64| {
+        let mut first = Some(enc);
+        let mut copy = |c: u64| {
             let off = c * chunk;
             let size = (bytes - off).next_multiple_of(8).min(chunk).min(buf.size() - off);
-            let mut enc = self.encoder();
+            let mut enc = first.take().unwrap_or_else(|| self.encoder());
             enc.copy_buffer_to_buffer(buf, off, &staging[(c % 2) as usize], 0, size);
             self.queue.submit([enc.finish()])
         };
@@ -505,6 +530,9 @@ fn copy_threads(bytes: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(8).min(bytes.div_ceil(4 << 20))
 }
 
+/// One profiled dispatch: its entry point and device milliseconds ([`Gpu::profile_dispatches`]).
+pub type DispatchTime = (&'static str, f64);
+
 /// The default size of each of the two staging buffers of [`Gpu::read`] and [`Gpu::buffer`]
 /// ([`Gpu::set_transfer_chunk`]).
 pub const TRANSFER_CHUNK: u64 = 32 << 20;
@@ -558,9 +586,11 @@ pub(crate) fn dispatch_groups(
     bind: &wgpu::BindGroup,
     groups: (u32, u32),
 ) {
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind, &[]);
-    pass.dispatch_workgroups(groups.0, groups.1, 1);
+    crate::profile::timed(pass, pipeline, |pass| {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+    });
 }
 
 /// Records one dispatch of `pipeline` with `bind` sized on the device: the workgroup counts are
@@ -571,9 +601,11 @@ pub(crate) fn dispatch_indirect(
     bind: &wgpu::BindGroup,
     args: &wgpu::Buffer,
 ) {
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind, &[]);
-    pass.dispatch_workgroups_indirect(args, 0);
+    crate::profile::timed(pass, pipeline, |pass| {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups_indirect(args, 0);
+    });
 }
 
 /// Records one dispatch of `pipeline` with `bind` over `threads` invocations.
@@ -583,8 +615,5 @@ pub(crate) fn dispatch(
     bind: &wgpu::BindGroup,
     threads: u64,
 ) {
-    let (x, y) = groups(threads);
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind, &[]);
-    pass.dispatch_workgroups(x, y, 1);
+    dispatch_groups(pass, pipeline, bind, groups(threads));
 }

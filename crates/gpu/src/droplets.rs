@@ -21,7 +21,7 @@ use bozkir_terrain::erosion::droplets::{
 
 use rayon::prelude::*;
 
-use crate::context::{dispatch, Gpu, GpuError};
+use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
 
 pub(crate) const SRC: &str = concat!(include_str!("../shaders/droplets.wgsl"), include_str!("../shaders/exact.wgsl"));
 const NAME: &str = "droplets.wgsl";
@@ -299,12 +299,8 @@ impl<'g> GpuDroplets<'g> {
             let mut pass = enc.begin_compute_pass(&Default::default());
             for _ in 0..k {
                 dispatch(&mut pass, &self.pipes[0], &self.bgs[0], self.batch as u64);
-                pass.set_pipeline(&self.pipes[1]);
-                pass.set_bind_group(0, &self.bgs[1], &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&self.pipes[2]);
-                pass.set_bind_group(0, &self.bgs[2], &[]);
-                pass.dispatch_workgroups_indirect(&self.args, 0);
+                dispatch_groups(&mut pass, &self.pipes[1], &self.bgs[1], (1, 1));
+                dispatch_indirect(&mut pass, &self.pipes[2], &self.bgs[2], &self.args);
             }
         }
         self.gpu.submit_wait(enc)?;

@@ -20,7 +20,7 @@
 
 use bozkir_core::Grid;
 
-use crate::context::{dispatch, Gpu, GpuError, GridUniform};
+use crate::context::{dispatch, dispatch_groups, Gpu, GpuError, GridUniform};
 use crate::flow::{jump_rounds, MAX_ROUNDS};
 
 pub(crate) const SRC: &str = concat!(
@@ -122,14 +122,11 @@ pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buf
         enc.clear_buffer(&live, 0, None);
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&relax);
             for bg in &bgs[..k] {
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups(groups.0, groups.1, 1);
+                dispatch_groups(&mut pass, &relax, bg, groups);
             }
         }
-        gpu.submit_wait(enc)?;
-        let moved = gpu.read::<u32>(&live, k)?;
+        let moved = gpu.submit_read::<u32>(enc, &live, k)?;
         if let Some(j) = moved.iter().position(|&c| c == 0) {
             // The pass that moved nothing wrote its input unchanged: both buffers hold the fill.
             let [b0, _] = bufs;

@@ -26,11 +26,12 @@ pub mod context;
 pub mod droplets;
 pub mod fill;
 pub mod flow;
+mod profile;
 pub mod shallow_water;
 pub mod stream_power;
 pub mod thermal;
 
-pub use context::{Backend, Gpu, GpuError, GpuMode};
+pub use context::{Backend, DispatchTime, Gpu, GpuError, GpuMode};
 pub use wgpu;
 
 /// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended

@@ -363,10 +363,9 @@ impl<'g> GpuStreamPower<'g> {
                     }
                 }
             }
-            self.gpu.submit_wait(enc)?;
+            let live = self.gpu.submit_read::<u32>(enc, &self.live, k)?;
             self.submissions.set(self.submissions.get() + 1);
             subs += 1;
-            let live = self.gpu.read::<u32>(&self.live, k)?;
             let moved = live.iter().take_while(|&&c| c != 0).count();
             self.pair_tiles.borrow_mut().extend(live.iter().take((moved + 1).min(k)));
             self.moving_pairs.set(self.moving_pairs.get() + moved);
@@ -435,8 +434,7 @@ impl<'g> GpuStreamPower<'g> {
                 (19, &self.settle),
             ],
         )?;
-        self.gpu.submit_wait(enc)?;
-        Ok(self.gpu.read::<u32>(&self.live, 1)?[0] == 0)
+        Ok(self.gpu.submit_read::<u32>(enc, &self.live, 1)?[0] == 0)
     }
 
     /// The CPU's clamps on the affine solution: while the exact rule does not hold (a cell would

@@ -78,9 +78,8 @@ pub fn thermal(gpu: &Gpu, terrain: &Grid<f64>, params: &ThermalParams) -> Result
                 dispatch(&mut pass, &pr, br, n as u64);
             }
         }
-        gpu.submit_wait(enc)?;
         // PER_CHECK is even, so after a full chunk the heights are back in `za`.
-        let flags: Vec<u32> = gpu.read(&active, PER_CHECK)?;
+        let flags: Vec<u32> = gpu.submit_read(enc, &active, PER_CHECK)?;
         if let Some(idle) = flags[..k].iter().position(|&f| f == 0) {
             run = done + idle;
             break;
