@@ -41,6 +41,9 @@ struct Dims { w: u32, h: u32, n: u32, round: u32 }
 @group(0) @binding(11) var<storage, read_write> roots: array<u32>;
 @group(0) @binding(12) var<storage, read_write> nroots: array<atomic<u32>>;
 @group(0) @binding(13) var<storage, read_write> ind: array<u32>;
+// Each root's slot in the list (a cell-indexed map): the rounds run on arrays indexed by slot
+// (contiguous) instead of by cell (scattered over the grid).
+@group(0) @binding(14) var<storage, read_write> slot_of: array<u32>;
 
 // Neighbour k (NW, N, NE, W, E, SW, S, SE) as (dx, dy).
 fn nb(k: u32) -> vec2<i32> {
@@ -223,18 +226,26 @@ fn acc_tile_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     if (li == 0u) { lbase = atomicAdd(&nroots[0], atomicLoad(&lt[0])); }
     let base = workgroupUniformLoad(&lbase);
     for (var q = 0u; q < 4u; q++) {
-        if (slot[q] != NONE) { roots[base + slot[q]] = tile_cell(wid, li + 256u * q); }
+        if (slot[q] != NONE) {
+            let c = tile_cell(wid, li + 256u * q);
+            roots[base + slot[q]] = c;
+            slot_of[c] = base + slot[q];
+        }
     }
 }
 
-// The roots' forest: an exit points at the in-tile root of its receiver, an outlet nowhere.
+// The roots' forest, packed by slot: slot j (root c = roots[j]) takes c's in-tile count (from
+// `s_in`, by cell, into `t_out`, by slot) and points at the slot of the in-tile root of c's
+// receiver (an exit), or nowhere (an outlet).
 @compute @workgroup_size(256)
 fn acc_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
-    let c = listed(wid, nwg, lid);
-    if (c == NONE) { return; }
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    let c = roots[j];
+    atomicStore(&t_out[j], s_in[c]);
     let r = rcv[c];
-    q_out[c] = select(xr[r], NONE, r == c);
+    q_out[j] = select(slot_of[xr[r]], NONE, r == c);
 }
 
 // T = S over the roots before the scatter of a round (nothing after the last live round).
@@ -242,9 +253,9 @@ fn acc_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 fn acc_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, dims.round)) { return; }
-    let c = listed(wid, nwg, lid);
-    if (c == NONE) { return; }
-    atomicStore(&t_out[c], s_in[c]);
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    atomicStore(&t_out[j], s_in[j]);
 }
 
 // One round over the roots: S_k holds, per root, the in-tile counts of the roots at distance
@@ -256,12 +267,13 @@ fn acc_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, dims.round)) { return; }
-    let c = listed(wid, nwg, lid);
-    if (c != NONE) { acc_jump_cell(c); }
+    let j = slot_in(wid, nwg, lid);
+    if (j != NONE) { acc_jump_slot(j); }
     round_close(lid, dims.round);
 }
 
-fn acc_jump_cell(i: u32) {
+// Slot i's round (pointers are slots).
+fn acc_jump_slot(i: u32) {
     let p = p_in[i];
     var q = NONE;
     if (p != NONE) {
@@ -272,20 +284,22 @@ fn acc_jump_cell(i: u32) {
     q_out[i] = q;
 }
 
-// The roots' counts into `count` (binding 6) when the last live round wrote the other buffer
-// (an even round reads `count` and writes `count2`, bound here as `s_in`).
+// The roots' counts (by slot) into `count2` (bound here as `t_out`) when the last live round
+// wrote `count` (`s_in`): round r writes `count` when r is even (round 0 reads the packed counts
+// from `count2`). `acc_tile_final` then reads them from `count2` and writes every cell's count
+// into `count`.
 @compute @workgroup_size(256)
 fn acc_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
     if (last_round_wg(lid, 40u) % 2u != 0u) { return; }
-    let c = listed(wid, nwg, lid);
-    if (c == NONE) { return; }
-    atomicStore(&t_out[c], s_in[c]);
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    atomicStore(&t_out[j], s_in[j]);
 }
 
 // Pass 2, one workgroup per tile: weights 1 + the final counts of the donors outside the tile
-// (roots of their tiles, final in `t_out` by now), summed in-tile: every cell's final count. A
-// root's value is rewritten unchanged, so the neighbouring tiles' reads of it see one value.
+// (roots of their tiles, final in `s_in` by slot by now), summed in-tile: every cell's final
+// count, into `t_out`.
 @compute @workgroup_size(256)
 fn acc_tile_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     tile_pointers(wid, li);
@@ -307,7 +321,7 @@ fn acc_tile_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
                     let ny = i32(y) + o.y;
                     if (nx < 0 || ny < 0 || nx >= i32(dims.w) || ny >= i32(dims.h)) { continue; }
                     let d = u32(ny) * dims.w + u32(nx);
-                    if (tile_local(wid, d) == LNONE && rcv[d] == c) { wgt += atomicLoad(&t_out[d]); }
+                    if (tile_local(wid, d) == LNONE && rcv[d] == c) { wgt += s_in[slot_of[d]]; }
                 }
             }
         }

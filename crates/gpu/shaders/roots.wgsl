@@ -31,6 +31,13 @@ fn roots_args() {
     ind[2] = 1u;
 }
 
+// This thread's list slot `index(…)`, NONE past the list.
+fn slot_in(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    let j = index(wid, nwg, lid);
+    if (j >= atomicLoad(&nroots[0])) { return 0xffffffffu; }
+    return j;
+}
+
 // The root in list slot `index(…)` of this thread, NONE past the list.
 fn listed(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     let j = index(wid, nwg, lid);

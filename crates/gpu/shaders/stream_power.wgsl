@@ -78,6 +78,9 @@ struct Sp {
 @group(0) @binding(32) var<storage, read> q0: array<u32>;
 @group(0) @binding(33) var<storage, read> f0: array<R>;
 @group(0) @binding(34) var<storage, read_write> gg: array<R>;
+// The sediment's roots: each root's slot in the list (a cell-indexed map), so that the rounds
+// run on arrays indexed by slot (contiguous) instead of by cell (scattered over the grid).
+@group(0) @binding(35) var<storage, read_write> slotof: array<u32>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -599,8 +602,9 @@ fn from_fix(lo: u32, hi: u32) -> R {
 // (`sd_local`) the in-tile sums L and each cell's product G of the factors to its in-tile root
 // are found in workgroup memory; a root y then receives (1 − settle_y)·G(P_y)·Q_y at the root
 // X(P_y) of its receiver's tile (`sd_link`), an accumulation over the list of roots only
-// (`sed_copy`, `sed_jump`, `sd_fix`); `sd_final` sums every tile again with the inflows from
-// outside it and adds Q·settle to the sediment.
+// (`sed_copy`, `sed_jump`, `sd_fix`) run on arrays indexed by the roots' slots in the list;
+// `sd_final` sums every tile again with the inflows from outside it (read by slot) and adds
+// Q·settle to the sediment.
 
 // Incision depth, the settling share, each cell's own flux (fixed point, into q_out's buffer as
 // `t_out`) and factor (into `f_out`).
@@ -736,25 +740,33 @@ fn sd_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     workgroupBarrier();
     if (k == 0u) { mbase = atomicAdd(&nroots[0], atomicLoad(&mcount)); }
     let base = workgroupUniformLoad(&mbase);
-    if (slot != NONE) { roots[base + slot] = c; }
+    if (slot != NONE) {
+        roots[base + slot] = c;
+        slotof[c] = base + slot;
+    }
 }
 
-// A root's edge on the roots' forest: to X(P_y), with the factor (1 − settle_y)·G(P_y).
+// A root's edge on the roots' forest, packed into slot j of the root y = roots[j]: the in-tile
+// sum L_y (from `s_in`, by cell, into `t_out`, by slot), the pointer to the slot of X(P_y) and
+// the factor (1 − settle_y)·G(P_y).
 @compute @workgroup_size(256)
 fn sd_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
-    let y = listed(wid, nwg, lid);
-    if (y == NONE) { return; }
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    let y = roots[j];
+    atomicStore(&t_out[2u * j], s_in[2u * y]);
+    atomicStore(&t_out[2u * j + 1u], s_in[2u * y + 1u]);
     let r = rcv[y];
     if (r == y) {
-        p_out[y] = NONE;
+        p_out[j] = NONE;
         return;
     }
     let x = xr[r];
     var f = f0[y];
     if (x != r) { f = f * gg[r]; }
-    f_out[y] = f;
-    p_out[y] = x;
+    f_out[j] = f;
+    p_out[j] = slotof[x];
 }
 
 // The reduced accumulation's rounds over the roots.
@@ -762,22 +774,23 @@ fn sd_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
 fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let i = listed(wid, nwg, lid);
-    if (i == NONE) { return; }
-    atomicStore(&t_out[2u * i], s_in[2u * i]);
-    atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    atomicStore(&t_out[2u * j], s_in[2u * j]);
+    atomicStore(&t_out[2u * j + 1u], s_in[2u * j + 1u]);
 }
 
 @compute @workgroup_size(256)
 fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let i = listed(wid, nwg, lid);
-    if (i != NONE) { sed_jump_cell(i); }
+    let j = slot_in(wid, nwg, lid);
+    if (j != NONE) { sed_jump_slot(j); }
     round_close(lid, sp.round);
 }
 
-fn sed_jump_cell(i: u32) {
+// Slot i's round (pointers are slots).
+fn sed_jump_slot(i: u32) {
     let p = p_in[i];
     let f = f_in[i];
     if (p == NONE) {
@@ -798,15 +811,16 @@ fn sed_jump_cell(i: u32) {
     if (q != NONE) { round_mark(); }
 }
 
-// The roots' sums into buffer 0 (`t_out`) when the last live round wrote buffer 1 (`s_in`).
+// The roots' sums (by slot) into buffer 0 (`t_out`) when the last live round wrote buffer 1
+// (`s_in`): round r writes buffer r mod 2 (round 0 reads the packed sums from buffer 1).
 @compute @workgroup_size(256)
 fn sd_fix(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
-    if (last_round_wg(lid, 40u) % 2u != 0u) { return; }
-    let i = listed(wid, nwg, lid);
-    if (i == NONE) { return; }
-    atomicStore(&t_out[2u * i], s_in[2u * i]);
-    atomicStore(&t_out[2u * i + 1u], s_in[2u * i + 1u]);
+    if (last_round_wg(lid, 40u) % 2u == 0u) { return; }
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    atomicStore(&t_out[2u * j], s_in[2u * j]);
+    atomicStore(&t_out[2u * j + 1u], s_in[2u * j + 1u]);
 }
 
 // Pass 2, one workgroup per 16x16 tile: weights qs + the inflows (1 − settle_d)·Q_d of the
@@ -834,7 +848,8 @@ fn sd_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
                     if ((dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= i32(sp.w) || ny >= i32(sp.h)) { continue; }
                     let d = u32(ny) * sp.w + u32(nx);
                     if (mt_local(wid, d) != NONE || rcv[d] != c) { continue; }
-                    let v = to_fix(from_fix(s_in[2u * d], s_in[2u * d + 1u]) * f0[d]);
+                    let sd = slotof[d];
+                    let v = to_fix(from_fix(s_in[2u * sd], s_in[2u * sd + 1u]) * f0[d]);
                     let nlo = lo + v.x;
                     hi = hi + v.y + select(0u, 1u, nlo < lo);
                     lo = nlo;

@@ -73,6 +73,8 @@ pub(crate) struct Routing {
     count2: wgpu::Buffer,
     p0: wgpu::Buffer,
     p1: wgpu::Buffer,
+    /// Each root's slot in the list of roots, by cell (the accumulation's, then the sediment's).
+    pub slot: wgpu::Buffer,
     live: wgpu::Buffer,
     /// The two-level accumulation: each cell's in-tile root, the list of in-tile roots, its
     /// length, and the indirect dispatch size of a pass over it (scratch, also used by the
@@ -118,6 +120,7 @@ impl Routing {
             count2: gpu.zeroed("count2", 4 * n as u64),
             p0: gpu.zeroed("p0", 4 * n as u64),
             p1: gpu.zeroed("p1", 4 * n as u64),
+            slot: gpu.zeroed("root slots", 4 * n as u64),
             live: gpu.zeroed("live", 4 * MAX_ROUNDS as u64),
             xr: gpu.zeroed("in-tile roots", 4 * n as u64),
             roots: gpu.zeroed("root list", 4 * n as u64),
@@ -139,26 +142,32 @@ impl Routing {
 
     fn acc_binds(&self, gpu: &Gpu, pl: &[std::sync::Arc<wgpu::ComputePipeline>]) -> &AccBinds {
         self.bgs.get_or_init(|| {
-            let (list, len) = ((11, &self.roots), (12, &self.nroots));
+            let (list, len, slot) = ((11, &self.roots), (12, &self.nroots), (14, &self.slot));
             let d0 = (0, &self.dims[0]);
+            // By slot: round r reads the counts from `count2` (r even; the packed ones at round 0)
+            // or `count` and writes the other; the pointers from `p0` (r even) or `p1`.
             let bufs =
-                [(&self.count, &self.count2, &self.p0, &self.p1), (&self.count2, &self.count, &self.p1, &self.p0)];
+                [(&self.count2, &self.count, &self.p0, &self.p1), (&self.count, &self.count2, &self.p1, &self.p0)];
             let rounds = (0..jump_rounds(self.n))
                 .map(|r| {
                     let (s, t, p, q) = bufs[r % 2];
                     let d = (0, &self.dims[r]);
-                    let bc = gpu.bind(&pl[3], &[d, (5, s), (6, t), (9, &self.live), list, len]);
-                    let bj = gpu.bind(&pl[4], &[d, (5, s), (6, t), (7, p), (8, q), (9, &self.live), list, len]);
+                    let bc = gpu.bind(&pl[3], &[d, (5, s), (6, t), (9, &self.live), len]);
+                    let bj = gpu.bind(&pl[4], &[d, (5, s), (6, t), (7, p), (8, q), (9, &self.live), len]);
                     (bc, bj)
                 })
                 .collect();
+            let (count, count2) = (&self.count, &self.count2);
             AccBinds {
-                local: gpu.bind(&pl[0], &[d0, (3, &self.rcv), (6, &self.count), (10, &self.xr), list, len]),
+                local: gpu.bind(&pl[0], &[d0, (3, &self.rcv), (6, count), (10, &self.xr), list, len, slot]),
                 args: gpu.bind(&pl[1], &[len, (13, &self.ind)]),
-                link: gpu.bind(&pl[2], &[(3, &self.rcv), (8, &self.p0), (10, &self.xr), list, len]),
+                link: gpu.bind(
+                    &pl[2],
+                    &[(3, &self.rcv), (5, count), (6, count2), (8, &self.p0), (10, &self.xr), list, len, slot],
+                ),
                 rounds,
-                last: gpu.bind(&pl[5], &[(5, &self.count2), (6, &self.count), (9, &self.live), list, len]),
-                fin: gpu.bind(&pl[6], &[d0, (3, &self.rcv), (6, &self.count)]),
+                last: gpu.bind(&pl[5], &[(5, count), (6, count2), (9, &self.live), len]),
+                fin: gpu.bind(&pl[6], &[d0, (3, &self.rcv), (5, count2), (6, count), slot]),
             }
         })
     }

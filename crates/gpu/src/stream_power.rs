@@ -570,22 +570,42 @@ impl<'g> GpuStreamPower<'g> {
         )?;
         let rt = &self.rt;
         let (list, len, xr) = ((29, &rt.roots), (30, &rt.nroots), (28, &rt.xr));
-        let (q0b, f0b, gg) = ((32, q0), (33, f0), (34, &self.ab[1]));
+        let (q0b, f0b, gg, slotof) = ((32, q0), (33, f0), (34, &self.ab[1]), (35, &rt.slot));
         let (fixed, rounds) = self.sed_bgs.get_or_init(|| {
             let d0 = (0, &self.sp[0]);
             let rcv = (1, &rt.rcv);
             let fixed = [
-                gpu.bind(&pl[0], &[d0, rcv, (13, &self.ss[0]), q0b, f0b, gg, xr, list, len]),
+                gpu.bind(&pl[0], &[d0, rcv, (13, &self.ss[0]), q0b, f0b, gg, xr, list, len, slotof]),
                 gpu.bind(&pl[1], &[len, (31, &rt.ind)]),
-                gpu.bind(&pl[2], &[rcv, (10, &self.pp[0]), (15, &self.ff[0]), f0b, gg, xr, list, len]),
-                gpu.bind(&pl[5], &[(11, &self.live), (12, &self.ss[1]), (13, &self.ss[0]), list, len]),
-                gpu.bind(&pl[6], &[d0, rcv, (12, &self.ss[0]), (18, &self.sediment), (19, &self.settle), q0b, f0b]),
+                gpu.bind(
+                    &pl[2],
+                    &[
+                        rcv,
+                        (10, &self.pp[0]),
+                        (12, &self.ss[0]),
+                        (13, &self.ss[1]),
+                        (15, &self.ff[0]),
+                        f0b,
+                        gg,
+                        xr,
+                        list,
+                        len,
+                        slotof,
+                    ],
+                ),
+                gpu.bind(&pl[5], &[(11, &self.live), (12, &self.ss[1]), (13, &self.ss[0]), len]),
+                gpu.bind(
+                    &pl[6],
+                    &[d0, rcv, (12, &self.ss[0]), (18, &self.sediment), (19, &self.settle), q0b, f0b, slotof],
+                ),
             ];
             let rounds = (0..jump_rounds(self.w * self.ht))
                 .map(|r| {
+                    // The pointers and factors: round r reads buffer r mod 2; the sums: round r
+                    // writes buffer r mod 2 (the packed sums start in buffer 1).
                     let (a, b) = (r % 2, 1 - r % 2);
                     let d = (0, &self.sp[r]);
-                    let c = gpu.bind(&pl[3], &[d, (11, &self.live), (12, &self.ss[a]), (13, &self.ss[b]), list, len]);
+                    let c = gpu.bind(&pl[3], &[d, (11, &self.live), (12, &self.ss[b]), (13, &self.ss[a]), len]);
                     let j = gpu.bind(
                         &pl[4],
                         &[
@@ -593,11 +613,10 @@ impl<'g> GpuStreamPower<'g> {
                             (8, &self.pp[a]),
                             (10, &self.pp[b]),
                             (11, &self.live),
-                            (12, &self.ss[a]),
-                            (13, &self.ss[b]),
+                            (12, &self.ss[b]),
+                            (13, &self.ss[a]),
                             (14, &self.ff[a]),
                             (15, &self.ff[b]),
-                            list,
                             len,
                         ],
                     );
