@@ -81,6 +81,8 @@ struct Sp {
 // The sediment's roots: each root's slot in the list (a cell-indexed map), so that the rounds
 // run on arrays indexed by slot (contiguous) instead of by cell (scattered over the grid).
 @group(0) @binding(35) var<storage, read_write> slotof: array<u32>;
+// The roots' final heights by slot (the maps' jumping), read back by `tm_apply`.
+@group(0) @binding(36) var<storage, read_write> hs: array<R>;
 
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -138,12 +140,12 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 // max-plus (h_i = max(c_i, h_P ⊕ d_i) with (c, d) in the (a, b) buffers, `mp_jump_l`; ⊕ d is
 // d steps of next_up, c ⊕ d = c + d·(next_up(c) − c), exact within c's binade). A cell whose
 // pointer reaches a finished cell (an outlet, or one finished in an earlier round) writes its
-// height to h2 (where `tm_link` put the outlets' heights) and stops: later rounds touch only its
-// dead pointer, and the cells pointing at it read h2.
+// height to hs (where `tm_link` put the outlets' heights) and stops: later rounds touch only its
+// dead pointer, and the cells pointing at it read hs. Indices are the roots' slots.
 fn jump(i: u32, max_plus: bool) {
     let p = p_in[i];
     if (p == NONE) {
-        // Finished in an earlier round (its height in h2): keep the pointer dead in both buffers.
+        // Finished in an earlier round (its height in hs): keep the pointer dead in both buffers.
         p_out[i] = NONE;
         return;
     }
@@ -152,7 +154,7 @@ fn jump(i: u32, max_plus: bool) {
     let q = p_in[p];
     if (q == NONE) {
         // The pointee is finished (or an outlet): this cell's height is final.
-        h2[i] = apply_map(a, b, h2[p], max_plus);
+        hs[i] = apply_map(a, b, hs[p], max_plus);
         p_out[i] = NONE;
         return;
     }
@@ -173,9 +175,10 @@ fn apply_map(a: R, b: R, x: R, max_plus: bool) -> R {
 // Within a 16x16 tile the pointers form an in-tile forest whose roots are the cells pointing out
 // of the tile or nowhere. `tm_local` composes, in workgroup memory, each cell's maps along its
 // in-tile path up to (not including) its in-tile root X: D_c = M_c ∘ … (a map of h_X). A root y
-// then depends on the root X(P_y) through M_y ∘ D_{P_y} (`tm_link`): the same jumping, over the
-// list of the roots only (`ab_jump_l`, `mp_jump_l`), finishes every root's height in h2, and
-// `tm_apply` gives every other cell D_c(h_X).
+// then depends on the root X(P_y) through M_y ∘ D_{P_y} (`tm_link`, which packs the roots' maps
+// by their slots in the list): the same jumping, over the slots only (`ab_jump_l`, `mp_jump_l`,
+// contiguous arrays), finishes every root's height in hs, and `tm_apply` gives every cell its
+// height in h2 (D_c(h_X) off the roots).
 const MT: u32 = 16u;
 var<workgroup> mp: array<u32, 256>;
 var<workgroup> ma: array<R, 256>;
@@ -247,7 +250,10 @@ fn tm_local(wid: vec3<u32>, k: u32, max_plus: bool) {
     workgroupBarrier();
     if (k == 0u) { mbase = atomicAdd(&nroots[0], atomicLoad(&mcount)); }
     let base = workgroupUniformLoad(&mbase);
-    if (slot != NONE) { roots[base + slot] = c; }
+    if (slot != NONE) {
+        roots[base + slot] = c;
+        slotof[c] = base + slot;
+    }
 }
 
 @compute @workgroup_size(256)
@@ -260,25 +266,29 @@ fn tm_local_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     tm_local(wid, k, true);
 }
 
-// A root's map on the roots' forest: M_y ∘ D_{P_y}, pointing at X(P_y) (buffer 0 bound as the
-// outputs, read and rewritten in place for the roots only); an outlet's height into h2.
+// A root's map on the roots' forest, packed into slot j of the root y = roots[j]: M_y ∘ D_{P_y}
+// (from buffer 0, by cell, into buffer 1, by slot), pointing at the slot of X(P_y); an outlet's
+// height (its map is the constant a) into hs, final from the start.
 fn tm_link(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, max_plus: bool) {
-    let y = listed(wid, nwg, lid);
-    if (y == NONE) { return; }
-    let p = p_out[y];
+    let j = slot_in(wid, nwg, lid);
+    if (j == NONE) { return; }
+    let y = roots[j];
+    let p = p_in[y];
+    var a = a_in[y];
+    var b = b_in[y];
     if (p == NONE) {
-        // An outlet: its map is the constant a (its height), final from the start.
-        h2[y] = a_out[y];
+        hs[j] = a;
+        p_out[j] = NONE;
         return;
     }
     let x = xr[p];
     if (x != p) {
-        let a = a_out[y];
-        let b = b_out[y];
-        a_out[y] = apply_map(a, b, da[p], max_plus);
-        b_out[y] = select(b * db[p], b + db[p], max_plus);
+        a = apply_map(a, b, da[p], max_plus);
+        b = select(b * db[p], b + db[p], max_plus);
     }
-    p_out[y] = x;
+    a_out[j] = a;
+    b_out[j] = b;
+    p_out[j] = slotof[x];
 }
 
 @compute @workgroup_size(256)
@@ -293,12 +303,17 @@ fn tm_link_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     tm_link(wid, nwg, lid, true);
 }
 
-// Every cell that is not an in-tile root: D_c applied to its root's final height.
+// Every cell's height into h2: a root's from hs, any other cell's D_c applied to its root's.
 fn tm_apply(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, max_plus: bool) {
     let i = index(wid, nwg, lid);
     if (i >= sp.n) { return; }
     let x = xr[i];
-    if (x != i) { h2[i] = apply_map(da[i], db[i], h2[x], max_plus); }
+    let hx = hs[slotof[x]];
+    if (x != i) {
+        h2[i] = apply_map(da[i], db[i], hx, max_plus);
+    } else {
+        h2[i] = hx;
+    }
 }
 
 @compute @workgroup_size(256)
@@ -318,8 +333,8 @@ fn tm_apply_mp(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
 fn ab_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let y = listed(wid, nwg, lid);
-    if (y != NONE) { jump(y, false); }
+    let j = slot_in(wid, nwg, lid);
+    if (j != NONE) { jump(j, false); }
     round_close(lid, sp.round);
 }
 
@@ -327,8 +342,8 @@ fn ab_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 fn mp_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
     if (!round_open(lid, sp.round)) { return; }
-    let y = listed(wid, nwg, lid);
-    if (y != NONE) { jump(y, true); }
+    let j = slot_in(wid, nwg, lid);
+    if (j != NONE) { jump(j, true); }
     round_close(lid, sp.round);
 }
 

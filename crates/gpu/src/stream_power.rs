@@ -116,6 +116,8 @@ pub struct GpuStreamPower<'g> {
     rt: Routing,
     hh: wgpu::Buffer,
     h2: wgpu::Buffer,
+    /// The roots' heights by slot in the maps' jumping (`tm_link`, the rounds, `tm_apply`).
+    hs: wgpu::Buffer,
     before: wgpu::Buffer,
     umap: wgpu::Buffer,
     ab: [wgpu::Buffer; 2],
@@ -203,6 +205,7 @@ impl<'g> GpuStreamPower<'g> {
             rt: Routing::new(gpu, w, ht, dx, dy),
             hh: filled,
             h2: z("h2", 8),
+            hs: z("root heights", 8),
             before: z("before", 8),
             umap: match &params.uplift_map {
                 Some(u) => gpu.buffer("uplift map", u.data()),
@@ -257,34 +260,41 @@ impl<'g> GpuStreamPower<'g> {
         let args = self.gpu.pipeline(NAME, SRC, "roots_args")?;
         let rt = &self.rt;
         let (da, db, list, len) = ((26, &self.ff[0]), (27, &self.ff[1]), (29, &rt.roots), (30, &rt.nroots));
+        let (xr, slot, hs) = ((28, &rt.xr), (35, &rt.slot), (36, &self.hs));
         let jb = self.jump_bgs[kind as usize].get_or_init(|| {
             let d0 = (0, &self.sp[0]);
             let fixed = [
                 self.gpu.bind(
                     &pl[0],
-                    &[d0, (7, &self.ab[0]), (8, &self.pp[0]), (20, &self.bb[0]), da, db, (28, &rt.xr), list, len],
+                    &[d0, (7, &self.ab[0]), (8, &self.pp[0]), (20, &self.bb[0]), da, db, xr, list, len, slot],
                 ),
                 self.gpu.bind(&args, &[len, (31, &rt.ind)]),
+                // The roots' maps packed by slot from buffer 0 into buffer 1.
                 self.gpu.bind(
                     &pl[1],
                     &[
                         d0,
-                        (9, &self.ab[0]),
-                        (10, &self.pp[0]),
-                        (16, &self.h2),
-                        (21, &self.bb[0]),
+                        (7, &self.ab[0]),
+                        (8, &self.pp[0]),
+                        (20, &self.bb[0]),
+                        (9, &self.ab[1]),
+                        (10, &self.pp[1]),
+                        (21, &self.bb[1]),
+                        hs,
                         da,
                         db,
-                        (28, &rt.xr),
+                        xr,
                         list,
                         len,
+                        slot,
                     ],
                 ),
-                self.gpu.bind(&pl[3], &[d0, (16, &self.h2), da, db, (28, &rt.xr)]),
+                self.gpu.bind(&pl[3], &[d0, (16, &self.h2), da, db, xr, slot, hs]),
             ];
             let rounds = (0..jump_rounds(self.w * self.ht))
                 .map(|r| {
-                    let (a, b) = (r % 2, 1 - r % 2);
+                    // Round r reads buffer 1 when r is even (the packed maps at round 0).
+                    let (a, b) = (1 - r % 2, r % 2);
                     self.gpu.bind(
                         &pl[2],
                         &[
@@ -294,10 +304,9 @@ impl<'g> GpuStreamPower<'g> {
                             (9, &self.ab[b]),
                             (10, &self.pp[b]),
                             (11, &self.live),
-                            (16, &self.h2),
                             (20, &self.bb[a]),
                             (21, &self.bb[b]),
-                            list,
+                            hs,
                             len,
                         ],
                     )
