@@ -407,12 +407,17 @@ fn lift_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     p_out[i] = select(r, NONE, r == i);
 }
 
+// The checks' counts of one submission: [0] the refine check's, [1] the first lift check's,
+// [2] the second's. The jumped limiter is applied only where the clamps held and the first lift
+// check did not (a step records both checks and the limiter at once, then reads the counts).
+@group(0) @binding(37) var<storage, read> gate: array<u32>;
+
 // The jumped limiter maps' heights (in h2); the limiter only raises.
 @compute @workgroup_size(256)
 fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
     let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
+    if (i >= sp.n || gate[0] != 0u || gate[1] == 0u) { return; }
     hh[i] = max(hh[i], h2[i]);
 }
 

@@ -148,6 +148,8 @@ pub struct GpuStreamPower<'g> {
     /// pass number.
     chg: wgpu::Buffer,
     pbase: wgpu::Buffer,
+    /// The counts of the checks recorded in one submission (`gate` in the shader).
+    gate: wgpu::Buffer,
     next_pass: std::cell::Cell<u32>,
     /// Per pass pair that ran since the last [`Self::take_pair_tiles`], the tiles it moved.
     pair_tiles: std::cell::RefCell<Vec<u32>>,
@@ -230,6 +232,7 @@ impl<'g> GpuStreamPower<'g> {
             typed_rounds: TYPED,
             chg: gpu.zeroed("tile stamps", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
             pbase: gpu.zeroed("pass base", 4),
+            gate: gpu.zeroed("check counts", 16),
             next_pass: std::cell::Cell::new(0),
             pair_tiles: std::cell::RefCell::new(Vec::new()),
         })
@@ -420,11 +423,10 @@ impl<'g> GpuStreamPower<'g> {
         )
     }
 
-    /// Whether the exact rule of `kind` already holds at every cell (within the passes'
-    /// round-off threshold for the refine): one streaming pass (`check_refine`, `check_lift`)
-    /// and one read-back, instead of a probing pair of tile passes.
-    fn rule_holds(&self, kind: Jacobi) -> Result<bool, GpuError> {
-        let mut enc = self.gpu.encoder();
+    /// Records one streaming pass of the exact rule of `kind` (`check_refine`, `check_lift`: would
+    /// any cell move by more than round-off, or sit at or below its receiver?), counting the
+    /// cells that fail into `live[0]`.
+    fn record_check(&self, enc: &mut wgpu::CommandEncoder, kind: Jacobi) -> Result<(), GpuError> {
         enc.clear_buffer(&self.live, 0, None);
         let entry = match kind {
             Jacobi::Refine => "check_refine",
@@ -432,7 +434,7 @@ impl<'g> GpuStreamPower<'g> {
         };
         // One shader function serves both rules, so both layouts hold all the buffers.
         self.record_one(
-            &mut enc,
+            enc,
             entry,
             &[
                 (0, &self.sp[0]),
@@ -442,8 +444,54 @@ impl<'g> GpuStreamPower<'g> {
                 (11, &self.live),
                 (19, &self.settle),
             ],
-        )?;
+        )
+    }
+
+    /// Whether the exact rule of `kind` already holds at every cell (within the passes'
+    /// round-off threshold for the refine): one check and one read-back, instead of a probing
+    /// pair of tile passes.
+    fn rule_holds(&self, kind: Jacobi) -> Result<bool, GpuError> {
+        let mut enc = self.gpu.encoder();
+        self.record_check(&mut enc, kind)?;
         Ok(self.gpu.submit_read::<u32>(enc, &self.live, 1)?[0] == 0)
+    }
+
+    /// Records the limiter's max-plus jumping and its application to `hh` (applied only as
+    /// `gate` says: the clamps held and the first lift check did not).
+    fn record_lift(&self, enc: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
+        self.record_one(enc, "lift_init", &self.map_binds(&[]))?;
+        self.record_jumps(enc, Jump::MaxPlus)?;
+        self.record_one(enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2), (37, &self.gate)])
+    }
+
+    /// The clamps and the limiter with one read-back in the usual case (untyped clamps): one
+    /// submission records the refine check, the first lift check, the max-plus limiter (applied
+    /// on the device only where the clamps held and the lift check failed) and the second lift
+    /// check, and reads the three counts. The decisions, and so the results, are those of
+    /// [`Self::refine`] then [`Self::lift`], which run instead where the clamps did not hold.
+    fn clamps_and_limiter(&self, mark: &mut dyn FnMut(&'static str) -> Result<(), GpuError>) -> Result<(), GpuError> {
+        let mut enc = self.gpu.encoder();
+        for (k, kind) in [Jacobi::Refine, Jacobi::Lift].into_iter().enumerate() {
+            self.record_check(&mut enc, kind)?;
+            enc.copy_buffer_to_buffer(&self.live, 0, &self.gate, 4 * k as u64, 4);
+        }
+        self.record_lift(&mut enc)?;
+        self.record_check(&mut enc, Jacobi::Lift)?;
+        enc.copy_buffer_to_buffer(&self.live, 0, &self.gate, 8, 4);
+        let g = self.gpu.submit_read::<u32>(enc, &self.gate, 3)?;
+        if g[0] != 0 {
+            // The clamps did not hold (nothing was lifted): passes, then the limiter as usual.
+            self.passes(Jacobi::Refine)?;
+            mark("incision (clamps)")?;
+            self.lift()?;
+            return mark("limiter");
+        }
+        mark("incision (clamps)")?;
+        if g[1] != 0 && g[2] != 0 {
+            // The jumped limiter is exact but where `⊕` crosses a binade: passes.
+            self.passes(Jacobi::Lift)?;
+        }
+        mark("limiter")
     }
 
     /// The CPU's clamps on the affine solution: while the exact rule does not hold (a cell would
@@ -474,10 +522,10 @@ impl<'g> GpuStreamPower<'g> {
         if self.rule_holds(Jacobi::Lift)? {
             return Ok(());
         }
+        // Apply the limiter unconditionally (the gate of the fused path, `clamps_and_limiter`).
+        self.gpu.queue.write_buffer(&self.gate, 0, bytemuck::cast_slice(&[0u32, 1, 0, 0]));
         let mut enc = self.gpu.encoder();
-        self.record_one(&mut enc, "lift_init", &self.map_binds(&[]))?;
-        self.record_jumps(&mut enc, Jump::MaxPlus)?;
-        self.record_one(&mut enc, "apply_lift", &[(0, &self.sp[0]), (4, &self.hh), (16, &self.h2)])?;
+        self.record_lift(&mut enc)?;
         self.gpu.queue.submit([enc.finish()]);
         // The jumped limiter is exact but where `⊕` crosses a binade: passes only if needed.
         if self.rule_holds(Jacobi::Lift)? {
@@ -541,10 +589,14 @@ impl<'g> GpuStreamPower<'g> {
         self.record_solve(&mut enc)?;
         gpu.queue.submit([enc.finish()]);
         mark("incision (affine jumping)")?;
-        self.refine()?;
-        mark("incision (clamps)")?;
-        self.lift()?;
-        mark("limiter")?;
+        if self.typed_rounds == 0 {
+            self.clamps_and_limiter(mark)?;
+        } else {
+            self.refine()?;
+            mark("incision (clamps)")?;
+            self.lift()?;
+            mark("limiter")?;
+        }
         self.sediment()?;
         mark("sediment")?;
         self.diffuse()?;
