@@ -44,8 +44,6 @@ struct Dims { w: u32, h: u32, n: u32, round: u32 }
 // Each root's slot in the list (a cell-indexed map): the rounds run on arrays indexed by slot
 // (contiguous) instead of by cell (scattered over the grid).
 @group(0) @binding(14) var<storage, read_write> slot_of: array<u32>;
-// The next round's indirect arguments (roots.wgsl, `round_close_list`).
-@group(0) @binding(15) var<storage, read_write> nargs: array<atomic<u32>>;
 
 // Neighbour k (NW, N, NE, W, E, SW, S, SE) as (dx, dy).
 fn nb(k: u32) -> vec2<i32> {
@@ -271,7 +269,7 @@ fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (!round_open(lid, dims.round)) { return; }
     let j = slot_in(wid, nwg, lid);
     if (j != NONE) { acc_jump_slot(j); }
-    round_close_list(lid, dims.round);
+    round_close(lid, dims.round);
 }
 
 // Slot i's round (pointers are slots).

@@ -335,7 +335,7 @@ fn ab_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (!round_open(lid, sp.round)) { return; }
     let j = slot_in(wid, nwg, lid);
     if (j != NONE) { jump(j, false); }
-    round_close_list(lid, sp.round);
+    round_close(lid, sp.round);
 }
 
 @compute @workgroup_size(256)
@@ -344,7 +344,7 @@ fn mp_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (!round_open(lid, sp.round)) { return; }
     let j = slot_in(wid, nwg, lid);
     if (j != NONE) { jump(j, true); }
-    round_close_list(lid, sp.round);
+    round_close(lid, sp.round);
 }
 
 // The jumped maps' heights (in h2): never above the uplifted height, except for cells typed as
@@ -411,8 +411,6 @@ fn lift_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 // [2] the second's. The jumped limiter is applied only where the clamps held and the first lift
 // check did not (a step records both checks and the limiter at once, then reads the counts).
 @group(0) @binding(37) var<storage, read> gate: array<u32>;
-// The next round's indirect arguments (roots.wgsl, `round_close_list`).
-@group(0) @binding(38) var<storage, read_write> nargs: array<atomic<u32>>;
 
 // The jumped limiter maps' heights (in h2); the limiter only raises.
 @compute @workgroup_size(256)
@@ -808,7 +806,7 @@ fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (!round_open(lid, sp.round)) { return; }
     let j = slot_in(wid, nwg, lid);
     if (j != NONE) { sed_jump_slot(j); }
-    round_close_list(lid, sp.round);
+    round_close(lid, sp.round);
 }
 
 // Slot i's round (pointers are slots).

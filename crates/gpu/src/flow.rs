@@ -75,9 +75,6 @@ pub(crate) struct Routing {
     p1: wgpu::Buffer,
     /// Each root's slot in the list of roots, by cell (the accumulation's, then the sediment's).
     pub slot: wgpu::Buffer,
-    /// Each jumping round's indirect arguments (round 0's written by `roots_args`, round r + 1's
-    /// by round r where a cell is still live; zeroed at the start of each phase).
-    pub rargs: Vec<wgpu::Buffer>,
     live: wgpu::Buffer,
     /// The two-level accumulation: each cell's in-tile root, the list of in-tile roots, its
     /// length, and the indirect dispatch size of a pass over it (scratch, also used by the
@@ -124,18 +121,6 @@ impl Routing {
             p0: gpu.zeroed("p0", 4 * n as u64),
             p1: gpu.zeroed("p1", 4 * n as u64),
             slot: gpu.zeroed("root slots", 4 * n as u64),
-            rargs: (0..=jump_rounds(n))
-                .map(|_| {
-                    gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("round dispatch"),
-                        size: 16,
-                        usage: wgpu::BufferUsages::STORAGE
-                            | wgpu::BufferUsages::INDIRECT
-                            | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
-                })
-                .collect(),
             live: gpu.zeroed("live", 4 * MAX_ROUNDS as u64),
             xr: gpu.zeroed("in-tile roots", 4 * n as u64),
             roots: gpu.zeroed("root list", 4 * n as u64),
@@ -168,18 +153,14 @@ impl Routing {
                     let (s, t, p, q) = bufs[r % 2];
                     let d = (0, &self.dims[r]);
                     let bc = gpu.bind(&pl[3], &[d, (5, s), (6, t), (9, &self.live), len]);
-                    let next = (15, &self.rargs[r + 1]);
-                    let bj = gpu.bind(
-                        &pl[4],
-                        &[d, (5, s), (6, t), (7, p), (8, q), (9, &self.live), len, (13, &self.ind), next],
-                    );
+                    let bj = gpu.bind(&pl[4], &[d, (5, s), (6, t), (7, p), (8, q), (9, &self.live), len]);
                     (bc, bj)
                 })
                 .collect();
             let (count, count2) = (&self.count, &self.count2);
             AccBinds {
                 local: gpu.bind(&pl[0], &[d0, (3, &self.rcv), (6, count), (10, &self.xr), list, len, slot]),
-                args: gpu.bind(&pl[1], &[len, (13, &self.ind), (15, &self.rargs[0])]),
+                args: gpu.bind(&pl[1], &[len, (13, &self.ind)]),
                 link: gpu.bind(
                     &pl[2],
                     &[(3, &self.rcv), (5, count), (6, count2), (8, &self.p0), (10, &self.xr), list, len, slot],
@@ -189,14 +170,6 @@ impl Routing {
                 fin: gpu.bind(&pl[6], &[d0, (3, &self.rcv), (5, count2), (6, count), slot]),
             }
         })
-    }
-
-    /// Zeroes every round's indirect arguments (at the start of a jumping phase: the fills run
-    /// back to back, before the phase's dispatches).
-    pub fn clear_round_args(&self, enc: &mut wgpu::CommandEncoder) {
-        for b in &self.rargs {
-            enc.clear_buffer(b, 0, None);
-        }
     }
 
     /// Receivers and distances of the heights in `z`.
@@ -221,7 +194,6 @@ impl Routing {
         let mut enc = gpu.encoder();
         enc.clear_buffer(&self.live, 0, None);
         enc.clear_buffer(&self.nroots, 0, None);
-        self.clear_round_args(&mut enc);
         {
             // One submission, no host wait: the passes over the roots are sized on the device
             // (indirect), and the rounds after the one in which the last pointer died return at
@@ -231,9 +203,9 @@ impl Routing {
             dispatch_groups(&mut pass, &pl[0], &b.local, tiles);
             dispatch_groups(&mut pass, &pl[1], &b.args, (1, 1));
             dispatch_indirect(&mut pass, &pl[2], &b.link, ind);
-            for (r, (bc, bj)) in b.rounds.iter().enumerate() {
-                dispatch_indirect(&mut pass, &pl[3], bc, &self.rargs[r]);
-                dispatch_indirect(&mut pass, &pl[4], bj, &self.rargs[r]);
+            for (bc, bj) in &b.rounds {
+                dispatch_indirect(&mut pass, &pl[3], bc, ind);
+                dispatch_indirect(&mut pass, &pl[4], bj, ind);
             }
             dispatch_indirect(&mut pass, &pl[5], &b.last, ind);
             dispatch_groups(&mut pass, &pl[6], &b.fin, tiles);

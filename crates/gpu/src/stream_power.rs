@@ -271,7 +271,7 @@ impl<'g> GpuStreamPower<'g> {
                     &pl[0],
                     &[d0, (7, &self.ab[0]), (8, &self.pp[0]), (20, &self.bb[0]), da, db, xr, list, len, slot],
                 ),
-                self.gpu.bind(&args, &[len, (31, &rt.ind), (38, &rt.rargs[0])]),
+                self.gpu.bind(&args, &[len, (31, &rt.ind)]),
                 // The roots' maps packed by slot from buffer 0 into buffer 1.
                 self.gpu.bind(
                     &pl[1],
@@ -311,8 +311,6 @@ impl<'g> GpuStreamPower<'g> {
                             (21, &self.bb[b]),
                             hs,
                             len,
-                            (31, &rt.ind),
-                            (38, &rt.rargs[r + 1]),
                         ],
                     )
                 })
@@ -323,14 +321,13 @@ impl<'g> GpuStreamPower<'g> {
         let n = (self.w * self.ht) as u64;
         enc.clear_buffer(&self.live, 0, None);
         enc.clear_buffer(&rt.nroots, 0, None);
-        rt.clear_round_args(enc);
         let mut pass = enc.begin_compute_pass(&Default::default());
         let ind = &rt.ind;
         dispatch_groups(&mut pass, &pl[0], &fixed[0], (self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32));
         dispatch_groups(&mut pass, &args, &fixed[1], (1, 1));
         dispatch_indirect(&mut pass, &pl[1], &fixed[2], ind);
-        for (r, bg) in rounds.iter().enumerate() {
-            dispatch_indirect(&mut pass, &pl[2], bg, &rt.rargs[r]);
+        for bg in rounds {
+            dispatch_indirect(&mut pass, &pl[2], bg, ind);
         }
         dispatch(&mut pass, &pl[3], &fixed[3], n);
         Ok(())
@@ -640,7 +637,7 @@ impl<'g> GpuStreamPower<'g> {
             let rcv = (1, &rt.rcv);
             let fixed = [
                 gpu.bind(&pl[0], &[d0, rcv, (13, &self.ss[0]), q0b, f0b, gg, xr, list, len, slotof]),
-                gpu.bind(&pl[1], &[len, (31, &rt.ind), (38, &rt.rargs[0])]),
+                gpu.bind(&pl[1], &[len, (31, &rt.ind)]),
                 gpu.bind(
                     &pl[2],
                     &[
@@ -682,8 +679,6 @@ impl<'g> GpuStreamPower<'g> {
                             (14, &self.ff[a]),
                             (15, &self.ff[b]),
                             len,
-                            (31, &rt.ind),
-                            (38, &rt.rargs[r + 1]),
                         ],
                     );
                     (c, j)
@@ -693,7 +688,6 @@ impl<'g> GpuStreamPower<'g> {
         });
         enc.clear_buffer(&self.live, 0, None);
         enc.clear_buffer(&rt.nroots, 0, None);
-        rt.clear_round_args(&mut enc);
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             let tiles = (self.w.div_ceil(16) as u32, self.ht.div_ceil(16) as u32);
@@ -701,9 +695,9 @@ impl<'g> GpuStreamPower<'g> {
             dispatch_groups(&mut pass, &pl[0], &fixed[0], tiles);
             dispatch_groups(&mut pass, &pl[1], &fixed[1], (1, 1));
             dispatch_indirect(&mut pass, &pl[2], &fixed[2], ind);
-            for (r, (c, j)) in rounds.iter().enumerate() {
-                dispatch_indirect(&mut pass, &pl[3], c, &rt.rargs[r]);
-                dispatch_indirect(&mut pass, &pl[4], j, &rt.rargs[r]);
+            for (c, j) in rounds {
+                dispatch_indirect(&mut pass, &pl[3], c, ind);
+                dispatch_indirect(&mut pass, &pl[4], j, ind);
             }
             dispatch_indirect(&mut pass, &pl[5], &fixed[3], ind);
             dispatch_groups(&mut pass, &pl[6], &fixed[4], tiles);
