@@ -158,7 +158,7 @@ fn main() {
                         "| (stream-power step, device time by kernel, total {total:.2} ms: {}) | {n} | | | | | |",
                         by.iter().map(|(k, c, ms)| format!("{k} ×{c} {ms:.3}")).collect::<Vec<_>>().join(", ")
                     );
-                    for j in ["acc_jump", "ab_jump_l", "sed_copy", "sed_jump"] {
+                    for j in ["acc_jump", "ab_jump_l", "mp_jump_l", "sed_jump"] {
                         let us: Vec<String> =
                             raw.iter().filter(|r| r.0 == j).map(|r| format!("{:.0}", r.1 * 1e3)).collect();
                         println!("| ({j} by round, µs: {}) | {n} | | | | | |", us.join(" "));

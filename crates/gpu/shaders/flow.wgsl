@@ -6,7 +6,8 @@
 // in-tile root. An exit y's final count is then its in-tile count plus the final counts of the
 // exits z of other tiles whose receiver's in-tile root is y: the same accumulation on a forest of
 // the roots only (z -> root(rcv(z))), a few per cent of the cells, jumped globally over a list
-// of them (`acc_link`, `acc_copy`, `acc_jump`, `acc_final`). Pass 2 (`acc_tile_final`) sums
+// of them, on arrays indexed by the roots' slots in the list (`acc_link` packs them, `acc_jump`,
+// `acc_final`). Pass 2 (`acc_tile_final`) sums
 // every tile again with weights 1 + (the final counts of the donors from outside the tile).
 // Every count is an integer sum, so the result is exact and independent of the order.
 //
@@ -44,6 +45,11 @@ struct Dims { w: u32, h: u32, n: u32, round: u32 }
 // Each root's slot in the list (a cell-indexed map): the rounds run on arrays indexed by slot
 // (contiguous) instead of by cell (scattered over the grid).
 @group(0) @binding(14) var<storage, read_write> slot_of: array<u32>;
+// The rounds over the roots keep the values in place (`vals`) and scatter each round's
+// additions into a zeroed buffer (`t_out`), which the next round folds in and clears (`zin`).
+@group(0) @binding(15) var<storage, read_write> vals: array<u32>;
+@group(0) @binding(16) var<storage, read_write> zin: array<u32>;
+@group(0) @binding(17) var<storage, read_write> zin2: array<u32>;
 
 // Neighbour k (NW, N, NE, W, E, SW, S, SE) as (dx, dy).
 fn nb(k: u32) -> vec2<i32> {
@@ -243,26 +249,21 @@ fn acc_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     let j = slot_in(wid, nwg, lid);
     if (j == NONE) { return; }
     let c = roots[j];
-    atomicStore(&t_out[j], s_in[c]);
+    vals[j] = s_in[c];
+    zin[j] = 0u;
+    zin2[j] = 0u;
     let r = rcv[c];
     q_out[j] = select(slot_of[xr[r]], NONE, r == c);
 }
 
-// T = S over the roots before the scatter of a round (nothing after the last live round).
-@compute @workgroup_size(256)
-fn acc_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    if (!round_open(lid, dims.round)) { return; }
-    let j = slot_in(wid, nwg, lid);
-    if (j == NONE) { return; }
-    atomicStore(&t_out[j], s_in[j]);
-}
-
 // One round over the roots: S_k holds, per root, the in-tile counts of the roots at distance
 // < 2^k upstream in the roots' forest; P_k the root at distance exactly 2^k (NONE if the path is
-// shorter). T = S + sum of S_k(m) over m with P_k(m) = i; Q = P_k(P_k). The rounds are recorded
-// in one submission, up to the most a grid can need (rounds.wgsl); the surplus ones return at
-// once.
+// shorter); S_{k+1}(i) = S_k(i) + sum of S_k(m) over m with P_k(m) = i, P_{k+1} = P_k(P_k).
+// In place, with no copy between rounds: round k first makes its own value S_k(i) = vals(i) +
+// zin(i) (the additions of round k − 1) and clears zin(i), then adds S_k(i) into t_out(P_k(i)),
+// a buffer round k − 1 cleared; the two addition buffers alternate. Each slot is written by its
+// own thread only, but for the atomic additions. The rounds are recorded in one submission, up
+// to the most a grid can need (rounds.wgsl); the surplus ones return at once.
 @compute @workgroup_size(256)
 fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
@@ -274,27 +275,29 @@ fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 
 // Slot i's round (pointers are slots).
 fn acc_jump_slot(i: u32) {
+    let v = vals[i] + zin[i];
+    vals[i] = v;
+    zin[i] = 0u;
     let p = p_in[i];
     var q = NONE;
     if (p != NONE) {
-        atomicAdd(&t_out[p], s_in[i]);
+        atomicAdd(&t_out[p], v);
         q = p_in[p];
         if (q != NONE) { round_mark(); }
     }
     q_out[i] = q;
 }
 
-// The roots' counts (by slot) into `count2` (bound here as `t_out`) when the last live round
-// wrote `count` (`s_in`): round r writes `count` when r is even (round 0 reads the packed counts
-// from `count2`). `acc_tile_final` then reads them from `count2` and writes every cell's count
-// into `count`.
+// The last live round's additions into the values: from `zin` when that round was even (its
+// additions went to the buffer bound here as `zin`), else from `zin2`. `acc_tile_final` then
+// reads the roots' counts from `vals` by slot and writes every cell's count.
 @compute @workgroup_size(256)
 fn acc_final(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
-    if (last_round_wg(lid, 40u) % 2u != 0u) { return; }
+    let last = last_round_wg(lid, 40u);
     let j = slot_in(wid, nwg, lid);
     if (j == NONE) { return; }
-    atomicStore(&t_out[j], s_in[j]);
+    vals[j] += select(zin2[j], zin[j], last % 2u == 0u);
 }
 
 // Pass 2, one workgroup per tile: weights 1 + the final counts of the donors outside the tile

@@ -81,6 +81,11 @@ struct Sp {
 // The sediment's roots: each root's slot in the list (a cell-indexed map), so that the rounds
 // run on arrays indexed by slot (contiguous) instead of by cell (scattered over the grid).
 @group(0) @binding(35) var<storage, read_write> slotof: array<u32>;
+// The sediment rounds' values by slot, kept in place, and the two buffers of each round's
+// additions (`sed_jump`: round k adds into `t_out` and folds in and clears `szin`).
+@group(0) @binding(39) var<storage, read_write> svals: array<u32>;
+@group(0) @binding(40) var<storage, read_write> szin: array<u32>;
+@group(0) @binding(41) var<storage, read_write> szin2: array<u32>;
 // The roots' final heights by slot (the maps' jumping), read back by `tm_apply`.
 @group(0) @binding(36) var<storage, read_write> hs: array<R>;
 
@@ -622,7 +627,7 @@ fn from_fix(lo: u32, hi: u32) -> R {
 // (`sd_local`) the in-tile sums L and each cell's product G of the factors to its in-tile root
 // are found in workgroup memory; a root y then receives (1 − settle_y)·G(P_y)·Q_y at the root
 // X(P_y) of its receiver's tile (`sd_link`), an accumulation over the list of roots only
-// (`sed_copy`, `sed_jump`, `sd_fix`) run on arrays indexed by the roots' slots in the list;
+// (`sed_jump`, `sd_fix`) run on arrays indexed by the roots' slots in the list;
 // `sd_final` sums every tile again with the inflows from outside it (read by slot) and adds
 // Q·settle to the sediment.
 
@@ -775,8 +780,12 @@ fn sd_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     let j = slot_in(wid, nwg, lid);
     if (j == NONE) { return; }
     let y = roots[j];
-    atomicStore(&t_out[2u * j], s_in[2u * y]);
-    atomicStore(&t_out[2u * j + 1u], s_in[2u * y + 1u]);
+    svals[2u * j] = s_in[2u * y];
+    svals[2u * j + 1u] = s_in[2u * y + 1u];
+    // Round 0's addition buffer (round 0 does not read the other one, `s_in` here, and clears
+    // it for round 1).
+    szin2[2u * j] = 0u;
+    szin2[2u * j + 1u] = 0u;
     let r = rcv[y];
     if (r == y) {
         p_out[j] = NONE;
@@ -789,17 +798,9 @@ fn sd_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     p_out[j] = slotof[x];
 }
 
-// The reduced accumulation's rounds over the roots.
-@compute @workgroup_size(256)
-fn sed_copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    if (!round_open(lid, sp.round)) { return; }
-    let j = slot_in(wid, nwg, lid);
-    if (j == NONE) { return; }
-    atomicStore(&t_out[2u * j], s_in[2u * j]);
-    atomicStore(&t_out[2u * j + 1u], s_in[2u * j + 1u]);
-}
-
+// The reduced accumulation's rounds over the roots, in place with no copy between rounds, as
+// `acc_jump` in flow.wgsl: round k makes its own value from `svals` and the additions of round
+// k − 1 (`szin`, cleared), then adds its share into `t_out` (cleared by round k − 1).
 @compute @workgroup_size(256)
 fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
@@ -811,6 +812,14 @@ fn sed_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 
 // Slot i's round (pointers are slots).
 fn sed_jump_slot(i: u32) {
+    let first = sp.round == 0u;
+    let lo0 = svals[2u * i];
+    let lo = lo0 + select(szin[2u * i], 0u, first);
+    let hi = svals[2u * i + 1u] + select(szin[2u * i + 1u], 0u, first) + select(0u, 1u, lo < lo0);
+    svals[2u * i] = lo;
+    svals[2u * i + 1u] = hi;
+    szin[2u * i] = 0u;
+    szin[2u * i + 1u] = 0u;
     let p = p_in[i];
     let f = f_in[i];
     if (p == NONE) {
@@ -818,7 +827,7 @@ fn sed_jump_slot(i: u32) {
         f_out[i] = f;
         return;
     }
-    let v = to_fix(from_fix(s_in[2u * i], s_in[2u * i + 1u]) * f);
+    let v = to_fix(from_fix(lo, hi) * f);
     // Nothing to add (no incision upstream yet, or a share below 2^-44 m): no atomics.
     if (v.x != 0u || v.y != 0u) {
         let old = atomicAdd(&t_out[2u * p], v.x);
@@ -831,16 +840,20 @@ fn sed_jump_slot(i: u32) {
     if (q != NONE) { round_mark(); }
 }
 
-// The roots' sums (by slot) into buffer 0 (`t_out`) when the last live round wrote buffer 1
-// (`s_in`): round r writes buffer r mod 2 (round 0 reads the packed sums from buffer 1).
+// The last live round's additions into the values (from `szin` when that round was even, its
+// additions having gone to the buffer bound here as `szin`, else from `szin2`).
 @compute @workgroup_size(256)
 fn sd_fix(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
-    if (last_round_wg(lid, 40u) % 2u == 0u) { return; }
+    let even = last_round_wg(lid, 40u) % 2u == 0u;
     let j = slot_in(wid, nwg, lid);
     if (j == NONE) { return; }
-    atomicStore(&t_out[2u * j], s_in[2u * j]);
-    atomicStore(&t_out[2u * j + 1u], s_in[2u * j + 1u]);
+    let zl = select(szin2[2u * j], szin[2u * j], even);
+    let zh = select(szin2[2u * j + 1u], szin[2u * j + 1u], even);
+    let lo0 = svals[2u * j];
+    let lo = lo0 + zl;
+    svals[2u * j] = lo;
+    svals[2u * j + 1u] = svals[2u * j + 1u] + zh + select(0u, 1u, lo < lo0);
 }
 
 // Pass 2, one workgroup per 16x16 tile: weights qs + the inflows (1 − settle_d)·Q_d of the

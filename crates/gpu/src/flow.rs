@@ -75,6 +75,8 @@ pub(crate) struct Routing {
     p1: wgpu::Buffer,
     /// Each root's slot in the list of roots, by cell (the accumulation's, then the sediment's).
     pub slot: wgpu::Buffer,
+    /// The accumulation rounds' addition buffers, alternating (`acc_jump`).
+    z: [wgpu::Buffer; 2],
     live: wgpu::Buffer,
     /// The two-level accumulation: each cell's in-tile root, the list of in-tile roots, its
     /// length, and the indirect dispatch size of a pass over it (scratch, also used by the
@@ -98,14 +100,13 @@ struct AccBinds {
     local: wgpu::BindGroup,
     args: wgpu::BindGroup,
     link: wgpu::BindGroup,
-    rounds: Vec<(wgpu::BindGroup, wgpu::BindGroup)>,
+    rounds: Vec<wgpu::BindGroup>,
     last: wgpu::BindGroup,
     fin: wgpu::BindGroup,
 }
 
 /// The accumulation's pipelines, in the order they run.
-const ACC: [&str; 7] =
-    ["acc_tile_local", "roots_args", "acc_link", "acc_copy", "acc_jump", "acc_final", "acc_tile_final"];
+const ACC: [&str; 6] = ["acc_tile_local", "roots_args", "acc_link", "acc_jump", "acc_final", "acc_tile_final"];
 
 impl Routing {
     pub fn new(gpu: &Gpu, w: usize, h: usize, dx: f64, dy: f64) -> Self {
@@ -121,6 +122,7 @@ impl Routing {
             p0: gpu.zeroed("p0", 4 * n as u64),
             p1: gpu.zeroed("p1", 4 * n as u64),
             slot: gpu.zeroed("root slots", 4 * n as u64),
+            z: [gpu.zeroed("additions 0", 4 * n as u64), gpu.zeroed("additions 1", 4 * n as u64)],
             live: gpu.zeroed("live", 4 * MAX_ROUNDS as u64),
             xr: gpu.zeroed("in-tile roots", 4 * n as u64),
             roots: gpu.zeroed("root list", 4 * n as u64),
@@ -144,30 +146,38 @@ impl Routing {
         self.bgs.get_or_init(|| {
             let (list, len, slot) = ((11, &self.roots), (12, &self.nroots), (14, &self.slot));
             let d0 = (0, &self.dims[0]);
-            // By slot: round r reads the counts from `count2` (r even; the packed ones at round 0)
-            // or `count` and writes the other; the pointers from `p0` (r even) or `p1`.
-            let bufs =
-                [(&self.count2, &self.count, &self.p0, &self.p1), (&self.count, &self.count2, &self.p1, &self.p0)];
+            // By slot, in place in `count2`: round r adds into z[r mod 2] and folds in (and
+            // clears) z[1 − r mod 2]; the pointers from `p0` (r even) or `p1`.
+            let (count, count2, z) = (&self.count, &self.count2, &self.z);
             let rounds = (0..jump_rounds(self.n))
                 .map(|r| {
-                    let (s, t, p, q) = bufs[r % 2];
+                    let (a, b) = (r % 2, 1 - r % 2);
+                    let (p, q) = if a == 0 { (&self.p0, &self.p1) } else { (&self.p1, &self.p0) };
                     let d = (0, &self.dims[r]);
-                    let bc = gpu.bind(&pl[3], &[d, (5, s), (6, t), (9, &self.live), len]);
-                    let bj = gpu.bind(&pl[4], &[d, (5, s), (6, t), (7, p), (8, q), (9, &self.live), len]);
-                    (bc, bj)
+                    gpu.bind(&pl[3], &[d, (6, &z[a]), (7, p), (8, q), (9, &self.live), len, (15, count2), (16, &z[b])])
                 })
                 .collect();
-            let (count, count2) = (&self.count, &self.count2);
             AccBinds {
                 local: gpu.bind(&pl[0], &[d0, (3, &self.rcv), (6, count), (10, &self.xr), list, len, slot]),
                 args: gpu.bind(&pl[1], &[len, (13, &self.ind)]),
                 link: gpu.bind(
                     &pl[2],
-                    &[(3, &self.rcv), (5, count), (6, count2), (8, &self.p0), (10, &self.xr), list, len, slot],
+                    &[
+                        (3, &self.rcv),
+                        (5, count),
+                        (8, &self.p0),
+                        (10, &self.xr),
+                        list,
+                        len,
+                        slot,
+                        (15, count2),
+                        (16, &z[0]),
+                        (17, &z[1]),
+                    ],
                 ),
                 rounds,
-                last: gpu.bind(&pl[5], &[(5, count), (6, count2), (9, &self.live), len]),
-                fin: gpu.bind(&pl[6], &[d0, (3, &self.rcv), (5, count2), (6, count), slot]),
+                last: gpu.bind(&pl[4], &[(9, &self.live), len, (15, count2), (16, &z[0]), (17, &z[1])]),
+                fin: gpu.bind(&pl[5], &[d0, (3, &self.rcv), (5, count2), (6, count), slot]),
             }
         })
     }
@@ -203,12 +213,11 @@ impl Routing {
             dispatch_groups(&mut pass, &pl[0], &b.local, tiles);
             dispatch_groups(&mut pass, &pl[1], &b.args, (1, 1));
             dispatch_indirect(&mut pass, &pl[2], &b.link, ind);
-            for (bc, bj) in &b.rounds {
-                dispatch_indirect(&mut pass, &pl[3], bc, ind);
-                dispatch_indirect(&mut pass, &pl[4], bj, ind);
+            for bj in &b.rounds {
+                dispatch_indirect(&mut pass, &pl[3], bj, ind);
             }
-            dispatch_indirect(&mut pass, &pl[5], &b.last, ind);
-            dispatch_groups(&mut pass, &pl[6], &b.fin, tiles);
+            dispatch_indirect(&mut pass, &pl[4], &b.last, ind);
+            dispatch_groups(&mut pass, &pl[5], &b.fin, tiles);
         }
         gpu.queue.submit([enc.finish()]);
         Ok(())

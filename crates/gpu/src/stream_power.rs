@@ -141,7 +141,7 @@ pub struct GpuStreamPower<'g> {
     jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
     /// The sediment's (local, args, link, fix, final) bind groups and every round's (copy, jump).
     #[allow(clippy::type_complexity)]
-    sed_bgs: std::sync::OnceLock<([wgpu::BindGroup; 5], Vec<(wgpu::BindGroup, wgpu::BindGroup)>)>,
+    sed_bgs: std::sync::OnceLock<([wgpu::BindGroup; 5], Vec<wgpu::BindGroup>)>,
     typed_rounds: usize,
     /// The tile passes' change stamps (two per 32×32 tile, by pass parity), the number of a
     /// submission's first pass and whether it is its call's first (device copy), and the next
@@ -610,7 +610,7 @@ impl<'g> GpuStreamPower<'g> {
     /// the roots' accumulation, in-tile sums again into the sediment.
     fn sediment(&self) -> Result<(), GpuError> {
         let gpu = self.gpu;
-        let names = ["sd_local", "roots_args", "sd_link", "sed_copy", "sed_jump", "sd_fix", "sd_final"];
+        let names = ["sd_local", "roots_args", "sd_link", "sed_jump", "sd_fix", "sd_final"];
         let pl = names.iter().map(|e| gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
         let mut enc = gpu.encoder();
         let (q0, f0) = (&self.ab[0], &self.bb[0]);
@@ -632,9 +632,13 @@ impl<'g> GpuStreamPower<'g> {
         let rt = &self.rt;
         let (list, len, xr) = ((29, &rt.roots), (30, &rt.nroots), (28, &rt.xr));
         let (q0b, f0b, gg, slotof) = ((32, q0), (33, f0), (34, &self.ab[1]), (35, &rt.slot));
+        // The rounds' values in place in ss[1] (by slot); their additions alternate between
+        // z[0] (bb[1], free here) and z[1] (ss[0], free once sd_link has packed the sums).
+        let z = [&self.bb[1], &self.ss[0]];
         let (fixed, rounds) = self.sed_bgs.get_or_init(|| {
             let d0 = (0, &self.sp[0]);
             let rcv = (1, &rt.rcv);
+            let svals = (39, &self.ss[1]);
             let fixed = [
                 gpu.bind(&pl[0], &[d0, rcv, (13, &self.ss[0]), q0b, f0b, gg, xr, list, len, slotof]),
                 gpu.bind(&pl[1], &[len, (31, &rt.ind)]),
@@ -644,7 +648,6 @@ impl<'g> GpuStreamPower<'g> {
                         rcv,
                         (10, &self.pp[0]),
                         (12, &self.ss[0]),
-                        (13, &self.ss[1]),
                         (15, &self.ff[0]),
                         f0b,
                         gg,
@@ -652,36 +655,36 @@ impl<'g> GpuStreamPower<'g> {
                         list,
                         len,
                         slotof,
+                        svals,
+                        (41, z[0]),
                     ],
                 ),
-                gpu.bind(&pl[5], &[(11, &self.live), (12, &self.ss[1]), (13, &self.ss[0]), len]),
+                gpu.bind(&pl[4], &[(11, &self.live), len, svals, (40, z[0]), (41, z[1])]),
                 gpu.bind(
-                    &pl[6],
-                    &[d0, rcv, (12, &self.ss[0]), (18, &self.sediment), (19, &self.settle), q0b, f0b, slotof],
+                    &pl[5],
+                    &[d0, rcv, (12, &self.ss[1]), (18, &self.sediment), (19, &self.settle), q0b, f0b, slotof],
                 ),
             ];
-            let rounds = (0..jump_rounds(self.w * self.ht))
+            let rounds: Vec<wgpu::BindGroup> = (0..jump_rounds(self.w * self.ht))
                 .map(|r| {
-                    // The pointers and factors: round r reads buffer r mod 2; the sums: round r
-                    // writes buffer r mod 2 (the packed sums start in buffer 1).
+                    // Round r: pointers and factors from buffer r mod 2, additions into
+                    // z[r mod 2], folding in z[1 − r mod 2] (not read at round 0).
                     let (a, b) = (r % 2, 1 - r % 2);
-                    let d = (0, &self.sp[r]);
-                    let c = gpu.bind(&pl[3], &[d, (11, &self.live), (12, &self.ss[b]), (13, &self.ss[a]), len]);
-                    let j = gpu.bind(
-                        &pl[4],
+                    gpu.bind(
+                        &pl[3],
                         &[
-                            d,
+                            (0, &self.sp[r]),
                             (8, &self.pp[a]),
                             (10, &self.pp[b]),
                             (11, &self.live),
-                            (12, &self.ss[b]),
-                            (13, &self.ss[a]),
+                            (13, z[a]),
                             (14, &self.ff[a]),
                             (15, &self.ff[b]),
                             len,
+                            svals,
+                            (40, z[b]),
                         ],
-                    );
-                    (c, j)
+                    )
                 })
                 .collect();
             (fixed, rounds)
@@ -695,12 +698,11 @@ impl<'g> GpuStreamPower<'g> {
             dispatch_groups(&mut pass, &pl[0], &fixed[0], tiles);
             dispatch_groups(&mut pass, &pl[1], &fixed[1], (1, 1));
             dispatch_indirect(&mut pass, &pl[2], &fixed[2], ind);
-            for (c, j) in rounds {
-                dispatch_indirect(&mut pass, &pl[3], c, ind);
-                dispatch_indirect(&mut pass, &pl[4], j, ind);
+            for j in rounds {
+                dispatch_indirect(&mut pass, &pl[3], j, ind);
             }
-            dispatch_indirect(&mut pass, &pl[5], &fixed[3], ind);
-            dispatch_groups(&mut pass, &pl[6], &fixed[4], tiles);
+            dispatch_indirect(&mut pass, &pl[4], &fixed[3], ind);
+            dispatch_groups(&mut pass, &pl[5], &fixed[4], tiles);
         }
         gpu.queue.submit([enc.finish()]);
         Ok(())
