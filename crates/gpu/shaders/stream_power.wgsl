@@ -631,13 +631,13 @@ fn from_fix(lo: u32, hi: u32) -> R {
 // `sd_final` sums every tile again with the inflows from outside it (read by slot) and adds
 // Q·settle to the sediment.
 
-// Incision depth, the settling share, each cell's own flux (fixed point, into q_out's buffer as
-// `t_out`) and factor (into `f_out`).
-@compute @workgroup_size(256)
-fn sed_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    let i = index(wid, nwg, lid);
-    if (i >= sp.n) { return; }
+// Incision depth (added to `eroded`), the settling share (into `settle`), and the cell's own
+// flux (fixed point, into `q0w`) and factor (into `f0w`), which `sd_local` uses at once and
+// `sd_link` and `sd_final` read back.
+@group(0) @binding(42) var<storage, read_write> q0w: array<u32>;
+@group(0) @binding(43) var<storage, read_write> f0w: array<R>;
+
+fn sed_init_cell(i: u32) -> vec3<u32> {
     let hi = hh[i];
     let b = before[i];
     var e = R(0.0);
@@ -650,10 +650,11 @@ fn sed_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         s = 0.5 * S0 * d / (S0 * d + (hi - hh[r]));
     }
     settle[i] = s;
-    f_out[i] = 1.0 - s;
+    f0w[i] = 1.0 - s;
     let q = to_fix(e);
-    atomicStore(&t_out[2u * i], q.x);
-    atomicStore(&t_out[2u * i + 1u], q.y);
+    q0w[2u * i] = q.x;
+    q0w[2u * i + 1u] = q.y;
+    return vec3<u32>(q.x, q.y, 0u);
 }
 
 var<workgroup> sdp: array<u32, 256>;
@@ -716,10 +717,13 @@ fn sd_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     sdp[k] = lp;
     slo[k] = 0u;
     shi[k] = 0u;
+    var own = R(0.0);
     if (c != NONE) {
-        slo[k] = q0[2u * c];
-        shi[k] = q0[2u * c + 1u];
-        sfa[k] = f0[c];
+        let q = sed_init_cell(c);
+        slo[k] = q.x;
+        shi[k] = q.y;
+        own = f0w[c];
+        sfa[k] = own;
     }
     if (k == 0u) { atomicStore(&mcount, 0u); }
     workgroupBarrier();
@@ -731,7 +735,7 @@ fn sd_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
     // G by jumping the factors while the pointee is not a root (the pointer ends at the root).
     workgroupBarrier();
     sdp[k] = lp;
-    if (c != NONE) { sfa[k] = f0[c]; }
+    if (c != NONE) { sfa[k] = own; }
     if (k == 0u) { atomicStore(&mflag[0], 0u); }
     workgroupBarrier();
     for (var r = 0u; r < 9u; r++) {

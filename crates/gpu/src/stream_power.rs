@@ -469,6 +469,9 @@ impl<'g> GpuStreamPower<'g> {
     /// on the device only where the clamps held and the lift check failed) and the second lift
     /// check, and reads the three counts. The decisions, and so the results, are those of
     /// [`Self::refine`] then [`Self::lift`], which run instead where the clamps did not hold.
+    ///
+    /// The sediment's commands are recorded before the wait and submitted right after it when
+    /// no pass has to run (the device then waits for the read-back only, not for the recording).
     fn clamps_and_limiter(&self, mark: &mut dyn FnMut(&'static str) -> Result<(), GpuError>) -> Result<(), GpuError> {
         let mut enc = self.gpu.encoder();
         for (k, kind) in [Jacobi::Refine, Jacobi::Lift].into_iter().enumerate() {
@@ -478,20 +481,27 @@ impl<'g> GpuStreamPower<'g> {
         self.record_lift(&mut enc)?;
         self.record_check(&mut enc, Jacobi::Lift)?;
         enc.copy_buffer_to_buffer(&self.live, 0, &self.gate, 8, 4);
-        let g = self.gpu.submit_read::<u32>(enc, &self.gate, 3)?;
+        self.gpu.queue.submit([enc.finish()]);
+        let sed = self.record_sediment()?;
+        let g = self.gpu.submit_read::<u32>(self.gpu.encoder(), &self.gate, 3)?;
         if g[0] != 0 {
             // The clamps did not hold (nothing was lifted): passes, then the limiter as usual.
             self.passes(Jacobi::Refine)?;
             mark("incision (clamps)")?;
             self.lift()?;
-            return mark("limiter");
+            mark("limiter")?;
+            return self.sediment();
         }
         mark("incision (clamps)")?;
         if g[1] != 0 && g[2] != 0 {
             // The jumped limiter is exact but where `⊕` crosses a binade: passes.
             self.passes(Jacobi::Lift)?;
+            mark("limiter")?;
+            return self.sediment();
         }
-        mark("limiter")
+        mark("limiter")?;
+        self.gpu.queue.submit([sed.finish()]);
+        Ok(())
     }
 
     /// The CPU's clamps on the affine solution: while the exact rule does not hold (a cell would
@@ -590,14 +600,15 @@ impl<'g> GpuStreamPower<'g> {
         gpu.queue.submit([enc.finish()]);
         mark("incision (affine jumping)")?;
         if self.typed_rounds == 0 {
+            // Also submits the sediment.
             self.clamps_and_limiter(mark)?;
         } else {
             self.refine()?;
             mark("incision (clamps)")?;
             self.lift()?;
             mark("limiter")?;
+            self.sediment()?;
         }
-        self.sediment()?;
         mark("sediment")?;
         self.diffuse()?;
         mark("diffusion")?;
@@ -609,26 +620,19 @@ impl<'g> GpuStreamPower<'g> {
     /// fluxes and factors (kept in the maps' buffers `ab[0]`, `bb[0]`, free by now), in-tile sums,
     /// the roots' accumulation, in-tile sums again into the sediment.
     fn sediment(&self) -> Result<(), GpuError> {
+        let enc = self.record_sediment()?;
+        self.gpu.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    /// [`Self::sediment`]'s commands, recorded but not submitted (a step records them while the
+    /// device runs the incision, and submits them as soon as the checks allow).
+    fn record_sediment(&self) -> Result<wgpu::CommandEncoder, GpuError> {
         let gpu = self.gpu;
         let names = ["sd_local", "roots_args", "sd_link", "sed_jump", "sd_fix", "sd_final"];
         let pl = names.iter().map(|e| gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
         let mut enc = gpu.encoder();
         let (q0, f0) = (&self.ab[0], &self.bb[0]);
-        self.record_one(
-            &mut enc,
-            "sed_init",
-            &[
-                (0, &self.sp[0]),
-                (1, &self.rt.rcv),
-                (2, &self.rt.dist),
-                (4, &self.hh),
-                (6, &self.before),
-                (13, q0),
-                (15, f0),
-                (17, &self.eroded),
-                (19, &self.settle),
-            ],
-        )?;
         let rt = &self.rt;
         let (list, len, xr) = ((29, &rt.roots), (30, &rt.nroots), (28, &rt.xr));
         let (q0b, f0b, gg, slotof) = ((32, q0), (33, f0), (34, &self.ab[1]), (35, &rt.slot));
@@ -640,7 +644,27 @@ impl<'g> GpuStreamPower<'g> {
             let rcv = (1, &rt.rcv);
             let svals = (39, &self.ss[1]);
             let fixed = [
-                gpu.bind(&pl[0], &[d0, rcv, (13, &self.ss[0]), q0b, f0b, gg, xr, list, len, slotof]),
+                // `sd_local` also does the cells' own part (`sed_init_cell`): q0, f0 written.
+                gpu.bind(
+                    &pl[0],
+                    &[
+                        d0,
+                        rcv,
+                        (2, &rt.dist),
+                        (4, &self.hh),
+                        (6, &self.before),
+                        (13, &self.ss[0]),
+                        (17, &self.eroded),
+                        (19, &self.settle),
+                        (42, q0),
+                        (43, f0),
+                        gg,
+                        xr,
+                        list,
+                        len,
+                        slotof,
+                    ],
+                ),
                 gpu.bind(&pl[1], &[len, (31, &rt.ind)]),
                 gpu.bind(
                     &pl[2],
@@ -704,8 +728,7 @@ impl<'g> GpuStreamPower<'g> {
             dispatch_indirect(&mut pass, &pl[4], &fixed[3], ind);
             dispatch_groups(&mut pass, &pl[5], &fixed[4], tiles);
         }
-        gpu.queue.submit([enc.finish()]);
-        Ok(())
+        Ok(enc)
     }
 
     fn diffuse(&self) -> Result<(), GpuError> {
