@@ -533,7 +533,7 @@ fn copy_threads(bytes: usize) -> usize {
 /// One profiled dispatch: its entry point and device milliseconds ([`Gpu::profile_dispatches`]).
 pub type DispatchTime = (&'static str, f64);
 
-/// The default size of each of the two staging buffers of [`Gpu::read`] and [`Gpu::buffer`]
+/// The default size of each of the two staging buffers that uploads and read-backs go through
 /// ([`Gpu::set_transfer_chunk`]).
 pub const TRANSFER_CHUNK: u64 = 32 << 20;
 
