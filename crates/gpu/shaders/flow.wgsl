@@ -250,7 +250,8 @@ fn acc_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (j == NONE) { return; }
     let c = roots[j];
     vals[j] = s_in[c];
-    zin[j] = 0u;
+    // Round 0's addition buffer (round 0 does not read the other one, `s_in` here, and clears
+    // it for round 1).
     zin2[j] = 0u;
     let r = rcv[c];
     q_out[j] = select(slot_of[xr[r]], NONE, r == c);
@@ -260,7 +261,7 @@ fn acc_link(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 // < 2^k upstream in the roots' forest; P_k the root at distance exactly 2^k (NONE if the path is
 // shorter); S_{k+1}(i) = S_k(i) + sum of S_k(m) over m with P_k(m) = i, P_{k+1} = P_k(P_k).
 // In place, with no copy between rounds: round k first makes its own value S_k(i) = vals(i) +
-// zin(i) (the additions of round k − 1) and clears zin(i), then adds S_k(i) into t_out(P_k(i)),
+// zin(i) (the additions of round k − 1; none at round 0) and clears zin(i), then adds S_k(i) into t_out(P_k(i)),
 // a buffer round k − 1 cleared; the two addition buffers alternate. Each slot is written by its
 // own thread only, but for the atomic additions. The rounds are recorded in one submission, up
 // to the most a grid can need (rounds.wgsl); the surplus ones return at once.
@@ -275,7 +276,7 @@ fn acc_jump(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 
 // Slot i's round (pointers are slots).
 fn acc_jump_slot(i: u32) {
-    let v = vals[i] + zin[i];
+    let v = vals[i] + select(zin[i], 0u, dims.round == 0u);
     vals[i] = v;
     zin[i] = 0u;
     let p = p_in[i];

@@ -252,6 +252,13 @@ fn tm_local(wid: vec3<u32>, k: u32, max_plus: bool) {
             db[c] = mb[k];
         }
     }
+    append_roots(k, c, slot);
+}
+
+// Appends the tile's roots to the list with one atomic per tile: `slot` is cell c's place among
+// the tile's roots (counted in mcount; NONE when c is not one); records each root's slot in
+// `slotof`. From uniform control flow.
+fn append_roots(k: u32, c: u32, slot: u32) {
     workgroupBarrier();
     if (k == 0u) { mbase = atomicAdd(&nroots[0], atomicLoad(&mcount)); }
     let base = workgroupUniformLoad(&mbase);
@@ -766,13 +773,7 @@ fn sd_local(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_ind
             gg[c] = sfa[k];
         }
     }
-    workgroupBarrier();
-    if (k == 0u) { mbase = atomicAdd(&nroots[0], atomicLoad(&mcount)); }
-    let base = workgroupUniformLoad(&mbase);
-    if (slot != NONE) {
-        roots[base + slot] = c;
-        slotof[c] = base + slot;
-    }
+    append_roots(k, c, slot);
 }
 
 // A root's edge on the roots' forest, packed into slot j of the root y = roots[j]: the in-tile

@@ -352,9 +352,7 @@ impl Gpu {
             enc.copy_buffer_to_buffer(stg, 0, dst, c as u64 * chunk, size);
             last[c % 2] = Some(self.queue.submit([enc.finish()]));
         }
-        if std::env::var_os("BOZKIR_GPU_TRACE").is_some() && bytes.len() > 1 << 20 {
-            eprintln!("upload {} B: {:.1} ms", bytes.len(), t0.elapsed().as_secs_f64() * 1e3);
-        }
+        trace_transfer("upload", bytes.len() as u64, t0);
         Ok(())
     }
 
@@ -444,7 +442,6 @@ impl Gpu {
         len: usize,
     ) -> Result<Vec<T>, GpuError> {
         let bytes = (len * std::mem::size_of::<T>()) as u64;
-        let trace = std::env::var_os("BOZKIR_GPU_TRACE").is_some();
         let t0 = std::time::Instant::now();
         let mut out: Vec<T> = vec![T::zeroed(); len];
         if bytes == 0 {
@@ -463,7 +460,6 @@ impl Gpu {
             "readback",
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
-        let t1 = std::time::Instant::now();
         let mut first = Some(enc);
         let mut copy = |c: u64| {
             let off = c * chunk;
@@ -473,38 +469,33 @@ impl Gpu {
             self.queue.submit([enc.finish()])
         };
         let mut next = Some(copy(0));
-        let (mut tw, mut tc) = (0.0, 0.0);
         for c in 0..nchunks {
             let idx = next.take().expect("submitted above");
             if c + 1 < nchunks {
                 next = Some(copy(c + 1));
             }
-            let ta = std::time::Instant::now();
             let stg = &staging[(c % 2) as usize];
             let off = c * chunk;
             let size = (bytes - off).min(chunk);
             let slice = stg.slice(..size.next_multiple_of(8));
             self.map_wait(&slice, wgpu::MapMode::Read, Some(idx))?;
-            let tb = std::time::Instant::now();
             {
                 let view = slice.get_mapped_range().map_err(|e| GpuError::Device(format!("map: {e}")))?;
                 par_copy(&mut dst[off as usize..(off + size) as usize], &view[..size as usize]);
             }
             stg.unmap();
-            tw += (tb - ta).as_secs_f64();
-            tc += tb.elapsed().as_secs_f64();
         }
         self.take_errors()?;
-        if trace {
-            eprintln!(
-                "read {bytes} B: setup {:.1} ms, waits {:.1} ms, copy-out {:.1} ms, total {:.1} ms",
-                (t1 - t0).as_secs_f64() * 1e3,
-                tw * 1e3,
-                tc * 1e3,
-                t0.elapsed().as_secs_f64() * 1e3
-            );
-        }
+        trace_transfer("read", bytes, t0);
         Ok(out)
+    }
+}
+
+/// With `BOZKIR_GPU_TRACE` set (read once), prints a transfer over 1 MiB and its time.
+fn trace_transfer(what: &str, bytes: u64, t0: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if bytes > 1 << 20 && *ON.get_or_init(|| std::env::var_os("BOZKIR_GPU_TRACE").is_some()) {
+        eprintln!("{what} {bytes} B: {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }
 }
 

@@ -75,8 +75,9 @@ pub(crate) struct Routing {
     p1: wgpu::Buffer,
     /// Each root's slot in the list of roots, by cell (the accumulation's, then the sediment's).
     pub slot: wgpu::Buffer,
-    /// The accumulation rounds' addition buffers, alternating (`acc_jump`).
-    z: [wgpu::Buffer; 2],
+    /// The accumulation rounds' first addition buffer (`acc_jump`; the second is `count`,
+    /// free once `acc_link` has packed the in-tile counts).
+    z0: wgpu::Buffer,
     live: wgpu::Buffer,
     /// The two-level accumulation: each cell's in-tile root, the list of in-tile roots, its
     /// length, and the indirect dispatch size of a pass over it (scratch, also used by the
@@ -122,7 +123,7 @@ impl Routing {
             p0: gpu.zeroed("p0", 4 * n as u64),
             p1: gpu.zeroed("p1", 4 * n as u64),
             slot: gpu.zeroed("root slots", 4 * n as u64),
-            z: [gpu.zeroed("additions 0", 4 * n as u64), gpu.zeroed("additions 1", 4 * n as u64)],
+            z0: gpu.zeroed("additions", 4 * n as u64),
             live: gpu.zeroed("live", 4 * MAX_ROUNDS as u64),
             xr: gpu.zeroed("in-tile roots", 4 * n as u64),
             roots: gpu.zeroed("root list", 4 * n as u64),
@@ -147,14 +148,16 @@ impl Routing {
             let (list, len, slot) = ((11, &self.roots), (12, &self.nroots), (14, &self.slot));
             let d0 = (0, &self.dims[0]);
             // By slot, in place in `count2`: round r adds into z[r mod 2] and folds in (and
-            // clears) z[1 − r mod 2]; the pointers from `p0` (r even) or `p1`.
-            let (count, count2, z) = (&self.count, &self.count2, &self.z);
+            // clears) z[1 − r mod 2], not read at round 0; the pointers from `p0` (r even) or
+            // `p1`.
+            let (count, count2) = (&self.count, &self.count2);
+            let z = [&self.z0, count];
             let rounds = (0..jump_rounds(self.n))
                 .map(|r| {
                     let (a, b) = (r % 2, 1 - r % 2);
                     let (p, q) = if a == 0 { (&self.p0, &self.p1) } else { (&self.p1, &self.p0) };
                     let d = (0, &self.dims[r]);
-                    gpu.bind(&pl[3], &[d, (6, &z[a]), (7, p), (8, q), (9, &self.live), len, (15, count2), (16, &z[b])])
+                    gpu.bind(&pl[3], &[d, (6, z[a]), (7, p), (8, q), (9, &self.live), len, (15, count2), (16, z[b])])
                 })
                 .collect();
             AccBinds {
@@ -171,12 +174,11 @@ impl Routing {
                         len,
                         slot,
                         (15, count2),
-                        (16, &z[0]),
-                        (17, &z[1]),
+                        (17, z[0]),
                     ],
                 ),
                 rounds,
-                last: gpu.bind(&pl[4], &[(9, &self.live), len, (15, count2), (16, &z[0]), (17, &z[1])]),
+                last: gpu.bind(&pl[4], &[(9, &self.live), len, (15, count2), (16, z[0]), (17, z[1])]),
                 fin: gpu.bind(&pl[5], &[d0, (3, &self.rcv), (5, count2), (6, count), slot]),
             }
         })
