@@ -592,10 +592,21 @@ pub(crate) fn dispatch_indirect(
     bind: &wgpu::BindGroup,
     args: &wgpu::Buffer,
 ) {
+    dispatch_indirect_at(pass, pipeline, bind, args, 0);
+}
+
+/// [`dispatch_indirect`] with the arguments at byte `offset` of `args`.
+pub(crate) fn dispatch_indirect_at(
+    pass: &mut wgpu::ComputePass<'_>,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    args: &wgpu::Buffer,
+    offset: u64,
+) {
     crate::profile::timed(pass, pipeline, |pass| {
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, bind, &[]);
-        pass.dispatch_workgroups_indirect(args, 0);
+        pass.dispatch_workgroups_indirect(args, offset);
     });
 }
 

@@ -36,7 +36,7 @@
 use bozkir_core::Grid;
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 
-use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
+use crate::context::{dispatch, dispatch_groups, dispatch_indirect, dispatch_indirect_at, Gpu, GpuError};
 use crate::flow::{jump_rounds, Routing, MAX_ROUNDS};
 
 pub(crate) const SRC: &str = concat!(
@@ -53,6 +53,11 @@ const NAME: &str = "stream_power.wgsl";
 /// passes its checks untyped), and ds2's stage at 8192² is faster without it (160–170 ms a step
 /// against 194–204 ms with 3 rounds, H200).
 const TYPED: usize = 0;
+
+/// Where the clamps' check fails: pass pairs before each typed solve, and rounds of both before
+/// the passes run to the end (defaults of [`GpuStreamPower::set_pass_typing`]).
+const PASS_PAIRS: usize = 3;
+const PASS_ROUNDS: usize = 4;
 
 /// The two Jacobi passes of the exact rule.
 #[derive(Clone, Copy)]
@@ -105,6 +110,14 @@ pub fn stream_power(gpu: &Gpu, initial: &Grid<f64>, params: &StreamPowerParams) 
     e.output()
 }
 
+/// The bind groups of the tile passes of one rule: per pair, the two passes', their lists' and
+/// (shared) the lists' arguments'.
+struct JacobiBinds {
+    passes: Vec<[wgpu::BindGroup; 2]>,
+    lists: Vec<[wgpu::BindGroup; 2]>,
+    args: [wgpu::BindGroup; 2],
+}
+
 /// Step-by-step GPU stream power (the state stays on the device between steps).
 pub struct GpuStreamPower<'g> {
     gpu: &'g Gpu,
@@ -138,16 +151,26 @@ pub struct GpuStreamPower<'g> {
     /// Per jump kind: the (local, args, link, apply) bind groups and every round's.
     #[allow(clippy::type_complexity)]
     jump_bgs: [std::sync::OnceLock<([wgpu::BindGroup; 4], Vec<wgpu::BindGroup>)>; 2],
-    jacobi_bgs: [std::sync::OnceLock<Vec<[wgpu::BindGroup; 2]>>; 2],
+    jacobi_bgs: [std::sync::OnceLock<JacobiBinds>; 2],
     /// The sediment's (local, args, link, fix, final) bind groups and every round's (copy, jump).
     #[allow(clippy::type_complexity)]
     sed_bgs: std::sync::OnceLock<([wgpu::BindGroup; 5], Vec<wgpu::BindGroup>)>,
     typed_rounds: usize,
+    /// Pass pairs before each typed solve, and the rounds of both ([`Self::set_pass_typing`]).
+    pass_pairs: usize,
+    pass_rounds: usize,
+    /// Typed solves run by [`Self::settle_clamps`] so far.
+    typed_solves: std::cell::Cell<usize>,
     /// The tile passes' change stamps (two per 32×32 tile, by pass parity), the number of a
     /// submission's first pass and whether it is its call's first (device copy), and the next
     /// pass number.
     chg: wgpu::Buffer,
     pbase: wgpu::Buffer,
+    /// The tile passes' lists of tiles (one per pass parity), their lengths and their indirect
+    /// arguments (`tile_list` in the shader).
+    tlist: wgpu::Buffer,
+    tcnt: wgpu::Buffer,
+    targs: wgpu::Buffer,
     /// The counts of the checks recorded in one submission (`gate` in the shader).
     gate: wgpu::Buffer,
     next_pass: std::cell::Cell<u32>,
@@ -230,8 +253,19 @@ impl<'g> GpuStreamPower<'g> {
             jacobi_bgs: [std::sync::OnceLock::new(), std::sync::OnceLock::new()],
             sed_bgs: std::sync::OnceLock::new(),
             typed_rounds: TYPED,
+            pass_pairs: PASS_PAIRS,
+            pass_rounds: PASS_ROUNDS,
+            typed_solves: std::cell::Cell::new(0),
             chg: gpu.zeroed("tile stamps", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
             pbase: gpu.zeroed("pass base", 4),
+            tlist: gpu.zeroed("tile lists", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
+            tcnt: gpu.zeroed("tile counts", 8),
+            targs: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("tile pass arguments"),
+                size: 24,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+                mapped_at_creation: false,
+            }),
             gate: gpu.zeroed("check counts", 16),
             next_pass: std::cell::Cell::new(0),
             pair_tiles: std::cell::RefCell::new(Vec::new()),
@@ -338,40 +372,81 @@ impl<'g> GpuStreamPower<'g> {
     /// the first submission, up to `MAX_ROUNDS` in later ones, one read-back of the counters per
     /// submission, until a pair moves nothing.
     fn passes(&self, kind: Jacobi) -> Result<(), GpuError> {
+        self.passes_upto(kind, usize::MAX).map(|_| ())
+    }
+
+    /// [`Self::passes`], stopping after `max_pairs` pairs; whether a pair moved nothing.
+    fn passes_upto(&self, kind: Jacobi, max_pairs: usize) -> Result<bool, GpuError> {
         let (entries, what) = match kind {
             Jacobi::Refine => (["refine_a", "refine_b"], "incision clamps"),
             Jacobi::Lift => (["lift_a", "lift_b"], "limiter"),
         };
         let pls = [self.gpu.pipeline(NAME, SRC, entries[0])?, self.gpu.pipeline(NAME, SRC, entries[1])?];
+        let lists = [self.gpu.pipeline(NAME, SRC, "tile_list_a")?, self.gpu.pipeline(NAME, SRC, "tile_list_b")?];
+        let args = [self.gpu.pipeline(NAME, SRC, "tile_args_a")?, self.gpu.pipeline(NAME, SRC, "tile_args_b")?];
         // Bind groups built once per kind (the buffers never change).
         let bgs = self.jacobi_bgs[kind as usize].get_or_init(|| {
             // One shader function serves both rules, so both layouts hold all the buffers.
-            let extra: Vec<(u32, &wgpu::Buffer)> =
-                vec![(1, &self.rt.rcv), (6, &self.before), (19, &self.settle), (24, &self.chg), (25, &self.pbase)];
+            let extra: Vec<(u32, &wgpu::Buffer)> = vec![
+                (1, &self.rt.rcv),
+                (6, &self.before),
+                (19, &self.settle),
+                (24, &self.chg),
+                (25, &self.pbase),
+                (44, &self.tlist),
+                (45, &self.tcnt),
+            ];
             let b = |half: usize, j: usize, a: &wgpu::Buffer, c: &wgpu::Buffer| {
                 let mut v: Vec<(u32, &wgpu::Buffer)> = vec![(0, &self.sp[j]), (4, a), (11, &self.live), (16, c)];
                 v.extend_from_slice(&extra);
                 self.gpu.bind(&pls[half], &v)
             };
-            (0..MAX_ROUNDS).map(|j| [b(0, j, &self.hh, &self.h2), b(1, j, &self.h2, &self.hh)]).collect()
+            let l = |half: usize, j: usize| {
+                let v: [(u32, &wgpu::Buffer); 6] = [
+                    (0, &self.sp[j]),
+                    (11, &self.live),
+                    (24, &self.chg),
+                    (25, &self.pbase),
+                    (44, &self.tlist),
+                    (45, &self.tcnt),
+                ];
+                self.gpu.bind(&lists[half], &v)
+            };
+            let a = |half: usize| self.gpu.bind(&args[half], &[(45, &self.tcnt), (46, &self.targs)]);
+            JacobiBinds {
+                passes: (0..MAX_ROUNDS).map(|j| [b(0, j, &self.hh, &self.h2), b(1, j, &self.h2, &self.hh)]).collect(),
+                lists: (0..MAX_ROUNDS).map(|j| [l(0, j), l(1, j)]).collect(),
+                args: [a(0), a(1)],
+            }
         });
+        let nt = (self.w.div_ceil(32) * self.ht.div_ceil(32)) as u64;
         let (mut pairs, mut subs) = (0, 0);
         loop {
             // The first submission holds one pair (usually all there is to do), later ones more.
-            let k = if subs == 0 { 1 } else { MAX_ROUNDS };
-            // Passes numbered on from the last submission's (the tiles' change stamps).
+            let k = if subs == 0 { 1 } else { MAX_ROUNDS }.min(max_pairs - pairs);
+            // Passes numbered on from the last submission's (the tiles' change stamps), from an
+            // even base (a pass's parity is its half: the shader's lists).
             let g0 = self.next_pass.get();
             self.next_pass.set(g0.wrapping_add(2 * k as u32));
             self.gpu.queue.write_buffer(&self.pbase, 0, bytemuck::cast_slice(&[g0, (subs == 0) as u32]));
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
+            enc.clear_buffer(&self.tcnt, 0, None);
             {
-                // 32×32 tiles (see `tile_pass` in the shader).
-                let tiles = (self.w.div_ceil(32) as u32, self.ht.div_ceil(32) as u32);
+                // Per pass: its list of 32×32 tiles (see `tile_list` in the shader), the
+                // list's indirect arguments, the pass over the list.
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                for bg in &bgs[..k] {
-                    for (pl, b) in pls.iter().zip(bg) {
-                        dispatch_groups(&mut pass, pl, b, tiles);
+                for j in 0..k {
+                    for half in 0..2 {
+                        dispatch(&mut pass, &lists[half], &bgs.lists[j][half], nt);
+                        dispatch_groups(&mut pass, &args[half], &bgs.args[half], (1, 1));
+                        dispatch_indirect_at(
+                            &mut pass,
+                            &pls[half],
+                            &bgs.passes[j][half],
+                            &self.targs,
+                            12 * half as u64,
+                        );
                     }
                 }
             }
@@ -382,9 +457,12 @@ impl<'g> GpuStreamPower<'g> {
             self.pair_tiles.borrow_mut().extend(live.iter().take((moved + 1).min(k)));
             self.moving_pairs.set(self.moving_pairs.get() + moved);
             if moved < k {
-                return Ok(());
+                return Ok(true);
             }
             pairs += k;
+            if pairs >= max_pairs {
+                return Ok(false);
+            }
             if pairs > self.w * self.ht {
                 return Err(GpuError::Device(format!("stream power: {what} did not converge")));
             }
@@ -486,7 +564,7 @@ impl<'g> GpuStreamPower<'g> {
         let g = self.gpu.submit_read::<u32>(self.gpu.encoder(), &self.gate, 3)?;
         if g[0] != 0 {
             // The clamps did not hold (nothing was lifted): passes, then the limiter as usual.
-            self.passes(Jacobi::Refine)?;
+            self.settle_clamps()?;
             mark("incision (clamps)")?;
             self.lift()?;
             mark("limiter")?;
@@ -520,6 +598,28 @@ impl<'g> GpuStreamPower<'g> {
         }
         if self.rule_holds(Jacobi::Refine)? {
             return Ok(());
+        }
+        self.settle_clamps()
+    }
+
+    /// The clamps where the check failed: rounds of `pass_pairs` pairs of tile passes, which
+    /// settle the clamps where they act (lakes whose uplift made donors sink below their
+    /// receivers), then typing from that solution and jumping again, which carries the settled
+    /// values up the rivers above them in one jump instead of one tile per pass; after
+    /// `pass_rounds` such rounds, passes to the end.
+    fn settle_clamps(&self) -> Result<(), GpuError> {
+        for _ in 0..self.pass_rounds {
+            if self.passes_upto(Jacobi::Refine, self.pass_pairs)? {
+                return Ok(());
+            }
+            let mut enc = self.gpu.encoder();
+            self.record_one(&mut enc, "classify_incise", &self.map_binds(&[(6, &self.before), (19, &self.settle)]))?;
+            self.record_solve(&mut enc)?;
+            self.gpu.queue.submit([enc.finish()]);
+            self.typed_solves.set(self.typed_solves.get() + 1);
+            if self.rule_holds(Jacobi::Refine)? {
+                return Ok(());
+            }
         }
         self.passes(Jacobi::Refine)
     }
@@ -789,6 +889,21 @@ impl<'g> GpuStreamPower<'g> {
     /// time more.
     pub fn set_typed_rounds(&mut self, rounds: usize) {
         self.typed_rounds = rounds;
+    }
+
+    /// Where the clamps' check fails after the incision: up to `rounds` rounds of at most `pairs`
+    /// pairs of tile passes followed by a typed solve (the clamps typed from the passes' solution
+    /// and the maps jumped again), then passes until none moves. `rounds = 0` runs the passes
+    /// only (the behaviour before session 8). Defaults: 3 pairs, 4 rounds. The result is the
+    /// exact rule's fixed point either way, within the passes' round-off threshold.
+    pub fn set_pass_typing(&mut self, pairs: usize, rounds: usize) {
+        self.pass_pairs = pairs.max(1);
+        self.pass_rounds = rounds;
+    }
+
+    /// Typed solves run where the clamps' check failed ([`Self::set_pass_typing`]), so far.
+    pub fn typed_solves(&self) -> usize {
+        self.typed_solves.get()
     }
 
     /// Waits until the device has finished the steps submitted so far.

@@ -186,3 +186,54 @@ fn two_runs_give_the_same_bits() {
     assert_eq!(bits(&a.eroded), bits(&b.eroded));
     assert_eq!(bits(&a.sediment), bits(&b.sediment));
 }
+
+/// ds2's terrain before its stream-power stage at 1024² (1.37 m cells), with the stage's
+/// height uplift map: the clamps act across hundreds of tiles (lavapipe: 8 moving pass pairs in
+/// the first step with passes alone). Typing the clamps from the solution of a few pass pairs and
+/// jumping again settles them in fewer pairs, and one step stays within the one-step tolerance
+/// of the CPU either way (every cell within 1e-9 of the relief).
+#[test]
+fn pass_typing_settles_ds2_clamps_in_fewer_pairs() {
+    let Some(gpu) = common::gpu() else { return };
+    let n = 1024;
+    let mut r = bozkir_recipe::builtin::builtin("ds2").unwrap();
+    r.stages.truncate(3);
+    let g = bozkir_recipe::run::run(&r, n, 1400.0 / n as f64, 0, &NoProgress, |_| {}).unwrap().height;
+    let (lo, hi) = g.min_max().unwrap();
+    // The stage's map: the normalised height (`unit` in the recipe crate).
+    let s = 1.0 / (hi - lo);
+    let umap = g.map(|&v| (v - lo) * s);
+    let p = StreamPowerParams {
+        steps: 1,
+        k: 0.12,
+        m: 0.5,
+        dt: 1.0,
+        uplift: 0.95,
+        uplift_map: Some(umap),
+        kappa: 0.0,
+        area_cap: None,
+    };
+    let cpu = stream_power(&g, &p, &NoProgress);
+    let (clo, chi) = cpu.height.min_max().unwrap();
+    let run = |pairs: usize, rounds: usize| {
+        let mut e = bozkir_gpu::stream_power::GpuStreamPower::new(gpu, &g, &p).unwrap();
+        e.set_pass_typing(pairs, rounds);
+        e.step().unwrap();
+        let out = e.output().unwrap();
+        let dh = out.height.data().iter().zip(cpu.height.data()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        eprintln!(
+            "pass typing {pairs}:{rounds}: {} moving pairs, {} typed solves, |dh| {dh:e}, tiles moved by pair {:?}",
+            e.moving_pass_pairs(),
+            e.typed_solves(),
+            e.take_pair_tiles()
+        );
+        assert!(dh <= 1e-9 * (chi - clo), "heights differ by {dh} ({pairs}:{rounds})");
+        (e.moving_pass_pairs(), e.typed_solves())
+    };
+    let (plain, none) = run(1, 0);
+    assert_eq!(none, 0);
+    assert!(plain >= 5, "passes alone: {plain} moving pairs (the case this test is about needs several)");
+    let (typed, solves) = run(1, 4);
+    assert!(solves >= 1, "no typed solve ran");
+    assert!(typed * 2 <= plain, "pass typing: {typed} moving pairs against {plain} with passes alone");
+}
