@@ -455,8 +455,9 @@ var<workgroup> t_moved: atomic<u32>;
 var<workgroup> t_go: u32;
 
 // The tiles a pass runs (`tile_list_a`/`_b`, then `tile_args_a`/`_b`, then the pass dispatched
-// indirectly over the list): every tile in the first pass of a refine or lift call (pbase[1]:
-// the state changed since); none when the submission's previous pair moved nothing; else the
+// indirectly over the list): in the first pass of a refine or lift call (pbase[1]: the state
+// changed since), the tiles next to one where the check before it found a moving cell (`seed`);
+// none when the submission's previous pair moved nothing; else the
 // tiles with a tile of their 3x3 neighbourhood changed in the previous pass (the others' values
 // and halo are as that pass left them, unchanged, so both ping-pong buffers hold them already).
 // A list per pass parity (passes are numbered from an even base, so the parity is the half):
@@ -480,7 +481,9 @@ fn tile_list(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, half: u32) {
     let g = pbase[0] + k;
     var run = false;
     if (t < nt && (sp.round == 0u || atomicLoad(&live[sp.round - 1u]) != 0u)) {
-        run = k == 0u && pbase[1] != 0u;
+        // The first pass of a call: the tiles near the last check's moving cells (pbase[2]: the
+        // rule); later ones: the tiles near one that changed in the previous pass.
+        let first = k == 0u && pbase[1] != 0u;
         let tx = i32(t % ntx);
         let ty = i32(t / ntx);
         let prev = ((g + 1u) % 2u) * nt;
@@ -488,7 +491,12 @@ fn tile_list(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, half: u32) {
             let nx = tx + i32(q % 3u) - 1;
             let ny = ty + i32(q / 3u) - 1;
             if (nx >= 0 && ny >= 0 && nx < i32(ntx) && ny < i32(nty)) {
-                run = atomicLoad(&chg[prev + u32(ny) * ntx + u32(nx)]) == g;
+                let nb = u32(ny) * ntx + u32(nx);
+                if (first) {
+                    run = seed[pbase[2] * nt + nb] != 0u;
+                } else {
+                    run = atomicLoad(&chg[prev + nb]) == g;
+                }
             }
         }
     }
@@ -662,22 +670,34 @@ fn rule_moves(i: u32, kind: u32) -> bool {
     return abs(v - cur) > 1e-12 * max(abs(v), 1.0);
 }
 
+// The 32x32 tiles holding a cell that a check found moving, per rule (`seed[kind·nt + tile]`,
+// cleared before each check): the first pass of the rule's next passes runs only these tiles and
+// their neighbours. The other tiles satisfy the rule within round-off, as the whole grid does
+// when the check holds and no pass runs at all.
+@group(0) @binding(47) var<storage, read_write> seed: array<u32>;
+
+fn check_rule(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, kind: u32) {
+    if (!round_open(lid, 0u)) { return; }
+    let i = index(wid, nwg, lid);
+    if (i < sp.n && rule_moves(i, kind)) {
+        round_mark();
+        let ntx = (sp.w + T - 1u) / T;
+        let nt = ntx * ((sp.h + T - 1u) / T);
+        seed[kind * nt + (i / sp.w) / T * ntx + (i % sp.w) / T] = 1u;
+    }
+    round_close(lid, 0u);
+}
+
 @compute @workgroup_size(256)
 fn check_refine(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
-    if (!round_open(lid, 0u)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i < sp.n && rule_moves(i, 0u)) { round_mark(); }
-    round_close(lid, 0u);
+    check_rule(wid, nwg, lid, 0u);
 }
 
 @compute @workgroup_size(256)
 fn check_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    if (!round_open(lid, 0u)) { return; }
-    let i = index(wid, nwg, lid);
-    if (i < sp.n && rule_moves(i, 1u)) { round_mark(); }
-    round_close(lid, 0u);
+    check_rule(wid, nwg, lid, 1u);
 }
 
 // The two passes of a pair (hh -> h2, then h2 -> hh) of each rule.

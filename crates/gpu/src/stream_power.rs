@@ -171,6 +171,8 @@ pub struct GpuStreamPower<'g> {
     tlist: wgpu::Buffer,
     tcnt: wgpu::Buffer,
     targs: wgpu::Buffer,
+    /// Per rule, the tiles where its last check found a moving cell (`seed` in the shader).
+    seed: wgpu::Buffer,
     /// The counts of the checks recorded in one submission (`gate` in the shader).
     gate: wgpu::Buffer,
     next_pass: std::cell::Cell<u32>,
@@ -260,6 +262,7 @@ impl<'g> GpuStreamPower<'g> {
             pbase: gpu.zeroed("pass base", 4),
             tlist: gpu.zeroed("tile lists", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
             tcnt: gpu.zeroed("tile counts", 8),
+            seed: gpu.zeroed("check seeds", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
             targs: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("tile pass arguments"),
                 size: 24,
@@ -402,13 +405,14 @@ impl<'g> GpuStreamPower<'g> {
                 self.gpu.bind(&pls[half], &v)
             };
             let l = |half: usize, j: usize| {
-                let v: [(u32, &wgpu::Buffer); 6] = [
+                let v: [(u32, &wgpu::Buffer); 7] = [
                     (0, &self.sp[j]),
                     (11, &self.live),
                     (24, &self.chg),
                     (25, &self.pbase),
                     (44, &self.tlist),
                     (45, &self.tcnt),
+                    (47, &self.seed),
                 ];
                 self.gpu.bind(&lists[half], &v)
             };
@@ -428,7 +432,7 @@ impl<'g> GpuStreamPower<'g> {
             // even base (a pass's parity is its half: the shader's lists).
             let g0 = self.next_pass.get();
             self.next_pass.set(g0.wrapping_add(2 * k as u32));
-            self.gpu.queue.write_buffer(&self.pbase, 0, bytemuck::cast_slice(&[g0, (subs == 0) as u32]));
+            self.gpu.queue.write_buffer(&self.pbase, 0, bytemuck::cast_slice(&[g0, (subs == 0) as u32, kind as u32]));
             let mut enc = self.gpu.encoder();
             enc.clear_buffer(&self.live, 0, None);
             enc.clear_buffer(&self.tcnt, 0, None);
@@ -503,9 +507,12 @@ impl<'g> GpuStreamPower<'g> {
 
     /// Records one streaming pass of the exact rule of `kind` (`check_refine`, `check_lift`: would
     /// any cell move by more than round-off, or sit at or below its receiver?), counting the
-    /// cells that fail into `live[0]`.
+    /// cells that fail into `live[0]` and marking their tiles in the rule's half of `seed` (where
+    /// the rule's next passes start).
     fn record_check(&self, enc: &mut wgpu::CommandEncoder, kind: Jacobi) -> Result<(), GpuError> {
         enc.clear_buffer(&self.live, 0, None);
+        let half = 4 * (self.w.div_ceil(32) * self.ht.div_ceil(32)) as u64;
+        enc.clear_buffer(&self.seed, half * kind as u64, Some(half));
         let entry = match kind {
             Jacobi::Refine => "check_refine",
             Jacobi::Lift => "check_lift",
@@ -521,6 +528,7 @@ impl<'g> GpuStreamPower<'g> {
                 (6, &self.before),
                 (11, &self.live),
                 (19, &self.settle),
+                (47, &self.seed),
             ],
         )
     }
