@@ -21,7 +21,7 @@
 // * diffusion: explicit FTCS sub-steps (`diffuse`), then `lift` as the limiter.
 // Float results differ from the CPU's by round-off (another association); see docs/gpu.md for
 // the tolerance. Compiled with exact.wgsl (next_up), rounds.wgsl (the rounds' bookkeeping),
-// tile_skip.wgsl (the tile passes' skip decision) and roots.wgsl (tiles and the list of roots)
+// tile_skip.wgsl (the tile passes' change stamps) and roots.wgsl (tiles and the list of roots)
 // appended.
 alias R = f64;
 
@@ -439,11 +439,9 @@ fn apply_lift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 // in one pass instead of one), and writes the tile to `h2`. The rules have one fixed point on the
 // receiver forest, so any order of sweeps reaches the sequential result. A tile counts into
 // live[round] when a cell moved by more than round-off (refine: 1e-12 of its height; lift: any
-// rise), and the pass returns at once when the previous pair moved nothing. A tile runs only when
-// it or a neighbouring tile changed in the previous pass (else its values and halo are those of
-// that pass, which left them unchanged, so both buffers hold them already); the first pass of a
-// call runs every tile (the state may have changed since the last call), and the numbering runs
-// on across the call's submissions.
+// rise). A pass runs the tiles of its list (`tile_list` above: near a check's moving cells in a
+// call's first pass, near a tile that changed in the previous pass after it, none once a pair
+// moved nothing), dispatched indirectly; the numbering runs on across the call's submissions.
 //  * refine (kind 0): the CPU's sequential update with its clamps, h_i' = max(min(h_r' +
 //    (h_i − h_r')·G, h_i), next_up(h_r')) (G in `settle`), after the typed jumping;
 //  * lift (kind 1): an interior cell at or below its receiver rises to next_up(h_r).

@@ -1,5 +1,6 @@
-// The skip decision of the tile passes (bozkir-gpu): fill.wgsl's `relax` and stream_power.wgsl's
-// `tile_pass`, which declare `chg: array<atomic<u32>>` (two stamps per tile: g + 1 when the tile
+// The skip decision of the tile passes (bozkir-gpu): fill.wgsl's `relax` (`tile_runs`) and the
+// change stamps of stream_power.wgsl's `tile_pass` too (`tile_changed`; its passes run over lists
+// of tiles built from the stamps by its own `tile_list`), which declare `chg: array<atomic<u32>>` (two stamps per tile: g + 1 when the tile
 // changed in pass g, written to the half of g's parity, so that a pass never reads a stamp being
 // written in the same pass and the decisions do not depend on timing) and
 // `live: array<atomic<u32>>` (per pass, the tiles that moved). Appended to those two modules. `ts_flags` starts at 0: wgpu zero-initialises workgroup

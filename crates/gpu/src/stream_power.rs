@@ -15,8 +15,11 @@
 //!   exactly `next_up` when the solution is) and the maps jumped again, up to
 //!   [`GpuStreamPower::set_typed_rounds`] times (none by default), then the passes of the exact
 //!   rule run to the end. They work on 32×32 tiles relaxed in workgroup memory, so one pass
-//!   carries a clamp up to 64 cells up a river, not one, and a pass runs only the tiles next to
-//!   one that changed;
+//!   carries a clamp up to 64 cells up a river, not one. A pass is dispatched indirectly over a
+//!   list of the tiles it runs: after a check, the tiles next to one holding a cell the check
+//!   found moving; then the tiles next to one that changed in the previous pass.
+//!   [`GpuStreamPower::set_pass_typing`] can interleave typed solves with the passes (off by
+//!   default);
 //! * the limiter `h_i = max(h_i, next_up(h_r'))` along the stack: max-plus maps
 //!   `x ↦ max(c, x ⊕ d)` (`⊕ d` being `d` steps of `next_up`) compose in closed form, so they
 //!   are jumped the same way, exactly;
@@ -55,9 +58,11 @@ const NAME: &str = "stream_power.wgsl";
 const TYPED: usize = 0;
 
 /// Where the clamps' check fails: pass pairs before each typed solve, and rounds of both before
-/// the passes run to the end (defaults of [`GpuStreamPower::set_pass_typing`]).
+/// the passes run to the end (defaults of [`GpuStreamPower::set_pass_typing`]). No rounds: on
+/// the H200, with the tile passes over lists of active tiles, ds2's stage at 8192² took 97–111
+/// ms a step with passes alone and 106–173 ms with 3 to 10 pairs a round (session 8).
 const PASS_PAIRS: usize = 3;
-const PASS_ROUNDS: usize = 4;
+const PASS_ROUNDS: usize = 0;
 
 /// The two Jacobi passes of the exact rule.
 #[derive(Clone, Copy)]
@@ -901,9 +906,12 @@ impl<'g> GpuStreamPower<'g> {
 
     /// Where the clamps' check fails after the incision: up to `rounds` rounds of at most `pairs`
     /// pairs of tile passes followed by a typed solve (the clamps typed from the passes' solution
-    /// and the maps jumped again), then passes until none moves. `rounds = 0` runs the passes
-    /// only (the behaviour before session 8). Defaults: 3 pairs, 4 rounds. The result is the
-    /// exact rule's fixed point either way, within the passes' round-off threshold.
+    /// and the maps jumped again), then passes until none moves. `rounds = 0` (the default) runs
+    /// the passes only. Typing cuts the moving pairs (ds2 at 8192²: 55–59 a step to 12–20) but
+    /// each typed solve is a full affine jump and moves most tiles by round-off, so on the H200
+    /// it was slower than passes over lists of active tiles (see `docs/benchmarks.md`); on
+    /// lavapipe it was faster. The result is the exact rule's fixed point either way, within the
+    /// passes' round-off threshold.
     pub fn set_pass_typing(&mut self, pairs: usize, rounds: usize) {
         self.pass_pairs = pairs.max(1);
         self.pass_rounds = rounds;
