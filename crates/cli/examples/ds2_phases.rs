@@ -79,14 +79,7 @@ impl Phases {
             println!("  tiles moved per pass pair: {tiles:?}");
             // With BOZKIR_GPU_PROFILE=1: device time by kernel, and each tile pass's.
             if let Ok(Some(raw)) = self.gpu.profile_dispatches() {
-                let mut by: Vec<(&str, usize, f64)> = Vec::new();
-                for &(k, ms) in &raw {
-                    match by.iter_mut().find(|b| b.0 == k) {
-                        Some(b) => (b.1, b.2) = (b.1 + 1, b.2 + ms),
-                        None => by.push((k, 1, ms)),
-                    }
-                }
-                by.sort_by(|a, b| b.2.total_cmp(&a.2));
+                let by = bozkir_gpu::by_kernel(&raw);
                 let total: f64 = by.iter().map(|r| r.2).sum();
                 println!(
                     "  device {total:.2} ms: {}",

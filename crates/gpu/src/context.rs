@@ -524,6 +524,20 @@ fn copy_threads(bytes: usize) -> usize {
 /// One profiled dispatch: its entry point and device milliseconds ([`Gpu::profile_dispatches`]).
 pub type DispatchTime = (&'static str, f64);
 
+/// Profiled dispatches summed by entry point: (entry, dispatches, milliseconds), the most
+/// expensive first.
+pub fn by_kernel(raw: &[DispatchTime]) -> Vec<(&'static str, usize, f64)> {
+    let mut by: Vec<(&'static str, usize, f64)> = Vec::new();
+    for &(k, ms) in raw {
+        match by.iter_mut().find(|b| b.0 == k) {
+            Some(b) => (b.1, b.2) = (b.1 + 1, b.2 + ms),
+            None => by.push((k, 1, ms)),
+        }
+    }
+    by.sort_by(|a, b| b.2.total_cmp(&a.2));
+    by
+}
+
 /// The default size of each of the two staging buffers that uploads and read-backs go through
 /// ([`Gpu::set_transfer_chunk`]).
 pub const TRANSFER_CHUNK: u64 = 32 << 20;
