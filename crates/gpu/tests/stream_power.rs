@@ -187,18 +187,19 @@ fn two_runs_give_the_same_bits() {
     assert_eq!(bits(&a.sediment), bits(&b.sediment));
 }
 
-/// ds2's terrain before its stream-power stage at 1024² (1.37 m cells), with the stage's
-/// height uplift map: the clamps act across hundreds of tiles (lavapipe: 8 moving pass pairs in
-/// the first step with passes alone). Typing the clamps from the solution of a few pass pairs and
-/// jumping again settles them in fewer pairs, and one step stays within the one-step tolerance
-/// of the CPU either way (every cell within 1e-9 of the relief).
+/// ds2's terrain before its stream-power stage at 1024² (1.37 m cells), a 256² corner of it
+/// (x 768–1023, y 0–255), with the stage's height uplift map: the clamps act across tens of tiles
+/// (lavapipe: 5 moving pass pairs with passes alone). Typing the clamps from the solution of a
+/// pass pair and jumping again settles them in fewer pairs, and one step stays within the
+/// one-step tolerance of the CPU either way (every cell within 1e-9 of the relief).
 #[test]
 fn pass_typing_settles_ds2_clamps_in_fewer_pairs() {
     let Some(gpu) = common::gpu() else { return };
     let n = 1024;
     let mut r = bozkir_recipe::builtin::builtin("ds2").unwrap();
     r.stages.truncate(3);
-    let g = bozkir_recipe::run::run(&r, n, 1400.0 / n as f64, 0, &NoProgress, |_| {}).unwrap().height;
+    let full = bozkir_recipe::run::run(&r, n, 1400.0 / n as f64, 0, &NoProgress, |_| {}).unwrap().height;
+    let g = Grid::from_fn(256, 256, |x, y| *full.get(768 + x, y)).with_cell_size(full.dx, full.dy);
     let (lo, hi) = g.min_max().unwrap();
     // The stage's map: the normalised height (`unit` in the recipe crate).
     let s = 1.0 / (hi - lo);
@@ -232,7 +233,7 @@ fn pass_typing_settles_ds2_clamps_in_fewer_pairs() {
     };
     let (plain, none) = run(1, 0);
     assert_eq!(none, 0);
-    assert!(plain >= 5, "passes alone: {plain} moving pairs (the case this test is about needs several)");
+    assert!(plain >= 4, "passes alone: {plain} moving pairs (the case this test is about needs several)");
     let (typed, solves) = run(1, 4);
     assert!(solves >= 1, "no typed solve ran");
     assert!(typed * 2 <= plain, "pass typing: {typed} moving pairs against {plain} with passes alone");
