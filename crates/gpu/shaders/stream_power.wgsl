@@ -484,7 +484,6 @@ fn tile_list(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, half: u32) {
         let first = k == 0u && pbase[1] != 0u;
         let tx = i32(t % ntx);
         let ty = i32(t / ntx);
-        let prev = ((g + 1u) % 2u) * nt;
         for (var q = 0u; q < 9u && !run; q++) {
             let nx = tx + i32(q % 3u) - 1;
             let ny = ty + i32(q / 3u) - 1;
@@ -493,7 +492,7 @@ fn tile_list(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, half: u32) {
                 if (first) {
                     run = seed[pbase[2] * nt + nb] != 0u;
                 } else {
-                    run = atomicLoad(&chg[prev + nb]) == g;
+                    run = changed_before(nb, nt, g);
                 }
             }
         }

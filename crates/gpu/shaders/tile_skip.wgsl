@@ -18,8 +18,7 @@ fn tile_runs(wid: vec3<u32>, li: u32, ntx: u32, nty: u32, g: u32, first: bool, r
         let tx = i32(wid.x) + i32(li % 3u) - 1;
         let ty = i32(wid.y) + i32(li / 3u) - 1;
         if (tx >= 0 && ty >= 0 && tx < i32(ntx) && ty < i32(nty)) {
-            let prev = ((g + 1u) % 2u) * ntx * nty;
-            if (atomicLoad(&chg[prev + u32(ty) * ntx + u32(tx)]) == g) { atomicOr(&ts_flags, 1u); }
+            if (changed_before(u32(ty) * ntx + u32(tx), ntx * nty, g)) { atomicOr(&ts_flags, 1u); }
         }
     }
     if (li == 9u && round > 0u) {
@@ -31,6 +30,11 @@ fn tile_runs(wid: vec3<u32>, li: u32, ntx: u32, nty: u32, g: u32, first: bool, r
         ts_go = select(0u, 1u, (f & 2u) == 0u && (first || (f & 1u) != 0u));
     }
     return workgroupUniformLoad(&ts_go) != 0u;
+}
+
+// Whether tile `t` (of `nt`) changed in the pass before pass `g`.
+fn changed_before(t: u32, nt: u32, g: u32) -> bool {
+    return atomicLoad(&chg[((g + 1u) % 2u) * nt + t]) == g;
 }
 
 // Tile `wid` changed in pass `g`.

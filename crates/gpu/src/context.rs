@@ -391,6 +391,16 @@ impl Gpu {
         })
     }
 
+    /// A zeroed buffer of `bytes` for indirect dispatch arguments that kernels write.
+    pub(crate) fn indirect(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+            mapped_at_creation: false,
+        })
+    }
+
     /// A uniform buffer holding `value`.
     pub(crate) fn uniform<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -523,20 +533,6 @@ fn copy_threads(bytes: usize) -> usize {
 
 /// One profiled dispatch: its entry point and device milliseconds ([`Gpu::profile_dispatches`]).
 pub type DispatchTime = (&'static str, f64);
-
-/// Profiled dispatches summed by entry point: (entry, dispatches, milliseconds), the most
-/// expensive first.
-pub fn by_kernel(raw: &[DispatchTime]) -> Vec<(&'static str, usize, f64)> {
-    let mut by: Vec<(&'static str, usize, f64)> = Vec::new();
-    for &(k, ms) in raw {
-        match by.iter_mut().find(|b| b.0 == k) {
-            Some(b) => (b.1, b.2) = (b.1 + 1, b.2 + ms),
-            None => by.push((k, 1, ms)),
-        }
-    }
-    by.sort_by(|a, b| b.2.total_cmp(&a.2));
-    by
-}
 
 /// The default size of each of the two staging buffers that uploads and read-backs go through
 /// ([`Gpu::set_transfer_chunk`]).

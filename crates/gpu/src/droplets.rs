@@ -243,12 +243,7 @@ impl<'g> GpuDroplets<'g> {
         let bob = gpu.buffer("brush o", &off);
         let totw = gpu.zeroed("wear totals", 8 * n);
         let totd = gpu.zeroed("deposit totals", 8 * n);
-        let args = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("fold args"),
-            size: 16,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
-            mapped_at_creation: false,
-        });
+        let args = gpu.indirect("fold args", 16);
         let drop = gpu.pipeline(NAME, SRC, "drop")?;
         let next = gpu.pipeline(NAME, SRC, "next_batch")?;
         let fold = gpu.pipeline(NAME, SRC, "fold")?;

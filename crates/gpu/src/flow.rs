@@ -128,12 +128,7 @@ impl Routing {
             xr: gpu.zeroed("in-tile roots", 4 * n as u64),
             roots: gpu.zeroed("root list", 4 * n as u64),
             nroots: gpu.zeroed("root count", 4),
-            ind: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("root dispatch"),
-                size: 16,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
-                mapped_at_creation: false,
-            }),
+            ind: gpu.indirect("root dispatch", 16),
             tab: gpu.buffer("d8tab", &d8_table(dx, dy)),
             dims,
             w,

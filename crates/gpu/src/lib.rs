@@ -31,7 +31,8 @@ pub mod shallow_water;
 pub mod stream_power;
 pub mod thermal;
 
-pub use context::{by_kernel, Backend, DispatchTime, Gpu, GpuError, GpuMode};
+pub use context::{Backend, DispatchTime, Gpu, GpuError, GpuMode};
+pub use profile::by_kernel;
 pub use wgpu;
 
 /// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended

@@ -116,3 +116,17 @@ pub(crate) fn take(gpu: &crate::Gpu) -> Result<Option<Vec<crate::DispatchTime>>,
             .collect(),
     ))
 }
+
+/// Profiled dispatches summed by entry point: (entry, dispatches, milliseconds), the most
+/// expensive first.
+pub fn by_kernel(raw: &[crate::DispatchTime]) -> Vec<(&'static str, usize, f64)> {
+    let mut by: Vec<(&'static str, usize, f64)> = Vec::new();
+    for &(k, ms) in raw {
+        match by.iter_mut().find(|b| b.0 == k) {
+            Some(b) => (b.1, b.2) = (b.1 + 1, b.2 + ms),
+            None => by.push((k, 1, ms)),
+        }
+    }
+    by.sort_by(|a, b| b.2.total_cmp(&a.2));
+    by
+}

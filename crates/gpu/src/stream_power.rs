@@ -115,6 +115,11 @@ pub fn stream_power(gpu: &Gpu, initial: &Grid<f64>, params: &StreamPowerParams) 
     e.output()
 }
 
+/// The 32×32 tiles of the tile passes over a `w × ht` grid (`T` in the shader).
+fn tile_count(w: usize, ht: usize) -> usize {
+    w.div_ceil(32) * ht.div_ceil(32)
+}
+
 /// The bind groups of the tile passes of one rule: per pair, the two passes', their lists' and
 /// (shared) the lists' arguments'.
 struct JacobiBinds {
@@ -263,17 +268,12 @@ impl<'g> GpuStreamPower<'g> {
             pass_pairs: PASS_PAIRS,
             pass_rounds: PASS_ROUNDS,
             typed_solves: std::cell::Cell::new(0),
-            chg: gpu.zeroed("tile stamps", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
+            chg: gpu.zeroed("tile stamps", 8 * tile_count(w, ht).max(1) as u64),
             pbase: gpu.zeroed("pass base", 4),
-            tlist: gpu.zeroed("tile lists", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
+            tlist: gpu.zeroed("tile lists", 8 * tile_count(w, ht).max(1) as u64),
             tcnt: gpu.zeroed("tile counts", 8),
-            seed: gpu.zeroed("check seeds", 8 * (w.div_ceil(32) * ht.div_ceil(32)).max(1) as u64),
-            targs: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("tile pass arguments"),
-                size: 24,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
-                mapped_at_creation: false,
-            }),
+            seed: gpu.zeroed("check seeds", 8 * tile_count(w, ht).max(1) as u64),
+            targs: gpu.indirect("tile pass arguments", 24),
             gate: gpu.zeroed("check counts", 16),
             next_pass: std::cell::Cell::new(0),
             pair_tiles: std::cell::RefCell::new(Vec::new()),
@@ -428,7 +428,7 @@ impl<'g> GpuStreamPower<'g> {
                 args: [a(0), a(1)],
             }
         });
-        let nt = (self.w.div_ceil(32) * self.ht.div_ceil(32)) as u64;
+        let nt = tile_count(self.w, self.ht) as u64;
         let (mut pairs, mut subs) = (0, 0);
         loop {
             // The first submission holds one pair (usually all there is to do), later ones more.
@@ -516,7 +516,7 @@ impl<'g> GpuStreamPower<'g> {
     /// the rule's next passes start).
     fn record_check(&self, enc: &mut wgpu::CommandEncoder, kind: Jacobi) -> Result<(), GpuError> {
         enc.clear_buffer(&self.live, 0, None);
-        let half = 4 * (self.w.div_ceil(32) * self.ht.div_ceil(32)) as u64;
+        let half = 4 * tile_count(self.w, self.ht) as u64;
         enc.clear_buffer(&self.seed, half * kind as u64, Some(half));
         let entry = match kind {
             Jacobi::Refine => "check_refine",
@@ -604,15 +604,21 @@ impl<'g> GpuStreamPower<'g> {
             if self.rule_holds(Jacobi::Refine)? {
                 return Ok(());
             }
-            let mut enc = self.gpu.encoder();
-            self.record_one(&mut enc, "classify_incise", &self.map_binds(&[(6, &self.before), (19, &self.settle)]))?;
-            self.record_solve(&mut enc)?;
-            self.gpu.queue.submit([enc.finish()]);
+            self.typed_solve()?;
         }
         if self.rule_holds(Jacobi::Refine)? {
             return Ok(());
         }
         self.settle_clamps()
+    }
+
+    /// Types the clamps from the current solution (`classify_incise`) and jumps the maps again.
+    fn typed_solve(&self) -> Result<(), GpuError> {
+        let mut enc = self.gpu.encoder();
+        self.record_one(&mut enc, "classify_incise", &self.map_binds(&[(6, &self.before), (19, &self.settle)]))?;
+        self.record_solve(&mut enc)?;
+        self.gpu.queue.submit([enc.finish()]);
+        Ok(())
     }
 
     /// The clamps where the check failed: rounds of `pass_pairs` pairs of tile passes, which
@@ -625,10 +631,7 @@ impl<'g> GpuStreamPower<'g> {
             if self.passes_upto(Jacobi::Refine, self.pass_pairs)? {
                 return Ok(());
             }
-            let mut enc = self.gpu.encoder();
-            self.record_one(&mut enc, "classify_incise", &self.map_binds(&[(6, &self.before), (19, &self.settle)]))?;
-            self.record_solve(&mut enc)?;
-            self.gpu.queue.submit([enc.finish()]);
+            self.typed_solve()?;
             self.typed_solves.set(self.typed_solves.get() + 1);
             if self.rule_holds(Jacobi::Refine)? {
                 return Ok(());
