@@ -32,7 +32,7 @@ const TWO32: f64 = 4294967296.0;
 
 struct Sp {
     w: u32, h: u32, n: u32, round: u32, use_map: u32, use_sqrt: u32, pad0: u32, pad1: u32,
-    kdt: R, udt: R, cell: R, cap: R, m: R, tx: R, ty: R, pad: R,
+    kdt: R, udt: R, cell: R, cap: R, m: R, tx: R, ty: R, pad: R, floor: R, pad2: R,
 }
 
 @group(0) @binding(0) var<uniform> sp: Sp;
@@ -124,7 +124,7 @@ fn prep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         settle[i] = 0.0;
         p_out[i] = NONE;
     } else {
-        let a = min(R(count[i]) * sp.cell, sp.cap);
+        let a = min(max(R(count[i]) * sp.cell, sp.floor), sp.cap);
         var am: R;
         if (sp.use_sqrt != 0u) {
             am = sqrt(a);

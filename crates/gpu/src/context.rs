@@ -90,13 +90,76 @@ impl fmt::Display for Backend {
 /// per workgroup).
 const NEED_STORAGE_BUFFERS: u32 = 10;
 
+/// A kernel family, by the erosion or hydrology operation it runs ([`Gpu::warm`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// The stream-power step, with its ε fill and routing.
+    StreamPower,
+    Droplets,
+    ShallowWater,
+    Thermal,
+    Fill,
+    Flow,
+}
+
+impl Kernel {
+    /// The WGSL modules (file name, composed source) the operation compiles.
+    pub fn modules(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Kernel::StreamPower => &[
+                ("stream_power.wgsl", crate::stream_power::SRC),
+                ("fill.wgsl", crate::fill::SRC),
+                ("flow.wgsl", crate::flow::SRC),
+            ],
+            Kernel::Droplets => &[("droplets.wgsl", crate::droplets::SRC)],
+            Kernel::ShallowWater => &[("shallow_water.wgsl", crate::shallow_water::SRC)],
+            Kernel::Thermal => &[("thermal.wgsl", crate::thermal::SRC)],
+            Kernel::Fill => &[("fill.wgsl", crate::fill::SRC)],
+            Kernel::Flow => &[("flow.wgsl", crate::flow::SRC)],
+        }
+    }
+
+    /// The operation a recipe stage named `op` offers to the GPU, if any.
+    pub fn for_stage(op: &str) -> Option<Kernel> {
+        Some(match op {
+            "stream_power" => Kernel::StreamPower,
+            "droplets" => Kernel::Droplets,
+            "shallow_water" => Kernel::ShallowWater,
+            "thermal" => Kernel::Thermal,
+            "fill" => Kernel::Fill,
+            _ => return None,
+        })
+    }
+}
+
+/// The names of the `@compute` entry points of a WGSL source, in order.
+pub fn entry_points(src: &'static str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut rest = src;
+    while let Some(at) = rest.find("@compute") {
+        rest = &rest[at + "@compute".len()..];
+        let Some(f) = rest.find("fn ") else { break };
+        let name = rest[f + 3..].trim_start();
+        let end = name.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(name.len());
+        out.push(&name[..end]);
+        rest = &name[end..];
+    }
+    out
+}
+
+type PipelineSlot = Arc<Mutex<Option<Arc<wgpu::ComputePipeline>>>>;
+
 /// A wgpu device and queue with the kernels' pipelines, created once and reused.
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     name: String,
     max_buffer: u64,
-    pipelines: Mutex<HashMap<(&'static str, &'static str), Arc<wgpu::ComputePipeline>>>,
+    /// Each entry's pipeline, behind a lock of its own: a thread asking for an entry another
+    /// is compiling (the warm-up) waits for it instead of compiling it twice.
+    pipelines: Mutex<HashMap<(&'static str, &'static str), PipelineSlot>>,
+    /// The parsed and validated WGSL modules, by file name (parsed once, not per entry point).
+    modules: Mutex<HashMap<&'static str, wgpu::ShaderModule>>,
     errors: Arc<Mutex<Vec<String>>>,
     /// The read-back staging buffers, reused ([`Gpu::read`]).
     staging: Mutex<Vec<wgpu::Buffer>>,
@@ -201,6 +264,7 @@ impl Gpu {
             name,
             max_buffer,
             pipelines: Mutex::new(HashMap::new()),
+            modules: Mutex::new(HashMap::new()),
             errors,
             staging: Mutex::new(Vec::new()),
             upload_staging: Mutex::new(Vec::new()),
@@ -273,13 +337,12 @@ impl Gpu {
         src: &'static str,
         entry: &'static str,
     ) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
-        if let Some(p) = self.pipelines.lock().unwrap().get(&(name, entry)) {
+        let slot = self.pipelines.lock().unwrap().entry((name, entry)).or_default().clone();
+        let mut slot = slot.lock().unwrap();
+        if let Some(p) = &*slot {
             return Ok(p.clone());
         }
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(src.into()),
-        });
+        let module = self.module(name, src);
         let p = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
             layout: None,
@@ -289,11 +352,48 @@ impl Gpu {
             cache: None,
         });
         self.take_errors().map_err(|e| GpuError::Device(format!("{name}:{entry}: {e}")))?;
-        // Another thread may have compiled the same entry meanwhile: keep the first, since bind
-        // groups made from a pipeline's layout only fit that pipeline.
-        let p = self.pipelines.lock().unwrap().entry((name, entry)).or_insert_with(|| Arc::new(p)).clone();
+        // Kept once made: bind groups made from a pipeline's layout only fit that pipeline.
+        let p = Arc::new(p);
+        *slot = Some(p.clone());
         crate::profile::name(Arc::as_ptr(&p) as usize, entry);
         Ok(p)
+    }
+
+    /// The module `src` (file `name`), parsed and validated once.
+    fn module(&self, name: &'static str, src: &'static str) -> wgpu::ShaderModule {
+        if let Some(m) = self.modules.lock().unwrap().get(name) {
+            return m.clone();
+        }
+        let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(src.into()),
+        });
+        self.modules.lock().unwrap().entry(name).or_insert(m).clone()
+    }
+
+    /// Compiles every compute entry point of the modules `kernels` use, so that their first
+    /// call does not wait for the driver (0.9–1.8 s for the stream power on the H200). Meant for
+    /// a background thread while the CPU does other work ([`Gpu::warm_in_background`]); an
+    /// entry that fails to compile is left for its real call to report. Returns the pipelines
+    /// compiled.
+    pub fn warm(&self, kernels: &[Kernel]) -> usize {
+        let mut done = 0;
+        for k in kernels {
+            for &(name, src) in k.modules() {
+                for entry in entry_points(src) {
+                    if self.pipeline(name, src, entry).is_ok() {
+                        done += 1;
+                    }
+                }
+            }
+        }
+        done
+    }
+
+    /// [`Gpu::warm`] on a thread of its own; join the handle to wait (it returns the count).
+    pub fn warm_in_background(self: &Arc<Self>, kernels: &[Kernel]) -> std::thread::JoinHandle<usize> {
+        let (gpu, kernels) = (self.clone(), kernels.to_vec());
+        std::thread::spawn(move || gpu.warm(&kernels))
     }
 
     /// A storage buffer holding `data` (copyable both ways). A failed upload is reported by the

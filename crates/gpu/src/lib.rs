@@ -31,7 +31,7 @@ pub mod shallow_water;
 pub mod stream_power;
 pub mod thermal;
 
-pub use context::{Backend, DispatchTime, Gpu, GpuError, GpuMode};
+pub use context::{entry_points, Backend, DispatchTime, Gpu, GpuError, GpuMode, Kernel};
 pub use profile::by_kernel;
 pub use wgpu;
 

@@ -100,7 +100,10 @@ struct Sp {
     m: f64,
     tx: f64,
     ty: f64,
+    /// Zero (an addend the compiler cannot fold; see `mul_rounded` in the WGSL).
     pad: f64,
+    floor: f64,
+    pad2: f64,
 }
 
 /// [`bozkir_terrain::erosion::stream_power::stream_power`] on the GPU.
@@ -227,6 +230,8 @@ impl<'g> GpuStreamPower<'g> {
                         tx,
                         ty,
                         pad: 0.0,
+                        floor: params.area_floor.unwrap_or(0.0),
+                        pad2: 0.0,
                     },
                 )
             })

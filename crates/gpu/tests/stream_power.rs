@@ -61,6 +61,11 @@ fn stream_power_matches_cpu_within_tolerance() {
         &StreamPowerParams { steps: 1, m: 0.5, k: 1e-4, uplift_map: Some(umap), kappa: 0.0, ..Default::default() },
     );
     compare(&g, &StreamPowerParams { steps: 1, m: 0.4, kappa: 0.0, area_cap: Some(5e5), ..Default::default() });
+    // A floor of 5 cells (600 m² each) under the cap: headwaters incise as if they drained 3000 m².
+    let floor =
+        StreamPowerParams { steps: 1, kappa: 0.0, area_cap: Some(5e5), area_floor: Some(3000.0), ..Default::default() };
+    compare(&g, &floor);
+    compare(&g, &StreamPowerParams { steps: 3, ..floor });
 }
 
 /// A bowl (a crater 80 m deep) in hills: the ε fill makes a lake of thousands of cells an ulp
@@ -213,6 +218,7 @@ fn pass_typing_settles_ds2_clamps_in_fewer_pairs() {
         uplift_map: Some(umap),
         kappa: 0.0,
         area_cap: None,
+        area_floor: None,
     };
     let cpu = stream_power(&g, &p, &NoProgress);
     let (clo, chi) = cpu.height.min_max().unwrap();

@@ -1,5 +1,6 @@
 //! Uploads and read-backs in many small chunks (their own process: the chunk size is a setting of
-//! the shared `Gpu`), and the resident droplet run (`GpuDroplets`) batch by batch.
+//! the shared `Gpu`), the resident droplet run (`GpuDroplets`) batch by batch, and the pipelines'
+//! warm-up.
 mod common;
 
 use bozkir_core::{Grid, NoProgress};
@@ -41,4 +42,37 @@ fn chunked_transfers_and_partial_runs_match_the_cpu() {
     assert_eq!(bits(&all.height), bits(&cpu.height));
     assert_eq!(bits(&all.wear), bits(&cpu.wear));
     assert_eq!(bits(&all.deposit), bits(&cpu.deposit));
+}
+
+/// Every `@compute` entry of every module compiles in the background warm-up, each once; the
+/// kernels then run on the warmed pipelines and still match the CPU.
+#[test]
+fn warm_up_compiles_every_entry_point_once() {
+    use bozkir_gpu::{entry_points, Gpu, Kernel, SHADERS};
+    if common::gpu().is_none() {
+        return;
+    }
+    let gpu = std::sync::Arc::new(Gpu::new().unwrap());
+    let all =
+        [Kernel::StreamPower, Kernel::Droplets, Kernel::ShallowWater, Kernel::Thermal, Kernel::Fill, Kernel::Flow];
+    let mut distinct: Vec<&str> = all.iter().flat_map(|k| k.modules().iter().map(|m| m.0)).collect();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), SHADERS.len(), "every module belongs to some kernel");
+    let per_kernel: usize = all.iter().flat_map(|k| k.modules()).map(|m| entry_points(m.1).len()).sum();
+    let unique: usize = SHADERS.iter().map(|m| entry_points(m.1).len()).sum();
+    // The parser finds each entry's name as the source defines it.
+    for (_, src) in SHADERS {
+        for e in entry_points(src) {
+            assert!(!e.is_empty() && src.contains(&format!("fn {e}(")), "{e:?}");
+        }
+    }
+    assert!(unique >= 40, "only {unique} entry points found");
+    assert_eq!(gpu.warm_in_background(&all).join().unwrap(), per_kernel, "an entry failed to compile");
+    // Warm again: all cached, nothing fails.
+    assert_eq!(gpu.warm(&[Kernel::Droplets]), entry_points(SHADERS[4].1).len());
+    let g = common::hills(64, 48, 80.0, 2.0, 2.0);
+    let p = DropletParams { droplets: DropletCount::Total(3000), batch_size: 256, ..Default::default() };
+    let got = bozkir_gpu::droplets::erode_droplets(&gpu, &g, &p).unwrap();
+    assert_eq!(bits(&got.height), bits(&erode_droplets(&g, &p, &NoProgress).height));
 }

@@ -30,6 +30,11 @@ pub struct DropletStage {
     pub gravity: f64,
     pub radius: f64,
     pub batch_size: u32,
+    /// Droplets per batch as a share of the cell count (0: `batch_size` instead). The batch's
+    /// droplets do not see each other, so a fixed share keeps the same density of unseen
+    /// neighbours per area at any resolution, where a fixed `batch_size` makes a fine grid's
+    /// batches ever sparser and its run ever longer (1/256 is 1024 at 512², 262 144 at 8192²).
+    pub batch_per_cell: f64,
     /// "batched" (default) or "sequential" (the classic single-threaded variant).
     pub mode: String,
     pub seed: Option<u64>,
@@ -51,6 +56,7 @@ impl Default for DropletStage {
             gravity: d.gravity,
             radius: d.radius,
             batch_size: d.batch_size,
+            batch_per_cell: 0.0,
             mode: "batched".into(),
             seed: None,
         }
@@ -58,7 +64,7 @@ impl Default for DropletStage {
 }
 
 impl DropletStage {
-    fn params(&self, seed: u32) -> DropletParams {
+    fn params(&self, seed: u32, cells: usize) -> DropletParams {
         DropletParams {
             droplets: if self.count > 0 {
                 DropletCount::Total(self.count)
@@ -74,7 +80,11 @@ impl DropletStage {
             evaporation: self.evaporation,
             gravity: self.gravity,
             radius: self.radius,
-            batch_size: self.batch_size,
+            batch_size: if self.batch_per_cell > 0.0 {
+                (self.batch_per_cell * cells as f64).round().clamp(1.0, u32::MAX as f64) as u32
+            } else {
+                self.batch_size
+            },
             mode: if self.mode == "sequential" { DropletMode::Sequential } else { DropletMode::Batched },
             seed,
             ..DropletParams::default()
@@ -85,7 +95,8 @@ impl DropletStage {
             return Err(format!("mode must be \"batched\" or \"sequential\", got {:?}", self.mode));
         }
         range("per_cell", self.per_cell, 0.0, 1000.0)?;
-        self.params(0).validate().map_err(|e| e.to_string())?;
+        range("batch_per_cell", self.batch_per_cell, 0.0, 1.0)?;
+        self.params(0, 1).validate().map_err(|e| e.to_string())?;
         Ok(self)
     }
     pub(crate) fn apply(
@@ -95,7 +106,7 @@ impl DropletStage {
         progress: &dyn Progress,
         kernels: &dyn crate::kernels::Kernels,
     ) -> Result<(), String> {
-        let p = self.params(seed);
+        let p = self.params(seed, state.height.len());
         let out = match kernels.droplets(&state.height, &p, progress)? {
             Some(o) => o,
             None => erode_droplets(&state.height, &p, progress),
@@ -433,6 +444,66 @@ mod tests {
     use crate::builtin::builtin;
     use crate::run::run;
     use bozkir_core::NoProgress;
+
+    /// ds2's droplet batch is a share of the cells: 1024 at its own 512², the same share at
+    /// 8192²; a bad share is refused by name; without a share `batch_size` stands.
+    #[test]
+    fn batch_per_cell_scales_the_batch_with_the_grid() {
+        use crate::parse::parse;
+        use crate::stage::Op;
+        let r = builtin("ds2").unwrap();
+        let Some(Op::Droplets(d)) = r.stages.iter().map(|s| &s.op).find(|o| o.name() == "droplets") else {
+            panic!("ds2 has a droplet stage")
+        };
+        assert_eq!(d.params(0, 512 * 512).batch_size, 1024, "ds2's own size keeps its batch");
+        assert_eq!(d.params(0, 8192 * 8192).batch_size, 262_144);
+        assert_eq!(d.params(0, 10).batch_size, 1, "at least one droplet a batch");
+        let plain = DropletStage { batch_size: 77, ..DropletStage::default() };
+        assert_eq!(plain.params(0, 8192 * 8192).batch_size, 77);
+        for bad in ["-0.1", "1.5", "nan"] {
+            let text = format!("size = 32\n[[stage]]\nop = \"droplets\"\nbatch_per_cell = {bad}\n");
+            let e = parse(&text, "b.toml").unwrap_err().to_string();
+            assert!(e.contains("batch_per_cell"), "{bad}: {e}");
+        }
+        let e = parse("size = 32\n[[stage]]\nop = \"stream_power\"\narea_floor_m2 = -1\n", "f.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("area_floor_m2"), "{e}");
+    }
+
+    /// The area floor of ds2's stream power: no change on cells as large as the floor (the
+    /// recipe's own size), a change on finer ones; and on the finer grid it keeps the
+    /// hillslopes gentler than without it.
+    #[test]
+    fn ds2_area_floor_acts_only_below_its_cell_size() {
+        let mut r = builtin("ds2").unwrap();
+        r.stages.truncate(4);
+        let without = |r: &crate::parse::Recipe| {
+            let mut r = r.clone();
+            if let crate::stage::Op::StreamPower(sp) = &mut r.stages[3].op {
+                assert_eq!(sp.area_floor_m2, 2.734375 * 2.734375);
+                sp.area_floor_m2 = 0.0;
+            } else {
+                panic!("ds2's fourth stage is the stream power");
+            }
+            r
+        };
+        let go = |r: &crate::parse::Recipe, size: usize, cell: f64| {
+            run(r, size, cell, 0, &NoProgress, |_| {}).unwrap().height
+        };
+        // ds2's own 2.734375 m cells: every cell drains at least the floor, nothing changes.
+        let coarse = without(&r);
+        assert_eq!(go(&r, 48, 2.734375).data(), go(&coarse, 48, 2.734375).data());
+        // 1 m cells, finer than the floor: the headwaters change and steepen less.
+        let (a, b) = (go(&r, 64, 1.0), go(&coarse, 64, 1.0));
+        assert_ne!(a.data(), b.data());
+        let mean_drop = |g: &Grid<f64>| {
+            let d = g.data();
+            let w = g.width();
+            (1..g.height()).map(|y| (0..w).map(|x| (d[y * w + x] - d[(y - 1) * w + x]).abs()).sum::<f64>()).sum::<f64>()
+        };
+        assert!(mean_drop(&a) < mean_drop(&b), "the floor should keep the slopes gentler");
+    }
 
     #[test]
     fn island_biomes_record_soft_weights_that_sum_to_one_and_agree_with_the_classes() {

@@ -344,10 +344,12 @@ impl NoiseStage {
 
 /// Unit-normalised view of a height field: `(unit, lo, span)`.
 fn unit(g: &Grid<f64>) -> (Grid<f64>, f64, f64) {
+    use rayon::prelude::*;
     let (lo, hi) = g.min_max().unwrap_or((0.0, 0.0));
     let span = hi - lo;
     let s = if span > 0.0 { 1.0 / span } else { 0.0 };
-    (g.map(|v| (v - lo) * s), lo, span)
+    let data: Vec<f64> = g.data().par_iter().map(|v| (v - lo) * s).collect();
+    (Grid::from_vec(g.width(), g.height(), data).with_cell_size(g.dx, g.dy), lo, span)
 }
 
 /// `terrace`: the original's terraces on the normalised height, blended (seed 001 §3.7).
@@ -474,6 +476,9 @@ pub struct StreamPowerStage {
     pub kappa: f64,
     /// Drainage-area cap in cells (detail passes), 0 = none.
     pub area_cap_cells: f64,
+    /// Drainage-area floor in m², 0 = none: one cell at the size the parameters were tuned at,
+    /// so a finer run keeps the tuned hillslopes (see `StreamPowerParams::area_floor`).
+    pub area_floor_m2: f64,
 }
 
 impl Default for StreamPowerStage {
@@ -488,6 +493,7 @@ impl Default for StreamPowerStage {
             uplift_map: "height".into(),
             kappa: d.kappa,
             area_cap_cells: 0.0,
+            area_floor_m2: 0.0,
         }
     }
 }
@@ -503,6 +509,7 @@ impl StreamPowerStage {
         finite("uplift", self.uplift, 0.0, 1e6)?;
         finite("kappa", self.kappa, 0.0, 1e9)?;
         finite("area_cap_cells", self.area_cap_cells, 0.0, 1e12)?;
+        finite("area_floor_m2", self.area_floor_m2, 0.0, 1e12)?;
         if !matches!(self.uplift_map.as_str(), "height" | "none") {
             return Err(format!("uplift_map must be \"height\" or \"none\", got {:?}", self.uplift_map));
         }
@@ -525,6 +532,7 @@ impl StreamPowerStage {
             uplift_map: umap,
             kappa: self.kappa,
             area_cap: (self.area_cap_cells > 0.0).then_some(self.area_cap_cells * cell),
+            area_floor: (self.area_floor_m2 > 0.0).then_some(self.area_floor_m2),
         };
         let out = match kernels.stream_power(&state.height, &p, progress)? {
             Some(o) => o,

@@ -40,8 +40,9 @@ impl State {
 
     /// Add `v` into the mask `name` (created as zeros when missing).
     pub fn accumulate_mask(&mut self, name: &str, v: &Grid<f64>) {
+        use rayon::prelude::*;
         let m = self.masks.entry(name.to_string()).or_insert_with(|| v.same_shape(0.0));
-        m.data_mut().iter_mut().zip(v.data()).for_each(|(a, b)| *a += b);
+        m.data_mut().par_iter_mut().zip(v.data().par_iter()).for_each(|(a, b)| *a += b);
     }
 }
 
@@ -76,14 +77,21 @@ pub struct StageReport {
 
 /// Refuse a state with any non-finite height (naming the stage); otherwise report its range.
 pub fn check(state: &State, index: usize, op: &str, line: usize) -> Result<StageReport, RecipeError> {
+    use rayon::prelude::*;
     let d = state.height.data();
-    let bad = d.iter().filter(|v| !v.is_finite()).count()
-        + state.masks.values().map(|m| m.data().iter().filter(|v| !v.is_finite()).count()).sum::<usize>();
+    let non_finite = |g: &Grid<f64>| g.data().par_iter().filter(|v| !v.is_finite()).count();
+    let bad = non_finite(&state.height) + state.masks.values().map(non_finite).sum::<usize>();
     if bad > 0 || d.is_empty() {
         return Err(RecipeError::NonFinite { index, op: op.to_string(), line, bad });
     }
-    let (min, max) = state.height.min_max().unwrap_or((0.0, 0.0));
-    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    // All finite here. Min and max in any order; the sum in fixed chunks, added in order, so the
+    // mean's bits do not depend on the thread count.
+    let (min, max) = d
+        .par_iter()
+        .fold(|| (f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
+        .reduce(|| (f64::INFINITY, f64::NEG_INFINITY), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let sums: Vec<f64> = d.par_chunks(1 << 16).map(|c| c.iter().sum::<f64>()).collect();
+    let mean = sums.iter().sum::<f64>() / d.len() as f64;
     Ok(StageReport {
         index,
         op: op.to_string(),

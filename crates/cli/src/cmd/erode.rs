@@ -37,6 +37,10 @@ pub struct Args {
     /// Cap on drainage area in m² (detail passes on part of a larger basin).
     #[arg(long)]
     pub area_cap: Option<f64>,
+    /// Floor on drainage area in m²: one cell at the resolution the parameters were tuned at, so
+    /// a finer DEM keeps the tuned hillslope steepness (applied before the cap).
+    #[arg(long)]
+    pub area_floor: Option<f64>,
     #[command(flatten)]
     pub scale: super::analyze::Scale,
     /// Run on the GPU: `auto` (`--gpu` alone: the GPU when one works, else the CPU with a
@@ -64,6 +68,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         uplift_map: None,
         kappa: non_negative("diffusion", a.diffusion)?,
         area_cap: a.area_cap.map(|c| positive("area-cap", c)).transpose()?,
+        area_floor: a.area_floor.map(|c| positive("area-floor", c)).transpose()?,
     };
     let mode: bozkir_gpu::GpuMode = a.gpu.parse().map_err(anyhow::Error::msg)?;
     let kernels = super::recipe::GpuKernels::new(mode)?;
@@ -110,6 +115,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     sc.settings.insert("steps".into(), out.steps_run.into());
     if let Some(c) = a.area_cap {
         sc.settings.insert("area_cap_m2".into(), c.into());
+    }
+    if let Some(c) = a.area_floor {
+        sc.settings.insert("area_floor_m2".into(), c.into());
     }
     let s = stats(&an);
     let (elo, ehi) = dem.min_max().unwrap_or((0.0, 0.0));

@@ -8,7 +8,7 @@ use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
 use bozkir_core::Progress;
-use bozkir_gpu::{Gpu, GpuError, GpuMode};
+use bozkir_gpu::{Gpu, GpuError, GpuMode, Kernel};
 use bozkir_io::{Encoding, Sidecar};
 use bozkir_recipe::{builtin, parse, run_with, Kernels, Recipe, StageEvent};
 use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
@@ -56,6 +56,7 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     let total = Instant::now();
     let mut t = Instant::now();
     let kernels = GpuKernels::new(a.gpu_mode()?)?;
+    kernels.warm(recipe.stages.iter().map(|s| s.op.name()));
     let state = run_with(&recipe, size, cell, seed, &bar, &kernels, |e| match e {
         StageEvent::Start { op, .. } => {
             bar.stage(op);
@@ -196,7 +197,7 @@ fn to_u8(m: &Grid<f64>) -> Grid<u8> {
 /// such fallback into an error.
 pub(crate) struct GpuKernels {
     mode: GpuMode,
-    gpu: Option<Gpu>,
+    gpu: Option<std::sync::Arc<Gpu>>,
     /// "stage: backend" per erosion stage run, in order.
     ran: RefCell<Vec<String>>,
 }
@@ -208,7 +209,7 @@ impl GpuKernels {
             _ => match Gpu::new() {
                 Ok(g) => {
                     eprintln!("gpu: using {}", g.adapter_name());
-                    Some(g)
+                    Some(std::sync::Arc::new(g))
                 }
                 Err(e) if mode == GpuMode::Require => bail!("--gpu=require: {e}"),
                 Err(e) => {
@@ -218,6 +219,22 @@ impl GpuKernels {
             },
         };
         Ok(Self { mode, gpu, ran: RefCell::new(Vec::new()) })
+    }
+
+    /// Compiles the GPU pipelines of the erosion stages among `ops` on a background thread, so
+    /// that the CPU stages before them hide the driver's compile time (the first stage needing
+    /// a pipeline still being compiled waits for that one only).
+    pub(crate) fn warm<'a>(&self, ops: impl Iterator<Item = &'a str>) {
+        let Some(gpu) = &self.gpu else { return };
+        let mut kernels: Vec<Kernel> = Vec::new();
+        for k in ops.filter_map(Kernel::for_stage) {
+            if !kernels.contains(&k) {
+                kernels.push(k);
+            }
+        }
+        if !kernels.is_empty() {
+            drop(gpu.warm_in_background(&kernels));
+        }
     }
 
     /// The sidecar's `backend`: `cpu`, `gpu (adapter)` or `mixed (adapter)` when some erosion
