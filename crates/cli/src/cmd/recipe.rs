@@ -284,7 +284,20 @@ impl Kernels for GpuKernels {
         self.go("stream_power", |g| bozkir_gpu::stream_power::stream_power(g, h, p))
     }
     fn droplets(&self, h: &Grid<f64>, p: &DropletParams, _: &dyn Progress) -> Result<Option<DropletOutput>, String> {
-        self.go("droplets", |g| bozkir_gpu::droplets::erode_droplets(g, h, p))
+        let t = Instant::now();
+        let out = self.go("droplets", |g| bozkir_gpu::droplets::erode_droplets(g, h, p))?;
+        if let Some(o) = &out {
+            // The device's rate on this run, transfers included (the target is droplet-steps/s).
+            let secs = t.elapsed().as_secs_f64();
+            eprintln!(
+                "gpu: droplets: {} droplets, {} steps in {secs:.2} s ({:.2e} droplet-steps/s, batches of {})",
+                o.stats.droplets,
+                o.stats.steps_total,
+                o.stats.steps_total as f64 / secs,
+                bozkir_terrain::erosion::droplets::effective_batch(p.batch_size, h.len())
+            );
+        }
+        Ok(out)
     }
     fn shallow_water(
         &self,
