@@ -107,15 +107,15 @@ impl Kernel {
     pub fn modules(self) -> &'static [(&'static str, &'static str)] {
         match self {
             Kernel::StreamPower => &[
-                ("stream_power.wgsl", crate::stream_power::SRC),
-                ("fill.wgsl", crate::fill::SRC),
-                ("flow.wgsl", crate::flow::SRC),
+                (crate::stream_power::NAME, crate::stream_power::SRC),
+                (crate::fill::NAME, crate::fill::SRC),
+                (crate::flow::NAME, crate::flow::SRC),
             ],
-            Kernel::Droplets => &[("droplets.wgsl", crate::droplets::SRC)],
-            Kernel::ShallowWater => &[("shallow_water.wgsl", crate::shallow_water::SRC)],
-            Kernel::Thermal => &[("thermal.wgsl", crate::thermal::SRC)],
-            Kernel::Fill => &[("fill.wgsl", crate::fill::SRC)],
-            Kernel::Flow => &[("flow.wgsl", crate::flow::SRC)],
+            Kernel::Droplets => &[(crate::droplets::NAME, crate::droplets::SRC)],
+            Kernel::ShallowWater => &[(crate::shallow_water::NAME, crate::shallow_water::SRC)],
+            Kernel::Thermal => &[(crate::thermal::NAME, crate::thermal::SRC)],
+            Kernel::Fill => &[(crate::fill::NAME, crate::fill::SRC)],
+            Kernel::Flow => &[(crate::flow::NAME, crate::flow::SRC)],
         }
     }
 
@@ -374,8 +374,8 @@ impl Gpu {
     /// Compiles every compute entry point of the modules `kernels` use, so that their first
     /// call does not wait for the driver (0.9–1.8 s for the stream power on the H200). Meant for
     /// a background thread while the CPU does other work ([`Gpu::warm_in_background`]); an
-    /// entry that fails to compile is left for its real call to report. Returns the pipelines
-    /// compiled.
+    /// entry that fails to compile is left for its real call to report. Returns how many entry
+    /// points are ready (compiled now or before).
     pub fn warm(&self, kernels: &[Kernel]) -> usize {
         let mut done = 0;
         for k in kernels {

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
 
 pub(crate) const SRC: &str = concat!(include_str!("../shaders/droplets.wgsl"), include_str!("../shaders/exact.wgsl"));
-const NAME: &str = "droplets.wgsl";
+pub(crate) const NAME: &str = "droplets.wgsl";
 /// Batches recorded per submission.
 const BATCHES_PER_SUBMIT: u32 = 256;
 

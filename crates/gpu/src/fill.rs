@@ -29,7 +29,7 @@ pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/rounds.wgsl"),
     include_str!("../shaders/tile_skip.wgsl")
 );
-const NAME: &str = "fill.wgsl";
+pub(crate) const NAME: &str = "fill.wgsl";
 /// Tile side of `relax` (cells).
 const TILE: usize = 32;
 

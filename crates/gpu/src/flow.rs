@@ -24,7 +24,7 @@ pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/rounds.wgsl"),
     include_str!("../shaders/roots.wgsl")
 );
-const NAME: &str = "flow.wgsl";
+pub(crate) const NAME: &str = "flow.wgsl";
 /// Rounds at most (`2^40` exceeds any grid's path length); `rounds.wgsl` reads this many
 /// counters.
 pub(crate) const MAX_ROUNDS: usize = 40;

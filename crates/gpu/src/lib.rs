@@ -38,10 +38,10 @@ pub use wgpu;
 /// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended
 /// where needed; the viewer composes the same files the same way).
 pub const SHADERS: [(&str, &str); 6] = [
-    ("flow.wgsl", flow::SRC),
-    ("fill.wgsl", fill::SRC),
-    ("stream_power.wgsl", stream_power::SRC),
-    ("thermal.wgsl", thermal::SRC),
-    ("droplets.wgsl", droplets::SRC),
-    ("shallow_water.wgsl", shallow_water::SRC),
+    (flow::NAME, flow::SRC),
+    (fill::NAME, fill::SRC),
+    (stream_power::NAME, stream_power::SRC),
+    (thermal::NAME, thermal::SRC),
+    (droplets::NAME, droplets::SRC),
+    (shallow_water::NAME, shallow_water::SRC),
 ];

@@ -49,7 +49,7 @@ pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/tile_skip.wgsl"),
     include_str!("../shaders/roots.wgsl")
 );
-const NAME: &str = "stream_power.wgsl";
+pub(crate) const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most (the
 /// default of [`GpuStreamPower::set_typed_rounds`]). None: since the checks replaced the probing
 /// passes, typing saves at most one tile pass pair on the test terrains (the crater's lake

@@ -11,7 +11,7 @@ use bozkir_terrain::erosion::thermal::ThermalParams;
 use crate::context::{dispatch, Gpu, GpuError, GridUniform};
 
 pub(crate) const SRC: &str = concat!(include_str!("../shaders/thermal.wgsl"), include_str!("../shaders/exact.wgsl"));
-const NAME: &str = "thermal.wgsl";
+pub(crate) const NAME: &str = "thermal.wgsl";
 /// Iterations recorded between two checks for a pass without active cells.
 const PER_CHECK: usize = 16;
 

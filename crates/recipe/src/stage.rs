@@ -477,7 +477,7 @@ pub struct StreamPowerStage {
     /// Drainage-area cap in cells (detail passes), 0 = none.
     pub area_cap_cells: f64,
     /// Drainage-area floor in m², 0 = none: one cell at the size the parameters were tuned at,
-    /// so a finer run keeps the tuned hillslopes (see `StreamPowerParams::area_floor`).
+    /// so a finer run's hilltops steepen no further than there (see `StreamPowerParams::area_floor`).
     pub area_floor_m2: f64,
 }
 

@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long)]
     pub area_cap: Option<f64>,
     /// Floor on drainage area in m²: one cell at the resolution the parameters were tuned at, so
-    /// a finer DEM keeps the tuned hillslope steepness (applied before the cap).
+    /// a finer DEM's hilltops steepen no further than at that resolution (applied before the cap).
     #[arg(long)]
     pub area_floor: Option<f64>,
     #[command(flatten)]

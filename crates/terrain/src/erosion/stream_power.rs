@@ -116,9 +116,9 @@ pub struct StreamPowerParams {
     /// Optional floor on the drainage area in m², applied before the cap: `A = min(max(A, floor),
     /// cap)`. The fluvial law is calibrated at some cell size; on a finer grid a hilltop cell
     /// drains only its own small area, so with `kappa = 0` its equilibrium slope `U/(K·A^m)`
-    /// grows without bound as the cells shrink. A floor of one cell at the calibrated size keeps
-    /// the hillslopes of a finer run at the calibrated steepness and changes nothing at (or
-    /// coarser than) that size. Default `None`.
+    /// grows without bound as the cells shrink. A floor of one cell at the calibrated size bounds
+    /// that slope by the calibrated size's (slopes still steepen somewhat where resolved valleys
+    /// are) and changes nothing at (or coarser than) that size. Default `None`.
     pub area_floor: Option<f64>,
 }
 
