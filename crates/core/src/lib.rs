@@ -10,6 +10,6 @@ pub mod progress;
 
 pub use grid::Grid;
 pub use hash::hash_u32;
-pub use progress::{NoProgress, Progress};
+pub use progress::{NoProgress, Observer, Progress};
 pub mod noise;
 pub mod rng;

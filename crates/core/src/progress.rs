@@ -19,3 +19,18 @@ pub trait Progress: Sync {
 pub struct NoProgress;
 
 impl Progress for NoProgress {}
+
+/// What a workflow (a library pipeline: make a tileset, analyse a DEM, build the demo scene…)
+/// tells the face that called it, beyond progress: the step it starts and notes for the user.
+///
+/// Faces time the steps (algorithm and pipeline crates never read the clock): a step lasts until
+/// the next [`Observer::step`] or the end of the call. The default methods do nothing, so
+/// [`NoProgress`] is also a silent observer.
+pub trait Observer: Progress {
+    /// The workflow starts the step `name` (e.g. `"fill"`, `"patch search"`).
+    fn step(&self, _name: &str) {}
+    /// A line the user should read: a warning, a fallback taken, a verdict.
+    fn note(&self, _text: &str) {}
+}
+
+impl Observer for NoProgress {}
