@@ -50,8 +50,13 @@ pub enum KernelKind {
 
 impl KernelKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [KernelKind; 5] =
-        [KernelKind::StreamPower, KernelKind::Droplets, KernelKind::ShallowWater, KernelKind::Thermal, KernelKind::Fill];
+    pub const ALL: [KernelKind; 5] = [
+        KernelKind::StreamPower,
+        KernelKind::Droplets,
+        KernelKind::ShallowWater,
+        KernelKind::Thermal,
+        KernelKind::Fill,
+    ];
 
     /// The kernel's name in messages and sidecars (`"stream_power"`, `"droplets"`, …).
     pub fn name(self) -> &'static str {

@@ -430,7 +430,6 @@ impl StageOp for FoldStage {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use crate::parse::parse;

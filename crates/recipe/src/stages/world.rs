@@ -208,7 +208,6 @@ impl StageOp for BiomeStage {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
