@@ -214,10 +214,7 @@ mod tests {
     #[test]
     fn messages_keep_their_wording() {
         assert_eq!(range("sigma", -1.0, 0.0, 1e6).unwrap_err().to_string(), "sigma must be in 0..=1000000, got -1");
-        assert_eq!(
-            count("steps", 0usize as u64, 1, 100_000).unwrap_err().to_string(),
-            "steps must be 1..=100000, got 0"
-        );
+        assert_eq!(count("steps", 0u64, 1, 100_000).unwrap_err().to_string(), "steps must be 1..=100000, got 0");
         assert_eq!(
             choice("kind", "x", &["fbm", "ridged"], "\"fbm\" or \"ridged\"").unwrap_err().to_string(),
             "kind must be \"fbm\" or \"ridged\", got \"x\""
