@@ -11,8 +11,8 @@
 use bozkir_core::{Grid, NoProgress, Progress};
 use bozkir_gpu::Gpu;
 use bozkir_recipe::builtin::builtin;
-use bozkir_recipe::Kernels;
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
+use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
 
 /// Times the stream-power stage it is offered instead of running it.
 struct Phases {
@@ -34,15 +34,16 @@ impl Kernels for Phases {
         g: &Grid<f64>,
         p: &StreamPowerParams,
         _: &dyn Progress,
-    ) -> Result<Option<StreamPowerOutput>, String> {
+    ) -> Result<Option<StreamPowerOutput>, KernelError> {
+        let failed = |e: String| KernelError::new(KernelKind::StreamPower, e);
         let gpu = &self.gpu;
         let _ = bozkir_gpu::fill::fill_epsilon(gpu, &Grid::new(64, 64, 1.0)); // pipelines
         let t = std::time::Instant::now();
-        let (_, passes) = bozkir_gpu::fill::fill_epsilon_passes(gpu, g).map_err(|e| e.to_string())?;
+        let (_, passes) = bozkir_gpu::fill::fill_epsilon_passes(gpu, g).map_err(|e| failed(e.to_string()))?;
         println!("ε fill: {:.1} ms, {passes} passes", t.elapsed().as_secs_f64() * 1e3);
         let mut out = None;
         for &typed in &self.typed {
-            out = Some(self.run(g, p, typed)?);
+            out = Some(self.run(g, p, typed).map_err(failed)?);
         }
         Ok(out)
     }

@@ -5,6 +5,7 @@
 
 mod analysis;
 mod cmd;
+mod gpu;
 mod outputs;
 mod progress;
 mod web;

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
@@ -38,25 +37,16 @@ pub enum GpuError {
 }
 
 /// `--gpu` of the command line: `off` (CPU only), `auto` (GPU when one works, else CPU with a
-/// message saying why) or `require` (GPU or a clear error).
+/// message saying why) or `require` (GPU or a clear error). See [`crate::GpuKernels`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GpuMode {
+    /// The CPU only.
     #[default]
     Off,
+    /// The GPU when one works, else the CPU with a message.
     Auto,
+    /// The GPU, or an error.
     Require,
-}
-
-impl FromStr for GpuMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "off" | "cpu" | "false" | "no" => Ok(Self::Off),
-            "auto" | "" | "true" | "on" | "yes" => Ok(Self::Auto),
-            "require" | "required" | "force" => Ok(Self::Require),
-            _ => Err(format!("--gpu must be auto, require or off, got {s:?}")),
-        }
-    }
 }
 
 impl fmt::Display for GpuMode {
@@ -118,17 +108,18 @@ impl Kernel {
             Kernel::Flow => &[(crate::flow::NAME, crate::flow::SRC)],
         }
     }
+}
 
-    /// The operation a recipe stage named `op` offers to the GPU, if any.
-    pub fn for_stage(op: &str) -> Option<Kernel> {
-        Some(match op {
-            "stream_power" => Kernel::StreamPower,
-            "droplets" => Kernel::Droplets,
-            "shallow_water" => Kernel::ShallowWater,
-            "thermal" => Kernel::Thermal,
-            "fill" => Kernel::Fill,
-            _ => return None,
-        })
+impl From<bozkir_terrain::kernels::KernelKind> for Kernel {
+    fn from(k: bozkir_terrain::kernels::KernelKind) -> Self {
+        use bozkir_terrain::kernels::KernelKind as K;
+        match k {
+            K::StreamPower => Kernel::StreamPower,
+            K::Droplets => Kernel::Droplets,
+            K::ShallowWater => Kernel::ShallowWater,
+            K::Thermal => Kernel::Thermal,
+            K::Fill => Kernel::Fill,
+        }
     }
 }
 
@@ -372,7 +363,8 @@ impl Gpu {
     }
 
     /// Compiles every compute entry point of the modules `kernels` use, so that their first
-    /// call does not wait for the driver (0.9–1.8 s for the stream power on the H200). Meant for
+    /// call does not wait for the driver (seconds for the stream power on a real driver;
+    /// `docs/gpu.md`). Meant for
     /// a background thread while the CPU does other work ([`Gpu::warm_in_background`]); an
     /// entry that fails to compile is left for its real call to report. Returns how many entry
     /// points are ready (compiled now or before).

@@ -13,6 +13,8 @@
 //! * [`thermal`]: Jacobi talus relaxation.
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
+//! * [`GpuKernels`]: all of them behind `bozkir_terrain::kernels::Kernels`, with the
+//!   `off`/`auto`/`require` choice of `--gpu` (the recipe runner, `erode` and `analyze` use it).
 //!
 //! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; shared
 //! pieces are appended where needed: `exact.wgsl` (correctly rounded division and `next_up`:
@@ -26,12 +28,14 @@ pub mod context;
 pub mod droplets;
 pub mod fill;
 pub mod flow;
+pub mod kernels;
 mod profile;
 pub mod shallow_water;
 pub mod stream_power;
 pub mod thermal;
 
 pub use context::{entry_points, Backend, DispatchTime, Gpu, GpuError, GpuMode, Kernel};
+pub use kernels::{GpuKernels, KernelFailed, Notes, RequireError};
 pub use profile::by_kernel;
 pub use wgpu;
 

@@ -51,16 +51,15 @@ pub(crate) const SRC: &str = concat!(
 );
 pub(crate) const NAME: &str = "stream_power.wgsl";
 /// Rounds of typing the clamps from the current solution and solving again, at most (the
-/// default of [`GpuStreamPower::set_typed_rounds`]). None: since the checks replaced the probing
-/// passes, typing saves at most one tile pass pair on the test terrains (the crater's lake
-/// passes its checks untyped), and ds2's stage at 8192² is faster without it (160–170 ms a step
-/// against 194–204 ms with 3 rounds, H200).
+/// default of [`GpuStreamPower::set_typed_rounds`]). None: with the checks, typing saves at
+/// most one tile pass pair on the test terrains (the crater's lake passes its checks untyped),
+/// and ds2's stage at 8192² is faster without it (timings in `docs/gpu.md`).
 const TYPED: usize = 0;
 
 /// Where the clamps' check fails: pass pairs before each typed solve, and rounds of both before
-/// the passes run to the end (defaults of [`GpuStreamPower::set_pass_typing`]). No rounds: on
-/// the H200, with the tile passes over lists of active tiles, ds2's stage at 8192² took 97–111
-/// ms a step with passes alone and 106–173 ms with 3 to 10 pairs a round (session 8).
+/// the passes run to the end (defaults of [`GpuStreamPower::set_pass_typing`]). No rounds: with
+/// the tile passes over lists of active tiles, passes alone are the faster on a large GPU
+/// (`docs/gpu.md`).
 const PASS_PAIRS: usize = 3;
 const PASS_ROUNDS: usize = 0;
 
@@ -915,11 +914,10 @@ impl<'g> GpuStreamPower<'g> {
     /// Where the clamps' check fails after the incision: up to `rounds` rounds of at most `pairs`
     /// pairs of tile passes followed by a typed solve (the clamps typed from the passes' solution
     /// and the maps jumped again), then passes until none moves. `rounds = 0` (the default) runs
-    /// the passes only. Typing cuts the moving pairs (ds2 at 8192²: 55–59 a step to 12–20) but
-    /// each typed solve is a full affine jump and moves most tiles by round-off, so on the H200
-    /// it was slower than passes over lists of active tiles (see `docs/benchmarks.md`); on
-    /// lavapipe it was faster. The result is the exact rule's fixed point either way, within the
-    /// passes' round-off threshold.
+    /// the passes only. Typing cuts the moving pairs, but each typed solve is a full affine jump
+    /// and moves most tiles by round-off, so on a large GPU it is slower than passes over lists
+    /// of active tiles (on lavapipe it is faster; `docs/gpu.md`). The result is the exact
+    /// rule's fixed point either way, within the passes' round-off threshold.
     pub fn set_pass_typing(&mut self, pairs: usize, rounds: usize) {
         self.pass_pairs = pairs.max(1);
         self.pass_rounds = rounds;

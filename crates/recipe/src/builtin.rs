@@ -1,7 +1,8 @@
 //! Built-in recipes: `ds2` (seed 001 §2.2 with its §9 values), `island` (seed 003), and one
 //! per profile (`canyon`, `alpine`, …: the original generator alone).
 
-use crate::parse::{parse, Recipe, RecipeError};
+use crate::error::RecipeError;
+use crate::parse::{parse, Recipe};
 use bozkir_terrain::profiles::{profile, profile_names};
 
 /// The built-in recipes' TOML sources.

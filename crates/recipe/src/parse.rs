@@ -8,7 +8,7 @@
 //! seed = 0                    # default seed; each stage derives its own from it
 //!
 //! [[stage]]
-//! op = "profile"              # one of the stage names in `stage::OPS`
+//! op = "profile"              # one of the stage names in `stages::OPS`
 //! profile = "hills"
 //! height_range = 400.0
 //!
@@ -18,39 +18,45 @@
 //! steps = 20
 //! ```
 
-use crate::stage::{parse_op, Op};
+use crate::error::{ParamError, RecipeError, StageError};
+use crate::stages::{parse_op, Op};
+use bozkir_terrain::kernels::KernelKind;
 use serde::Deserialize;
-use thiserror::Error;
 
 /// The recipe format this build reads.
 pub const RECIPE_FORMAT: u32 = 1;
 /// Largest resolution a recipe may ask for.
 pub const MAX_RESOLUTION: usize = 8192;
 
-/// What went wrong with a recipe; every message names the recipe and, where it applies, the line.
-#[derive(Debug, Error, Clone, PartialEq)]
-pub enum RecipeError {
-    #[error("{source_name}: {message}")]
-    Syntax { source_name: String, message: String },
-    #[error("{source_name} line {line}: stage {index} ({op}): {message}")]
-    Stage { source_name: String, line: usize, index: usize, op: String, message: String },
-    #[error("{source_name}: {message}")]
-    Invalid { source_name: String, message: String },
-    #[error("stage {index} ({op}, line {line}) produced {bad} non-finite heights; nothing was written")]
-    NonFinite { index: usize, op: String, line: usize, bad: usize },
-}
-
 /// A parsed recipe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recipe {
+    /// Its name (the file's or `builtin:NAME` when it has none).
     pub name: String,
+    /// One line saying what it makes.
     pub description: String,
     /// Starting resolution (cells per side).
     pub size: usize,
     /// Metres per cell at `size`.
     pub cell_size: f64,
+    /// Default seed; each stage derives its own from it.
     pub seed: u64,
+    /// The stages, in order.
     pub stages: Vec<Stage>,
+}
+
+impl Recipe {
+    /// The kernels its stages may offer to a [`bozkir_terrain::kernels::Kernels`]
+    /// implementation, each once, in the order of their first stage.
+    pub fn kernel_kinds(&self) -> Vec<KernelKind> {
+        let mut kinds = Vec::new();
+        for k in self.stages.iter().filter_map(|s| s.op.kernel()) {
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        kinds
+    }
 }
 
 /// One stage: its operation, where it runs, and where it was written.
@@ -114,24 +120,22 @@ pub fn parse(text: &str, source_name: &str) -> Result<Recipe, RecipeError> {
     for (index, spanned) in raw.stage.into_iter().enumerate() {
         let line = line_of(text, spanned.span().start);
         let mut table = spanned.into_inner();
-        let stage_err = |op: &str, message: String| RecipeError::Stage {
+        let stage_err = |op: &str, problem: ParamError| RecipeError::Stage {
             source_name: source_name.to_string(),
             line,
             index: index + 1,
             op: op.to_string(),
-            message,
+            problem: StageError::Param(problem),
         };
         let op = match table.remove("op") {
             Some(toml::Value::String(s)) => s,
-            Some(v) => return Err(stage_err("?", format!("op must be a string, got {v}"))),
-            None => return Err(stage_err("?", "missing op".into())),
+            Some(v) => return Err(stage_err("?", ParamError::OpType(v.to_string()))),
+            None => return Err(stage_err("?", ParamError::MissingOp)),
         };
         let resolution = match table.remove("resolution") {
             None => None,
             Some(toml::Value::Integer(r)) if (8..=MAX_RESOLUTION as i64).contains(&r) => Some(r as usize),
-            Some(v) => {
-                return Err(stage_err(&op, format!("resolution must be an integer in 8..={MAX_RESOLUTION}, got {v}")))
-            }
+            Some(v) => return Err(stage_err(&op, ParamError::Resolution(v.to_string()))),
         };
         let op_value = parse_op(&op, table).map_err(|m| stage_err(&op, m))?;
         stages.push(Stage { line, op: op_value, resolution });

@@ -1,15 +1,23 @@
 //! Running a whole recipe.
 
-use crate::kernels::{Cpu, Kernels};
-use crate::parse::{Recipe, RecipeError};
-use crate::stage::apply_with;
+use crate::error::RecipeError;
+use crate::parse::Recipe;
+use crate::stages::apply_with;
 use crate::state::{check, StageReport, State};
 use bozkir_core::Progress;
+use bozkir_terrain::kernels::{Cpu, Kernels};
 
 /// What [`run`] tells its observer: a stage starts, or finished with this report.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StageEvent<'a> {
-    Start { index: usize, op: &'a str },
+    /// Stage `index` (1-based), named `op`, starts.
+    Start {
+        /// 1-based position.
+        index: usize,
+        /// The stage's name.
+        op: &'a str,
+    },
+    /// A stage finished; its range.
     Done(StageReport),
 }
 
@@ -30,7 +38,8 @@ pub fn run(
     run_with(recipe, size, cell_size, seed, progress, &Cpu, observe)
 }
 
-/// [`run`] with the erosion stages offered to `kernels` first (see [`Kernels`]).
+/// [`run`] with the stages' kernels offered to `kernels` first (see [`Kernels`]); they are told
+/// which kernels the recipe uses ([`Kernels::warm`]) before the first stage.
 pub fn run_with(
     recipe: &Recipe,
     size: usize,
@@ -41,6 +50,7 @@ pub fn run_with(
     mut observe: impl FnMut(StageEvent),
 ) -> Result<State, RecipeError> {
     let mut state = State::new(size, cell_size, seed);
+    kernels.warm(&recipe.kernel_kinds());
     for (i, stage) in recipe.stages.iter().enumerate() {
         let index = i + 1;
         if let Some(res) = stage.resolution {
@@ -48,12 +58,12 @@ pub fn run_with(
             state.resample_to(scaled);
         }
         observe(StageEvent::Start { index, op: stage.op.name() });
-        apply_with(&stage.op, index, &mut state, progress, kernels).map_err(|message| RecipeError::Stage {
+        apply_with(&stage.op, index, &mut state, progress, kernels).map_err(|problem| RecipeError::Stage {
             source_name: recipe.name.clone(),
             line: stage.line,
             index,
             op: stage.op.name().to_string(),
-            message,
+            problem,
         })?;
         observe(StageEvent::Done(check(&state, index, stage.op.name(), stage.line)?));
         if progress.cancelled() {

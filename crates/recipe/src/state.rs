@@ -1,6 +1,6 @@
 //! What flows between stages: the height field in metres and the masks stages record.
 
-use crate::parse::RecipeError;
+use crate::error::RecipeError;
 use bozkir_core::Grid;
 use bozkir_terrain::sculpt::warp::sample_bilinear;
 use std::collections::BTreeMap;

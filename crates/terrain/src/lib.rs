@@ -6,6 +6,7 @@
 pub mod erosion;
 pub mod hydrology;
 pub mod island;
+pub mod kernels;
 pub mod landform;
 pub mod profiles;
 pub mod sculpt;

@@ -24,11 +24,8 @@ pub struct Args {
     /// Stream threshold in cells (default: max(12, cells / 2000)).
     #[arg(long)]
     pub stream_threshold: Option<u32>,
-    /// Fill the depressions on the GPU (the same bits as the CPU's fill): `auto` (`--gpu` alone:
-    /// the GPU when one works, else the CPU with a message saying why), `require` (fail instead)
-    /// or `off`.
-    #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
-    pub gpu: String,
+    #[command(flatten)]
+    pub gpu: crate::gpu::GpuArgs,
 }
 
 /// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).
@@ -58,8 +55,7 @@ impl Scale {
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
-    let mode: bozkir_gpu::GpuMode = a.gpu.parse().map_err(anyhow::Error::msg)?;
-    let kernels = super::recipe::GpuKernels::new(mode)?;
+    let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     let mut timings = Vec::new();
     let (dem, note) = timed(&mut timings, "read", &bar, || super::load_dem(&a.dem))?;
@@ -69,8 +65,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     let mut st = Staging::new(&a.out)?;
     let filled = timed(&mut timings, "fill", &bar, || -> Result<_> {
-        use bozkir_recipe::Kernels;
-        Ok(match kernels.fill(&dem).map_err(anyhow::Error::msg)? {
+        use bozkir_terrain::kernels::Kernels;
+        Ok(match kernels.fill(&dem)? {
             Some(f) => f,
             None => fill_epsilon(&dem),
         })

@@ -52,7 +52,7 @@ pub fn build_scene(out: &Path, size: usize, quiet: bool) -> Result<()> {
         dome: None,
         tilt: None,
         stretch: None,
-        gpu: "off".into(),
+        gpu: crate::gpu::GpuArgs::default(),
         until: None,
     };
     super::terrain::run(t, quiet)?;

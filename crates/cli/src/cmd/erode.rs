@@ -43,10 +43,8 @@ pub struct Args {
     pub area_floor: Option<f64>,
     #[command(flatten)]
     pub scale: super::analyze::Scale,
-    /// Run on the GPU: `auto` (`--gpu` alone: the GPU when one works, else the CPU with a
-    /// message saying why), `require` (fail instead) or `off`.
-    #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
-    pub gpu: String,
+    #[command(flatten)]
+    pub gpu: crate::gpu::GpuArgs,
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
@@ -70,16 +68,15 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         area_cap: a.area_cap.map(|c| positive("area-cap", c)).transpose()?,
         area_floor: a.area_floor.map(|c| positive("area-floor", c)).transpose()?,
     };
-    let mode: bozkir_gpu::GpuMode = a.gpu.parse().map_err(anyhow::Error::msg)?;
-    let kernels = super::recipe::GpuKernels::new(mode)?;
+    let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     let mut timings = Vec::new();
     let (dem, note) = timed(&mut timings, "read", &bar, || super::load_dem(&a.dem))?;
     let dem = a.scale.apply(dem)?;
     let mut st = Staging::new(&a.out)?;
     let out = timed(&mut timings, "erode", &bar, || -> Result<_> {
-        use bozkir_recipe::Kernels;
-        Ok(match kernels.stream_power(&dem, &params, &bar).map_err(anyhow::Error::msg)? {
+        use bozkir_terrain::kernels::Kernels;
+        Ok(match kernels.stream_power(&dem, &params, &bar)? {
             Some(o) => o,
             None => stream_power(&dem, &params, &bar),
         })

@@ -7,16 +7,9 @@ use crate::outputs::{finish, write_analysis, write_height, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
-use bozkir_core::Progress;
-use bozkir_gpu::{Gpu, GpuError, GpuMode, Kernel};
 use bozkir_io::{Encoding, Sidecar};
-use bozkir_recipe::{builtin, parse, run_with, Kernels, Recipe, StageEvent};
-use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
-use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
-use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
-use bozkir_terrain::erosion::thermal::ThermalParams;
+use bozkir_recipe::{builtin, parse, run_with, Recipe, StageEvent};
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
-use std::cell::RefCell;
 use std::path::Path;
 use std::time::Instant;
 
@@ -55,8 +48,7 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     let mut rows = Vec::new();
     let total = Instant::now();
     let mut t = Instant::now();
-    let kernels = GpuKernels::new(a.gpu_mode()?)?;
-    kernels.warm(recipe.stages.iter().map(|s| s.op.name()));
+    let kernels = a.gpu.kernels()?;
     let state = run_with(&recipe, size, cell, seed, &bar, &kernels, |e| match e {
         StageEvent::Start { op, .. } => {
             bar.stage(op);
@@ -76,7 +68,7 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
         let sigma = 2.0 * h.dx.max(h.dy);
         write_soft_biomes(&mut st, &state.masks)?;
         for (name, m) in &state.masks {
-            if name.starts_with(bozkir_recipe::erosion::SOFT_BIOME_PREFIX) {
+            if name.starts_with(bozkir_recipe::SOFT_BIOME_PREFIX) {
                 continue;
             }
             if name == "biome" {
@@ -173,7 +165,7 @@ pub fn soft_biome_file(name: &str) -> String {
 /// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
 /// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
 fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String, Grid<f64>>) -> Result<()> {
-    let soft = bozkir_recipe::erosion::soft_biome_masks(masks);
+    let soft = bozkir_recipe::soft_biome_masks(masks);
     if soft.is_empty() {
         return Ok(());
     }
@@ -190,127 +182,4 @@ fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String
 
 fn to_u8(m: &Grid<f64>) -> Grid<u8> {
     m.map(|&v| if v.is_finite() { (v.clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
-}
-
-/// The `bozkir-gpu` kernels behind `--gpu`, for recipe runs and `bozkir erode`: the GPU when one
-/// works, else the CPU with a message on stderr saying which ran and why; `require` turns every
-/// such fallback into an error.
-pub(crate) struct GpuKernels {
-    mode: GpuMode,
-    gpu: Option<std::sync::Arc<Gpu>>,
-    /// "stage: backend" per erosion stage run, in order.
-    ran: RefCell<Vec<String>>,
-}
-
-impl GpuKernels {
-    pub(crate) fn new(mode: GpuMode) -> Result<Self> {
-        let gpu = match mode {
-            GpuMode::Off => None,
-            _ => match Gpu::new() {
-                Ok(g) => {
-                    eprintln!("gpu: using {}", g.adapter_name());
-                    Some(std::sync::Arc::new(g))
-                }
-                Err(e) if mode == GpuMode::Require => bail!("--gpu=require: {e}"),
-                Err(e) => {
-                    eprintln!("gpu: {e}; running on the CPU instead (--gpu=off to silence, --gpu=require to fail)");
-                    None
-                }
-            },
-        };
-        Ok(Self { mode, gpu, ran: RefCell::new(Vec::new()) })
-    }
-
-    /// Compiles the GPU pipelines of the erosion stages among `ops` on a background thread, so
-    /// that the CPU stages before them hide the driver's compile time (the first stage needing
-    /// a pipeline still being compiled waits for that one only).
-    pub(crate) fn warm<'a>(&self, ops: impl Iterator<Item = &'a str>) {
-        let Some(gpu) = &self.gpu else { return };
-        let mut kernels: Vec<Kernel> = Vec::new();
-        for k in ops.filter_map(Kernel::for_stage) {
-            if !kernels.contains(&k) {
-                kernels.push(k);
-            }
-        }
-        if !kernels.is_empty() {
-            drop(gpu.warm_in_background(&kernels));
-        }
-    }
-
-    /// The sidecar's `backend`: `cpu`, `gpu (adapter)` or `mixed (adapter)` when some erosion
-    /// stage fell back to the CPU.
-    pub(crate) fn backend(&self) -> String {
-        let ran = self.ran.borrow();
-        let on_gpu = ran.iter().filter(|s| !s.ends_with(": cpu")).count();
-        match &self.gpu {
-            Some(g) if on_gpu > 0 && on_gpu == ran.len() => format!("gpu ({})", g.adapter_name()),
-            Some(g) if on_gpu > 0 => format!("mixed ({}; CPU for the rest)", g.adapter_name()),
-            _ => "cpu".into(),
-        }
-    }
-
-    /// Which backend each erosion stage ran on.
-    pub(crate) fn stages(&self) -> Vec<String> {
-        self.ran.borrow().clone()
-    }
-
-    fn go<T>(&self, stage: &str, f: impl FnOnce(&Gpu) -> Result<T, GpuError>) -> Result<Option<T>, String> {
-        let Some(gpu) = &self.gpu else {
-            self.ran.borrow_mut().push(format!("{stage}: cpu"));
-            return Ok(None);
-        };
-        match f(gpu) {
-            Ok(v) => {
-                self.ran.borrow_mut().push(format!("{stage}: gpu"));
-                Ok(Some(v))
-            }
-            Err(e) if self.mode == GpuMode::Require => Err(format!("--gpu=require: {stage} on the GPU failed: {e}")),
-            Err(e) => {
-                eprintln!("gpu: {stage} ran on the CPU: {e}");
-                self.ran.borrow_mut().push(format!("{stage}: cpu"));
-                Ok(None)
-            }
-        }
-    }
-}
-
-impl Kernels for GpuKernels {
-    fn stream_power(
-        &self,
-        h: &Grid<f64>,
-        p: &StreamPowerParams,
-        _: &dyn Progress,
-    ) -> Result<Option<StreamPowerOutput>, String> {
-        self.go("stream_power", |g| bozkir_gpu::stream_power::stream_power(g, h, p))
-    }
-    fn droplets(&self, h: &Grid<f64>, p: &DropletParams, _: &dyn Progress) -> Result<Option<DropletOutput>, String> {
-        let t = Instant::now();
-        let out = self.go("droplets", |g| bozkir_gpu::droplets::erode_droplets(g, h, p))?;
-        if let Some(o) = &out {
-            // The device's rate on this run, transfers included (the target is droplet-steps/s).
-            let secs = t.elapsed().as_secs_f64();
-            eprintln!(
-                "gpu: droplets: {} droplets, {} steps in {secs:.2} s ({:.2e} droplet-steps/s, batches of {})",
-                o.stats.droplets,
-                o.stats.steps_total,
-                o.stats.steps_total as f64 / secs,
-                bozkir_terrain::erosion::droplets::effective_batch(p.batch_size, h.len())
-            );
-        }
-        Ok(out)
-    }
-    fn shallow_water(
-        &self,
-        h: &Grid<f64>,
-        p: &ShallowWaterParams,
-        _: &dyn Progress,
-    ) -> Result<Option<ShallowWaterOutput>, String> {
-        self.go("shallow_water", |g| bozkir_gpu::shallow_water::shallow_water(g, h, p))
-    }
-    fn fill(&self, h: &Grid<f64>) -> Result<Option<Grid<f64>>, String> {
-        self.go("fill", |g| bozkir_gpu::fill::fill_epsilon(g, h))
-    }
-    fn thermal(&self, h: &Grid<f64>, p: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, String> {
-        self.go("thermal", |g| bozkir_gpu::thermal::thermal(g, h, p).map(|(h, _)| h))
-    }
 }

@@ -72,11 +72,8 @@ pub struct Args {
     /// Override: horizontal stretch of the noise.
     #[arg(long)]
     pub stretch: Option<f64>,
-    /// Run the erosion stages of a recipe (stream power, droplets, shallow water, thermal) on the GPU:
-    /// `auto` (`--gpu` alone: the GPU when one works, else the CPU with a message saying why),
-    /// `require` (fail instead of falling back) or `off`.
-    #[arg(long, num_args = 0..=1, default_missing_value = "auto", default_value = "off", value_name = "MODE")]
-    pub gpu: String,
+    #[command(flatten)]
+    pub gpu: crate::gpu::GpuArgs,
     /// With --recipe: run only its first N stages (write each prefix to its own folder to
     /// compare the erosion stack stage by stage, e.g. in the viewer's mesh mode).
     #[arg(long, requires = "recipe")]
@@ -84,10 +81,6 @@ pub struct Args {
 }
 
 impl Args {
-    pub(crate) fn gpu_mode(&self) -> Result<bozkir_gpu::GpuMode> {
-        self.gpu.parse().map_err(anyhow::Error::msg)
-    }
-
     fn overrides(&self) -> [(&'static str, Option<f64>); 12] {
         let o = [
             self.octaves,
@@ -117,14 +110,14 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     // Everything is validated before any work or any file.
     let prof = profile(&a.profile).map_err(anyhow::Error::msg)?;
-    match a.gpu_mode()? {
-        bozkir_gpu::GpuMode::Off => {}
-        bozkir_gpu::GpuMode::Auto => {
+    match a.gpu.mode {
+        crate::gpu::GpuMode::Off => {}
+        crate::gpu::GpuMode::Auto => {
             eprintln!(
                 "gpu: the profile generator has no GPU kernel (only recipe erosion stages do); running on the CPU"
             )
         }
-        bozkir_gpu::GpuMode::Require => {
+        crate::gpu::GpuMode::Require => {
             bail!("--gpu=require: the profile generator has no GPU kernel; use --recipe for GPU erosion stages")
         }
     }

@@ -1,10 +1,10 @@
-//! Recipe stages for the detail and sculpting operators of seed 001 (§4.5, §4.6, §6): slab,
-//! reverse sculpting, rills, crags, plates, polish, upsampling, sediment floors, canyons and the
-//! lateral fold. Each mirrors the terrain crate's parameters that a recipe may set; the rest keep
-//! the terrain crate's documented defaults.
+//! Detail stages of seed 001 (§6): rills, crags, plates, polish, upsampling, sediment floors,
+//! canyons and the lateral fold. Each mirrors the terrain crate's parameters that a recipe may
+//! set; the rest keep the terrain crate's documented defaults.
 
+use super::{StageCtx, StageOp};
+use crate::error::{choice, count, range, ParamError, StageError};
 use crate::state::State;
-use bozkir_terrain::erosion::slab::{slab_filter, SlabParams};
 use bozkir_terrain::sculpt::detail::canyon::{
     drainage_canyon, separator_canyon, DrainageCanyonParams, SeparatorCanyonParams,
 };
@@ -16,139 +16,11 @@ use bozkir_terrain::sculpt::detail::rills::{rills, RillParams};
 use bozkir_terrain::sculpt::detail::sediment_floor::{sediment_floor, FloorLevel, SedimentFloorParams};
 use bozkir_terrain::sculpt::detail::upsample::{upsample, UpsampleKernel, UpsampleParams};
 use bozkir_terrain::sculpt::masks::normalise_mask;
-use bozkir_terrain::sculpt::reverse::{reverse_sculpt, ReverseParams};
 use serde::Deserialize;
 
-pub(crate) fn range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
-    if !v.is_finite() || v < lo || v > hi {
-        return Err(format!("{name} must be in {lo}..={hi}, got {v}"));
-    }
-    Ok(())
-}
-
-fn gate(lo: f64, hi: f64) -> Result<(), String> {
+fn gate(lo: f64, hi: f64) -> Result<(), ParamError> {
     range("gate_lo_deg", lo, 0.0, 90.0)?;
     range("gate_hi_deg", hi, 0.0, 90.0)
-}
-
-/// `slab`: cap slopes to a window's implied angle (seed 001 §4.5).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SlabStage {
-    pub angle_deg: f64,
-    pub window_m: f64,
-    pub passes: u32,
-    pub opacity: f64,
-    pub diagonals: bool,
-}
-
-impl Default for SlabStage {
-    fn default() -> Self {
-        let d = SlabParams::default();
-        Self {
-            angle_deg: d.angle_deg,
-            window_m: d.window_m,
-            passes: d.passes,
-            opacity: d.opacity,
-            diagonals: d.diagonals,
-        }
-    }
-}
-
-impl SlabStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
-        range("angle_deg", self.angle_deg, 0.1, 89.9)?;
-        if self.window_m.is_nan() || self.window_m <= 0.0 {
-            return Err(format!("window_m must be above 0, got {}", self.window_m));
-        }
-        range("opacity", self.opacity, 0.0, 1.0)?;
-        if !(1..=64).contains(&self.passes) {
-            return Err(format!("passes must be 1..=64, got {}", self.passes));
-        }
-        Ok(self)
-    }
-    pub(crate) fn apply(&self, state: &mut State) {
-        let p = SlabParams {
-            angle_deg: self.angle_deg,
-            window_m: self.window_m,
-            passes: self.passes,
-            opacity: self.opacity,
-            diagonals: self.diagonals,
-        };
-        state.height = slab_filter(&state.height, &p);
-    }
-}
-
-/// `reverse`: result-first sculpting by Voronoi region drops (seed 001 §4.6).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ReverseStage {
-    pub region_m: f64,
-    pub drop_fraction: f64,
-    pub depth: f64,
-    pub depth_variation: f64,
-    pub debris: f64,
-    /// Slope (degrees) below which routed rubble comes to rest.
-    pub toe_deg: f64,
-    /// Rubble stops at its region's lower boundary (true) or runs on to the toe (false).
-    pub debris_in_region: bool,
-    /// Passes of 3×3 spreading of the rubble where it came to rest (0..=16).
-    pub debris_spread: u32,
-    pub noise_m: f64,
-    pub finish: bool,
-    pub seed: Option<u64>,
-}
-
-impl Default for ReverseStage {
-    fn default() -> Self {
-        let d = ReverseParams::default();
-        Self {
-            region_m: d.region_m,
-            drop_fraction: d.drop_fraction,
-            depth: d.depth,
-            depth_variation: d.depth_variation,
-            debris: d.debris,
-            toe_deg: d.toe_deg,
-            debris_in_region: d.debris_in_region,
-            debris_spread: d.debris_spread,
-            noise_m: d.noise_m,
-            finish: d.finish,
-            seed: None,
-        }
-    }
-}
-
-impl ReverseStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
-        range("region_m", self.region_m, 1e-3, 1e7)?;
-        range("drop_fraction", self.drop_fraction, 0.0, 1.0)?;
-        range("depth", self.depth, 0.0, 1.0)?;
-        range("depth_variation", self.depth_variation, 0.0, 1.0)?;
-        range("debris", self.debris, 0.0, 1.0)?;
-        range("toe_deg", self.toe_deg, 0.0, 89.9)?;
-        if self.debris_spread > 16 {
-            return Err(format!("debris_spread must be 0..=16, got {}", self.debris_spread));
-        }
-        range("noise_m", self.noise_m, 0.0, 1e5)?;
-        Ok(self)
-    }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
-        let p = ReverseParams {
-            region_m: self.region_m,
-            drop_fraction: self.drop_fraction,
-            depth: self.depth,
-            depth_variation: self.depth_variation,
-            debris: self.debris,
-            toe_deg: self.toe_deg,
-            debris_in_region: self.debris_in_region,
-            debris_spread: self.debris_spread,
-            noise_m: self.noise_m,
-            finish: self.finish,
-            seed,
-            ..ReverseParams::default()
-        };
-        state.height = reverse_sculpt(&state.height, &p).0;
-    }
 }
 
 /// `rills`: anisotropic downslope striations (seed 001 §6.2).
@@ -182,20 +54,20 @@ impl Default for RillStage {
     }
 }
 
-impl RillStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for RillStage {
+    const NAME: &'static str = "rills";
+    fn validated(self) -> Result<Self, ParamError> {
         range("across_m", self.across_m, 1e-3, 1e6)?;
         range("along_m", self.along_m, 1e-3, 1e6)?;
         range("amplitude_m", self.amplitude_m, -1e4, 1e4)?;
         gate(self.gate_lo_deg, self.gate_hi_deg)?;
-        if !(1..=8).contains(&self.layers) {
-            return Err(format!("layers must be 1..=8, got {}", self.layers));
-        }
+        count("layers", self.layers, 1, 8)?;
         range("lacunarity", self.lacunarity, 1.0, 8.0)?;
         range("gain", self.gain, 0.0, 1.0)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let seed = ctx.seed32();
         let d = RillParams::default();
         let p = RillParams {
             across_m: self.across_m,
@@ -210,6 +82,7 @@ impl RillStage {
             ..d
         };
         state.height = rills(&state.height, &p);
+        Ok(())
     }
 }
 
@@ -230,14 +103,16 @@ impl Default for CragStage {
     }
 }
 
-impl CragStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for CragStage {
+    const NAME: &'static str = "crags";
+    fn validated(self) -> Result<Self, ParamError> {
         range("ridged_m", self.ridged_m, -1e4, 1e4)?;
         range("voronoi_m", self.voronoi_m, -1e4, 1e4)?;
         gate(self.gate_lo_deg, self.gate_hi_deg)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let seed = ctx.seed32();
         let d = CragParams::default();
         let p = CragParams {
             ridged_m: self.ridged_m,
@@ -248,6 +123,7 @@ impl CragStage {
             cells: bozkir_core::noise::CellularParams { seed: seed ^ 0x51, ..d.cells },
         };
         state.height = crags(&state.height, &p);
+        Ok(())
     }
 }
 
@@ -268,14 +144,16 @@ impl Default for PlatesStage {
     }
 }
 
-impl PlatesStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for PlatesStage {
+    const NAME: &'static str = "plates";
+    fn validated(self) -> Result<Self, ParamError> {
         range("plate_m", self.plate_m, -1e4, 1e4)?;
         range("crack_m", self.crack_m, -1e4, 1e4)?;
         gate(self.gate_lo_deg, self.gate_hi_deg)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let seed = ctx.seed32();
         let d = PlatesParams::default();
         let p = PlatesParams {
             plate_m: self.plate_m,
@@ -286,6 +164,7 @@ impl PlatesStage {
             ..d
         };
         state.height = plates(&state.height, &p);
+        Ok(())
     }
 }
 
@@ -315,15 +194,16 @@ impl Default for PolishStage {
     }
 }
 
-impl PolishStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for PolishStage {
+    const NAME: &'static str = "polish";
+    fn validated(self) -> Result<Self, ParamError> {
         range("strength", self.strength, 0.0, 1.0)?;
         range("wash_strength", self.wash_strength, 0.0, 1.0)?;
         range("flat_deg", self.flat_deg, 0.0, 90.0)?;
         range("steep_deg", self.steep_deg, 0.0, 90.0)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, state: &mut State) {
+    fn apply(&self, _ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let p = PolishParams {
             strength: self.strength,
             flat_deg: self.flat_deg,
@@ -334,6 +214,7 @@ impl PolishStage {
         let sigma = 2.0 * state.height.dx.max(state.height.dy);
         let wash = state.masks.get(&self.wash_mask).map(|m| normalise_mask(m, sigma, 1.0));
         state.height = polish(&state.height, &p, wash.as_ref());
+        Ok(())
     }
 }
 
@@ -354,22 +235,20 @@ impl Default for UpsampleStage {
     }
 }
 
-impl UpsampleStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
-        if !(2..=8).contains(&self.factor) {
-            return Err(format!("factor must be 2..=8, got {}", self.factor));
-        }
-        if !matches!(self.kernel.as_str(), "bicubic" | "bilinear") {
-            return Err(format!("kernel must be \"bicubic\" or \"bilinear\", got {:?}", self.kernel));
-        }
+impl StageOp for UpsampleStage {
+    const NAME: &'static str = "upsample";
+    fn validated(self) -> Result<Self, ParamError> {
+        count("factor", self.factor as u64, 2, 8)?;
+        choice("kernel", &self.kernel, &["bicubic", "bilinear"], "\"bicubic\" or \"bilinear\"")?;
         range("detail_m", self.detail_m, 0.0, 1e4)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State) -> Result<(), String> {
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let seed = ctx.seed32();
         let long = state.height.width().max(state.height.height());
         let out = (long - 1) * self.factor + 1;
         if out > crate::parse::MAX_RESOLUTION + 1 {
-            return Err(format!("upsampling {long} cells by {} gives {out}, above the cap", self.factor));
+            return Err(StageError::TooLarge { long, factor: self.factor, out });
         }
         let d = UpsampleParams::default();
         let p = UpsampleParams {
@@ -406,19 +285,17 @@ impl Default for SedimentFloorStage {
     }
 }
 
-impl SedimentFloorStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for SedimentFloorStage {
+    const NAME: &'static str = "sediment_floor";
+    fn validated(self) -> Result<Self, ParamError> {
         range("threshold", self.threshold, 0.0, 1.0)?;
         range("quantile", self.quantile, 0.0, 1.0)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, state: &mut State) -> Result<(), String> {
-        let m = state.masks.get(&self.mask).ok_or_else(|| {
-            format!(
-                "no mask {:?} recorded yet (have: {})",
-                self.mask,
-                state.masks.keys().cloned().collect::<Vec<_>>().join(", ")
-            )
+    fn apply(&self, _ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let m = state.masks.get(&self.mask).ok_or_else(|| StageError::MissingMask {
+            mask: self.mask.clone(),
+            have: state.masks.keys().cloned().collect::<Vec<_>>().join(", "),
         })?;
         let sigma = 2.0 * state.height.dx.max(state.height.dy);
         let norm = normalise_mask(m, sigma, 1.0);
@@ -462,16 +339,19 @@ impl Default for CanyonStage {
     }
 }
 
-impl CanyonStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for CanyonStage {
+    const NAME: &'static str = "canyon";
+    fn validated(self) -> Result<Self, ParamError> {
         match self.kind.as_str() {
             "drainage" => {}
             "separator" => {
                 if self.path.len() < 2 || self.path.iter().flatten().any(|v| !(0.0..=1.0).contains(v)) {
-                    return Err("a separator canyon needs a path of at least 2 points with coordinates in 0..1".into());
+                    return Err(ParamError::Rule(
+                        "a separator canyon needs a path of at least 2 points with coordinates in 0..1",
+                    ));
                 }
             }
-            k => return Err(format!("kind must be \"separator\" or \"drainage\", got {k:?}")),
+            _ => choice("kind", &self.kind, &["separator", "drainage"], "\"separator\" or \"drainage\"")?,
         }
         range("width_m", self.width_m, 1e-3, 1e6)?;
         range("depth_m", self.depth_m, 0.0, 1e5)?;
@@ -479,11 +359,11 @@ impl CanyonStage {
         range("band_m", self.band_m, 1e-3, 1e5)?;
         range("hard_fraction", self.hard_fraction, 0.0, 1.0)?;
         if self.kind == "separator" && self.hardness > 0.0 {
-            return Err("hardness applies to kind = \"drainage\" only".into());
+            return Err(ParamError::Rule("hardness applies to kind = \"drainage\" only"));
         }
         Ok(self)
     }
-    pub(crate) fn apply(&self, state: &mut State) {
+    fn apply(&self, _ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let g = &state.height;
         if self.kind == "separator" {
             let (ex, ey) = ((g.width() - 1) as f64 * g.dx, (g.height() - 1) as f64 * g.dy);
@@ -505,6 +385,7 @@ impl CanyonStage {
             };
             state.height = drainage_canyon(g, &p);
         }
+        Ok(())
     }
 }
 
@@ -525,13 +406,15 @@ impl Default for FoldStage {
     }
 }
 
-impl FoldStage {
-    pub(crate) fn validated(self) -> Result<Self, String> {
+impl StageOp for FoldStage {
+    const NAME: &'static str = "fold";
+    fn validated(self) -> Result<Self, ParamError> {
         range("amplitude_m", self.amplitude_m, 0.0, 1e4)?;
         gate(self.gate_lo_deg, self.gate_hi_deg)?;
         Ok(self)
     }
-    pub(crate) fn apply(&self, seed: u32, state: &mut State) {
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let seed = ctx.seed32();
         let d = FoldParams::default();
         let p = FoldParams {
             amplitude_m: self.amplitude_m,
@@ -543,13 +426,14 @@ impl FoldStage {
         let f = lateral_fold(&state.height, &p);
         state.masks.insert("fold_east".into(), f.east);
         state.masks.insert("fold_south".into(), f.south);
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::parse::parse;
-    use crate::stage::Op;
+    use crate::stages::Op;
 
     fn one(stage: &str) -> Result<Op, String> {
         let text = format!("size = 32\n[[stage]]\n{stage}\n");

@@ -1,0 +1,150 @@
+//! The stages that make ground from nothing: `profile` (the original generator) and `noise`.
+
+use super::{StageCtx, StageOp};
+use crate::error::{choice, count, range, terrain, ParamError, StageError};
+use crate::state::State;
+use bozkir_core::noise::{fbm01, ridged, FbmParams, RidgedParams};
+use bozkir_terrain::profiles::{generate, profile};
+use bozkir_terrain::sculpt::mask::smoothstep;
+use bozkir_terrain::sculpt::sample::sample_grid;
+use serde::Deserialize;
+
+/// `profile`: the original bozkir generator for a named profile (replaces the height).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileStage {
+    /// Profile name (see `bozkir profiles`).
+    pub profile: String,
+    /// Metres from lowest to highest point. Default 1000.
+    #[serde(default = "default_range")]
+    pub height_range: f64,
+    /// Seed; default: the recipe seed itself (so `--recipe canyon --seed 3` equals `--profile canyon --seed 3`).
+    /// All 64 bits reach the generator.
+    pub seed: Option<u64>,
+    /// Overrides of profile parameters by name (`ridge = 0.7`, …).
+    #[serde(default)]
+    pub set: std::collections::BTreeMap<String, f64>,
+}
+
+fn default_range() -> f64 {
+    1000.0
+}
+
+impl ProfileStage {
+    fn params(&self) -> Result<bozkir_terrain::profiles::ProfileParams, ParamError> {
+        let mut p = profile(&self.profile).map_err(terrain)?.params;
+        for (k, v) in &self.set {
+            p.set(k, *v).map_err(terrain)?;
+        }
+        Ok(p)
+    }
+}
+
+impl StageOp for ProfileStage {
+    const NAME: &'static str = "profile";
+    fn validated(self) -> Result<Self, ParamError> {
+        range("height_range", self.height_range, 0.0, 1e6)?;
+        self.params()?;
+        Ok(self)
+    }
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let n = state.height.width().max(state.height.height());
+        let p = self.params().expect("validated");
+        let t = generate(n, self.seed.unwrap_or(ctx.recipe_seed), &p, ctx.progress);
+        let (dx, dy) = (state.height.dx, state.height.dy);
+        let r = self.height_range;
+        state.height = t.height.map(|v| v * r).with_cell_size(dx, dy);
+        state.masks.clear();
+        state.masks.insert("sediment".into(), t.sediment.with_cell_size(dx, dy));
+        Ok(())
+    }
+}
+
+/// `noise`: fBM or ridged noise, shaped by a power, combined with the height.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NoiseStage {
+    /// `"fbm"` or `"ridged"`. Default fbm.
+    pub kind: String,
+    /// Cycles of the first octave across the field's extent. Default 4.
+    pub frequency: f64,
+    /// Octaves. Default 5.
+    pub octaves: u32,
+    /// Height of the noise in metres (noise 0..1 times this). Default 100.
+    pub amplitude: f64,
+    /// Power applied to the 0..1 noise before scaling (seed 001 §3.3). Default 1.
+    pub exponent: f64,
+    /// `"add"`, `"set"` or `"max"`. Default add.
+    pub mode: String,
+    /// Optional low-frequency mask (cycles across the extent): the noise is multiplied by
+    /// smoothstep(mask_lo, mask_hi, fbm01). 0 disables. Default 0.
+    pub mask_frequency: f64,
+    /// Lower edge of the mask's smoothstep.
+    pub mask_lo: f64,
+    /// Upper edge of the mask's smoothstep.
+    pub mask_hi: f64,
+    /// Seed (32 bits); default: derived from the recipe seed and the stage's position.
+    pub seed: Option<u64>,
+}
+
+impl Default for NoiseStage {
+    fn default() -> Self {
+        Self {
+            kind: "fbm".into(),
+            frequency: 4.0,
+            octaves: 5,
+            amplitude: 100.0,
+            exponent: 1.0,
+            mode: "add".into(),
+            mask_frequency: 0.0,
+            mask_lo: 0.35,
+            mask_hi: 0.65,
+            seed: None,
+        }
+    }
+}
+
+impl StageOp for NoiseStage {
+    const NAME: &'static str = "noise";
+    fn validated(self) -> Result<Self, ParamError> {
+        choice("kind", &self.kind, &["fbm", "ridged"], "\"fbm\" or \"ridged\"")?;
+        choice("mode", &self.mode, &["add", "set", "max"], "\"add\", \"set\" or \"max\"")?;
+        range("frequency", self.frequency, 1e-6, 1e5)?;
+        range("amplitude", self.amplitude, -1e6, 1e6)?;
+        range("exponent", self.exponent, 0.05, 20.0)?;
+        range("mask_frequency", self.mask_frequency, 0.0, 1e5)?;
+        count("octaves", self.octaves, 1, 16)?;
+        Ok(self)
+    }
+    fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let seed = ctx.seed32();
+        let (w, h) = (state.height.width(), state.height.height());
+        let extent = (w as f64 * state.height.dx).max(h as f64 * state.height.dy);
+        let f = self.frequency / extent;
+        let fb = FbmParams { octaves: self.octaves, frequency: f, seed, ..FbmParams::default() };
+        let rp = RidgedParams { octaves: self.octaves, frequency: f, seed, ..RidgedParams::default() };
+        let mask = FbmParams {
+            octaves: 3,
+            frequency: self.mask_frequency / extent,
+            seed: seed ^ 0x9E37,
+            ..FbmParams::default()
+        };
+        let ridged_kind = self.kind == "ridged";
+        let (a, e, mf, lo, hi) = (self.amplitude, self.exponent, self.mask_frequency, self.mask_lo, self.mask_hi);
+        let n = sample_grid(w, h, state.height.dx, state.height.dy, |x, y| {
+            let v = if ridged_kind { ridged(&rp, x, y) } else { fbm01(&fb, x, y) };
+            let m = if mf > 0.0 { smoothstep(lo, hi, fbm01(&mask, x, y)) } else { 1.0 };
+            libm::pow(v.clamp(0.0, 1.0), e) * a * m
+        });
+        let out = state.height.data_mut();
+        match self.mode.as_str() {
+            "set" => out.copy_from_slice(n.data()),
+            "max" => out.iter_mut().zip(n.data()).for_each(|(o, v)| *o = o.max(*v)),
+            _ => out.iter_mut().zip(n.data()).for_each(|(o, v)| *o += v),
+        }
+        Ok(())
+    }
+}
