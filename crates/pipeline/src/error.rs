@@ -16,6 +16,15 @@ pub enum PipelineError {
     /// A recipe that cannot be parsed or whose run stopped.
     #[error(transparent)]
     Recipe(#[from] bozkir_recipe::RecipeError),
+    /// A file the workflow reads could not be read (e.g. a terrain folder's `height.tif`).
+    #[error("{path}: cannot read", path = .path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the reader found wrong.
+        #[source]
+        source: bozkir_io::IoError,
+    },
     /// A kernel supplied by the caller (e.g. the GPU's) failed instead of declining.
     #[error("{0}")]
     Kernel(String),
