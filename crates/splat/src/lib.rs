@@ -11,6 +11,7 @@
 //! * [`prepare`] — ground-plane alignment (`+z` up, upside-down test), recentring and cleaning
 //!   (crop cylinder, large splats, floaters): `bozkir prepare`.
 //! * [`lod`] — levels of detail that merge splats (moment matching) instead of dropping them.
+//! * [`tiling`] — tilesets in a scene: the Wang layout over decided classes ([`tiling::scene`]).
 //!
 //! Readers bound every count before allocating ([`MAX_SPLATS`], and the file length) and name
 //! the file in every error ([`SplatError`]). Writers write a temporary file and rename it.
@@ -38,6 +39,7 @@ pub mod spz;
 pub mod starter;
 pub mod tiles;
 pub mod tileset;
+pub mod tiling;
 pub mod wang;
 
 pub use error::{Result, SplatError};
