@@ -306,6 +306,63 @@ pub fn zip_bytes(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
     Ok(buf.into_inner())
 }
 
+/// What can go wrong writing a tileset folder ([`write_folder`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TilesetWriteError {
+    /// The atlas PNG could not be written.
+    #[error(transparent)]
+    Atlas(#[from] bozkir_io::IoError),
+    /// The atlas just written could not be read back.
+    #[error("reading back the atlas: {0}")]
+    ReadBack(std::io::Error),
+    /// The tileset failed its check or its manifest could not be encoded ([`encode`]).
+    #[error("{0}")]
+    Encode(String),
+    /// A file of the tileset could not be written.
+    #[error("cannot write {name}: {error}")]
+    Write {
+        /// The file's name inside the folder.
+        name: String,
+        /// What the system said (part of the message, as the CLI printed it).
+        error: std::io::Error,
+    },
+}
+
+/// Write a tileset's files into the existing folder `dir`: `atlas.png` (the `w × h` RGB pixels
+/// `px` as a PNG, as [`Tileset::render_atlas`] returns them), then `tileset.json`,
+/// `tiles.splat` and `tiles.ply` ([`encode`]). Returns every file with its bytes (the atlas
+/// last), as a zip of the tileset holds them ([`zip_bytes`]).
+///
+/// ```
+/// use bozkir_splat::starter::{starter, StarterParams};
+/// use bozkir_splat::tileset::{read, write_folder};
+///
+/// let (ts, w, h, px) = starter(&StarterParams { per_side: 6, levels: 1, atlas_res: 8, ..StarterParams::default() });
+/// let dir = tempfile::tempdir().unwrap();
+/// let files = write_folder(dir.path(), &ts, w, h, px).unwrap();
+/// let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+/// assert_eq!(names, ["tileset.json", "tiles.splat", "tiles.ply", "atlas.png"]);
+/// assert_eq!(read(dir.path()).unwrap().manifest, ts.manifest);
+/// ```
+pub fn write_folder(
+    dir: &Path,
+    ts: &Tileset,
+    w: usize,
+    h: usize,
+    px: Vec<[u8; 3]>,
+) -> Result<Vec<(String, Vec<u8>)>, TilesetWriteError> {
+    let atlas_path = dir.join("atlas.png");
+    bozkir_io::write_rgb8(&atlas_path, &bozkir_core::Grid::from_vec(w, h, px))?;
+    let atlas_bytes = std::fs::read(&atlas_path).map_err(TilesetWriteError::ReadBack)?;
+    let mut files = encode(ts, None).map_err(TilesetWriteError::Encode)?;
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes)
+            .map_err(|error| TilesetWriteError::Write { name: name.clone(), error })?;
+    }
+    files.push(("atlas.png".into(), atlas_bytes));
+    Ok(files)
+}
+
 /// Largest manifest accepted on reading (bytes).
 const MAX_MANIFEST: u64 = 64 << 20;
 

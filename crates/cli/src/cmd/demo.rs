@@ -66,8 +66,9 @@ pub fn build_scene(out: &Path, size: usize, quiet: bool) -> Result<()> {
 /// as `bozkir tileset` writes a tileset.
 pub fn write_starter(dir: &Path) -> Result<()> {
     let (ts, w, h, px) = starter(&StarterParams::default());
-    let mut st = Staging::new(dir)?;
-    super::tileset::stage_tileset(&mut st, &ts, w, h, px)?;
+    let st = Staging::new(dir)?;
+    // The staging folder itself (`unlisted("")`): the tileset's files are not in a sidecar.
+    bozkir_splat::tileset::write_folder(&st.unlisted(""), &ts, w, h, px)?;
     let moved = st.commit()?;
     println!(
         "starter tileset: {} tiles ({}), {} splats; wrote {} files to {}",
