@@ -405,7 +405,7 @@ pub fn scene_cells_js(
     strength: Option<Vec<f64>>,
     blend_width: f64,
 ) -> Result<SceneCells, JsError> {
-    let man: bozkir_splat::tileset::Manifest =
+    let man: bozkir_splat::tiling::tileset::Manifest =
         serde_json::from_str(manifest_json).map_err(|e| JsError::new(&format!("tileset manifest: {e}")))?;
     scene::scene_cells(&man, n, seed, classes.as_deref(), runner_up.as_deref(), strength.as_deref(), blend_width)
         .map(SceneCells)

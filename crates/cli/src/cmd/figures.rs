@@ -26,9 +26,9 @@ use bozkir_material::tilegrid::{Field, GridMapping};
 use bozkir_render::draw::{draw_text, fill_rect, hstack, text_width, with_label};
 use bozkir_render::{multi_hillshade, MultiHillshadeParams, Rgb8Image};
 use bozkir_splat::raster::render_top;
-use bozkir_splat::starter::{starter, StarterParams};
-use bozkir_splat::tileset::{match_mean, mean_rgb, Tileset};
 use bozkir_splat::tiling::scene::{scene_cells, MappingArgs, SceneFieldData};
+use bozkir_splat::tiling::starter::{starter, StarterParams};
+use bozkir_splat::tiling::tileset::{match_mean, mean_rgb, Tileset};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -162,7 +162,7 @@ fn load_tileset(path: Option<&Path>) -> Result<(Tileset, Value)> {
             if !p.exists() {
                 bail!("{}: no such tileset folder or zip", p.display());
             }
-            let ts = bozkir_splat::tileset::read(p).map_err(|e| anyhow!("tileset {e}"))?;
+            let ts = bozkir_splat::formats::tileset::read(p).map_err(|e| anyhow!("tileset {e}"))?;
             Ok((ts, json!({"source": "path", "path": p.display().to_string()})))
         }
     }

@@ -7,13 +7,14 @@
 use crate::outputs::Staging;
 use anyhow::{bail, Result};
 use bozkir_core::Grid;
-use bozkir_splat::assess::{assess, Assessment};
-use bozkir_splat::patches::{find_patches, FailureKind, SearchSettings};
-use bozkir_splat::plane_index::rotate_patch;
-use bozkir_splat::prepare::{prepare, PrepareConfig};
-use bozkir_splat::tiles::{build_tiles, ClassPatches, TileParams};
-use bozkir_splat::tileset::{self, Tileset};
-use bozkir_splat::wang::{Colours, WangSet};
+use bozkir_splat::capture::patches::{find_patches, FailureKind, SearchSettings};
+use bozkir_splat::capture::plane_index::rotate_patch;
+use bozkir_splat::capture::prepare::{prepare, PrepareConfig};
+use bozkir_splat::formats::tileset;
+use bozkir_splat::tiling::assess::{assess, Assessment};
+use bozkir_splat::tiling::tiles::{build_tiles, ClassPatches, TileParams};
+use bozkir_splat::tiling::tileset::Tileset;
+use bozkir_splat::tiling::wang::{Colours, WangSet};
 use bozkir_splat::Splats;
 use std::path::{Path, PathBuf};
 
@@ -214,10 +215,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if !a.capture.exists() {
         bail!("{}: no such file", a.capture.display());
     }
-    let raw = bozkir_splat::load(&a.capture)?;
+    let raw = bozkir_splat::formats::load(&a.capture)?;
     println!("1. loaded {} splats (SH degree {}) from {}", raw.len(), raw.sh_degree(), a.capture.display());
-    let screen = bozkir_splat::screen::screen(&raw, &bozkir_splat::screen::ScreenParams::default());
-    if screen.verdict != bozkir_splat::screen::Verdict::LooksLikeGround {
+    let screen = bozkir_splat::capture::screen::screen(&raw, &bozkir_splat::capture::screen::ScreenParams::default());
+    if screen.verdict != bozkir_splat::capture::screen::Verdict::LooksLikeGround {
         return Err(no_verdict(
             &format!("the capture {} ({})", screen.verdict.text(), screen.reasons.join("; ")),
             "see `bozkir inspect` for what each number means",
@@ -277,7 +278,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let found = match found {
         Ok(f) => f,
         Err(f) => {
-            for line in bozkir_splat::patches::describe_trail(&f.trail) {
+            for line in bozkir_splat::capture::patches::describe_trail(&f.trail) {
                 println!("   {line}");
             }
             return Err(no_verdict(&f.reason, "see the steps above"));

@@ -4,7 +4,7 @@
 //! these functions, so the page and the CLI lay out the same tiles.
 //!
 //! ```
-//! use bozkir_splat::starter::{starter, StarterParams};
+//! use bozkir_splat::tiling::starter::{starter, StarterParams};
 //! use bozkir_splat::tiling::scene::scene_cells;
 //!
 //! let (ts, ..) = starter(&StarterParams { per_side: 6, levels: 1, atlas_res: 0, ..StarterParams::default() });
@@ -14,9 +14,9 @@
 //! assert_eq!(cells.unmatched, 0);
 //! ```
 
-use crate::starter::{starter, StarterParams};
-use crate::tileset::Manifest;
-use crate::wang::{Code, Colours, WangError, WangSet};
+use crate::tiling::starter::{starter, StarterParams};
+use crate::tiling::tileset::Manifest;
+use crate::tiling::wang::{Code, Colours, WangError, WangSet};
 use bozkir_core::hash::hash_u32;
 use bozkir_material::classify::blend_mix;
 use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
@@ -289,7 +289,7 @@ pub fn starter_files() -> Result<StarterFiles, SceneError> {
     let (ts, w, h, px) = starter(&StarterParams::default());
     ts.validate().map_err(|e| SceneError::Invalid(e.to_string()))?;
     let manifest = serde_json::to_string(&ts.manifest)?;
-    let splats = crate::dot_splat::encode_splat(&ts.splats);
+    let splats = crate::formats::dot_splat::encode_splat(&ts.splats);
     let atlas = px.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
     Ok(StarterFiles { manifest, splats, atlas, width: w as u32, height: h as u32 })
 }
