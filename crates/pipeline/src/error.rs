@@ -13,6 +13,9 @@ pub enum PipelineError {
     /// Reading or writing a splat or tileset file through `bozkir-splat`.
     #[error(transparent)]
     Splat(#[from] bozkir_splat::SplatError),
+    /// Writing a tileset folder (`bozkir_splat::formats::tileset::write_folder`).
+    #[error(transparent)]
+    TilesetWrite(#[from] bozkir_splat::formats::tileset::TilesetWriteError),
     /// A recipe that cannot be parsed or whose run stopped.
     #[error(transparent)]
     Recipe(#[from] bozkir_recipe::RecipeError),

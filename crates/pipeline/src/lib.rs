@@ -11,12 +11,14 @@
 //!
 //! Terrain workflows: [`terrain::terrain`] (a profile), [`recipe::run_recipe`],
 //! [`analyze::analyze`] and [`erode::erode`] (a DEM), each writing a terrain folder with the
-//! maps of [`analysis`]; [`bake::bake`] (textures of a terrain folder).
+//! maps of [`analysis`]; [`bake::bake`] (textures of a terrain folder); [`demo::build_scene`] (the viewer's demo
+//! scene, calling the terrain and bake workflows).
 
 pub mod analysis;
 pub mod analyze;
 pub mod bake;
 pub mod compute;
+pub mod demo;
 pub mod erode;
 pub mod error;
 pub mod folder;

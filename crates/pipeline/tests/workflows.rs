@@ -73,7 +73,11 @@ fn analyze_fills_pits_and_records_the_backend() {
     let dir = tempfile::tempdir().unwrap();
     let report = || Backend { backend: "test".into(), stages: Some(vec!["fill: cpu".into()]) };
     let compute = Compute { kernels: &bozkir_recipe::Cpu, report: &report };
-    let req = AnalyzeRequest { dem: &dem, source: "x.tif".into(), options: AnalysisOptions { tpi_radius: 2, ..Default::default() } };
+    let req = AnalyzeRequest {
+        dem: &dem,
+        source: "x.tif".into(),
+        options: AnalysisOptions { tpi_radius: 2, ..Default::default() },
+    };
     let out = analyze(&req, compute, dir.path(), &NoProgress).unwrap();
     assert_eq!(out.raised_cells, 1);
     let sc = bozkir_io::read_sidecar(dir.path().join("terrain.json")).unwrap();
@@ -107,7 +111,8 @@ fn a_bake_into_the_terrain_lists_its_textures_once() {
     terrain(&TerrainRequest::profile("alpine", 12, 1).unwrap(), dir.path(), &NoProgress).unwrap();
     for _ in 0..2 {
         let inputs = BakeInputs::read(dir.path()).unwrap();
-        let size = bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true }, dir.path(), &NoProgress).unwrap();
+        let size =
+            bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true }, dir.path(), &NoProgress).unwrap();
         assert_eq!(size, (24, 24));
     }
     let files = listed(dir.path());
