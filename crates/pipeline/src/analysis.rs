@@ -68,7 +68,8 @@ pub struct Analysis {
 /// // A plane tilted to the east, 10 m cells.
 /// let h = Grid::from_vec(16, 16, (0..256).map(|i| (16 - i % 16) as f64).collect()).with_cell_size(10.0, 10.0);
 /// let a = analyse(&h, &AnalysisOptions { tpi_radius: 2, ..AnalysisOptions::default() }, &NoProgress);
-/// assert_eq!(a.acc.iter().map(|&c| c as usize).max(), Some(16)); // each row drains to its east edge
+/// // Border cells are outlets: each inner row drains east, 14 inner cells into its border cell.
+/// assert_eq!(a.acc.iter().copied().max(), Some(15));
 /// assert!((stats(&a).slope_median_deg - 0.1f64.atan().to_degrees()).abs() < 1e-9);
 /// ```
 pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Analysis {

@@ -47,9 +47,9 @@ pub struct AnalyzeOutcome {
 /// use bozkir_pipeline::analyze::{analyze, AnalyzeRequest};
 /// use bozkir_pipeline::compute::Compute;
 ///
-/// // A 3 m deep pit in a plane.
-/// let mut v = vec![10.0; 64];
-/// v[27] = 7.0;
+/// // A plane rising to the south-east with a pit at column 3, row 3.
+/// let mut v: Vec<f64> = (0..64).map(|i| (i % 8 + i / 8) as f64).collect();
+/// v[27] = -1.0;
 /// let dem = Grid::from_vec(8, 8, v).with_cell_size(5.0, 5.0);
 /// let dir = tempfile::tempdir().unwrap();
 /// let options = AnalysisOptions { tpi_radius: 2, ..AnalysisOptions::default() };
