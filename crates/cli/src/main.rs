@@ -3,7 +3,6 @@
 //! Thin binary: argument parsing, progress bars and error messages live here; every algorithm
 //! lives in the library crates.
 
-mod analysis;
 mod cmd;
 mod gpu;
 mod outputs;

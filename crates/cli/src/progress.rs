@@ -1,13 +1,17 @@
-//! Progress bars for long work, as a `bozkir_core::Progress` sink.
+//! Progress bars for long work, as a `bozkir_core::Observer`: the bar shows each step, and the
+//! steps' start times give the timing table a command prints.
 
-use bozkir_core::Progress;
+use bozkir_core::{Observer, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Draws one bar per stage on stderr (hidden when stderr is not a terminal or `--quiet`).
 pub struct Bar {
     bar: ProgressBar,
     stage: Mutex<String>,
+    /// The steps started so far, with their start times.
+    steps: Mutex<Vec<(String, Instant)>>,
 }
 
 impl Bar {
@@ -19,7 +23,7 @@ impl Bar {
         bar.set_style(
             ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} {elapsed}").unwrap().progress_chars("=> "),
         );
-        Self { bar, stage: Mutex::new(String::new()) }
+        Self { bar, stage: Mutex::new(String::new()), steps: Mutex::new(Vec::new()) }
     }
 
     /// Show a one-off stage with no count.
@@ -29,6 +33,14 @@ impl Bar {
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+
+    /// Every step so far with its wall time: until the next step, the last one until now.
+    pub fn timings(&self) -> Vec<(String, Duration)> {
+        let now = Instant::now();
+        let steps = self.steps.lock().unwrap();
+        let ends = steps.iter().skip(1).map(|(_, t)| *t).chain([now]);
+        steps.iter().zip(ends).map(|((name, start), end)| (name.clone(), end - *start)).collect()
     }
 }
 
@@ -43,4 +55,29 @@ impl Progress for Bar {
         self.bar.set_length(total.max(1));
         self.bar.set_position(done);
     }
+}
+
+impl Observer for Bar {
+    fn step(&self, name: &str) {
+        self.steps.lock().unwrap().push((name.to_string(), Instant::now()));
+        self.stage(name);
+    }
+
+    fn note(&self, text: &str) {
+        self.bar.suspend(|| eprintln!("{text}"));
+    }
+}
+
+/// Timing helper for a command's own steps: runs `f`, records its wall time under `name`.
+pub fn timed<T>(
+    timings: &mut Vec<(&'static str, Duration)>,
+    name: &'static str,
+    bar: &Bar,
+    f: impl FnOnce() -> T,
+) -> T {
+    bar.stage(name);
+    let t = Instant::now();
+    let v = f();
+    timings.push((name, t.elapsed()));
+    v
 }

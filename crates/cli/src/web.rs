@@ -6,8 +6,11 @@
 //! Everything is local: the server listens on loopback unless told otherwise and never makes a
 //! request of its own.
 
+use crate::progress::Bar;
 use anyhow::{anyhow, bail, Context, Result};
-use bozkir_splat::tileset::{self, Tileset};
+use bozkir_pipeline::demo::{build_scene, DemoOutcome, DemoRequest};
+use bozkir_splat::formats::tileset;
+use bozkir_splat::tiling::tileset::Tileset;
 use std::io::{BufRead, Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -72,6 +75,20 @@ pub struct TilesetEntry {
 }
 
 impl TilesetEntry {
+    /// This tileset's entry in `catalogue.json`.
+    fn catalogue_entry(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "path": format!("data/tilesets/{}/", self.name),
+            "tiles": self.tiles,
+            "classes": self.classes,
+            "splats": self.splats,
+            "size": self.size,
+            "atlas": self.atlas,
+            "zip": matches!(self.source, TilesetSource::Zip(_)),
+        })
+    }
+
     /// The files served under `data/tilesets/NAME/`.
     pub fn files(&self) -> Vec<&'static str> {
         match self.source {
@@ -117,6 +134,24 @@ pub struct TerrainEntry {
 }
 
 impl TerrainEntry {
+    /// This terrain's entry in `catalogue.json`.
+    fn catalogue_entry(&self) -> serde_json::Value {
+        let mut e = serde_json::json!({
+            "name": self.name,
+            "path": format!("data/terrains/{}/", self.name),
+            "width": self.width,
+            "height": self.height,
+            "cell_size_m": self.cell_size_m,
+            "sediment": self.sediment.is_some(),
+            "albedo": self.albedo.is_some(),
+            "normal": self.normal.is_some(),
+        });
+        if let Some(r) = &self.recipe {
+            e["recipe"] = r.clone().into();
+        }
+        e
+    }
+
     /// The files served under `data/terrains/NAME/`.
     pub fn files(&self) -> Vec<&'static str> {
         let mut v = vec!["terrain.json", "heights.f32"];
@@ -347,42 +382,8 @@ impl Scene {
 
     /// `catalogue.json`.
     pub fn catalogue(&self) -> serde_json::Value {
-        let tilesets: Vec<_> = self
-            .tilesets
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "name": t.name,
-                    "path": format!("data/tilesets/{}/", t.name),
-                    "tiles": t.tiles,
-                    "classes": t.classes,
-                    "splats": t.splats,
-                    "size": t.size,
-                    "atlas": t.atlas,
-                    "zip": matches!(t.source, TilesetSource::Zip(_)),
-                })
-            })
-            .collect();
-        let terrains: Vec<_> = self
-            .terrains
-            .iter()
-            .map(|t| {
-                let mut e = serde_json::json!({
-                    "name": t.name,
-                    "path": format!("data/terrains/{}/", t.name),
-                    "width": t.width,
-                    "height": t.height,
-                    "cell_size_m": t.cell_size_m,
-                    "sediment": t.sediment.is_some(),
-                    "albedo": t.albedo.is_some(),
-                    "normal": t.normal.is_some(),
-                });
-                if let Some(r) = &t.recipe {
-                    e["recipe"] = r.clone().into();
-                }
-                e
-            })
-            .collect();
+        let tilesets: Vec<_> = self.tilesets.iter().map(TilesetEntry::catalogue_entry).collect();
+        let terrains: Vec<_> = self.terrains.iter().map(TerrainEntry::catalogue_entry).collect();
         serde_json::json!({
             "format_version": CATALOGUE_FORMAT_VERSION,
             "tilesets": tilesets,
@@ -465,6 +466,43 @@ pub fn load_scene(dir: &Path) -> Result<Scene> {
         );
     }
     Ok(scene)
+}
+
+/// Refuse a demo terrain side outside 4..=8192 (the message `bozkir terrain --size` gives).
+pub fn check_demo_size(size: usize) -> Result<()> {
+    let max = crate::cmd::MAX_TERRAIN_SIZE;
+    if !(4..=max).contains(&size) {
+        bail!("--size must be 4..={max}, got {size}");
+    }
+    Ok(())
+}
+
+/// What the demo scene holds, for the terminal: the terrain with its statistics and step
+/// timings, the textures and the starter tileset.
+pub fn print_demo(d: &DemoOutcome, timings: &[(String, std::time::Duration)]) {
+    let t = &d.terrain;
+    println!(
+        "profile {} seed {} size {}² ({} m cells, {} m relief)",
+        t.profile, t.seed, t.size, t.cell_size, t.height_range
+    );
+    crate::outputs::print_stats(&d.terrain_outcome.stats, timings);
+    let (w, h) = d.texture_size;
+    println!("baked {w}×{h} albedo and micro-normal (2× the {}×{} grid)", t.size, t.size);
+    println!("starter tileset: {} tiles ({}), {} splats", d.tiles, d.classes.join(", "), d.splats);
+}
+
+/// The demo scene (`bozkir_pipeline::demo`), built into a temporary folder (removed when the
+/// guard drops), for `bozkir site` and `bozkir bench-viewer` when they are given no folder.
+pub fn demo_scene(size: usize, quiet: bool) -> Result<(Scene, tempfile::TempDir)> {
+    check_demo_size(size)?;
+    let tmp = tempfile::Builder::new().prefix("bozkir-demo-").tempdir().context("cannot create a temporary folder")?;
+    let bar = Bar::new(quiet);
+    let out = build_scene(&DemoRequest { size }, tmp.path(), &bar)?;
+    let timings = bar.timings();
+    bar.finish();
+    print_demo(&out, &timings);
+    let scene = load_scene(tmp.path())?;
+    Ok((scene, tmp))
 }
 
 /// A response body.
@@ -577,6 +615,13 @@ impl State {
         if rel == "catalogue.json" {
             return ok("application/json", Body::Shared(self.catalogue.clone()));
         }
+        self.route(rel)
+    }
+
+    /// A GET of `rel` (the path without its leading `/`): a scene's data file or an embedded
+    /// asset.
+    fn route(&self, rel: &str) -> Reply {
+        let ok = |ct: &'static str, body: Body| Reply { status: 200, content_type: ct, body, allow: None };
         let seg: Vec<&str> = rel.split('/').collect();
         match seg.as_slice() {
             ["data", "tilesets", name, file] => {

@@ -418,3 +418,21 @@ fn tiny_terrain_works_and_laz_is_imported() {
     let never = tmp.path().join("never");
     fails_cleanly(&["heightmap", bad.to_str().unwrap(), "--out", never.to_str().unwrap()], &never, "cloud.laz");
 }
+
+/// `bozkir terrain` writes exactly the folder `bozkir_pipeline::terrain::terrain` writes: the
+/// same files with the same bytes (the CLI adds only staging and printing).
+#[test]
+fn the_terrain_command_writes_what_the_pipeline_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cli = tmp.path().join("cli");
+    let o = bozkir(&["terrain", "--profile", "canyon", "--seed", "3", "--size", "24", "--out", cli.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    let req = bozkir_pipeline::terrain::TerrainRequest::profile("canyon", 24, 3).unwrap();
+    bozkir_pipeline::terrain::terrain(&req, &lib, &bozkir_core::NoProgress).unwrap();
+    assert_eq!(listing(&cli), listing(&lib));
+    for f in listing(&cli) {
+        assert!(std::fs::read(cli.join(&f)).unwrap() == std::fs::read(lib.join(&f)).unwrap(), "{f} differs");
+    }
+}

@@ -8,3 +8,21 @@
 //! Pipelines read and write files only through `bozkir-io` and `bozkir-splat`'s formats, into the
 //! folder the face hands them (the CLI hands a staging folder and commits it when the call
 //! succeeds). They never read the clock or print: timing and presentation are the face's.
+//!
+//! Terrain workflows: [`terrain::terrain`] (a profile), [`recipe::run_recipe`],
+//! [`analyze::analyze`] and [`erode::erode`] (a DEM), each writing a terrain folder with the
+//! maps of [`analysis`]; [`bake::bake`] (textures of a terrain folder); [`demo::build_scene`] (the viewer's demo
+//! scene, calling the terrain and bake workflows).
+
+pub mod analysis;
+pub mod analyze;
+pub mod bake;
+pub mod compute;
+pub mod demo;
+pub mod erode;
+pub mod error;
+pub mod folder;
+pub mod recipe;
+pub mod terrain;
+
+pub use error::{PipelineError, Result};

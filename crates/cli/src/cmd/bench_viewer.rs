@@ -5,7 +5,7 @@
 
 use crate::web::{self, State};
 use anyhow::{bail, Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -90,7 +90,8 @@ pub fn table(report: &serde_json::Value) -> Vec<String> {
     out
 }
 
-pub fn run(a: Args, quiet: bool) -> Result<()> {
+/// Refuse arguments that cannot run; the layouts asked for.
+fn check(a: &Args) -> Result<Vec<u32>> {
     let grids = parse_grids(&a.grids)?;
     if a.frames == 0 {
         bail!("--frames must be at least 1");
@@ -104,23 +105,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             a.chromium.display()
         );
     }
-    let (scene, _demo) = match &a.dir {
-        Some(d) => (web::load_scene(d)?, None),
-        None => {
-            let (s, t) = super::site::demo_scene(a.size, quiet)?;
-            (s, Some(t))
-        }
-    };
-    let (tx, rx) = mpsc::channel();
-    let running = web::start(Arc::new(State::new(scene, Some(tx))), "127.0.0.1:0".parse().expect("address"))?;
-    let grid_list = grids.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(",");
-    let url = format!("{}?bench=1&report=1&grids={grid_list}&frames={}", running.url, a.frames);
-    let profile = tempfile::Builder::new()
-        .prefix("bozkir-chromium-")
-        .tempdir()
-        .context("cannot create Chromium's profile folder")?;
-    let log_path = profile.path().join("chromium.log");
-    let log = std::fs::File::create(&log_path).with_context(|| format!("{}: cannot create", log_path.display()))?;
+    Ok(grids)
+}
+
+/// Start headless Chromium on `url` with its profile and log in `profile`.
+fn launch(a: &Args, url: &str, profile: &Path, log_path: &Path) -> Result<Browser> {
+    let log = std::fs::File::create(log_path).with_context(|| format!("{}: cannot create", log_path.display()))?;
     let mut cmd = Command::new(&a.chromium);
     cmd.args([
         "--headless",
@@ -138,52 +128,65 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     } else {
         cmd.args(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
     }
-    cmd.arg(format!("--user-data-dir={}", profile.path().join("profile").display()));
-    cmd.arg(&url);
+    cmd.arg(format!("--user-data-dir={}", profile.join("profile").display()));
+    cmd.arg(url);
     cmd.stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
     println!("benchmarking {url} in {} ({})", a.chromium.display(), if a.gpu { "GPU" } else { "SwiftShader" });
-    let mut browser = Browser(cmd.spawn().with_context(|| format!("{}: cannot start Chromium", a.chromium.display()))?);
-    let t0 = Instant::now();
-    let deadline = Duration::from_secs(a.timeout);
-    let tail = || {
-        let s = std::fs::read_to_string(&log_path).unwrap_or_default();
-        // D-Bus complaints of a machine without a session bus are noise.
-        let lines: Vec<&str> = s.lines().filter(|l| !l.contains("dbus") && !l.contains("DBus")).collect();
-        lines[lines.len().saturating_sub(15)..].join("\n")
-    };
+    Ok(Browser(cmd.spawn().with_context(|| format!("{}: cannot start Chromium", a.chromium.display()))?))
+}
+
+/// The last lines of Chromium's log, without the D-Bus complaints of a machine without a
+/// session bus.
+fn log_tail(log_path: &Path) -> String {
+    let s = std::fs::read_to_string(log_path).unwrap_or_default();
+    let lines: Vec<&str> = s.lines().filter(|l| !l.contains("dbus") && !l.contains("DBus")).collect();
+    lines[lines.len().saturating_sub(15)..].join("\n")
+}
+
+/// Wait for the page's report, noting every 30 s, and fail when Chromium exits first or after
+/// `timeout` seconds.
+fn wait_report(
+    rx: &mpsc::Receiver<serde_json::Value>,
+    browser: &mut Browser,
+    timeout: u64,
+    log_path: &Path,
+    t0: Instant,
+) -> Result<serde_json::Value> {
+    let deadline = Duration::from_secs(timeout);
     let mut next_note = 30;
-    let report = loop {
+    loop {
         match rx.recv_timeout(Duration::from_millis(250)) {
-            Ok(v) => break v,
+            Ok(v) => return Ok(v),
             Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the server stopped before the page reported"),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Some(status) = browser.0.try_wait()? {
                     bail!(
                         "Chromium exited ({status}) before the page posted its report; the end of its log:\n{}",
-                        tail()
+                        log_tail(log_path)
                     );
                 }
                 let waited = t0.elapsed().as_secs();
                 if waited >= next_note {
-                    eprintln!("waiting for the page's report ({waited} s of {} s)", a.timeout);
+                    eprintln!("waiting for the page's report ({waited} s of {timeout} s)");
                     next_note += 30;
                 }
                 if t0.elapsed() > deadline {
                     bail!(
-                        "no report from the page after {} s (--timeout); the end of Chromium's log:\n{}",
-                        a.timeout,
-                        tail()
+                        "no report from the page after {timeout} s (--timeout); the end of Chromium's log:\n{}",
+                        log_tail(log_path)
                     );
                 }
             }
         }
-    };
-    drop(browser);
-    running.stop();
+    }
+}
+
+/// Print the renderer, the table and the page's report lines.
+fn print_report(report: &serde_json::Value) {
     if let Some(g) = report.get("gpu").and_then(|g| g.as_str()) {
         println!("renderer: {g}");
     }
-    for l in table(&report) {
+    for l in table(report) {
         println!("{l}");
     }
     if let Some(lines) = report.get("report").and_then(|r| r.as_array()) {
@@ -191,6 +194,32 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             println!("{}", l.as_str().map(str::to_string).unwrap_or_else(|| l.to_string()));
         }
     }
+}
+
+pub fn run(a: Args, quiet: bool) -> Result<()> {
+    let grids = check(&a)?;
+    let (scene, _demo) = match &a.dir {
+        Some(d) => (web::load_scene(d)?, None),
+        None => {
+            let (s, t) = web::demo_scene(a.size, quiet)?;
+            (s, Some(t))
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    let running = web::start(Arc::new(State::new(scene, Some(tx))), "127.0.0.1:0".parse().expect("address"))?;
+    let grid_list = grids.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(",");
+    let url = format!("{}?bench=1&report=1&grids={grid_list}&frames={}", running.url, a.frames);
+    let profile = tempfile::Builder::new()
+        .prefix("bozkir-chromium-")
+        .tempdir()
+        .context("cannot create Chromium's profile folder")?;
+    let log_path = profile.path().join("chromium.log");
+    let mut browser = launch(&a, &url, profile.path(), &log_path)?;
+    let t0 = Instant::now();
+    let report = wait_report(&rx, &mut browser, a.timeout, &log_path, t0)?;
+    drop(browser);
+    running.stop();
+    print_report(&report);
     if let Some(p) = &a.json {
         std::fs::write(p, serde_json::to_string_pretty(&report)? + "\n")
             .with_context(|| format!("{}: cannot write", p.display()))?;

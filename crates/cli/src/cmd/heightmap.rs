@@ -1,7 +1,7 @@
 //! `bozkir heightmap`: import a DTM or a point cloud into the project's height format.
 
-use crate::analysis::timed;
 use crate::outputs::{finish, write_height, Staging};
+use crate::progress::timed;
 use crate::progress::Bar;
 use anyhow::{bail, Result};
 use bozkir_core::Grid;

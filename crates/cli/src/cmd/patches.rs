@@ -1,5 +1,5 @@
 //! `bozkir patches CAPTURE`: find exemplar patches of ground in an aligned (z-up) splat capture
-//! (`bozkir_splat::patches`), optionally split into two materials, and write
+//! (`bozkir_splat::capture::patches`), optionally split into two materials, and write
 //! `contact_sheet.png` and `patches.json` to `--out`.
 //!
 //! Settings come from three places, the later winning: the built-in defaults, a named preset
@@ -12,7 +12,7 @@
 
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
-use bozkir_splat::patches::{
+use bozkir_splat::capture::patches::{
     contact_sheet, describe_trail, file_stamp, find_patches, find_patches_cached, FailureKind, PatchSearch,
     SearchCache, SearchSettings,
 };
@@ -236,7 +236,7 @@ pub fn run(a: Args) -> Result<()> {
         let p = save_preset(&a, name, &st)?;
         println!("saved preset {name:?} to {}", p.display());
     }
-    let splats = bozkir_splat::load(&a.capture)?;
+    let splats = bozkir_splat::formats::load(&a.capture)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create", a.out.display()))?;
     let (result, cache) = if a.no_cache {
         (find_patches(&splats, &st), "off")

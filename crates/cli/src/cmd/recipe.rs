@@ -2,16 +2,14 @@
 
 use super::terrain::Args as TerrainArgs;
 use super::{positive, MAX_TERRAIN_SIZE};
-use crate::analysis::{analyse, print_stats, stats, timed, Options};
-use crate::outputs::{finish, write_analysis, write_height, Staging};
+use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
-use bozkir_core::Grid;
-use bozkir_io::{Encoding, Sidecar};
-use bozkir_recipe::{builtin, parse, run_with, Recipe, StageEvent};
-use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
+use bozkir_pipeline::compute::{Backend, Compute};
+use bozkir_pipeline::recipe::RecipeRequest;
+use bozkir_recipe::{builtin, parse, Recipe, StageReport};
 use std::path::Path;
-use std::time::Instant;
+use std::time::Duration;
 
 /// Load a built-in recipe by name, or a TOML file.
 pub fn load(spec: &str) -> Result<Recipe> {
@@ -41,84 +39,35 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
     }
     // A recipe run at another size keeps its extent unless --cell-size says otherwise.
     let keep_extent = recipe.cell_size * recipe.size as f64 / size as f64;
-    let cell = positive("cell-size", a.cell_size.unwrap_or(keep_extent))?;
+    let cell_size = positive("cell-size", a.cell_size.unwrap_or(keep_extent))?;
     let seed = a.seed.unwrap_or(recipe.seed);
-    let mut st = Staging::new(&a.out)?;
+    let st = Staging::new(&a.out)?;
     let bar = Bar::new(quiet);
-    let mut rows = Vec::new();
-    let total = Instant::now();
-    let mut t = Instant::now();
     let kernels = a.gpu.kernels()?;
-    let state = run_with(&recipe, size, cell, seed, &bar, &kernels, |e| match e {
-        StageEvent::Start { op, .. } => {
-            bar.stage(op);
-            t = Instant::now();
-        }
-        StageEvent::Done(report) => rows.push((report, t.elapsed().as_secs_f64())),
-    })?;
-    let gen_secs = total.elapsed().as_secs_f64();
-    let h = state.height.clone();
-    let mut timings = vec![("recipe", std::time::Duration::from_secs_f64(gen_secs))];
-    let an = analyse(&h, &Options::default(), &bar);
-    timings.extend(an.timings.iter().copied());
-    let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
-        let r = write_height(&mut st, "height", "height", &h)?;
-        // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
-        // the raw layers in metres (or their own units) as f32 TIFFs.
-        let sigma = 2.0 * h.dx.max(h.dy);
-        write_soft_biomes(&mut st, &state.masks)?;
-        for (name, m) in &state.masks {
-            if name.starts_with(bozkir_recipe::SOFT_BIOME_PREFIX) {
-                continue;
-            }
-            if name == "biome" {
-                // A class map, not a mask: ids as 8-bit codes, and the palette's colours.
-                let ids = m.map(|&v| v as u8);
-                let pal = bozkir_material::biomes::Palette::default_biomes();
-                let rgb = Grid::from_vec(ids.width(), ids.height(), bozkir_material::biomes::to_rgb(&ids, &pal));
-                bozkir_io::write_png8(st.file("biomes.png", "biome_ids", Encoding::Png8), &ids)?;
-                bozkir_io::write_rgb8(st.file("biomes_rgb.png", "biome_colour", Encoding::Rgb8), &rgb)?;
-                continue;
-            }
-            let norm = normalise_mask(m, sigma, 1.0);
-            bozkir_io::write_png8(
-                st.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8),
-                &to_u8(&norm),
-            )?;
-            bozkir_io::write_tiff_f32(st.file(&format!("{name}.tif"), name, Encoding::TiffF32), &m.map(|&v| v as f32))?;
-        }
-        let area = Grid::from_vec(h.width(), h.height(), an.acc.iter().map(|&c| c as f64).collect())
-            .with_cell_size(h.dx, h.dy);
-        bozkir_io::write_png8(
-            st.file("flow_mask.png", "mask/flow", Encoding::Png8),
-            &to_u8(&flow_mask(&area, sigma, 1.0)),
-        )?;
-        write_analysis(&mut st, &h, &an)?;
-        Ok(r)
-    })?;
+    let req = RecipeRequest { recipe: &recipe, size, cell_size, seed, until: a.until };
+    let report = || Backend { backend: kernels.backend(), stages: Some(kernels.stages()) };
+    let out =
+        bozkir_pipeline::recipe::run_recipe(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;
+    let steps = bar.timings();
     bar.finish();
-    let mut sc = Sidecar::new(h.width(), h.height(), (h.dx, h.dy), (lo, hi), Encoding::Png16);
-    sc.generator = format!("bozkir terrain --recipe {}", recipe.name);
-    sc.generator_version = env!("CARGO_PKG_VERSION").into();
-    sc.seed = Some(seed);
-    sc.source = format!("recipe {} seed {seed}", recipe.name);
-    sc.settings.insert("recipe".into(), recipe.name.clone().into());
-    sc.backend = kernels.backend();
-    sc.settings.insert("backends".into(), kernels.stages().into());
-    sc.settings.insert("stages".into(), recipe.stages.iter().map(|s| s.op.name()).collect::<Vec<_>>().into());
-    sc.settings.insert("size".into(), size.into());
-    sc.settings.insert("cell_size_m".into(), cell.into());
-    if let Some(n) = a.until {
-        sc.settings.insert("until".into(), n.into());
-    }
-    let s = stats(&an);
-    finish(st, sc)?;
+    commit(st)?;
+    // The first steps are the stages; the rest are the analysis's and the write.
+    let (stages, rest) = steps.split_at(out.stages.len().min(steps.len()));
+    let mut timings = vec![("recipe".to_string(), stages.iter().map(|(_, d)| *d).sum::<Duration>())];
+    timings.extend(rest.iter().cloned());
     println!("recipe {} seed {seed}: {} stages", recipe.name, recipe.stages.len());
+    print_stage_table(&out.stages, stages);
+    print_stats(&out.stats, &timings);
+    Ok(())
+}
+
+/// One row per stage: its size, height range and mean, and its seconds.
+fn print_stage_table(reports: &[StageReport], steps: &[(String, Duration)]) {
     println!(
         "{:>3}  {:<14} {:>11} {:>11} {:>11} {:>11} {:>9}",
         "#", "stage", "size", "min m", "max m", "mean m", "seconds"
     );
-    for (r, secs) in &rows {
+    for (r, (_, d)) in reports.iter().zip(steps) {
         println!(
             "{:>3}  {:<14} {:>11} {:>11.2} {:>11.2} {:>11.2} {:>9.3}",
             r.index,
@@ -127,11 +76,9 @@ pub fn run_recipe(spec: &str, a: &TerrainArgs, quiet: bool) -> Result<()> {
             r.min,
             r.max,
             r.mean,
-            secs
+            d.as_secs_f64()
         );
     }
-    print_stats(&s, &timings);
-    Ok(())
 }
 
 #[derive(clap::Args)]
@@ -158,28 +105,4 @@ pub fn list(a: ListArgs) -> Result<()> {
 }
 
 /// File name of the soft weight map of biome `name` (a palette name) in a terrain directory.
-pub fn soft_biome_file(name: &str) -> String {
-    format!("biome_weights_{}.png", name.replace(' ', "_"))
-}
-
-/// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
-/// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
-fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String, Grid<f64>>) -> Result<()> {
-    let soft = bozkir_recipe::soft_biome_masks(masks);
-    if soft.is_empty() {
-        return Ok(());
-    }
-    let grids: Vec<Grid<f64>> = soft.iter().map(|(_, g)| (*g).clone()).collect();
-    let layers = bozkir_io::export::weights::soft_layers(&grids);
-    let pal = bozkir_material::biomes::Palette::default_biomes();
-    for ((id, _), layer) in soft.iter().zip(&layers) {
-        let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
-        let file = soft_biome_file(&name);
-        bozkir_io::write_png8(st.file(&file, &format!("biome_weight/{name}"), Encoding::Png8), layer)?;
-    }
-    Ok(())
-}
-
-fn to_u8(m: &Grid<f64>) -> Grid<u8> {
-    m.map(|&v| if v.is_finite() { (v.clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
-}
+pub use bozkir_pipeline::recipe::soft_biome_file;

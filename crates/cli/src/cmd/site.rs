@@ -2,7 +2,7 @@
 //! `catalogue.json` and `data/…` laid out exactly as `bozkir serve` serves them — for any
 //! static host. SRC defaults to the demo scene, built into a temporary folder.
 
-use crate::web::{self, Scene, State};
+use crate::web::{self, State};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -22,14 +22,6 @@ pub struct Args {
     pub force: bool,
 }
 
-/// The demo scene, built into a temporary folder (removed when the guard drops).
-pub fn demo_scene(size: usize, quiet: bool) -> Result<(Scene, tempfile::TempDir)> {
-    let tmp = tempfile::Builder::new().prefix("bozkir-demo-").tempdir().context("cannot create a temporary folder")?;
-    super::demo::build_scene(tmp.path(), size, quiet)?;
-    let scene = web::load_scene(tmp.path())?;
-    Ok((scene, tmp))
-}
-
 fn write(root: &Path, rel: &str, bytes: &[u8]) -> Result<()> {
     let p = root.join(rel);
     if let Some(d) = p.parent() {
@@ -38,7 +30,9 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) -> Result<()> {
     std::fs::write(&p, bytes).with_context(|| format!("{}: cannot write", p.display()))
 }
 
-pub fn run(a: Args, quiet: bool) -> Result<()> {
+/// Refuse an output that is a file, or a non-empty folder without `--force`, and a `--data`
+/// folder that does not exist.
+fn check(a: &Args) -> Result<()> {
     let out = &a.out;
     if out.exists() {
         if !out.is_dir() {
@@ -55,10 +49,62 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             bail!("{}: no such folder", d.display());
         }
     }
+    Ok(())
+}
+
+/// Write the page, `catalogue.json` and every data file of `state` under `root`. Returns the
+/// number of files and of bytes.
+fn write_site(root: &Path, state: &State) -> Result<(usize, usize)> {
+    let mut bytes = 0usize;
+    let mut count = 0usize;
+    for (rel, b) in web::ASSETS {
+        write(root, rel, b)?;
+        bytes += b.len();
+        count += 1;
+    }
+    let cat = state.catalogue_bytes();
+    write(root, "catalogue.json", &cat)?;
+    bytes += cat.len();
+    count += 1;
+    for (rel, b) in state.scene.data_files()? {
+        write(root, &rel, b.as_ref())?;
+        bytes += b.as_ref().len();
+        count += 1;
+    }
+    Ok((count, bytes))
+}
+
+/// Replace `out` by the folder `staged` (in the same parent `parent`): the old output is moved
+/// aside first and put back when the move fails.
+fn swap_into_place(staged: &Path, out: &Path, parent: &Path) -> Result<()> {
+    let old = parent.join(format!(".bozkir-site-old-{}", std::process::id()));
+    let had_old = out.exists();
+    if had_old {
+        if let Err(e) = std::fs::rename(out, &old) {
+            std::fs::remove_dir_all(staged).ok();
+            return Err(e).with_context(|| format!("{}: cannot move aside", out.display()));
+        }
+    }
+    if let Err(e) = std::fs::rename(staged, out) {
+        if had_old {
+            std::fs::rename(&old, out).ok();
+        }
+        std::fs::remove_dir_all(staged).ok();
+        return Err(e).with_context(|| format!("{}: cannot move into place", out.display()));
+    }
+    if had_old {
+        std::fs::remove_dir_all(&old).with_context(|| format!("{}: cannot remove the old site", old.display()))?;
+    }
+    Ok(())
+}
+
+pub fn run(a: Args, quiet: bool) -> Result<()> {
+    check(&a)?;
+    let out = &a.out;
     let (scene, _demo) = match &a.data {
         Some(d) => (web::load_scene(d)?, None),
         None => {
-            let (s, t) = demo_scene(a.size, quiet)?;
+            let (s, t) = web::demo_scene(a.size, quiet)?;
             (s, Some(t))
         }
     };
@@ -75,42 +121,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         .prefix(".bozkir-site-")
         .tempdir_in(&parent)
         .with_context(|| format!("{}: cannot create a staging folder", parent.display()))?;
-    let mut bytes = 0usize;
-    let mut count = 0usize;
-    for (rel, b) in web::ASSETS {
-        write(stage.path(), rel, b)?;
-        bytes += b.len();
-        count += 1;
-    }
     let state = State::new(scene, None);
-    let cat = state.catalogue_bytes();
-    write(stage.path(), "catalogue.json", &cat)?;
-    bytes += cat.len();
-    count += 1;
-    for (rel, b) in state.scene.data_files()? {
-        write(stage.path(), &rel, b.as_ref())?;
-        bytes += b.as_ref().len();
-        count += 1;
-    }
-    let staged = stage.keep();
-    let old = parent.join(format!(".bozkir-site-old-{}", std::process::id()));
-    let had_old = out.exists();
-    if had_old {
-        if let Err(e) = std::fs::rename(out, &old) {
-            std::fs::remove_dir_all(&staged).ok();
-            return Err(e).with_context(|| format!("{}: cannot move aside", out.display()));
-        }
-    }
-    if let Err(e) = std::fs::rename(&staged, out) {
-        if had_old {
-            std::fs::rename(&old, out).ok();
-        }
-        std::fs::remove_dir_all(&staged).ok();
-        return Err(e).with_context(|| format!("{}: cannot move into place", out.display()));
-    }
-    if had_old {
-        std::fs::remove_dir_all(&old).with_context(|| format!("{}: cannot remove the old site", old.display()))?;
-    }
+    let (count, bytes) = write_site(stage.path(), &state)?;
+    swap_into_place(&stage.keep(), out, &parent)?;
     for l in state.scene.describe() {
         println!("{l}");
     }

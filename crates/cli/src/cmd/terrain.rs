@@ -1,13 +1,12 @@
 //! `bozkir terrain`: a named profile and a seed to eroded terrain with every output.
 
 use super::{non_negative, positive, MAX_TERRAIN_SIZE};
-use crate::analysis::{analyse, print_stats, stats, timed, Options};
-use crate::outputs::{finish, write_analysis, write_height, write_unit_mask, Staging};
+use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Result};
-use bozkir_io::{Encoding, Sidecar};
+use bozkir_pipeline::terrain::{terrain, TerrainRequest};
+use bozkir_terrain::profiles::profile;
 use bozkir_terrain::profiles::table::PARAM_NAMES;
-use bozkir_terrain::profiles::{generate, profile, GENERATOR_VERSION};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Clone)]
@@ -109,6 +108,21 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         return super::recipe::run_recipe(&r, &a, quiet);
     }
     // Everything is validated before any work or any file.
+    let req = request(&a)?;
+    let st = Staging::new(&a.out)?;
+    let bar = Bar::new(quiet);
+    let out = terrain(&req, st.path(), &bar)?;
+    let timings = bar.timings();
+    bar.finish();
+    commit(st)?;
+    let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
+    println!("profile {} seed {seed} size {size}² ({cell} m cells, {range} m relief)", a.profile);
+    print_stats(&out.stats, &timings);
+    Ok(())
+}
+
+/// The request of a profile run, every argument checked.
+fn request(a: &Args) -> Result<TerrainRequest> {
     let prof = profile(&a.profile).map_err(anyhow::Error::msg)?;
     match a.gpu.mode {
         crate::gpu::GpuMode::Off => {}
@@ -126,8 +140,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if !(4..=MAX_TERRAIN_SIZE).contains(&size) {
         bail!("--size must be 4..={MAX_TERRAIN_SIZE}, got {size}");
     }
-    let cell = positive("cell-size", a.cell_size.unwrap_or(10.0))?;
-    let range = non_negative("height-range", a.height_range)?;
+    let cell_size = positive("cell-size", a.cell_size.unwrap_or(10.0))?;
+    let height_range = non_negative("height-range", a.height_range)?;
     let tpi_radius = a.tpi_radius.unwrap_or((size / 2).clamp(1, 8));
     if tpi_radius == 0 || tpi_radius > size {
         bail!("--tpi-radius must be 1..={size}, got {tpi_radius}");
@@ -138,40 +152,5 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             params.set(name, v).map_err(|e| anyhow::anyhow!("--{e}"))?;
         }
     }
-    let mut st = Staging::new(&a.out)?;
-    let bar = Bar::new(quiet);
-    let mut timings = Vec::new();
-    let t = timed(&mut timings, "generate", &bar, || generate(size, seed, &params, &bar));
-    let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
-    let an = analyse(&h, &Options { tpi_radius, ..Options::default() }, &bar);
-    timings.extend(an.timings.iter().copied());
-    let (lo, hi) = timed(&mut timings, "write", &bar, || -> Result<(f64, f64)> {
-        let lohi = write_height(&mut st, "height", "height", &h)?;
-        write_height(&mut st, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
-        write_unit_mask(&mut st, "sediment_mask.png", "mask/sediment", &t.sediment)?;
-        write_analysis(&mut st, &h, &an)?;
-        Ok(lohi)
-    })?;
-    bar.finish();
-    let mut sc = Sidecar::new(size, size, (cell, cell), (lo, hi), Encoding::Png16);
-    sc.generator = "bozkir terrain (original bozkir generator)".into();
-    sc.generator_version = GENERATOR_VERSION.to_string();
-    sc.seed = Some(seed);
-    sc.source = format!("generated {} seed {seed}", a.profile);
-    let s = &mut sc.settings;
-    s.insert("profile".into(), a.profile.clone().into());
-    s.insert("size".into(), size.into());
-    s.insert("seed".into(), seed.into());
-    s.insert("cell_size_m".into(), cell.into());
-    s.insert("height_range_m".into(), range.into());
-    for n in PARAM_NAMES {
-        s.insert(n.into(), params.get(n).unwrap().into());
-    }
-    let st_stats = stats(&an);
-    finish(st, sc)?;
-    {
-        println!("profile {} seed {seed} size {size}² ({cell} m cells, {range} m relief)", a.profile);
-        print_stats(&st_stats, &timings);
-    }
-    Ok(())
+    Ok(TerrainRequest { profile: a.profile.clone(), params, size, seed, cell_size, height_range, tpi_radius })
 }

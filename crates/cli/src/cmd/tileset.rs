@@ -5,16 +5,16 @@
 //! `bozkir atlas TILESET` and `bozkir metrics TILESET` redo the last two steps on any tileset.
 
 use crate::outputs::Staging;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use bozkir_core::Grid;
-use bozkir_io::Encoding;
-use bozkir_splat::assess::{assess, Assessment};
-use bozkir_splat::patches::{find_patches, FailureKind, SearchSettings};
-use bozkir_splat::plane_index::rotate_patch;
-use bozkir_splat::prepare::{prepare, PrepareConfig};
-use bozkir_splat::tiles::{build_tiles, ClassPatches, TileParams};
-use bozkir_splat::tileset::{self, Tileset};
-use bozkir_splat::wang::{Colours, WangSet};
+use bozkir_splat::capture::patches::{find_patches, FailureKind, SearchSettings};
+use bozkir_splat::capture::plane_index::rotate_patch;
+use bozkir_splat::capture::prepare::{prepare, PrepareConfig};
+use bozkir_splat::formats::tileset;
+use bozkir_splat::tiling::assess::{assess, Assessment};
+use bozkir_splat::tiling::tiles::{build_tiles, ClassPatches, TileParams};
+use bozkir_splat::tiling::tileset::Tileset;
+use bozkir_splat::tiling::wang::{Colours, WangSet};
 use bozkir_splat::Splats;
 use std::path::{Path, PathBuf};
 
@@ -215,10 +215,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if !a.capture.exists() {
         bail!("{}: no such file", a.capture.display());
     }
-    let raw = bozkir_splat::load(&a.capture)?;
+    let raw = bozkir_splat::formats::load(&a.capture)?;
     println!("1. loaded {} splats (SH degree {}) from {}", raw.len(), raw.sh_degree(), a.capture.display());
-    let screen = bozkir_splat::screen::screen(&raw, &bozkir_splat::screen::ScreenParams::default());
-    if screen.verdict != bozkir_splat::screen::Verdict::LooksLikeGround {
+    let screen = bozkir_splat::capture::screen::screen(&raw, &bozkir_splat::capture::screen::ScreenParams::default());
+    if screen.verdict != bozkir_splat::capture::screen::Verdict::LooksLikeGround {
         return Err(no_verdict(
             &format!("the capture {} ({})", screen.verdict.text(), screen.reasons.join("; ")),
             "see `bozkir inspect` for what each number means",
@@ -278,7 +278,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let found = match found {
         Ok(f) => f,
         Err(f) => {
-            for line in bozkir_splat::patches::describe_trail(&f.trail) {
+            for line in bozkir_splat::capture::patches::describe_trail(&f.trail) {
                 println!("   {line}");
             }
             return Err(no_verdict(&f.reason, "see the steps above"));
@@ -401,8 +401,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         ts.manifest.settings = m;
     }
 
-    let mut st = Staging::new(&a.out)?;
-    let all = stage_tileset(&mut st, &ts, w, h, px)?;
+    let st = Staging::new(&a.out)?;
+    // The staging folder itself (`unlisted("")`): the tileset's files are not in a sidecar.
+    let all = tileset::write_folder(&st.unlisted(""), &ts, w, h, px)?;
     let patches = serde_json::json!({
         "rotations": turns, "searched_per_class": need, "used_per_class": used, "sources": sources,
     });
@@ -429,27 +430,6 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         zipped.map(|z| format!(" (single file: {})", z.display())).unwrap_or_default()
     );
     Ok(())
-}
-
-/// Stage a tileset's files in `st`: `atlas.png` (the `w × h` RGB pixels as a PNG), then
-/// `tileset.json`, `tiles.splat` and `tiles.ply`. Returns every file with its bytes (the atlas
-/// last), as a zip of the tileset holds them.
-pub fn stage_tileset(
-    st: &mut Staging,
-    ts: &Tileset,
-    w: usize,
-    h: usize,
-    px: Vec<[u8; 3]>,
-) -> Result<Vec<(String, Vec<u8>)>> {
-    let atlas_path = st.file("atlas.png", "atlas", Encoding::Rgb8);
-    bozkir_io::write_rgb8(&atlas_path, &rgb_grid(w, h, px))?;
-    let atlas_bytes = std::fs::read(&atlas_path).context("reading back the atlas")?;
-    let mut files = tileset::encode(ts, None).map_err(|e| anyhow::anyhow!("{e}"))?;
-    for (name, bytes) in &files {
-        std::fs::write(st.unlisted(name), bytes).with_context(|| format!("cannot write {name}"))?;
-    }
-    files.push(("atlas.png".into(), atlas_bytes));
-    Ok(files)
 }
 
 fn read_tileset(p: &Path) -> Result<Tileset> {

@@ -1,4 +1,4 @@
-//! Measuring a built tileset: the metrics of [`crate::metrics`] on Wang layouts of its tiles,
+//! Measuring a built tileset: the metrics of [`crate::tiling::metrics`] on Wang layouts of its tiles,
 //! and the exact edge check.
 //!
 //! For each class, an `grid × grid` layout of that class's tiles (edge-matched, seeded) is
@@ -9,11 +9,11 @@
 //! across the tile boundaries). [`edge_mismatches`] counts, over every pair of tiles sharing an
 //! edge colour, edges whose splats differ: the construction guarantees zero.
 
-use crate::metrics::{landmarks, luminance, mosaic_busyness, repetition, seam_error};
 use crate::raster::render_top;
-use crate::tiles::edge_splats;
-use crate::tileset::Tileset;
-use crate::wang::{Code, Colours, Side, WangSet};
+use crate::tiling::metrics::{landmarks, luminance, mosaic_busyness, repetition, seam_error};
+use crate::tiling::tiles::edge_splats;
+use crate::tiling::tileset::Tileset;
+use crate::tiling::wang::{Code, Colours, Side, WangSet};
 use serde::Serialize;
 
 /// Metrics of one class.
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn a_built_tileset_has_exact_edges_and_finite_metrics() {
-        let ts = crate::tileset::tests::small_tileset();
+        let ts = crate::tiling::tileset::tests::small_tileset();
         let a = assess(&ts, 6, 24, 1).unwrap();
         assert!(a.edges_checked > 10);
         assert_eq!(a.edge_mismatches, 0);
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn a_tampered_edge_is_caught() {
-        let mut ts = crate::tileset::tests::small_tileset();
+        let mut ts = crate::tiling::tileset::tests::small_tileset();
         // Move one splat near tile 0's north edge: its north edge no longer matches its twins'.
         let [start, count] = ts.manifest.tiles[0].levels[0];
         let mut idx: Vec<usize> = (0..ts.splats.len()).collect();

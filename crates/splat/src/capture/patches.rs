@@ -70,10 +70,10 @@
 //! Numbers in a result are rounded to 7 significant digits so a recalled result equals the
 //! computed one exactly.
 
+use crate::capture::plane_index::{patch_indices, PlaneIndex};
+use crate::capture::screen::{pca, percentiles};
 use crate::model::Splats;
-use crate::plane_index::{patch_indices, PlaneIndex};
 use crate::raster::{render_view, Shade, TopImage, View};
-use crate::screen::{pca, percentiles};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -111,6 +111,6 @@ impl SplatError {
     }
 
     pub(crate) fn too_many(path: &Path, what: &'static str, count: u64) -> Self {
-        SplatError::TooMany { path: path.to_path_buf(), what, count, limit: crate::MAX_SPLATS }
+        SplatError::TooMany { path: path.to_path_buf(), what, count, limit: crate::formats::MAX_SPLATS }
     }
 }

@@ -1,0 +1,90 @@
+//! Hydrology and landform maps of a DEM (`bozkir analyze`): the ε fill, lake depths, and the
+//! analysis bundle on the filled surface.
+//!
+//! Steps: `fill`, the analysis's (see [`crate::analysis`]), `write`.
+
+use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::compute::Compute;
+use crate::folder::{write_height, write_unit_mask, Folder};
+use crate::{PipelineError, Result};
+use bozkir_core::{Grid, Observer};
+use bozkir_io::{Encoding, Sidecar};
+use bozkir_terrain::hydrology::fill_depth::fill_depth;
+use bozkir_terrain::hydrology::priority_flood::fill_epsilon;
+use std::path::Path;
+
+/// A DEM to analyse.
+#[derive(Debug, Clone)]
+pub struct AnalyzeRequest<'a> {
+    /// Heights in metres with their cell size (all finite).
+    pub dem: &'a Grid<f64>,
+    /// Where the DEM came from (the sidecar's `source`: the input's file name).
+    pub source: String,
+    /// TPI radius and stream threshold of the analysis.
+    pub options: AnalysisOptions,
+}
+
+/// What an analysis produced besides its files.
+#[derive(Debug, Clone, Copy)]
+pub struct AnalyzeOutcome {
+    /// Lowest and highest height of the filled surface in metres.
+    pub range_m: (f64, f64),
+    /// Cells the fill raised.
+    pub raised_cells: usize,
+    /// The analysis's summary numbers.
+    pub stats: Stats,
+}
+
+/// Fill `req.dem`'s depressions (through `compute`'s fill when it takes it), analyse the filled
+/// surface and write into `dir`: the DEM and the filled surface in every format, lake depths,
+/// the analysis maps and the sidecar.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::{Grid, NoProgress};
+/// use bozkir_pipeline::analysis::AnalysisOptions;
+/// use bozkir_pipeline::analyze::{analyze, AnalyzeRequest};
+/// use bozkir_pipeline::compute::Compute;
+///
+/// // A plane rising to the south-east with a pit at column 3, row 3.
+/// let mut v: Vec<f64> = (0..64).map(|i| (i % 8 + i / 8) as f64).collect();
+/// v[27] = -1.0;
+/// let dem = Grid::from_vec(8, 8, v).with_cell_size(5.0, 5.0);
+/// let dir = tempfile::tempdir().unwrap();
+/// let options = AnalysisOptions { tpi_radius: 2, ..AnalysisOptions::default() };
+/// let req = AnalyzeRequest { dem: &dem, source: "pit".into(), options };
+/// let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
+/// assert_eq!(out.raised_cells, 1);
+/// assert!(dir.path().join("lake_depth.tif").is_file());
+/// ```
+pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<AnalyzeOutcome> {
+    let dem = req.dem;
+    obs.step("fill");
+    let filled = match compute.kernels.fill(dem).map_err(PipelineError::Kernel)? {
+        Some(f) => f,
+        None => fill_epsilon(dem),
+    };
+    let lakes = fill_depth(dem, &filled);
+    let an = analyse(&filled, &req.options, obs);
+    obs.step("write");
+    let mut f = Folder::new(dir);
+    write_height(&mut f, "dem", "height", dem)?;
+    let (lo, hi) = write_height(&mut f, "filled", "filled", &filled)?;
+    bozkir_io::write_tiff_f32(f.file("lake_depth.tif", "fill_depth_m", Encoding::TiffF32), &lakes.map(|&v| v as f32))?;
+    write_unit_mask(&mut f, "lakes.png", "mask/lake_depth", &lakes)?;
+    write_maps(&mut f, &filled, &an)?;
+    let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
+    sc.generator = "bozkir analyze".into();
+    sc.generator_version = env!("CARGO_PKG_VERSION").into();
+    sc.source = req.source.clone();
+    sc.settings.insert("tpi_radius".into(), req.options.tpi_radius.into());
+    let backend = (compute.report)();
+    sc.backend = backend.backend;
+    if let Some(stages) = backend.stages {
+        sc.settings.insert("backends".into(), stages.into());
+    }
+    f.write_sidecar(sc)?;
+    let raised_cells = lakes.data().iter().filter(|&&d| d > 0.0).count();
+    Ok(AnalyzeOutcome { range_m: (lo, hi), raised_cells, stats: stats(&an) })
+}

@@ -1,0 +1,83 @@
+//! Stream-power erosion (Braun & Willett 2013) of a DEM with the analysis of the result
+//! (`bozkir erode`).
+//!
+//! Steps: `erode`, the analysis's (see [`crate::analysis`]), `write`.
+
+use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::compute::Compute;
+use crate::folder::{write_height, write_unit_mask, Folder};
+use crate::{PipelineError, Result};
+use bozkir_core::{Grid, Observer};
+use bozkir_io::{Encoding, Sidecar};
+use bozkir_terrain::erosion::stream_power::{stream_power, StreamPowerParams};
+use std::path::Path;
+
+/// A DEM to erode.
+#[derive(Debug, Clone)]
+pub struct ErodeRequest<'a> {
+    /// Heights in metres with their cell size (all finite).
+    pub dem: &'a Grid<f64>,
+    /// Where the DEM came from (the sidecar's `source`: the input's file name).
+    pub source: String,
+    /// The erosion's parameters (valid: the face checks them).
+    pub params: StreamPowerParams,
+}
+
+/// What an erosion run produced besides its files.
+#[derive(Debug, Clone, Copy)]
+pub struct ErodeOutcome {
+    /// Steps run (fewer than asked when cancelled).
+    pub steps_run: usize,
+    /// Lowest and highest height of the eroded surface in metres.
+    pub range_m: (f64, f64),
+    /// Mean incision over the cells in metres.
+    pub mean_cut_m: f64,
+    /// The analysis's summary numbers.
+    pub stats: Stats,
+}
+
+/// Erode `req.dem` (through `compute`'s stream power when it takes it), analyse the result and
+/// write into `dir`: heights in every format, eroded depth and sediment (f32 TIFFs and masks),
+/// the analysis maps and the sidecar.
+pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<ErodeOutcome> {
+    let (dem, params) = (req.dem, &req.params);
+    obs.step("erode");
+    let out = match compute.kernels.stream_power(dem, params, obs).map_err(PipelineError::Kernel)? {
+        Some(o) => o,
+        None => stream_power(dem, params, obs),
+    };
+    let an = analyse(&out.height, &AnalysisOptions::default(), obs);
+    obs.step("write");
+    let mut f = Folder::new(dir);
+    let (lo, hi) = write_height(&mut f, "height", "height", &out.height)?;
+    bozkir_io::write_tiff_f32(f.file("eroded.tif", "eroded_m", Encoding::TiffF32), &out.eroded.map(|&v| v as f32))?;
+    bozkir_io::write_tiff_f32(
+        f.file("sediment.tif", "sediment_m", Encoding::TiffF32),
+        &out.sediment.map(|&v| v as f32),
+    )?;
+    write_unit_mask(&mut f, "wear.png", "mask/wear", &out.eroded)?;
+    write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &out.sediment)?;
+    write_maps(&mut f, &out.height, &an)?;
+    let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
+    sc.generator = "bozkir erode (stream power, Braun & Willett 2013)".into();
+    sc.generator_version = env!("CARGO_PKG_VERSION").into();
+    let backend = (compute.report)();
+    sc.backend = backend.backend;
+    sc.source = req.source.clone();
+    let p = params;
+    for (k, v) in
+        [("k", p.k), ("m", p.m), ("uplift_m_per_yr", p.uplift), ("diffusion_m2_per_yr", p.kappa), ("dt_yr", p.dt)]
+    {
+        sc.settings.insert(k.into(), v.into());
+    }
+    sc.settings.insert("steps".into(), out.steps_run.into());
+    if let Some(c) = p.area_cap {
+        sc.settings.insert("area_cap_m2".into(), c.into());
+    }
+    if let Some(c) = p.area_floor {
+        sc.settings.insert("area_floor_m2".into(), c.into());
+    }
+    f.write_sidecar(sc)?;
+    let mean_cut_m = out.eroded.data().iter().sum::<f64>() / out.eroded.len() as f64;
+    Ok(ErodeOutcome { steps_run: out.steps_run, range_m: (lo, hi), mean_cut_m, stats: stats(&an) })
+}

@@ -1,0 +1,160 @@
+//! A recipe run to a terrain folder (`bozkir terrain --recipe`): the stages, then the
+//! erosion-driven masks, biome maps and the analysis bundle.
+//!
+//! Steps: each stage's op name as it starts (`noise`, `stream_power`, …; a name may repeat),
+//! the analysis's (see [`crate::analysis`]), `write`.
+
+use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::compute::Compute;
+use crate::folder::{write_height, Folder};
+use crate::Result;
+use bozkir_core::{Grid, Observer};
+use bozkir_io::{Encoding, Sidecar};
+use bozkir_recipe::{run_with, Recipe, StageEvent, StageReport};
+use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A recipe run.
+#[derive(Debug, Clone)]
+pub struct RecipeRequest<'a> {
+    /// The recipe (already cut to its first stages when asked).
+    pub recipe: &'a Recipe,
+    /// Side of the square output in cells.
+    pub size: usize,
+    /// Metres per cell.
+    pub cell_size: f64,
+    /// Seed.
+    pub seed: u64,
+    /// The stage count the recipe was cut to, recorded in the sidecar's `until`.
+    pub until: Option<usize>,
+}
+
+/// What a recipe run produced besides its files.
+#[derive(Debug, Clone)]
+pub struct RecipeOutcome {
+    /// One report per stage run, in order.
+    pub stages: Vec<StageReport>,
+    /// Lowest and highest height in metres.
+    pub range_m: (f64, f64),
+    /// The analysis's summary numbers.
+    pub stats: Stats,
+}
+
+/// Run `req.recipe` (its erosion stages offered to `compute`'s kernels first) and write the
+/// terrain folder into `dir`: heights in every format, each recorded mask (8-bit normalised and
+/// f32 raw), biome ids, colours and soft weights, the flow mask, the analysis maps and the
+/// sidecar.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::NoProgress;
+/// use bozkir_pipeline::compute::Compute;
+/// use bozkir_pipeline::recipe::{run_recipe, RecipeRequest};
+///
+/// let recipe = bozkir_recipe::builtin::builtin("hills").unwrap();
+/// let dir = tempfile::tempdir().unwrap();
+/// let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 1, until: None };
+/// let out = run_recipe(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
+/// assert_eq!(out.stages.len(), recipe.stages.len());
+/// assert!(dir.path().join("height.tif").is_file());
+/// ```
+pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<RecipeOutcome> {
+    let mut stages = Vec::new();
+    let state = run_with(req.recipe, req.size, req.cell_size, req.seed, obs, compute.kernels, |e| match e {
+        StageEvent::Start { op, .. } => obs.step(op),
+        StageEvent::Done(report) => stages.push(report),
+    })?;
+    let h = state.height.clone();
+    let an = analyse(&h, &AnalysisOptions::default(), obs);
+    obs.step("write");
+    let mut f = Folder::new(dir);
+    let range_m = write_height(&mut f, "height", "height", &h)?;
+    // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
+    // the raw layers in metres (or their own units) as f32 TIFFs.
+    let sigma = 2.0 * h.dx.max(h.dy);
+    write_soft_biomes(&mut f, &state.masks)?;
+    write_masks(&mut f, &state.masks, sigma)?;
+    let area =
+        Grid::from_vec(h.width(), h.height(), an.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
+    bozkir_io::write_png8(f.file("flow_mask.png", "mask/flow", Encoding::Png8), &to_u8(&flow_mask(&area, sigma, 1.0)))?;
+    write_maps(&mut f, &h, &an)?;
+    f.write_sidecar(sidecar(req, &h, range_m, compute))?;
+    Ok(RecipeOutcome { stages, range_m, stats: stats(&an) })
+}
+
+fn sidecar(req: &RecipeRequest, h: &Grid<f64>, range_m: (f64, f64), compute: Compute) -> Sidecar {
+    let (recipe, seed) = (req.recipe, req.seed);
+    let mut sc = Sidecar::new(h.width(), h.height(), (h.dx, h.dy), range_m, Encoding::Png16);
+    sc.generator = format!("bozkir terrain --recipe {}", recipe.name);
+    sc.generator_version = env!("CARGO_PKG_VERSION").into();
+    sc.seed = Some(seed);
+    sc.source = format!("recipe {} seed {seed}", recipe.name);
+    sc.settings.insert("recipe".into(), recipe.name.clone().into());
+    let backend = (compute.report)();
+    sc.backend = backend.backend;
+    if let Some(stages) = backend.stages {
+        sc.settings.insert("backends".into(), stages.into());
+    }
+    sc.settings.insert("stages".into(), recipe.stages.iter().map(|s| s.op.name()).collect::<Vec<_>>().into());
+    sc.settings.insert("size".into(), req.size.into());
+    sc.settings.insert("cell_size_m".into(), req.cell_size.into());
+    if let Some(n) = req.until {
+        sc.settings.insert("until".into(), n.into());
+    }
+    sc
+}
+
+/// The recorded masks except the soft biome weights: `biome` as ids and palette colours, every
+/// other as `NAME_mask.png` (normalised) and `NAME.tif` (raw).
+fn write_masks(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>, sigma: f64) -> Result<()> {
+    for (name, m) in masks {
+        if name.starts_with(bozkir_recipe::SOFT_BIOME_PREFIX) {
+            continue;
+        }
+        if name == "biome" {
+            // A class map, not a mask: ids as 8-bit codes, and the palette's colours.
+            let ids = m.map(|&v| v as u8);
+            let pal = bozkir_material::biomes::Palette::default_biomes();
+            let rgb = Grid::from_vec(ids.width(), ids.height(), bozkir_material::biomes::to_rgb(&ids, &pal));
+            bozkir_io::write_png8(f.file("biomes.png", "biome_ids", Encoding::Png8), &ids)?;
+            bozkir_io::write_rgb8(f.file("biomes_rgb.png", "biome_colour", Encoding::Rgb8), &rgb)?;
+            continue;
+        }
+        let norm = normalise_mask(m, sigma, 1.0);
+        bozkir_io::write_png8(
+            f.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8),
+            &to_u8(&norm),
+        )?;
+        bozkir_io::write_tiff_f32(f.file(&format!("{name}.tif"), name, Encoding::TiffF32), &m.map(|&v| v as f32))?;
+    }
+    Ok(())
+}
+
+/// File name of the soft weight map of biome `name` (a palette name) in a terrain folder.
+pub fn soft_biome_file(name: &str) -> String {
+    format!("biome_weights_{}.png", name.replace(' ', "_"))
+}
+
+/// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
+/// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
+fn write_soft_biomes(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>) -> Result<()> {
+    let soft = bozkir_recipe::soft_biome_masks(masks);
+    if soft.is_empty() {
+        return Ok(());
+    }
+    let grids: Vec<Grid<f64>> = soft.iter().map(|(_, g)| (*g).clone()).collect();
+    let layers = bozkir_io::export::weights::soft_layers(&grids);
+    let pal = bozkir_material::biomes::Palette::default_biomes();
+    for ((id, _), layer) in soft.iter().zip(&layers) {
+        let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
+        let file = soft_biome_file(&name);
+        bozkir_io::write_png8(f.file(&file, &format!("biome_weight/{name}"), Encoding::Png8), layer)?;
+    }
+    Ok(())
+}
+
+fn to_u8(m: &Grid<f64>) -> Grid<u8> {
+    m.map(|&v| if v.is_finite() { (v.clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
+}

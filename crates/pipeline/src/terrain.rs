@@ -1,0 +1,109 @@
+//! A named profile and a seed to an eroded terrain folder with every output (`bozkir terrain`).
+//!
+//! Steps: `generate`, the analysis's (see [`crate::analysis`]), `write`.
+
+use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::folder::{write_height, write_unit_mask, Folder};
+use crate::Result;
+use bozkir_core::Observer;
+use bozkir_io::{Encoding, Sidecar};
+use bozkir_terrain::profiles::table::PARAM_NAMES;
+use bozkir_terrain::profiles::{generate, ProfileParams, GENERATOR_VERSION};
+use std::path::Path;
+
+/// What to generate. The values are taken as valid (the face checks its input first).
+#[derive(Debug, Clone)]
+pub struct TerrainRequest {
+    /// Profile name, as recorded in the sidecar.
+    pub profile: String,
+    /// The profile's parameters with any overrides.
+    pub params: ProfileParams,
+    /// Side of the square output in cells.
+    pub size: usize,
+    /// Seed.
+    pub seed: u64,
+    /// Metres per cell.
+    pub cell_size: f64,
+    /// Metres from the lowest to the highest point.
+    pub height_range: f64,
+    /// TPI radius in cells.
+    pub tpi_radius: usize,
+}
+
+impl TerrainRequest {
+    /// The named profile with its own parameters, `size`² cells and `seed`, with the CLI's
+    /// defaults: 10 m cells, 1000 m of relief, TPI radius `size / 2` clamped to 1..=8.
+    /// Fails on an unknown profile name.
+    pub fn profile(name: &str, size: usize, seed: u64) -> Result<Self> {
+        let prof = bozkir_terrain::profiles::profile(name).map_err(crate::PipelineError::Input)?;
+        Ok(Self {
+            profile: name.to_string(),
+            params: prof.params,
+            size,
+            seed,
+            cell_size: 10.0,
+            height_range: 1000.0,
+            tpi_radius: (size / 2).clamp(1, 8),
+        })
+    }
+}
+
+/// What a terrain run produced besides its files.
+#[derive(Debug, Clone, Copy)]
+pub struct TerrainOutcome {
+    /// Lowest and highest height in metres.
+    pub range_m: (f64, f64),
+    /// The analysis's summary numbers.
+    pub stats: Stats,
+}
+
+/// Generate the terrain of `req` and write the terrain folder into `dir` (which must exist):
+/// heights and sediment in every format, the sediment mask, the analysis maps and the
+/// `terrain.json` sidecar.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::NoProgress;
+/// use bozkir_pipeline::terrain::{terrain, TerrainRequest};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let req = TerrainRequest::profile("canyon", 16, 3).unwrap();
+/// let out = terrain(&req, dir.path(), &NoProgress).unwrap();
+/// assert!(out.range_m.1 - out.range_m.0 <= 1000.0 + 1e-9);
+/// assert!(dir.path().join("terrain.json").is_file() && dir.path().join("preview.png").is_file());
+/// ```
+pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<TerrainOutcome> {
+    let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
+    obs.step("generate");
+    let t = generate(size, seed, &req.params, obs);
+    let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
+    let an = analyse(&h, &AnalysisOptions { tpi_radius: req.tpi_radius, ..AnalysisOptions::default() }, obs);
+    obs.step("write");
+    let mut f = Folder::new(dir);
+    let (lo, hi) = write_height(&mut f, "height", "height", &h)?;
+    write_height(&mut f, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
+    write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &t.sediment)?;
+    write_maps(&mut f, &h, &an)?;
+    f.write_sidecar(sidecar(req, (lo, hi)))?;
+    Ok(TerrainOutcome { range_m: (lo, hi), stats: stats(&an) })
+}
+
+fn sidecar(req: &TerrainRequest, range_m: (f64, f64)) -> Sidecar {
+    let (size, seed, cell) = (req.size, req.seed, req.cell_size);
+    let mut sc = Sidecar::new(size, size, (cell, cell), range_m, Encoding::Png16);
+    sc.generator = "bozkir terrain (original bozkir generator)".into();
+    sc.generator_version = GENERATOR_VERSION.to_string();
+    sc.seed = Some(seed);
+    sc.source = format!("generated {} seed {seed}", req.profile);
+    let s = &mut sc.settings;
+    s.insert("profile".into(), req.profile.clone().into());
+    s.insert("size".into(), size.into());
+    s.insert("seed".into(), seed.into());
+    s.insert("cell_size_m".into(), cell.into());
+    s.insert("height_range_m".into(), req.height_range.into());
+    for n in PARAM_NAMES {
+        s.insert(n.into(), req.params.get(n).expect("PARAM_NAMES are parameters").into());
+    }
+    sc
+}

@@ -1,0 +1,131 @@
+//! The terrain workflows end to end into temporary folders: what they write, what they report to
+//! the observer, and that the folders read back.
+
+use bozkir_core::{Grid, NoProgress, Observer, Progress};
+use bozkir_pipeline::analysis::{analyse, stats, AnalysisOptions};
+use bozkir_pipeline::analyze::{analyze, AnalyzeRequest};
+use bozkir_pipeline::bake::{bake, BakeInputs, BakeRequest};
+use bozkir_pipeline::compute::{Backend, Compute};
+use bozkir_pipeline::folder::read_terrain_folder;
+use bozkir_pipeline::recipe::{run_recipe, RecipeRequest};
+use bozkir_pipeline::terrain::{terrain, TerrainRequest};
+use bozkir_pipeline::PipelineError;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Records the steps a workflow announces.
+#[derive(Default)]
+struct Steps(Mutex<Vec<String>>);
+
+impl Progress for Steps {}
+impl Observer for Steps {
+    fn step(&self, name: &str) {
+        self.0.lock().unwrap().push(name.to_string());
+    }
+}
+
+const ANALYSIS_STEPS: [&str; 8] =
+    ["flow routing", "accumulation", "streams", "watersheds", "slope", "tpi", "landform", "sky view"];
+
+fn listed(dir: &Path) -> Vec<String> {
+    let sc = bozkir_io::read_sidecar(dir.join("terrain.json")).unwrap();
+    sc.files.iter().map(|f| f.path.clone()).collect()
+}
+
+fn on_disk(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "terrain.json")
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_profile_terrain_writes_every_listed_file_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = TerrainRequest::profile("canyon", 24, 3).unwrap();
+    let obs = Steps::default();
+    let out = terrain(&req, dir.path(), &obs).unwrap();
+    let mut expected = vec!["generate".to_string()];
+    expected.extend(ANALYSIS_STEPS.iter().map(|s| s.to_string()));
+    expected.push("write".into());
+    assert_eq!(*obs.0.lock().unwrap(), expected);
+    let mut files = listed(dir.path());
+    files.sort();
+    assert_eq!(files, on_disk(dir.path()), "the sidecar lists exactly the files written");
+    let (sc, h) = read_terrain_folder(dir.path(), "a test").unwrap();
+    assert_eq!((sc.width, sc.height, sc.seed), (24, 24, Some(3)));
+    assert_eq!(h.min_max().unwrap(), (out.range_m.0 as f32 as f64, out.range_m.1 as f32 as f64));
+    // The run's statistics are those of the analysis bundle on the generated heights in metres.
+    let t = bozkir_terrain::profiles::generate(24, 3, &req.params, &NoProgress);
+    let exact = t.height.map(|&v| v * 1000.0).with_cell_size(10.0, 10.0);
+    let a = analyse(&exact, &AnalysisOptions { tpi_radius: req.tpi_radius, ..AnalysisOptions::default() }, &NoProgress);
+    assert_eq!(stats(&a), out.stats);
+}
+
+#[test]
+fn analyze_fills_pits_and_records_the_backend() {
+    let mut v: Vec<f64> = (0..100).map(|i| (i % 10 + i / 10) as f64).collect();
+    v[55] = -5.0;
+    let dem = Grid::from_vec(10, 10, v).with_cell_size(2.0, 2.0);
+    let dir = tempfile::tempdir().unwrap();
+    let report = || Backend { backend: "test".into(), stages: Some(vec!["fill: cpu".into()]) };
+    let compute = Compute { kernels: &bozkir_recipe::Cpu, report: &report };
+    let req = AnalyzeRequest {
+        dem: &dem,
+        source: "x.tif".into(),
+        options: AnalysisOptions { tpi_radius: 2, ..Default::default() },
+    };
+    let out = analyze(&req, compute, dir.path(), &NoProgress).unwrap();
+    assert_eq!(out.raised_cells, 1);
+    let sc = bozkir_io::read_sidecar(dir.path().join("terrain.json")).unwrap();
+    assert_eq!((sc.backend.as_str(), sc.source.as_str()), ("test", "x.tif"));
+    assert_eq!(sc.settings["backends"], serde_json::json!(["fill: cpu"]));
+    let filled = bozkir_io::read_tiff_f32(dir.path().join("filled.tif")).unwrap();
+    assert!(filled.data()[55] > 0.0, "the pit is filled to its spill height");
+}
+
+#[test]
+fn a_recipe_announces_its_stages_then_the_analysis() {
+    let recipe = bozkir_recipe::builtin::builtin("hills").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let obs = Steps::default();
+    let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 2, until: None };
+    let out = run_recipe(&req, Compute::cpu(), dir.path(), &obs).unwrap();
+    let steps = obs.0.lock().unwrap().clone();
+    let ops: Vec<&str> = recipe.stages.iter().map(|s| s.op.name()).collect();
+    assert_eq!(steps[..ops.len()], ops[..]);
+    assert_eq!(steps[ops.len()..ops.len() + 8], ANALYSIS_STEPS.map(String::from)[..]);
+    assert_eq!(steps.last().map(String::as_str), Some("write"));
+    assert_eq!(out.stages.len(), ops.len());
+    let sc = bozkir_io::read_sidecar(dir.path().join("terrain.json")).unwrap();
+    assert_eq!(sc.settings["recipe"], "hills");
+    assert!(sc.settings.get("backends").is_none(), "the CPU lists no stage backends");
+}
+
+#[test]
+fn a_bake_into_the_terrain_lists_its_textures_once() {
+    let dir = tempfile::tempdir().unwrap();
+    terrain(&TerrainRequest::profile("alpine", 12, 1).unwrap(), dir.path(), &NoProgress).unwrap();
+    for _ in 0..2 {
+        let inputs = BakeInputs::read(dir.path()).unwrap();
+        let size =
+            bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true }, dir.path(), &NoProgress).unwrap();
+        assert_eq!(size, (24, 24));
+    }
+    let files = listed(dir.path());
+    assert_eq!(files.iter().filter(|f| *f == "albedo.png").count(), 1);
+    assert_eq!(files.iter().filter(|f| *f == "normal.png").count(), 1);
+    let img = bozkir_io::read_rgb8(dir.path().join("albedo.png")).unwrap();
+    assert_eq!((img.width(), img.height()), (24, 24));
+}
+
+#[test]
+fn a_missing_terrain_folder_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = BakeInputs::read(dir.path()).unwrap_err();
+    assert!(matches!(e, PipelineError::Input(_)), "{e:?}");
+    assert!(e.to_string().ends_with("terrain.json: no such file"), "{e}");
+}
