@@ -68,7 +68,7 @@ pub enum TilesetWriteError {
 ///
 /// ```
 /// use bozkir_splat::tiling::starter::{starter, StarterParams};
-/// use bozkir_splat::tiling::tileset::{read, write_folder};
+/// use bozkir_splat::formats::tileset::{read, write_folder};
 ///
 /// let (ts, w, h, px) = starter(&StarterParams { per_side: 6, levels: 1, atlas_res: 8, ..StarterParams::default() });
 /// let dir = tempfile::tempdir().unwrap();
