@@ -12,9 +12,10 @@
 
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
+use bozkir_splat::capture::patches::cache::{cache_key, decode_entry, encode_entry};
+use bozkir_splat::capture::patches::sheet::contact_sheet;
 use bozkir_splat::capture::patches::{
-    cache_key, contact_sheet, decode_entry, describe_trail, encode_entry, find_patches, FailureKind, PatchSearch,
-    SearchFailure, SearchSettings,
+    describe_trail, find_patches, FailureKind, PatchSearch, SearchFailure, SearchSettings,
 };
 use bozkir_splat::Splats;
 use serde_json::{json, Map, Value};
@@ -206,28 +207,6 @@ fn save_preset(a: &Args, name: &str, st: &SearchSettings) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Replace the automatic choice by the candidates numbered in `picks`.
-fn pick_by_hand(r: &mut PatchSearch, picks: &[usize]) -> Result<()> {
-    let n = r.candidates.len();
-    if let Some(&bad) = picks.iter().find(|&&i| i >= n) {
-        bail!("--patches {bad}: there are {n} candidates, numbered 0 to {}", n.saturating_sub(1));
-    }
-    for c in &mut r.candidates {
-        c.chosen = false;
-    }
-    let classes = r.settings.classes;
-    let mut chosen = vec![Vec::new(); classes];
-    for &i in picks {
-        if r.candidates[i].chosen {
-            continue;
-        }
-        r.candidates[i].chosen = true;
-        chosen[r.candidates[i].class.unwrap_or(0).min(classes - 1)].push(i);
-    }
-    r.chosen = chosen;
-    Ok(())
-}
-
 /// A capture file's stamp for the cache key: its size and modification time.
 fn file_stamp(path: &Path) -> std::io::Result<String> {
     let m = std::fs::metadata(path)?;
@@ -320,7 +299,7 @@ pub fn run(a: Args) -> Result<()> {
     };
     let by_hand = a.patches.is_some();
     if let Some(p) = &a.patches {
-        pick_by_hand(&mut r, p)?;
+        r.pick_by_hand(p)?;
     }
     let sheet = contact_sheet(&splats, &r, a.tile, 64);
     let png = a.out.join("contact_sheet.png");

@@ -174,8 +174,8 @@ pub(crate) fn csr(g: &FlowGraph) -> (Vec<Arc>, Vec<u32>) {
 mod tests {
     use super::seam::*;
     use super::*;
-    use std::collections::VecDeque;
     use bozkir_core::rng::Rng;
+    use std::collections::VecDeque;
 
     /// Edmonds–Karp (shortest augmenting paths by BFS) on the same graph, as the reference.
     fn edmonds_karp(g: &FlowGraph) -> Cap {
