@@ -274,28 +274,7 @@ pub fn run(a: Args) -> Result<()> {
     let capture = a.capture.display().to_string();
     let mut r = match result {
         Ok(r) => r,
-        Err(e) => {
-            let verdict = match e.kind {
-                FailureKind::BadSettings => "bad_settings",
-                FailureKind::OneMaterial => "one_material",
-                FailureKind::NotATilingExemplar => "not_a_tiling_exemplar",
-            };
-            let v = json!({
-                "capture": capture,
-                "verdict": verdict,
-                "reason": e.reason,
-                "settings": st,
-                "cache": cache,
-                "trail": e.trail,
-                "trail_text": describe_trail(&e.trail),
-            });
-            std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
-                .with_context(|| format!("{}: cannot write", json_path.display()))?;
-            for line in describe_trail(&e.trail) {
-                eprintln!("  {line}");
-            }
-            bail!("{}: {} (details in {})", a.capture.display(), e.reason, json_path.display());
-        }
+        Err(e) => return Err(failed(&a.capture, &json_path, &st, cache, &e)),
     };
     let by_hand = a.patches.is_some();
     if let Some(p) = &a.patches {
@@ -330,10 +309,46 @@ pub fn run(a: Args) -> Result<()> {
     });
     std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
         .with_context(|| format!("{}: cannot write", json_path.display()))?;
+    print_summary(&capture, splats.len(), &r, cache);
+    println!("wrote {} and {}", png.display(), json_path.display());
+    Ok(())
+}
+
+/// A failed search: `patches.json` says why, the trail goes to stderr, and the error names the
+/// file.
+fn failed(capture: &Path, json_path: &Path, st: &SearchSettings, cache: &str, e: &SearchFailure) -> anyhow::Error {
+    let verdict = match e.kind {
+        FailureKind::BadSettings => "bad_settings",
+        FailureKind::OneMaterial => "one_material",
+        FailureKind::NotATilingExemplar => "not_a_tiling_exemplar",
+    };
+    let v = json!({
+        "capture": capture.display().to_string(),
+        "verdict": verdict,
+        "reason": e.reason,
+        "settings": st,
+        "cache": cache,
+        "trail": e.trail,
+        "trail_text": describe_trail(&e.trail),
+    });
+    let written = serde_json::to_string_pretty(&v).map_err(anyhow::Error::from).and_then(|t| {
+        std::fs::write(json_path, t + "\n").with_context(|| format!("{}: cannot write", json_path.display()))
+    });
+    if let Err(w) = written {
+        return w;
+    }
+    for line in describe_trail(&e.trail) {
+        eprintln!("  {line}");
+    }
+    anyhow::anyhow!("{}: {} (details in {})", capture.display(), e.reason, json_path.display())
+}
+
+/// The search's summary on stdout.
+fn print_summary(capture: &str, splats: usize, r: &PatchSearch, cache: &str) {
     let rj = &r.rejections;
     println!(
         "{capture}: {} splats, {} positions, {} viable (rejected: sparse {}, buried {}, tilt {}, score {}, holes {}, rim {}{}), cache {cache}",
-        splats.len(),
+        splats,
         rj.positions,
         rj.viable,
         rj.sparse,
@@ -354,8 +369,6 @@ pub fn run(a: Args) -> Result<()> {
         let ids: Vec<String> = g.iter().map(|i| i.to_string()).collect();
         println!("  class {k}: {}", ids.join(", "));
     }
-    println!("wrote {} and {}", png.display(), json_path.display());
-    Ok(())
 }
 
 #[cfg(test)]
