@@ -12,10 +12,12 @@
 
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
+use bozkir_splat::capture::patches::cache::{cache_key, decode_entry, encode_entry};
+use bozkir_splat::capture::patches::sheet::contact_sheet;
 use bozkir_splat::capture::patches::{
-    contact_sheet, describe_trail, file_stamp, find_patches, find_patches_cached, FailureKind, PatchSearch,
-    SearchCache, SearchSettings,
+    describe_trail, find_patches, FailureKind, PatchSearch, SearchFailure, SearchSettings,
 };
+use bozkir_splat::Splats;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -205,26 +207,48 @@ fn save_preset(a: &Args, name: &str, st: &SearchSettings) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Replace the automatic choice by the candidates numbered in `picks`.
-fn pick_by_hand(r: &mut PatchSearch, picks: &[usize]) -> Result<()> {
-    let n = r.candidates.len();
-    if let Some(&bad) = picks.iter().find(|&&i| i >= n) {
-        bail!("--patches {bad}: there are {n} candidates, numbered 0 to {}", n.saturating_sub(1));
+/// A capture file's stamp for the cache key: its size and modification time.
+fn file_stamp(path: &Path) -> std::io::Result<String> {
+    let m = std::fs::metadata(path)?;
+    let mtime =
+        m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos()).unwrap_or(0);
+    Ok(format!("bytes={}|mtime_ns={mtime}", m.len()))
+}
+
+/// The cache file of `key` in the folder `dir`.
+fn cache_file(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("search_{key}.json"))
+}
+
+/// Store `r` under `key` in `dir` (a temporary file renamed into place).
+fn store(dir: &Path, key: &str, r: &PatchSearch) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let text = encode_entry(key, r).map_err(std::io::Error::other)?;
+    let path = cache_file(dir, key);
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// [`find_patches`] through the cache folder `dir`: a hit returns the stored result, a miss
+/// searches and stores a success (failures are not stored). Returns the result and whether it
+/// was a hit. An unreadable or corrupt entry misses; a cache that cannot be written is ignored.
+fn find_patches_cached(
+    s: &Splats,
+    settings: &SearchSettings,
+    dir: &Path,
+    stamp: &str,
+) -> (std::result::Result<PatchSearch, SearchFailure>, bool) {
+    let key = cache_key(stamp, s, settings);
+    let hit = std::fs::read_to_string(cache_file(dir, &key)).ok().and_then(|t| decode_entry(&t, &key));
+    if let Some(r) = hit {
+        return (Ok(r), true);
     }
-    for c in &mut r.candidates {
-        c.chosen = false;
+    let r = find_patches(s, settings);
+    if let Ok(ok) = &r {
+        let _ = store(dir, &key, ok);
     }
-    let classes = r.settings.classes;
-    let mut chosen = vec![Vec::new(); classes];
-    for &i in picks {
-        if r.candidates[i].chosen {
-            continue;
-        }
-        r.candidates[i].chosen = true;
-        chosen[r.candidates[i].class.unwrap_or(0).min(classes - 1)].push(i);
-    }
-    r.chosen = chosen;
-    Ok(())
+    (r, false)
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -243,39 +267,18 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         let dir = a.cache_dir.clone().unwrap_or_else(|| a.out.join("cache"));
         let stamp = file_stamp(&a.capture).with_context(|| format!("{}: cannot stat", a.capture.display()))?;
-        let (r, hit) = find_patches_cached(&splats, &st, &SearchCache::new(dir), &stamp);
+        let (r, hit) = find_patches_cached(&splats, &st, &dir, &stamp);
         (r, if hit { "hit" } else { "miss" })
     };
     let json_path = a.out.join("patches.json");
     let capture = a.capture.display().to_string();
     let mut r = match result {
         Ok(r) => r,
-        Err(e) => {
-            let verdict = match e.kind {
-                FailureKind::BadSettings => "bad_settings",
-                FailureKind::OneMaterial => "one_material",
-                FailureKind::NotATilingExemplar => "not_a_tiling_exemplar",
-            };
-            let v = json!({
-                "capture": capture,
-                "verdict": verdict,
-                "reason": e.reason,
-                "settings": st,
-                "cache": cache,
-                "trail": e.trail,
-                "trail_text": describe_trail(&e.trail),
-            });
-            std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
-                .with_context(|| format!("{}: cannot write", json_path.display()))?;
-            for line in describe_trail(&e.trail) {
-                eprintln!("  {line}");
-            }
-            bail!("{}: {} (details in {})", a.capture.display(), e.reason, json_path.display());
-        }
+        Err(e) => return Err(failed(&a.capture, &json_path, &st, cache, &e)),
     };
     let by_hand = a.patches.is_some();
     if let Some(p) = &a.patches {
-        pick_by_hand(&mut r, p)?;
+        r.pick_by_hand(p)?;
     }
     let sheet = contact_sheet(&splats, &r, a.tile, 64);
     let png = a.out.join("contact_sheet.png");
@@ -306,10 +309,46 @@ pub fn run(a: Args) -> Result<()> {
     });
     std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
         .with_context(|| format!("{}: cannot write", json_path.display()))?;
+    print_summary(&capture, splats.len(), &r, cache);
+    println!("wrote {} and {}", png.display(), json_path.display());
+    Ok(())
+}
+
+/// A failed search: `patches.json` says why, the trail goes to stderr, and the error names the
+/// file.
+fn failed(capture: &Path, json_path: &Path, st: &SearchSettings, cache: &str, e: &SearchFailure) -> anyhow::Error {
+    let verdict = match e.kind {
+        FailureKind::BadSettings => "bad_settings",
+        FailureKind::OneMaterial => "one_material",
+        FailureKind::NotATilingExemplar => "not_a_tiling_exemplar",
+    };
+    let v = json!({
+        "capture": capture.display().to_string(),
+        "verdict": verdict,
+        "reason": e.reason,
+        "settings": st,
+        "cache": cache,
+        "trail": e.trail,
+        "trail_text": describe_trail(&e.trail),
+    });
+    let written = serde_json::to_string_pretty(&v).map_err(anyhow::Error::from).and_then(|t| {
+        std::fs::write(json_path, t + "\n").with_context(|| format!("{}: cannot write", json_path.display()))
+    });
+    if let Err(w) = written {
+        return w;
+    }
+    for line in describe_trail(&e.trail) {
+        eprintln!("  {line}");
+    }
+    anyhow::anyhow!("{}: {} (details in {})", capture.display(), e.reason, json_path.display())
+}
+
+/// The search's summary on stdout.
+fn print_summary(capture: &str, splats: usize, r: &PatchSearch, cache: &str) {
     let rj = &r.rejections;
     println!(
         "{capture}: {} splats, {} positions, {} viable (rejected: sparse {}, buried {}, tilt {}, score {}, holes {}, rim {}{}), cache {cache}",
-        splats.len(),
+        splats,
         rj.positions,
         rj.viable,
         rj.sparse,
@@ -330,6 +369,51 @@ pub fn run(a: Args) -> Result<()> {
         let ids: Vec<String> = g.iter().map(|i| i.to_string()).collect();
         println!("  class {k}: {}", ids.join(", "));
     }
-    println!("wrote {} and {}", png.display(), json_path.display());
-    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_splat::capture::{synth, Material, SynthParams};
+
+    #[test]
+    fn cache_hits_misses_and_ignores_corrupt_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let ground = |seed| {
+            let p = SynthParams {
+                side_m: 4.0,
+                density: 4000.0,
+                materials: vec![Material::sand()],
+                seed,
+                ..SynthParams::default()
+            };
+            synth(&p).unwrap().splats
+        };
+        let c = ground(1);
+        let st = SearchSettings { size: 0.5, ..SearchSettings::default() };
+        let (a, hit) = find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2");
+        assert!(!hit);
+        let a = a.unwrap();
+        let (b, hit) = find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2");
+        assert!(hit);
+        assert_eq!(b.unwrap(), a, "a recalled result equals the computed one");
+        // Changed settings or a touched file miss.
+        let looser = SearchSettings { min_cover: 0.7, ..st.clone() };
+        assert!(!find_patches_cached(&c, &looser, &cache, "bytes=1|mtime_ns=2").1);
+        assert!(!find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=3").1);
+        // A corrupt entry is ignored (and replaced).
+        let key = cache_key("bytes=1|mtime_ns=2", &c, &st);
+        std::fs::write(cache_file(&cache, &key), b"{\"version\": 1, \"key\": ").unwrap();
+        let (r, hit) = find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2");
+        assert!(!hit);
+        assert_eq!(r.unwrap(), a);
+        assert!(find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2").1);
+        // The file stamp follows size and modification time.
+        let f = dir.path().join("cap.ply");
+        std::fs::write(&f, b"abc").unwrap();
+        let s1 = file_stamp(&f).unwrap();
+        std::fs::write(&f, b"abcd").unwrap();
+        assert_ne!(s1, file_stamp(&f).unwrap());
+    }
 }

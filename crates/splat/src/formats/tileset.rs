@@ -6,13 +6,110 @@ use crate::formats::dot_splat;
 use crate::formats::ply::{self, PlyEncoding};
 use crate::tiling::tileset::{Manifest, Tileset};
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// What can go wrong encoding, zipping or reading a tileset. Each message is the text the CLI
+/// has always printed (the file first where there is one).
+#[derive(Debug, thiserror::Error)]
+pub enum TilesetFileError {
+    /// The tileset failed its check (`Tileset::validate`'s message).
+    #[error("{0}")]
+    Invalid(String),
+    /// A tileset read from `path` failed its check.
+    #[error("{path}: {detail}", path = .path.display())]
+    InvalidFile {
+        /// The splat file (or zip) read.
+        path: PathBuf,
+        /// `Tileset::validate`'s message.
+        detail: String,
+    },
+    /// The manifest could not be written as JSON.
+    #[error("{0}")]
+    Encode(serde_json::Error),
+    /// The zip could not be written.
+    #[error("{0}")]
+    Zip(zip::result::ZipError),
+    /// Writing into the zip failed.
+    #[error("{0}")]
+    ZipWrite(std::io::Error),
+    /// A file could not be opened, read or inspected.
+    #[error("{path}: {error}", path = .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// `tileset.json` is larger than the reader accepts.
+    #[error("{path}: manifest larger than {MAX_MANIFEST} bytes", path = .path.display())]
+    ManifestTooLarge {
+        /// The manifest file.
+        path: PathBuf,
+    },
+    /// `tileset.json` of a folder is not a manifest.
+    #[error("{path}: {error}", path = .path.display())]
+    Json {
+        /// The manifest file.
+        path: PathBuf,
+        /// The parser's message.
+        error: serde_json::Error,
+    },
+    /// `tileset.json` inside a zip (or beside a splat file) is not a manifest.
+    #[error("{path}: tileset.json: {error}", path = .path.display())]
+    Manifest {
+        /// The zip or splat file.
+        path: PathBuf,
+        /// The parser's message.
+        error: serde_json::Error,
+    },
+    /// The file is not a zip.
+    #[error("{path}: not a tileset zip: {error}", path = .path.display())]
+    NotZip {
+        /// The file.
+        path: PathBuf,
+        /// The zip reader's message.
+        error: zip::result::ZipError,
+    },
+    /// A file the tileset needs is not in the zip.
+    #[error("{path}: no {name} inside", path = .path.display())]
+    MissingEntry {
+        /// The zip.
+        path: PathBuf,
+        /// The missing file.
+        name: String,
+    },
+    /// A file in the zip is larger than any tileset needs.
+    #[error("{path}: {name} too large", path = .path.display())]
+    EntryTooLarge {
+        /// The zip.
+        path: PathBuf,
+        /// The file inside.
+        name: String,
+    },
+    /// A file in the zip could not be read.
+    #[error("{path}: {name}: {error}", path = .path.display())]
+    Entry {
+        /// The zip.
+        path: PathBuf,
+        /// The file inside.
+        name: String,
+        /// What the reader said.
+        error: std::io::Error,
+    },
+    /// The tileset's splats could not be parsed.
+    #[error("{0}")]
+    Splats(crate::SplatError),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TilesetFileError + '_ {
+    move |error| TilesetFileError::Io { path: path.to_path_buf(), error }
+}
 
 /// The files of a tileset as `(name, bytes)`: manifest, `.splat`, `.ply`, and the atlas PNG
 /// bytes if given.
-pub fn encode(ts: &Tileset, atlas_png: Option<Vec<u8>>) -> Result<Vec<(String, Vec<u8>)>, String> {
-    ts.validate()?;
-    let json = serde_json::to_vec_pretty(&ts.manifest).map_err(|e| e.to_string())?;
+pub fn encode(ts: &Tileset, atlas_png: Option<Vec<u8>>) -> Result<Vec<(String, Vec<u8>)>, TilesetFileError> {
+    ts.validate().map_err(TilesetFileError::Invalid)?;
+    let json = serde_json::to_vec_pretty(&ts.manifest).map_err(TilesetFileError::Encode)?;
     let mut files = vec![
         ("tileset.json".to_string(), json),
         ("tiles.splat".to_string(), dot_splat::encode_splat(&ts.splats)),
@@ -25,16 +122,16 @@ pub fn encode(ts: &Tileset, atlas_png: Option<Vec<u8>>) -> Result<Vec<(String, V
 }
 
 /// One zip holding the files (deflate).
-pub fn zip_bytes(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+pub fn zip_bytes(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, TilesetFileError> {
     let mut buf = std::io::Cursor::new(Vec::new());
     {
         let mut z = zip::ZipWriter::new(&mut buf);
         let opt = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
         for (name, bytes) in files {
-            z.start_file(name.as_str(), opt).map_err(|e| e.to_string())?;
-            z.write_all(bytes).map_err(|e| e.to_string())?;
+            z.start_file(name.as_str(), opt).map_err(TilesetFileError::Zip)?;
+            z.write_all(bytes).map_err(TilesetFileError::ZipWrite)?;
         }
-        z.finish().map_err(|e| e.to_string())?;
+        z.finish().map_err(TilesetFileError::Zip)?;
     }
     Ok(buf.into_inner())
 }
@@ -49,8 +146,8 @@ pub enum TilesetWriteError {
     #[error("reading back the atlas: {0}")]
     ReadBack(std::io::Error),
     /// The tileset failed its check or its manifest could not be encoded ([`encode`]).
-    #[error("{0}")]
-    Encode(String),
+    #[error(transparent)]
+    Encode(#[from] TilesetFileError),
     /// A file of the tileset could not be written.
     #[error("cannot write {name}: {error}")]
     Write {
@@ -68,7 +165,7 @@ pub enum TilesetWriteError {
 ///
 /// ```
 /// use bozkir_splat::tiling::starter::{starter, StarterParams};
-/// use bozkir_splat::tiling::tileset::{read, write_folder};
+/// use bozkir_splat::formats::tileset::{read, write_folder};
 ///
 /// let (ts, w, h, px) = starter(&StarterParams { per_side: 6, levels: 1, atlas_res: 8, ..StarterParams::default() });
 /// let dir = tempfile::tempdir().unwrap();
@@ -87,7 +184,7 @@ pub fn write_folder(
     let atlas_path = dir.join("atlas.png");
     bozkir_io::write_rgb8(&atlas_path, &bozkir_core::Grid::from_vec(w, h, px))?;
     let atlas_bytes = std::fs::read(&atlas_path).map_err(TilesetWriteError::ReadBack)?;
-    let mut files = encode(ts, None).map_err(TilesetWriteError::Encode)?;
+    let mut files = encode(ts, None)?;
     for (name, bytes) in &files {
         std::fs::write(dir.join(name), bytes)
             .map_err(|error| TilesetWriteError::Write { name: name.clone(), error })?;
@@ -99,48 +196,59 @@ pub fn write_folder(
 /// Largest manifest accepted on reading (bytes).
 const MAX_MANIFEST: u64 = 64 << 20;
 
-fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, String> {
-    let manifest: Manifest =
-        serde_json::from_slice(manifest).map_err(|e| format!("{}: tileset.json: {e}", name.display()))?;
+fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, TilesetFileError> {
+    let manifest: Manifest = serde_json::from_slice(manifest)
+        .map_err(|error| TilesetFileError::Manifest { path: name.to_path_buf(), error })?;
     let splats = if manifest.sh_degree > 0 {
-        ply::parse_ply(splats, name).map_err(|e| e.to_string())?
+        ply::parse_ply(splats, name).map_err(TilesetFileError::Splats)?
     } else {
-        dot_splat::parse_splat(splats, name).map_err(|e| e.to_string())?
+        dot_splat::parse_splat(splats, name).map_err(TilesetFileError::Splats)?
     };
     let ts = Tileset { manifest, splats };
-    ts.validate().map_err(|e| format!("{}: {e}", name.display()))?;
+    ts.validate().map_err(|detail| TilesetFileError::InvalidFile { path: name.to_path_buf(), detail })?;
     Ok(ts)
 }
 
 /// Read a tileset from a directory or a zip (`.zip`). Degree-0 tilesets read `tiles.splat`,
 /// others `tiles.ply` (which keeps the SH).
-pub fn read(path: &Path) -> Result<Tileset, String> {
+pub fn read(path: &Path) -> Result<Tileset, TilesetFileError> {
     let name = |ts_deg: u8| if ts_deg > 0 { "tiles.ply" } else { "tiles.splat" };
     if path.is_dir() {
         let mpath = path.join("tileset.json");
-        let meta = std::fs::metadata(&mpath).map_err(|e| format!("{}: {e}", mpath.display()))?;
+        let meta = std::fs::metadata(&mpath).map_err(io_err(&mpath))?;
         if meta.len() > MAX_MANIFEST {
-            return Err(format!("{}: manifest larger than {MAX_MANIFEST} bytes", mpath.display()));
+            return Err(TilesetFileError::ManifestTooLarge { path: mpath });
         }
-        let m = std::fs::read(&mpath).map_err(|e| format!("{}: {e}", mpath.display()))?;
-        let deg: Manifest = serde_json::from_slice(&m).map_err(|e| format!("{}: {e}", mpath.display()))?;
+        let m = std::fs::read(&mpath).map_err(io_err(&mpath))?;
+        let deg: Manifest =
+            serde_json::from_slice(&m).map_err(|error| TilesetFileError::Json { path: mpath.clone(), error })?;
         let sp = path.join(name(deg.sh_degree));
-        let s = std::fs::read(&sp).map_err(|e| format!("{}: {e}", sp.display()))?;
+        let s = std::fs::read(&sp).map_err(io_err(&sp))?;
         return parse(&m, &s, &sp);
     }
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut z = zip::ZipArchive::new(f).map_err(|e| format!("{}: not a tileset zip: {e}", path.display()))?;
-    let mut get = |n: &str| -> Result<Vec<u8>, String> {
-        let mut e = z.by_name(n).map_err(|_| format!("{}: no {n} inside", path.display()))?;
+    let f = std::fs::File::open(path).map_err(io_err(path))?;
+    let mut z =
+        zip::ZipArchive::new(f).map_err(|error| TilesetFileError::NotZip { path: path.to_path_buf(), error })?;
+    let mut get = |n: &str| -> Result<Vec<u8>, TilesetFileError> {
+        let entry = |p: &Path| (p.to_path_buf(), n.to_string());
+        let mut e = z.by_name(n).map_err(|_| {
+            let (path, name) = entry(path);
+            TilesetFileError::MissingEntry { path, name }
+        })?;
         if e.size() > crate::formats::MAX_SPLATS * 512 {
-            return Err(format!("{}: {n} too large", path.display()));
+            let (path, name) = entry(path);
+            return Err(TilesetFileError::EntryTooLarge { path, name });
         }
         let mut v = Vec::with_capacity(e.size() as usize);
-        e.read_to_end(&mut v).map_err(|x| format!("{}: {n}: {x}", path.display()))?;
+        e.read_to_end(&mut v).map_err(|error| {
+            let (path, name) = entry(path);
+            TilesetFileError::Entry { path, name, error }
+        })?;
         Ok(v)
     };
     let m = get("tileset.json")?;
-    let deg: Manifest = serde_json::from_slice(&m).map_err(|e| format!("{}: tileset.json: {e}", path.display()))?;
+    let deg: Manifest =
+        serde_json::from_slice(&m).map_err(|error| TilesetFileError::Manifest { path: path.to_path_buf(), error })?;
     let s = get(name(deg.sh_degree))?;
     parse(&m, &s, path)
 }
@@ -181,7 +289,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let z = tmp.path().join("x.zip");
         std::fs::write(&z, b"not a zip").unwrap();
-        assert!(read(&z).unwrap_err().contains("not a tileset zip"));
-        assert!(read(tmp.path()).unwrap_err().contains("tileset.json"));
+        assert!(read(&z).unwrap_err().to_string().contains("not a tileset zip"));
+        assert!(read(tmp.path()).unwrap_err().to_string().contains("tileset.json"));
     }
 }

@@ -132,6 +132,29 @@ pub fn assess(ts: &Tileset, grid: usize, res: usize, seed: u32) -> Result<Assess
     Ok(Assessment { classes, edges_checked, edge_mismatches, layout_mismatches, grid, res })
 }
 
+/// The assessment as lines for people, one per class then the edges (two-space indent), as
+/// `bozkir tileset` and `bozkir metrics` print them.
+pub fn assessment_lines(a: &Assessment) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &a.classes {
+        out.push(format!(
+            "  {:<8} {:>3} tiles  repetition {:.3} (landmarks {:.3})  busyness {:.3} ± {:.3}  seam error {:.4}",
+            c.class,
+            c.tiles,
+            c.repetition_texture,
+            c.repetition_landmarks,
+            c.busyness_mean,
+            c.busyness_sd,
+            c.seam_error
+        ));
+    }
+    out.push(format!(
+        "  edges: {} shared-colour edges checked, {} differ; a 40×40 layout has {} mismatched edges",
+        a.edges_checked, a.edge_mismatches, a.layout_mismatches
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
