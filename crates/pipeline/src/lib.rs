@@ -8,3 +8,9 @@
 //! Pipelines read and write files only through `bozkir-io` and `bozkir-splat`'s formats, into the
 //! folder the face hands them (the CLI hands a staging folder and commits it when the call
 //! succeeds). They never read the clock or print: timing and presentation are the face's.
+
+pub mod error;
+pub mod heightmap;
+pub mod validation;
+
+pub use error::{PipelineError, Result};

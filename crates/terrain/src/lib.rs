@@ -7,5 +7,6 @@ pub mod erosion;
 pub mod hydrology;
 pub mod island;
 pub mod landform;
+pub mod points;
 pub mod profiles;
 pub mod sculpt;
