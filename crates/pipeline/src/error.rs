@@ -15,6 +15,9 @@ pub enum PipelineError {
     /// The request or its inputs cannot be used: the message says why.
     #[error("{0}")]
     Invalid(String),
+    /// The validation protocol refused its settings or inputs.
+    #[error(transparent)]
+    Validation(#[from] bozkir_material::validation::ValidationError),
     /// The material rule refused its inputs.
     #[error(transparent)]
     Classify(#[from] bozkir_material::ClassifyError),
