@@ -5,11 +5,12 @@
 //! with a different grain and a slight colour cast, so the patches agree in places and not in
 //! others, as two captured patches of one material do. Locks: the left column is patch A, the
 //! right column patch B (a vertical seam). `push_relabel` is the default solver
-//! (`bozkir_splat::graphcut::seam`); `boykov_kolmogorov` is the same graph through the
+//! (`bozkir_splat::tiling::graphcut::seam::seam`); `boykov_kolmogorov` is the same graph through the
 //! alternative solver, for comparison. Figures go to `docs/benchmarks.md`.
 
 use bozkir_core::hash::hash_unit;
-use bozkir_splat::graphcut::{column_locks, pixel_cost, seam, FlowGraph, Lock, Pick, COST_SCALE, INFINITE};
+use bozkir_splat::tiling::graphcut::seam::{column_locks, pixel_cost, seam, Lock, Pick};
+use bozkir_splat::tiling::graphcut::{FlowGraph, COST_SCALE, INFINITE};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 

@@ -2,8 +2,9 @@
 //! (68 B per splat) and degree 3 (248 B per splat), and writing it. Target: load < 1 s.
 //! The file is generated in a temporary directory inside the bench.
 
-use bozkir_splat::ply::{read_ply, write_ply};
-use bozkir_splat::{PlyEncoding, RawSplat, Splats};
+use bozkir_splat::formats::ply::{read_ply, write_ply};
+use bozkir_splat::formats::PlyEncoding;
+use bozkir_splat::{RawSplat, Splats};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
 const N: usize = 1_000_000;

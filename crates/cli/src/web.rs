@@ -7,7 +7,8 @@
 //! request of its own.
 
 use anyhow::{anyhow, bail, Context, Result};
-use bozkir_splat::tileset::{self, Tileset};
+use bozkir_splat::formats::tileset;
+use bozkir_splat::tiling::tileset::Tileset;
 use std::io::{BufRead, Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

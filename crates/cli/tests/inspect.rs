@@ -1,6 +1,7 @@
 //! End-to-end tests of `bozkir inspect`: text and JSON reports, every format, bad input.
 
-use bozkir_splat::{save, Splats};
+use bozkir_splat::formats::save;
+use bozkir_splat::Splats;
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -176,7 +176,7 @@ fn a_noise_cloud_is_not_a_tiling_exemplar() {
         s.push_decoded(p, [0.01; 3], [1.0, 0.0, 0.0, 0.0], 0.9, [0.1, 0.2, 0.3], &[]);
     }
     let cap = tmp.path().join("noise.ply");
-    bozkir_splat::save(&cap, &s).unwrap();
+    bozkir_splat::formats::save(&cap, &s).unwrap();
     let out = tmp.path().join("out");
     let o = bozkir(&["patches", cap.to_str().unwrap(), "--size", "0.5", "--out", out.to_str().unwrap()]);
     assert!(!o.status.success());

@@ -1,7 +1,8 @@
 //! End-to-end tests of `bozkir prepare`: alignment of tilted and upside-down captures, cleaning,
 //! the text and JSON reports, and refusals that write nothing.
 
-use bozkir_splat::{save, Splats};
+use bozkir_splat::formats::save;
+use bozkir_splat::Splats;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -60,7 +61,7 @@ fn tilted_capture_is_levelled_with_z_up() {
     let i: serde_json::Value =
         serde_json::from_str(&ok(&bozkir(&["inspect", out.to_str().unwrap(), "--json"]))).unwrap();
     assert!(f(&i["plane"]["tilt_deg"]) < 1.0 && i["plane"]["up_axis"] == 2, "{}", i["plane"]);
-    let s = bozkir_splat::load(&out).unwrap();
+    let s = bozkir_splat::formats::load(&out).unwrap();
     let mut z: Vec<f32> = s.positions().iter().map(|p| p[2]).collect();
     z.sort_by(f32::total_cmp);
     assert!(z[z.len() / 20].abs() < 1e-4, "recentred: p5 z = {}", z[z.len() / 20]);
@@ -102,7 +103,7 @@ fn clean_removes_floaters_and_background() {
         ["removed_cylinder", "removed_large", "removed_floaters"].iter().map(|k| c[k].as_u64().unwrap()).sum();
     assert_eq!(r["count_in"].as_u64().unwrap() - removed, r["count_out"].as_u64().unwrap(), "{c}");
     assert!(c["removed_floaters"].as_u64().unwrap() > 0 && c["removed_cylinder"].as_u64().unwrap() > 0, "{c}");
-    let s = bozkir_splat::load(&out).unwrap();
+    let s = bozkir_splat::formats::load(&out).unwrap();
     assert_eq!(s.len() as u64, r["count_out"].as_u64().unwrap());
     // Nothing left far from the ground or outside the cylinder.
     let radius = f(&c["cylinder_radius"]) as f32;

@@ -99,10 +99,10 @@ fn header<'a>(h: &'a [(String, String)], k: &str) -> &'a str {
 
 /// The starter tileset written through the library (no atlas: small and quick).
 fn write_tileset(dir: &Path) {
-    let p = bozkir_splat::starter::StarterParams { per_side: 8, levels: 2, atlas_res: 0, ..Default::default() };
-    let (ts, ..) = bozkir_splat::starter::starter(&p);
+    let p = bozkir_splat::tiling::starter::StarterParams { per_side: 8, levels: 2, atlas_res: 0, ..Default::default() };
+    let (ts, ..) = bozkir_splat::tiling::starter::starter(&p);
     std::fs::create_dir_all(dir).unwrap();
-    for (name, bytes) in bozkir_splat::tileset::encode(&ts, None).unwrap() {
+    for (name, bytes) in bozkir_splat::formats::tileset::encode(&ts, None).unwrap() {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
 }
@@ -221,7 +221,7 @@ fn serve_takes_a_single_tileset_folder_and_a_zip() {
         .iter()
         .map(|f| (f.to_string(), std::fs::read(one.join(f)).unwrap()))
         .collect();
-    let z = bozkir_splat::tileset::zip_bytes(&files).unwrap();
+    let z = bozkir_splat::formats::tileset::zip_bytes(&files).unwrap();
     std::fs::write(zdir.join("packed.zip"), &z).unwrap();
     std::fs::write(zdir.join("other.zip"), b"not a zip").unwrap();
     let srv = Server::start(&zdir);
@@ -301,7 +301,7 @@ fn demo_no_serve_writes_both_scene_folders() {
         let img = bozkir_io::read_rgb8(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert_eq!((img.width(), img.height()), (64, 64), "{f}");
     }
-    let ts = bozkir_splat::tileset::read(&out.join("tileset-starter")).unwrap();
+    let ts = bozkir_splat::formats::tileset::read(&out.join("tileset-starter")).unwrap();
     assert_eq!(ts.manifest.classes, ["sand", "scrub"]);
     assert!(ts.manifest.atlas.is_some());
     let bytes: u64 =

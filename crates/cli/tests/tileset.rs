@@ -103,7 +103,7 @@ fn rotations_stand_in_for_patches_a_small_capture_lacks() {
     let args = ["tileset", small, "--classes", "1", "--lod", "1", "--rotations", "2", "--out", out.to_str().unwrap()];
     let stdout = ok(&bozkir(&args));
     assert!(stdout.contains("2 per class chosen") && stdout.contains("× 2 quarter turns → 4 patches"), "{stdout}");
-    let ts = bozkir_splat::tileset::read(&out).expect("a valid tileset");
+    let ts = bozkir_splat::formats::tileset::read(&out).expect("a valid tileset");
     assert_eq!(ts.manifest.tiles.len(), 8, "2·2² minimal tiles");
     assert_eq!(ts.manifest.colours, [2, 2]);
     assert_eq!(ts.manifest.settings["rotations"], 2);

@@ -1,114 +1,26 @@
-//! Gaussian splats for bozkir: the splat model, its file formats and capture screening.
+//! Gaussian splats for bozkir: the splat model, its file formats, captures and tilesets.
 //!
 //! * [`model`] — [`Splats`], a struct of arrays of 3D Gaussians (raw and decoded attributes,
-//!   SH up to degree 3 stored as truncatable planes), with `subset`, `truncate_sh`, `transform`.
-//! * Formats, one per file: [`ply`] (3DGS PLY, ASCII and binary, read and write, bit-exact
-//!   round trip), [`dot_splat`] (antimatter15 `.splat`), [`glb`] (glTF
-//!   `KHR_gaussian_splatting`), [`spz`] (Niantic SPZ v2/v3, gzip). [`load`] and [`save`] pick
-//!   the format from the file name. Layouts are in `docs/formats.md`.
-//! * [`screen`] — capture screening (planarity, anisotropy, size against spacing, occupied
-//!   columns, opacity) with a verdict, the `bozkir inspect` command's numbers.
-//! * [`prepare`] — ground-plane alignment (`+z` up, upside-down test), recentring and cleaning
-//!   (crop cylinder, large splats, floaters): `bozkir prepare`.
-//! * [`lod`] — levels of detail that merge splats (moment matching) instead of dropping them.
-//!
-//! Readers bound every count before allocating ([`MAX_SPLATS`], and the file length) and name
-//! the file in every error ([`SplatError`]). Writers write a temporary file and rename it.
+//!   SH up to degree 3 stored as truncatable planes), with `subset`, `truncate_sh`, `transform`;
+//!   [`sh`] and [`quat`] its spherical harmonics and rotations; [`raster`] the one top-down
+//!   rasteriser.
+//! * [`formats`] — the file formats ([`formats::ply`], [`formats::dot_splat`],
+//!   [`formats::glb`], [`formats::spz`], [`formats::load`] / [`formats::save`] by extension)
+//!   and the tileset folder or zip ([`formats::tileset`]); errors are [`SplatError`].
+//! * [`capture`] — captures to work on (synthetic, from points, from a texture), screening
+//!   ([`capture::screen`], `bozkir inspect`), preparation ([`capture::prepare`]), the patch
+//!   search ([`capture::patches`], [`capture::plane_index`]) and merged levels of detail
+//!   ([`capture::lod`]).
+//! * [`tiling`] — from patches to a seamless Wang tileset: graph-cut seams, the Wang sets, the
+//!   tiles, the tileset, its measures and assessment, the starter tileset and the scene layout.
 
-pub mod assess;
 pub mod capture;
-pub mod dot_splat;
-pub mod error;
-mod fsio;
-pub mod glb;
-pub mod graphcut;
-pub mod kdtree;
-pub mod lod;
-pub mod metrics;
+pub mod formats;
 pub mod model;
-pub mod patches;
-pub mod plane_index;
-pub mod ply;
-pub mod prepare;
 pub mod quat;
 pub mod raster;
-pub mod screen;
 pub mod sh;
-pub mod spz;
-pub mod starter;
-pub mod tiles;
-pub mod tileset;
-pub mod wang;
+pub mod tiling;
 
-pub use error::{Result, SplatError};
+pub use formats::error::{Result, SplatError};
 pub use model::{Bounds, RawSplat, Rigid, Splats};
-pub use ply::PlyEncoding;
-
-use std::path::Path;
-
-/// Largest number of splats any reader accepts: 2^28.
-pub const MAX_SPLATS: u64 = 1 << 28;
-
-/// A splat file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// 3DGS PLY (written binary little-endian by [`save`]).
-    Ply,
-    /// antimatter15 `.splat`.
-    Splat,
-    /// glTF binary with `KHR_gaussian_splatting`.
-    Glb,
-    /// Niantic SPZ (gzip, v2/v3).
-    Spz,
-}
-
-impl Format {
-    /// The format named by a file's extension (case-insensitive), if any.
-    pub fn from_path(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "ply" => Format::Ply,
-            "splat" => Format::Splat,
-            "glb" => Format::Glb,
-            "spz" => Format::Spz,
-            _ => return None,
-        })
-    }
-
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Ply => "ply",
-            Format::Splat => "splat",
-            Format::Glb => "glb",
-            Format::Spz => "spz",
-        }
-    }
-}
-
-fn format_of(path: &Path) -> Result<Format> {
-    Format::from_path(path).ok_or_else(|| SplatError::Unsupported {
-        path: path.to_path_buf(),
-        what: "file extension (splat files are .ply, .splat, .glb or .spz)".into(),
-    })
-}
-
-/// Read a splat file of any supported format, chosen by its extension.
-pub fn load(path: &Path) -> Result<Splats> {
-    match format_of(path)? {
-        Format::Ply => ply::read_ply(path),
-        Format::Splat => dot_splat::read_splat(path),
-        Format::Glb => glb::read_glb(path),
-        Format::Spz => spz::read_spz(path),
-    }
-}
-
-/// Write `s` in the format named by the extension (PLY as binary little-endian).
-pub fn save(path: &Path, s: &Splats) -> Result<()> {
-    match format_of(path)? {
-        Format::Ply => ply::write_ply(path, s, PlyEncoding::BinaryLittleEndian),
-        Format::Splat => dot_splat::write_splat(path, s),
-        Format::Glb => glb::write_glb(path, s),
-        Format::Spz => spz::write_spz(path, s),
-    }
-}

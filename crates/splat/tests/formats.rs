@@ -3,11 +3,12 @@
 
 mod common;
 
-use bozkir_splat::dot_splat::{encode_row, encode_splat, parse_splat};
-use bozkir_splat::glb::{encode_glb, parse_glb, split_glb};
-use bozkir_splat::ply::{encode_ply, parse_ply, read_ply, write_ply};
-use bozkir_splat::spz::{encode_spz, parse_spz};
-use bozkir_splat::{load, save, PlyEncoding, RawSplat, SplatError, Splats};
+use bozkir_splat::formats::dot_splat::{encode_row, encode_splat, parse_splat};
+use bozkir_splat::formats::glb::{encode_glb, parse_glb, split_glb};
+use bozkir_splat::formats::ply::{encode_ply, parse_ply, read_ply, write_ply};
+use bozkir_splat::formats::spz::{encode_spz, parse_spz};
+use bozkir_splat::formats::{load, save, PlyEncoding};
+use bozkir_splat::{RawSplat, SplatError, Splats};
 use common::{assert_raw_bits_equal, data, synthetic};
 use std::path::Path;
 

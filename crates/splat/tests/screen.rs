@@ -2,9 +2,10 @@
 
 mod common;
 
+use bozkir_splat::capture::screen::{screen, ScreenParams, Verdict};
+use bozkir_splat::formats::load;
 use bozkir_splat::quat::{from_axis_angle, mat_vec, mul, to_matrix};
-use bozkir_splat::screen::{screen, ScreenParams, Verdict};
-use bozkir_splat::{load, Splats};
+use bozkir_splat::Splats;
 use common::{data, Lcg};
 
 /// A 1.5 m × 1.5 m plot of flat discs on bumpy ground, tilted `tilt` degrees about x, with a

@@ -29,8 +29,7 @@ use bozkir_material::{Balance, ClassifyOptions, Rule};
 use bozkir_terrain::profiles::{profile, profile_names, GENERATOR_VERSION};
 use wasm_bindgen::prelude::*;
 
-pub mod scene;
-use scene::{MappingArgs, SceneFieldData};
+use bozkir_splat::tiling::scene::{self, MappingArgs, SceneFieldData};
 
 /// Metres from the lowest to the highest point: `bozkir terrain`'s default `--height-range`.
 pub const HEIGHT_RANGE_M: f64 = 1000.0;
@@ -197,8 +196,8 @@ pub fn try_classify_grid(
     Ok(Decision::from(d))
 }
 
-fn js(e: String) -> JsError {
-    JsError::new(&e)
+fn js(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
 }
 
 /// Terrain from a named profile and a seed: `bozkir terrain --profile P --seed S --size N`.
@@ -360,7 +359,7 @@ impl SceneField {
     }
 }
 
-/// Per-cell draw data of a layout (see `scene::Cells`).
+/// Per-cell draw data of a layout (see `bozkir_splat::tiling::scene::Cells`).
 #[wasm_bindgen]
 pub struct SceneCells(scene::Cells);
 
@@ -406,7 +405,7 @@ pub fn scene_cells_js(
     strength: Option<Vec<f64>>,
     blend_width: f64,
 ) -> Result<SceneCells, JsError> {
-    let man: bozkir_splat::tileset::Manifest =
+    let man: bozkir_splat::tiling::tileset::Manifest =
         serde_json::from_str(manifest_json).map_err(|e| JsError::new(&format!("tileset manifest: {e}")))?;
     scene::scene_cells(&man, n, seed, classes.as_deref(), runner_up.as_deref(), strength.as_deref(), blend_width)
         .map(SceneCells)

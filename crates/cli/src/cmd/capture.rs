@@ -90,7 +90,7 @@ pub struct TextureArgs {
 }
 
 fn check_out(p: &Path) -> Result<()> {
-    if bozkir_splat::Format::from_path(p).is_none() {
+    if bozkir_splat::formats::Format::from_path(p).is_none() {
         bail!("{}: the output must end in .ply, .splat, .glb or .spz", p.display());
     }
     Ok(())
@@ -100,7 +100,7 @@ fn save(path: &Path, s: &Splats) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    bozkir_splat::save(path, s)?;
+    bozkir_splat::formats::save(path, s)?;
     Ok(())
 }
 

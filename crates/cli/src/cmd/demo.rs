@@ -4,7 +4,7 @@
 
 use crate::outputs::Staging;
 use anyhow::Result;
-use bozkir_splat::starter::{starter, StarterParams};
+use bozkir_splat::tiling::starter::{starter, StarterParams};
 use std::path::{Path, PathBuf};
 
 /// Folder of the demo's terrain inside the scene.
@@ -62,12 +62,13 @@ pub fn build_scene(out: &Path, size: usize, quiet: bool) -> Result<()> {
     write_starter(&out.join(TILESET_DIR))
 }
 
-/// The built-in two-material starter tileset (`bozkir_splat::starter`) with its atlas, written
+/// The built-in two-material starter tileset (`bozkir_splat::tiling::starter`) with its atlas, written
 /// as `bozkir tileset` writes a tileset.
 pub fn write_starter(dir: &Path) -> Result<()> {
     let (ts, w, h, px) = starter(&StarterParams::default());
-    let mut st = Staging::new(dir)?;
-    super::tileset::stage_tileset(&mut st, &ts, w, h, px)?;
+    let st = Staging::new(dir)?;
+    // The staging folder itself (`unlisted("")`): the tileset's files are not in a sidecar.
+    bozkir_splat::formats::tileset::write_folder(&st.unlisted(""), &ts, w, h, px)?;
     let moved = st.commit()?;
     println!(
         "starter tileset: {} tiles ({}), {} splats; wrote {} files to {}",

@@ -5,7 +5,7 @@
 //!   tiles seen from above: the terrain is laid under an `n × n` grid exactly as the viewer lays
 //!   it (`bozkir_material::tilegrid`, the viewer's defaults), the rule decides a class per cell
 //!   (`SceneFieldData::classify`, the viewer's call), the Wang layout picks each cell's tile of
-//!   that class (`bozkir_wasm::scene::scene_cells`, the viewer's call, layout seed 1), and each
+//!   that class (`bozkir_splat::tiling::scene::scene_cells`, the viewer's call, layout seed 1), and each
 //!   tile's level 0 is rendered from above (`raster::render_top`, north up, holes in the tile's
 //!   mean colour as in the far-field atlas) into a mosaic multiplied by a hillshade of the drawn
 //!   terrain (`Field::height_at` under every pixel). Rule off: a hashed class per cell, as the
@@ -26,9 +26,9 @@ use bozkir_material::tilegrid::{Field, GridMapping};
 use bozkir_render::draw::{draw_text, fill_rect, hstack, text_width, with_label};
 use bozkir_render::{multi_hillshade, MultiHillshadeParams, Rgb8Image};
 use bozkir_splat::raster::render_top;
-use bozkir_splat::starter::{starter, StarterParams};
-use bozkir_splat::tileset::{match_mean, mean_rgb, Tileset};
-use bozkir_wasm::scene::{scene_cells, MappingArgs, SceneFieldData};
+use bozkir_splat::tiling::scene::{scene_cells, MappingArgs, SceneFieldData};
+use bozkir_splat::tiling::starter::{starter, StarterParams};
+use bozkir_splat::tiling::tileset::{match_mean, mean_rgb, Tileset};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -110,9 +110,17 @@ struct Scene {
 }
 
 fn generated(profile: &str, seed: u32, size: u32) -> Result<Scene> {
-    let t = bozkir_wasm::try_generate(profile, seed, size).map_err(|e| anyhow!("terrain: {e}"))?;
-    let data = SceneFieldData::new(&t.heights(), t.width(), t.height(), Some(&t.sediment()))
-        .map_err(|e| anyhow!("terrain {profile}: {e}"))?;
+    // The viewer's terrain: the profile generator's field at the default 1000 m height range,
+    // in f32 as the page holds it, sides 4..=2048 as the page allows.
+    let prof = bozkir_terrain::profiles::profile(profile).map_err(|e| anyhow!("terrain: {e}"))?;
+    if !(4..=2048).contains(&size) {
+        bail!("terrain: terrain size {size} outside 4..=2048");
+    }
+    let t = bozkir_terrain::profiles::generate(size as usize, u64::from(seed), &prof.params, &bozkir_core::NoProgress);
+    let heights: Vec<f32> = t.height.data().iter().map(|&v| (v * 1000.0) as f32).collect();
+    let sediment: Vec<f32> = t.sediment.data().iter().map(|&v| v as f32).collect();
+    let (w, h) = (t.height.width() as u32, t.height.height() as u32);
+    let data = SceneFieldData::new(&heights, w, h, Some(&sediment)).map_err(|e| anyhow!("terrain {profile}: {e}"))?;
     Ok(Scene {
         data,
         label: profile.to_string(),
@@ -154,7 +162,7 @@ fn load_tileset(path: Option<&Path>) -> Result<(Tileset, Value)> {
             if !p.exists() {
                 bail!("{}: no such tileset folder or zip", p.display());
             }
-            let ts = bozkir_splat::tileset::read(p).map_err(|e| anyhow!("tileset {e}"))?;
+            let ts = bozkir_splat::formats::tileset::read(p).map_err(|e| anyhow!("tileset {e}"))?;
             Ok((ts, json!({"source": "path", "path": p.display().to_string()})))
         }
     }

@@ -3,8 +3,8 @@
 //! against spacing, occupied columns, opacity, and a verdict with a line explaining each number.
 
 use anyhow::{bail, Result};
-use bozkir_splat::screen::{screen, ScreenParams, Screening};
-use bozkir_splat::Format;
+use bozkir_splat::capture::screen::{screen, ScreenParams, Screening};
+use bozkir_splat::formats::Format;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -29,7 +29,7 @@ pub fn run(a: Args) -> Result<()> {
     if !a.file.exists() {
         bail!("{}: no such file", a.file.display());
     }
-    let splats = bozkir_splat::load(&a.file)?;
+    let splats = bozkir_splat::formats::load(&a.file)?;
     let format = Format::from_path(&a.file).expect("load accepted the extension");
     let params = ScreenParams::default();
     let r = screen(&splats, &params);

@@ -1,5 +1,5 @@
 //! `bozkir patches CAPTURE`: find exemplar patches of ground in an aligned (z-up) splat capture
-//! (`bozkir_splat::patches`), optionally split into two materials, and write
+//! (`bozkir_splat::capture::patches`), optionally split into two materials, and write
 //! `contact_sheet.png` and `patches.json` to `--out`.
 //!
 //! Settings come from three places, the later winning: the built-in defaults, a named preset
@@ -12,10 +12,11 @@
 
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
-use bozkir_splat::patches::{
-    contact_sheet, describe_trail, file_stamp, find_patches, find_patches_cached, FailureKind, PatchSearch,
-    SearchCache, SearchSettings,
+use bozkir_splat::capture::patches::{
+    cache_key, contact_sheet, decode_entry, describe_trail, encode_entry, find_patches, FailureKind, PatchSearch,
+    SearchFailure, SearchSettings,
 };
+use bozkir_splat::Splats;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -227,6 +228,50 @@ fn pick_by_hand(r: &mut PatchSearch, picks: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// A capture file's stamp for the cache key: its size and modification time.
+fn file_stamp(path: &Path) -> std::io::Result<String> {
+    let m = std::fs::metadata(path)?;
+    let mtime =
+        m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos()).unwrap_or(0);
+    Ok(format!("bytes={}|mtime_ns={mtime}", m.len()))
+}
+
+/// The cache file of `key` in the folder `dir`.
+fn cache_file(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("search_{key}.json"))
+}
+
+/// Store `r` under `key` in `dir` (a temporary file renamed into place).
+fn store(dir: &Path, key: &str, r: &PatchSearch) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let text = encode_entry(key, r).map_err(std::io::Error::other)?;
+    let path = cache_file(dir, key);
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// [`find_patches`] through the cache folder `dir`: a hit returns the stored result, a miss
+/// searches and stores a success (failures are not stored). Returns the result and whether it
+/// was a hit. An unreadable or corrupt entry misses; a cache that cannot be written is ignored.
+fn find_patches_cached(
+    s: &Splats,
+    settings: &SearchSettings,
+    dir: &Path,
+    stamp: &str,
+) -> (std::result::Result<PatchSearch, SearchFailure>, bool) {
+    let key = cache_key(stamp, s, settings);
+    let hit = std::fs::read_to_string(cache_file(dir, &key)).ok().and_then(|t| decode_entry(&t, &key));
+    if let Some(r) = hit {
+        return (Ok(r), true);
+    }
+    let r = find_patches(s, settings);
+    if let Ok(ok) = &r {
+        let _ = store(dir, &key, ok);
+    }
+    (r, false)
+}
+
 pub fn run(a: Args) -> Result<()> {
     if !a.capture.exists() {
         bail!("{}: no such file", a.capture.display());
@@ -236,14 +281,14 @@ pub fn run(a: Args) -> Result<()> {
         let p = save_preset(&a, name, &st)?;
         println!("saved preset {name:?} to {}", p.display());
     }
-    let splats = bozkir_splat::load(&a.capture)?;
+    let splats = bozkir_splat::formats::load(&a.capture)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create", a.out.display()))?;
     let (result, cache) = if a.no_cache {
         (find_patches(&splats, &st), "off")
     } else {
         let dir = a.cache_dir.clone().unwrap_or_else(|| a.out.join("cache"));
         let stamp = file_stamp(&a.capture).with_context(|| format!("{}: cannot stat", a.capture.display()))?;
-        let (r, hit) = find_patches_cached(&splats, &st, &SearchCache::new(dir), &stamp);
+        let (r, hit) = find_patches_cached(&splats, &st, &dir, &stamp);
         (r, if hit { "hit" } else { "miss" })
     };
     let json_path = a.out.join("patches.json");
@@ -332,4 +377,51 @@ pub fn run(a: Args) -> Result<()> {
     }
     println!("wrote {} and {}", png.display(), json_path.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_splat::capture::{synth, Material, SynthParams};
+
+    #[test]
+    fn cache_hits_misses_and_ignores_corrupt_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let ground = |seed| {
+            let p = SynthParams {
+                side_m: 4.0,
+                density: 4000.0,
+                materials: vec![Material::sand()],
+                seed,
+                ..SynthParams::default()
+            };
+            synth(&p).unwrap().splats
+        };
+        let c = ground(1);
+        let st = SearchSettings { size: 0.5, ..SearchSettings::default() };
+        let (a, hit) = find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2");
+        assert!(!hit);
+        let a = a.unwrap();
+        let (b, hit) = find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2");
+        assert!(hit);
+        assert_eq!(b.unwrap(), a, "a recalled result equals the computed one");
+        // Changed settings or a touched file miss.
+        let looser = SearchSettings { min_cover: 0.7, ..st.clone() };
+        assert!(!find_patches_cached(&c, &looser, &cache, "bytes=1|mtime_ns=2").1);
+        assert!(!find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=3").1);
+        // A corrupt entry is ignored (and replaced).
+        let key = cache_key("bytes=1|mtime_ns=2", &c, &st);
+        std::fs::write(cache_file(&cache, &key), b"{\"version\": 1, \"key\": ").unwrap();
+        let (r, hit) = find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2");
+        assert!(!hit);
+        assert_eq!(r.unwrap(), a);
+        assert!(find_patches_cached(&c, &st, &cache, "bytes=1|mtime_ns=2").1);
+        // The file stamp follows size and modification time.
+        let f = dir.path().join("cap.ply");
+        std::fs::write(&f, b"abc").unwrap();
+        let s1 = file_stamp(&f).unwrap();
+        std::fs::write(&f, b"abcd").unwrap();
+        assert_ne!(s1, file_stamp(&f).unwrap());
+    }
 }

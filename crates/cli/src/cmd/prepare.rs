@@ -1,10 +1,10 @@
 //! `bozkir prepare CAPTURE --out FILE`: bring a splat capture into the tile pipeline's frame —
 //! ground plane to `xy` with `+z` up (upside-down test), recentred on the ground — and
-//! optionally clean it (crop cylinder, large splats, floaters); see `bozkir_splat::prepare`.
+//! optionally clean it (crop cylinder, large splats, floaters); see `bozkir_splat::capture::prepare`.
 
 use anyhow::{bail, Context, Result};
-use bozkir_splat::prepare::{prepare, PrepareConfig, PrepareReport, UpTest, UPSIDE_DOWN_BELOW};
-use bozkir_splat::Format;
+use bozkir_splat::capture::prepare::{prepare, PrepareConfig, PrepareReport, UpTest, UPSIDE_DOWN_BELOW};
+use bozkir_splat::formats::Format;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -67,12 +67,12 @@ pub fn run(a: Args) -> Result<()> {
     if !a.capture.exists() {
         bail!("{}: no such file", a.capture.display());
     }
-    let input = bozkir_splat::load(&a.capture)?;
+    let input = bozkir_splat::formats::load(&a.capture)?;
     let out = prepare(&input, &cfg).map_err(|e| anyhow::anyhow!("{}: {e}", a.capture.display()))?;
     if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    bozkir_splat::save(&a.out, &out.splats)?;
+    bozkir_splat::formats::save(&a.out, &out.splats)?;
     if a.json {
         let mut v = serde_json::to_value(&out.report)?;
         let o = v.as_object_mut().expect("a struct serialises to an object");

@@ -1,4 +1,4 @@
-//! Measuring a built tileset: the metrics of [`crate::metrics`] on Wang layouts of its tiles,
+//! Measuring a built tileset: the metrics of [`crate::tiling::metrics`] on Wang layouts of its tiles,
 //! and the exact edge check.
 //!
 //! For each class, an `grid × grid` layout of that class's tiles (edge-matched, seeded) is
@@ -9,11 +9,11 @@
 //! across the tile boundaries). [`edge_mismatches`] counts, over every pair of tiles sharing an
 //! edge colour, edges whose splats differ: the construction guarantees zero.
 
-use crate::metrics::{landmarks, luminance, mosaic_busyness, repetition, seam_error};
 use crate::raster::render_top;
-use crate::tiles::edge_splats;
-use crate::tileset::Tileset;
-use crate::wang::{Code, Colours, Side, WangSet};
+use crate::tiling::metrics::{landmarks, luminance, mosaic_busyness, repetition, seam_error};
+use crate::tiling::tiles::edge_splats;
+use crate::tiling::tileset::Tileset;
+use crate::tiling::wang::{Code, Colours, Side, WangSet};
 use serde::Serialize;
 
 /// Metrics of one class.
@@ -132,13 +132,36 @@ pub fn assess(ts: &Tileset, grid: usize, res: usize, seed: u32) -> Result<Assess
     Ok(Assessment { classes, edges_checked, edge_mismatches, layout_mismatches, grid, res })
 }
 
+/// The assessment as lines for people, one per class then the edges (two-space indent), as
+/// `bozkir tileset` and `bozkir metrics` print them.
+pub fn assessment_lines(a: &Assessment) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &a.classes {
+        out.push(format!(
+            "  {:<8} {:>3} tiles  repetition {:.3} (landmarks {:.3})  busyness {:.3} ± {:.3}  seam error {:.4}",
+            c.class,
+            c.tiles,
+            c.repetition_texture,
+            c.repetition_landmarks,
+            c.busyness_mean,
+            c.busyness_sd,
+            c.seam_error
+        ));
+    }
+    out.push(format!(
+        "  edges: {} shared-colour edges checked, {} differ; a 40×40 layout has {} mismatched edges",
+        a.edges_checked, a.edge_mismatches, a.layout_mismatches
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_built_tileset_has_exact_edges_and_finite_metrics() {
-        let ts = crate::tileset::tests::small_tileset();
+        let ts = crate::tiling::tileset::tests::small_tileset();
         let a = assess(&ts, 6, 24, 1).unwrap();
         assert!(a.edges_checked > 10);
         assert_eq!(a.edge_mismatches, 0);
@@ -156,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_tampered_edge_is_caught() {
-        let mut ts = crate::tileset::tests::small_tileset();
+        let mut ts = crate::tiling::tileset::tests::small_tileset();
         // Move one splat near tile 0's north edge: its north edge no longer matches its twins'.
         let [start, count] = ts.manifest.tiles[0].levels[0];
         let mut idx: Vec<usize> = (0..ts.splats.len()).collect();

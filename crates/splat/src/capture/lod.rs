@@ -22,7 +22,7 @@
 //!    * position `μ = Σ wᵢ μᵢ / W`;
 //!    * covariance `Σ = Σ wᵢ (Σᵢ + (μᵢ − μ)(μᵢ − μ)ᵀ) / W` — the mixture's exact second moment;
 //!    * scale and rotation from the eigen-decomposition `Σ = R diag(σ²) Rᵀ` (Jacobi,
-//!      `crate::screen::eigen_sym3`; `R` made a proper rotation, then a quaternion);
+//!      `crate::capture::screen::eigen_sym3`; `R` made a proper rotation, then a quaternion);
 //!    * colour: the weighted mean of the SH coefficients, **all bands** (SH is linear, so this
 //!      is the SH of the weighted mean of the group's view-dependent colours; the degree is
 //!      kept);
@@ -45,11 +45,11 @@
 //!    A group whose weights sum to 0 (all transparent or all degenerate) is merged with equal
 //!    weights and opacity 0.
 //!
-//! Positions must be finite (`crate::prepare` refuses NaN and infinite ones).
+//! Positions must be finite (`crate::capture::prepare` refuses NaN and infinite ones).
 
+use crate::capture::screen::eigen_sym3;
 use crate::model::{RawSplat, Splats};
 use crate::quat::{self, Mat3, Quat};
-use crate::screen::eigen_sym3;
 use serde::Serialize;
 
 /// No level holds fewer splats than this (unless the input does).

@@ -1,31 +1,92 @@
-//! The viewer's scene glue: the height field and its mapping under the tile grid, the rule on
-//! that grid, the Wang layout of a tileset's tiles over the decided classes, the per-splat
-//! survival hashes and the starter tileset. Every decision is made by the library functions
-//! the CLI runs; this file only converts types.
+//! A tiled scene: the height field and its mapping under the tile grid, the rule on that grid,
+//! the Wang layout of a tileset's tiles over the decided classes, the per-splat survival hashes
+//! and the starter tileset as files. The viewer (`bozkir-wasm`) and `bozkir figures` both call
+//! these functions, so the page and the CLI lay out the same tiles.
+//!
+//! ```
+//! use bozkir_splat::tiling::starter::{starter, StarterParams};
+//! use bozkir_splat::tiling::scene::scene_cells;
+//!
+//! let (ts, ..) = starter(&StarterParams { per_side: 6, levels: 1, atlas_res: 0, ..StarterParams::default() });
+//! // The rule switched off: a hashed class per cell, layout seed 1.
+//! let cells = scene_cells(&ts.manifest, 4, 1, None, None, None, 0.0).unwrap();
+//! assert_eq!(cells.tile.len(), 16);
+//! assert_eq!(cells.unmatched, 0);
+//! ```
 
+use crate::tiling::starter::{starter, StarterParams};
+use crate::tiling::tileset::Manifest;
+use crate::tiling::wang::{Code, Colours, WangError, WangSet};
 use bozkir_core::hash::hash_u32;
 use bozkir_material::classify::blend_mix;
 use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
 use bozkir_material::{Balance, ClassifyOptions, Rule};
-use bozkir_splat::starter::{starter, StarterParams};
-use bozkir_splat::tileset::Manifest;
-use bozkir_splat::wang::{Code, Colours, WangSet};
 use std::collections::HashMap;
+
+/// What can go wrong building a scene; each message is the one the viewer and the CLI show.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// The grid mapping is out of range (`GridMapping::check`'s message).
+    #[error("{0}")]
+    Mapping(String),
+    /// A height or sediment plane does not fit its size (`what` names the plane).
+    #[error("{what}: {detail}")]
+    Field {
+        /// `"heights"` or `"sediment"`.
+        what: &'static str,
+        /// The field's own message.
+        detail: String,
+    },
+    /// The rule refused the input (its own message).
+    #[error("{0}")]
+    Classify(String),
+    /// A per-cell array has the wrong length for the grid.
+    #[error("{name}: {len} values for a {n} × {n} grid")]
+    Length {
+        /// Which array.
+        name: &'static str,
+        /// Values given.
+        len: usize,
+        /// Tiles per side.
+        n: usize,
+    },
+    /// The manifest lists no tiles.
+    #[error("the tileset has no tiles")]
+    NoTiles,
+    /// The tiles' codes do not form a Wang set, or the layout failed.
+    #[error(transparent)]
+    Wang(#[from] WangError),
+    /// No tile of any class has a code the layout needs.
+    #[error("no tile has code {0:?}")]
+    NoCode([u8; 4]),
+    /// The starter tileset failed its own check (`Tileset::validate`'s message).
+    #[error("{0}")]
+    Invalid(String),
+    /// The manifest could not be written as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
 
 /// The mapping of a terrain under an `n × n` grid of tiles (see `GridMapping`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MappingArgs {
+    /// Tiles per side.
     pub n: u32,
+    /// Tile side in world units.
     pub tile: f64,
+    /// Relief of the drawn field (`GridMapping::relief`).
     pub relief: f64,
     /// `None` (or ≤ 0 from JavaScript) = follows the grid.
     pub relief_scale: Option<f64>,
+    /// Rotation of the grid over the terrain, degrees.
     pub angle_deg: f64,
+    /// Detail relief (`GridMapping::detail`).
     pub detail: f64,
 }
 
 impl MappingArgs {
-    pub fn mapping(&self) -> Result<GridMapping, String> {
+    /// The checked [`GridMapping`] (a `relief_scale ≤ 0` follows the grid).
+    pub fn mapping(&self) -> Result<GridMapping, SceneError> {
         let m = GridMapping {
             n: self.n as usize,
             tile: self.tile,
@@ -35,7 +96,7 @@ impl MappingArgs {
             angle_deg: self.angle_deg,
             detail: self.detail,
         };
-        m.check()?;
+        m.check().map_err(|e| SceneError::Mapping(e.to_string()))?;
         Ok(m)
     }
 }
@@ -43,17 +104,24 @@ impl MappingArgs {
 /// A height field (and optional sediment record) ready for the viewer.
 #[derive(Debug, Clone)]
 pub struct SceneFieldData {
+    /// The heights.
     pub field: Field,
+    /// The erosion's sediment record, if any.
     pub sediment: Option<Field>,
 }
 
 impl SceneFieldData {
-    pub fn new(heights: &[f32], w: u32, h: u32, sediment: Option<&[f32]>) -> Result<Self, String> {
+    /// A `w × h` field from `f32` heights (row 0 north) and an optional sediment plane.
+    pub fn new(heights: &[f32], w: u32, h: u32, sediment: Option<&[f32]>) -> Result<Self, SceneError> {
         let widen = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
         let (w, h) = (w as usize, h as usize);
-        let field = Field::new(w, h, &widen(heights)).map_err(|e| format!("heights: {e}"))?;
+        let field = Field::new(w, h, &widen(heights))
+            .map_err(|e| SceneError::Field { what: "heights", detail: e.to_string() })?;
         let sediment = match sediment {
-            Some(s) => Some(Field::new(w, h, &widen(s)).map_err(|e| format!("sediment: {e}"))?),
+            Some(s) => Some(
+                Field::new(w, h, &widen(s))
+                    .map_err(|e| SceneError::Field { what: "sediment", detail: e.to_string() })?,
+            ),
             None => None,
         };
         Ok(SceneFieldData { field, sediment })
@@ -67,7 +135,7 @@ impl SceneFieldData {
         altitude: f64,
         coherence: u32,
         sharpness: f64,
-    ) -> Result<bozkir_material::Decision, String> {
+    ) -> Result<bozkir_material::Decision, SceneError> {
         let map = m.mapping()?;
         let opts = ClassifyOptions {
             classes: 2,
@@ -78,7 +146,8 @@ impl SceneFieldData {
             coherence: coherence as usize,
             balance: share.map_or(Balance::Free, Balance::Share),
         };
-        classify_on_grid(&self.field, self.sediment.as_ref(), &map, &Rule::builtin(), &opts).map_err(|e| e.to_string())
+        classify_on_grid(&self.field, self.sediment.as_ref(), &map, &Rule::builtin(), &opts)
+            .map_err(|e| SceneError::Classify(e.to_string()))
     }
 }
 
@@ -123,7 +192,7 @@ pub fn scene_cells(
     runner_up: Option<&[u8]>,
     strength: Option<&[f64]>,
     blend_width: f64,
-) -> Result<Cells, String> {
+) -> Result<Cells, SceneError> {
     let n = n as usize;
     let nn = n * n;
     for (name, len) in [
@@ -133,14 +202,14 @@ pub fn scene_cells(
     ] {
         if let Some(l) = len {
             if l != nn {
-                return Err(format!("{name}: {l} values for a {n} × {n} grid"));
+                return Err(SceneError::Length { name, len: l, n });
             }
         }
     }
     if manifest.tiles.is_empty() {
-        return Err("the tileset has no tiles".into());
+        return Err(SceneError::NoTiles);
     }
-    let colours = Colours::new(manifest.colours[0], manifest.colours[1]).map_err(|e| e.to_string())?;
+    let colours = Colours::new(manifest.colours[0], manifest.colours[1])?;
     let k = manifest.classes.len().max(1);
     let mut by: HashMap<(u8, [u8; 4]), u32> = HashMap::new();
     let mut codes: Vec<Code> = Vec::new();
@@ -151,8 +220,8 @@ pub fn scene_cells(
             codes.push(c);
         }
     }
-    let set = WangSet::from_codes(colours, codes).map_err(|e| e.to_string())?;
-    let layout = set.layout(n, n, seed).map_err(|e| e.to_string())?;
+    let set = WangSet::from_codes(colours, codes)?;
+    let layout = set.layout(n, n, seed)?;
     let mut out = Cells {
         tile: vec![0; nn],
         alt: vec![u32::MAX; nn],
@@ -175,7 +244,7 @@ pub fn scene_cells(
                 out.unmatched += 1;
                 (0..k as u8).find_map(|cl| by.get(&(cl, key)))
             }) else {
-                return Err(format!("no tile has code {key:?}"));
+                return Err(SceneError::NoCode(key));
             };
             out.tile[c] = t;
             let (Some(ru), Some(st)) = (runner_up, strength) else { continue };
@@ -209,16 +278,18 @@ pub struct StarterFiles {
     pub splats: Vec<u8>,
     /// Atlas RGBA pixels, `width × height`.
     pub atlas: Vec<u8>,
+    /// Atlas width in pixels.
     pub width: u32,
+    /// Atlas height in pixels.
     pub height: u32,
 }
 
 /// Build the starter tileset ([`starter`] with its defaults) as files.
-pub fn starter_files() -> Result<StarterFiles, String> {
+pub fn starter_files() -> Result<StarterFiles, SceneError> {
     let (ts, w, h, px) = starter(&StarterParams::default());
-    ts.validate()?;
-    let manifest = serde_json::to_string(&ts.manifest).map_err(|e| e.to_string())?;
-    let splats = bozkir_splat::dot_splat::encode_splat(&ts.splats);
+    ts.validate().map_err(|e| SceneError::Invalid(e.to_string()))?;
+    let manifest = serde_json::to_string(&ts.manifest)?;
+    let splats = crate::formats::dot_splat::encode_splat(&ts.splats);
     let atlas = px.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
     Ok(StarterFiles { manifest, splats, atlas, width: w as u32, height: h as u32 })
 }
@@ -284,7 +355,7 @@ mod tests {
     #[test]
     fn bad_lengths_are_named() {
         let m = manifest();
-        let e = scene_cells(&m, 4, 0, Some(&[0; 3]), None, None, 0.0).unwrap_err();
+        let e = scene_cells(&m, 4, 0, Some(&[0; 3]), None, None, 0.0).unwrap_err().to_string();
         assert!(e.contains("classes: 3 values for a 4 × 4 grid"), "{e}");
     }
 

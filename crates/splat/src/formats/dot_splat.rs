@@ -12,11 +12,11 @@
 //! model), `f_dc = (rgb/255 − 0.5)/C0`, opacity `a/255` (logit clipped to `[1e-6, 1 − 1e-6]`),
 //! log scale `ln(max(σ, 1e-20))`. Rows are written in the model's order (no size sort).
 
-use crate::error::{Result, SplatError};
-use crate::fsio::{atomic_write, open_nonempty};
+use crate::formats::error::{Result, SplatError};
+use crate::formats::fsio::{atomic_write, open_nonempty};
+use crate::formats::MAX_SPLATS;
 use crate::model::{log_scale, logit, RawSplat, Splats};
 use crate::sh::SH_C0;
-use crate::MAX_SPLATS;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
@@ -87,7 +87,7 @@ pub fn parse_splat(bytes: &[u8], name: &Path) -> Result<Splats> {
     for row in bytes.chunks_exact(ROW) {
         decode_row(&mut s, row);
     }
-    crate::ply::check_positions(name, &s)?;
+    crate::formats::ply::check_positions(name, &s)?;
     Ok(s)
 }
 
@@ -125,6 +125,6 @@ pub fn read_splat(path: &Path) -> Result<Splats> {
         }
         left -= m;
     }
-    crate::ply::check_positions(path, &s)?;
+    crate::formats::ply::check_positions(path, &s)?;
     Ok(s)
 }

@@ -29,11 +29,11 @@
 //! `byteStride`/`byteOffset`, buffer 0 in the BIN chunk. Opacity is stored after the sigmoid,
 //! so its logit is recomputed (not bit-exact); everything else reads back exactly.
 
-use crate::error::{Result, SplatError};
-use crate::fsio::{atomic_write, open_nonempty};
+use crate::formats::error::{Result, SplatError};
+use crate::formats::fsio::{atomic_write, open_nonempty};
+use crate::formats::MAX_SPLATS;
 use crate::model::{logit, RawSplat, Splats};
 use crate::sh::rest_count;
-use crate::MAX_SPLATS;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::Path;
@@ -324,6 +324,6 @@ pub fn parse_glb(bytes: &[u8], name: &Path) -> Result<Splats> {
             sh_rest: &rest,
         });
     }
-    crate::ply::check_positions(name, &s)?;
+    crate::formats::ply::check_positions(name, &s)?;
     Ok(s)
 }

@@ -64,18 +64,18 @@
 //!
 //! # Cache
 //!
-//! [`find_patches_cached`] keys a result by the capture's file stamp (size and modification
-//! time), a fingerprint of the splats and every setting (FNV-1a, 16 hex digits), stored as
-//! `search_<key>.json` in a caller-chosen folder. An unreadable or corrupt entry is ignored.
+//! [`cache_key`] keys a result by a stamp of the capture's file (the caller's: `bozkir patches`
+//! uses its size and modification time), a fingerprint of the splats and every setting (FNV-1a,
+//! 16 hex digits); [`encode_entry`] and [`decode_entry`] turn a result into the text the caller
+//! stores (`search_<key>.json` in a cache folder) and back. A corrupt entry decodes to nothing.
 //! Numbers in a result are rounded to 7 significant digits so a recalled result equals the
 //! computed one exactly.
 
+use crate::capture::plane_index::{patch_indices, PlaneIndex};
+use crate::capture::screen::{pca, percentiles};
 use crate::model::Splats;
-use crate::plane_index::{patch_indices, PlaneIndex};
 use crate::raster::{render_view, Shade, TopImage, View};
-use crate::screen::{pca, percentiles};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
 
 /// Settings of a patch search. Lengths marked *(× size)* are fractions of the patch side.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1116,14 +1116,6 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
 
 const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
 
-/// A capture file's stamp for the cache key: its size and modification time.
-pub fn file_stamp(path: &Path) -> std::io::Result<String> {
-    let m = std::fs::metadata(path)?;
-    let mtime =
-        m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos()).unwrap_or(0);
-    Ok(format!("bytes={}|mtime_ns={mtime}", m.len()))
-}
-
 /// Fingerprint of a splat set: its count and the centres of 4096 evenly spaced splats.
 pub fn scene_fingerprint(s: &Splats) -> u64 {
     let n = s.len();
@@ -1156,59 +1148,18 @@ struct CacheEntry {
     result: PatchSearch,
 }
 
-/// A folder of cached search results.
-#[derive(Clone, Debug)]
-pub struct SearchCache {
-    pub dir: PathBuf,
+/// The text of a cache entry holding `r` under `key` (JSON; the caller stores it, by
+/// convention as `search_<key>.json` in a cache folder).
+pub fn encode_entry(key: &str, r: &PatchSearch) -> serde_json::Result<String> {
+    let e = CacheEntry { version: CACHE_VERSION, key: key.to_string(), result: r.clone() };
+    serde_json::to_string(&e)
 }
 
-impl SearchCache {
-    pub fn new(dir: impl Into<PathBuf>) -> SearchCache {
-        SearchCache { dir: dir.into() }
-    }
-
-    /// The file of `key`.
-    pub fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("search_{key}.json"))
-    }
-
-    /// The cached result of `key`; `None` when absent, unreadable, corrupt or of another version.
-    pub fn load(&self, key: &str) -> Option<PatchSearch> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
-        let e: CacheEntry = serde_json::from_str(&text).ok()?;
-        (e.version == CACHE_VERSION && e.key == key).then_some(e.result)
-    }
-
-    /// Store `r` under `key` (a temporary file renamed into place).
-    pub fn store(&self, key: &str, r: &PatchSearch) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        let e = CacheEntry { version: CACHE_VERSION, key: key.to_string(), result: r.clone() };
-        let text = serde_json::to_string(&e).map_err(std::io::Error::other)?;
-        let path = self.path(key);
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &path)
-    }
-}
-
-/// [`find_patches`] through `cache`: a hit returns the stored result, a miss searches and
-/// stores a success (failures are not stored). Returns the result and whether it was a hit.
-/// A cache that cannot be written is ignored.
-pub fn find_patches_cached(
-    s: &Splats,
-    settings: &SearchSettings,
-    cache: &SearchCache,
-    stamp: &str,
-) -> (Result<PatchSearch, SearchFailure>, bool) {
-    let key = cache_key(stamp, s, settings);
-    if let Some(r) = cache.load(&key) {
-        return (Ok(r), true);
-    }
-    let r = find_patches(s, settings);
-    if let Ok(ok) = &r {
-        let _ = cache.store(&key, ok);
-    }
-    (r, false)
+/// The result held by a cache entry's text; `None` when it is corrupt, of another version or
+/// of another key.
+pub fn decode_entry(text: &str, key: &str) -> Option<PatchSearch> {
+    let e: CacheEntry = serde_json::from_str(text).ok()?;
+    (e.version == CACHE_VERSION && e.key == key).then_some(e.result)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1532,36 +1483,21 @@ mod tests {
     }
 
     #[test]
-    fn patches_cache_hits_misses_and_ignores_corrupt_entries() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = SearchCache::new(dir.path().join("cache"));
+    fn patches_cache_entries_round_trip_and_keys_follow_their_inputs() {
         let c = ground(vec![Material::sand()], 1);
         let st = settings();
-        let (a, hit) = find_patches_cached(&c.splats, &st, &cache, "bytes=1|mtime_ns=2");
-        assert!(!hit);
-        let a = a.unwrap();
-        let (b, hit) = find_patches_cached(&c.splats, &st, &cache, "bytes=1|mtime_ns=2");
-        assert!(hit);
-        assert_eq!(b.unwrap(), a, "a recalled result equals the computed one");
-        // Changed settings, a touched file or other splats miss.
+        let a = find_patches(&c.splats, &st).unwrap();
+        let key = cache_key("bytes=1|mtime_ns=2", &c.splats, &st);
+        let text = encode_entry(&key, &a).unwrap();
+        assert_eq!(decode_entry(&text, &key).unwrap(), a, "a recalled result equals the computed one");
+        assert!(decode_entry(&text, "0000000000000000").is_none());
+        assert!(decode_entry("{\"version\": 1, \"key\": ", &key).is_none());
+        // Changed settings, a touched file or other splats change the key.
         let looser = SearchSettings { min_cover: 0.7, ..st.clone() };
-        assert!(!find_patches_cached(&c.splats, &looser, &cache, "bytes=1|mtime_ns=2").1);
-        assert!(!find_patches_cached(&c.splats, &st, &cache, "bytes=1|mtime_ns=3").1);
+        assert_ne!(cache_key("bytes=1|mtime_ns=2", &c.splats, &looser), key);
+        assert_ne!(cache_key("bytes=1|mtime_ns=3", &c.splats, &st), key);
         let other = ground(vec![Material::sand()], 2);
         assert_ne!(cache_key("x", &c.splats, &st), cache_key("x", &other.splats, &st));
-        // A corrupt entry is ignored (and replaced).
-        let key = cache_key("bytes=1|mtime_ns=2", &c.splats, &st);
-        std::fs::write(cache.path(&key), b"{\"version\": 1, \"key\": ").unwrap();
-        let (r, hit) = find_patches_cached(&c.splats, &st, &cache, "bytes=1|mtime_ns=2");
-        assert!(!hit);
-        assert_eq!(r.unwrap(), a);
-        assert!(find_patches_cached(&c.splats, &st, &cache, "bytes=1|mtime_ns=2").1);
-        // The file stamp follows size and modification time.
-        let f = dir.path().join("cap.ply");
-        std::fs::write(&f, b"abc").unwrap();
-        let s1 = file_stamp(&f).unwrap();
-        std::fs::write(&f, b"abcd").unwrap();
-        assert_ne!(s1, file_stamp(&f).unwrap());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! Every capture is z-up, metres, centred on the origin, SH degree 0, and deterministic in its
 //! seed. Splats are flat discs lying on the ground (`σ_z = flatness · σ_xy`), turned about the
-//! vertical by a random angle, so screening (`crate::screen`) sees ground.
+//! vertical by a random angle, so screening (`crate::capture::screen`) sees ground.
 //!
 //! * [`synth`]: a square of ground sampled on a jittered lattice; material from a low-frequency
 //!   noise field (two materials of roughly equal area, or one); each material has its own base
@@ -16,6 +16,13 @@
 //!   (distance to the k-th neighbour), colour from the point's RGB.
 //! * [`from_texture`]: a grey or colour image draped over a height field (or flat ground), one
 //!   splat per texel.
+
+pub mod kdtree;
+pub mod lod;
+pub mod patches;
+pub mod plane_index;
+pub mod prepare;
+pub mod screen;
 
 use crate::model::Splats;
 use crate::quat;

@@ -5,20 +5,20 @@
 //! Each tile is a jittered lattice of flat, slightly anisotropic splats. Its colour comes from
 //! the tile's four edge colours: the tile is cut by both diagonals and each triangle takes the
 //! palette entry of its edge's Wang colour, feathered across the diagonals
-//! ([`crate::wang::triangle_weights`]). The grain (a hashed value noise) and an edge-parallel weave are
+//! ([`crate::tiling::wang::triangle_weights`]). The grain (a hashed value noise) and an edge-parallel weave are
 //! periodic with the tile, so two tiles that agree on a shared edge agree on the colours at
 //! that edge: the layout is seamless by construction. Class 0 is a pale sand, class 1 a darker
 //! scrub; both classes cover the same 16 codes, as the viewer's rule needs.
 //!
 //! Deterministic: everything comes from the canonical hash ([`bozkir_core::hash::hash_u32`]).
 
+use crate::capture::lod;
 use crate::capture::rgb_to_dc;
-use crate::lod;
 use crate::model::Splats;
 use crate::quat;
-use crate::tiles::Tile;
-use crate::tileset::Tileset;
-use crate::wang::{complete_codes, triangle_weights, Colours};
+use crate::tiling::tiles::Tile;
+use crate::tiling::tileset::Tileset;
+use crate::tiling::wang::{complete_codes, triangle_weights, Colours};
 use bozkir_core::hash::hash_u32;
 
 /// Parameters of the starter set.
@@ -175,7 +175,10 @@ mod tests {
     fn deterministic() {
         let (a, ..) = starter(&small());
         let (b, ..) = starter(&small());
-        assert_eq!(crate::dot_splat::encode_splat(&a.splats), crate::dot_splat::encode_splat(&b.splats));
+        assert_eq!(
+            crate::formats::dot_splat::encode_splat(&a.splats),
+            crate::formats::dot_splat::encode_splat(&b.splats)
+        );
     }
 
     /// Two tiles that share an edge colour have matching colours along that edge: compare the
@@ -227,7 +230,7 @@ mod tests {
                 ts.manifest.tiles.iter().enumerate().filter(|(_, t)| t.class == class).map(|(i, _)| i).collect();
             let mut m = 0.0;
             for &t in &idx {
-                m += crate::tileset::mean_rgb(&ts.level(t, 0))[1] as f64;
+                m += crate::tiling::tileset::mean_rgb(&ts.level(t, 0))[1] as f64;
             }
             m / idx.len() as f64
         };

@@ -4,7 +4,7 @@
 //! * `tileset.json` — the manifest ([`Manifest`]): tile size, colours, classes, and per tile its
 //!   code, class and the `[start, count]` range of each level in the splat files.
 //! * `tiles.splat` — every level of every tile, concatenated in manifest order, 32 bytes per
-//!   splat (`crate::dot_splat`; what a browser viewer streams).
+//!   splat (`crate::formats::dot_splat`; what a browser viewer streams).
 //! * `tiles.ply` — the same splats in the same order as a 3DGS PLY keeping the SH degree
 //!   (`.splat` drops view-dependent colour).
 //! * `atlas.png` — every tile's level 0 seen from above (`crate::raster`), tiles in a grid of
@@ -14,16 +14,12 @@
 //!   field.
 //!
 //! A zip of those files (stored with deflate) is a single-file tileset a page can take by drag
-//! and drop.
+//! and drop. Reading and writing them: `crate::formats::tileset`.
 
-use crate::dot_splat;
 use crate::model::Splats;
-use crate::ply::{self, PlyEncoding};
 use crate::raster::{render_top, TopImage};
-use crate::tiles::Tile;
+use crate::tiling::tiles::Tile;
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
-use std::path::Path;
 
 /// Version of the manifest layout.
 pub const TILESET_FORMAT_VERSION: u32 = 1;
@@ -275,91 +271,11 @@ pub fn match_mean(im: &mut TopImage, target: [f32; 3]) -> [f32; 3] {
     gain
 }
 
-/// The files of a tileset as `(name, bytes)`: manifest, `.splat`, `.ply`, and the atlas PNG
-/// bytes if given.
-pub fn encode(ts: &Tileset, atlas_png: Option<Vec<u8>>) -> Result<Vec<(String, Vec<u8>)>, String> {
-    ts.validate()?;
-    let json = serde_json::to_vec_pretty(&ts.manifest).map_err(|e| e.to_string())?;
-    let mut files = vec![
-        ("tileset.json".to_string(), json),
-        ("tiles.splat".to_string(), dot_splat::encode_splat(&ts.splats)),
-        ("tiles.ply".to_string(), ply::encode_ply(&ts.splats, PlyEncoding::BinaryLittleEndian)),
-    ];
-    if let Some(p) = atlas_png {
-        files.push(("atlas.png".to_string(), p));
-    }
-    Ok(files)
-}
-
-/// One zip holding the files (deflate).
-pub fn zip_bytes(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
-    let mut buf = std::io::Cursor::new(Vec::new());
-    {
-        let mut z = zip::ZipWriter::new(&mut buf);
-        let opt = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-        for (name, bytes) in files {
-            z.start_file(name.as_str(), opt).map_err(|e| e.to_string())?;
-            z.write_all(bytes).map_err(|e| e.to_string())?;
-        }
-        z.finish().map_err(|e| e.to_string())?;
-    }
-    Ok(buf.into_inner())
-}
-
-/// Largest manifest accepted on reading (bytes).
-const MAX_MANIFEST: u64 = 64 << 20;
-
-fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, String> {
-    let manifest: Manifest =
-        serde_json::from_slice(manifest).map_err(|e| format!("{}: tileset.json: {e}", name.display()))?;
-    let splats = if manifest.sh_degree > 0 {
-        ply::parse_ply(splats, name).map_err(|e| e.to_string())?
-    } else {
-        dot_splat::parse_splat(splats, name).map_err(|e| e.to_string())?
-    };
-    let ts = Tileset { manifest, splats };
-    ts.validate().map_err(|e| format!("{}: {e}", name.display()))?;
-    Ok(ts)
-}
-
-/// Read a tileset from a directory or a zip (`.zip`). Degree-0 tilesets read `tiles.splat`,
-/// others `tiles.ply` (which keeps the SH).
-pub fn read(path: &Path) -> Result<Tileset, String> {
-    let name = |ts_deg: u8| if ts_deg > 0 { "tiles.ply" } else { "tiles.splat" };
-    if path.is_dir() {
-        let mpath = path.join("tileset.json");
-        let meta = std::fs::metadata(&mpath).map_err(|e| format!("{}: {e}", mpath.display()))?;
-        if meta.len() > MAX_MANIFEST {
-            return Err(format!("{}: manifest larger than {MAX_MANIFEST} bytes", mpath.display()));
-        }
-        let m = std::fs::read(&mpath).map_err(|e| format!("{}: {e}", mpath.display()))?;
-        let deg: Manifest = serde_json::from_slice(&m).map_err(|e| format!("{}: {e}", mpath.display()))?;
-        let sp = path.join(name(deg.sh_degree));
-        let s = std::fs::read(&sp).map_err(|e| format!("{}: {e}", sp.display()))?;
-        return parse(&m, &s, &sp);
-    }
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut z = zip::ZipArchive::new(f).map_err(|e| format!("{}: not a tileset zip: {e}", path.display()))?;
-    let mut get = |n: &str| -> Result<Vec<u8>, String> {
-        let mut e = z.by_name(n).map_err(|_| format!("{}: no {n} inside", path.display()))?;
-        if e.size() > crate::MAX_SPLATS * 512 {
-            return Err(format!("{}: {n} too large", path.display()));
-        }
-        let mut v = Vec::with_capacity(e.size() as usize);
-        e.read_to_end(&mut v).map_err(|x| format!("{}: {n}: {x}", path.display()))?;
-        Ok(v)
-    };
-    let m = get("tileset.json")?;
-    let deg: Manifest = serde_json::from_slice(&m).map_err(|e| format!("{}: tileset.json: {e}", path.display()))?;
-    let s = get(name(deg.sh_degree))?;
-    parse(&m, &s, path)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tiles::{build_tiles, ClassPatches, TileParams};
-    use crate::wang::{Colours, WangSet};
+    use crate::tiling::tiles::{build_tiles, ClassPatches, TileParams};
+    use crate::tiling::wang::{Colours, WangSet};
 
     pub(crate) fn small_tileset() -> Tileset {
         let c =
@@ -382,32 +298,6 @@ pub(crate) mod tests {
         let p = TileParams { size: 1.0, cut: false, lod: 2, ..TileParams::default() };
         let tiles = build_tiles(&[cl], &set, &p).unwrap();
         Tileset::from_tiles(&tiles, 1.0, [2, 2], "minimal", vec!["ground".into()], false)
-    }
-
-    #[test]
-    fn manifest_ranges_cover_the_splats_and_round_trip_through_zip_and_dir() {
-        let mut ts = small_tileset();
-        assert_eq!(ts.manifest.tiles.len(), 8);
-        let sum: u64 = ts.manifest.tiles.iter().flat_map(|t| &t.levels).map(|l| l[1]).sum();
-        assert_eq!(sum, ts.manifest.total);
-        let (w, h, px) = ts.render_atlas(16);
-        assert_eq!((w, h), (48, 48));
-        assert_eq!(px.len(), w * h);
-        let files = encode(&ts, None).unwrap();
-        let splat = &files.iter().find(|f| f.0 == "tiles.splat").unwrap().1;
-        assert_eq!(splat.len() as u64, 32 * ts.manifest.total);
-        let tmp = tempfile::tempdir().unwrap();
-        for (n, b) in &files {
-            std::fs::write(tmp.path().join(n), b).unwrap();
-        }
-        let back = read(tmp.path()).unwrap();
-        assert_eq!(back.manifest, ts.manifest);
-        assert_eq!(back.splats.len(), ts.splats.len());
-        let zpath = tmp.path().join("t.zip");
-        std::fs::write(&zpath, zip_bytes(&files).unwrap()).unwrap();
-        let z = read(&zpath).unwrap();
-        assert_eq!(z.manifest, ts.manifest);
-        assert_eq!(z.level(3, 1).len() as u64, ts.manifest.tiles[3].levels[1][1]);
     }
 
     #[test]
@@ -467,10 +357,5 @@ pub(crate) mod tests {
         let mut ts = small_tileset();
         ts.manifest.tiles[1].code = [5, 0, 0, 0];
         assert!(ts.validate().unwrap_err().contains("outside"));
-        let tmp = tempfile::tempdir().unwrap();
-        let z = tmp.path().join("x.zip");
-        std::fs::write(&z, b"not a zip").unwrap();
-        assert!(read(&z).unwrap_err().contains("not a tileset zip"));
-        assert!(read(tmp.path()).unwrap_err().contains("tileset.json"));
     }
 }

@@ -11,7 +11,7 @@
 //! Properties may come in any order; `nx ny nz` and any other property are ignored. Elements
 //! before `vertex` are skipped (lists included), elements after it are not read. List
 //! properties in `vertex` are refused. The header is at most 1 MiB; the vertex count is checked
-//! against [`crate::MAX_SPLATS`] and, with the record size, against the file length **before**
+//! against [`crate::formats::MAX_SPLATS`] and, with the record size, against the file length **before**
 //! anything is allocated. Positions must be finite. The header and the scalar types are read by
 //! `bozkir_io::plyfmt`, shared with the point-cloud reader.
 //!
@@ -20,10 +20,10 @@
 //! (such as `luigi.ply`) or any file this writer made loads and saves back bit for bit, in all
 //! three encodings. ASCII writes each float as its shortest decimal that reads back exactly.
 
-use crate::error::{Result, SplatError};
-use crate::fsio::{atomic_write, open_nonempty};
+use crate::formats::error::{Result, SplatError};
+use crate::formats::fsio::{atomic_write, open_nonempty};
+use crate::formats::MAX_SPLATS;
 use crate::model::{RawSplat, Splats};
-use crate::MAX_SPLATS;
 use bozkir_io::plyfmt::{parse_header, Element, Format, Property, Scalar};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! `.<name>.<pid>.<n>.tmp`, flushed, synced and renamed over the target; on any error it is
 //! removed and an existing target is left untouched) and checked opening.
 
-use crate::error::{Result, SplatError};
+use crate::formats::error::{Result, SplatError};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;

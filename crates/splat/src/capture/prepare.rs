@@ -6,7 +6,7 @@
 //!
 //! 1. **Align** ([`ground_normal`], then a rotation taking the normal to `+z`):
 //!    * centre = per-axis median of the centres; core = splats within the `core_pct` (90)
-//!      percentile of distance to it; PCA of the core (`crate::screen`'s PCA), normal =
+//!      percentile of distance to it; PCA of the core (`crate::capture::screen`'s PCA), normal =
 //!      eigenvector of the smallest eigenvalue, planarity = `λmin / λmax`;
 //!    * the core's lowest and highest `band_pct` (30) % of heights along that normal are
 //!      fitted again (each when it holds more than 100 splats) and the flattest of the three fits
@@ -42,19 +42,19 @@
 //! 5. Optional SH truncation to `sh_degree`.
 //!
 //! Percentiles interpolate linearly between order statistics (NumPy's default, as in
-//! `crate::screen`). Everything is deterministic. Only `+z` is supported as the target axis (the
+//! `crate::capture::screen`). Everything is deterministic. Only `+z` is supported as the target axis (the
 //! original's `up_axis` 0/1 variants are not carried over; the tile pipeline works in `xy`).
 
-use crate::kdtree::KdTree;
+use crate::capture::kdtree::KdTree;
+use crate::capture::screen::{pca, percentiles};
 use crate::model::{Rigid, Splats};
 use crate::quat::{self, Quat};
-use crate::screen::{pca, percentiles};
 use serde::Serialize;
 
 /// Upness below this prints the upside-down warning (the original's `UPSIDE_DOWN_BELOW`).
 pub const UPSIDE_DOWN_BELOW: f64 = 0.7;
 
-/// Planarity at or above this gets a warning (not a flat patch of ground; `crate::screen`'s
+/// Planarity at or above this gets a warning (not a flat patch of ground; `crate::capture::screen`'s
 /// limit).
 pub const NOT_FLAT_FROM: f64 = 0.2;
 

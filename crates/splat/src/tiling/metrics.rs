@@ -19,7 +19,7 @@
 //!
 //! All functions are pure and deterministic; sums run in `f64`.
 
-use crate::wang::{triangle, Side};
+use crate::tiling::wang::{triangle, Side};
 
 /// Luminance `0.299 R + 0.587 G + 0.114 B` of interleaved RGB (or RGBA with `channels = 4`).
 pub fn luminance(rgb: &[f32], channels: usize) -> Vec<f32> {
@@ -87,7 +87,7 @@ pub fn repetition_lags(img: &[f32], w: usize, h: usize, period: usize, lags: usi
 }
 
 /// Per-pixel triangle labels of a `w × h` tile image (row 0 north): 0 = N, 1 = E, 2 = S, 3 = W,
-/// by [`crate::wang::triangle`] at the pixel centre.
+/// by [`crate::tiling::wang::triangle`] at the pixel centre.
 pub fn triangle_labels(w: usize, h: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(w * h);
     for y in 0..h {

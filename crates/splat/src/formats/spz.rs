@@ -21,17 +21,17 @@
 //! default) are refused as unsupported: version 4 needs a ZSTD decoder, which this crate does
 //! not carry. Coordinates are returned as stored: files written by the reference library from
 //! PLY data are usually in its RUB frame (y up, z back), i.e. y and z flipped relative to 3DGS
-//! PLY's RDF. Before allocating, `numPoints` is checked against [`crate::MAX_SPLATS`] and the
+//! PLY's RDF. Before allocating, `numPoints` is checked against [`crate::formats::MAX_SPLATS`] and the
 //! decompressed size it implies against 1032 × the file size (deflate's largest ratio).
 //!
 //! [`write_spz`] writes version 3 with every value rounded to the nearest code (no extra SH
 //! quantisation); positions use 12 fractional bits, fewer when a coordinate would not fit.
 
-use crate::error::{Result, SplatError};
-use crate::fsio::{atomic_write, open_nonempty};
+use crate::formats::error::{Result, SplatError};
+use crate::formats::fsio::{atomic_write, open_nonempty};
+use crate::formats::MAX_SPLATS;
 use crate::model::{logit, RawSplat, Splats};
 use crate::sh::rest_count;
-use crate::MAX_SPLATS;
 use flate2::read::GzDecoder;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
@@ -168,7 +168,7 @@ fn decode(path: &Path, mut r: impl Read, file_len: u64) -> Result<Splats> {
             sh_rest: &coefs,
         });
     }
-    crate::ply::check_positions(path, &s)?;
+    crate::formats::ply::check_positions(path, &s)?;
     Ok(s)
 }
 

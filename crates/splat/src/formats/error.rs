@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// Everything that can go wrong reading or writing a splat file.
+/// Everything that can go wrong reading or writing a splat file, or making a tileset.
 ///
 /// Each message starts with the file path, then says what is wrong, so a command-line tool can
 /// print it as is.
@@ -42,15 +42,18 @@ pub enum SplatError {
     /// The caller asked for something that cannot be written (e.g. an unknown extension).
     #[error("{path}: invalid argument ({detail})", path = .path.display())]
     Invalid { path: PathBuf, detail: String },
+    /// No tileset could be made from a capture ([`crate::tiling::make_tileset`]).
+    #[error(transparent)]
+    Tileset(#[from] crate::tiling::TilesetError),
 }
 
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, SplatError>;
 
 impl SplatError {
-    /// The file the error is about.
-    pub fn path(&self) -> &Path {
-        match self {
+    /// The file the error is about (`None` for an error not about a file).
+    pub fn path(&self) -> Option<&Path> {
+        Some(match self {
             SplatError::Io { path, .. }
             | SplatError::Empty { path, .. }
             | SplatError::Truncated { path, .. }
@@ -61,7 +64,8 @@ impl SplatError {
             | SplatError::NonFinite { path, .. }
             | SplatError::TooMany { path, .. }
             | SplatError::Invalid { path, .. } => path,
-        }
+            SplatError::Tileset(_) => return None,
+        })
     }
 
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
@@ -111,6 +115,6 @@ impl SplatError {
     }
 
     pub(crate) fn too_many(path: &Path, what: &'static str, count: u64) -> Self {
-        SplatError::TooMany { path: path.to_path_buf(), what, count, limit: crate::MAX_SPLATS }
+        SplatError::TooMany { path: path.to_path_buf(), what, count, limit: crate::formats::MAX_SPLATS }
     }
 }

@@ -12,21 +12,21 @@
 //! Inside the tile the four patches meet on the diagonals. With `cut` on, the diagonals are
 //! moved to where neighbouring patches already agree: the four patches are rendered from above
 //! over the tile ([`crate::raster`]) and each diagonal's band is relabelled by a graph-cut seam
-//! ([`crate::graphcut::seam`], cost `Σ|A − B|` of premultiplied colour and coverage); a strip of
+//! ([`crate::tiling::graphcut::seam::seam`], cost `Σ|A − B|` of premultiplied colour and coverage); a strip of
 //! `edge_margin` along every edge and a disc of `centre_hold` at the centre stay on the plain
 //! triangles, so the edge property above is kept exactly. Each splat then takes the label of the
 //! pixel under its centre. Without `cut` the plain triangles are used.
 //!
 //! Tiles are cut exactly at the square (no two tiles cover the same ground), capped at
 //! `max_per_tile` splats by a stratified choice of the most visible splats, and given
-//! `lod` levels by merging ([`crate::lod`], with clamped merges inflated so every level keeps
+//! `lod` levels by merging ([`crate::capture::lod`], with clamped merges inflated so every level keeps
 //! the tile's weight).
 
-use crate::graphcut::{pixel_cost, seam, Lock, Pick};
-use crate::lod;
+use crate::capture::lod;
 use crate::model::Splats;
 use crate::raster::{render_top, TopImage};
-use crate::wang::{triangle, Code, Side, WangSet};
+use crate::tiling::graphcut::seam::{pixel_cost, seam, Lock, Pick};
+use crate::tiling::wang::{triangle, Code, Side, WangSet};
 
 /// Settings of [`build_tiles`].
 #[derive(Debug, Clone, PartialEq)]
@@ -188,7 +188,7 @@ fn labels(images: Option<&[TopImage; 4]>, p: &TileParams) -> (Vec<u8>, f64, f64)
             continue;
         }
         let plain: Vec<Pick> = lab.iter().map(|&l| if l as usize == b { Pick::B } else { Pick::A }).collect();
-        straight_total += crate::graphcut::cut_cost(&cost, r, r, &plain);
+        straight_total += crate::tiling::graphcut::seam::cut_cost(&cost, r, r, &plain);
         let Ok(s) = seam(&cost, r, r, &locks) else { continue };
         cut_total += s.cost;
         for ((l, lock), pick) in lab.iter_mut().zip(&locks).zip(&s.labels) {
@@ -323,7 +323,7 @@ pub fn edge_splats(tile: &Splats, size: f64, side: Side, band: f64, margin: f64)
 mod tests {
     use super::*;
     use crate::capture::{synth, Material, SynthParams};
-    use crate::wang::Colours;
+    use crate::tiling::wang::Colours;
 
     /// Patches cut from a synthetic capture at separated centres, each recentred.
     fn patches(n: usize, size: f64, seed: u32) -> Vec<Splats> {

@@ -1,0 +1,187 @@
+//! The tileset's files (layout in `crate::tiling::tileset` and `docs/formats.md`, "Tilesets"):
+//! encoding them ([`encode`], [`zip_bytes`]), reading a tileset folder or zip ([`read`]) and
+//! writing a folder ([`write_folder`]).
+
+use crate::formats::dot_splat;
+use crate::formats::ply::{self, PlyEncoding};
+use crate::tiling::tileset::{Manifest, Tileset};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// The files of a tileset as `(name, bytes)`: manifest, `.splat`, `.ply`, and the atlas PNG
+/// bytes if given.
+pub fn encode(ts: &Tileset, atlas_png: Option<Vec<u8>>) -> Result<Vec<(String, Vec<u8>)>, String> {
+    ts.validate()?;
+    let json = serde_json::to_vec_pretty(&ts.manifest).map_err(|e| e.to_string())?;
+    let mut files = vec![
+        ("tileset.json".to_string(), json),
+        ("tiles.splat".to_string(), dot_splat::encode_splat(&ts.splats)),
+        ("tiles.ply".to_string(), ply::encode_ply(&ts.splats, PlyEncoding::BinaryLittleEndian)),
+    ];
+    if let Some(p) = atlas_png {
+        files.push(("atlas.png".to_string(), p));
+    }
+    Ok(files)
+}
+
+/// One zip holding the files (deflate).
+pub fn zip_bytes(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut buf);
+        let opt = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in files {
+            z.start_file(name.as_str(), opt).map_err(|e| e.to_string())?;
+            z.write_all(bytes).map_err(|e| e.to_string())?;
+        }
+        z.finish().map_err(|e| e.to_string())?;
+    }
+    Ok(buf.into_inner())
+}
+
+/// What can go wrong writing a tileset folder ([`write_folder`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TilesetWriteError {
+    /// The atlas PNG could not be written.
+    #[error(transparent)]
+    Atlas(#[from] bozkir_io::IoError),
+    /// The atlas just written could not be read back.
+    #[error("reading back the atlas: {0}")]
+    ReadBack(std::io::Error),
+    /// The tileset failed its check or its manifest could not be encoded ([`encode`]).
+    #[error("{0}")]
+    Encode(String),
+    /// A file of the tileset could not be written.
+    #[error("cannot write {name}: {error}")]
+    Write {
+        /// The file's name inside the folder.
+        name: String,
+        /// What the system said (part of the message, as the CLI printed it).
+        error: std::io::Error,
+    },
+}
+
+/// Write a tileset's files into the existing folder `dir`: `atlas.png` (the `w × h` RGB pixels
+/// `px` as a PNG, as [`Tileset::render_atlas`] returns them), then `tileset.json`,
+/// `tiles.splat` and `tiles.ply` ([`encode`]). Returns every file with its bytes (the atlas
+/// last), as a zip of the tileset holds them ([`zip_bytes`]).
+///
+/// ```
+/// use bozkir_splat::tiling::starter::{starter, StarterParams};
+/// use bozkir_splat::formats::tileset::{read, write_folder};
+///
+/// let (ts, w, h, px) = starter(&StarterParams { per_side: 6, levels: 1, atlas_res: 8, ..StarterParams::default() });
+/// let dir = tempfile::tempdir().unwrap();
+/// let files = write_folder(dir.path(), &ts, w, h, px).unwrap();
+/// let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+/// assert_eq!(names, ["tileset.json", "tiles.splat", "tiles.ply", "atlas.png"]);
+/// assert_eq!(read(dir.path()).unwrap().manifest, ts.manifest);
+/// ```
+pub fn write_folder(
+    dir: &Path,
+    ts: &Tileset,
+    w: usize,
+    h: usize,
+    px: Vec<[u8; 3]>,
+) -> Result<Vec<(String, Vec<u8>)>, TilesetWriteError> {
+    let atlas_path = dir.join("atlas.png");
+    bozkir_io::write_rgb8(&atlas_path, &bozkir_core::Grid::from_vec(w, h, px))?;
+    let atlas_bytes = std::fs::read(&atlas_path).map_err(TilesetWriteError::ReadBack)?;
+    let mut files = encode(ts, None).map_err(TilesetWriteError::Encode)?;
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes)
+            .map_err(|error| TilesetWriteError::Write { name: name.clone(), error })?;
+    }
+    files.push(("atlas.png".into(), atlas_bytes));
+    Ok(files)
+}
+
+/// Largest manifest accepted on reading (bytes).
+const MAX_MANIFEST: u64 = 64 << 20;
+
+fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, String> {
+    let manifest: Manifest =
+        serde_json::from_slice(manifest).map_err(|e| format!("{}: tileset.json: {e}", name.display()))?;
+    let splats = if manifest.sh_degree > 0 {
+        ply::parse_ply(splats, name).map_err(|e| e.to_string())?
+    } else {
+        dot_splat::parse_splat(splats, name).map_err(|e| e.to_string())?
+    };
+    let ts = Tileset { manifest, splats };
+    ts.validate().map_err(|e| format!("{}: {e}", name.display()))?;
+    Ok(ts)
+}
+
+/// Read a tileset from a directory or a zip (`.zip`). Degree-0 tilesets read `tiles.splat`,
+/// others `tiles.ply` (which keeps the SH).
+pub fn read(path: &Path) -> Result<Tileset, String> {
+    let name = |ts_deg: u8| if ts_deg > 0 { "tiles.ply" } else { "tiles.splat" };
+    if path.is_dir() {
+        let mpath = path.join("tileset.json");
+        let meta = std::fs::metadata(&mpath).map_err(|e| format!("{}: {e}", mpath.display()))?;
+        if meta.len() > MAX_MANIFEST {
+            return Err(format!("{}: manifest larger than {MAX_MANIFEST} bytes", mpath.display()));
+        }
+        let m = std::fs::read(&mpath).map_err(|e| format!("{}: {e}", mpath.display()))?;
+        let deg: Manifest = serde_json::from_slice(&m).map_err(|e| format!("{}: {e}", mpath.display()))?;
+        let sp = path.join(name(deg.sh_degree));
+        let s = std::fs::read(&sp).map_err(|e| format!("{}: {e}", sp.display()))?;
+        return parse(&m, &s, &sp);
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut z = zip::ZipArchive::new(f).map_err(|e| format!("{}: not a tileset zip: {e}", path.display()))?;
+    let mut get = |n: &str| -> Result<Vec<u8>, String> {
+        let mut e = z.by_name(n).map_err(|_| format!("{}: no {n} inside", path.display()))?;
+        if e.size() > crate::formats::MAX_SPLATS * 512 {
+            return Err(format!("{}: {n} too large", path.display()));
+        }
+        let mut v = Vec::with_capacity(e.size() as usize);
+        e.read_to_end(&mut v).map_err(|x| format!("{}: {n}: {x}", path.display()))?;
+        Ok(v)
+    };
+    let m = get("tileset.json")?;
+    let deg: Manifest = serde_json::from_slice(&m).map_err(|e| format!("{}: tileset.json: {e}", path.display()))?;
+    let s = get(name(deg.sh_degree))?;
+    parse(&m, &s, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tiling::tileset::tests::small_tileset;
+
+    #[test]
+    fn manifest_ranges_cover_the_splats_and_round_trip_through_zip_and_dir() {
+        let mut ts = small_tileset();
+        assert_eq!(ts.manifest.tiles.len(), 8);
+        let sum: u64 = ts.manifest.tiles.iter().flat_map(|t| &t.levels).map(|l| l[1]).sum();
+        assert_eq!(sum, ts.manifest.total);
+        let (w, h, px) = ts.render_atlas(16);
+        assert_eq!((w, h), (48, 48));
+        assert_eq!(px.len(), w * h);
+        let files = encode(&ts, None).unwrap();
+        let splat = &files.iter().find(|f| f.0 == "tiles.splat").unwrap().1;
+        assert_eq!(splat.len() as u64, 32 * ts.manifest.total);
+        let tmp = tempfile::tempdir().unwrap();
+        for (n, b) in &files {
+            std::fs::write(tmp.path().join(n), b).unwrap();
+        }
+        let back = read(tmp.path()).unwrap();
+        assert_eq!(back.manifest, ts.manifest);
+        assert_eq!(back.splats.len(), ts.splats.len());
+        let zpath = tmp.path().join("t.zip");
+        std::fs::write(&zpath, zip_bytes(&files).unwrap()).unwrap();
+        let z = read(&zpath).unwrap();
+        assert_eq!(z.manifest, ts.manifest);
+        assert_eq!(z.level(3, 1).len() as u64, ts.manifest.tiles[3].levels[1][1]);
+    }
+
+    #[test]
+    fn bad_tileset_files_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let z = tmp.path().join("x.zip");
+        std::fs::write(&z, b"not a zip").unwrap();
+        assert!(read(&z).unwrap_err().contains("not a tileset zip"));
+        assert!(read(tmp.path()).unwrap_err().contains("tileset.json"));
+    }
+}
