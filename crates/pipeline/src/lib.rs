@@ -10,6 +10,7 @@
 //! succeeds). They never read the clock or print: timing and presentation are the face's.
 
 pub mod error;
+pub mod figures;
 pub mod heightmap;
 pub mod validation;
 
