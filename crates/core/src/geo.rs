@@ -52,4 +52,3 @@ impl GeoTransform {
         (self.x0, self.y0 - h as f64 * self.sy, self.x0 + w as f64 * self.sx, self.y0)
     }
 }
-

@@ -132,7 +132,8 @@ fn generated(profile: &str, seed: u32, size: u32) -> Result<Scene> {
     let heights: Vec<f32> = t.height.data().iter().map(|&v| (v * 1000.0) as f32).collect();
     let sediment: Vec<f32> = t.sediment.data().iter().map(|&v| v as f32).collect();
     let (w, h) = (t.height.width() as u32, t.height.height() as u32);
-    let data = SceneFieldData::new(&heights, w, h, Some(&sediment)).map_err(|e| err(format!("terrain {profile}: {e}")))?;
+    let data =
+        SceneFieldData::new(&heights, w, h, Some(&sediment)).map_err(|e| err(format!("terrain {profile}: {e}")))?;
     Ok(Scene {
         data,
         label: profile.to_string(),
@@ -264,7 +265,8 @@ fn rule_figure(scene: &Scene, ts: &Tileset, tiles: &[Vec<[u8; 3]>], a: &FiguresR
     let n = a.grid as usize;
     let on = scene_cells(&ts.manifest, a.grid, a.layout_seed, Some(d.class.as_slice()), None, None, 0.0)
         .map_err(|e| err(format!("{e}")))?;
-    let off = scene_cells(&ts.manifest, a.grid, a.layout_seed, None, None, None, 0.0).map_err(|e| err(format!("{e}")))?;
+    let off =
+        scene_cells(&ts.manifest, a.grid, a.layout_seed, None, None, None, 0.0).map_err(|e| err(format!("{e}")))?;
     let shade = shading(&scene.data.field, &map, a.res, a.exaggeration);
     let cls = |cells: &[u32]| cells.iter().map(|&t| ts.manifest.tiles[t as usize].class).collect::<Vec<u8>>();
     Ok(RuleFigure {
@@ -318,9 +320,9 @@ pub fn kappa_bars(v: &Value, grid: usize, what: &str) -> Result<(usize, String, 
     for k in vars {
         let c = &comps[k.as_str()];
         let f = |field: &str| {
-            c.get(field)
-                .and_then(Value::as_f64)
-                .ok_or_else(|| err(format!("{what}: grids.{n}.truths.{truth}.comparisons.{k:?}: no number \"{field}\"")))
+            c.get(field).and_then(Value::as_f64).ok_or_else(|| {
+                err(format!("{what}: grids.{n}.truths.{truth}.comparisons.{k:?}: no number \"{field}\""))
+            })
         };
         bars.push(KappaBar {
             name: k.clone(),
@@ -471,7 +473,8 @@ fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f3
     if !path.exists() {
         return Ok(None);
     }
-    let g = bozkir_io::read_tiff_f32(path).map_err(|e| PipelineError::step(format!("{}: cannot read", path.display()), e))?;
+    let g = bozkir_io::read_tiff_f32(path)
+        .map_err(|e| PipelineError::step(format!("{}: cannot read", path.display()), e))?;
     if (g.width(), g.height()) != (w, h) {
         return Err(err(format!("{}: {}×{} cells, but height.tif is {w}×{h}", path.display(), g.width(), g.height())));
     }
@@ -486,8 +489,8 @@ fn validation_report(a: &FiguresRequest) -> Result<Option<(Value, Value, Option<
         ValidationSource::File(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| PipelineError::step(format!("{}: cannot read", p.display()), e))?;
-            let v: Value =
-                serde_json::from_str(&text).map_err(|e| PipelineError::step(format!("{}: not JSON", p.display()), e))?;
+            let v: Value = serde_json::from_str(&text)
+                .map_err(|e| PipelineError::step(format!("{}: not JSON", p.display()), e))?;
             let what = p.display().to_string();
             kappa_bars(&v, a.validation_grid, &what)?;
             Some((v, json!({"source": "file", "path": what}), None))

@@ -27,9 +27,7 @@ use bozkir_core::geo::GeoTransform;
 use bozkir_core::{Grid, Observer};
 use bozkir_io::CrsKind;
 use bozkir_material::validate::{top_share, Score};
-use bozkir_material::validation::{
-    figure, score, Ground, OrthoImage, Settings, Site, Validation, Window, ALPHA, OVER,
-};
+use bozkir_material::validation::{figure, score, Ground, OrthoImage, Settings, Site, Validation, Window, ALPHA, OVER};
 use bozkir_material::Rule;
 use bozkir_terrain::points::{height_from_points, Frame, Gridding, HoleFill, Square};
 use serde_json::{json, Value};
@@ -149,7 +147,10 @@ impl ValidationOutcome {
                     Some(res) => {
                         let ks: String = res.iter().map(|(_, sc)| format!("{:>8.3}", sc.kappa)).collect();
                         let r = &res[0].1;
-                        format!("{:<8} {:>4} {:>6.3} {}  {:>6.3} {:>6.3}", s.truth.name, g.n, s.share, ks, r.null_p95, r.p)
+                        format!(
+                            "{:<8} {:>4} {:>6.3} {}  {:>6.3} {:>6.3}",
+                            s.truth.name, g.n, s.share, ks, r.null_p95, r.p
+                        )
                     }
                     None => format!("{:<8} {:>4} {:>6.3}   (no contrast: not scored)", s.truth.name, g.n, s.share),
                 });

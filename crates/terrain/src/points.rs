@@ -359,7 +359,8 @@ mod tests {
     fn a_square_frame_drops_outside_points_and_counts_empty_cells() {
         let w = Square { x_min: 0.0, y_min: 0.0, x_max: 2.0, y_max: 2.0 };
         // North-west cell: z 1, 2, 3, 10 → 15th percentile 1.45; south-east: 5; one point outside.
-        let pts = [[0.5, 1.5, 1.0], [0.2, 1.9, 2.0], [0.9, 1.1, 3.0], [0.1, 1.2, 10.0], [1.5, 0.5, 5.0], [3.0, 1.0, 9.0]];
+        let pts =
+            [[0.5, 1.5, 1.0], [0.2, 1.9, 2.0], [0.9, 1.1, 3.0], [0.1, 1.2, 10.0], [1.5, 0.5, 5.0], [3.0, 1.0, 9.0]];
         let g = Gridding { n: 2, percentile: 15.0, frame: Frame::Square(w), fill: HoleFill::Keep };
         let out = height_from_points(&pts, &g);
         assert_eq!(out.empty, 2);

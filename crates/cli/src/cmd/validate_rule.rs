@@ -90,7 +90,9 @@ fn input(a: &Args) -> Result<ValidationInput> {
         }
         (Some(las), false) => ValidationInput::Points { las: las.clone() },
         (None, true) => match (&a.dtm, &a.ortho) {
-            (Some(dtm), Some(ortho)) => ValidationInput::Rasters { dtm: dtm.clone(), ortho: ortho.clone(), dsm: a.dsm.clone() },
+            (Some(dtm), Some(ortho)) => {
+                ValidationInput::Rasters { dtm: dtm.clone(), ortho: ortho.clone(), dsm: a.dsm.clone() }
+            }
             _ => bail!("the raster mode needs both --dtm and --ortho"),
         },
     })

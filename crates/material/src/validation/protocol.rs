@@ -194,8 +194,11 @@ fn score_grid(site: &Site, rule: &Rule, s: &Settings, n: usize, plane_r2: f64) -
             scored.push(Scored { truth: t, share, comparisons: None, decision: None });
             continue;
         }
-        let res = evaluate(&z, n, &t.frac, rule, &o)
-            .map_err(|source| ValidationError::Evaluate { n, truth: t.name, source })?;
+        let res = evaluate(&z, n, &t.frac, rule, &o).map_err(|source| ValidationError::Evaluate {
+            n,
+            truth: t.name,
+            source,
+        })?;
         let d = classify(&z, n, None, rule, &o.classify_options(share))?;
         let decision: Vec<bool> = d.class.iter().map(|&c| c == 0).collect();
         scored.push(Scored { truth: t, share, comparisons: Some(res), decision: Some(decision) });
@@ -229,7 +232,10 @@ fn grid_notes(scored: &[Scored], n: usize, cell_m: f64, plane_r2: f64) -> Vec<St
     }
     for s in scored {
         if s.comparisons.is_none() {
-            notes.push(format!("truth {:?} has no contrast on this grid (share {:.3}): not scored", s.truth.name, s.share));
+            notes.push(format!(
+                "truth {:?} has no contrast on this grid (share {:.3}): not scored",
+                s.truth.name, s.share
+            ));
         }
         if s.truth.empty > 0 {
             notes.push(format!(
