@@ -417,7 +417,7 @@ pub fn check(a: &FiguresRequest) -> Result<()> {
         return Err(err(format!("--exaggeration {} must be above 0", a.exaggeration)));
     }
     if a.profiles.is_empty() {
-        return Err(err(format!("--profiles needs at least one profile")));
+        return Err(err("--profiles needs at least one profile".into()));
     }
     if let ValidationSource::File(v) = &a.validation {
         if !v.is_file() {
