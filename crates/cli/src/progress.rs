@@ -67,17 +67,3 @@ impl Observer for Bar {
         self.bar.suspend(|| eprintln!("{text}"));
     }
 }
-
-/// Timing helper for a command's own steps: runs `f`, records its wall time under `name`.
-pub fn timed<T>(
-    timings: &mut Vec<(&'static str, Duration)>,
-    name: &'static str,
-    bar: &Bar,
-    f: impl FnOnce() -> T,
-) -> T {
-    bar.stage(name);
-    let t = Instant::now();
-    let v = f();
-    timings.push((name, t.elapsed()));
-    v
-}

@@ -407,7 +407,8 @@ fn tiny_terrain_works_and_laz_is_imported() {
     assert_eq!((h.width(), h.height()), (64, 64));
     let pts = bozkir_io::read_las(&laz).unwrap();
     assert_eq!(pts.xyz.len(), 110_000);
-    let want = bozkir_io::height_from_points(&pts.xyz, 64, 15.0, true);
+    let want =
+        bozkir_terrain::points::height_from_points(&pts.xyz, &bozkir_terrain::points::Gridding::inventory(64)).heights;
     for (a, b) in h.data().iter().zip(want.data()) {
         assert_eq!(*a, *b as f32);
         assert!((406.26..=520.51).contains(&f64::from(*a)), "{a}");

@@ -4,6 +4,7 @@
 //! `Math.imul` semantics, so the same seed names the same bits in Rust, WebAssembly,
 //! JavaScript and Python. This crate is pure: no IO, no clock, no threads required.
 
+pub mod geo;
 pub mod grid;
 pub mod hash;
 pub mod progress;
@@ -13,3 +14,4 @@ pub use hash::hash_u32;
 pub use progress::{NoProgress, Observer, Progress};
 pub mod noise;
 pub mod rng;
+pub mod stats;

@@ -5,8 +5,8 @@
 //! masks and RGB previews ([`write_png8`], [`write_rgb8`]), each with its reader; RGB(A)
 //! GeoTIFF orthophotos ([`read_geotiff_rgb`]). DEMs:
 //! GeoTIFF ([`read_geotiff`], with its [`GeoTransform`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
-//! metres. Point clouds: PLY ([`read_ply_points`]) and LAS/LAZ ([`read_las`]), turned into height
-//! fields by [`height_from_points()`]. Sidecars: [`Sidecar`]. Exact layouts are in
+//! metres. Point clouds: PLY ([`read_ply_points`]) and LAS/LAZ ([`read_las`]) (turned into height
+//! fields by `bozkir_terrain::points`). Sidecars: [`Sidecar`]. Exact layouts are in
 //! `docs/formats.md`.
 //!
 //! Contracts:
@@ -22,7 +22,6 @@ pub mod export;
 mod fsio;
 pub mod geotiff;
 pub mod geotiff_rgb;
-pub mod height_from_points;
 pub mod las;
 pub mod limits;
 pub mod npy;
@@ -45,7 +44,6 @@ pub use error::{IoError, Result};
 pub use fsio::write_atomic;
 pub use geotiff::read_geotiff;
 pub use geotiff_rgb::{read_geotiff_rgb, Ortho};
-pub use height_from_points::height_from_points;
 pub use las::{read_las, LasPoints};
 pub use npz::{read_npz, read_npz_dem};
 pub use ply::read_ply_points;
@@ -57,7 +55,6 @@ pub use rg16::{read_height_png, read_rg16, write_rg16};
 pub use sidecar::{read_sidecar, write_sidecar, Encoding, Sidecar, SidecarFile, SIDECAR_FORMAT_VERSION};
 pub use tiff_f32::{read_tiff_f32, write_tiff_f32};
 
-use bozkir_core::Grid;
 use std::path::Path;
 
 /// Read a DEM by extension: `.tif`/`.tiff` (GeoTIFF), `.npz`, or a height PNG (`.png`,
@@ -77,21 +74,4 @@ pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
         }),
         other => Err(IoError::unsupported(path, format!("DEM file extension {other:?} (use .tif, .npz or .png)"))),
     }
-}
-
-/// Read a PLY point cloud and turn it into an `n × n` height field in its own frame (z up),
-/// 15th percentile per cell, holes filled (inventory §2.6). Refuses a cloud without finite points.
-pub fn read_ply_height(path: impl AsRef<Path>, n: usize) -> Result<Grid<f64>> {
-    let path = path.as_ref();
-    if !(2..=limits::MAX_SIDE as usize).contains(&n) {
-        return Err(IoError::invalid(path, format!("height field size {n} must be 2..={}", limits::MAX_SIDE)));
-    }
-    let points = read_ply_points(path)?;
-    if !points.iter().any(|p| p.iter().all(|v| v.is_finite())) {
-        return Err(IoError::Empty {
-            path: path.to_path_buf(),
-            what: format!("no finite point among {}", points.len()),
-        });
-    }
-    Ok(height_from_points(&points, n, 15.0, true))
 }

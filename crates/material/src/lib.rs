@@ -10,6 +10,8 @@
 //! * [`biomes`] — a Whittaker elevation × moisture table with slope, beach and snow overrides,
 //!   hard classification, soft per-biome weights, palettes.
 //! * [`validate`] — scoring the rule against a truth map: Cohen's κ, torus-shift chance, caveats.
+//! * [`validation`] — the validation protocol against real ground: window, truths, votes, scores
+//!   per grid, caveats, figures (the reading of files is `bozkir_pipeline::validation`'s).
 //!
 //! The crate is pure like `bozkir-terrain`: no filesystem, network, clock or terminal. Rule data
 //! (tables, palettes, rule files) arrive as values; results are plain vectors or `Grid`s, and the
@@ -22,6 +24,7 @@ pub mod rule;
 pub mod select;
 pub mod tilegrid;
 pub mod validate;
+pub mod validation;
 
 pub use biomes::{
     classify as classify_biomes, soft_weights, to_rgb, BiomeParams, Palette, PaletteEntry, WhittakerTable,

@@ -69,7 +69,7 @@ pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64) -> Grid<u8> {
 /// Heights in every format: 16-bit PNG, rg16 PNG, `.r16`, f32 TIFF (metres), as `stem.*`.
 /// Returns the (lowest, highest) height, the range the 16-bit files span.
 pub fn write_height(f: &mut Folder, stem: &str, role: &str, h: &Grid<f64>) -> Result<(f64, f64)> {
-    let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Input("height field has no finite value".into()))?;
+    let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
     bozkir_io::write_png16(f.file(&format!("{stem}.png"), role, Encoding::Png16), h, lo, hi)?;
     bozkir_io::write_rg16(f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16), h, lo, hi)?;
     bozkir_io::write_r16(f.file(&format!("{stem}.r16"), role, Encoding::R16), h, lo, hi)?;
@@ -95,7 +95,7 @@ fn unreadable(path: &Path, source: IoError) -> PipelineError {
 /// corrupt sidecar or `height.tif`, a size mismatch, fewer than 2×2 cells, a non-finite height,
 /// or a non-positive cell size; `what` names the reader in messages ("a bake").
 pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(Sidecar, Grid<f64>)> {
-    let bad = |m: String| Err(PipelineError::Input(m));
+    let bad = |m: String| Err(PipelineError::Invalid(m));
     if !dir.is_dir() {
         return bad(format!("{}: not a terrain directory", dir.display()));
     }
@@ -139,7 +139,7 @@ pub fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Gri
     }
     let g = bozkir_io::read_tiff_f32(path).map_err(|e| unreadable(path, e))?;
     if (g.width(), g.height()) != (w, h) {
-        return Err(PipelineError::Input(format!(
+        return Err(PipelineError::Invalid(format!(
             "{}: {}×{} cells, but height.tif is {w}×{h}",
             path.display(),
             g.width(),

@@ -21,8 +21,11 @@ pub mod compute;
 pub mod demo;
 pub mod erode;
 pub mod error;
+pub mod figures;
 pub mod folder;
+pub mod heightmap;
 pub mod recipe;
 pub mod terrain;
+pub mod validation;
 
 pub use error::{PipelineError, Result};

@@ -35,7 +35,7 @@ impl TerrainRequest {
     /// defaults: 10 m cells, 1000 m of relief, TPI radius `size / 2` clamped to 1..=8.
     /// Fails on an unknown profile name.
     pub fn profile(name: &str, size: usize, seed: u64) -> Result<Self> {
-        let prof = bozkir_terrain::profiles::profile(name).map_err(crate::PipelineError::Input)?;
+        let prof = bozkir_terrain::profiles::profile(name).map_err(crate::PipelineError::Invalid)?;
         Ok(Self {
             profile: name.to_string(),
             params: prof.params,

@@ -126,6 +126,6 @@ fn a_bake_into_the_terrain_lists_its_textures_once() {
 fn a_missing_terrain_folder_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let e = BakeInputs::read(dir.path()).unwrap_err();
-    assert!(matches!(e, PipelineError::Input(_)), "{e:?}");
+    assert!(matches!(e, PipelineError::Invalid(_)), "{e:?}");
     assert!(e.to_string().ends_with("terrain.json: no such file"), "{e}");
 }

@@ -8,5 +8,6 @@ pub mod hydrology;
 pub mod island;
 pub mod kernels;
 pub mod landform;
+pub mod points;
 pub mod profiles;
 pub mod sculpt;

@@ -1,12 +1,12 @@
-//! `bozkir heightmap`: import a DTM or a point cloud into the project's height format.
+//! `bozkir heightmap`: import a DTM or a point cloud into the project's height format
+//! (the workflow is `bozkir_pipeline::heightmap`).
 
 use crate::outputs::{finish, write_height, Staging};
-use crate::progress::timed;
 use crate::progress::Bar;
-use anyhow::{bail, Result};
-use bozkir_core::Grid;
+use anyhow::Result;
+use bozkir_core::{Observer, Progress};
 use bozkir_io::{Encoding, Sidecar};
-use bozkir_terrain::sculpt::warp::sample_bilinear;
+use bozkir_pipeline::heightmap::{heightmap, HeightmapRequest, Rescale};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -26,57 +26,32 @@ pub struct Args {
     pub scale: super::analyze::Scale,
 }
 
-/// Resample to `w × h` by bilinear interpolation (cell centres aligned at the corners).
-fn resample(g: &Grid<f64>, w: usize, h: usize) -> Grid<f64> {
-    let sx = if w > 1 { (g.width() - 1) as f64 / (w - 1) as f64 } else { 0.0 };
-    let sy = if h > 1 { (g.height() - 1) as f64 / (h - 1) as f64 } else { 0.0 };
-    Grid::from_fn(w, h, |x, y| sample_bilinear(g, x as f64 * sx, y as f64 * sy)).with_cell_size(g.dx * sx, g.dy * sy)
+/// The pipeline's steps on the progress bar.
+struct Steps<'a>(&'a Bar);
+
+impl Progress for Steps<'_> {
+    fn report(&self, stage: &str, done: u64, total: u64) {
+        self.0.report(stage, done, total);
+    }
 }
 
-fn smooth(g: &Grid<f64>) -> Grid<f64> {
-    let (w, h) = (g.width(), g.height());
-    let at = |x: isize, y: isize| *g.get(x.clamp(0, w as isize - 1) as usize, y.clamp(0, h as isize - 1) as usize);
-    Grid::from_fn(w, h, |x, y| {
-        let (x, y) = (x as isize, y as isize);
-        (at(x, y - 1) + at(x, y + 1) + at(x - 1, y) + at(x + 1, y) + 4.0 * at(x, y)) / 8.0
-    })
-    .with_cell_size(g.dx, g.dy)
+impl Observer for Steps<'_> {
+    fn step(&self, name: &str) {
+        self.0.stage(name);
+    }
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
-    if a.size < 8 || a.size > super::MAX_TERRAIN_SIZE * 2 {
-        bail!("--size must be 8..={}, got {}", super::MAX_TERRAIN_SIZE * 2, a.size);
-    }
-    if !a.input.exists() {
-        bail!("{}: no such file", a.input.display());
-    }
+    let req = HeightmapRequest {
+        input: a.input.clone(),
+        size: a.size,
+        smooth: a.smooth,
+        rescale: Rescale { cell_size: a.scale.cell_size, height_range: a.scale.height_range },
+    };
     let bar = Bar::new(quiet);
-    let mut timings = Vec::new();
-    let ext = a.input.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    let (mut h, kind) = timed(&mut timings, "read", &bar, || -> Result<(Grid<f64>, &str)> {
-        Ok(match ext.as_str() {
-            "ply" => (bozkir_io::read_ply_height(&a.input, a.size)?, "point cloud (15th percentile per cell)"),
-            "las" | "laz" => {
-                let pts = bozkir_io::read_las(&a.input)?;
-                if pts.xyz.is_empty() {
-                    bail!("{}: no points", a.input.display());
-                }
-                (bozkir_io::height_from_points(&pts.xyz, a.size, 15.0, true), "point cloud (15th percentile per cell)")
-            }
-            _ => (super::load_dem(&a.input)?.0, "DTM"),
-        })
-    })?;
-    h = a.scale.apply(h)?;
-    let long = h.width().max(h.height());
-    if long > a.size {
-        let f = a.size as f64 / long as f64;
-        let (w, hh) =
-            (((h.width() as f64 * f).round() as usize).max(2), ((h.height() as f64 * f).round() as usize).max(2));
-        h = timed(&mut timings, "resample", &bar, || resample(&h, w, hh));
-    }
-    for _ in 0..a.smooth {
-        h = smooth(&h);
-    }
+    let out = heightmap(&req, &Steps(&bar))?;
+    let h = out.heights;
+    let kind = out.kind;
     let mut st = Staging::new(&a.out)?;
     let (lo, hi) = write_height(&mut st, "height", "height", &h)?;
     bar.finish();
@@ -87,17 +62,15 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     sc.settings.insert("smooth".into(), a.smooth.into());
     sc.settings.insert("input_kind".into(), kind.into());
     finish(st, sc)?;
-    {
-        println!(
-            "{} ({kind}) → {}×{} cells of {:.3} × {:.3} m, {:.2}–{:.2} m",
-            a.input.display(),
-            h.width(),
-            h.height(),
-            h.dx,
-            h.dy,
-            lo,
-            hi
-        );
-    }
+    println!(
+        "{} ({kind}) → {}×{} cells of {:.3} × {:.3} m, {:.2}–{:.2} m",
+        a.input.display(),
+        h.width(),
+        h.height(),
+        h.dx,
+        h.dy,
+        lo,
+        hi
+    );
     Ok(())
 }

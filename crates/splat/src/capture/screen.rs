@@ -193,19 +193,10 @@ pub struct Screening {
     pub reasons: Vec<String>,
 }
 
-/// Linear-interpolation percentiles (`p` in 0..=100) of `v`, which is sorted here.
+/// Linear-interpolation percentiles (`p` in 0..=100) of `v`, which is sorted here: the
+/// project's one percentile, [`bozkir_core::stats::percentiles`].
 pub fn percentiles(v: &mut [f64], ps: &[f64]) -> Vec<f64> {
-    v.sort_unstable_by(f64::total_cmp);
-    ps.iter()
-        .map(|&p| {
-            if v.is_empty() {
-                return f64::NAN;
-            }
-            let r = (p / 100.0).clamp(0.0, 1.0) * (v.len() - 1) as f64;
-            let (lo, hi) = (r.floor() as usize, r.ceil() as usize);
-            v[lo] + (v[hi] - v[lo]) * (r - lo as f64)
-        })
-        .collect()
+    bozkir_core::stats::percentiles(v, ps)
 }
 
 /// Eigenvalues (ascending) and unit eigenvectors (`vecs[k]` for `vals[k]`) of a symmetric 3 × 3
