@@ -8,3 +8,7 @@
 //! Pipelines read and write files only through `bozkir-io` and `bozkir-splat`'s formats, into the
 //! folder the face hands them (the CLI hands a staging folder and commits it when the call
 //! succeeds). They never read the clock or print: timing and presentation are the face's.
+
+pub mod classify;
+pub mod export;
+pub mod pop_metric;

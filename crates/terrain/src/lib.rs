@@ -7,5 +7,8 @@ pub mod erosion;
 pub mod hydrology;
 pub mod island;
 pub mod landform;
+pub mod param;
 pub mod profiles;
 pub mod sculpt;
+
+pub use param::ParamError;

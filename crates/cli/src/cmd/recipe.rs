@@ -165,11 +165,6 @@ pub fn list(a: ListArgs) -> Result<()> {
     Ok(())
 }
 
-/// File name of the soft weight map of biome `name` (a palette name) in a terrain directory.
-pub fn soft_biome_file(name: &str) -> String {
-    format!("biome_weights_{}.png", name.replace(' ', "_"))
-}
-
 /// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
 /// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
 fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String, Grid<f64>>) -> Result<()> {
@@ -182,7 +177,7 @@ fn write_soft_biomes(st: &mut Staging, masks: &std::collections::BTreeMap<String
     let pal = bozkir_material::biomes::Palette::default_biomes();
     for ((id, _), layer) in soft.iter().zip(&layers) {
         let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
-        let file = soft_biome_file(&name);
+        let file = bozkir_material::biomes::soft_biome_file(&name);
         bozkir_io::write_png8(st.file(&file, &format!("biome_weight/{name}"), Encoding::Png8), layer)?;
     }
     Ok(())
