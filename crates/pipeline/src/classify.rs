@@ -251,6 +251,37 @@ fn write_maps(
 ///
 /// Call [`ClassifyRequest::validate`] first to refuse bad settings before reading the terrain;
 /// this function validates again.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::{Grid, NoProgress};
+/// use bozkir_material::{tilegrid::GridMapping, Rule};
+/// use bozkir_pipeline::classify::{classify, ClassifyRequest};
+///
+/// let out = tempfile::tempdir().unwrap();
+/// // A valley 32 × 32 cells of 10 m.
+/// let heights = Grid::from_fn(32, 32, |x, y| (x as f64 - 15.5).abs() * 4.0 + y as f64).with_cell_size(10.0, 10.0);
+/// let req = ClassifyRequest {
+///     terrain: "valley".into(),
+///     rule: Rule::builtin(),
+///     rule_label: "built-in".into(),
+///     classes: 2,
+///     share: vec![0.3],
+///     mapping: GridMapping::new(8),
+///     altitude: 0.4,
+///     coherence: 2,
+///     sharpness: 2.0,
+///     blend: 0.35,
+///     use_sediment: false,
+///     px: 4,
+/// };
+/// assert_eq!(req.validate().unwrap(), ["collected", "exposed"]);
+/// let c = classify(&req, &heights, out.path(), &NoProgress).unwrap();
+/// assert_eq!(c.decision.n, 8);
+/// assert!((c.shares[0] - 0.3).abs() < 0.02);
+/// assert!(out.path().join("classify.json").exists() && out.path().join("decision.png").exists());
+/// ```
 pub fn classify(
     req: &ClassifyRequest,
     heights: &Grid<f64>,

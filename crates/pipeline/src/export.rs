@@ -282,6 +282,23 @@ fn weight_layers(layers: &TerrainLayers, size: (usize, usize)) -> Option<(Vec<Gr
 /// Exports `h` (the terrain of [`ExportRequest::terrain`], metres, with its cell size) and the
 /// weight maps of `layers` for the request's engine into the existing folder `dir`, with
 /// `export.json` listing the files.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::{Grid, NoProgress};
+/// use bozkir_pipeline::export::{export, Engine, ExportRequest, TerrainLayers};
+///
+/// let out = tempfile::tempdir().unwrap();
+/// let h = Grid::from_fn(17, 17, |x, y| (x * y) as f64).with_cell_size(5.0, 5.0);
+/// let req = ExportRequest { terrain: "hill".into(), engine: Engine::Obj, size: None, tile: None, chunk: 8 };
+/// let done = export(&req, &h, &TerrainLayers::default(), out.path(), &NoProgress).unwrap();
+/// assert_eq!(done.summary, "terrain.obj: 4 chunk(s), 512 triangles");
+/// assert!(out.path().join("terrain.obj").exists() && out.path().join("export.json").exists());
+/// // Settings that do not apply to the engine are refused before anything is written.
+/// let bad = ExportRequest { tile: Some(505), ..req };
+/// assert_eq!(bad.validate().unwrap_err().to_string(), "--tile applies to --engine unreal only");
+/// ```
 pub fn export(
     req: &ExportRequest,
     h: &Grid<f64>,

@@ -179,6 +179,28 @@ fn worst_figures(req: &PopMetricRequest, w: usize) -> Result<WorstFigures, PopMe
 /// when asked, and builds the report.
 ///
 /// The parameters are checked first ([`PopParams::validate`]).
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::NoProgress;
+/// use bozkir_pipeline::pop_metric::{pop_metric, Frames, PopMetricRequest};
+/// use bozkir_render::popping::{Luma, PopParams};
+///
+/// // Three 64 × 64 frames of a pattern panning one pixel a frame: no popping.
+/// let frame = |s: usize| Luma {
+///     width: 64,
+///     height: 64,
+///     data: (0..64 * 64).map(|i| (((i % 64 + s) / 4 + i / 64 / 4) % 2) as f32 * 0.8 + 0.1).collect(),
+/// };
+/// let frames = Frames { label: "pan".into(), names: vec!["a".into(), "b".into(), "c".into()], lumas: vec![frame(0), frame(1), frame(2)] };
+/// let req = PopMetricRequest { params: PopParams::default(), frames, against: None, figures: true };
+/// let r = pop_metric(&req, &NoProgress).unwrap();
+/// assert_eq!(r.sweep.pairs.len(), 2);
+/// assert!(r.sweep.mean < 0.01);
+/// assert_eq!(r.report["format_version"], 1);
+/// assert_eq!(r.figures.unwrap().residual.width, 64);
+/// ```
 pub fn pop_metric(req: &PopMetricRequest, obs: &dyn Observer) -> Result<PopMetric, PopMetricError> {
     let p = &req.params;
     p.validate().map_err(PopMetricError::Param)?;
