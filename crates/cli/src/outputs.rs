@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use bozkir_core::Grid;
-use bozkir_io::{Encoding, Sidecar, SidecarFile};
+use bozkir_io::{Sidecar, SidecarFile};
 use bozkir_pipeline::analysis::Stats;
 use bozkir_pipeline::folder::Folder;
 use std::path::{Path, PathBuf};
@@ -30,12 +30,6 @@ impl Staging {
         std::fs::create_dir_all(&tmp)
             .with_context(|| format!("{}: cannot create a staging directory", tmp.display()))?;
         Ok(Self { dir: dir.to_path_buf(), tmp, created_dir, files: Vec::new(), committed: false })
-    }
-
-    /// Staged path of output `name`, recorded in the sidecar's file list with `role`.
-    pub fn file(&mut self, name: &str, role: &str, encoding: Encoding) -> PathBuf {
-        self.files.push(SidecarFile { path: name.to_string(), role: role.to_string(), encoding });
-        self.tmp.join(name)
     }
 
     /// Staged path of a file that is not listed in the sidecar (the sidecar itself).

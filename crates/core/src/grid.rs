@@ -5,6 +5,22 @@
 /// Cell `(x, y)` is column `x`, row `y`; index `y * width + x`. Row 0 is the north (top) edge
 /// when a grid comes from a georeferenced raster. `dx` is the spacing between columns and `dy`
 /// between rows; they differ for DEMs in a geographic CRS.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::Grid;
+///
+/// // 3 columns × 2 rows of 30 m × 20 m cells; cell (x, y) holds 10·y + x.
+/// let g = Grid::from_fn(3, 2, |x, y| (10 * y + x) as f64).with_cell_size(30.0, 20.0);
+/// assert_eq!((g.width(), g.height(), g.dx, g.dy), (3, 2, 30.0, 20.0));
+/// assert_eq!(*g.get(2, 1), 12.0);
+/// assert_eq!(g.index(2, 1), 5); // row-major: y·width + x
+/// assert_eq!(g.row(1), &[10.0, 11.0, 12.0]);
+/// assert_eq!(g.min_max(), Some((0.0, 12.0)));
+/// let halves = g.map(|v| v / 2.0);
+/// assert_eq!(halves.dx, 30.0); // the cell size travels with the values
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid<T> {
     width: usize,

@@ -12,6 +12,17 @@ pub const fn imul(a: u32, b: u32) -> u32 {
 }
 
 /// Hash of lattice point `(x, y)` under seed `s`. Coordinates and seed are taken modulo 2³².
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::hash::{hash_u32, hash_unit};
+///
+/// // A pinned vector: the same bits in Rust, WebAssembly, JavaScript and Python.
+/// assert_eq!(hash_u32(12345, 67890, 42), 0xe259_7a2c);
+/// // Floats only after hashing: `h / 2³²` in [0, 1).
+/// assert_eq!(hash_unit(12345, 67890, 42), f64::from(0xe259_7a2cu32) / 4_294_967_296.0);
+/// ```
 #[inline(always)]
 pub const fn hash_u32(x: u32, y: u32, s: u32) -> u32 {
     let mut h = imul(x, 0x27D4_EB2D) ^ imul(y, 0x1656_67B1) ^ imul(s, 0x9E37_79B1);

@@ -56,6 +56,34 @@ fn dict_value<'a>(header: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// Parse a `.npy` file held in `bytes`; `path` and `entry` name it in errors.
+///
+/// # Examples
+///
+/// A 2 × 3 little-endian float64 array, as `numpy.save` writes it (version 1.0, the header
+/// padded with spaces to a multiple of 64 bytes and ended by a newline):
+///
+/// ```
+/// use bozkir_io::npy::parse_npy;
+/// use std::path::Path;
+///
+/// let mut header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }".to_vec();
+/// while (10 + header.len() + 1) % 64 != 0 {
+///     header.push(b' ');
+/// }
+/// header.push(b'\n');
+/// let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+/// bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+/// bytes.extend_from_slice(&header);
+/// for v in [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.5] {
+///     bytes.extend_from_slice(&v.to_le_bytes());
+/// }
+///
+/// let a = parse_npy(Path::new("dem.npy"), "dem", &bytes).unwrap();
+/// assert_eq!(a.shape, vec![2, 3]);
+/// assert_eq!(a.data, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.5]);
+/// // A truncated file is refused, naming it.
+/// assert!(parse_npy(Path::new("dem.npy"), "dem", &bytes[..20]).unwrap_err().to_string().contains("dem.npy"));
+/// ```
 pub fn parse_npy(path: &Path, entry: &str, bytes: &[u8]) -> Result<NpyArray> {
     let bad = |d: String| IoError::malformed(path, "NPY", format!("{entry}: {d}"));
     if bytes.len() < 10 {

@@ -17,6 +17,29 @@ use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
 use tiff::tags::Tag;
 
 /// Write `grid` as a float32 TIFF, bit for bit, with its cell size.
+///
+/// # Examples
+///
+/// A round trip through a temporary folder, read back as a float TIFF and as a GeoTIFF DEM:
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_io::{read_geotiff, read_tiff_f32, write_tiff_f32, CrsKind};
+///
+/// let dir = std::env::temp_dir().join(format!("bozkir-doc-tiff-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let h = Grid::from_fn(6, 3, |x, y| (x * y) as f32 + 0.25).with_cell_size(30.0, 20.0);
+/// let path = dir.join("height.tif");
+/// write_tiff_f32(&path, &h).unwrap();
+///
+/// let back = read_tiff_f32(&path).unwrap();
+/// assert_eq!(back, h); // bit for bit, cell size included
+/// let dem = read_geotiff(&path).unwrap();
+/// assert_eq!(dem.crs_kind, CrsKind::Unknown); // no CRS: the pixel scale is taken as metres
+/// assert_eq!((dem.heights.dx, dem.heights.dy), (30.0, 20.0));
+/// assert_eq!(*dem.heights.get(5, 2), 10.25);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn write_tiff_f32(path: impl AsRef<Path>, grid: &Grid<f32>) -> Result<()> {
     let path = path.as_ref();
     let (w, h) = check_raster_size(path, grid.width() as u64, grid.height() as u64)?;

@@ -555,6 +555,19 @@ pub fn argmax(weights: &[Grid<f64>]) -> Option<Grid<u8>> {
     Some(Grid::from_vec(w, h, ids).with_cell_size(first.dx, first.dy))
 }
 
+/// File name of the soft weight map of biome `name` (a palette name) in a terrain directory:
+/// `biome_weights_<name>.png`, spaces as underscores. A recipe's `biomes` stage writes these
+/// maps and `bozkir export` reads them back.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(bozkir_material::biomes::soft_biome_file("snow cap"), "biome_weights_snow_cap.png");
+/// ```
+pub fn soft_biome_file(name: &str) -> String {
+    format!("biome_weights_{}.png", name.replace(' ', "_"))
+}
+
 /// Colour per cell from `palette`, row-major; ids outside the palette give [`MISSING_RGB`].
 pub fn to_rgb(ids: &Grid<u8>, palette: &Palette) -> Vec<[u8; 3]> {
     ids.data().par_iter().map(|&id| palette.rgb(id)).collect()

@@ -24,6 +24,7 @@
 //!    undecided band that the viewer draws as a per-splat dissolve ([`crate::select`]).
 
 use crate::cues::{self, Pool};
+use crate::param::ParamError;
 use crate::rule::{HeightTerm, Rule, RuleError, Term};
 
 /// How many cells each class should get.
@@ -200,6 +201,71 @@ fn height_value(h: HeightTerm, e: f64) -> f64 {
     }
 }
 
+impl ClassifyOptions {
+    /// Checks the options' ranges: at most 255 classes, `spacing > 0`, `sharpness` in 0.5..6,
+    /// `altitude` in 0..1, `coherence` at most 16, shares that fit the class count. The error
+    /// names the parameter; the rule's own class counts are checked when it runs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_material::{Balance, ClassifyOptions};
+    ///
+    /// let o = ClassifyOptions {
+    ///     classes: 2,
+    ///     spacing: 1.0,
+    ///     radius: None,
+    ///     sharpness: 2.0,
+    ///     altitude: 0.4,
+    ///     coherence: 2,
+    ///     balance: Balance::Share(0.3),
+    /// };
+    /// assert!(o.validate().is_ok());
+    /// let e = ClassifyOptions { altitude: 1.5, ..o }.validate().unwrap_err();
+    /// assert_eq!((e.param, e.to_string().as_str()), ("altitude", "altitude 1.5 outside 0..1"));
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.classes > 255 {
+            return Err(ParamError::new("classes", "more than 255 classes"));
+        }
+        if !(self.spacing > 0.0 && self.spacing.is_finite()) {
+            return Err(ParamError::new("spacing", format!("spacing {} must be positive", self.spacing)));
+        }
+        if !(0.5..=6.0).contains(&self.sharpness) {
+            return Err(ParamError::new("sharpness", format!("sharpness {} outside 0.5..6", self.sharpness)));
+        }
+        if !(0.0..=1.0).contains(&self.altitude) {
+            return Err(ParamError::new("altitude", format!("altitude {} outside 0..1", self.altitude)));
+        }
+        if self.coherence > 16 {
+            return Err(ParamError::new("coherence", format!("coherence {} outside 0..16", self.coherence)));
+        }
+        match &self.balance {
+            Balance::Free => {}
+            Balance::Share(s) => {
+                if self.classes != 2 {
+                    return Err(ParamError::new(
+                        "balance",
+                        format!("one share is for 2 classes; give {} shares", self.classes),
+                    ));
+                }
+                if !(0.0..=1.0).contains(s) {
+                    return Err(ParamError::new("balance", format!("share {s} outside 0..1")));
+                }
+            }
+            Balance::Shares(v) => {
+                if v.len() != self.classes {
+                    return Err(ParamError::new("balance", format!("{} shares for {} classes", v.len(), self.classes)));
+                }
+                if v.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || v.iter().sum::<f64>() <= 0.0 {
+                    return Err(ParamError::new("balance", "shares must be non-negative with a positive sum"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Check the options against the grid; returns `over = m / n`.
 fn check(
     z: &[f64],
@@ -227,40 +293,7 @@ fn check(
         }
     }
     rule.positions_for(o.classes)?;
-    if o.classes > 255 {
-        return Err(input("more than 255 classes"));
-    }
-    if !(o.spacing > 0.0 && o.spacing.is_finite()) {
-        return Err(input(format!("spacing {} must be positive", o.spacing)));
-    }
-    if !(0.5..=6.0).contains(&o.sharpness) {
-        return Err(input(format!("sharpness {} outside 0.5..6", o.sharpness)));
-    }
-    if !(0.0..=1.0).contains(&o.altitude) {
-        return Err(input(format!("altitude {} outside 0..1", o.altitude)));
-    }
-    if o.coherence > 16 {
-        return Err(input(format!("coherence {} outside 0..16", o.coherence)));
-    }
-    match &o.balance {
-        Balance::Free => {}
-        Balance::Share(s) => {
-            if o.classes != 2 {
-                return Err(input(format!("one share is for 2 classes; give {} shares", o.classes)));
-            }
-            if !(0.0..=1.0).contains(s) {
-                return Err(input(format!("share {s} outside 0..1")));
-            }
-        }
-        Balance::Shares(v) => {
-            if v.len() != o.classes {
-                return Err(input(format!("{} shares for {} classes", v.len(), o.classes)));
-            }
-            if v.iter().any(|s| !(s.is_finite() && *s >= 0.0)) || v.iter().sum::<f64>() <= 0.0 {
-                return Err(input("shares must be non-negative with a positive sum"));
-            }
-        }
-    }
+    o.validate().map_err(|e| input(e.message))?;
     Ok(m / n)
 }
 

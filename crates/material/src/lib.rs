@@ -20,6 +20,7 @@
 pub mod biomes;
 pub mod classify;
 pub mod cues;
+pub mod param;
 pub mod rule;
 pub mod select;
 pub mod tilegrid;
@@ -30,4 +31,5 @@ pub use biomes::{
     classify as classify_biomes, soft_weights, to_rgb, BiomeParams, Palette, PaletteEntry, WhittakerTable,
 };
 pub use classify::{classify, Balance, ClassifyError, ClassifyOptions, Decision, Source};
+pub use param::ParamError;
 pub use rule::{Rule, RuleError};

@@ -17,13 +17,16 @@
 pub mod analysis;
 pub mod analyze;
 pub mod bake;
+pub mod classify;
 pub mod compute;
 pub mod demo;
 pub mod erode;
 pub mod error;
+pub mod export;
 pub mod figures;
 pub mod folder;
 pub mod heightmap;
+pub mod pop_metric;
 pub mod recipe;
 pub mod terrain;
 pub mod validation;

@@ -132,11 +132,6 @@ fn write_masks(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>, sigma: f64) 
     Ok(())
 }
 
-/// File name of the soft weight map of biome `name` (a palette name) in a terrain folder.
-pub fn soft_biome_file(name: &str) -> String {
-    format!("biome_weights_{}.png", name.replace(' ', "_"))
-}
-
 /// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
 /// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
 fn write_soft_biomes(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>) -> Result<()> {
@@ -149,7 +144,7 @@ fn write_soft_biomes(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>) -> Res
     let pal = bozkir_material::biomes::Palette::default_biomes();
     for ((id, _), layer) in soft.iter().zip(&layers) {
         let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
-        let file = soft_biome_file(&name);
+        let file = bozkir_material::biomes::soft_biome_file(&name);
         bozkir_io::write_png8(f.file(&file, &format!("biome_weight/{name}"), Encoding::Png8), layer)?;
     }
     Ok(())

@@ -92,6 +92,21 @@ fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
 }
 
 /// Hillshade of `z` in `[0, 1]` (level ground = `sin(altitude)`), honouring `dx ≠ dy`.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_render::{hillshade, HillshadeParams};
+///
+/// let flat = Grid::new(8, 8, 100.0);
+/// let p = HillshadeParams::default(); // sun in the north-west, 45° high
+/// let s = hillshade(&flat, &p);
+/// assert!((s.get(4, 4) - 45f64.to_radians().sin()).abs() < 1e-12);
+/// // A slope facing the sun (rising to the south-east) is lit more than level ground.
+/// let facing = Grid::from_fn(8, 8, |x, y| (x + y) as f64).with_cell_size(1.0, 1.0);
+/// assert!(*hillshade(&facing, &p).get(4, 4) > *s.get(4, 4));
+/// ```
 pub fn hillshade(z: &Grid<f64>, p: &HillshadeParams) -> Grid<f64> {
     shade(z, p.z_factor, &[sun(p.azimuth_deg, p.altitude_deg, 1.0)])
 }

@@ -92,6 +92,31 @@ impl PopParams {
     pub fn radius(&self) -> usize {
         (4 + self.block / 8).max(self.search)
     }
+
+    /// Checks the ranges: `block` in 4..=1024 pixels, `search` at most 256, `threshold` in
+    /// (0, 1). The error ([`PopError::BadParam`]) names the parameter.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_render::popping::PopParams;
+    ///
+    /// assert!(PopParams::default().validate().is_ok());
+    /// let e = PopParams { block: 2, ..PopParams::default() }.validate().unwrap_err();
+    /// assert_eq!(e.to_string(), "block 2 outside 4..1024 pixels");
+    /// ```
+    pub fn validate(&self) -> Result<(), PopError> {
+        if self.block < 4 || self.block > 1024 {
+            return Err(PopError::BadParam(format!("block {} outside 4..1024 pixels", self.block)));
+        }
+        if self.search > 256 {
+            return Err(PopError::BadParam(format!("search {} above 256 pixels", self.search)));
+        }
+        if !(self.threshold.is_finite() && self.threshold > 0.0 && self.threshold < 1.0) {
+            return Err(PopError::BadParam(format!("threshold {} outside (0, 1)", self.threshold)));
+        }
+        Ok(())
+    }
 }
 
 /// Why frames cannot be compared.
@@ -312,21 +337,8 @@ pub fn phase_correlation(a: &Luma, b: &Luma) -> (f64, f64) {
 
 // ------------------------------------------------------------------ the metric
 
-fn check_params(p: &PopParams) -> Result<(), PopError> {
-    if p.block < 4 || p.block > 1024 {
-        return Err(PopError::BadParam(format!("block {} outside 4..1024 pixels", p.block)));
-    }
-    if p.search > 256 {
-        return Err(PopError::BadParam(format!("search {} above 256 pixels", p.search)));
-    }
-    if !(p.threshold.is_finite() && p.threshold > 0.0 && p.threshold < 1.0) {
-        return Err(PopError::BadParam(format!("threshold {} outside (0, 1)", p.threshold)));
-    }
-    Ok(())
-}
-
 fn check_pair(a: &Luma, b: &Luma, p: &PopParams) -> Result<(), PopError> {
-    check_params(p)?;
+    p.validate()?;
     if (a.width, a.height) != (b.width, b.height) {
         return Err(PopError::SizeMismatch { a: (a.width, a.height), b: (b.width, b.height), index: None });
     }
@@ -547,6 +559,45 @@ pub fn sweep(frames: &[Luma], p: &PopParams) -> Result<Sweep, PopError> {
         popped_peak: pairs.iter().map(|s| s.popped).fold(0.0, f64::max),
         pairs,
     })
+}
+
+// ------------------------------------------------------------------ figures
+
+/// Residual heat map of a comparison: black → red → yellow → white over `0..4·threshold`; grey
+/// where not measured.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_render::popping::heat_map;
+///
+/// let im = heat_map(&[0.0, 1.0], &[true, false], 2, 1, 0.02);
+/// assert_eq!(im.pixel(0, 0), [0, 0, 0]);
+/// assert_eq!(im.pixel(1, 0), [64, 64, 64]);
+/// ```
+pub fn heat_map(res: &[f32], valid: &[bool], w: usize, h: usize, threshold: f64) -> crate::Rgb8Image {
+    let mut im = crate::Rgb8Image::new(w, h);
+    for (i, (&r, &v)) in res.iter().zip(valid).enumerate() {
+        let rgb = if !v {
+            [64, 64, 64]
+        } else {
+            let t = (f64::from(r) / (4.0 * threshold)).clamp(0.0, 1.0) * 3.0;
+            let c = |x: f64| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+            [c(t), c(t - 1.0), c(t - 2.0)]
+        };
+        im.set_pixel(i % w, i / w, rgb);
+    }
+    im
+}
+
+/// A luma frame as a grey image (0..1 → 0..255, rounded).
+pub fn grey_image(l: &Luma) -> crate::Rgb8Image {
+    let mut im = crate::Rgb8Image::new(l.width, l.height);
+    for (i, &v) in l.data.iter().enumerate() {
+        let g = (v * 255.0).round().clamp(0.0, 255.0) as u8;
+        im.set_pixel(i % l.width, i / l.width, [g, g, g]);
+    }
+    im
 }
 
 #[cfg(test)]

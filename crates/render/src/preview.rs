@@ -61,6 +61,19 @@ impl Default for PreviewParams {
 /// Shaded-relief RGB preview of `z` (one pixel per cell, row 0 at the top). `ambient`, when
 /// given, must have the same shape as `z` and hold values in `[0, 1]` (1 = fully open sky);
 /// non-finite ambient values count as 1.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_render::{shaded_relief, PreviewParams};
+///
+/// let z = Grid::from_fn(16, 12, |x, y| ((x * x + y * y) as f64).sqrt() * 10.0).with_cell_size(30.0, 30.0);
+/// let im = shaded_relief(&z, None, &PreviewParams::default());
+/// assert_eq!((im.width, im.height, im.data.len()), (16, 12, 16 * 12 * 3));
+/// // Deterministic: the same heights give the same pixels.
+/// assert_eq!(im, shaded_relief(&z, None, &PreviewParams::default()));
+/// ```
 pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewParams) -> Rgb8Image {
     let (w, h) = (z.width(), z.height());
     if let Some(a) = ambient {

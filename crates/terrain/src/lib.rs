@@ -8,6 +8,9 @@ pub mod hydrology;
 pub mod island;
 pub mod kernels;
 pub mod landform;
+pub mod param;
 pub mod points;
 pub mod profiles;
 pub mod sculpt;
+
+pub use param::ParamError;

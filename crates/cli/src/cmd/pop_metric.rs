@@ -5,9 +5,10 @@
 //! pair. `--against` scores a second sweep (another ordering of the same path) pair by pair.
 
 use anyhow::{bail, Context, Result};
-use bozkir_render::popping::{compare, sweep, Luma, PopParams, Sweep};
+use bozkir_pipeline::pop_metric::{pop_metric, Frames, PopMetric, PopMetricRequest};
+use bozkir_render::popping::{Luma, PopParams, Sweep};
 use bozkir_render::Rgb8Image;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -116,44 +117,6 @@ pub fn read_frames(path: &Path) -> Result<Vec<(String, Luma)>> {
     Ok(out)
 }
 
-fn sweep_json(s: &Sweep, names: &[String]) -> Value {
-    json!({
-        "frames": names,
-        "pairs": s.pairs.iter().map(|p| json!({
-            "index": p.index, "a": names[p.index], "b": names[p.index + 1],
-            "dx": p.dx, "dy": p.dy, "raw_mean": p.raw_mean, "mean": p.mean, "p99": p.p99, "popped": p.popped,
-        })).collect::<Vec<_>>(),
-        "mean": s.mean, "peak": s.peak, "worst": s.worst,
-        "popped_mean": s.popped_mean, "popped_peak": s.popped_peak,
-    })
-}
-
-/// Residual heat map: black → red → yellow → white over `0..4·threshold`; grey where not
-/// measured.
-pub fn heat_map(res: &[f32], valid: &[bool], w: usize, h: usize, threshold: f64) -> Rgb8Image {
-    let mut im = Rgb8Image::new(w, h);
-    for (i, (&r, &v)) in res.iter().zip(valid).enumerate() {
-        let rgb = if !v {
-            [64, 64, 64]
-        } else {
-            let t = (f64::from(r) / (4.0 * threshold)).clamp(0.0, 1.0) * 3.0;
-            let c = |x: f64| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
-            [c(t), c(t - 1.0), c(t - 2.0)]
-        };
-        im.set_pixel(i % w, i / w, rgb);
-    }
-    im
-}
-
-fn grey(l: &Luma) -> Rgb8Image {
-    let mut im = Rgb8Image::new(l.width, l.height);
-    for (i, &v) in l.data.iter().enumerate() {
-        let g = (v * 255.0).round().clamp(0.0, 255.0) as u8;
-        im.set_pixel(i % l.width, i / l.width, [g, g, g]);
-    }
-    im
-}
-
 fn print_sweep(label: &str, s: &Sweep, names: &[String]) {
     println!("{label}: {} frames, {} pairs", names.len(), s.pairs.len());
     println!(
@@ -186,106 +149,70 @@ fn print_sweep(label: &str, s: &Sweep, names: &[String]) {
     );
 }
 
+/// A sweep read and decoded, labelled by its path.
+fn frames_of(path: &Path) -> Result<Frames> {
+    let (names, lumas) = read_frames(path)?.into_iter().unzip();
+    Ok(Frames { label: path.display().to_string(), names, lumas })
+}
+
+/// The comparison of the two sweeps, pair by pair and in sum.
+fn print_comparison(r: &PopMetric, other: &Frames) {
+    let Some(c) = &r.against else { return };
+    print_sweep("against", &c.sweep, &other.names);
+    println!("{:>5}  {:>10} {:>10} {:>8}", "pair", "mean", "against", "ratio");
+    for x in &c.pairs {
+        println!("{:>5}  {:>10.5} {:>10.5} {:>8.3}", x.index, x.mean, x.against, x.ratio);
+    }
+    println!(
+        "comparison: mean residual {:.5} vs {:.5} (ratio {:.3}); the first sweep is lower on {} of {} pairs",
+        r.sweep.mean,
+        c.sweep.mean,
+        c.ratio,
+        c.lower,
+        r.sweep.pairs.len()
+    );
+}
+
+/// Writes the worst pair's figures into `out`; returns the paths written.
+fn write_figures(r: &PopMetric, out: &Path) -> Result<Vec<PathBuf>> {
+    let Some(f) = &r.figures else { return Ok(Vec::new()) };
+    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let write = |name: &str, im: &Rgb8Image| -> Result<PathBuf> {
+        let path = out.join(name);
+        bozkir_io::write_rgb8(&path, &crate::outputs::rgb_grid(im))
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        Ok(path)
+    };
+    let mut wrote =
+        vec![write("worst-residual.png", &f.residual)?, write("worst-a.png", &f.a)?, write("worst-b.png", &f.b)?];
+    if let Some(im) = &f.against_residual {
+        // The same pair of the other sweep, for a side-by-side look.
+        wrote.push(write("against-residual.png", im)?);
+    }
+    Ok(wrote)
+}
+
 pub fn run(a: Args) -> Result<()> {
-    let p = PopParams { block: a.block, search: a.search, threshold: a.threshold };
+    let params = PopParams { block: a.block, search: a.search, threshold: a.threshold };
     // Parameters are checked before any frame is read.
-    if !(4..=1024).contains(&p.block) {
-        bail!("--block {} outside 4..1024 pixels", p.block);
-    }
-    if p.search > 256 {
-        bail!("--search {} above 256 pixels", p.search);
-    }
-    if !(p.threshold.is_finite() && p.threshold > 0.0 && p.threshold < 1.0) {
-        bail!("--threshold {} outside (0, 1)", p.threshold);
-    }
-    let frames = read_frames(&a.frames)?;
-    let names: Vec<String> = frames.iter().map(|f| f.0.clone()).collect();
-    let lumas: Vec<Luma> = frames.into_iter().map(|f| f.1).collect();
-    let s = sweep(&lumas, &p).map_err(|e| anyhow::anyhow!("{}: {e}", a.frames.display()))?;
+    params.validate().map_err(|e| anyhow::anyhow!("--{e}"))?;
+    let frames = frames_of(&a.frames)?;
+    let against = a.against.as_deref().map(frames_of).transpose()?;
+    let req = PopMetricRequest { params, frames, against, figures: a.out.is_some() };
+    let mut r = pop_metric(&req, &bozkir_core::NoProgress)?;
+    let p = &req.params;
     println!("popping metric: block {} px, search radius {} px, threshold {}", p.block, p.radius(), p.threshold);
-    print_sweep("sweep", &s, &names);
-    let mut report = json!({
-        "format_version": 1,
-        "generator": format!("bozkir pop-metric {}", env!("CARGO_PKG_VERSION")),
-        "input": a.frames.display().to_string(),
-        "params": {"block": p.block, "search": p.search, "radius": p.radius(), "threshold": p.threshold},
-        "width": lumas[0].width, "height": lumas[0].height,
-        "sweep": sweep_json(&s, &names),
-    });
-    if let Some(other) = &a.against {
-        let f2 = read_frames(other)?;
-        let n2: Vec<String> = f2.iter().map(|f| f.0.clone()).collect();
-        let l2: Vec<Luma> = f2.into_iter().map(|f| f.1).collect();
-        if l2.len() != lumas.len() {
-            bail!("{}: {} frames, but {} has {}", other.display(), l2.len(), a.frames.display(), lumas.len());
-        }
-        if (l2[0].width, l2[0].height) != (lumas[0].width, lumas[0].height) {
-            bail!(
-                "{}: frames are {}×{}, but {} has {}×{}",
-                other.display(),
-                l2[0].width,
-                l2[0].height,
-                a.frames.display(),
-                lumas[0].width,
-                lumas[0].height
-            );
-        }
-        let s2 = sweep(&l2, &p).map_err(|e| anyhow::anyhow!("{}: {e}", other.display()))?;
-        print_sweep("against", &s2, &n2);
-        println!("{:>5}  {:>10} {:>10} {:>8}", "pair", "mean", "against", "ratio");
-        let mut rows = Vec::new();
-        let mut lower = 0;
-        for (x, y) in s.pairs.iter().zip(&s2.pairs) {
-            let ratio = if y.mean > 0.0 { x.mean / y.mean } else { f64::INFINITY };
-            lower += usize::from(x.mean < y.mean);
-            println!("{:>5}  {:>10.5} {:>10.5} {:>8.3}", x.index, x.mean, y.mean, ratio);
-            rows.push(json!({"index": x.index, "mean": x.mean, "against": y.mean, "popped": x.popped, "against_popped": y.popped}));
-        }
-        let ratio = if s2.mean > 0.0 { s.mean / s2.mean } else { f64::INFINITY };
-        println!(
-            "comparison: mean residual {:.5} vs {:.5} (ratio {:.3}); the first sweep is lower on {lower} of {} pairs",
-            s.mean,
-            s2.mean,
-            ratio,
-            s.pairs.len()
-        );
-        report["against"] = json!({
-            "input": other.display().to_string(),
-            "sweep": sweep_json(&s2, &n2),
-            "pairs": rows,
-            "mean_ratio": if ratio.is_finite() { json!(ratio) } else { Value::Null },
-            "first_lower_pairs": lower,
-        });
+    print_sweep("sweep", &r.sweep, &req.frames.names);
+    if let Some(other) = &req.against {
+        print_comparison(&r, other);
     }
     if let Some(out) = &a.out {
-        std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
-        let w = s.worst;
-        let r = compare(&lumas[w], &lumas[w + 1], &p, None).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let heat = heat_map(&r.residual, &r.valid, r.width, r.height, p.threshold);
-        let write = |name: &str, im: &Rgb8Image| -> Result<PathBuf> {
-            let path = out.join(name);
-            bozkir_io::write_rgb8(&path, &crate::outputs::rgb_grid(im))
-                .with_context(|| format!("{}: cannot write", path.display()))?;
-            Ok(path)
-        };
-        let mut wrote = vec![
-            write("worst-residual.png", &heat)?,
-            write("worst-a.png", &grey(&lumas[w]))?,
-            write("worst-b.png", &grey(&lumas[w + 1]))?,
-        ];
-        if let Some(other) = &a.against {
-            // The same pair of the other sweep, for a side-by-side look.
-            let f2 = read_frames(other)?;
-            let r2 = compare(&f2[w].1, &f2[w + 1].1, &p, None).map_err(|e| anyhow::anyhow!("{e}"))?;
-            wrote.push(write(
-                "against-residual.png",
-                &heat_map(&r2.residual, &r2.valid, r2.width, r2.height, p.threshold),
-            )?);
-        }
-        report["figures"] = json!(wrote.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
+        let wrote = write_figures(&r, out)?;
+        r.report["figures"] = json!(wrote.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
         println!(
-            "wrote {} (worst pair {w}: black → red → yellow → white over 0..{} luma; grey = not measured)",
+            "wrote {} (worst pair {}: black → red → yellow → white over 0..{} luma; grey = not measured)",
             wrote.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+            r.sweep.worst,
             4.0 * p.threshold
         );
     }
@@ -293,7 +220,7 @@ pub fn run(a: Args) -> Result<()> {
         if let Some(dir) = j.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         }
-        std::fs::write(j, serde_json::to_string_pretty(&report)? + "\n")
+        std::fs::write(j, serde_json::to_string_pretty(&r.report)? + "\n")
             .with_context(|| format!("{}: cannot write", j.display()))?;
         println!("wrote {}", j.display());
     }

@@ -103,6 +103,3 @@ pub fn list(a: ListArgs) -> Result<()> {
     println!("\nRun one: bozkir terrain --recipe ds2 --out DIR; see one: bozkir recipes --show ds2");
     Ok(())
 }
-
-/// File name of the soft weight map of biome `name` (a palette name) in a terrain directory.
-pub use bozkir_pipeline::recipe::soft_biome_file;

@@ -185,19 +185,20 @@ impl Default for DropletParams {
 
 impl DropletParams {
     /// Checks ranges; `Err` names the first bad parameter.
-    pub fn validate(&self) -> Result<(), String> {
-        let unit = |name: &str, v: f64| {
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        use crate::ParamError as E;
+        let unit = |name: &'static str, v: f64| {
             if (0.0..=1.0).contains(&v) {
                 Ok(())
             } else {
-                Err(format!("droplets: {name} must be in [0, 1], got {v}"))
+                Err(E::new(name, format!("droplets: {name} must be in [0, 1], got {v}")))
             }
         };
-        let nonneg = |name: &str, v: f64| {
+        let nonneg = |name: &'static str, v: f64| {
             if v >= 0.0 && v.is_finite() {
                 Ok(())
             } else {
-                Err(format!("droplets: {name} must be finite and >= 0, got {v}"))
+                Err(E::new(name, format!("droplets: {name} must be finite and >= 0, got {v}")))
             }
         };
         unit("inertia", self.inertia)?;
@@ -210,10 +211,10 @@ impl DropletParams {
         nonneg("initial_water", self.initial_water)?;
         nonneg("initial_speed", self.initial_speed)?;
         if !(self.radius > 0.0 && self.radius <= 64.0) {
-            return Err(format!("droplets: radius must be in (0, 64] cells, got {}", self.radius));
+            return Err(E::new("radius", format!("droplets: radius must be in (0, 64] cells, got {}", self.radius)));
         }
         if self.batch_size == 0 {
-            return Err("droplets: batch_size must be >= 1".into());
+            return Err(E::new("batch_size", "droplets: batch_size must be >= 1"));
         }
         if let DropletCount::PerCell(p) = self.droplets {
             nonneg("droplets per cell", p)?;

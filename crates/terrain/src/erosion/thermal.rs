@@ -73,13 +73,30 @@ impl ThermalParams {
         Self { talus_deg: 65.0, margin_deg: 5.0, rate: 0.8, iterations: 4 }
     }
 
-    fn validate(&self) {
-        assert!((0.0..90.0).contains(&self.talus_deg), "thermal: talus_deg must be in [0, 90)");
-        assert!(
-            self.margin_deg >= 0.0 && self.talus_deg + self.margin_deg < 90.0,
-            "thermal: margin_deg must be >= 0 with talus + margin < 90"
-        );
-        assert!(self.rate > 0.0 && self.rate <= 1.0, "thermal: rate must be in (0, 1]");
+    /// Checks the ranges: `talus_deg` in [0, 90), `margin_deg ≥ 0` with talus + margin < 90,
+    /// `rate` in (0, 1]. The error names the first bad parameter.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_terrain::erosion::thermal::ThermalParams;
+    ///
+    /// assert!(ThermalParams::scree_maker().validate().is_ok());
+    /// let e = ThermalParams { rate: 0.0, ..ThermalParams::scree_maker() }.validate().unwrap_err();
+    /// assert_eq!(e.param, "rate");
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        use crate::ParamError as E;
+        if !(0.0..90.0).contains(&self.talus_deg) {
+            return Err(E::new("talus_deg", "thermal: talus_deg must be in [0, 90)"));
+        }
+        if !(self.margin_deg >= 0.0 && self.talus_deg + self.margin_deg < 90.0) {
+            return Err(E::new("margin_deg", "thermal: margin_deg must be >= 0 with talus + margin < 90"));
+        }
+        if !(self.rate > 0.0 && self.rate <= 1.0) {
+            return Err(E::new("rate", "thermal: rate must be in (0, 1]"));
+        }
+        Ok(())
     }
 }
 
@@ -123,7 +140,9 @@ pub fn max_talus_excess(z: &Grid<f64>, talus_deg: f64) -> f64 {
 /// Relax `terrain` in place; returns the number of iterations run (fewer than
 /// `params.iterations` when a pass found no active cell or `progress` was cancelled).
 pub fn thermal_in_place(terrain: &mut Grid<f64>, params: &ThermalParams, progress: &dyn Progress) -> usize {
-    params.validate();
+    if let Err(e) = params.validate() {
+        panic!("{e}");
+    }
     let (w, h) = (terrain.width(), terrain.height());
     if w == 0 || h == 0 {
         return 0;

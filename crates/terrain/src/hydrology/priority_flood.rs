@@ -62,6 +62,34 @@ pub fn fill(h: &Grid<f64>) -> Grid<f64> {
 
 /// ε Priority-Flood fill: every interior cell gets a strictly downhill path to the border (or to
 /// nodata), with ε = one ulp at the cell's elevation.
+///
+/// # Examples
+///
+/// Fill a DEM with a pit, then route it: after the ε fill no interior cell is a pit and the
+/// accumulated area sums to the cell count.
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_terrain::hydrology::flow_graph::{accumulate_cells, count_pits, d8_receivers};
+/// use bozkir_terrain::hydrology::priority_flood::fill_epsilon;
+///
+/// // A bowl 8 × 8 with 30 m cells: the centre lies lower than the rim.
+/// let dem = Grid::from_fn(8, 8, |x, y| {
+///     let (dx, dy) = (x as f64 - 3.5, y as f64 - 3.5);
+///     100.0 + 10.0 * (dx * dx + dy * dy).sqrt()
+/// })
+/// .with_cell_size(30.0, 30.0);
+/// assert!(count_pits(&d8_receivers(&dem)) > 0);
+///
+/// let filled = fill_epsilon(&dem);
+/// let g = d8_receivers(&filled);
+/// assert_eq!(count_pits(&g), 0);
+/// // Cells drained, each counting itself: the outlets' areas add up to the whole grid.
+/// let area = accumulate_cells(&g);
+/// let outlets: u32 = (0..64).filter(|&i| g.receivers[i] as usize == i).map(|i| area[i]).sum();
+/// assert_eq!(outlets, 64);
+/// assert_eq!(g.stack.len(), 64); // every cell once, receivers before donors
+/// ```
 pub fn fill_epsilon(h: &Grid<f64>) -> Grid<f64> {
     priority_flood(h, &PriorityFloodParams { mode: FillMode::NextUp })
 }

@@ -28,6 +28,19 @@ pub fn gradient(z: &Grid<f64>) -> Gradient {
 /// Slope magnitude as rise over run (m/m, `tan` of the slope angle): `hypot(dz/dx, dz/dy)`.
 ///
 /// For the plane `z = a·x·dx + b·y·dy` every interior cell gets `sqrt(a² + b²)`.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_terrain::landform::{slope, slope_degrees};
+///
+/// // A plane rising 1 m per 10 m cell eastwards: rise over run 0.1 everywhere inside.
+/// let z = Grid::from_fn(6, 6, |x, _| x as f64).with_cell_size(10.0, 10.0);
+/// let s = slope(&z);
+/// assert!((s.get(2, 3) - 0.1).abs() < 1e-12);
+/// assert!((slope_degrees(&z).get(2, 3) - 0.1f64.atan().to_degrees()).abs() < 1e-9);
+/// ```
 pub fn slope(z: &Grid<f64>) -> Grid<f64> {
     let (dx, dy) = (z.dx, z.dy);
     map_window3(z, 0.0, |w| {

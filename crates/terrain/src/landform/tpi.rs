@@ -162,6 +162,20 @@ impl Sat {
 /// hollows. See the module docs for windows, edges and accuracy.
 ///
 /// A cell whose window (after clamping and removing the core) holds no cell gets 0.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_terrain::landform::{tpi, TpiParams};
+///
+/// // A single 9 m spike on flat ground: a crest (positive TPI) at the spike, hollows next to it.
+/// let z = Grid::from_fn(9, 9, |x, y| if (x, y) == (4, 4) { 9.0 } else { 0.0 });
+/// let t = tpi(&z, &TpiParams::box_cells(1));
+/// assert_eq!(*t.get(4, 4), 8.0); // 9 − mean of the 3 × 3 box (centre included: 1)
+/// assert!(*t.get(3, 4) < 0.0);
+/// assert_eq!(*t.get(0, 0), 0.0); // far from the spike: flat
+/// ```
 pub fn tpi(z: &Grid<f64>, p: &TpiParams) -> Grid<f64> {
     let (w, h) = (z.width(), z.height());
     let mut out = z.same_shape(0.0);

@@ -92,39 +92,83 @@ impl ProfileParams {
         })
     }
 
-    /// Set the named parameter. Errors name the parameter and the problem; the caller maps
-    /// them to user messages. Integer parameters must be whole numbers.
-    pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
+    /// The range of the named parameter: `(lo, hi, whole number)`; `None` for an unknown name.
+    /// The one table of the profile parameters' ranges, used by [`ProfileParams::set`] and
+    /// [`ProfileParams::validate`].
+    pub fn range_of(name: &str) -> Option<(f64, f64, bool)> {
+        Some(match name {
+            "octaves" => (1.0, 16.0, true),
+            "freq" => (1e-6, 1e6, false),
+            "ridge" => (0.0, 1.0, false),
+            "relief" => (0.0, 1e6, false),
+            "iterations" => (1.0, 100_000.0, true),
+            "incision" => (0.0, 1e6, false),
+            "diffusion" => (0.0, 0.25, false),
+            "uplift" => (0.0, 1e6, false),
+            "terraces" => (0.0, 1000.0, true),
+            "dome" => (0.0, 1.0, false),
+            "tilt" => (0.0, 1.0, false),
+            "stretch" => (1e-6, 1e6, false),
+            _ => return None,
+        })
+    }
+
+    /// Checks value `v` of the named parameter against its range; the message names it.
+    fn check_value(name: &str, v: f64) -> Result<(), String> {
         if !v.is_finite() {
             return Err(format!("parameter {name} must be finite, got {v}"));
         }
-        let whole = |lo: f64, hi: f64| -> Result<u32, String> {
-            if v.fract() != 0.0 || v < lo || v > hi {
+        match Self::range_of(name) {
+            Some((lo, hi, true)) if v.fract() != 0.0 || v < lo || v > hi => {
                 Err(format!("parameter {name} must be a whole number in {lo}..={hi}, got {v}"))
-            } else {
-                Ok(v as u32)
             }
-        };
-        let range = |lo: f64, hi: f64| -> Result<f64, String> {
-            if v < lo || v > hi {
+            Some((lo, hi, false)) if v < lo || v > hi => {
                 Err(format!("parameter {name} must be in {lo}..={hi}, got {v}"))
-            } else {
-                Ok(v)
             }
-        };
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks every parameter against its range ([`ProfileParams::range_of`]); the error names
+    /// the first bad one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_terrain::profiles::{profile, ProfileParams};
+    ///
+    /// let mut p: ProfileParams = profile("canyon").unwrap().params;
+    /// assert!(p.validate().is_ok());
+    /// p.diffusion = 0.5;
+    /// let e = p.validate().unwrap_err();
+    /// assert_eq!(e.param, "diffusion");
+    /// assert_eq!(e.to_string(), "parameter diffusion must be in 0..=0.25, got 0.5");
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        for name in PARAM_NAMES {
+            let v = self.get(name).expect("every listed parameter has a value");
+            Self::check_value(name, v).map_err(|m| crate::ParamError::new(name, m))?;
+        }
+        Ok(())
+    }
+
+    /// Set the named parameter. Errors name the parameter and the problem; the caller maps
+    /// them to user messages. Integer parameters must be whole numbers.
+    pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
+        Self::check_value(name, v)?;
         match name {
-            "octaves" => self.octaves = whole(1.0, 16.0)?,
-            "freq" => self.freq = range(1e-6, 1e6)?,
-            "ridge" => self.ridge = range(0.0, 1.0)?,
-            "relief" => self.relief = range(0.0, 1e6)?,
-            "iterations" => self.iterations = whole(1.0, 100_000.0)?,
-            "incision" => self.incision = range(0.0, 1e6)?,
-            "diffusion" => self.diffusion = range(0.0, 0.25)?,
-            "uplift" => self.uplift = range(0.0, 1e6)?,
-            "terraces" => self.terraces = whole(0.0, 1000.0)?,
-            "dome" => self.dome = range(0.0, 1.0)?,
-            "tilt" => self.tilt = range(0.0, 1.0)?,
-            "stretch" => self.stretch = range(1e-6, 1e6)?,
+            "octaves" => self.octaves = v as u32,
+            "freq" => self.freq = v,
+            "ridge" => self.ridge = v,
+            "relief" => self.relief = v,
+            "iterations" => self.iterations = v as u32,
+            "incision" => self.incision = v,
+            "diffusion" => self.diffusion = v,
+            "uplift" => self.uplift = v,
+            "terraces" => self.terraces = v as u32,
+            "dome" => self.dome = v,
+            "tilt" => self.tilt = v,
+            "stretch" => self.stretch = v,
             _ => return Err(format!("unknown parameter {name:?}; have {}", PARAM_NAMES.join(", "))),
         }
         Ok(())
