@@ -3,6 +3,7 @@
 //! Thin binary: argument parsing, progress bars and error messages live here; every algorithm
 //! lives in the library crates.
 
+mod args;
 mod cmd;
 mod gpu;
 mod outputs;
@@ -68,7 +69,7 @@ enum Command {
     /// List the 19 profiles with their groups and parameters.
     Profiles(cmd::profiles::Args),
     /// List the built-in recipes (`--show NAME` prints one as TOML).
-    Recipes(cmd::recipe::ListArgs),
+    Recipes(cmd::recipes::ListArgs),
     /// Score popping in a captured sweep of frames (folder or zip of PNGs): motion undone, residual measured.
     PopMetric(cmd::pop_metric::Args),
     /// Render the README's figures (rule on/off, one rule on three terrains, validation κ) with the software renderer.
@@ -106,7 +107,7 @@ fn main() -> ExitCode {
         Command::Site(a) => cmd::site::run(a, quiet),
         Command::BenchViewer(a) => cmd::bench_viewer::run(a, quiet),
         Command::Profiles(a) => cmd::profiles::run(a),
-        Command::Recipes(a) => cmd::recipe::list(a),
+        Command::Recipes(a) => cmd::recipes::list(a),
         Command::PopMetric(a) => cmd::pop_metric::run(a),
         Command::Figures(a) => cmd::figures::run(a, quiet),
     };

@@ -6,7 +6,7 @@
 //! 2. nothing depends on the WebAssembly face (`bozkir-wasm`);
 //! 3. `core`, `terrain` and `material` do not depend on `io`;
 //! 4. algorithm crates do not use `std::fs`, `std::net`, `std::time`, `std::env` or print to the
-//!    terminal (their `#[cfg(test)]` tails are not read);
+//!    terminal (their `#[cfg(test)]` tails and `tests.rs` modules are not read);
 //! 5. a face (`cli`, `wasm`, `py`) does not depend on another face;
 //! 6. `gpu` does not depend on `recipe`;
 //! 7. a command (`crates/cli/src/cmd/*.rs`) does not reach into another command's module
@@ -91,8 +91,13 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of a source file that counts: comments dropped, the `#[cfg(test)]` tail cut.
+/// The code of a source file that counts: comments dropped, the `#[cfg(test)]` tail cut, and
+/// nothing of a unit-test module kept in its own file (`tests.rs`, declared `#[cfg(test)] mod
+/// tests;` by its parent).
 fn code_of(path: &Path) -> String {
+    if path.file_name().is_some_and(|n| n == "tests.rs") {
+        return String::new();
+    }
     let text = fs::read_to_string(path).unwrap();
     let text = match text.find("#[cfg(test)]") {
         Some(at) => &text[..at],

@@ -1,5 +1,6 @@
 //! `bozkir analyze`: hydrology and landform maps for any DEM the readers accept.
 
+use crate::args::Scale;
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::Result;
@@ -26,32 +27,6 @@ pub struct Args {
     pub stream_threshold: Option<u32>,
     #[command(flatten)]
     pub gpu: crate::gpu::GpuArgs,
-}
-
-/// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).
-#[derive(clap::Args, Clone, Copy)]
-pub struct Scale {
-    /// Metres per cell, replacing the file's own spacing.
-    #[arg(long)]
-    pub cell_size: Option<f64>,
-    /// Multiply heights by this many metres (for 0..1 height PNGs).
-    #[arg(long)]
-    pub height_range: Option<f64>,
-}
-
-impl Scale {
-    pub fn apply(&self, mut h: bozkir_core::Grid<f64>) -> Result<bozkir_core::Grid<f64>> {
-        if let Some(c) = self.cell_size {
-            let c = super::positive("cell-size", c)?;
-            h = h.with_cell_size(c, c);
-        }
-        if let Some(r) = self.height_range {
-            let r = super::positive("height-range", r)?;
-            let (dx, dy) = (h.dx, h.dy);
-            h = h.map(|&v| v * r).with_cell_size(dx, dy);
-        }
-        Ok(h)
-    }
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {

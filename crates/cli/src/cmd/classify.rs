@@ -6,6 +6,7 @@
 //! (the viewer's overlay), per-class weight maps (what the viewer draws with its blend band) and
 //! the soft Hybrid GSWT coverage α, plus `classify.json` with every setting and the shares.
 
+use crate::args::RuleOpts;
 use crate::outputs::Staging;
 use anyhow::{Context, Result};
 use bozkir_material::tilegrid::GridMapping;
@@ -65,20 +66,6 @@ pub struct Args {
     /// Pixels per tile in the preview images (decision.png, classes_rgb.png).
     #[arg(long, default_value_t = 8)]
     pub px: usize,
-}
-
-/// The rule's three controls, shared by `classify` and `validate-rule`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct RuleOpts {
-    /// "Follows height": weight of the height term (0..1).
-    #[arg(long, default_value_t = 0.4)]
-    pub altitude: f64,
-    /// Patch size: median radius on the decision, in grid cells (0..16).
-    #[arg(long, default_value_t = 2)]
-    pub coherence: usize,
-    /// Decisiveness (0.5..6): sets the width of the undecided band, never the boundary.
-    #[arg(long, default_value_t = 2.0)]
-    pub sharpness: f64,
 }
 
 /// The request of a run: the rule read, the settings as the pipeline takes them.

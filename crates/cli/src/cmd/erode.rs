@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     pub area_floor: Option<f64>,
     #[command(flatten)]
-    pub scale: super::analyze::Scale,
+    pub scale: crate::args::Scale,
     #[command(flatten)]
     pub gpu: crate::gpu::GpuArgs,
 }

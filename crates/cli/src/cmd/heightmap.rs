@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub smooth: usize,
     #[command(flatten)]
-    pub scale: super::analyze::Scale,
+    pub scale: crate::args::Scale,
 }
 
 /// The pipeline's steps on the progress bar.

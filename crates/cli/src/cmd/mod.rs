@@ -15,7 +15,7 @@ pub mod patches;
 pub mod pop_metric;
 pub mod prepare;
 pub mod profiles;
-pub mod recipe;
+pub mod recipes;
 pub mod serve;
 pub mod site;
 pub mod terrain;

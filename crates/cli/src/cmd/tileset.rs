@@ -62,7 +62,7 @@ pub struct Args {
     pub seed: u32,
     /// Every control of the patch search (the same flags and presets as `bozkir patches`).
     #[command(flatten)]
-    pub search: super::patches::SearchArgs,
+    pub search: crate::args::SearchArgs,
 }
 
 #[derive(clap::Args)]
@@ -151,7 +151,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if !a.capture.exists() {
         bail!("{}: no such file", a.capture.display());
     }
-    req.search = super::patches::resolve_search(&a.search)?;
+    req.search = crate::args::resolve_search(&a.search)?;
     let raw = bozkir_splat::formats::load(&a.capture)?;
     println!("1. loaded {} splats (SH degree {}) from {}", raw.len(), raw.sh_degree(), a.capture.display());
     let out = make_tileset(&raw, &req, &Lines)?;

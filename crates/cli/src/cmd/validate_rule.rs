@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long)]
     pub rule: Option<PathBuf>,
     #[command(flatten)]
-    pub rule_opts: super::classify::RuleOpts,
+    pub rule_opts: crate::args::RuleOpts,
     /// Output directory for validation.json and one figure per grid (nothing is written
     /// without it).
     #[arg(long)]

@@ -1,0 +1,167 @@
+//! Argument groups that several commands share (flattened into each command's `Args`), so that
+//! no command reaches into another's module.
+
+use anyhow::{bail, Context, Result};
+use bozkir_splat::capture::patches::SearchSettings;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).
+#[derive(clap::Args, Clone, Copy)]
+pub struct Scale {
+    /// Metres per cell, replacing the file's own spacing.
+    #[arg(long)]
+    pub cell_size: Option<f64>,
+    /// Multiply heights by this many metres (for 0..1 height PNGs).
+    #[arg(long)]
+    pub height_range: Option<f64>,
+}
+
+impl Scale {
+    pub fn apply(&self, mut h: bozkir_core::Grid<f64>) -> Result<bozkir_core::Grid<f64>> {
+        if let Some(c) = self.cell_size {
+            let c = crate::cmd::positive("cell-size", c)?;
+            h = h.with_cell_size(c, c);
+        }
+        if let Some(r) = self.height_range {
+            let r = crate::cmd::positive("height-range", r)?;
+            let (dx, dy) = (h.dx, h.dy);
+            h = h.map(|&v| v * r).with_cell_size(dx, dy);
+        }
+        Ok(h)
+    }
+}
+
+/// The rule's three controls, shared by `classify` and `validate-rule`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RuleOpts {
+    /// "Follows height": weight of the height term (0..1).
+    #[arg(long, default_value_t = 0.4)]
+    pub altitude: f64,
+    /// Patch size: median radius on the decision, in grid cells (0..16).
+    #[arg(long, default_value_t = 2)]
+    pub coherence: usize,
+    /// Decisiveness (0.5..6): sets the width of the undecided band, never the boundary.
+    #[arg(long, default_value_t = 2.0)]
+    pub sharpness: f64,
+}
+
+/// The patch-search controls shared by `bozkir patches` and `bozkir tileset`: every filter,
+/// and named presets.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SearchArgs {
+    /// Grid step between candidate centres, × size [default 0.5].
+    #[arg(long)]
+    pub stride: Option<f64>,
+    /// Ground slab thickness, × size [default 0.25].
+    #[arg(long)]
+    pub thickness: Option<f64>,
+    /// Largest tilt of a patch plane in degrees [default 12].
+    #[arg(long)]
+    pub max_tilt: Option<f64>,
+    /// Largest share of splats below the ground slab [default 0.5].
+    #[arg(long)]
+    pub max_below: Option<f64>,
+    /// Fewest splats in a patch [default 500].
+    #[arg(long)]
+    pub min_splats: Option<usize>,
+    /// Smallest rendered coverage seen from above [default 0.8].
+    #[arg(long)]
+    pub min_cover: Option<f64>,
+    /// Largest relief of a patch's rim, × size [default 0.2].
+    #[arg(long)]
+    pub edge_flat: Option<f64>,
+    /// Smallest distance between chosen centres in x or y, × size [default 1].
+    #[arg(long)]
+    pub min_separation: Option<f64>,
+    /// Weight of looking alike against score when choosing [default 1].
+    #[arg(long)]
+    pub similarity: Option<f64>,
+    /// Smallest purity of a patch in a two-material split [default 0.9].
+    #[arg(long)]
+    pub min_purity: Option<f64>,
+    /// Smallest class separation for a two-material split [default 5].
+    #[arg(long)]
+    pub min_class_separation: Option<f64>,
+    /// Most attempts while loosening the filters [default 10].
+    #[arg(long)]
+    pub max_steps: Option<usize>,
+    /// Start from this named preset (explicit flags win).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// The presets file [default $BOZKIR_PRESETS, else $XDG_CONFIG_HOME/bozkir/patch_presets.json, else ~/.config/bozkir/patch_presets.json].
+    #[arg(long)]
+    pub presets: Option<PathBuf>,
+}
+
+/// The presets file: `--presets`, `$BOZKIR_PRESETS`, `$XDG_CONFIG_HOME/bozkir/…`, `~/.config/bozkir/…`.
+pub fn presets_path(a: &SearchArgs) -> Result<PathBuf> {
+    if let Some(p) = &a.presets {
+        return Ok(p.clone());
+    }
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(p) = env("BOZKIR_PRESETS") {
+        return Ok(p);
+    }
+    if let Some(d) = env("XDG_CONFIG_HOME") {
+        return Ok(d.join("bozkir").join("patch_presets.json"));
+    }
+    match env("HOME") {
+        Some(h) => Ok(h.join(".config").join("bozkir").join("patch_presets.json")),
+        None => bail!("no presets file: pass --presets FILE (no HOME or XDG_CONFIG_HOME set)"),
+    }
+}
+
+pub fn read_presets(path: &Path) -> Result<Map<String, Value>> {
+    if !path.exists() {
+        return Ok(Map::new());
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => bail!("{}: presets file is not a JSON object of named presets", path.display()),
+        Err(e) => bail!("{}: not valid JSON: {e}", path.display()),
+    }
+}
+
+/// Defaults, then the preset, then the explicit search flags (not yet checked: callers set size,
+/// count and classes, then check).
+pub fn resolve_search(a: &SearchArgs) -> Result<SearchSettings> {
+    let mut v = serde_json::to_value(SearchSettings::default())?;
+    if let Some(name) = &a.preset {
+        let path = presets_path(a)?;
+        let all = read_presets(&path)?;
+        let Some(Value::Object(p)) = all.get(name) else {
+            let names: Vec<&String> = all.keys().collect();
+            bail!("{}: no preset named {name:?} (presets: {names:?})", path.display());
+        };
+        let o = v.as_object_mut().expect("settings are an object");
+        for (k, val) in p {
+            if o.contains_key(k) {
+                o.insert(k.clone(), val.clone());
+            } else {
+                eprintln!("preset {name}: unknown key {k:?} skipped");
+            }
+        }
+    }
+    let mut st: SearchSettings =
+        serde_json::from_value(v).with_context(|| format!("preset {:?} holds a value of the wrong type", a.preset))?;
+    macro_rules! flag {
+        ($($f:ident),*) => {$(if let Some(x) = a.$f { st.$f = x; })*};
+    }
+    flag!(
+        stride,
+        thickness,
+        max_tilt,
+        max_below,
+        min_splats,
+        min_cover,
+        edge_flat,
+        min_separation,
+        similarity,
+        min_purity,
+        min_class_separation,
+        max_steps
+    );
+    Ok(st)
+}
