@@ -1,6 +1,6 @@
 //! Where a workflow's erosion stages and depression fill run, and what it reports of that.
 
-use bozkir_recipe::Kernels;
+use bozkir_terrain::kernels::Kernels;
 
 /// Where the erosion stages ran, as a terrain folder's sidecar records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
