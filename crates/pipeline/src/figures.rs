@@ -142,13 +142,13 @@ fn generated(profile: &str, seed: u32, size: u32) -> Result<Scene> {
 }
 
 fn terrain_folder(dir: &Path) -> Result<Scene> {
-    let height = read_terrain_folder(dir, "figures")?;
+    let (_, height) = crate::folder::read_terrain_folder(dir, "figures")?;
     let (w, h) = (height.width(), height.height());
     let field = Field::new(w, h, height.data()).map_err(|e| err(format!("{}: {e}", dir.display())))?;
     let mut sediment = None;
     let mut sed_name = Value::Null;
     for name in ["sediment.tif", "deposit.tif"] {
-        if let Some(g) = read_optional_layer(&dir.join(name), w, h)? {
+        if let Some(g) = crate::folder::read_optional_layer(&dir.join(name), w, h)? {
             let v: Vec<f64> = g.data().iter().map(|&x| f64::from(x)).collect();
             if v.iter().all(|x| x.is_finite()) {
                 sediment = Some(Field::new(w, h, &v).map_err(|e| err(format!("{}: {e}", dir.join(name).display())))?);
@@ -425,60 +425,6 @@ pub fn check(a: &FiguresRequest) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A terrain folder written by `bozkir terrain` (and the commands like it): its heights in
-/// metres with the sidecar's cell size. Refuses (naming the file) a missing or corrupt sidecar or
-/// `height.tif`, a size mismatch, fewer than 2×2 cells, a non-finite height, or a non-positive
-/// cell size; `what` names the workflow in messages.
-fn read_terrain_folder(dir: &Path, what: &str) -> Result<Grid<f64>> {
-    if !dir.is_dir() {
-        return Err(err(format!("{}: not a terrain directory", dir.display())));
-    }
-    let side = dir.join("terrain.json");
-    let tif = dir.join("height.tif");
-    for p in [&side, &tif] {
-        if !p.exists() {
-            return Err(PipelineError::NoSuchFile(p.clone()));
-        }
-    }
-    let cannot = |p: &Path| format!("{}: cannot read", p.display());
-    let sc = bozkir_io::read_sidecar(&side).map_err(|e| PipelineError::step(cannot(&side), e))?;
-    let h32 = bozkir_io::read_tiff_f32(&tif).map_err(|e| PipelineError::step(cannot(&tif), e))?;
-    let (w, h) = (h32.width(), h32.height());
-    if (w, h) != (sc.width, sc.height) {
-        return Err(err(format!(
-            "{}: {w}×{h} cells, but {} says {}×{}",
-            tif.display(),
-            side.display(),
-            sc.width,
-            sc.height
-        )));
-    }
-    if w < 2 || h < 2 {
-        return Err(err(format!("{}: {w}×{h} cells; {what} needs at least 2×2", tif.display())));
-    }
-    if let Some(i) = h32.data().iter().position(|v| !v.is_finite()) {
-        return Err(err(format!("{}: NaN or infinite height at column {}, row {}", tif.display(), i % w, i / w)));
-    }
-    if !(sc.dx_m > 0.0 && sc.dy_m > 0.0 && sc.dx_m.is_finite() && sc.dy_m.is_finite()) {
-        return Err(err(format!("{}: cell size {} × {} m is not positive", side.display(), sc.dx_m, sc.dy_m)));
-    }
-    Ok(h32.map(|&v| f64::from(v)).with_cell_size(sc.dx_m, sc.dy_m))
-}
-
-/// An optional f32 TIFF layer beside a terrain's `height.tif` (`None` when the file is absent);
-/// refuses, naming the file, one that cannot be read or whose size is not `w × h`.
-fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f32>>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let g = bozkir_io::read_tiff_f32(path)
-        .map_err(|e| PipelineError::step(format!("{}: cannot read", path.display()), e))?;
-    if (g.width(), g.height()) != (w, h) {
-        return Err(err(format!("{}: {}×{} cells, but height.tif is {w}×{h}", path.display(), g.width(), g.height())));
-    }
-    Ok(Some(g))
 }
 
 /// The validation report of the κ plot and how it was obtained: read from a file, or a fresh
