@@ -89,30 +89,36 @@ impl IoError {
         }
     }
 
-    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+    /// An operating-system error on `path`; an unexpected end of file becomes [`IoError::Truncated`].
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
         if source.kind() == std::io::ErrorKind::UnexpectedEof {
             return IoError::Truncated { path: path.to_path_buf(), detail: "unexpected end of file".into() };
         }
         IoError::Io { path: path.to_path_buf(), source }
     }
 
-    pub(crate) fn malformed(path: &Path, format: &'static str, detail: impl Into<String>) -> Self {
+    /// [`IoError::Malformed`] for `path`.
+    pub fn malformed(path: &Path, format: &'static str, detail: impl Into<String>) -> Self {
         IoError::Malformed { path: path.to_path_buf(), format, detail: detail.into() }
     }
 
-    pub(crate) fn unsupported(path: &Path, what: impl Into<String>) -> Self {
+    /// [`IoError::Unsupported`] for `path`.
+    pub fn unsupported(path: &Path, what: impl Into<String>) -> Self {
         IoError::Unsupported { path: path.to_path_buf(), what: what.into() }
     }
 
-    pub(crate) fn truncated(path: &Path, detail: impl Into<String>) -> Self {
+    /// [`IoError::Truncated`] for `path`.
+    pub fn truncated(path: &Path, detail: impl Into<String>) -> Self {
         IoError::Truncated { path: path.to_path_buf(), detail: detail.into() }
     }
 
-    pub(crate) fn invalid(path: &Path, detail: impl Into<String>) -> Self {
+    /// [`IoError::InvalidArgument`] for `path`.
+    pub fn invalid(path: &Path, detail: impl Into<String>) -> Self {
         IoError::InvalidArgument { path: path.to_path_buf(), detail: detail.into() }
     }
 
-    pub(crate) fn missing(path: &Path, what: impl Into<String>) -> Self {
+    /// [`IoError::Missing`] for `path`.
+    pub fn missing(path: &Path, what: impl Into<String>) -> Self {
         IoError::Missing { path: path.to_path_buf(), what: what.into() }
     }
 }

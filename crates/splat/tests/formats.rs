@@ -3,6 +3,7 @@
 
 mod common;
 
+use bozkir_io::IoError;
 use bozkir_splat::formats::dot_splat::{encode_row, encode_splat, parse_splat};
 use bozkir_splat::formats::glb::{encode_glb, parse_glb, split_glb};
 use bozkir_splat::formats::ply::{encode_ply, parse_ply, read_ply, write_ply};
@@ -282,47 +283,53 @@ fn luigi_bytes() -> Vec<u8> {
 fn truncated_and_oversized_files_are_refused_before_allocating() {
     let b = luigi_bytes();
     let e = err(&b[..b.len() - 10]);
-    assert!(matches!(e, SplatError::Truncated { .. }), "{e}");
+    assert!(matches!(e, SplatError::Io(IoError::Truncated { .. })), "{e}");
     assert!(e.to_string().contains("14526 vertices of 68 bytes"), "{e}");
     // A count that would need 6.8 GB of records in a 1 MB file: refused from the header.
     let mut hb = luigi_bytes();
     let at = hb.windows(20).position(|w| w == b"element vertex 14526").unwrap();
     hb.splice(at..at + 20, b"element vertex 99999999".iter().copied());
-    assert!(matches!(err(&hb), SplatError::Truncated { .. }));
+    assert!(matches!(err(&hb), SplatError::Io(IoError::Truncated { .. })));
     let mut huge = luigi_bytes();
     huge.splice(at..at + 20, b"element vertex 4000000000".iter().copied());
-    assert!(matches!(err(&huge), SplatError::TooMany { .. }));
+    assert!(matches!(err(&huge), SplatError::Io(IoError::TooMany { .. })));
     // ASCII: a count the body cannot hold.
     let a = odd_file("ascii");
     let text = String::from_utf8(a).unwrap().replacen("element vertex 2", "element vertex 900", 1);
-    assert!(matches!(err(text.as_bytes()), SplatError::Truncated { .. }));
+    assert!(matches!(err(text.as_bytes()), SplatError::Io(IoError::Truncated { .. })));
 }
 
 #[test]
 fn malformed_headers_are_refused() {
-    assert!(matches!(err(b"plx\nformat ascii 1.0\nend_header\n"), SplatError::WrongMagic { .. }));
+    assert!(matches!(err(b"plx\nformat ascii 1.0\nend_header\n"), SplatError::Io(IoError::WrongMagic { .. })));
     assert!(matches!(
         err(b"ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"),
-        SplatError::Truncated { .. }
+        SplatError::Io(IoError::Truncated { .. })
     ));
-    assert!(matches!(err(b"ply\nformat binary_middle_endian 1.0\nend_header\n"), SplatError::Unsupported { .. }));
-    assert!(matches!(err(b"ply\nelement vertex 1\nend_header\n"), SplatError::Malformed { .. }));
+    assert!(matches!(
+        err(b"ply\nformat binary_middle_endian 1.0\nend_header\n"),
+        SplatError::Io(IoError::Unsupported { .. })
+    ));
+    assert!(matches!(err(b"ply\nelement vertex 1\nend_header\n"), SplatError::Io(IoError::Malformed { .. })));
     assert!(matches!(
         err(b"ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n"),
-        SplatError::Unsupported { .. }
+        SplatError::Io(IoError::Unsupported { .. })
     ));
-    assert!(matches!(err(b"ply\nformat ascii 1.0\nelement vertex x1\nend_header\n"), SplatError::Malformed { .. }));
+    assert!(matches!(
+        err(b"ply\nformat ascii 1.0\nelement vertex x1\nend_header\n"),
+        SplatError::Io(IoError::Malformed { .. })
+    ));
     assert!(matches!(
         err(b"ply\nformat ascii 1.0\nelement face 1\nproperty float x\nend_header\n1\n"),
-        SplatError::Missing { .. }
+        SplatError::Io(IoError::Missing { .. })
     ));
-    assert!(matches!(err(b""), SplatError::Empty { .. }));
+    assert!(matches!(err(b""), SplatError::Io(IoError::Empty { .. })));
     // A header over 1 MiB.
     let mut long = b"ply\nformat ascii 1.0\n".to_vec();
     for _ in 0..60_000 {
         long.extend_from_slice(b"comment padding padding\n");
     }
-    assert!(matches!(err(&long), SplatError::TooMany { .. }));
+    assert!(matches!(err(&long), SplatError::Io(IoError::TooMany { .. })));
 }
 
 #[test]
@@ -330,7 +337,7 @@ fn missing_and_inconsistent_properties_are_named() {
     let plain = b"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n1 2 3\n";
     let e = err(plain);
     let m = e.to_string();
-    assert!(matches!(e, SplatError::Missing { .. }));
+    assert!(matches!(e, SplatError::Io(IoError::Missing { .. })));
     assert!(
         m.contains("f_dc_0") && m.contains("opacity") && m.contains("rot_3") && m.contains("plain point cloud"),
         "{m}"
@@ -353,27 +360,27 @@ fn missing_and_inconsistent_properties_are_named() {
     let row = |extra: usize| format!("{}\n", vec!["0"; 14 + extra].join(" "));
     // 10 f_rest: not a degree.
     let ten: Vec<String> = (0..10).map(|j| format!("property float f_rest_{j}")).collect();
-    assert!(matches!(err(&with(&ten, &row(10))), SplatError::Malformed { .. }));
+    assert!(matches!(err(&with(&ten, &row(10))), SplatError::Io(IoError::Malformed { .. })));
     // A gap in the numbering.
     let gap: Vec<String> = (0..10).filter(|&j| j != 4).map(|j| format!("property float f_rest_{j}")).collect();
-    assert!(matches!(err(&with(&gap, &row(9))), SplatError::Malformed { .. }));
+    assert!(matches!(err(&with(&gap, &row(9))), SplatError::Io(IoError::Malformed { .. })));
     // Degree 4 (Brush): 72 coefficients.
     let deg4: Vec<String> = (0..72).map(|j| format!("property float f_rest_{j}")).collect();
     let e = err(&with(&deg4, &row(72)));
-    assert!(matches!(e, SplatError::Unsupported { .. }) && e.to_string().contains("degree 4"), "{e}");
+    assert!(matches!(e, SplatError::Io(IoError::Unsupported { .. })) && e.to_string().contains("degree 4"), "{e}");
     // Duplicate property.
-    assert!(matches!(err(&with(&["property float x".into()], &row(1))), SplatError::Malformed { .. }));
+    assert!(matches!(err(&with(&["property float x".into()], &row(1))), SplatError::Io(IoError::Malformed { .. })));
     // List in the vertex element.
     let e = err(&with(&["property list uchar int idx".into()], "0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 5\n"));
-    assert!(matches!(e, SplatError::Unsupported { .. }), "{e}");
+    assert!(matches!(e, SplatError::Io(IoError::Unsupported { .. })), "{e}");
     // Not a number, and too few tokens.
-    assert!(matches!(err(&with(&[], "0 0 0 0 0 0 0 zero 0 0 0 0 0 0\n")), SplatError::Malformed { .. }));
-    assert!(matches!(err(&with(&[], "0 0 0 0 0 0 0 0 0 0 0 0 0 \n")), SplatError::Truncated { .. }));
+    assert!(matches!(err(&with(&[], "0 0 0 0 0 0 0 zero 0 0 0 0 0 0\n")), SplatError::Io(IoError::Malformed { .. })));
+    assert!(matches!(err(&with(&[], "0 0 0 0 0 0 0 0 0 0 0 0 0 \n")), SplatError::Io(IoError::Truncated { .. })));
     // Zero vertices.
     let mut h = vec!["element vertex 0".to_string()];
     h.extend(base.iter().cloned());
     let refs: Vec<&str> = h.iter().map(|s| s.as_str()).collect();
-    assert!(matches!(err(&ply("ascii", &refs, b"")), SplatError::Empty { .. }));
+    assert!(matches!(err(&ply("ascii", &refs, b"")), SplatError::Io(IoError::Empty { .. })));
 }
 
 #[test]
@@ -402,12 +409,12 @@ fn errors_name_the_file_on_disk() {
     let p = dir.path().join("empty.ply");
     std::fs::write(&p, b"").unwrap();
     let e = read_ply(&p).unwrap_err();
-    assert!(matches!(e, SplatError::Empty { .. }) && e.to_string().contains("empty.ply"), "{e}");
+    assert!(matches!(e, SplatError::Io(IoError::Empty { .. })) && e.to_string().contains("empty.ply"), "{e}");
     let e = read_ply(&dir.path().join("absent.ply")).unwrap_err();
-    assert!(matches!(e, SplatError::Io { .. }) && e.to_string().contains("absent.ply"));
+    assert!(matches!(e, SplatError::Io(IoError::Io { .. })) && e.to_string().contains("absent.ply"));
     // A failed write leaves nothing behind.
     let e = write_ply(&dir.path().join("none.ply"), &Splats::new(0), PlyEncoding::Ascii).unwrap_err();
-    assert!(matches!(e, SplatError::Invalid { .. }));
+    assert!(matches!(e, SplatError::Io(IoError::InvalidArgument { .. })));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
@@ -466,8 +473,8 @@ fn splat_round_trip_meets_the_originals_oracle() {
 fn corrupt_splat_files_are_refused() {
     let b = encode_splat(&synthetic(3, 0, 1));
     let e = parse_splat(&b[..95], Path::new("bad.splat")).unwrap_err();
-    assert!(matches!(e, SplatError::Malformed { .. }) && e.to_string().starts_with("bad.splat"), "{e}");
-    assert!(matches!(parse_splat(&[], Path::new("e.splat")).unwrap_err(), SplatError::Empty { .. }));
+    assert!(matches!(e, SplatError::Io(IoError::Malformed { .. })) && e.to_string().starts_with("bad.splat"), "{e}");
+    assert!(matches!(parse_splat(&[], Path::new("e.splat")).unwrap_err(), SplatError::Io(IoError::Empty { .. })));
     let mut nan = b.clone();
     nan[32..36].copy_from_slice(&f32::INFINITY.to_le_bytes());
     assert!(matches!(parse_splat(&nan, Path::new("n.splat")).unwrap_err(), SplatError::NonFinite { index: 1, .. }));
@@ -553,13 +560,13 @@ fn glb_has_a_valid_container_and_the_extensions_attributes() {
 fn corrupt_glb_is_refused() {
     let bytes = encode_glb(&synthetic(10, 0, 2));
     let p = Path::new("bad.glb");
-    assert!(matches!(parse_glb(&bytes[..bytes.len() - 4], p).unwrap_err(), SplatError::Truncated { .. }));
+    assert!(matches!(parse_glb(&bytes[..bytes.len() - 4], p).unwrap_err(), SplatError::Io(IoError::Truncated { .. })));
     let mut magic = bytes.clone();
     magic[0] = b'x';
-    assert!(matches!(parse_glb(&magic, p).unwrap_err(), SplatError::WrongMagic { .. }));
+    assert!(matches!(parse_glb(&magic, p).unwrap_err(), SplatError::Io(IoError::WrongMagic { .. })));
     let mut json = bytes.clone();
     json[20] = b'#';
-    assert!(matches!(parse_glb(&json, p).unwrap_err(), SplatError::Malformed { .. }));
+    assert!(matches!(parse_glb(&json, p).unwrap_err(), SplatError::Io(IoError::Malformed { .. })));
 }
 
 // ---------------------------------------------------------------- SPZ
@@ -639,18 +646,30 @@ fn corrupt_and_unsupported_spz_are_refused() {
     let p = Path::new("bad.spz");
     let good = encode_spz(&synthetic(50, 1, 3));
     let e = parse_spz(&good[..good.len() / 2], p).unwrap_err();
-    assert!(matches!(e, SplatError::Truncated { .. }) && e.to_string().starts_with("bad.spz"), "{e}");
+    assert!(matches!(e, SplatError::Io(IoError::Truncated { .. })) && e.to_string().starts_with("bad.spz"), "{e}");
     // Version 4: a plaintext NGSP header.
     let e = parse_spz(&spz_header(4, 1, 0, 12), p).unwrap_err();
-    assert!(matches!(e, SplatError::Unsupported { .. }) && e.to_string().contains("ZSTD"), "{e}");
-    assert!(matches!(parse_spz(b"PK\x03\x04", p).unwrap_err(), SplatError::WrongMagic { .. }));
-    assert!(matches!(parse_spz(&gz(b"NOPE and more bytes"), p).unwrap_err(), SplatError::WrongMagic { .. }));
-    assert!(matches!(parse_spz(&gz(&spz_header(1, 1, 0, 12)), p).unwrap_err(), SplatError::Unsupported { .. }));
-    assert!(matches!(parse_spz(&gz(&spz_header(3, 1, 4, 12)), p).unwrap_err(), SplatError::Unsupported { .. }));
+    assert!(matches!(e, SplatError::Io(IoError::Unsupported { .. })) && e.to_string().contains("ZSTD"), "{e}");
+    assert!(matches!(parse_spz(b"PK\x03\x04", p).unwrap_err(), SplatError::Io(IoError::WrongMagic { .. })));
+    assert!(matches!(
+        parse_spz(&gz(b"NOPE and more bytes"), p).unwrap_err(),
+        SplatError::Io(IoError::WrongMagic { .. })
+    ));
+    assert!(matches!(
+        parse_spz(&gz(&spz_header(1, 1, 0, 12)), p).unwrap_err(),
+        SplatError::Io(IoError::Unsupported { .. })
+    ));
+    assert!(matches!(
+        parse_spz(&gz(&spz_header(3, 1, 4, 12)), p).unwrap_err(),
+        SplatError::Io(IoError::Unsupported { .. })
+    ));
     // A point count no compressed size can hold: refused before allocating.
     let e = parse_spz(&gz(&spz_header(3, 200_000_000, 3, 12)), p).unwrap_err();
-    assert!(matches!(e, SplatError::Truncated { .. }), "{e}");
-    assert!(matches!(parse_spz(&gz(&spz_header(3, u32::MAX, 0, 12)), p).unwrap_err(), SplatError::TooMany { .. }));
+    assert!(matches!(e, SplatError::Io(IoError::Truncated { .. })), "{e}");
+    assert!(matches!(
+        parse_spz(&gz(&spz_header(3, u32::MAX, 0, 12)), p).unwrap_err(),
+        SplatError::Io(IoError::TooMany { .. })
+    ));
     let mut flipped = good.clone();
     let mid = flipped.len() / 2;
     flipped[mid] ^= 0xff;
@@ -676,7 +695,7 @@ fn load_and_save_pick_the_format_from_the_extension() {
     }
     assert_raw_bits_equal(&s, &load(&dir.path().join("c.ply")).unwrap());
     let e = load(&dir.path().join("c.obj")).unwrap_err();
-    assert!(matches!(e, SplatError::Unsupported { .. }) && e.to_string().contains("c.obj"));
+    assert!(matches!(e, SplatError::Io(IoError::Unsupported { .. })) && e.to_string().contains("c.obj"));
     // luigi through every format.
     let l = load(&data("splat/luigi.ply")).unwrap();
     for ext in ["splat", "glb", "spz"] {

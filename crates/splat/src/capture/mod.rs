@@ -141,33 +141,74 @@ pub struct Capture {
 /// Largest number of splats [`synth`] makes.
 pub const MAX_SYNTH_SPLATS: f64 = 50_000_000.0;
 
+/// Why a capture could not be made ([`check_synth`], [`synth`], [`from_points`],
+/// [`from_texture`]); each message is the one the command line prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CaptureError {
+    /// A setting that must be a positive finite number is not.
+    #[error("{name} {value} must be positive")]
+    NotPositive { name: &'static str, value: f64 },
+    /// Relief or background distance is negative or not finite.
+    #[error("relief and background distance must be non-negative")]
+    Negative,
+    /// Synth was given other than one or two materials.
+    #[error("{0} materials: synth makes one or two")]
+    Materials(usize),
+    /// side² × density exceeds [`MAX_SYNTH_SPLATS`].
+    #[error("{0:.0} splats (side² × density) exceeds {max:.0}", max = MAX_SYNTH_SPLATS)]
+    TooMany(f64),
+    /// side² × density is below 16.
+    #[error("{0:.0} splats is too few for a capture")]
+    TooFew(f64),
+    /// Fewer than 16 points.
+    #[error("{0} points: too few for a capture")]
+    TooFewPoints(usize),
+    /// The colour list does not match the point list.
+    #[error("{colours} colours for {points} points")]
+    ColourCount { colours: usize, points: usize },
+    /// A point has a NaN or infinite coordinate.
+    #[error("point {0} is not finite")]
+    NonFinitePoint(usize),
+    /// The image is smaller than 4×4 or its pixel count is not `w × h`.
+    #[error("image {w}×{h} with {pixels} pixels")]
+    Image { w: usize, h: usize, pixels: usize },
+    /// The height field is smaller than 2×2, the wrong length, or not finite.
+    #[error("height field must be at least 2×2 and finite")]
+    HeightField,
+}
+
 /// Problems with capture settings.
-pub fn check_synth(p: &SynthParams) -> Result<(), String> {
-    let pos =
-        |n: &str, v: f64| if v > 0.0 && v.is_finite() { Ok(()) } else { Err(format!("{n} {v} must be positive")) };
+pub fn check_synth(p: &SynthParams) -> Result<(), CaptureError> {
+    let pos = |name: &'static str, value: f64| {
+        if value > 0.0 && value.is_finite() {
+            Ok(())
+        } else {
+            Err(CaptureError::NotPositive { name, value })
+        }
+    };
     pos("side", p.side_m)?;
     pos("density", p.density)?;
     pos("patch size", p.patch_m)?;
     pos("flatness", p.flatness)?;
     let non_negative = |v: f64| v >= 0.0 && v.is_finite();
     if !non_negative(p.relief_m) || !non_negative(p.background_m) {
-        return Err("relief and background distance must be non-negative".into());
+        return Err(CaptureError::Negative);
     }
     if !(1..=2).contains(&p.materials.len()) {
-        return Err(format!("{} materials: synth makes one or two", p.materials.len()));
+        return Err(CaptureError::Materials(p.materials.len()));
     }
     let n = p.side_m * p.side_m * p.density;
     if n > MAX_SYNTH_SPLATS {
-        return Err(format!("{n:.0} splats (side² × density) exceeds {MAX_SYNTH_SPLATS:.0}"));
+        return Err(CaptureError::TooMany(n));
     }
     if n < 16.0 {
-        return Err(format!("{n:.0} splats is too few for a capture"));
+        return Err(CaptureError::TooFew(n));
     }
     Ok(())
 }
 
 /// A synthetic ground capture. See the module documentation.
-pub fn synth(p: &SynthParams) -> Result<Capture, String> {
+pub fn synth(p: &SynthParams) -> Result<Capture, CaptureError> {
     check_synth(p)?;
     let spacing = 1.0 / p.density.sqrt();
     let cells = (p.side_m / spacing).round().max(4.0) as usize;
@@ -271,15 +312,15 @@ pub fn synth(p: &SynthParams) -> Result<Capture, String> {
 /// point spacing `√(area / count)` of the point's cell on a grid holding about 16 points per
 /// occupied cell (robust to duplicates and clumps, unlike a nearest-neighbour distance);
 /// `σ_z = flatness · σ_xy`. Points are recentred on their centroid (x, y) and 1st percentile (z).
-pub fn from_points(xyz: &[[f64; 3]], rgb: &[[f64; 3]], size: f64, flatness: f64) -> Result<Splats, String> {
+pub fn from_points(xyz: &[[f64; 3]], rgb: &[[f64; 3]], size: f64, flatness: f64) -> Result<Splats, CaptureError> {
     if xyz.len() < 16 {
-        return Err(format!("{} points: too few for a capture", xyz.len()));
+        return Err(CaptureError::TooFewPoints(xyz.len()));
     }
     if rgb.len() != xyz.len() {
-        return Err(format!("{} colours for {} points", rgb.len(), xyz.len()));
+        return Err(CaptureError::ColourCount { colours: rgb.len(), points: xyz.len() });
     }
     if let Some(i) = xyz.iter().position(|p| p.iter().any(|v| !v.is_finite())) {
-        return Err(format!("point {i} is not finite"));
+        return Err(CaptureError::NonFinitePoint(i));
     }
     let n = xyz.len() as f64;
     let cx = xyz.iter().map(|p| p[0]).sum::<f64>() / n;
@@ -338,16 +379,16 @@ pub fn from_texture(
     side_m: f64,
     size: f64,
     flatness: f64,
-) -> Result<Splats, String> {
+) -> Result<Splats, CaptureError> {
     if w < 4 || h < 4 || rgb.len() != w * h {
-        return Err(format!("image {w}×{h} with {} pixels", rgb.len()));
+        return Err(CaptureError::Image { w, h, pixels: rgb.len() });
     }
     if !(side_m > 0.0 && side_m.is_finite()) {
-        return Err(format!("side {side_m} must be positive"));
+        return Err(CaptureError::NotPositive { name: "side", value: side_m });
     }
     if let Some((z, hw, hh)) = heights {
         if hw < 2 || hh < 2 || z.len() != hw * hh || z.iter().any(|v| !v.is_finite()) {
-            return Err("height field must be at least 2×2 and finite".into());
+            return Err(CaptureError::HeightField);
         }
     }
     let step = side_m / (w.max(h) as f64 - 1.0);
@@ -436,9 +477,12 @@ mod tests {
         let q = up.splats.rotations()[0];
         let m = quat::to_matrix(q.map(f64::from));
         assert!(m[2][2] < -0.9);
-        assert!(synth(&SynthParams { side_m: -1.0, ..small() }).unwrap_err().contains("side"));
-        assert!(synth(&SynthParams { density: 1e9, side_m: 100.0, ..small() }).unwrap_err().contains("exceeds"));
-        assert!(synth(&SynthParams { materials: vec![], ..small() }).unwrap_err().contains("materials"));
+        assert!(synth(&SynthParams { side_m: -1.0, ..small() }).unwrap_err().to_string().contains("side"));
+        assert!(synth(&SynthParams { density: 1e9, side_m: 100.0, ..small() })
+            .unwrap_err()
+            .to_string()
+            .contains("exceeds"));
+        assert!(synth(&SynthParams { materials: vec![], ..small() }).unwrap_err().to_string().contains("materials"));
     }
 
     #[test]

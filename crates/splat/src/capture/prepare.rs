@@ -113,39 +113,75 @@ impl Default for PrepareConfig {
     }
 }
 
+/// Why a capture could not be prepared ([`PrepareConfig::check`], [`align`], [`prepare`]);
+/// each message is the sentence the command line prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PrepareError {
+    /// A percentile setting outside (0, 100].
+    #[error("{name} {value} must be a percentile above 0 and at most 100")]
+    Percentile { name: &'static str, value: f64 },
+    /// The band share is outside (0, 50].
+    #[error("band share {0} must be above 0 and at most 50 %")]
+    BandShare(f64),
+    /// The floater threshold is negative or not finite.
+    #[error("floater threshold {0} must be a finite number ≥ 0")]
+    FloaterThreshold(f64),
+    /// Zero floater neighbours.
+    #[error("floater neighbours must be at least 1")]
+    FloaterNeighbours,
+    /// The opacity to keep is outside 0..=1.
+    #[error("keep opacity {0} must be in 0..1")]
+    KeepOpacity(f64),
+    /// The SH degree asked for exceeds [`crate::model::MAX_SH_DEGREE`].
+    #[error("SH degree {0} must be 0..{max}", max = crate::model::MAX_SH_DEGREE)]
+    ShDegree(u8),
+    /// The up hint is zero or not finite.
+    #[error("up hint {0:?} must be a finite, non-zero direction")]
+    UpHint([f64; 3]),
+    /// Fewer than 3 splats to fit the ground plane.
+    #[error("{0} splats: too few to fit a ground plane (need 3)")]
+    TooFewToAlign(usize),
+    /// The capture holds no splats.
+    #[error("the capture holds no splats")]
+    Empty,
+    /// Some splat positions are NaN or infinite.
+    #[error("{count} splats have a NaN or infinite position (first: splat {first})")]
+    NonFinite { count: usize, first: usize },
+}
+
 impl PrepareConfig {
     /// Problems with the settings, as a sentence naming the setting.
-    pub fn check(&self) -> Result<(), String> {
-        let pct = |name: &str, v: f64| {
-            if v > 0.0 && v <= 100.0 {
+    pub fn check(&self) -> Result<(), PrepareError> {
+        let pct = |name: &'static str, value: f64| {
+            if value > 0.0 && value <= 100.0 {
                 Ok(())
             } else {
-                Err(format!("{name} {v} must be a percentile above 0 and at most 100"))
+                Err(PrepareError::Percentile { name, value })
             }
         };
         pct("radius percentile", self.radius_pct)?;
         pct("max extent percentile", self.max_extent_pct)?;
         pct("core percentile", self.core_pct)?;
         if !(self.band_pct > 0.0 && self.band_pct <= 50.0) {
-            return Err(format!("band share {} must be above 0 and at most 50 %", self.band_pct));
+            return Err(PrepareError::BandShare(self.band_pct));
         }
         if !(self.floater_std >= 0.0 && self.floater_std.is_finite()) {
-            return Err(format!("floater threshold {} must be a finite number ≥ 0", self.floater_std));
+            return Err(PrepareError::FloaterThreshold(self.floater_std));
         }
         if self.floater_k == 0 {
-            return Err("floater neighbours must be at least 1".into());
+            return Err(PrepareError::FloaterNeighbours);
         }
         if !(0.0..=1.0).contains(&self.keep_opacity) {
-            return Err(format!("keep opacity {} must be in 0..1", self.keep_opacity));
+            return Err(PrepareError::KeepOpacity(self.keep_opacity));
         }
         if let Some(d) = self.sh_degree {
             if d > crate::model::MAX_SH_DEGREE {
-                return Err(format!("SH degree {d} must be 0..{}", crate::model::MAX_SH_DEGREE));
+                return Err(PrepareError::ShDegree(d));
             }
         }
         if let Some(h) = self.up_hint {
             if h.iter().any(|v| !v.is_finite()) || h.iter().all(|&v| v == 0.0) {
-                return Err(format!("up hint {h:?} must be a finite, non-zero direction"));
+                return Err(PrepareError::UpHint(h));
             }
         }
         Ok(())
@@ -407,9 +443,8 @@ fn tilt_deg(n: [f64; 3]) -> f64 {
 }
 
 /// Rotate `s` so its ground normal points to `+z` (module documentation, step 1).
-pub fn align(s: &mut Splats, cfg: &PrepareConfig) -> Result<AlignReport, String> {
-    let g = ground_normal(s, cfg.core_pct, cfg.band_pct)
-        .ok_or_else(|| format!("{} splats: too few to fit a ground plane (need 3)", s.len()))?;
+pub fn align(s: &mut Splats, cfg: &PrepareConfig) -> Result<AlignReport, PrepareError> {
+    let g = ground_normal(s, cfg.core_pct, cfg.band_pct).ok_or(PrepareError::TooFewToAlign(s.len()))?;
     let mut n = g.normal;
     let mut hint_reversed = false;
     if let Some(h) = cfg.up_hint {
@@ -529,10 +564,10 @@ fn apply(s: &mut Splats, kept: &mut Vec<usize>, mask: &[bool]) -> usize {
 
 /// Prepare a capture (module documentation). Errors, as a sentence: bad settings, no splats, a
 /// non-finite position, fewer than 3 splats to align.
-pub fn prepare(input: &Splats, cfg: &PrepareConfig) -> Result<Prepared, String> {
+pub fn prepare(input: &Splats, cfg: &PrepareConfig) -> Result<Prepared, PrepareError> {
     cfg.check()?;
     if input.is_empty() {
-        return Err("the capture holds no splats".into());
+        return Err(PrepareError::Empty);
     }
     let bad: Vec<usize> = input
         .positions()
@@ -542,7 +577,7 @@ pub fn prepare(input: &Splats, cfg: &PrepareConfig) -> Result<Prepared, String> 
         .map(|(i, _)| i)
         .collect();
     if let Some(&first) = bad.first() {
-        return Err(format!("{} splats have a NaN or infinite position (first: splat {first})", bad.len()));
+        return Err(PrepareError::NonFinite { count: bad.len(), first });
     }
     let mut s = input.clone();
     let mut kept: Vec<usize> = (0..s.len()).collect();
@@ -853,12 +888,12 @@ mod tests {
     fn bad_input_and_settings_are_refused() {
         let c = synth(&params()).unwrap();
         let e = prepare(&Splats::new(0), &PrepareConfig::default()).unwrap_err();
-        assert!(e.contains("no splats"), "{e}");
+        assert!(e.to_string().contains("no splats"), "{e}");
         let mut s = c.splats.subset(&[0, 1]);
-        assert!(prepare(&s, &PrepareConfig::default()).unwrap_err().contains("too few"));
+        assert!(prepare(&s, &PrepareConfig::default()).unwrap_err().to_string().contains("too few"));
         assert!(prepare(&s, &PrepareConfig { align: false, ..PrepareConfig::default() }).is_ok());
         s.push_decoded([f32::NAN, 0.0, 0.0], [0.01; 3], [1.0, 0.0, 0.0, 0.0], 0.5, [0.0; 3], &[]);
-        assert!(prepare(&s, &PrepareConfig::default()).unwrap_err().contains("NaN"));
+        assert!(prepare(&s, &PrepareConfig::default()).unwrap_err().to_string().contains("NaN"));
         for (cfg, word) in [
             (PrepareConfig { radius_pct: 0.0, ..PrepareConfig::default() }, "radius"),
             (PrepareConfig { max_extent_pct: 101.0, ..PrepareConfig::default() }, "extent"),
@@ -869,7 +904,7 @@ mod tests {
             (PrepareConfig { band_pct: 60.0, ..PrepareConfig::default() }, "band"),
         ] {
             let e = prepare(&c.splats, &cfg).unwrap_err();
-            assert!(e.contains(word), "{e}");
+            assert!(e.to_string().contains(word), "{e}");
         }
     }
 

@@ -56,7 +56,7 @@ pub fn encode_splat(s: &Splats) -> Vec<u8> {
 /// Write `s` as `.splat`, atomically. Refuses an empty set.
 pub fn write_splat(path: &Path, s: &Splats) -> Result<()> {
     if s.is_empty() {
-        return Err(SplatError::Invalid { path: path.to_path_buf(), detail: "no splats to write".into() });
+        return Err(SplatError::invalid(path, "no splats to write"));
     }
     atomic_write(path, |w| {
         for i in 0..s.len() {

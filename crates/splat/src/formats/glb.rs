@@ -154,14 +154,11 @@ pub fn encode_glb(s: &Splats) -> Vec<u8> {
 /// Write `s` as `.glb`, atomically. Refuses an empty set and sets over 4 GiB (GLB's limit).
 pub fn write_glb(path: &Path, s: &Splats) -> Result<()> {
     if s.is_empty() {
-        return Err(SplatError::Invalid { path: path.to_path_buf(), detail: "no splats to write".into() });
+        return Err(SplatError::invalid(path, "no splats to write"));
     }
     let bytes_per = 12 + 4 + 16 + 12 + 4 + 12 + 12 * s.sh_rest().len();
     if (s.len() as u64) * bytes_per as u64 > u32::MAX as u64 - (1 << 20) {
-        return Err(SplatError::Invalid {
-            path: path.to_path_buf(),
-            detail: "more than 4 GiB: too large for one GLB".into(),
-        });
+        return Err(SplatError::invalid(path, "more than 4 GiB: too large for one GLB"));
     }
     let bytes = encode_glb(s);
     atomic_write(path, |w| std::io::Write::write_all(w, &bytes))
@@ -171,7 +168,7 @@ pub fn write_glb(path: &Path, s: &Splats) -> Result<()> {
 pub fn split_glb<'a>(bytes: &'a [u8], name: &Path) -> Result<(Value, &'a [u8])> {
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
     if bytes.len() < 12 || u32_at(0) != MAGIC {
-        return Err(SplatError::WrongMagic { path: name.to_path_buf(), format: FMT });
+        return Err(SplatError::wrong_magic(name, FMT));
     }
     if u32_at(4) != 2 {
         return Err(SplatError::unsupported(name, format!("glTF container version {}", u32_at(4))));
@@ -208,12 +205,13 @@ pub fn split_glb<'a>(bytes: &'a [u8], name: &Path) -> Result<(Value, &'a [u8])> 
 pub fn read_glb(path: &Path) -> Result<Splats> {
     let (mut file, len) = open_nonempty(path)?;
     if len > u32::MAX as u64 {
-        return Err(SplatError::TooMany {
+        return Err(bozkir_io::IoError::TooMany {
             path: path.to_path_buf(),
             what: "GLB bytes",
             count: len,
             limit: u32::MAX as u64,
-        });
+        }
+        .into());
     }
     let mut bytes = Vec::with_capacity(len as usize);
     file.read_to_end(&mut bytes).map_err(|e| SplatError::io(path, e))?;

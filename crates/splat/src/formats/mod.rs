@@ -62,10 +62,8 @@ impl Format {
 }
 
 fn format_of(path: &Path) -> Result<Format> {
-    Format::from_path(path).ok_or_else(|| SplatError::Unsupported {
-        path: path.to_path_buf(),
-        what: "file extension (splat files are .ply, .splat, .glb or .spz)".into(),
-    })
+    Format::from_path(path)
+        .ok_or_else(|| SplatError::unsupported(path, "file extension (splat files are .ply, .splat, .glb or .spz)"))
 }
 
 /// Read a splat file of any supported format, chosen by its extension.

@@ -196,7 +196,7 @@ pub fn parse_ply(bytes: &[u8], name: &Path) -> Result<Splats> {
 }
 
 fn read_from(path: &Path, mut r: impl BufRead, len: u64) -> Result<Splats> {
-    let header = parse_header(path, &mut r).map_err(SplatError::from_io_error)?;
+    let header = parse_header(path, &mut r)?;
     let vi = header
         .elements
         .iter()
@@ -481,7 +481,7 @@ pub fn encode_ply(s: &Splats, enc: PlyEncoding) -> Vec<u8> {
 /// Write `s` to `path` as a 3DGS PLY, atomically. Refuses an empty set (nothing to read back).
 pub fn write_ply(path: &Path, s: &Splats, enc: PlyEncoding) -> Result<()> {
     if s.is_empty() {
-        return Err(SplatError::Invalid { path: path.to_path_buf(), detail: "no splats to write".into() });
+        return Err(SplatError::invalid(path, "no splats to write"));
     }
     atomic_write(path, |w| write_ply_to(w, s, enc))
 }

@@ -54,7 +54,7 @@ pub fn read_spz(path: &Path) -> Result<Splats> {
         ));
     }
     if got < 2 || magic[..2] != [0x1f, 0x8b] {
-        return Err(SplatError::WrongMagic { path: path.to_path_buf(), format: "SPZ (gzip)" });
+        return Err(SplatError::wrong_magic(path, "SPZ (gzip)"));
     }
     let chained = std::io::Cursor::new(magic[..got].to_vec()).chain(r);
     decode(path, GzDecoder::new(chained), len)
@@ -72,7 +72,7 @@ pub fn parse_spz(bytes: &[u8], name: &Path) -> Result<Splats> {
         ));
     }
     if bytes.len() < 2 || bytes[..2] != [0x1f, 0x8b] {
-        return Err(SplatError::WrongMagic { path: name.to_path_buf(), format: "SPZ (gzip)" });
+        return Err(SplatError::wrong_magic(name, "SPZ (gzip)"));
     }
     decode(name, GzDecoder::new(bytes), bytes.len() as u64)
 }
@@ -92,7 +92,7 @@ fn decode(path: &Path, mut r: impl Read, file_len: u64) -> Result<Splats> {
     r.read_exact(&mut h).map_err(|e| gz_err(path, e))?;
     let u32_at = |o: usize| u32::from_le_bytes(h[o..o + 4].try_into().unwrap());
     if u32_at(0) != MAGIC {
-        return Err(SplatError::WrongMagic { path: path.to_path_buf(), format: "SPZ" });
+        return Err(SplatError::wrong_magic(path, "SPZ"));
     }
     let version = u32_at(4);
     if !(2..=3).contains(&version) {
@@ -263,7 +263,7 @@ pub fn encode_spz(s: &Splats) -> Vec<u8> {
 /// Write `s` as SPZ version 3, atomically. Refuses an empty set.
 pub fn write_spz(path: &Path, s: &Splats) -> Result<()> {
     if s.is_empty() {
-        return Err(SplatError::Invalid { path: path.to_path_buf(), detail: "no splats to write".into() });
+        return Err(SplatError::invalid(path, "no splats to write"));
     }
     let bytes = encode_spz(s);
     atomic_write(path, |w| w.write_all(&bytes))

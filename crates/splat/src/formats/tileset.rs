@@ -4,7 +4,7 @@
 
 use crate::formats::dot_splat;
 use crate::formats::ply::{self, PlyEncoding};
-use crate::tiling::tileset::{Manifest, Tileset};
+use crate::tiling::tileset::{Manifest, Tileset, TilesetInvalid};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -14,14 +14,14 @@ use std::path::{Path, PathBuf};
 pub enum TilesetFileError {
     /// The tileset failed its check (`Tileset::validate`'s message).
     #[error("{0}")]
-    Invalid(String),
+    Invalid(TilesetInvalid),
     /// A tileset read from `path` failed its check.
     #[error("{path}: {detail}", path = .path.display())]
     InvalidFile {
         /// The splat file (or zip) read.
         path: PathBuf,
-        /// `Tileset::validate`'s message.
-        detail: String,
+        /// What `Tileset::validate` found.
+        detail: TilesetInvalid,
     },
     /// The manifest could not be written as JSON.
     #[error("{0}")]

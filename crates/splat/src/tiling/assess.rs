@@ -12,8 +12,8 @@
 use crate::raster::render_top;
 use crate::tiling::metrics::{landmarks, luminance, mosaic_busyness, repetition, seam_error};
 use crate::tiling::tiles::edge_splats;
-use crate::tiling::tileset::Tileset;
-use crate::tiling::wang::{Code, Colours, Side, WangSet};
+use crate::tiling::tileset::{Tileset, TilesetInvalid};
+use crate::tiling::wang::{Code, Colours, Side, WangError, WangSet};
 use serde::Serialize;
 
 /// Metrics of one class.
@@ -68,14 +68,28 @@ pub fn edge_mismatches(ts: &Tileset, band: f64, margin: f64) -> (usize, usize) {
     (checked, bad)
 }
 
+/// Why [`assess`] could not measure a tileset; each message is the one the command line prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AssessError {
+    /// The tileset failed [`Tileset::validate`].
+    #[error(transparent)]
+    Invalid(#[from] TilesetInvalid),
+    /// The mosaic grid or the per-tile resolution is out of range.
+    #[error("grid {grid} (2..64) or resolution {res} (8..512) out of range")]
+    Range { grid: usize, res: usize },
+    /// The tileset's colours or codes do not form a Wang set that can be laid out.
+    #[error(transparent)]
+    Wang(#[from] WangError),
+}
+
 /// Measure a tileset (see the module documentation).
-pub fn assess(ts: &Tileset, grid: usize, res: usize, seed: u32) -> Result<Assessment, String> {
+pub fn assess(ts: &Tileset, grid: usize, res: usize, seed: u32) -> Result<Assessment, AssessError> {
     ts.validate()?;
     if !(2..=64).contains(&grid) || !(8..=512).contains(&res) {
-        return Err(format!("grid {grid} (2..64) or resolution {res} (8..512) out of range"));
+        return Err(AssessError::Range { grid, res });
     }
     let m = &ts.manifest;
-    let colours = Colours::new(m.colours[0], m.colours[1]).map_err(|e| e.to_string())?;
+    let colours = Colours::new(m.colours[0], m.colours[1])?;
     let mut classes = Vec::new();
     let mut layout_mismatches = 0;
     for (ci, name) in m.classes.iter().enumerate() {
@@ -90,10 +104,10 @@ pub fn assess(ts: &Tileset, grid: usize, res: usize, seed: u32) -> Result<Assess
                 Code::new(c[0], c[1], c[2], c[3])
             })
             .collect();
-        let set = WangSet::from_codes(colours, codes).map_err(|e| e.to_string())?;
-        let big = set.layout(40, 40, seed).map_err(|e| e.to_string())?;
+        let set = WangSet::from_codes(colours, codes)?;
+        let big = set.layout(40, 40, seed)?;
         layout_mismatches += big.mismatches();
-        let lay = set.layout(grid, grid, seed).map_err(|e| e.to_string())?;
+        let lay = set.layout(grid, grid, seed)?;
         let grey: Vec<Vec<f32>> = idx
             .iter()
             .map(|&t| {

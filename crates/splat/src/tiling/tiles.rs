@@ -98,38 +98,61 @@ fn offset(s: Side, size: f64) -> [f64; 2] {
     }
 }
 
-fn check(classes: &[ClassPatches], set: &WangSet, p: &TileParams) -> Result<(), String> {
+/// Why [`build_tiles`] refused its inputs; each message is the one the command line prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TilesError {
+    /// The tile size is zero, negative or not finite.
+    #[error("tile size {0} must be positive")]
+    Size(f64),
+    /// The graph-cut resolution is outside 16..=1024.
+    #[error("cut resolution {0} outside 16..1024")]
+    CutRes(usize),
+    /// The band, edge margin or centre hold is outside its range.
+    #[error("band must lie in 0..0.5, edge margin and centre hold in 0..0.25 (tile units)")]
+    Band,
+    /// The splat budget per tile is below 64.
+    #[error("max splats per tile {0} below 64")]
+    MaxPerTile(usize),
+    /// The number of levels of detail is outside 1..=8.
+    #[error("{0} levels of detail outside 1..8")]
+    Lod(u32),
+    /// No classes were given.
+    #[error("no classes")]
+    NoClasses,
+    /// A class has fewer edge patches than the set has colours.
+    #[error("class {class}: {h} horizontal and {v} vertical patches for {ch} × {cv} colours")]
+    TooFewPatches { class: usize, h: usize, v: usize, ch: u8, cv: u8 },
+    /// A class holds an empty patch.
+    #[error("class {class}: patch {patch} is empty")]
+    EmptyPatch { class: usize, patch: usize },
+}
+
+fn check(classes: &[ClassPatches], set: &WangSet, p: &TileParams) -> Result<(), TilesError> {
     if !(p.size > 0.0 && p.size.is_finite()) {
-        return Err(format!("tile size {} must be positive", p.size));
+        return Err(TilesError::Size(p.size));
     }
     if !(16..=1024).contains(&p.cut_res) {
-        return Err(format!("cut resolution {} outside 16..1024", p.cut_res));
+        return Err(TilesError::CutRes(p.cut_res));
     }
     if !(0.0..0.5).contains(&p.band) || !(0.0..0.25).contains(&p.edge_margin) || !(0.0..0.25).contains(&p.centre_hold) {
-        return Err("band must lie in 0..0.5, edge margin and centre hold in 0..0.25 (tile units)".into());
+        return Err(TilesError::Band);
     }
     if p.max_per_tile < 64 {
-        return Err(format!("max splats per tile {} below 64", p.max_per_tile));
+        return Err(TilesError::MaxPerTile(p.max_per_tile));
     }
     if !(1..=8).contains(&p.lod) {
-        return Err(format!("{} levels of detail outside 1..8", p.lod));
+        return Err(TilesError::Lod(p.lod));
     }
     if classes.is_empty() {
-        return Err("no classes".into());
+        return Err(TilesError::NoClasses);
     }
     let c = set.colours();
     for (k, cl) in classes.iter().enumerate() {
         if cl.h.len() < c.h() as usize || cl.v.len() < c.v() as usize {
-            return Err(format!(
-                "class {k}: {} horizontal and {} vertical patches for {} × {} colours",
-                cl.h.len(),
-                cl.v.len(),
-                c.h(),
-                c.v()
-            ));
+            return Err(TilesError::TooFewPatches { class: k, h: cl.h.len(), v: cl.v.len(), ch: c.h(), cv: c.v() });
         }
         if let Some(i) = cl.h.iter().chain(&cl.v).position(|s| s.is_empty()) {
-            return Err(format!("class {k}: patch {i} is empty"));
+            return Err(TilesError::EmptyPatch { class: k, patch: i });
         }
     }
     Ok(())
@@ -289,7 +312,7 @@ pub fn build_tile(cl: &ClassPatches, code: Code, class: u8, p: &TileParams) -> T
 }
 
 /// Every tile of the set for every class (class-major, codes in the set's order).
-pub fn build_tiles(classes: &[ClassPatches], set: &WangSet, p: &TileParams) -> Result<Vec<Tile>, String> {
+pub fn build_tiles(classes: &[ClassPatches], set: &WangSet, p: &TileParams) -> Result<Vec<Tile>, TilesError> {
     check(classes, set, p)?;
     let jobs: Vec<(usize, Code)> = (0..classes.len()).flat_map(|c| set.codes().iter().map(move |&k| (c, k))).collect();
     use rayon::prelude::*;
@@ -408,7 +431,7 @@ mod tests {
         assert!(t.levels[0].len() > 100);
         assert!(build_tiles(&[], &set, &p).is_err());
         let short = ClassPatches { h: ps[0..1].to_vec(), v: ps[2..4].to_vec() };
-        assert!(build_tiles(&[short], &set, &p).unwrap_err().contains("horizontal"));
+        assert!(build_tiles(&[short], &set, &p).unwrap_err().to_string().contains("horizontal"));
     }
 
     #[test]

@@ -173,27 +173,24 @@ impl Tileset {
 
     /// Check the manifest against the splats: ranges inside `total`, codes within the colours,
     /// classes named.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), TilesetInvalid> {
         let m = &self.manifest;
         if m.format_version != TILESET_FORMAT_VERSION {
-            return Err(format!(
-                "tileset format version {} (this build reads {TILESET_FORMAT_VERSION})",
-                m.format_version
-            ));
+            return Err(TilesetInvalid::Version(m.format_version));
         }
         if m.total != self.splats.len() as u64 {
-            return Err(format!("manifest says {} splats, the splat file holds {}", m.total, self.splats.len()));
+            return Err(TilesetInvalid::Total { manifest: m.total, file: self.splats.len() });
         }
         if !(m.size > 0.0 && m.size.is_finite()) {
-            return Err(format!("tile size {} is not positive", m.size));
+            return Err(TilesetInvalid::Size(m.size));
         }
         for (i, t) in m.tiles.iter().enumerate() {
             if t.levels.is_empty() {
-                return Err(format!("tile {i} has no levels"));
+                return Err(TilesetInvalid::NoLevels { tile: i });
             }
             for &[s, c] in &t.levels {
                 if s.checked_add(c).is_none_or(|e| e > m.total) {
-                    return Err(format!("tile {i}: range {s}+{c} beyond the {} splats", m.total));
+                    return Err(TilesetInvalid::Range { tile: i, start: s, count: c, total: m.total });
                 }
             }
             if t.code[0] >= m.colours[0]
@@ -201,14 +198,40 @@ impl Tileset {
                 || t.code[1] >= m.colours[1]
                 || t.code[3] >= m.colours[1]
             {
-                return Err(format!("tile {i}: code {:?} outside {:?} colours", t.code, m.colours));
+                return Err(TilesetInvalid::Code { tile: i, code: t.code, colours: m.colours });
             }
             if t.class as usize >= m.classes.len() {
-                return Err(format!("tile {i}: class {} but {} classes named", t.class, m.classes.len()));
+                return Err(TilesetInvalid::Class { tile: i, class: t.class, named: m.classes.len() });
             }
         }
         Ok(())
     }
+}
+
+/// Why [`Tileset::validate`] rejected a tileset; each message is the one the command line prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TilesetInvalid {
+    /// The manifest's format version is not the one this build reads.
+    #[error("tileset format version {0} (this build reads {TILESET_FORMAT_VERSION})")]
+    Version(u32),
+    /// The manifest's splat total differs from the splat file's.
+    #[error("manifest says {manifest} splats, the splat file holds {file}")]
+    Total { manifest: u64, file: usize },
+    /// The tile size is zero, negative or not finite.
+    #[error("tile size {0} is not positive")]
+    Size(f64),
+    /// A tile lists no levels of detail.
+    #[error("tile {tile} has no levels")]
+    NoLevels { tile: usize },
+    /// A level's splat range runs past the end of the splats.
+    #[error("tile {tile}: range {start}+{count} beyond the {total} splats")]
+    Range { tile: usize, start: u64, count: u64, total: u64 },
+    /// A tile's edge code names a colour the set does not have.
+    #[error("tile {tile}: code {code:?} outside {colours:?} colours")]
+    Code { tile: usize, code: [u8; 4], colours: [u8; 2] },
+    /// A tile's class index has no name.
+    #[error("tile {tile}: class {class} but {named} classes named")]
+    Class { tile: usize, class: u8, named: usize },
 }
 
 /// Mean base colour of a set of splats (0.5 grey when empty).
@@ -353,9 +376,9 @@ pub(crate) mod tests {
     fn bad_tilesets_are_refused() {
         let mut ts = small_tileset();
         ts.manifest.tiles[0].levels[0] = [0, ts.manifest.total + 1];
-        assert!(ts.validate().unwrap_err().contains("beyond"));
+        assert!(ts.validate().unwrap_err().to_string().contains("beyond"));
         let mut ts = small_tileset();
         ts.manifest.tiles[1].code = [5, 0, 0, 0];
-        assert!(ts.validate().unwrap_err().contains("outside"));
+        assert!(ts.validate().unwrap_err().to_string().contains("outside"));
     }
 }

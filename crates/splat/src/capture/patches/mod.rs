@@ -144,14 +144,41 @@ impl Default for SearchSettings {
     }
 }
 
+/// Why [`SearchSettings::check`] rejected the settings; each message is the one the command
+/// line prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    /// A setting that must be a finite number above 0 is not.
+    #[error("{name} {value} must be a finite number above 0")]
+    NotPositive { name: &'static str, value: f64 },
+    /// A share that must lie in 0..=1 does not.
+    #[error("{name} {value} must be in 0..1")]
+    NotShare { name: &'static str, value: f64 },
+    /// A setting that must be a finite number ≥ 0 is not.
+    #[error("{name} {value} must be a finite number ≥ 0")]
+    Negative { name: &'static str, value: f64 },
+    /// The search splits into other than 1 or 2 materials.
+    #[error("classes {0}: the search splits into 1 or 2 materials")]
+    Classes(usize),
+    /// Zero patches asked for.
+    #[error("count must be at least 1")]
+    Count,
+    /// The step limit is outside 1..=100.
+    #[error("max_steps {0} must be in 1..=100")]
+    MaxSteps(usize),
+    /// The screening cap is below 100.
+    #[error("screen_cap {0} must be at least 100")]
+    ScreenCap(usize),
+}
+
 impl SearchSettings {
     /// Problems with the settings, in words.
-    pub fn check(&self) -> Result<(), String> {
-        let pos = |n: &str, v: f64| {
-            if v > 0.0 && v.is_finite() {
+    pub fn check(&self) -> Result<(), SettingsError> {
+        let pos = |name: &'static str, value: f64| {
+            if value > 0.0 && value.is_finite() {
                 Ok(())
             } else {
-                Err(format!("{n} {v} must be a finite number above 0"))
+                Err(SettingsError::NotPositive { name, value })
             }
         };
         pos("size", self.size)?;
@@ -166,7 +193,7 @@ impl SearchSettings {
             ("min_purity", self.min_purity),
         ] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(format!("{n} {v} must be in 0..1"));
+                return Err(SettingsError::NotShare { name: n, value: v });
             }
         }
         for (n, v) in [
@@ -176,20 +203,20 @@ impl SearchSettings {
             ("min_class_separation", self.min_class_separation),
         ] {
             if !(v >= 0.0 && v.is_finite()) {
-                return Err(format!("{n} {v} must be a finite number ≥ 0"));
+                return Err(SettingsError::Negative { name: n, value: v });
             }
         }
         if !(1..=2).contains(&self.classes) {
-            return Err(format!("classes {}: the search splits into 1 or 2 materials", self.classes));
+            return Err(SettingsError::Classes(self.classes));
         }
         if self.count == 0 {
-            return Err("count must be at least 1".into());
+            return Err(SettingsError::Count);
         }
         if self.max_steps == 0 || self.max_steps > 100 {
-            return Err(format!("max_steps {} must be in 1..=100", self.max_steps));
+            return Err(SettingsError::MaxSteps(self.max_steps));
         }
         if self.screen_cap < 100 {
-            return Err(format!("screen_cap {} must be at least 100", self.screen_cap));
+            return Err(SettingsError::ScreenCap(self.screen_cap));
         }
         Ok(())
     }
