@@ -402,6 +402,22 @@ impl Default for ShallowWaterStage {
     }
 }
 
+impl ShallowWaterStage {
+    /// The terrain parameters (the rest at their defaults).
+    fn params(&self) -> ShallowWaterParams {
+        ShallowWaterParams {
+            steps: self.steps,
+            rain_rate: self.rain_rate,
+            capacity: self.capacity,
+            dissolve: self.dissolve,
+            deposit: self.deposit,
+            evaporation: self.evaporation,
+            maccormack: self.maccormack,
+            ..ShallowWaterParams::default()
+        }
+    }
+}
+
 impl StageOp for ShallowWaterStage {
     const NAME: &'static str = "shallow_water";
     fn validated(self) -> Result<Self, ParamError> {
@@ -411,22 +427,14 @@ impl StageOp for ShallowWaterStage {
         range("dissolve", self.dissolve, 0.0, 1e3)?;
         range("deposit", self.deposit, 0.0, 1e3)?;
         range("evaporation", self.evaporation, 0.0, 1.0)?;
+        self.params().validate().map_err(terrain)?;
         Ok(self)
     }
     fn kernel(&self) -> Option<KernelKind> {
         Some(KernelKind::ShallowWater)
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
-        let p = ShallowWaterParams {
-            steps: self.steps,
-            rain_rate: self.rain_rate,
-            capacity: self.capacity,
-            dissolve: self.dissolve,
-            deposit: self.deposit,
-            evaporation: self.evaporation,
-            maccormack: self.maccormack,
-            ..ShallowWaterParams::default()
-        };
+        let p = self.params();
         let out = match ctx.kernels.shallow_water(&state.height, &p, ctx.progress)? {
             Some(o) => o,
             None => shallow_water(&state.height, &p, ctx.progress),
