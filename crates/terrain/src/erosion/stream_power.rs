@@ -573,6 +573,34 @@ mod tests {
     use bozkir_core::NoProgress;
     use std::sync::atomic::{AtomicU64, Ordering};
 
+    /// The ranges and their messages (the CLI puts `--` and its flag name in front), first bad
+    /// parameter first.
+    #[test]
+    fn validate_names_the_first_bad_parameter() {
+        let d = StreamPowerParams::default();
+        let msg = |p: StreamPowerParams| {
+            let e = p.validate().unwrap_err();
+            (e.param.clone(), e.to_string())
+        };
+        assert_eq!(msg(StreamPowerParams { steps: 0, ..d.clone() }).0, "steps");
+        assert_eq!(
+            msg(StreamPowerParams { k: -1.0, m: 3.0, ..d.clone() }),
+            ("k".into(), "k must be a finite number ≥ 0, got -1".into())
+        );
+        assert_eq!(
+            msg(StreamPowerParams { m: f64::NAN, ..d.clone() }),
+            ("m".into(), "m must be a finite number ≥ 0, got NaN".into())
+        );
+        assert_eq!(msg(StreamPowerParams { m: 2.5, ..d.clone() }).1, "m must be in 0..=2, got 2.5");
+        assert_eq!(msg(StreamPowerParams { dt: 0.0, ..d.clone() }).1, "dt must be a finite number above 0, got 0");
+        assert_eq!(msg(StreamPowerParams { uplift: f64::INFINITY, ..d.clone() }).0, "uplift");
+        assert_eq!(msg(StreamPowerParams { kappa: -0.5, ..d.clone() }).0, "kappa");
+        assert_eq!(msg(StreamPowerParams { area_cap: Some(0.0), ..d.clone() }).0, "area_cap");
+        assert_eq!(msg(StreamPowerParams { area_floor: Some(-1.0), ..d.clone() }).0, "area_floor");
+        let edges = StreamPowerParams { k: 0.0, m: 2.0, uplift: 0.0, kappa: 0.0, area_cap: Some(1.0), ..d };
+        assert!(edges.validate().is_ok());
+    }
+
     fn noise(w: usize, h: usize, seed: u32, relief: f64) -> Grid<f64> {
         Grid::from_fn(w, h, |x, y| relief * hash_unit(x as u32, y as u32, seed))
     }
