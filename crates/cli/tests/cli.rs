@@ -285,6 +285,24 @@ fn bad_erode_options_fail_cleanly() {
     fails_cleanly(&["erode", &dem, "--steps", "0", "--out", o], &out, "--steps");
     fails_cleanly(&["erode", &dem, "--k", "NaN", "--out", o], &out, "--k");
     fails_cleanly(&["erode", &dem, "--dt", "0", "--out", o], &out, "--dt");
+    // The ranges are StreamPowerParams::validate's; the messages keep the option's name.
+    fails_cleanly(&["erode", &dem, "--m", "3", "--out", o], &out, "--m must be in 0..=2, got 3");
+    fails_cleanly(&["erode", &dem, "--m=-1", "--out", o], &out, "--m must be a finite number ≥ 0, got -1");
+    fails_cleanly(
+        &["erode", &dem, "--diffusion=-1", "--out", o],
+        &out,
+        "--diffusion must be a finite number ≥ 0, got -1",
+    );
+    fails_cleanly(
+        &["erode", &dem, "--area-cap", "0", "--out", o],
+        &out,
+        "--area-cap must be a finite number above 0, got 0",
+    );
+    fails_cleanly(
+        &["erode", &dem, "--area-floor=-2", "--out", o],
+        &out,
+        "--area-floor must be a finite number above 0, got -2",
+    );
 }
 
 #[test]

@@ -202,6 +202,42 @@ fn height_value(h: HeightTerm, e: f64) -> f64 {
 }
 
 impl ClassifyOptions {
+    /// The range of [`ClassifyOptions::sharpness`]: 0.5..=6. Its own check, for callers that
+    /// take the value alone (the validation protocol, the figure options) and order their checks
+    /// their own way.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_material::ClassifyOptions;
+    ///
+    /// assert!(ClassifyOptions::check_sharpness(2.0).is_ok());
+    /// assert_eq!(ClassifyOptions::check_sharpness(7.0).unwrap_err().to_string(), "sharpness 7 outside 0.5..6");
+    /// ```
+    pub fn check_sharpness(sharpness: f64) -> Result<(), ParamError> {
+        if !(0.5..=6.0).contains(&sharpness) {
+            return Err(ParamError::new("sharpness", format!("sharpness {sharpness} outside 0.5..6")));
+        }
+        Ok(())
+    }
+
+    /// The range of [`ClassifyOptions::altitude`]: 0..=1 (see [`ClassifyOptions::check_sharpness`]).
+    pub fn check_altitude(altitude: f64) -> Result<(), ParamError> {
+        if !(0.0..=1.0).contains(&altitude) {
+            return Err(ParamError::new("altitude", format!("altitude {altitude} outside 0..1")));
+        }
+        Ok(())
+    }
+
+    /// The range of [`ClassifyOptions::coherence`]: at most 16 (see
+    /// [`ClassifyOptions::check_sharpness`]).
+    pub fn check_coherence(coherence: usize) -> Result<(), ParamError> {
+        if coherence > 16 {
+            return Err(ParamError::new("coherence", format!("coherence {coherence} outside 0..16")));
+        }
+        Ok(())
+    }
+
     /// Checks the options' ranges: at most 255 classes, `spacing > 0`, `sharpness` in 0.5..6,
     /// `altitude` in 0..1, `coherence` at most 16, shares that fit the class count. The error
     /// names the parameter; the rule's own class counts are checked when it runs.
@@ -231,15 +267,9 @@ impl ClassifyOptions {
         if !(self.spacing > 0.0 && self.spacing.is_finite()) {
             return Err(ParamError::new("spacing", format!("spacing {} must be positive", self.spacing)));
         }
-        if !(0.5..=6.0).contains(&self.sharpness) {
-            return Err(ParamError::new("sharpness", format!("sharpness {} outside 0.5..6", self.sharpness)));
-        }
-        if !(0.0..=1.0).contains(&self.altitude) {
-            return Err(ParamError::new("altitude", format!("altitude {} outside 0..1", self.altitude)));
-        }
-        if self.coherence > 16 {
-            return Err(ParamError::new("coherence", format!("coherence {} outside 0..16", self.coherence)));
-        }
+        Self::check_sharpness(self.sharpness)?;
+        Self::check_altitude(self.altitude)?;
+        Self::check_coherence(self.coherence)?;
         match &self.balance {
             Balance::Free => {}
             Balance::Share(s) => {

@@ -24,7 +24,7 @@ use crate::validation::{validate_rule, ValidationInput, ValidationOutcome, Valid
 use bozkir_core::{Grid, Observer};
 use bozkir_material::tilegrid::{Field, GridMapping};
 use bozkir_material::validation::Settings;
-use bozkir_material::Rule;
+use bozkir_material::{ClassifyOptions, Rule};
 use bozkir_render::draw::{draw_text, fill_rect, hstack, text_width, with_label};
 use bozkir_render::{multi_hillshade, MultiHillshadeParams, Rgb8Image};
 use bozkir_splat::raster::render_top;
@@ -407,12 +407,10 @@ pub fn check(a: &FiguresRequest) -> Result<()> {
     if !(a.share == 0.0 || (a.share > 0.0 && a.share < 1.0)) {
         return Err(err(format!("--share {} outside (0, 1) (0 = free)", a.share)));
     }
-    if !(0.0..=1.0).contains(&a.altitude) {
-        return Err(err(format!("--altitude {} outside 0..1", a.altitude)));
-    }
-    if !(0.5..=6.0).contains(&a.sharpness) {
-        return Err(err(format!("--sharpness {} outside 0.5..6", a.sharpness)));
-    }
+    // The rule's ranges are ClassifyOptions'; the message names the option.
+    let flag = |e: bozkir_material::ParamError| err(format!("--{e}"));
+    ClassifyOptions::check_altitude(a.altitude).map_err(flag)?;
+    ClassifyOptions::check_sharpness(a.sharpness).map_err(flag)?;
     if !(a.exaggeration.is_finite() && a.exaggeration > 0.0) {
         return Err(err(format!("--exaggeration {} must be above 0", a.exaggeration)));
     }

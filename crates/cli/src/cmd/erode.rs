@@ -1,6 +1,5 @@
 //! `bozkir erode`: stream-power erosion (Braun & Willett 2013) on an existing DEM.
 
-use super::{non_negative, positive};
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Result};
@@ -79,26 +78,32 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-/// The erosion's parameters, every option checked.
+/// The erosion's parameters, every option checked: the CLI's cap on `--steps`, then
+/// [`StreamPowerParams::validate`] with its message naming the option.
 fn params(a: &Args) -> Result<StreamPowerParams> {
     if a.steps == 0 || a.steps > 1_000_000 {
         bail!("--steps must be 1..=1000000, got {}", a.steps);
     }
-    Ok(StreamPowerParams {
-        k: non_negative("k", a.k)?,
-        m: {
-            let m = non_negative("m", a.m)?;
-            if m > 2.0 {
-                bail!("--m must be in 0..=2, got {m}");
-            }
-            m
-        },
-        dt: positive("dt", a.dt)?,
+    let p = StreamPowerParams {
+        k: a.k,
+        m: a.m,
+        dt: a.dt,
         steps: a.steps,
-        uplift: non_negative("uplift", a.uplift)?,
+        uplift: a.uplift,
         uplift_map: None,
-        kappa: non_negative("diffusion", a.diffusion)?,
-        area_cap: a.area_cap.map(|c| positive("area-cap", c)).transpose()?,
-        area_floor: a.area_floor.map(|c| positive("area-floor", c)).transpose()?,
-    })
+        kappa: a.diffusion,
+        area_cap: a.area_cap,
+        area_floor: a.area_floor,
+    };
+    p.validate().map_err(|e| {
+        let flag = match e.param.as_str() {
+            "kappa" => "diffusion",
+            "area_cap" => "area-cap",
+            "area_floor" => "area-floor",
+            other => other,
+        };
+        let rest = e.message.strip_prefix(e.param.as_str()).unwrap_or(&e.message);
+        anyhow::anyhow!("--{flag}{rest}")
+    })?;
+    Ok(p)
 }

@@ -1,7 +1,7 @@
 //! The protocol: every grid scored against every truth, with caveats; the per-grid figure.
 
 use super::{Site, Truth, ALPHA, OVER};
-use crate::classify::{classify, ClassifyError};
+use crate::classify::{classify, ClassifyError, ClassifyOptions};
 use crate::rule::{Rule, RuleError};
 use crate::validate::{caveats, evaluate, plane_fit_r2, top_share, EvalOptions, Score};
 use bozkir_core::Grid;
@@ -81,15 +81,11 @@ impl Settings {
         if !self.veg_height.is_finite() || self.veg_height < 0.0 {
             return bad(format!("--veg-height must be a finite number ≥ 0, got {}", self.veg_height));
         }
-        if !(0.0..=1.0).contains(&self.altitude) {
-            return bad(format!("--altitude {} outside 0..1", self.altitude));
-        }
-        if self.coherence > 16 {
-            return bad(format!("--coherence {} outside 0..16", self.coherence));
-        }
-        if !(0.5..=6.0).contains(&self.sharpness) {
-            return bad(format!("--sharpness {} outside 0.5..6", self.sharpness));
-        }
+        // The rule's ranges are ClassifyOptions'; the message names the option.
+        let flag = |e: crate::ParamError| ValidationError::Setting(format!("--{e}"));
+        ClassifyOptions::check_altitude(self.altitude).map_err(flag)?;
+        ClassifyOptions::check_coherence(self.coherence).map_err(flag)?;
+        ClassifyOptions::check_sharpness(self.sharpness).map_err(flag)?;
         if self.veg_rgb == self.bare_rgb {
             return bad("--veg-rgb and --bare-rgb are the same colour".into());
         }

@@ -58,6 +58,23 @@ impl Default for StreamPowerStage {
     }
 }
 
+impl StreamPowerStage {
+    /// The terrain parameters on cells of `cell` m² (the area cap is given in cells).
+    fn params(&self, uplift_map: Option<bozkir_core::Grid<f64>>, cell: f64) -> StreamPowerParams {
+        StreamPowerParams {
+            k: self.k,
+            m: self.m,
+            dt: self.dt,
+            steps: self.steps,
+            uplift: self.uplift,
+            uplift_map,
+            kappa: self.kappa,
+            area_cap: (self.area_cap_cells > 0.0).then_some(self.area_cap_cells * cell),
+            area_floor: (self.area_floor_m2 > 0.0).then_some(self.area_floor_m2),
+        }
+    }
+}
+
 impl StageOp for StreamPowerStage {
     const NAME: &'static str = "stream_power";
     fn validated(self) -> Result<Self, ParamError> {
@@ -70,6 +87,7 @@ impl StageOp for StreamPowerStage {
         range("area_cap_cells", self.area_cap_cells, 0.0, 1e12)?;
         range("area_floor_m2", self.area_floor_m2, 0.0, 1e12)?;
         choice("uplift_map", &self.uplift_map, &["height", "none"], "\"height\" or \"none\"")?;
+        self.params(None, 1.0).validate().map_err(terrain)?;
         Ok(self)
     }
     fn kernel(&self) -> Option<KernelKind> {
@@ -77,18 +95,7 @@ impl StageOp for StreamPowerStage {
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let umap = (self.uplift > 0.0 && self.uplift_map == "height").then(|| unit(&state.height).0);
-        let cell = state.height.dx * state.height.dy;
-        let p = StreamPowerParams {
-            k: self.k,
-            m: self.m,
-            dt: self.dt,
-            steps: self.steps,
-            uplift: self.uplift,
-            uplift_map: umap,
-            kappa: self.kappa,
-            area_cap: (self.area_cap_cells > 0.0).then_some(self.area_cap_cells * cell),
-            area_floor: (self.area_floor_m2 > 0.0).then_some(self.area_floor_m2),
-        };
+        let p = self.params(umap, state.height.dx * state.height.dy);
         let out = match ctx.kernels.stream_power(&state.height, &p, ctx.progress)? {
             Some(o) => o,
             None => stream_power(&state.height, &p, ctx.progress),
@@ -395,6 +402,22 @@ impl Default for ShallowWaterStage {
     }
 }
 
+impl ShallowWaterStage {
+    /// The terrain parameters (the rest at their defaults).
+    fn params(&self) -> ShallowWaterParams {
+        ShallowWaterParams {
+            steps: self.steps,
+            rain_rate: self.rain_rate,
+            capacity: self.capacity,
+            dissolve: self.dissolve,
+            deposit: self.deposit,
+            evaporation: self.evaporation,
+            maccormack: self.maccormack,
+            ..ShallowWaterParams::default()
+        }
+    }
+}
+
 impl StageOp for ShallowWaterStage {
     const NAME: &'static str = "shallow_water";
     fn validated(self) -> Result<Self, ParamError> {
@@ -404,22 +427,14 @@ impl StageOp for ShallowWaterStage {
         range("dissolve", self.dissolve, 0.0, 1e3)?;
         range("deposit", self.deposit, 0.0, 1e3)?;
         range("evaporation", self.evaporation, 0.0, 1.0)?;
+        self.params().validate().map_err(terrain)?;
         Ok(self)
     }
     fn kernel(&self) -> Option<KernelKind> {
         Some(KernelKind::ShallowWater)
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
-        let p = ShallowWaterParams {
-            steps: self.steps,
-            rain_rate: self.rain_rate,
-            capacity: self.capacity,
-            dissolve: self.dissolve,
-            deposit: self.deposit,
-            evaporation: self.evaporation,
-            maccormack: self.maccormack,
-            ..ShallowWaterParams::default()
-        };
+        let p = self.params();
         let out = match ctx.kernels.shallow_water(&state.height, &p, ctx.progress)? {
             Some(o) => o,
             None => shallow_water(&state.height, &p, ctx.progress),

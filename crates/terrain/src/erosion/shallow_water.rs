@@ -395,6 +395,53 @@ impl DepthRows<'_> {
 }
 
 impl ShallowWaterParams {
+    /// Checks the scalar ranges; `Err` names the first bad parameter by field name: `steps` at
+    /// least 1; `dt` (when given), `gravity` and `pipe_depth` finite and above 0; `flux_damping`,
+    /// `rain_rate`, `capacity`, `dissolve`, `deposit`, `min_sin_tilt`, `evaporation` and
+    /// `min_depth` finite and ≥ 0. The maps are checked against the terrain when the run starts
+    /// ([`ShallowWaterParams::check_hardness`]); callers may add tighter caps of their own.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_terrain::erosion::shallow_water::ShallowWaterParams;
+    ///
+    /// assert!(ShallowWaterParams::default().validate().is_ok());
+    /// let bad = ShallowWaterParams { rain_rate: -1.0, ..ShallowWaterParams::default() };
+    /// assert_eq!(bad.validate().unwrap_err().param, "rain_rate");
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        use crate::ParamError as E;
+        let non_negative = |name: &'static str, v: f64| {
+            if !v.is_finite() || v < 0.0 {
+                return Err(E::new(name, format!("shallow_water: {name} must be a finite number ≥ 0, got {v}")));
+            }
+            Ok(())
+        };
+        let positive = |name: &'static str, v: f64| {
+            if !v.is_finite() || v <= 0.0 {
+                return Err(E::new(name, format!("shallow_water: {name} must be a finite number above 0, got {v}")));
+            }
+            Ok(())
+        };
+        if self.steps == 0 {
+            return Err(E::new("steps", "shallow_water: steps must be at least 1, got 0"));
+        }
+        if let Some(dt) = self.dt {
+            positive("dt", dt)?;
+        }
+        positive("gravity", self.gravity)?;
+        positive("pipe_depth", self.pipe_depth)?;
+        non_negative("flux_damping", self.flux_damping)?;
+        non_negative("rain_rate", self.rain_rate)?;
+        non_negative("capacity", self.capacity)?;
+        non_negative("dissolve", self.dissolve)?;
+        non_negative("deposit", self.deposit)?;
+        non_negative("min_sin_tilt", self.min_sin_tilt)?;
+        non_negative("evaporation", self.evaporation)?;
+        non_negative("min_depth", self.min_depth)
+    }
+
     /// Check the hardness map (shape `w × h`, no negative value) and the dissolving bound
     /// `0 ≤ dissolve·max(hardness)·dt ≤ 1`; panics naming the problem. Shared with the GPU kernel.
     pub fn check_hardness(&self, w: usize, h: usize, dt: f64) {

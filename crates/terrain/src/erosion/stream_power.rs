@@ -194,6 +194,59 @@ pub struct StreamPowerEroder {
 }
 
 impl StreamPowerParams {
+    /// Checks the ranges every caller shares; `Err` names the first bad parameter (by field
+    /// name) in the order `steps`, `k`, `m`, `dt`, `uplift`, `kappa`, `area_cap`, `area_floor`.
+    ///
+    /// `steps` is at least 1; `k`, `uplift` and `kappa` are finite and ≥ 0; `m` is finite in
+    /// `0..=2`; `dt` and a given `area_cap` / `area_floor` are finite and above 0. Each message
+    /// starts with the field's name, so a caller may swap in its own name for the parameter.
+    /// Callers may add tighter caps of their own (the CLI and the recipe bound `steps`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_terrain::erosion::stream_power::StreamPowerParams;
+    ///
+    /// assert!(StreamPowerParams::default().validate().is_ok());
+    /// let bad = StreamPowerParams { m: 3.0, ..StreamPowerParams::default() };
+    /// let e = bad.validate().unwrap_err();
+    /// assert_eq!(e.param, "m");
+    /// assert_eq!(e.to_string(), "m must be in 0..=2, got 3");
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        use crate::ParamError as E;
+        let non_negative = |name: &'static str, v: f64| {
+            if !v.is_finite() || v < 0.0 {
+                return Err(E::new(name, format!("{name} must be a finite number ≥ 0, got {v}")));
+            }
+            Ok(())
+        };
+        let positive = |name: &'static str, v: f64| {
+            if !v.is_finite() || v <= 0.0 {
+                return Err(E::new(name, format!("{name} must be a finite number above 0, got {v}")));
+            }
+            Ok(())
+        };
+        if self.steps == 0 {
+            return Err(E::new("steps", "steps must be at least 1, got 0"));
+        }
+        non_negative("k", self.k)?;
+        non_negative("m", self.m)?;
+        if self.m > 2.0 {
+            return Err(E::new("m", format!("m must be in 0..=2, got {}", self.m)));
+        }
+        positive("dt", self.dt)?;
+        non_negative("uplift", self.uplift)?;
+        non_negative("kappa", self.kappa)?;
+        if let Some(c) = self.area_cap {
+            positive("area_cap", c)?;
+        }
+        if let Some(c) = self.area_floor {
+            positive("area_floor", c)?;
+        }
+        Ok(())
+    }
+
     /// Panics unless the uplift map (if any) is `w × ht`; shared with the GPU step.
     pub fn check_uplift_shape(&self, w: usize, ht: usize) {
         if let Some(u) = &self.uplift_map {
@@ -519,6 +572,34 @@ mod tests {
     use bozkir_core::hash::hash_unit;
     use bozkir_core::NoProgress;
     use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The ranges and their messages (the CLI puts `--` and its flag name in front), first bad
+    /// parameter first.
+    #[test]
+    fn validate_names_the_first_bad_parameter() {
+        let d = StreamPowerParams::default();
+        let msg = |p: StreamPowerParams| {
+            let e = p.validate().unwrap_err();
+            (e.param.clone(), e.to_string())
+        };
+        assert_eq!(msg(StreamPowerParams { steps: 0, ..d.clone() }).0, "steps");
+        assert_eq!(
+            msg(StreamPowerParams { k: -1.0, m: 3.0, ..d.clone() }),
+            ("k".into(), "k must be a finite number ≥ 0, got -1".into())
+        );
+        assert_eq!(
+            msg(StreamPowerParams { m: f64::NAN, ..d.clone() }),
+            ("m".into(), "m must be a finite number ≥ 0, got NaN".into())
+        );
+        assert_eq!(msg(StreamPowerParams { m: 2.5, ..d.clone() }).1, "m must be in 0..=2, got 2.5");
+        assert_eq!(msg(StreamPowerParams { dt: 0.0, ..d.clone() }).1, "dt must be a finite number above 0, got 0");
+        assert_eq!(msg(StreamPowerParams { uplift: f64::INFINITY, ..d.clone() }).0, "uplift");
+        assert_eq!(msg(StreamPowerParams { kappa: -0.5, ..d.clone() }).0, "kappa");
+        assert_eq!(msg(StreamPowerParams { area_cap: Some(0.0), ..d.clone() }).0, "area_cap");
+        assert_eq!(msg(StreamPowerParams { area_floor: Some(-1.0), ..d.clone() }).0, "area_floor");
+        let edges = StreamPowerParams { k: 0.0, m: 2.0, uplift: 0.0, kappa: 0.0, area_cap: Some(1.0), ..d };
+        assert!(edges.validate().is_ok());
+    }
 
     fn noise(w: usize, h: usize, seed: u32, relief: f64) -> Grid<f64> {
         Grid::from_fn(w, h, |x, y| relief * hash_unit(x as u32, y as u32, seed))
