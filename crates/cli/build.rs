@@ -1,12 +1,12 @@
 //! Embeds the browser viewer: every file under `../../web` except the test and development
-//! folders, `node_modules`, the npm manifests and dotfiles becomes an entry of
+//! folders (and the browser tests' `test-output/`), `node_modules`, the npm manifests and dotfiles becomes an entry of
 //! `OUT_DIR/web_assets.rs`, a `&[(path, bytes)]` table read by `src/web.rs`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Names left out at any depth (folders and files).
-const SKIP: [&str; 5] = ["tests", "dev", "node_modules", "package.json", "package-lock.json"];
+const SKIP: [&str; 6] = ["tests", "test-output", "dev", "node_modules", "package.json", "package-lock.json"];
 
 fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
