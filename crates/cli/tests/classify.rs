@@ -1,7 +1,7 @@
 //! End-to-end tests of `bozkir classify` on a small generated terrain.
 
-use bozkir_material::tilegrid::{sample_grid, sample_plain, Field, GridMapping};
-use bozkir_material::{classify, Balance, ClassifyOptions, Rule};
+use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
+use bozkir_material::{Balance, ClassifyOptions, Rule};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -38,10 +38,8 @@ fn classify_writes_the_decision_and_agrees_with_the_library() {
         Field::new(g.width(), g.height(), &g.data().iter().map(|&v| f64::from(v)).collect::<Vec<_>>()).unwrap()
     };
     let map = GridMapping::new(16);
-    let z = sample_grid(&f(&h), &map);
-    let sed = sample_plain(&f(&s), &map);
     let o = ClassifyOptions { balance: Balance::Share(0.3), ..ClassifyOptions::default() };
-    let d = classify(&z, 16, Some(&sed), &Rule::builtin(), &o).unwrap();
+    let d = classify_on_grid(&f(&h), Some(&f(&s)), &map, &Rule::builtin(), &o).unwrap();
     assert_eq!(classes.data(), &d.class[..]);
 
     // Weight maps sum to 255 per pixel; the report names the source and the shares.

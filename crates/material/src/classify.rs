@@ -127,6 +127,30 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The same decision with its rows in reverse order (every per-cell array and map), e.g.
+    /// from the viewer's south-first order to image rows.
+    pub fn flip_rows(self) -> Decision {
+        let n = self.n;
+        let flip = |a: Vec<f64>| -> Vec<f64> { a.chunks(n.max(1)).rev().flatten().copied().collect() };
+        let flip8 = |a: Vec<u8>| -> Vec<u8> { a.chunks(n.max(1)).rev().flatten().copied().collect() };
+        let m = self.maps;
+        Decision {
+            class: flip8(self.class),
+            margin: flip(self.margin),
+            strength: flip(self.strength),
+            runner_up: flip8(self.runner_up),
+            lead: flip(self.lead),
+            maps: CueMaps {
+                slope: flip(m.slope),
+                tpi: flip(m.tpi),
+                flow: flip(m.flow),
+                elevation: flip(m.elevation),
+                sediment: m.sediment.map(flip),
+            },
+            ..self
+        }
+    }
+
     /// Share of cells in each class.
     pub fn shares(&self) -> Vec<f64> {
         let mut c = vec![0usize; self.classes];

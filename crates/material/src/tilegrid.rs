@@ -1,41 +1,102 @@
 //! The one mapping from a terrain to the tile grid, shared by the CLI and the viewer (which runs
 //! this code compiled to WebAssembly), so both decide the same classes.
 //!
-//! World layout (the original viewer's): an `n × n` grid of square tiles of side `tile`,
-//! centred on the origin and rotated by `angle` degrees; `x` east, `y` north. The terrain's
-//! unit-normalised height field spans `relief_scale · tile` across its long edge, centred, and
-//! is **mirrored** beyond its edges (period two widths), so any grid size has ground under it.
-//! The relief scale follows the grid (`= n`) unless set. The drawn height is
-//! `amplitude·(field − 0.5)·2 + detail`, `amplitude = relief·max(1, relief_scale/24)`.
+//! This path reproduces the original bozkır viewer 5.0 (its `web/heightfield.js`,
+//! `web/landform.js` and the height function of `web/viewer.js`) step for step, including the
+//! order of floating-point operations and the `f32` planes the viewer holds, so that
+//! `bozkir classify` and the page decide the original's class, runner-up and strength on any
+//! terrain (tested on committed cases made by the original's own JavaScript:
+//! `crates/cli/tests/rule_parity.rs`).
+//!
+//! World layout: an `n × n` grid of square tiles of side `tile`, centred on the origin and rotated
+//! by `angle` degrees; `x` east, `y` north. The terrain's unit-normalised height field spans
+//! `relief_scale · tile` across its long edge, centred, and is **mirrored** beyond its edges
+//! (period two widths), so any grid size has ground under it. The relief scale follows the grid
+//! (`clamp(n, 4, 256)`, the viewer's slider) unless set. The drawn height is
+//! `amplitude·(field − 0.5)·2 + detail`, `amplitude = relief·max(1, relief_scale/24)`, and 0 when
+//! the amplitude is 0.
 //!
 //! Detail relief adds a small ridged value-noise grain on steep slopes and crests: amplitude
 //! `0.05·detail·tile`, frequency `1/(0.7·tile)`,
 //! `detail = amp·mask·((r₁² + 0.5·r₂²)/1.5 − 0.5)` with `rₖ = 1 − |2V − 1|` at `q` and at
 //! `2.03q + (17.3, 5.1)`, and `mask = max(smoothstep(0.3, 0.75, |∇z|/p95), smoothstep(0.6, 0.9,
-//! openness))` from the field (openness = unit(z − box mean), radius `max(2, round(L/48))`).
+//! openness))` from the field (openness = unit(z − box mean), radius `max(2, round(L/48))`; p95
+//! the sorted gradient at `floor(0.95·(len − 1))`). The lattice values of `V` come from the
+//! original viewer's hash ([`Compat::Original`], the default) or from the project's canonical
+//! [`bozkir_core::hash::hash_u32`] ([`Compat::Canonical`]); nothing else differs between the modes.
 //!
-//! The rule samples this height on an `(n·over)²` grid ([`sample_grid`]); `over` is 4 for grids
-//! up to 64, 2 up to 160, else 1 (one sample per tile aliases: channels narrower than a tile
-//! vanish). Samples are returned **north row first** (row `r` at `y = (half − r)·step`), so the
-//! decision's rows are image rows.
+//! The rule samples this height on an `(n·over)²` grid; `over` is 4 for grids up to 64, 2 up to
+//! 160, else 1 (one sample per tile aliases: channels narrower than a tile vanish). The rule runs
+//! on the samples in the original's order, **south row first**, because every exact tie (the
+//! share boundary, the quota hand-out, equal drops in the drainage) goes to the lowest index;
+//! [`classify_on_grid`] then hands the decision back **north row first**, so its rows are image
+//! rows. [`sample_grid`] and [`sample_plain`] return north-first samples.
 
 use crate::classify::{classify, ClassifyError, ClassifyOptions, Decision};
 use crate::param::ParamError;
 use crate::rule::Rule;
 use bozkir_core::hash::hash_u32;
 
+/// Which lattice hash the detail relief grain reads (the only difference between the modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// The original viewer 5.0's `dHash` (two multiplies, `h ^ h >>> 13`, `(h & 0xFFFFFF) /
+    /// 16777215`): the class maps equal the original's on any terrain.
+    #[default]
+    Original,
+    /// The project's canonical `hash_u32(x, y, 0) >> 8` / 2²⁴, the hash every other part of
+    /// bozkir uses; the grain (and tiles near the share boundary) differ from the original's.
+    Canonical,
+}
+
+impl Compat {
+    /// Every mode, in the order the help lists them.
+    pub const ALL: [Compat; 2] = [Compat::Original, Compat::Canonical];
+
+    /// The mode's name on the command line and in the reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Original => "original",
+            Compat::Canonical => "canonical",
+        }
+    }
+
+    /// The mode called `name`; the error lists the known names.
+    pub fn from_name(name: &str) -> Result<Compat, ParamError> {
+        Compat::ALL.into_iter().find(|c| c.name() == name).ok_or_else(|| {
+            ParamError::new("compat", format!("unknown compatibility mode {name:?} (known: original, canonical)"))
+        })
+    }
+
+    /// The lattice value in 0..1 at integer point `(x, y)` (coordinates wrapped to 32 bits).
+    fn lattice(self, x: u32, y: u32) -> f64 {
+        match self {
+            Compat::Original => {
+                let mut h = x.wrapping_mul(0x27D4_EB2D) ^ y.wrapping_mul(0x1656_67B1);
+                h = (h ^ (h >> 15)).wrapping_mul(0x85EB_CA6B);
+                h ^= h >> 13;
+                f64::from(h & 0xFF_FFFF) / 16_777_215.0
+            }
+            Compat::Canonical => f64::from(hash_u32(x, y, 0) >> 8) / 16_777_216.0,
+        }
+    }
+}
+
 /// A unit-normalised height field (`w × h`, row 0 north), with the detail mask derived from it.
+///
+/// The planes are `f32`, as the viewer holds them (and as the page's GPU reads them), computed in
+/// the viewer's order of operations.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
     pub width: usize,
     pub height: usize,
     /// Heights stretched to 0..1 (a flat field is 0.5).
-    pub z: Vec<f64>,
+    pub z: Vec<f32>,
     /// Where detail relief applies, 0..1.
-    pub mask: Vec<f64>,
+    pub mask: Vec<f32>,
     /// Openness: the height above the local box mean, stretched to 0..1 (a flat field is 0.5);
     /// the viewer's ground shading darkens hollows with it.
-    pub open: Vec<f64>,
+    pub open: Vec<f32>,
 }
 
 /// How a terrain is laid under the tile grid.
@@ -47,7 +108,8 @@ pub struct GridMapping {
     pub tile: f64,
     /// Relief control (0..2; the viewer's presets use 1.2).
     pub relief: f64,
-    /// Tiles the terrain spans across its long edge; `None` = follows the grid (`n`).
+    /// Tiles the terrain spans across its long edge; `None` = follows the grid
+    /// (`clamp(n, 4, 256)`, as the viewer's slider does).
     pub relief_scale: Option<f64>,
     /// Samples per tile side; `None` = [`oversampling`]`(n)`.
     pub over: Option<usize>,
@@ -55,16 +117,28 @@ pub struct GridMapping {
     pub angle_deg: f64,
     /// Detail relief strength (0 = off; the viewer's range 0.25..3, default 1).
     pub detail: f64,
+    /// Which lattice hash the detail grain reads.
+    pub compat: Compat,
 }
 
 impl GridMapping {
     /// Defaults of the viewer for an `n`-tile grid of unit tiles.
     pub fn new(n: usize) -> Self {
-        GridMapping { n, tile: 1.0, relief: 1.2, relief_scale: None, over: None, angle_deg: 0.0, detail: 1.0 }
+        GridMapping {
+            n,
+            tile: 1.0,
+            relief: 1.2,
+            relief_scale: None,
+            over: None,
+            angle_deg: 0.0,
+            detail: 1.0,
+            compat: Compat::Original,
+        }
     }
 
+    /// The relief scale in tiles: the set one, else `clamp(n, 4, 256)`.
     pub fn relief_scale(&self) -> f64 {
-        self.relief_scale.unwrap_or(self.n as f64)
+        self.relief_scale.unwrap_or_else(|| self.n.clamp(4, 256) as f64)
     }
 
     pub fn over(&self) -> usize {
@@ -74,6 +148,11 @@ impl GridMapping {
     /// `relief·max(1, relief_scale/24)`.
     pub fn amplitude(&self) -> f64 {
         self.relief * (self.relief_scale() / 24.0).max(1.0)
+    }
+
+    /// World units the field spans across its long edge (the viewer's `fitTo`).
+    pub fn extent(&self) -> f64 {
+        (self.relief_scale() * self.tile).max(1e-6)
     }
 
     /// Checks every range; the error names the parameter.
@@ -139,9 +218,110 @@ pub fn oversampling(n: usize) -> usize {
     }
 }
 
+/// `t²(3 − 2t)` of `(x − e0)/(e1 − e0)` clamped to 0..1.
 fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
+}
+
+/// Box windows up to this radius are summed directly in the viewer's order (bit-identical to
+/// it); wider ones (fields over ~800 texels) use prefix sums, equal to it up to `f32` rounding.
+const DIRECT_BOX_RADIUS: usize = 16;
+
+/// Mean over the clipped `2r + 1` window along one axis (`stride` apart, `len` long, `lines`
+/// lines `step` apart), each mean rounded to `f32`.
+fn box_pass(src: &[f32], dst: &mut [f32], len: usize, stride: usize, lines: usize, step: usize, r: usize) {
+    let mut prefix = vec![0.0f64; if r > DIRECT_BOX_RADIUS { len + 1 } else { 0 }];
+    for line in 0..lines {
+        let at = |k: usize| f64::from(src[line * step + k * stride]);
+        if r > DIRECT_BOX_RADIUS {
+            for k in 0..len {
+                prefix[k + 1] = prefix[k] + at(k);
+            }
+        }
+        for k in 0..len {
+            let (lo, hi) = (k.saturating_sub(r), (k + r + 1).min(len));
+            let sum = if r > DIRECT_BOX_RADIUS { prefix[hi] - prefix[lo] } else { (lo..hi).map(at).sum::<f64>() };
+            dst[line * step + k * stride] = (sum / (hi - lo) as f64) as f32;
+        }
+    }
+}
+
+/// The viewer's openness: `unit(z − box mean)` over a `(2r+1)²` window clipped at the edges
+/// (separable, rows then columns, each pass rounded to `f32`), flat → 0.5.
+fn openness(z: &[f32], w: usize, h: usize) -> Vec<f32> {
+    let r = ((w.max(h) as f64 / 48.0).round() as usize).max(2);
+    let mut tmp = vec![0.0f32; w * h];
+    let mut mean = vec![0.0f32; w * h];
+    box_pass(z, &mut tmp, w, 1, h, w, r);
+    box_pass(&tmp, &mut mean, h, w, w, 1, r);
+    let resid: Vec<f32> = z.iter().zip(&mean).map(|(&a, &m)| (f64::from(a) - f64::from(m)) as f32).collect();
+    let lo = resid.iter().map(|&v| f64::from(v)).fold(f64::INFINITY, f64::min);
+    let hi = resid.iter().map(|&v| f64::from(v)).fold(f64::NEG_INFINITY, f64::max);
+    let d = hi - lo;
+    resid.iter().map(|&v| if d > 1e-12 { ((f64::from(v) - lo) / d) as f32 } else { 0.5 }).collect()
+}
+
+/// The viewer's `roughnessMask`: full central differences (clamped), their length scaled by the
+/// 95th percentile (sorted, index `floor(0.95·(len − 1))`), smoothstep 0.3..0.75, or the crest
+/// term smoothstep 0.6..0.9 of openness where larger.
+fn roughness_mask(z: &[f32], w: usize, h: usize, open: &[f32]) -> Vec<f32> {
+    let at = |x: usize, y: usize| f64::from(z[y * w + x]);
+    let mut g = vec![0.0f32; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let dx = at((x + 1).min(w - 1), y) - at(x.saturating_sub(1), y);
+            let dy = at(x, (y + 1).min(h - 1)) - at(x, y.saturating_sub(1));
+            g[y * w + x] = dx.hypot(dy) as f32;
+        }
+    }
+    let mut sorted = g.clone();
+    let k = (0.95 * (sorted.len() - 1) as f64).floor() as usize;
+    let (_, p, _) = sorted.select_nth_unstable_by(k, f32::total_cmp);
+    let p95 = f64::from(*p).max(1e-9);
+    g.iter()
+        .zip(open)
+        .map(|(&g, &o)| smoothstep(0.3, 0.75, f64::from(g) / p95).max(smoothstep(0.6, 0.9, f64::from(o))) as f32)
+        .collect()
+}
+
+/// ToInt32 of an integral double, as a lattice coordinate.
+fn lattice_coord(v: f64) -> u32 {
+    v.rem_euclid(4_294_967_296.0) as u32
+}
+
+/// Value noise in 0..1 (smoothstep weights, the viewer's `a + (b − a)·s` interpolation).
+fn value_noise(compat: Compat, qx: f64, qy: f64) -> f64 {
+    let (xf, yf) = (qx.floor(), qy.floor());
+    let (fx, fy) = (qx - xf, qy - yf);
+    let (sx, sy) = (fx * fx * (3.0 - 2.0 * fx), fy * fy * (3.0 - 2.0 * fy));
+    let (ix, iy) = (lattice_coord(xf), lattice_coord(yf));
+    let (ix1, iy1) = (ix.wrapping_add(1), iy.wrapping_add(1));
+    let (a, b) = (compat.lattice(ix, iy), compat.lattice(ix1, iy));
+    let (d, e) = (compat.lattice(ix, iy1), compat.lattice(ix1, iy1));
+    (a + (b - a) * sx) * (1.0 - sy) + (d + (e - d) * sx) * sy
+}
+
+/// The unmasked ridged grain `(r₁² + 0.5·r₂²)/1.5 − 0.5` at world `(x, y)`.
+fn detail_grain(map: &GridMapping, x: f64, y: f64) -> f64 {
+    let f = 1.0 / (0.7 * map.tile);
+    let r1 = 1.0 - (2.0 * value_noise(map.compat, x * f, y * f) - 1.0).abs();
+    let r2 = 1.0 - (2.0 * value_noise(map.compat, x * f * 2.03 + 17.3, y * f * 2.03 + 5.1) - 1.0).abs();
+    (r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5
+}
+
+/// Reflect `t` into `0..=n` with period `2n` (the viewer's `mirror`).
+fn mirror(t: f64, n: f64) -> f64 {
+    let p = 2.0 * n;
+    let mut m = t % p;
+    if m < 0.0 {
+        m += p;
+    }
+    if m <= n {
+        m
+    } else {
+        p - m
+    }
 }
 
 impl Field {
@@ -153,111 +333,39 @@ impl Field {
         if let Some(i) = heights.iter().position(|v| !v.is_finite()) {
             return Err(format!("height at column {}, row {} is not finite", i % width, i / width));
         }
-        let z = crate::cues::unit(heights);
-        let (w, h) = (width, height);
-        // Gradient magnitude in texels (central differences, clamped).
-        let mut grad = vec![0.0; w * h];
-        for r in 0..h {
-            for c in 0..w {
-                let gx = (z[r * w + (c + 1).min(w - 1)] - z[r * w + c.saturating_sub(1)]) * 0.5;
-                let gy = (z[(r + 1).min(h - 1) * w + c] - z[r.saturating_sub(1) * w + c]) * 0.5;
-                grad[r * w + c] = gx.hypot(gy);
-            }
-        }
-        let p95 = crate::cues::quantile(&grad, 0.95).max(1e-12);
-        let radius = ((w.max(h) as f64 / 48.0).round() as usize).max(2);
-        let open = crate::cues::unit(&box_residual(&z, w, h, radius));
-        let mask =
-            (0..w * h).map(|i| smoothstep(0.3, 0.75, grad[i] / p95).max(smoothstep(0.6, 0.9, open[i]))).collect();
+        let z: Vec<f32> = crate::cues::unit(heights).into_iter().map(|v| v as f32).collect();
+        let open = openness(&z, width, height);
+        let mask = roughness_mask(&z, width, height, &open);
         Ok(Field { width, height, z, mask, open })
     }
 
-    fn texel(&self, plane: &[f64], fx: f64, fy: f64) -> f64 {
+    /// Bilinear read of `plane` at world `(x, y)`, mirrored past the edges (the viewer's
+    /// `HeightField._bilinear`: texel 0 at one edge, `w − 1` at the other; rows run south).
+    fn bilinear(&self, plane: &[f32], map: &GridMapping, x: f64, y: f64) -> f64 {
         let (w, h) = (self.width, self.height);
-        let (x, y) = (mirror(fx, w), mirror(fy, h));
-        let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+        let scale = (w.max(h) - 1) as f64 / map.extent();
+        let u = mirror(x * scale + (w - 1) as f64 * 0.5, (w - 1) as f64);
+        let v = mirror((h - 1) as f64 * 0.5 - y * scale, (h - 1) as f64);
+        let (x0, y0) = (u as usize, v as usize);
         let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
-        let (tx, ty) = (x - x0 as f64, y - y0 as f64);
-        let a = plane[y0 * w + x0] * (1.0 - tx) + plane[y0 * w + x1] * tx;
-        let b = plane[y1 * w + x0] * (1.0 - tx) + plane[y1 * w + x1] * tx;
-        a * (1.0 - ty) + b * ty
-    }
-
-    /// Field texel coordinates of world point `(x, y)` for this mapping.
-    fn texel_coords(&self, map: &GridMapping, x: f64, y: f64) -> (f64, f64) {
-        let long = self.width.max(self.height) as f64 - 1.0;
-        let ext = map.relief_scale() * map.tile;
-        let fx = x / ext * long + (self.width as f64 - 1.0) / 2.0;
-        let fy = -y / ext * long + (self.height as f64 - 1.0) / 2.0;
-        (fx, fy)
+        let (fx, fy) = (u - x0 as f64, v - y0 as f64);
+        let p = |c: usize, r: usize| f64::from(plane[r * w + c]);
+        (p(x0, y0) * (1.0 - fx) + p(x1, y0) * fx) * (1.0 - fy) + (p(x0, y1) * (1.0 - fx) + p(x1, y1) * fx) * fy
     }
 
     /// The drawn height at world point `(x, y)`.
     pub fn height_at(&self, map: &GridMapping, x: f64, y: f64) -> f64 {
-        let (fx, fy) = self.texel_coords(map, x, y);
-        let base = map.amplitude() * (self.texel(&self.z, fx, fy) - 0.5) * 2.0;
-        if map.detail <= 0.0 {
+        let relief = map.amplitude();
+        if relief <= 0.0 {
+            return 0.0;
+        }
+        let base = relief * (self.bilinear(&self.z, map, x, y) - 0.5) * 2.0;
+        let amp = 0.05 * map.detail * map.tile;
+        if amp <= 0.0 {
             return base;
         }
-        let m = self.texel(&self.mask, fx, fy);
-        base + detail_relief(map, x, y) * m
+        base + amp * self.bilinear(&self.mask, map, x, y) * detail_grain(map, x, y)
     }
-}
-
-/// Reflect a texel coordinate into `0..=len−1` with period `2(len−1)`.
-fn mirror(t: f64, len: usize) -> f64 {
-    let span = (len - 1) as f64;
-    let p = t.rem_euclid(2.0 * span);
-    if p > span {
-        2.0 * span - p
-    } else {
-        p
-    }
-}
-
-/// `z − mean over the clipped (2r+1)² window`, via a summed-area table.
-fn box_residual(z: &[f64], w: usize, h: usize, r: usize) -> Vec<f64> {
-    let sw = w + 1;
-    let mut s = vec![0.0; sw * (h + 1)];
-    for y in 0..h {
-        let mut row = 0.0;
-        for x in 0..w {
-            row += z[y * w + x];
-            s[(y + 1) * sw + x + 1] = s[y * sw + x + 1] + row;
-        }
-    }
-    let mut out = vec![0.0; w * h];
-    for y in 0..h {
-        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-        for x in 0..w {
-            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
-            let sum = s[y1 * sw + x1] - s[y0 * sw + x1] - s[y1 * sw + x0] + s[y0 * sw + x0];
-            out[y * w + x] = z[y * w + x] - sum / ((y1 - y0) * (x1 - x0)) as f64;
-        }
-    }
-    out
-}
-
-/// Value noise in 0..1 from the canonical hash (seed 0, 24-bit lattice values, smoothstep).
-fn value_noise(x: f64, y: f64) -> f64 {
-    let (xf, yf) = (x.floor(), y.floor());
-    let (ix, iy) = (xf as i64 as u32, yf as i64 as u32);
-    let v = |a: u32, b: u32| f64::from(hash_u32(a, b, 0) >> 8) / 16_777_216.0;
-    let (tx, ty) = (x - xf, y - yf);
-    let (sx, sy) = (tx * tx * (3.0 - 2.0 * tx), ty * ty * (3.0 - 2.0 * ty));
-    let a = v(ix, iy) * (1.0 - sx) + v(ix.wrapping_add(1), iy) * sx;
-    let b = v(ix, iy.wrapping_add(1)) * (1.0 - sx) + v(ix.wrapping_add(1), iy.wrapping_add(1)) * sx;
-    a * (1.0 - sy) + b * sy
-}
-
-/// The unmasked detail grain at world `(x, y)`.
-fn detail_relief(map: &GridMapping, x: f64, y: f64) -> f64 {
-    let amp = 0.05 * map.detail * map.tile;
-    let f = 1.0 / (0.7 * map.tile);
-    let (qx, qy) = (x * f, y * f);
-    let r1 = 1.0 - (2.0 * value_noise(qx, qy) - 1.0).abs();
-    let r2 = 1.0 - (2.0 * value_noise(2.03 * qx + 17.3, 2.03 * qy + 5.1) - 1.0).abs();
-    amp * ((r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5)
 }
 
 /// World centre `(x, y)` of tile `(i, j)`; `i` east, `j` south (row order of the decision).
@@ -271,41 +379,46 @@ pub fn tile_centre(map: &GridMapping, i: usize, j: usize) -> (f64, f64) {
 /// Heights sampled for the rule: `(n·over)²` values, north row first, spanning the tile
 /// centres (`step = (n − 1)·tile / (m − 1)`), rotated by the grid angle.
 pub fn sample_grid(field: &Field, map: &GridMapping) -> Vec<f64> {
-    sample_with(map, |x, y| field.height_at(map, x, y))
+    flip_rows(&sample_south_first(map, |x, y| field.height_at(map, x, y)), map.n * map.over())
 }
 
 /// A second field (e.g. the sediment record) sampled at the same points, without relief or
-/// detail: its unit-stretched value.
+/// detail: its unit-stretched value, north row first.
 pub fn sample_plain(field: &Field, map: &GridMapping) -> Vec<f64> {
-    sample_with(map, |x, y| {
-        let (fx, fy) = field.texel_coords(map, x, y);
-        field.texel(&field.z, fx, fy)
-    })
+    flip_rows(&sample_south_first(map, |x, y| field.bilinear(&field.z, map, x, y)), map.n * map.over())
 }
 
-fn sample_with(map: &GridMapping, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+/// The viewer's `sampleGrid`: row `j = 0` south (`ly = (j − half)·step`), angle `a·π/180`.
+fn sample_south_first(map: &GridMapping, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
     let m = map.n * map.over();
     let span = (map.n as f64 - 1.0) * map.tile;
     let step = if m > 1 { span / (m as f64 - 1.0) } else { 0.0 };
     let half = (m as f64 - 1.0) / 2.0;
-    let a = map.angle_deg.to_radians();
+    let a = map.angle_deg * std::f64::consts::PI / 180.0;
     let (ca, sa) = (a.cos(), a.sin());
     let mut out = Vec::with_capacity(m * m);
-    for r in 0..m {
-        let ly = (half - r as f64) * step;
-        for c in 0..m {
-            let lx = (c as f64 - half) * step;
+    for j in 0..m {
+        let ly = (j as f64 - half) * step;
+        for i in 0..m {
+            let lx = (i as f64 - half) * step;
             out.push(f(ca * lx - sa * ly, sa * lx + ca * ly));
         }
     }
     out
 }
 
+/// The rows of an `n × n` array in reverse order.
+fn flip_rows<T: Clone>(a: &[T], n: usize) -> Vec<T> {
+    a.chunks(n.max(1)).rev().flatten().cloned().collect()
+}
+
 /// Lay a terrain (and its sediment record, when there is one) under the tile grid and apply the
-/// rule: [`sample_grid`] for the heights, [`sample_plain`] for the sediment, then
-/// [`crate::classify::classify`] with the tile side as the fine spacing. This is the whole of
-/// what `bozkir classify` decides and what the viewer decides through `bozkir-wasm`, so both call
-/// this one function. `opts.spacing` is replaced by `map.tile`.
+/// rule: the heights and the sediment sampled as the viewer samples them, then
+/// [`crate::classify::classify`] with the tile side as the fine spacing, on the samples in the
+/// viewer's south-first order (so every exact tie falls as the viewer's does); the decision comes
+/// back north row first. This is the whole of what `bozkir classify` decides and what the viewer
+/// decides through `bozkir-wasm`, so both call this one function. `opts.spacing` is replaced by
+/// `map.tile`.
 ///
 /// # Examples
 ///
@@ -344,10 +457,11 @@ pub fn classify_on_grid(
     opts: &ClassifyOptions,
 ) -> Result<Decision, ClassifyError> {
     map.check().map_err(ClassifyError::Input)?;
-    let z = sample_grid(height, map);
-    let sed = sediment.map(|f| sample_plain(f, map));
+    let z = sample_south_first(map, |x, y| height.height_at(map, x, y));
+    let sed = sediment.map(|f| sample_south_first(map, |x, y| f.bilinear(&f.z, map, x, y)));
     let opts = ClassifyOptions { spacing: map.tile, ..opts.clone() };
-    classify(&z, map.n, sed.as_deref(), rule, &opts)
+    let d = classify(&z, map.n, sed.as_deref(), rule, &opts)?;
+    Ok(d.flip_rows())
 }
 
 #[cfg(test)]

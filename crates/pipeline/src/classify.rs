@@ -324,7 +324,7 @@ pub fn classify(
         "grid": map.n,
         "mapping": {
             "tile": map.tile, "relief": map.relief, "relief_scale": map.relief_scale(),
-            "over": map.over(), "over_default": oversampling(map.n), "angle_deg": map.angle_deg, "detail": map.detail,
+            "over": map.over(), "over_default": oversampling(map.n), "angle_deg": map.angle_deg, "detail": map.detail, "compat": map.compat.name(),
             "amplitude": map.amplitude(),
         },
         "options": {

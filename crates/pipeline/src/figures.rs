@@ -22,7 +22,7 @@
 use crate::error::{PipelineError, Result};
 use crate::validation::{validate_rule, ValidationInput, ValidationOutcome, ValidationRequest};
 use bozkir_core::{Grid, Observer};
-use bozkir_material::tilegrid::{Field, GridMapping};
+use bozkir_material::tilegrid::{Compat, Field, GridMapping};
 use bozkir_material::validation::Settings;
 use bozkir_material::{ClassifyOptions, Rule};
 use bozkir_render::draw::{draw_text, fill_rect, hstack, text_width, with_label};
@@ -197,7 +197,15 @@ fn tile_images(ts: &Tileset, res: usize) -> Vec<Vec<[u8; 3]>> {
 
 /// The mapping of the viewer for this tileset and these options.
 fn mapping_args(a: &FiguresRequest, tile: f64) -> MappingArgs {
-    MappingArgs { n: a.grid, tile, relief: a.relief, relief_scale: None, angle_deg: 0.0, detail: a.detail }
+    MappingArgs {
+        n: a.grid,
+        tile,
+        relief: a.relief,
+        relief_scale: None,
+        angle_deg: 0.0,
+        detail: a.detail,
+        compat: Compat::Original,
+    }
 }
 
 /// Shading factor per mosaic pixel: a multi-directional hillshade of the drawn terrain

@@ -24,7 +24,7 @@
 //! JavaScript as `Error` objects carrying the library's message.
 
 use bozkir_core::NoProgress;
-use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
+use bozkir_material::tilegrid::{classify_on_grid, Compat, Field, GridMapping};
 use bozkir_material::{Balance, ClassifyOptions, Rule};
 use bozkir_terrain::profiles::{profile, profile_names, GENERATOR_VERSION};
 use wasm_bindgen::prelude::*;
@@ -274,8 +274,13 @@ impl Mapping {
         relief_scale: f64,
         angle_deg: f64,
         detail: f64,
+        compat: Option<String>,
     ) -> Result<Mapping, JsError> {
-        let m = MappingArgs { n, tile, relief, relief_scale: Some(relief_scale), angle_deg, detail };
+        let compat = match compat.as_deref() {
+            None => Compat::Original,
+            Some(name) => Compat::from_name(name).map_err(js)?,
+        };
+        let m = MappingArgs { n, tile, relief, relief_scale: Some(relief_scale), angle_deg, detail, compat };
         m.mapping().map_err(js)?;
         Ok(Mapping(m))
     }
@@ -296,6 +301,12 @@ impl Mapping {
     #[wasm_bindgen(getter)]
     pub fn over(&self) -> u32 {
         self.0.mapping().map(|m| m.over() as u32).unwrap_or(0)
+    }
+
+    /// The detail grain's lattice hash: `"original"` or `"canonical"`.
+    #[wasm_bindgen(getter)]
+    pub fn compat(&self) -> String {
+        self.0.compat.name().to_string()
     }
 }
 
@@ -323,19 +334,19 @@ impl SceneField {
     /// Heights stretched to 0..1, row 0 north.
     #[wasm_bindgen(getter)]
     pub fn z(&self) -> Vec<f32> {
-        self.0.field.z.iter().map(|&v| v as f32).collect()
+        self.0.field.z.clone()
     }
 
     /// Where detail relief applies, 0..1.
     #[wasm_bindgen(getter)]
     pub fn mask(&self) -> Vec<f32> {
-        self.0.field.mask.iter().map(|&v| v as f32).collect()
+        self.0.field.mask.clone()
     }
 
     /// Openness 0..1 (0.5 flat).
     #[wasm_bindgen(getter)]
     pub fn open(&self) -> Vec<f32> {
-        self.0.field.open.iter().map(|&v| v as f32).collect()
+        self.0.field.open.clone()
     }
 
     /// The drawn height at world `(x, y)` under `m` (`Field::height_at`).
@@ -536,10 +547,8 @@ mod tests {
             let f = Field::new(48, 48, &widen(&t.heights())).unwrap();
             let fs = Field::new(48, 48, &widen(&s)).unwrap();
             let map = GridMapping::new(12);
-            let z = bozkir_material::tilegrid::sample_grid(&f, &map);
-            let zs = bozkir_material::tilegrid::sample_plain(&fs, &map);
             let opts = ClassifyOptions { balance: share.map_or(Balance::Free, Balance::Share), ..Default::default() };
-            let d = bozkir_material::classify(&z, 12, sed.then_some(zs.as_slice()), &Rule::builtin(), &opts).unwrap();
+            let d = classify_on_grid(&f, sed.then_some(&fs), &map, &Rule::builtin(), &opts).unwrap();
             assert_eq!(got.classes(), d.class);
             assert_eq!(got.strength(), d.strength);
             assert_eq!(got.runner_up(), d.runner_up);

@@ -9,7 +9,7 @@
 use crate::args::RuleOpts;
 use crate::outputs::Staging;
 use anyhow::{Context, Result};
-use bozkir_material::tilegrid::GridMapping;
+use bozkir_material::tilegrid::{Compat, GridMapping};
 use bozkir_material::Rule;
 use bozkir_pipeline::classify::{classify, ClassifyRequest};
 use std::path::PathBuf;
@@ -51,6 +51,10 @@ pub struct Args {
     /// Detail relief strength (0 = off, up to 3).
     #[arg(long, default_value_t = 1.0)]
     pub detail: f64,
+    /// Which lattice hash the detail relief grain reads: `original` (the original viewer 5.0's;
+    /// the classes equal the original's on any terrain) or `canonical` (bozkir's own hash)
+    #[arg(long, default_value = "original", value_parser = parse_compat)]
+    pub compat: Compat,
     #[command(flatten)]
     pub rule_opts: RuleOpts,
     /// Blend band width (0..1): cells with strength below it mix with their runner-up class in
@@ -91,6 +95,7 @@ fn request(a: &Args) -> Result<ClassifyRequest> {
             over: a.over,
             angle_deg: a.angle,
             detail: a.detail,
+            compat: a.compat,
         },
         altitude: a.rule_opts.altitude,
         coherence: a.rule_opts.coherence,
@@ -123,4 +128,8 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     println!("wrote {} files to {}", moved.len(), out.display());
     Ok(())
+}
+
+fn parse_compat(s: &str) -> Result<Compat, String> {
+    Compat::from_name(s).map_err(|e| e.to_string())
 }

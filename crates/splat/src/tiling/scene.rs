@@ -19,7 +19,7 @@ use crate::tiling::tileset::Manifest;
 use crate::tiling::wang::{Code, Colours, WangError, WangSet};
 use bozkir_core::hash::hash_u32;
 use bozkir_material::classify::blend_mix;
-use bozkir_material::tilegrid::{classify_on_grid, Field, GridMapping};
+use bozkir_material::tilegrid::{classify_on_grid, Compat, Field, GridMapping};
 use bozkir_material::{Balance, ClassifyOptions, Rule};
 use std::collections::HashMap;
 
@@ -82,6 +82,8 @@ pub struct MappingArgs {
     pub angle_deg: f64,
     /// Detail relief (`GridMapping::detail`).
     pub detail: f64,
+    /// Which lattice hash the detail grain reads (`GridMapping::compat`).
+    pub compat: Compat,
 }
 
 impl MappingArgs {
@@ -95,6 +97,7 @@ impl MappingArgs {
             over: None,
             angle_deg: self.angle_deg,
             detail: self.detail,
+            compat: self.compat,
         };
         m.check().map_err(|e| SceneError::Mapping(e.to_string()))?;
         Ok(m)
