@@ -147,9 +147,7 @@ fn uses_std(code: &str, m: &str) -> bool {
 /// Whether `code` names the identifier `word` (not as part of a longer identifier).
 fn uses_word(code: &str, word: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
-    code.match_indices(word).any(|(at, _)| {
-        !code[..at].ends_with(ident) && !code[at + word.len()..].starts_with(ident)
-    })
+    code.match_indices(word).any(|(at, _)| !code[..at].ends_with(ident) && !code[at + word.len()..].starts_with(ident))
 }
 
 fn prints(code: &str) -> Option<&'static str> {

@@ -146,8 +146,9 @@ impl TerrainEntry {
     /// converted layers as kept, the baked textures read from disk now.
     pub fn read(&self, file: &str) -> Option<Result<Body>> {
         let disk = |p: &Option<PathBuf>| {
-            p.as_ref()
-                .map(|p| std::fs::read(p).map(Body::Owned).map_err(ViewerError::io(format!("{}: cannot read", p.display()))))
+            p.as_ref().map(|p| {
+                std::fs::read(p).map(Body::Owned).map_err(ViewerError::io(format!("{}: cannot read", p.display())))
+            })
         };
         match file {
             "terrain.json" => Some(Ok(Body::Shared(self.json.clone()))),

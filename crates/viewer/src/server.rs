@@ -14,7 +14,6 @@ use std::thread::JoinHandle;
 /// Largest `POST /api/bench-report` body accepted (bytes).
 const MAX_REPORT: u64 = 4 << 20;
 
-
 /// One answer of [`State::handle`].
 #[derive(Debug)]
 pub struct Reply {
@@ -350,8 +349,7 @@ fn serve_connection(state: &State, stream: std::net::TcpStream) {
 /// ```
 pub fn start(state: Arc<State>, addr: SocketAddr) -> Result<Running> {
     let listener = std::net::TcpListener::bind(addr).map_err(|error| ViewerError::Listen { addr, error })?;
-    let real =
-        listener.local_addr().map_err(|e| ViewerError::Invalid(format!("cannot listen on {addr}: {e}")))?;
+    let real = listener.local_addr().map_err(|e| ViewerError::Invalid(format!("cannot listen on {addr}: {e}")))?;
     let stop = Arc::new(AtomicBool::new(false));
     let acceptor = {
         let stop = stop.clone();
@@ -427,8 +425,6 @@ mod tests {
         assert_eq!(bad(huge.as_bytes()), Some(431));
         assert_eq!(bad(b"GET / HTTP/1.1\r\nHost: x\r\n"), Some(400), "truncated head");
     }
-
-
 
     #[test]
     fn paths_are_decoded_then_checked() {

@@ -4,8 +4,8 @@
 //! prints the table and the page's report lines.
 
 use crate::web;
-use bozkir_viewer::State;
 use anyhow::{bail, Context, Result};
+use bozkir_viewer::State;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc};

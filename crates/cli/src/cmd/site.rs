@@ -3,8 +3,8 @@
 //! static host. SRC defaults to the demo scene, built into a temporary folder.
 
 use crate::web;
-use bozkir_viewer::State;
 use anyhow::{bail, Context, Result};
+use bozkir_viewer::State;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
