@@ -11,7 +11,10 @@
 //! 6. `gpu` does not depend on `recipe`;
 //! 7. a command (`crates/cli/src/cmd/*.rs`) does not reach into another command's module
 //!    (`super::other::…`): no command calls another, and what two commands share (argument
-//!    groups, helpers) lives outside `cmd/<command>.rs`.
+//!    groups, helpers) lives outside `cmd/<command>.rs`;
+//! 8. a library (anything but a face) does not depend on a face;
+//! 9. serving libraries (`viewer`) may use `std::fs` and `std::net`, but do not read the clock
+//!    (`Instant`, `SystemTime`), read the environment (`std::env`) or print to the terminal.
 //!
 //! `check` runs them on a workspace folder. The real workspace must pass; each fixture under
 //! `tests/fixtures/architecture/` is a tiny workspace that breaks one rule on purpose, and must
@@ -34,6 +37,12 @@ const ALGORITHMS: [&str; 7] = [
     "bozkir-splat",
     "bozkir-world",
 ];
+/// Libraries above the pipelines that serve files over the network (the viewer's embedded page,
+/// catalogue and HTTP server): files and sockets are their job, the clock, the environment and
+/// the terminal are the faces'.
+const SERVICES: [&str; 1] = ["bozkir-viewer"];
+/// What serving libraries may not use: clock reads and the environment.
+const SERVICE_OUTSIDE: [&str; 3] = ["Instant", "SystemTime", "std::env"];
 /// Source folders of algorithm crates that are file formats and may use `std::fs`.
 const FORMAT_DIRS: [&str; 1] = ["src/formats"];
 /// Crates that must stay below `io` (no file format knowledge).
@@ -135,6 +144,12 @@ fn uses_std(code: &str, m: &str) -> bool {
     false
 }
 
+/// Whether `code` names the identifier `word` (not as part of a longer identifier).
+fn uses_word(code: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(word).any(|(at, _)| !code[..at].ends_with(ident) && !code[at + word.len()..].starts_with(ident))
+}
+
 fn prints(code: &str) -> Option<&'static str> {
     PRINTS.iter().copied().find(|p| {
         code.match_indices(p).any(|(at, _)| {
@@ -163,6 +178,9 @@ fn check(root: &Path) -> Vec<String> {
             if FACES.contains(&k.name.as_str()) && FACES.contains(&d.as_str()) && d != "bozkir-wasm" {
                 bad.push(format!("rule 5: the face {} depends on the face {d}", k.name));
             }
+            if !FACES.contains(&k.name.as_str()) && FACES.contains(&d.as_str()) && d != "bozkir-wasm" {
+                bad.push(format!("rule 8: the library {} depends on the face {d}", k.name));
+            }
             if k.name == "bozkir-gpu" && d == "bozkir-recipe" {
                 bad.push("rule 6: bozkir-gpu depends on bozkir-recipe".to_string());
             }
@@ -184,6 +202,23 @@ fn check(root: &Path) -> Vec<String> {
                 if let Some(p) = prints(&code) {
                     bad.push(format!("rule 4: {rel} ({}) prints with {p}", k.name));
                 }
+            }
+        }
+    }
+    for k in crates.iter().filter(|k| SERVICES.contains(&k.name.as_str())) {
+        let mut files = Vec::new();
+        rust_files(&k.dir.join("src"), &mut files);
+        for f in files {
+            let code = code_of(&f);
+            let rel = f.strip_prefix(root).unwrap_or(&f).display().to_string();
+            for m in SERVICE_OUTSIDE {
+                let hit = if m.starts_with("std::") { uses_std(&code, m) } else { uses_word(&code, m) };
+                if hit {
+                    bad.push(format!("rule 9: {rel} ({}) uses {m}", k.name));
+                }
+            }
+            if let Some(p) = prints(&code) {
+                bad.push(format!("rule 9: {rel} ({}) prints with {p}", k.name));
             }
         }
     }
@@ -231,7 +266,7 @@ fn the_workspace_keeps_its_layers() {
 #[test]
 fn each_broken_fixture_is_caught() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/architecture");
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 8] = [
         ("clap_in_a_library", &["rule 1: bozkir-terrain depends on clap, which only the binary may use"]),
         ("depends_on_wasm", &["rule 2: bozkir-splat depends on the WebAssembly face bozkir-wasm"]),
         ("core_on_io", &["rule 3: bozkir-core depends on bozkir-io"]),
@@ -246,12 +281,23 @@ fn each_broken_fixture_is_caught() {
         ("face_on_face", &["rule 5: the face bozkir-py depends on the face bozkir"]),
         ("gpu_on_recipe", &["rule 6: bozkir-gpu depends on bozkir-recipe"]),
         ("command_calls_command", &["rule 7: cmd/demo.rs reaches into cmd/terrain.rs"]),
+        (
+            "service_touches_outside",
+            &[
+                "rule 1: bozkir-viewer depends on indicatif, which only the binary may use",
+                "rule 8: the library bozkir-viewer depends on the face bozkir",
+                "rule 9: crates/viewer/src/lib.rs (bozkir-viewer) prints with eprintln!",
+                "rule 9: crates/viewer/src/lib.rs (bozkir-viewer) uses Instant",
+                "rule 9: crates/viewer/src/lib.rs (bozkir-viewer) uses std::env",
+            ],
+        ),
     ];
     for (name, want) in cases {
         let got = check(&fixtures.join(name));
         assert_eq!(got, want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "fixture {name}");
     }
     // The clean fixture passes: the rules do not fire on allowed code (a format module using
-    // std::fs, a `#[cfg(test)]` tail printing, a command calling its own helper).
+    // std::fs, a `#[cfg(test)]` tail printing, a command calling its own helper, a serving
+    // library using std::net, std::fs and a `std::time::Duration`).
     assert_eq!(check(&fixtures.join("clean")), Vec::<String>::new(), "fixture clean");
 }

@@ -3,8 +3,9 @@
 //! `/?bench=1&report=1&grids=…&frames=…`, waits for the page to `POST /api/bench-report`, and
 //! prints the table and the page's report lines.
 
-use crate::web::{self, State};
+use crate::web;
 use anyhow::{bail, Context, Result};
+use bozkir_viewer::State;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc};
@@ -206,7 +207,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         }
     };
     let (tx, rx) = mpsc::channel();
-    let running = web::start(Arc::new(State::new(scene, Some(tx))), "127.0.0.1:0".parse().expect("address"))?;
+    let running = bozkir_viewer::start(Arc::new(State::new(scene, Some(tx))), "127.0.0.1:0".parse().expect("address"))?;
     let grid_list = grids.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(",");
     let url = format!("{}?bench=1&report=1&grids={grid_list}&frames={}", running.url, a.frames);
     let profile = tempfile::Builder::new()

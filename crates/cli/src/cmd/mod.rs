@@ -72,9 +72,3 @@ pub fn file_name(path: &Path) -> String {
 pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(bozkir_io::Sidecar, Grid<f64>)> {
     Ok(bozkir_pipeline::folder::read_terrain_folder(dir, what)?)
 }
-
-/// An optional f32 TIFF layer beside a terrain's `height.tif` (`None` when the file is absent;
-/// see `bozkir_pipeline::folder::read_optional_layer`).
-pub fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f32>>> {
-    Ok(bozkir_pipeline::folder::read_optional_layer(path, w, h)?)
-}

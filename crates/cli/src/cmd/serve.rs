@@ -1,5 +1,5 @@
 //! `bozkir serve [DIR]`: the browser viewer on a local HTTP server, showing the tilesets and
-//! terrains found in DIR (see `crate::web` for what counts and the routes).
+//! terrains found in DIR (see `bozkir_viewer` for what counts and the routes).
 
 use anyhow::Result;
 use std::path::PathBuf;

@@ -2,8 +2,9 @@
 //! `catalogue.json` and `data/…` laid out exactly as `bozkir serve` serves them — for any
 //! static host. SRC defaults to the demo scene, built into a temporary folder.
 
-use crate::web::{self, State};
+use crate::web;
 use anyhow::{bail, Context, Result};
+use bozkir_viewer::State;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -57,7 +58,7 @@ fn check(a: &Args) -> Result<()> {
 fn write_site(root: &Path, state: &State) -> Result<(usize, usize)> {
     let mut bytes = 0usize;
     let mut count = 0usize;
-    for (rel, b) in web::ASSETS {
+    for (rel, b) in bozkir_viewer::ASSETS {
         write(root, rel, b)?;
         bytes += b.len();
         count += 1;
@@ -108,7 +109,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             (s, Some(t))
         }
     };
-    if web::asset("index.html").is_none() {
+    if bozkir_viewer::asset("index.html").is_none() {
         eprintln!("warning: this build embeds no index.html; the site has no page to open");
     }
     // Staged beside the output so that the final rename stays on one file system.

@@ -1,6 +1,6 @@
 //! Embeds the browser viewer: every file under `../../web` except the test and development
 //! folders (and the browser tests' `test-output/`), `node_modules`, the npm manifests and dotfiles becomes an entry of
-//! `OUT_DIR/web_assets.rs`, a `&[(path, bytes)]` table read by `src/web.rs`.
+//! `OUT_DIR/web_assets.rs`, a `&[(path, bytes)]` table read by `src/assets.rs`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
