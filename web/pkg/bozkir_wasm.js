@@ -108,15 +108,40 @@ export class Mapping {
         return ret;
     }
     /**
+     * The detail grain's lattice hash: `"original"` or `"canonical"`.
+     * @returns {string}
+     */
+    get compat() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.mapping_compat(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
      * @param {number} n
      * @param {number} tile
      * @param {number} relief
      * @param {number} relief_scale
      * @param {number} angle_deg
      * @param {number} detail
+     * @param {string | null} [compat]
      */
-    constructor(n, tile, relief, relief_scale, angle_deg, detail) {
-        const ret = wasm.mapping_new(n, tile, relief, relief_scale, angle_deg, detail);
+    constructor(n, tile, relief, relief_scale, angle_deg, detail, compat) {
+        const val2 = +n;
+        const val3 = +tile;
+        const val4 = +relief;
+        const val5 = +relief_scale;
+        const val6 = +angle_deg;
+        const val7 = +detail;
+        var ptr0 = isLikeNone(compat) ? 0 : passStringToWasm0(compat, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        var len0 = WASM_VECTOR_LEN;
+        const ret = wasm.mapping_new(val2, val3, val4, val5, val6, val7, ptr0, len0);
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
@@ -144,7 +169,7 @@ export class Mapping {
 if (Symbol.dispose) Mapping.prototype[Symbol.dispose] = Mapping.prototype.free;
 
 /**
- * Per-cell draw data of a layout (see `scene::Cells`).
+ * Per-cell draw data of a layout (see `bozkir_splat::tiling::scene::Cells`).
  */
 export class SceneCells {
     static __wrap(ptr) {
@@ -456,6 +481,18 @@ export class Terrain {
      */
     get sediment() {
         const ret = wasm.terrain_sediment(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * Heights stretched to 0..1 in f64, then rounded to f32: what the original viewer's terrain
+     * worker hands its `HeightField`, so a `SceneField` made from them holds the original's plane
+     * bit for bit (from the metres it is within f32 rounding of it).
+     * @returns {Float32Array}
+     */
+    get unitHeights() {
+        const ret = wasm.terrain_unitHeights(this.__wbg_ptr);
         var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
         wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
         return v1;

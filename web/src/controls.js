@@ -14,6 +14,7 @@ export const CONTROLS = [
   { id: 'gridangle', section: 'World', label: 'grid angle°', kind: 'range', min: 0, max: 45, step: 1, value: 0, scene: true },
   { id: 'detailon', section: 'World', label: 'detail relief', kind: 'bool', value: true, scene: true },
   { id: 'detailamt', section: 'World', label: 'detail strength', kind: 'range', min: 0.25, max: 3, step: 0.05, value: 1, scene: true },
+  { id: 'compat', section: 'World', research: true, label: 'detail grain', kind: 'select', options: ['original', 'canonical'], value: 'original', scene: true },
   // the rule
   { id: 'classrule', section: 'Rule', label: 'materials by the ground', kind: 'bool', value: true, scene: true },
   { id: 'classbalance', section: 'Rule', label: 'share (collected)', kind: 'range', min: 0.05, max: 0.95, step: 0.01, value: 0.3, scene: true },

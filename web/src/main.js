@@ -153,7 +153,8 @@ async function loadTerrain() {
 async function setTerrain() {
   const t = await loadTerrain();
   app.field?.free?.();
-  app.field = new bz.SceneField(t.heights, t.width, t.height, t.sediment ?? undefined);
+  // A generated terrain hands the rule its unit heights (the original viewer's plane, bit for bit).
+  app.field = new bz.SceneField(t.unit ?? t.heights, t.width, t.height, t.sediment ?? undefined);
   app.terrainInfo = { width: t.width, height: t.height, label: t.label };
   app.terrainHeights = t.heights;
 }
@@ -173,9 +174,9 @@ function rebuildScene() {
   const ts = app.tileset;
   if (!ts || !app.field) return;
   const n = Math.round(s.grid);
-  if (app.reliefFollows) s.reliefscale = Math.min(256, Math.max(2, n));
+  if (app.reliefFollows) s.reliefscale = Math.min(256, Math.max(4, n));
   const detail = s.detailon ? s.detailamt : 0;
-  const mapping = new bz.Mapping(n, ts.size, s.relief, app.reliefFollows ? 0 : s.reliefscale, s.gridangle, detail);
+  const mapping = new bz.Mapping(n, ts.size, s.relief, app.reliefFollows ? 0 : s.reliefscale, s.gridangle, detail, s.compat);
   const classes = ts.manifest.classes.length;
   let decision = null;
   if (s.classrule && classes >= 2) {
@@ -201,6 +202,7 @@ function rebuildScene() {
     reliefScale: mapping.reliefScale,
     angleDeg: s.gridangle,
     detail,
+    compat: mapping.compat,
     field: { width: app.field.width, height: app.field.height, z: app.field.z, mask: app.field.mask, open: app.field.open },
     cells: {
       tile: cells.tile, alt: cells.alt, ownT: cells.ownThreshold, altT: cells.altThreshold, mix: cells.mix, cls, strength,
@@ -247,7 +249,7 @@ function set(id, value, { fromPanel = false } = {}) {
     // makes it follow again.
     app.reliefFollows = Math.round(r.value) === Math.round(app.state.grid);
   }
-  if (id === 'grid' && !fromPanel && app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(2, r.value));
+  if (id === 'grid' && !fromPanel && app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(4, r.value));
   if (!fromPanel) app.panel?.refresh(id);
   if (id === 'lodbase') app.quality.setUserLodBase(r.value);
   if (id === 'autoquality') {
@@ -349,7 +351,7 @@ function applyView(label, p) {
     }
     if (set(id, value) && id === 'reliefscale') app.reliefFollows = false;
   }
-  if (app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(2, Math.round(app.state.grid)));
+  if (app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(4, Math.round(app.state.grid)));
   app.panel?.refreshAll();
   if (p.view) viewButton(p.view);
   if (p.camera) {

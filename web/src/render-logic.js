@@ -20,82 +20,88 @@ export function hashU32(x, y, s) {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** tilegrid.rs value_noise: seed 0, 24-bit lattice values, smoothstep. */
-export function valueNoise(x, y) {
-  const xf = Math.floor(x), yf = Math.floor(y);
-  const ix = xf | 0, iy = yf | 0; // i64 → u32 wrap for the lattice range used
-  const v = (a, b) => (hashU32(a, b, 0) >>> 8) / 16777216;
-  const tx = x - xf, ty = y - yf;
-  const sx = tx * tx * (3 - 2 * tx), sy = ty * ty * (3 - 2 * ty);
-  const a = v(ix, iy) * (1 - sx) + v(ix + 1, iy) * sx;
-  const b = v(ix, iy + 1) * (1 - sx) + v(ix + 1, iy + 1) * sx;
-  return a * (1 - sy) + b * sy;
+/**
+ * Lattice value in 0..1 at integer point (a, b) (tilegrid.rs Compat::lattice): `original` is the
+ * original viewer 5.0's dHash, `canonical` bozkir's hash_u32(a, b, 0) >> 8 / 2^24.
+ */
+export function latticeValue(a, b, compat = 'original') {
+  if (compat === 'canonical') return (hashU32(a, b, 0) >>> 8) / 16777216;
+  let h = (Math.imul(a, 0x27d4eb2d) ^ Math.imul(b, 0x165667b1)) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b) >>> 0;
+  h = (h ^ (h >>> 13)) >>> 0;
+  return (h & 0xffffff) / 16777215;
 }
 
-/** tilegrid.rs detail_relief (unmasked). */
-export function detailRelief(detail, tile, x, y) {
-  const amp = 0.05 * detail * tile;
+/** tilegrid.rs value_noise: smoothstep weights, a + (b − a)·s interpolation. */
+export function valueNoise(x, y, compat = 'original') {
+  const ix = Math.floor(x), iy = Math.floor(y);
+  const fx = x - ix, fy = y - iy;
+  const sx = fx * fx * (3 - 2 * fx), sy = fy * fy * (3 - 2 * fy);
+  const v = (p, q) => latticeValue(p | 0, q | 0, compat);
+  const a = v(ix, iy), b = v(ix + 1, iy), d = v(ix, iy + 1), e = v(ix + 1, iy + 1);
+  return (a + (b - a) * sx) * (1 - sy) + (d + (e - d) * sx) * sy;
+}
+
+/** tilegrid.rs detail_grain: the unmasked ridged grain (r1² + 0.5 r2²)/1.5 − 0.5. */
+export function detailGrain(tile, x, y, compat = 'original') {
   const f = 1 / (0.7 * tile);
-  const qx = x * f, qy = y * f;
-  const r1 = 1 - Math.abs(2 * valueNoise(qx, qy) - 1);
-  const r2 = 1 - Math.abs(2 * valueNoise(2.03 * qx + 17.3, 2.03 * qy + 5.1) - 1);
-  return amp * ((r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5);
+  const r1 = 1 - Math.abs(2 * valueNoise(x * f, y * f, compat) - 1);
+  const r2 = 1 - Math.abs(2 * valueNoise(x * f * 2.03 + 17.3, y * f * 2.03 + 5.1, compat) - 1);
+  return (r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5;
 }
 
-/** tilegrid.rs mirror: reflect into 0..len−1 with period 2(len−1). */
-export function mirror(t, len) {
-  const span = len - 1;
-  let p = t % (2 * span); // f64::rem_euclid: one add, no second %, so the bits match Rust
-  if (p < 0) p += 2 * span;
-  return p > span ? 2 * span - p : p;
+/** tilegrid.rs mirror: reflect t into 0..n with period 2n. */
+export function mirror(t, n) {
+  const p = 2 * n;
+  let m = t % p;
+  if (m < 0) m += p;
+  return m <= n ? m : p - m;
 }
 
-function texel(plane, w, h, fx, fy) {
-  const x = mirror(fx, w), y = mirror(fy, h);
-  const x0 = Math.floor(x), y0 = Math.floor(y);
+/**
+ * Bilinear read of `plane` at world (x, y), mirrored past the edges (tilegrid.rs
+ * Field::bilinear, the original viewer's HeightField._bilinear): the field spans
+ * extent = max(1e-6, reliefScale·tile) across its long edge, rows run south.
+ */
+export function fieldSample(field, plane, reliefScale, tile, x, y) {
+  const w = field.width, h = field.height;
+  const scale = (Math.max(w, h) - 1) / Math.max(1e-6, reliefScale * tile);
+  const u = mirror(x * scale + (w - 1) * 0.5, w - 1);
+  const v = mirror((h - 1) * 0.5 - y * scale, h - 1);
+  const x0 = u | 0, y0 = v | 0;
   const x1 = Math.min(x0 + 1, w - 1), y1 = Math.min(y0 + 1, h - 1);
-  const tx = x - x0, ty = y - y0;
-  const a = plane[y0 * w + x0] * (1 - tx) + plane[y0 * w + x1] * tx;
-  const b = plane[y1 * w + x0] * (1 - tx) + plane[y1 * w + x1] * tx;
-  return a * (1 - ty) + b * ty;
-}
-
-/** Field texel coordinates of world (x, y) (tilegrid.rs texel_coords). */
-export function fieldCoords(field, reliefScale, tile, x, y) {
-  const long = Math.max(field.width, field.height) - 1;
-  const ext = reliefScale * tile;
-  return [(x / ext) * long + (field.width - 1) / 2, (-y / ext) * long + (field.height - 1) / 2];
+  const fx = u - x0, fy = v - y0;
+  return (plane[y0 * w + x0] * (1 - fx) + plane[y0 * w + x1] * fx) * (1 - fy)
+    + (plane[y1 * w + x0] * (1 - fx) + plane[y1 * w + x1] * fx) * fy;
 }
 
 /**
  * The drawn height at world (x, y) for a scene (what both vertex shaders compute).
- * With a field: Field::height_at; without: the analytic fallback
+ * With a field: Field::height_at (0 when the amplitude is 0); without: the analytic fallback
  * amp·(sin(fx)cos(fy) + 0.5 sin(2.3fx+1.7) cos(1.9fy+0.4)), f = 1/(reliefScale·tile), no detail.
- * `detailOn = false` drops the detail relief (the renderer's `detail` option).
+ * `detailOn = false` drops the detail relief (the renderer's `detail` option). `scene.compat`
+ * picks the grain's lattice hash (default `original`).
  */
 export function heightAt(scene, x, y, detailOn = true) {
   const amp = scene.amplitude ?? 0;
   const tile = scene.tile, rs = scene.reliefScale ?? scene.n;
   const f = scene.field;
+  if (!(amp > 0)) return 0;
   if (!f) {
-    if (amp === 0) return 0;
     const k = 1 / (rs * tile);
     return amp * (Math.sin(k * x) * Math.cos(k * y) + 0.5 * Math.sin(2.3 * k * x + 1.7) * Math.cos(1.9 * k * y + 0.4));
   }
-  const [fx, fy] = fieldCoords(f, rs, tile, x, y);
-  const base = amp * (texel(f.z, f.width, f.height, fx, fy) - 0.5) * 2;
-  const detail = detailOn ? scene.detail ?? 0 : 0;
-  if (!(detail > 0)) return base;
-  const m = texel(f.mask, f.width, f.height, fx, fy);
-  return base + detailRelief(detail, tile, x, y) * m;
+  const base = amp * (fieldSample(f, f.z, rs, tile, x, y) - 0.5) * 2;
+  const damp = 0.05 * (detailOn ? scene.detail ?? 0 : 0) * tile;
+  if (!(damp > 0)) return base;
+  return base + damp * fieldSample(f, f.mask, rs, tile, x, y) * detailGrain(tile, x, y, scene.compat);
 }
 
 /** Openness 0..1 at world (x, y) (0.5 without a field). */
 export function opennessAt(scene, x, y) {
   const f = scene.field;
   if (!f || !f.open) return 0.5;
-  const [fx, fy] = fieldCoords(f, scene.reliefScale ?? scene.n, scene.tile, x, y);
-  return texel(f.open, f.width, f.height, fx, fy);
+  return fieldSample(f, f.open, scene.reliefScale ?? scene.n, scene.tile, x, y);
 }
 
 /** Central-difference step of the frame gradient (the shaders use the same). */

@@ -393,7 +393,8 @@ export class Renderer {
       gl.uniform2f(u.uFieldSize, scene.field ? scene.field.width : 1, scene.field ? scene.field.height : 1);
       gl.uniform1i(u.uHasField, scene.field ? 1 : 0);
       gl.uniform1f(u.uAmp, scene.amplitude ?? 0);
-      gl.uniform1f(u.uReliefExt, (scene.reliefScale ?? scene.n) * scene.tile);
+      gl.uniform1f(u.uReliefExt, Math.max(1e-6, (scene.reliefScale ?? scene.n) * scene.tile));
+      gl.uniform1i(u.uCompat, scene.compat === 'canonical' ? 1 : 0);
       gl.uniform1f(u.uDetail, o.detail && scene.field ? scene.detail ?? 0 : 0);
       gl.uniform1f(u.uTile, scene.tile);
       gl.uniform2f(u.uGridRot, Math.cos(ang), Math.sin(ang));

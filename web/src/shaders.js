@@ -7,7 +7,7 @@ export const DILATION = 0.3;
 const INDEX_MASK_HEX = '0x' + ((2 ** INDEX_BITS) - 1).toString(16).toUpperCase() + 'u';
 
 // The ground as both vertex shaders see it, after crates/material/src/tilegrid.rs
-// (Field::height_at, mirror, value_noise, detail_relief). uField: RGBA32F (z, mask, open, 0),
+// (Field::height_at, Field::bilinear, mirror, value_noise, detail_grain). uField: RGBA32F (z, mask, open, 0),
 // row 0 north; fetched with texelFetch and blended by hand, in tilegrid.rs' order of operations.
 export const TERRAIN_GLSL = `
 uniform highp sampler2D uField;
@@ -18,62 +18,69 @@ uniform float uReliefExt;    // reliefScale · tile: the field's long edge in wo
 uniform float uDetail;       // detail strength (0 = off)
 uniform float uTile;
 uniform vec2 uGridRot;       // cos, sin of the grid angle
+uniform int uCompat;         // detail grain lattice: 0 = the original viewer's dHash, 1 = canonical
 
-float mirrorT(float t, float len) {
-  float span = len - 1.0;
-  float p = mod(t, 2.0 * span);
-  return p > span ? 2.0 * span - p : p;
+// Reflect t into 0..n with period 2n (tilegrid.rs mirror).
+float mirrorT(float t, float n) {
+  float p = mod(t, 2.0 * n);
+  return p > n ? 2.0 * n - p : p;
 }
+// Texel coordinates of world point w (tilegrid.rs Field::bilinear: rows run south).
 vec2 fieldCoords(vec2 w) {
-  float longE = max(uFieldSize.x, uFieldSize.y) - 1.0;
-  return vec2(w.x / uReliefExt * longE + (uFieldSize.x - 1.0) / 2.0,
-              -w.y / uReliefExt * longE + (uFieldSize.y - 1.0) / 2.0);
+  float scale = (max(uFieldSize.x, uFieldSize.y) - 1.0) / uReliefExt;
+  return vec2(mirrorT(w.x * scale + (uFieldSize.x - 1.0) * 0.5, uFieldSize.x - 1.0),
+              mirrorT((uFieldSize.y - 1.0) * 0.5 - w.y * scale, uFieldSize.y - 1.0));
 }
-// Bilinear sample of all channels at texel coordinates (mirrored beyond the edges).
+// Bilinear sample of all channels at (mirrored) texel coordinates.
 vec4 fieldTexel(vec2 fc) {
-  float x = mirrorT(fc.x, uFieldSize.x), y = mirrorT(fc.y, uFieldSize.y);
-  float x0 = floor(x), y0 = floor(y);
+  float x0 = floor(fc.x), y0 = floor(fc.y);
   ivec2 p0 = ivec2(x0, y0);
   ivec2 p1 = min(p0 + 1, ivec2(uFieldSize) - 1);
-  float tx = x - x0, ty = y - y0;
+  float tx = fc.x - x0, ty = fc.y - y0;
   vec4 a = texelFetch(uField, p0, 0) * (1.0 - tx) + texelFetch(uField, ivec2(p1.x, p0.y), 0) * tx;
   vec4 b = texelFetch(uField, ivec2(p0.x, p1.y), 0) * (1.0 - tx) + texelFetch(uField, p1, 0) * tx;
   return a * (1.0 - ty) + b * ty;
 }
-uint hashU(uint x, uint y) {
+// Lattice value in 0..1 (tilegrid.rs Compat::lattice).
+float latticeV(uint x, uint y) {
+  if (uCompat == 0) {
+    uint h = (x * 0x27D4EB2Du) ^ (y * 0x165667B1u);
+    h = (h ^ (h >> 15u)) * 0x85EBCA6Bu;
+    h = h ^ (h >> 13u);
+    return float(h & 0xFFFFFFu) / 16777215.0;
+  }
   uint h = (x * 0x27D4EB2Du) ^ (y * 0x165667B1u);
   h = (h ^ (h >> 15u)) * 0x85EBCA6Bu;
   h = (h ^ (h >> 13u)) * 0xC2B2AE35u;
-  return h ^ (h >> 16u);
+  return float((h ^ (h >> 16u)) >> 8u) / 16777216.0;
 }
-float latticeV(uint x, uint y) { return float(hashU(x, y) >> 8u) / 16777216.0; }
 float valueNoise(vec2 p) {
   vec2 f = floor(p);
   uint ix = uint(int(f.x)), iy = uint(int(f.y));
   float tx = p.x - f.x, ty = p.y - f.y;
   float sx = tx * tx * (3.0 - 2.0 * tx), sy = ty * ty * (3.0 - 2.0 * ty);
-  float a = latticeV(ix, iy) * (1.0 - sx) + latticeV(ix + 1u, iy) * sx;
-  float b = latticeV(ix, iy + 1u) * (1.0 - sx) + latticeV(ix + 1u, iy + 1u) * sx;
-  return a * (1.0 - sy) + b * sy;
+  float a = latticeV(ix, iy), b = latticeV(ix + 1u, iy);
+  float d = latticeV(ix, iy + 1u), e = latticeV(ix + 1u, iy + 1u);
+  return (a + (b - a) * sx) * (1.0 - sy) + (d + (e - d) * sx) * sy;
 }
-float detailRelief(vec2 w) {
-  float amp = 0.05 * uDetail * uTile;
-  float f = 1.0 / (0.7 * uTile);
-  vec2 q = w * f;
+// The unmasked ridged grain (tilegrid.rs detail_grain).
+float detailGrain(vec2 w) {
+  vec2 q = w * (1.0 / (0.7 * uTile));
   float r1 = 1.0 - abs(2.0 * valueNoise(q) - 1.0);
-  float r2 = 1.0 - abs(2.0 * valueNoise(2.03 * q + vec2(17.3, 5.1)) - 1.0);
-  return amp * ((r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5);
+  float r2 = 1.0 - abs(2.0 * valueNoise(q * 2.03 + vec2(17.3, 5.1)) - 1.0);
+  return (r1 * r1 + 0.5 * r2 * r2) / 1.5 - 0.5;
 }
 float terrainHeight(vec2 w) {
+  if (uAmp <= 0.0) return 0.0;
   if (uHasField == 0) {
-    if (uAmp == 0.0) return 0.0;
     float k = 1.0 / uReliefExt;
     return uAmp * (sin(k * w.x) * cos(k * w.y) + 0.5 * sin(2.3 * k * w.x + 1.7) * cos(1.9 * k * w.y + 0.4));
   }
   vec4 s = fieldTexel(fieldCoords(w));
   float base = uAmp * (s.r - 0.5) * 2.0;
-  if (uDetail <= 0.0) return base;
-  return base + detailRelief(w) * s.g;
+  float amp = 0.05 * uDetail * uTile;
+  if (amp <= 0.0) return base;
+  return base + amp * s.g * detailGrain(w);
 }
 float opennessAt(vec2 w) {
   if (uHasField == 0) return 0.5;
@@ -82,7 +89,7 @@ float opennessAt(vec2 w) {
 // Central differences; step one field texel (1 % of the wavelength without a field), finer
 // than the detail's creases when detail is on.
 vec2 terrainGrad(vec2 w) {
-  if (uAmp == 0.0 && uDetail <= 0.0) return vec2(0.0);
+  if (uAmp <= 0.0) return vec2(0.0);
   float e;
   if (uHasField == 1) {
     e = uReliefExt / max(max(uFieldSize.x, uFieldSize.y), 2.0);

@@ -58,14 +58,16 @@ function inWorker(gen, seed, size) {
 }
 
 /**
- * Terrain `gen` at `seed` and `size`: `{width, height, heights (metres), sediment, cached}`.
+ * Terrain `gen` at `seed` and `size`: `{width, height, heights (metres), unit (heights stretched
+ * to 0..1 in f64, then f32: the plane the rule reads, as the original viewer's), sediment, cached}`.
  * @param {object} bz the initialised WebAssembly module (fallback and version)
  */
 export async function loadGenerated(bz, gen, seed, size, status = () => {}) {
-  const key = `v${bz.generatorVersion()}/${gen}/${seed}/${size}`;
+  const key = `v${bz.generatorVersion()}u/${gen}/${seed}/${size}`;
   const db = await openDb();
   const hit = await dbGet(db, key);
-  if (hit && hit.heights && hit.heights.length === hit.width * hit.height) return { ...hit, cached: true };
+  const whole = (a, t) => a && a.length === t.width * t.height;
+  if (hit && whole(hit.heights, hit) && whole(hit.unit, hit)) return { ...hit, cached: true };
   status(`generating ${gen}, seed ${seed}, ${size}²…`);
   let t;
   try {
@@ -73,7 +75,7 @@ export async function loadGenerated(bz, gen, seed, size, status = () => {}) {
   } catch (e) {
     if (/unknown profile|outside/.test(e.message)) throw e;
     const r = bz.generate(gen, seed, size);
-    t = { width: r.width, height: r.height, heights: r.heights, sediment: r.sediment };
+    t = { width: r.width, height: r.height, heights: r.heights, unit: r.unitHeights, sediment: r.sediment };
   }
   status('');
   await dbPut(db, key, t);

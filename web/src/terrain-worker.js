@@ -9,8 +9,9 @@ self.onmessage = async (e) => {
     await ready;
     const t = generate(gen, seed, size);
     const heights = t.heights;
+    const unit = t.unitHeights;
     const sediment = t.sediment;
-    self.postMessage({ width: t.width, height: t.height, heights, sediment }, [heights.buffer, sediment.buffer]);
+    self.postMessage({ width: t.width, height: t.height, heights, unit, sediment }, [heights.buffer, unit.buffer, sediment.buffer]);
   } catch (err) {
     self.postMessage({ error: String(err && err.message ? err.message : err) });
   }

@@ -545,6 +545,36 @@ mod tests {
     }
 
     #[test]
+    fn the_two_lattice_hashes_are_pinned() {
+        // The original viewer's dHash(1, 0) and hash_u32(1, 0, 0) >> 8 (0x80f575f2).
+        assert_eq!(Compat::Original.lattice(1, 0), 14_462_411.0 / 16_777_215.0);
+        assert_eq!(Compat::Canonical.lattice(1, 0), f64::from(0x80f5_75f2u32 >> 8) / 16_777_216.0);
+        assert_eq!(Compat::Original.lattice(u32::MAX, 7), {
+            let mut h = u32::MAX.wrapping_mul(0x27D4_EB2D) ^ 7u32.wrapping_mul(0x1656_67B1);
+            h = (h ^ (h >> 15)).wrapping_mul(0x85EB_CA6B);
+            f64::from((h ^ (h >> 13)) & 0xFF_FFFF) / 16_777_215.0
+        });
+        for c in Compat::ALL {
+            assert_eq!(Compat::from_name(c.name()).unwrap(), c);
+        }
+        let e = Compat::from_name("pyworldgen").unwrap_err();
+        assert_eq!((e.param, e.to_string().contains("original, canonical")), ("compat", true));
+        // Negative lattice coordinates wrap as JavaScript's ToInt32 does.
+        assert_eq!(lattice_coord(-1.0), u32::MAX);
+        assert_eq!(lattice_coord(-4_294_967_297.0), u32::MAX);
+    }
+
+    #[test]
+    fn the_relief_scale_follows_the_grid_within_the_sliders_range() {
+        assert_eq!(GridMapping::new(2).relief_scale(), 4.0);
+        assert_eq!(GridMapping::new(40).relief_scale(), 40.0);
+        assert_eq!(GridMapping::new(300).relief_scale(), 256.0);
+        let mut m = GridMapping::new(8);
+        m.relief = 0.0;
+        assert_eq!(ramp(9, 9).height_at(&m, 0.3, 0.2), 0.0, "no relief, no height (not even detail)");
+    }
+
+    #[test]
     fn bad_mappings_are_named() {
         let mut m = GridMapping::new(10);
         m.tile = 0.0;

@@ -45,6 +45,7 @@ pub struct Terrain {
     width: u32,
     height: u32,
     heights: Vec<f32>,
+    unit: Vec<f32>,
     sediment: Vec<f32>,
 }
 
@@ -66,6 +67,14 @@ impl Terrain {
     #[wasm_bindgen(getter)]
     pub fn heights(&self) -> Vec<f32> {
         self.heights.clone()
+    }
+
+    /// Heights stretched to 0..1 in f64, then rounded to f32: what the original viewer's terrain
+    /// worker hands its `HeightField`, so a `SceneField` made from them holds the original's plane
+    /// bit for bit (from the metres it is within f32 rounding of it).
+    #[wasm_bindgen(getter, js_name = unitHeights)]
+    pub fn unit_heights(&self) -> Vec<f32> {
+        self.unit.clone()
     }
 
     /// The erosion's sediment record, unit range (`sediment.tif`), a `Float32Array`.
@@ -150,6 +159,7 @@ pub fn try_generate(profile_name: &str, seed: u32, size: u32) -> Result<Terrain,
         width: t.height.width() as u32,
         height: t.height.height() as u32,
         heights: t.height.data().iter().map(|&v| (v * HEIGHT_RANGE_M) as f32).collect(),
+        unit: bozkir_material::cues::unit(t.height.data()).into_iter().map(|v| v as f32).collect(),
         sediment: t.sediment.data().iter().map(|&v| v as f32).collect(),
     })
 }

@@ -22,13 +22,17 @@ test('hash_u32 pinned vectors (bozkir_core::hash)', () => {
   assert.equal(hashU32(-1, -1, -1), 0x016bf667);
 });
 
-test('value noise: lattice values at integers, in 0..1, continuous', () => {
-  close(valueNoise(0, 0), 0); // hash(0,0,0) = 0
-  close(valueNoise(1, 0), (0x80f575f2 >>> 8) / 16777216);
-  close(valueNoise(-3.5, 2.25), valueNoise(-3.5 + 1e-9, 2.25), 1e-6);
-  for (let k = 0; k < 100; k++) {
-    const v = valueNoise(k * 0.37 - 20, k * 0.91 - 7);
-    assert.ok(v >= 0 && v < 1);
+test('value noise: lattice values at integers (both grain hashes), in 0..1, continuous', () => {
+  close(valueNoise(0, 0), 0); // dHash(0, 0) = 0
+  close(valueNoise(1, 0), 14462411 / 16777215); // the original viewer's dHash(1, 0)
+  close(valueNoise(0, 0, 'canonical'), 0); // hash(0,0,0) = 0
+  close(valueNoise(1, 0, 'canonical'), (0x80f575f2 >>> 8) / 16777216);
+  for (const compat of ['original', 'canonical']) {
+    close(valueNoise(-3.5, 2.25, compat), valueNoise(-3.5 + 1e-9, 2.25, compat), 1e-6);
+    for (let k = 0; k < 100; k++) {
+      const v = valueNoise(k * 0.37 - 20, k * 0.91 - 7, compat);
+      assert.ok(v >= 0 && v <= 1);
+    }
   }
 });
 

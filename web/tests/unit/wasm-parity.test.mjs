@@ -4,49 +4,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { heightAt, hashU32, cellDraws, spreadHashes, NONE } from '../../src/render-logic.js';
+import { heightAt, hashU32, latticeValue, cellDraws, spreadHashes, NONE } from '../../src/render-logic.js';
 
 const bz = await import('../../pkg/bozkir_wasm.js');
 bz.initSync({ module: readFileSync(new URL('../../pkg/bozkir_wasm_bg.wasm', import.meta.url)) });
-
-// Field::new's planes in f64 (cues::unit, the gradient / p95 / box-residual mask), rebuilt here
-// from the same f32 heights: SceneField's z / mask / open getters hand out f32 copies, which is
-// all the GPU needs but moves heights by up to ~6e-8 of the amplitude.
-function planes64(heights, w, h) {
-  const unit = (a) => {
-    let lo = Infinity, hi = -Infinity;
-    for (const v of a) { if (v < lo) lo = v; if (v > hi) hi = v; }
-    return hi - lo > 1e-12 ? a.map((v) => (v - lo) / (hi - lo)) : a.map(() => 0.5);
-  };
-  const z = unit(Float64Array.from(heights));
-  const grad = new Float64Array(w * h);
-  for (let r = 0; r < h; r++) for (let c = 0; c < w; c++) {
-    const gx = (z[r * w + Math.min(c + 1, w - 1)] - z[r * w + Math.max(c - 1, 0)]) * 0.5;
-    const gy = (z[Math.min(r + 1, h - 1) * w + c] - z[Math.max(r - 1, 0) * w + c]) * 0.5;
-    grad[r * w + c] = Math.hypot(gx, gy);
-  }
-  const sorted = Float64Array.from(grad).sort();
-  const p95 = Math.max(sorted[Math.min(Math.floor(0.95 * (grad.length - 1) + 0.5), grad.length - 1)], 1e-12);
-  const R = Math.max(2, Math.round(Math.max(w, h) / 48));
-  const sw = w + 1, s = new Float64Array(sw * (h + 1));
-  for (let y = 0; y < h; y++) {
-    let row = 0;
-    for (let x = 0; x < w; x++) { row += z[y * w + x]; s[(y + 1) * sw + x + 1] = s[y * sw + x + 1] + row; }
-  }
-  const resid = new Float64Array(w * h);
-  for (let y = 0; y < h; y++) {
-    const y0 = Math.max(y - R, 0), y1 = Math.min(y + R + 1, h);
-    for (let x = 0; x < w; x++) {
-      const x0 = Math.max(x - R, 0), x1 = Math.min(x + R + 1, w);
-      const sum = s[y1 * sw + x1] - s[y0 * sw + x1] - s[y1 * sw + x0] + s[y0 * sw + x0];
-      resid[y * w + x] = z[y * w + x] - sum / ((y1 - y0) * (x1 - x0));
-    }
-  }
-  const open = unit(resid);
-  const ss = (e0, e1, x) => { const t = Math.min(1, Math.max(0, (x - e0) / (e1 - e0))); return t * t * (3 - 2 * t); };
-  const mask = grad.map((g, i) => Math.max(ss(0.3, 0.75, g / p95), ss(0.6, 0.9, open[i])));
-  return { z, mask, open };
-}
 
 // Points inside, at texel and mirror boundaries, far outside (mirrored), negative.
 function points(n, count) {
@@ -66,41 +27,32 @@ const mappings = [
   [24, 1, 1.2, 0, 0, 0], [24, 1, 1.2, 0, 0, 1], [40, 1, 1.2, 0, 30, 1], [64, 0.5, 2, 100, 12.5, 2.5], [9, 2, 0.7, 7, 45, 3],
 ];
 
-test('heightAt equals Field::height_at (wasm) with the f64 planes: bit-identical, inside, outside, rotated', () => {
-  const p = planes64(t.heights, sf.width, sf.height);
-  const field = { width: sf.width, height: sf.height, ...p };
-  let worst = 0, worstDetail = 0, count = 0;
-  for (const [n, tile, relief, rs, ang, det] of mappings) {
-    const m = new bz.Mapping(n, tile, relief, rs, ang, det);
-    const scene = { n, tile, amplitude: m.amplitude, reliefScale: m.reliefScale, angleDeg: ang, detail: det, field };
-    for (const [x, y] of points(n * tile, 800)) {
-      const want = sf.heightAt(m, x, y), got = heightAt(scene, x, y);
-      const rel = Math.abs(got - want) / Math.max(m.amplitude, Math.abs(want));
-      if (det > 0) worstDetail = Math.max(worstDetail, rel); else worst = Math.max(worst, rel);
-      assert.ok(rel <= 1e-9, `n ${n} angle ${ang} detail ${det} at (${x}, ${y}): ${got} vs ${want}`);
-      count++;
+test('heightAt equals Field::height_at (wasm) bit for bit on the f32 planes, both grain hashes, inside, outside, rotated', () => {
+  // The planes are f32 in the library too (as the original viewer holds them), so the twin reads
+  // exactly what Field::height_at reads and every operation is the same f64 operation.
+  const field = { width: sf.width, height: sf.height, z: sf.z, mask: sf.mask, open: sf.open };
+  let count = 0;
+  for (const compat of ['original', 'canonical']) {
+    for (const [n, tile, relief, rs, ang, det] of mappings) {
+      const m = new bz.Mapping(n, tile, relief, rs, ang, det, compat);
+      assert.equal(m.compat, compat);
+      const scene = { n, tile, amplitude: m.amplitude, reliefScale: m.reliefScale, angleDeg: ang, detail: det, field, compat };
+      for (const [x, y] of points(n * tile, 400)) {
+        assert.equal(heightAt(scene, x, y), sf.heightAt(m, x, y), `${compat} n ${n} angle ${ang} detail ${det} at (${x}, ${y})`);
+        count++;
+      }
+      m.free();
     }
-    m.free();
   }
   assert.ok(count > 4000);
-  // Without detail the result is bit-identical (same f64 operations in the same order). With
-  // detail a few points differ by 1 ulp: not the twin (where the 4 mask texels are exactly 1 it
-  // is bit-identical too) but this test's f64 rebuild of the mask plane, whose gradient uses
-  // Math.hypot, which V8 and Rust's libm do not round alike. The page passes SceneField's planes.
-  assert.equal(worst, 0, 'detail off: bit-identical');
-  assert.ok(worstDetail <= 1e-15, `detail on: ${worstDetail}`);
+  assert.throws(() => new bz.Mapping(24, 1, 1.2, 0, 0, 1, 'pyworldgen'), /unknown compatibility mode/);
 });
 
-test('heightAt with the SceneField f32 planes the page passes: within f32 rounding (≤ 1e-7 of the amplitude)', () => {
-  const field = { width: sf.width, height: sf.height, z: sf.z, mask: sf.mask, open: sf.open };
-  for (const [n, tile, relief, rs, ang, det] of mappings) {
-    const m = new bz.Mapping(n, tile, relief, rs, ang, det);
-    const scene = { n, tile, amplitude: m.amplitude, reliefScale: m.reliefScale, angleDeg: ang, detail: det, field };
-    for (const [x, y] of points(n * tile, 300)) {
-      assert.ok(Math.abs(heightAt(scene, x, y) - sf.heightAt(m, x, y)) <= 1e-7 * m.amplitude);
-    }
-    m.free();
-  }
+test('the two grain hashes: the original viewer dHash and hash_u32 (pinned lattice values)', () => {
+  // dHash(1, 0) of the original viewer 5.0 and hash_u32(1, 0, 0) >> 8 / 2^24.
+  assert.equal(latticeValue(1, 0), 14462411 / 16777215);
+  assert.equal(latticeValue(1, 0, 'canonical'), (0x80f575f2 >>> 8) / 16777216);
+  assert.ok(Math.abs(latticeValue(1, 0) - 0.862) < 1e-3 && Math.abs(latticeValue(1, 0, 'canonical') - 0.504) < 1e-3);
 });
 
 test('hashU32 pinned vectors (bozkir_core::hash) and splatHashes = splat_priority·2³² (select.rs vectors)', () => {
