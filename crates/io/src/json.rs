@@ -35,7 +35,12 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: impl AsRef<Path>) -> Resu
     let file = std::fs::File::open(path).map_err(|e| IoError::io(path, e))?;
     let len = file.metadata().map_err(|e| IoError::io(path, e))?.len();
     if len > MAX_JSON_BYTES {
-        return Err(IoError::TooMany { path: path.to_path_buf(), what: "JSON bytes", count: len, limit: MAX_JSON_BYTES });
+        return Err(IoError::TooMany {
+            path: path.to_path_buf(),
+            what: "JSON bytes",
+            count: len,
+            limit: MAX_JSON_BYTES,
+        });
     }
     let mut text = Vec::with_capacity(len as usize);
     file.take(MAX_JSON_BYTES + 1).read_to_end(&mut text).map_err(|e| IoError::io(path, e))?;

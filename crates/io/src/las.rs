@@ -366,12 +366,16 @@ pub fn write_las(path: impl AsRef<Path>, xyz: &[[f64; 3]], classification: &[u8]
         f => return Err(bad(format!("LAS point format {f} cannot be written (0 or 1)"))),
     };
     if layout.scale.iter().any(|s| !(s.is_finite() && *s > 0.0)) || layout.offset.iter().any(|o| !o.is_finite()) {
-        return Err(bad(format!("LAS scale {:?} / offset {:?} must be finite (scale above 0)", layout.scale, layout.offset)));
+        return Err(bad(format!(
+            "LAS scale {:?} / offset {:?} must be finite (scale above 0)",
+            layout.scale, layout.offset
+        )));
     }
     if classification.len() != xyz.len() {
         return Err(bad(format!("{} classification codes for {} points", classification.len(), xyz.len())));
     }
-    let count = u32::try_from(xyz.len()).map_err(|_| bad(format!("{} points, above a LAS 1.2 file's u32 count", xyz.len())))?;
+    let count =
+        u32::try_from(xyz.len()).map_err(|_| bad(format!("{} points, above a LAS 1.2 file's u32 count", xyz.len())))?;
     let mut ints = Vec::with_capacity(xyz.len());
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
     for (i, p) in xyz.iter().enumerate() {
