@@ -56,6 +56,13 @@ pub enum IoError {
     /// The caller passed arguments that cannot produce a valid file (e.g. `lo >= hi`).
     #[error("{path}: invalid argument ({detail})", path = .path.display())]
     InvalidArgument { path: PathBuf, detail: String },
+    /// A JSON file ([`crate::json::read_json`]) is not JSON, or not the shape asked for.
+    #[error("{path}: not JSON ({source})", path = .path.display())]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A JSON sidecar could not be parsed or written.
     #[error("{path}: JSON sidecar: {source}", path = .path.display())]
     Json {
@@ -85,6 +92,7 @@ impl IoError {
             | IoError::TooMany { path, .. }
             | IoError::TooSmall { path, .. }
             | IoError::InvalidArgument { path, .. }
+            | IoError::NotJson { path, .. }
             | IoError::Json { path, .. } => path,
         }
     }

@@ -24,10 +24,10 @@
 //! reserving memory for the count.
 
 use crate::error::{IoError, Result};
-use crate::fsio::open_with_magic;
+use crate::fsio::{atomic_write, open_with_magic};
 use crate::geotiff::linear_unit_metres;
 use crate::limits::MAX_POINTS;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// Points of a LAS file: coordinates in its CRS units and ASPRS classification codes.
@@ -308,5 +308,126 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
         compressed,
         horizontal_unit_m: vlrs.horizontal_unit_m,
         vertical_unit_m: vlrs.vertical_unit_m,
+    })
+}
+
+/// How [`write_las`] stores coordinates: the integer `X = round((x − offset) / scale)` of each
+/// axis, in an uncompressed LAS 1.2 file of point data format 0 (20-byte records) or 1 (28 bytes,
+/// with a GPS time, written as 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LasLayout {
+    /// Point data format, 0 or 1.
+    pub point_format: u8,
+    /// Coordinate units per stored integer step, per axis (e.g. `0.01` for centimetres).
+    pub scale: [f64; 3],
+    /// Coordinates of the stored integer 0, per axis.
+    pub offset: [f64; 3],
+}
+
+impl Default for LasLayout {
+    /// Format 1, centimetre steps, no offset.
+    fn default() -> Self {
+        Self { point_format: 1, scale: [0.01; 3], offset: [0.0; 3] }
+    }
+}
+
+/// Size of a LAS 1.2 public header (no VLRs follow it in the files [`write_las`] writes).
+const LAS12_HEADER: u16 = 227;
+
+/// Write `xyz` with their ASPRS `classification` codes (the low 5 bits are kept) as an
+/// uncompressed LAS 1.2 file laid out by `layout`, atomically. [`read_las`] reads it back as
+/// the coordinates rounded to the layout's steps.
+///
+/// Refused (naming `path`): a point format other than 0 or 1, a scale that is not finite and
+/// above 0 or an offset that is not finite, `classification` of another length than `xyz`, more
+/// than `u32::MAX` points, and a coordinate whose stored integer does not fit an `i32`.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_io::las::{read_las, write_las, LasLayout};
+///
+/// let dir = std::env::temp_dir().join(format!("bozkir-las-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("two.las");
+/// let layout = LasLayout { offset: [1000.0, 2000.0, 0.0], ..LasLayout::default() };
+/// write_las(&path, &[[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]], &[2, 5], &layout).unwrap();
+/// let back = read_las(&path).unwrap();
+/// assert_eq!(back.xyz, vec![[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]]);
+/// assert_eq!(back.classification, vec![2, 5]);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn write_las(path: impl AsRef<Path>, xyz: &[[f64; 3]], classification: &[u8], layout: &LasLayout) -> Result<()> {
+    let path = path.as_ref();
+    let bad = |detail: String| IoError::InvalidArgument { path: path.to_path_buf(), detail };
+    let record: u16 = match layout.point_format {
+        0 => 20,
+        1 => 28,
+        f => return Err(bad(format!("LAS point format {f} cannot be written (0 or 1)"))),
+    };
+    if layout.scale.iter().any(|s| !(s.is_finite() && *s > 0.0)) || layout.offset.iter().any(|o| !o.is_finite()) {
+        return Err(bad(format!(
+            "LAS scale {:?} / offset {:?} must be finite (scale above 0)",
+            layout.scale, layout.offset
+        )));
+    }
+    if classification.len() != xyz.len() {
+        return Err(bad(format!("{} classification codes for {} points", classification.len(), xyz.len())));
+    }
+    let count =
+        u32::try_from(xyz.len()).map_err(|_| bad(format!("{} points, above a LAS 1.2 file's u32 count", xyz.len())))?;
+    let mut ints = Vec::with_capacity(xyz.len());
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for (i, p) in xyz.iter().enumerate() {
+        let mut q = [0i32; 3];
+        for k in 0..3 {
+            let v = ((p[k] - layout.offset[k]) / layout.scale[k]).round();
+            if !(v >= i32::MIN as f64 && v <= i32::MAX as f64) {
+                return Err(bad(format!("point {i} coordinate {} does not fit the LAS scale and offset", p[k])));
+            }
+            q[k] = v as i32;
+            let stored = f64::from(q[k]) * layout.scale[k] + layout.offset[k];
+            lo[k] = lo[k].min(stored);
+            hi[k] = hi[k].max(stored);
+        }
+        ints.push(q);
+    }
+    if xyz.is_empty() {
+        (lo, hi) = ([0.0; 3], [0.0; 3]);
+    }
+    let mut h = vec![0u8; usize::from(LAS12_HEADER)];
+    h[..4].copy_from_slice(b"LASF");
+    h[24] = 1;
+    h[25] = 2;
+    let software = b"bozkir";
+    h[58..58 + software.len()].copy_from_slice(software);
+    h[94..96].copy_from_slice(&LAS12_HEADER.to_le_bytes());
+    h[96..100].copy_from_slice(&u32::from(LAS12_HEADER).to_le_bytes());
+    h[104] = layout.point_format;
+    h[105..107].copy_from_slice(&record.to_le_bytes());
+    h[107..111].copy_from_slice(&count.to_le_bytes());
+    // Points by return: all counted as first returns.
+    h[111..115].copy_from_slice(&count.to_le_bytes());
+    for (k, v) in layout.scale.iter().chain(&layout.offset).enumerate() {
+        h[131 + 8 * k..139 + 8 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    // Max X, min X, max Y, min Y, max Z, min Z.
+    for k in 0..3 {
+        h[179 + 16 * k..187 + 16 * k].copy_from_slice(&hi[k].to_le_bytes());
+        h[187 + 16 * k..195 + 16 * k].copy_from_slice(&lo[k].to_le_bytes());
+    }
+    atomic_write(path, |w| {
+        let io = |e| IoError::io(path, e);
+        w.write_all(&h).map_err(io)?;
+        let mut r = vec![0u8; usize::from(record)];
+        for (q, &class) in ints.iter().zip(classification) {
+            for k in 0..3 {
+                r[4 * k..4 * k + 4].copy_from_slice(&q[k].to_le_bytes());
+            }
+            r[14] = 0b0000_1001; // return 1 of 1
+            r[15] = class & 0x1f;
+            w.write_all(&r).map_err(io)?;
+        }
+        Ok(())
     })
 }

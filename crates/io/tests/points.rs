@@ -129,48 +129,68 @@ fn broken_plys_are_refused_naming_the_file() {
     assert!(read_ply_points(&p).unwrap_err().to_string().contains("truncated"));
 }
 
-/// A LAS 1.2 file of point format 1 (28-byte records), scale 0.01, offset (1000, 2000, 0).
-fn las_bytes(points: &[([i32; 3], u8)], format_byte: u8) -> Vec<u8> {
-    let mut h = vec![0u8; 227];
-    h[..4].copy_from_slice(b"LASF");
-    h[24] = 1;
-    h[25] = 2;
-    h[94..96].copy_from_slice(&227u16.to_le_bytes());
-    h[96..100].copy_from_slice(&227u32.to_le_bytes());
-    h[104] = format_byte;
-    h[105..107].copy_from_slice(&28u16.to_le_bytes());
-    h[107..111].copy_from_slice(&(points.len() as u32).to_le_bytes());
-    for (k, v) in [0.01f64, 0.01, 0.01, 1000.0, 2000.0, 0.0].iter().enumerate() {
-        h[131 + 8 * k..139 + 8 * k].copy_from_slice(&v.to_le_bytes());
-    }
-    for (xyz, class) in points {
-        let mut r = [0u8; 28];
-        for k in 0..3 {
-            r[4 * k..4 * k + 4].copy_from_slice(&xyz[k].to_le_bytes());
-        }
-        r[15] = *class | 0x20; // synthetic flag bit must be masked off
-        h.extend_from_slice(&r);
-    }
-    h
-}
-
 #[test]
 fn las_points_are_scaled_and_classified() {
     let dir = tmp_dir("las");
     let p = dir.join("a.las");
-    std::fs::write(&p, las_bytes(&[([100, 200, 12345], 2), ([-5, 0, 7], 5)], 1)).unwrap();
+    let layout = LasLayout { offset: [1000.0, 2000.0, 0.0], ..LasLayout::default() };
+    // The synthetic flag bit (0x20) is not a class: the writer keeps the low 5 bits.
+    write_las(&p, &[[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]], &[2, 5 | 0x20], &layout).unwrap();
     let las = read_las(&p).unwrap();
     assert_eq!((las.version, las.point_format), ((1, 2), 1));
     assert_eq!(las.xyz, vec![[1001.0, 2002.0, 123.45], [999.95, 2000.0, 0.07]]);
     assert_eq!(las.classification, vec![2, 5]);
+    assert!(!las.compressed && las.rgb.is_none());
+    // A LAZ bit without the LASzip VLR, and a cut-off record, are refused naming the file.
     let q = dir.join("c.laz");
-    std::fs::write(&q, las_bytes(&[([0, 0, 0], 2)], 0x80 | 1)).unwrap();
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes[104] |= 0x80;
+    std::fs::write(&q, &bytes).unwrap();
     let e = read_las(&q).unwrap_err().to_string();
     assert!(e.contains("c.laz") && e.contains("LAZ"), "{e}");
-    let mut cut = las_bytes(&[([0, 0, 0], 2), ([1, 1, 1], 2)], 1);
-    cut.truncate(cut.len() - 3);
-    std::fs::write(&q, cut).unwrap();
+    bytes[104] &= 0x7f;
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&q, bytes).unwrap();
     assert!(read_las(&q).unwrap_err().to_string().contains("truncated"));
+}
+
+#[test]
+fn las_writer_round_trips_formats_0_and_1_and_refuses_what_it_cannot_store() {
+    let dir = tmp_dir("las_rt");
+    let pts: Vec<[f64; 3]> = plane().into_iter().step_by(97).map(|[x, y, z]| [x + 500.0, y - 300.0, z]).collect();
+    let classes: Vec<u8> = (0..pts.len()).map(|i| (i % 32) as u8).collect();
+    for point_format in [0u8, 1] {
+        let layout = LasLayout { point_format, scale: [0.001; 3], offset: [500.0, -300.0, 0.0] };
+        let p = dir.join(format!("f{point_format}.las"));
+        write_las(&p, &pts, &classes, &layout).unwrap();
+        let back = read_las(&p).unwrap();
+        assert_eq!(back.point_format, point_format);
+        assert_eq!(back.classification, classes);
+        for (a, b) in pts.iter().zip(&back.xyz) {
+            for k in 0..3 {
+                assert!((a[k] - b[k]).abs() <= 0.0005 + 1e-9, "{a:?} vs {b:?}");
+            }
+        }
+    }
+    let p = dir.join("bad.las");
+    let e = write_las(&p, &pts, &classes, &LasLayout { point_format: 3, ..LasLayout::default() }).unwrap_err();
+    assert!(e.to_string().contains("bad.las") && e.to_string().contains("point format 3"), "{e}");
+    let e = write_las(&p, &pts, &classes[1..], &LasLayout::default()).unwrap_err().to_string();
+    assert!(e.contains("classification"), "{e}");
+    let e = write_las(&p, &[[1e9, 0.0, 0.0]], &[2], &LasLayout::default()).unwrap_err().to_string();
+    assert!(e.contains("does not fit"), "{e}");
+    assert!(!p.exists());
+}
+
+#[test]
+fn ply_writer_round_trips_in_every_encoding() {
+    let dir = tmp_dir("ply_rt");
+    let pts: Vec<[f64; 3]> = plane().into_iter().step_by(13).chain([[1e-7, -1e12, 0.1 + 0.2]]).collect();
+    for format in [plyfmt::Format::Ascii, plyfmt::Format::Little, plyfmt::Format::Big] {
+        let p = dir.join(format!("{format:?}.ply"));
+        write_ply_points(&p, &pts, format).unwrap();
+        assert_eq!(read_ply_points(&p).unwrap(), pts, "{format:?}");
+    }
 }
 
 fn lidar(name: &str) -> std::path::PathBuf {

@@ -22,6 +22,7 @@
 use crate::error::{PipelineError, Result};
 use crate::validation::{validate_rule, ValidationInput, ValidationOutcome, ValidationRequest};
 use bozkir_core::{Grid, Observer};
+use bozkir_io::IoError;
 use bozkir_material::tilegrid::{Compat, Field, GridMapping};
 use bozkir_material::validation::Settings;
 use bozkir_material::{ClassifyOptions, Rule};
@@ -439,10 +440,11 @@ fn validation_report(a: &FiguresRequest) -> Result<Option<(Value, Value, Option<
     Ok(match &a.validation {
         ValidationSource::Skip | ValidationSource::Unavailable => None,
         ValidationSource::File(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| PipelineError::step(format!("{}: cannot read", p.display()), e))?;
-            let v: Value = serde_json::from_str(&text)
-                .map_err(|e| PipelineError::step(format!("{}: not JSON", p.display()), e))?;
+            let v: Value = bozkir_io::json::read_json(p).map_err(|e| match e {
+                IoError::Io { source, .. } => PipelineError::step(format!("{}: cannot read", p.display()), source),
+                IoError::NotJson { source, .. } => PipelineError::step(format!("{}: not JSON", p.display()), source),
+                e => PipelineError::Io(e),
+            })?;
             let what = p.display().to_string();
             kappa_bars(&v, a.validation_grid, &what)?;
             Some((v, json!({"source": "file", "path": what}), None))
@@ -467,17 +469,27 @@ fn run_validation(dtm: &Path, ortho: &Path, grid: usize, obs: &dyn Observer) -> 
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```
 /// use bozkir_pipeline::figures::{figures, FiguresRequest, ValidationSource};
 ///
+/// // A validation.json as `bozkir validate-rule` writes it, cut to what the κ plot reads.
+/// let dir = tempfile::tempdir().unwrap();
+/// let report = dir.path().join("validation.json");
+/// let text = serde_json::json!({"grids": {"8": {"truths": {"colour": {"comparisons": {
+///     "rule": {"kappa": 0.4, "null_mean": 0.01, "null_p95": 0.15, "p": 0.01},
+///     "gentle slope": {"kappa": 0.1, "null_mean": 0.0, "null_p95": 0.2, "p": 0.3},
+/// }}}}}});
+/// std::fs::write(&report, text.to_string()).unwrap();
+///
 /// let req = FiguresRequest {
-///     tileset: None, terrain: None, profile: "canyon".into(), seed: 3, size: 48,
-///     profiles: vec!["hills".into()], grid: 10, res: 12, layout_seed: 1, share: 0.3,
+///     tileset: None, terrain: None, profile: "canyon".into(), seed: 3, size: 24,
+///     profiles: vec!["hills".into()], grid: 4, res: 8, layout_seed: 1, share: 0.3,
 ///     altitude: 0.4, coherence: 3, sharpness: 3.0, relief: 1.2, detail: 1.0,
-///     exaggeration: 3.0, validation: ValidationSource::Skip, validation_grid: 24,
+///     exaggeration: 3.0, validation: ValidationSource::File(report), validation_grid: 8,
 /// };
 /// let out = figures(&req, &bozkir_core::NoProgress).unwrap();
 /// assert_eq!(out.images[0].0, "rule-on.png");
+/// assert!(out.images.iter().any(|(name, _)| *name == "validation-kappa.png"));
 /// ```
 pub fn figures(a: &FiguresRequest, obs: &dyn Observer) -> Result<FiguresOutcome> {
     check(a)?;

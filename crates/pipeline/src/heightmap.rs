@@ -61,14 +61,9 @@ const POINTS: &str = "point cloud (15th percentile per cell)";
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("cloud.ply");
-/// let mut ply = String::from("ply\nformat ascii 1.0\nelement vertex 400\n");
-/// ply += "property float x\nproperty float y\nproperty float z\nend_header\n";
-/// for i in 0..20 {
-///     for j in 0..20 {
-///         ply += &format!("{i} {j} {}\n", 0.5 * i as f64);
-///     }
-/// }
-/// std::fs::write(&path, ply).unwrap();
+/// let pts: Vec<[f64; 3]> =
+///     (0..20).flat_map(|i| (0..20).map(move |j| [f64::from(i), f64::from(j), 0.5 * f64::from(i)])).collect();
+/// bozkir_io::write_ply_points(&path, &pts, bozkir_io::plyfmt::Format::Ascii).unwrap();
 /// let req = HeightmapRequest { input: path, size: 8, smooth: 0, rescale: Rescale::default() };
 /// let h = heightmap(&req, &bozkir_core::NoProgress).unwrap();
 /// assert_eq!((h.heights.width(), h.heights.height()), (8, 8));

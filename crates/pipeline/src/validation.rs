@@ -83,17 +83,39 @@ pub struct ValidationOutcome {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```
+/// use bozkir_io::las::{write_las, LasLayout};
 /// use bozkir_material::{validation::Settings, Rule};
 /// use bozkir_pipeline::validation::{validate_rule, ValidationInput, ValidationRequest};
 ///
+/// // A classified cloud of a 48 m hillside: ground (class 2) every 0.5 m, and trees
+/// // (class 5, 4 m up) on its western third.
+/// let (mut xyz, mut class) = (Vec::new(), Vec::new());
+/// for i in 0..96 {
+///     for j in 0..96 {
+///         let (x, y) = (f64::from(i) * 0.5, f64::from(j) * 0.5);
+///         let z = 100.0 + 0.2 * x + 2.0 * (y / 8.0).sin();
+///         xyz.push([x, y, z]);
+///         class.push(2);
+///         if x < 16.0 && (i + j) % 3 == 0 {
+///             xyz.push([x + 0.1, y + 0.1, z + 4.0]);
+///             class.push(5);
+///         }
+///     }
+/// }
+/// let dir = tempfile::tempdir().unwrap();
+/// let las = dir.path().join("hill.las");
+/// write_las(&las, &xyz, &class, &LasLayout::default()).unwrap();
+///
 /// let req = ValidationRequest {
-///     input: ValidationInput::Points { las: "data/lidar/autzen_trim.laz".into() },
-///     settings: Settings::default(),
+///     input: ValidationInput::Points { las },
+///     settings: Settings { grids: vec![8], ..Settings::default() },
 ///     rule: Rule::builtin(),
 ///     rule_name: "built-in".into(),
 /// };
 /// let out = validate_rule(&req, &bozkir_core::NoProgress).unwrap();
+/// assert_eq!(out.figures.len(), 1);
+/// assert_eq!(out.report["input"]["points"], xyz.len());
 /// for line in out.summary() {
 ///     println!("{line}");
 /// }

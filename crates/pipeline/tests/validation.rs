@@ -1,83 +1,23 @@
 //! The heightmap workflow: a PLY point cloud gridded into a height field (moved from
-//! `bozkir-io`'s tests with `read_ply_height`), and the validation workflow on a real LAZ file.
+//! `bozkir-io`'s tests with `read_ply_height`; the file written by `bozkir_io::write_ply_points`), and
+//! the validation workflow on a real LAZ file.
 
 use bozkir_pipeline::heightmap::read_ply_height;
 use std::path::Path;
 
 /// Points on the plane z = 0.5 x − 0.25 y over a 10 m square, 0.1 m apart.
 fn plane() -> Vec<[f64; 3]> {
-    let mut v = Vec::new();
-    for i in 0..=100 {
-        for j in 0..=100 {
-            let (x, y) = (i as f64 * 0.1, j as f64 * 0.1);
-            v.push([x, y, 0.5 * x - 0.25 * y]);
-        }
-    }
-    v
-}
-
-/// A PLY with a `camera` element before `vertex` (with a list), vertex properties
-/// `nx, x, y, z, red` (double coordinates) and a `face` element after.
-fn write_ply(path: &Path, format: &str, pts: &[[f64; 3]]) {
-    let mut out = format!(
-        "ply\r\nformat {format} 1.0\r\ncomment made by a test\r\nelement camera 1\r\nproperty list uchar int ids\r\n\
-         element vertex {}\r\nproperty float nx\r\nproperty double x\r\nproperty double y\r\nproperty double z\r\n\
-         property uchar red\r\nelement face 1\r\nproperty list uchar int vertex_indices\r\nend_header\r\n",
-        pts.len()
-    )
-    .into_bytes();
-    let big = format == "binary_big_endian";
-    let f32b = |v: f32| {
-        if big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        }
-    };
-    let f64b = |v: f64| {
-        if big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        }
-    };
-    let i32b = |v: i32| {
-        if big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        }
-    };
-    if format == "ascii" {
-        out.extend_from_slice(b"2 7 8\n");
-        for p in pts {
-            out.extend_from_slice(format!("0.5 {} {} {} 200\n", p[0], p[1], p[2]).as_bytes());
-        }
-        out.extend_from_slice(b"3 0 1 2\n");
-    } else {
-        out.push(2);
-        out.extend_from_slice(&i32b(7));
-        out.extend_from_slice(&i32b(8));
-        for p in pts {
-            out.extend_from_slice(&f32b(0.5));
-            for v in p {
-                out.extend_from_slice(&f64b(*v));
-            }
-            out.push(200);
-        }
-        out.push(3);
-        for i in 0..3 {
-            out.extend_from_slice(&i32b(i));
-        }
-    }
-    std::fs::write(path, out).unwrap();
+    (0..=100)
+        .flat_map(|i| (0..=100).map(move |j| (f64::from(i) * 0.1, f64::from(j) * 0.1)))
+        .map(|(x, y)| [x, y, 0.5 * x - 0.25 * y])
+        .collect()
 }
 
 #[test]
 fn ply_height_field_follows_the_plane() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("plane.ply");
-    write_ply(&p, "binary_little_endian", &plane());
+    bozkir_io::write_ply_points(&p, &plane(), bozkir_io::plyfmt::Format::Little).unwrap();
     let g = read_ply_height(&p, 65).unwrap();
     assert_eq!((g.width(), g.height()), (65, 65));
     // p1–p99 of 0..10 on a 0.1 m lattice is 0.1..9.9: span 9.8, centre 5.

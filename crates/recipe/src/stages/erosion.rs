@@ -78,9 +78,10 @@ impl StreamPowerStage {
 impl StageOp for StreamPowerStage {
     const NAME: &'static str = "stream_power";
     fn validated(self) -> Result<Self, ParamError> {
+        // The recipe's own caps, tighter than the rule's; `m`'s range is the rule's alone
+        // (`StreamPowerParams::validate`, below).
         count("steps", self.steps as u64, 1, 100_000)?;
         range("k", self.k, 0.0, 1e6)?;
-        range("m", self.m, 0.0, 2.0)?;
         range("dt", self.dt, 1e-9, 1e9)?;
         range("uplift", self.uplift, 0.0, 1e6)?;
         range("kappa", self.kappa, 0.0, 1e9)?;
@@ -275,9 +276,12 @@ impl StageOp for DropletStage {
     const NAME: &'static str = "droplets";
     fn validated(self) -> Result<Self, ParamError> {
         choice("mode", &self.mode, &["batched", "sequential"], "\"batched\" or \"sequential\"")?;
-        range("per_cell", self.per_cell, 0.0, 1000.0)?;
+        // `batch_per_cell` is the stage's own (it sets `DropletParams::batch_size`); the rest
+        // are `DropletParams::validate`'s ranges.
         range("batch_per_cell", self.batch_per_cell, 0.0, 1.0)?;
-        self.params(0, 1).validate().map_err(terrain)?;
+        // `per_cell` is checked even when `count` overrides it, as it always was.
+        let p = DropletParams { droplets: DropletCount::PerCell(self.per_cell), ..self.params(0, 1) };
+        p.validate().map_err(terrain)?;
         Ok(self)
     }
     fn seed(&self) -> Option<u64> {
@@ -346,9 +350,8 @@ impl StageOp for ThermalStage {
     fn validated(self) -> Result<Self, ParamError> {
         choice("preset", &self.preset, &["scree", "spike_guard"], "\"scree\" or \"spike_guard\"")?;
         let p = self.params();
-        range("talus_deg", p.talus_deg, 0.1, 89.9)?;
-        range("margin_deg", p.margin_deg, 0.0, 89.9)?;
-        range("rate", p.rate, 0.0, 1.0)?;
+        p.validate().map_err(terrain)?;
+        // The recipe's own budget (not a range of the rule; see `ThermalParams::validate`).
         if p.iterations > 100_000 {
             return Err(ParamError::AtMost { name: "iterations", value: p.iterations as u64, hi: 100_000 });
         }
@@ -421,6 +424,7 @@ impl ShallowWaterStage {
 impl StageOp for ShallowWaterStage {
     const NAME: &'static str = "shallow_water";
     fn validated(self) -> Result<Self, ParamError> {
+        // The recipe's own caps, tighter than the rule's (`ShallowWaterParams::validate`, below).
         count("steps", self.steps as u64, 1, 1_000_000)?;
         range("rain_rate", self.rain_rate, 0.0, 1.0)?;
         range("capacity", self.capacity, 0.0, 1e3)?;
@@ -478,6 +482,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("area_floor_m2"), "{e}");
+    }
+
+    /// The thermal stage's ranges are `ThermalParams::validate`'s: a talus plus margin at 90°
+    /// or a rate of 0 (which the run itself would refuse) are refused when parsed, by name.
+    #[test]
+    fn thermal_ranges_are_the_rules() {
+        use crate::parse::parse;
+        for (bad, needle) in [
+            ("talus_deg = 95.0", "talus_deg must be in [0, 90), got 95"),
+            ("talus_deg = 60.0\nmargin_deg = 40.0", "margin_deg must be >= 0 with talus_deg + margin_deg < 90"),
+            ("rate = 0.0", "rate must be in (0, 1], got 0"),
+            ("iterations = 100001", "iterations must be at most 100000, got 100001"),
+        ] {
+            let text = format!("size = 32\n[[stage]]\nop = \"thermal\"\n{bad}\n");
+            let e = parse(&text, "t.toml").unwrap_err().to_string();
+            assert!(e.contains(needle) && e.contains("thermal"), "{bad}: {e}");
+        }
+        let ok = "size = 32\n[[stage]]\nop = \"thermal\"\ntalus_deg = 0.0\nrate = 1.0\n";
+        assert!(parse(ok, "t.toml").is_ok());
+        let e = parse("size = 32\n[[stage]]\nop = \"droplets\"\nper_cell = 1001\n", "d.toml").unwrap_err().to_string();
+        assert!(e.contains("per_cell") && e.contains("1001") && e.contains("1000"), "{e}");
     }
 
     /// The area floor of ds2's stream power: no change on cells as large as the floor (the

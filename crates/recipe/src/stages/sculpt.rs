@@ -2,7 +2,7 @@
 //! `blur` and `reverse` sculpting.
 
 use super::{StageCtx, StageOp};
-use crate::error::{count, range, ParamError, StageError};
+use crate::error::{count, range, terrain, ParamError, StageError};
 use crate::state::State;
 use bozkir_core::Grid;
 use bozkir_terrain::sculpt::blur::{gaussian_blur, BlurParams};
@@ -194,24 +194,10 @@ impl Default for ReverseStage {
     }
 }
 
-impl StageOp for ReverseStage {
-    const NAME: &'static str = "reverse";
-    fn validated(self) -> Result<Self, ParamError> {
-        range("region_m", self.region_m, 1e-3, 1e7)?;
-        range("drop_fraction", self.drop_fraction, 0.0, 1.0)?;
-        range("depth", self.depth, 0.0, 1.0)?;
-        range("depth_variation", self.depth_variation, 0.0, 1.0)?;
-        range("debris", self.debris, 0.0, 1.0)?;
-        range("toe_deg", self.toe_deg, 0.0, 89.9)?;
-        count("debris_spread", self.debris_spread, 0, 16)?;
-        range("noise_m", self.noise_m, 0.0, 1e5)?;
-        Ok(self)
-    }
-    fn seed(&self) -> Option<u64> {
-        self.seed
-    }
-    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
-        let p = ReverseParams {
+impl ReverseStage {
+    /// The terrain parameters with `seed` (the rest at their defaults).
+    fn params(&self, seed: u32) -> ReverseParams {
+        ReverseParams {
             region_m: self.region_m,
             drop_fraction: self.drop_fraction,
             depth: self.depth,
@@ -222,9 +208,23 @@ impl StageOp for ReverseStage {
             debris_spread: self.debris_spread,
             noise_m: self.noise_m,
             finish: self.finish,
-            seed: ctx.seed32(),
+            seed,
             ..ReverseParams::default()
-        };
+        }
+    }
+}
+
+impl StageOp for ReverseStage {
+    const NAME: &'static str = "reverse";
+    fn validated(self) -> Result<Self, ParamError> {
+        self.params(0).validate().map_err(terrain)?;
+        Ok(self)
+    }
+    fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+    fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        let p = self.params(ctx.seed32());
         state.height = reverse_sculpt(&state.height, &p).0;
         Ok(())
     }

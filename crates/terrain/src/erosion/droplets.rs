@@ -158,6 +158,10 @@ pub struct DropletParams {
     pub mode: DropletMode,
 }
 
+/// The most droplets per cell [`DropletParams::validate`] allows (a thousand droplets on every
+/// cell is far past where more changes the ground; it bounds the run time).
+pub const MAX_PER_CELL: f64 = 1000.0;
+
 /// Beyer's values except `capacity`, `erode` and `gravity` (his 4, 0.3 and 4 were tuned for
 /// heights normalised to `[0, 1]`, i.e. slopes of a few thousandths; on metre heights with slopes
 /// of 0.1–1 they dig runaway holes and spikes, sequentially and much more so in batches).
@@ -184,7 +188,11 @@ impl Default for DropletParams {
 }
 
 impl DropletParams {
-    /// Checks ranges; `Err` names the first bad parameter.
+    /// Checks ranges; `Err` names the first bad parameter, its value and its range:
+    /// `inertia`, `erode`, `deposit` and `evaporation` in `[0, 1]`; `capacity`, `min_slope`,
+    /// `gravity`, `initial_water` and `initial_speed` finite and ≥ 0; `radius` in `(0, 64]`
+    /// cells; `batch_size` at least 1; droplets per cell (`per_cell`) in
+    /// `[0, `[`MAX_PER_CELL`]`]`. The recipe's `droplets` stage checks through this.
     pub fn validate(&self) -> Result<(), crate::ParamError> {
         use crate::ParamError as E;
         let unit = |name: &'static str, v: f64| {
@@ -217,7 +225,12 @@ impl DropletParams {
             return Err(E::new("batch_size", "droplets: batch_size must be >= 1"));
         }
         if let DropletCount::PerCell(p) = self.droplets {
-            nonneg("droplets per cell", p)?;
+            if !(0.0..=MAX_PER_CELL).contains(&p) {
+                return Err(E::new(
+                    "per_cell",
+                    format!("droplets: per_cell (droplets per cell) must be in [0, {MAX_PER_CELL}], got {p}"),
+                ));
+            }
         }
         Ok(())
     }

@@ -73,8 +73,16 @@ impl ThermalParams {
         Self { talus_deg: 65.0, margin_deg: 5.0, rate: 0.8, iterations: 4 }
     }
 
-    /// Checks the ranges: `talus_deg` in [0, 90), `margin_deg ≥ 0` with talus + margin < 90,
-    /// `rate` in (0, 1]. The error names the first bad parameter.
+    /// Checks the ranges every caller shares (the recipe's `thermal` stage, [`thermal`] itself,
+    /// which panics on parameters this refuses): `talus_deg` in `[0, 90)`, `margin_deg ≥ 0`
+    /// with `talus_deg + margin_deg < 90`, `rate` in `(0, 1]`. The error names the first bad
+    /// parameter, its value and its range.
+    ///
+    /// The bounds are the rule's: at 90° or beyond `tan` is infinite or negative, so a talus
+    /// (or talus + margin) there would move everything or nothing meaningful; a rate of 0 moves
+    /// nothing and a rate above 1 overshoots even a lone spike. A talus of 0 is allowed (it
+    /// relaxes towards flat ground). `iterations` is a run-time budget, not a range of the rule:
+    /// callers may cap it (the recipe allows at most 100 000).
     ///
     /// # Examples
     ///
@@ -84,17 +92,24 @@ impl ThermalParams {
     /// assert!(ThermalParams::scree_maker().validate().is_ok());
     /// let e = ThermalParams { rate: 0.0, ..ThermalParams::scree_maker() }.validate().unwrap_err();
     /// assert_eq!(e.param, "rate");
+    /// assert_eq!(e.to_string(), "thermal: rate must be in (0, 1], got 0");
     /// ```
     pub fn validate(&self) -> Result<(), crate::ParamError> {
         use crate::ParamError as E;
         if !(0.0..90.0).contains(&self.talus_deg) {
-            return Err(E::new("talus_deg", "thermal: talus_deg must be in [0, 90)"));
+            return Err(E::new("talus_deg", format!("thermal: talus_deg must be in [0, 90), got {}", self.talus_deg)));
         }
         if !(self.margin_deg >= 0.0 && self.talus_deg + self.margin_deg < 90.0) {
-            return Err(E::new("margin_deg", "thermal: margin_deg must be >= 0 with talus + margin < 90"));
+            return Err(E::new(
+                "margin_deg",
+                format!(
+                    "thermal: margin_deg must be >= 0 with talus_deg + margin_deg < 90, got {} (talus_deg {})",
+                    self.margin_deg, self.talus_deg
+                ),
+            ));
         }
         if !(self.rate > 0.0 && self.rate <= 1.0) {
-            return Err(E::new("rate", "thermal: rate must be in (0, 1]"));
+            return Err(E::new("rate", format!("thermal: rate must be in (0, 1], got {}", self.rate)));
         }
         Ok(())
     }

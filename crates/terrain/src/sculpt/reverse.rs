@@ -167,6 +167,47 @@ impl Default for ReverseParams {
     }
 }
 
+impl ReverseParams {
+    /// Checks the ranges every caller shares (the recipe's `reverse` stage checks through
+    /// this); `Err` names the first bad parameter, its value and its range, in the order
+    /// `region_m` (`1e-3..=1e7` m), `jitter`, `drop_fraction`, `depth`, `depth_variation`,
+    /// `debris` (each `0..=1`), `debris_roughness` (`0..=1e3`), `toe_deg` (`0..=89.9`: a toe at
+    /// 90° would never stop the rubble), `debris_spread` (`0..=16` passes) and `noise_m`
+    /// (`0..=1e5` m). Non-finite values are refused.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_terrain::sculpt::reverse::ReverseParams;
+    ///
+    /// assert!(ReverseParams::default().validate().is_ok());
+    /// let e = ReverseParams { toe_deg: 95.0, ..ReverseParams::default() }.validate().unwrap_err();
+    /// assert_eq!(e.param, "toe_deg");
+    /// assert_eq!(e.to_string(), "toe_deg must be in 0..=89.9, got 95");
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        let range = |name: &'static str, v: f64, lo: f64, hi: f64| {
+            if !v.is_finite() || v < lo || v > hi {
+                return Err(crate::ParamError::new(name, format!("{name} must be in {lo}..={hi}, got {v}")));
+            }
+            Ok(())
+        };
+        range("region_m", self.region_m, 1e-3, 1e7)?;
+        range("jitter", self.jitter, 0.0, 1.0)?;
+        range("drop_fraction", self.drop_fraction, 0.0, 1.0)?;
+        range("depth", self.depth, 0.0, 1.0)?;
+        range("depth_variation", self.depth_variation, 0.0, 1.0)?;
+        range("debris", self.debris, 0.0, 1.0)?;
+        range("debris_roughness", self.debris_roughness, 0.0, 1e3)?;
+        range("toe_deg", self.toe_deg, 0.0, 89.9)?;
+        if self.debris_spread > 16 {
+            let v = self.debris_spread;
+            return Err(crate::ParamError::new("debris_spread", format!("debris_spread must be 0..=16, got {v}")));
+        }
+        range("noise_m", self.noise_m, 0.0, 1e5)
+    }
+}
+
 /// What [`reverse_sculpt`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReverseReport {

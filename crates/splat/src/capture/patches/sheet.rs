@@ -1,6 +1,8 @@
-//! The contact sheet (rendered with [`crate::raster`]).
+//! The contact sheet (rendered with [`crate::raster`], numbered with `bozkir_render`'s text).
 
 use super::*;
+use bozkir_render::draw::{draw_text, text_height, text_width};
+use bozkir_render::image::Rgb8Image;
 
 /// An 8-bit RGB image, row-major from the top.
 pub struct Sheet {
@@ -37,31 +39,16 @@ impl Sheet {
             }
         }
     }
-    /// Digits in a 3 × 5 font scaled by `k`, on a black box.
+    /// The number `n` in `bozkir_render`'s bitmap font scaled by `k`, on a black box with a
+    /// margin of `k` pixels round the text.
     pub(super) fn number(&mut self, x: i64, y: i64, n: usize, k: i64, c: [u8; 3]) {
-        const FONT: [[u8; 5]; 10] = [
-            [7, 5, 5, 5, 7],
-            [2, 6, 2, 2, 7],
-            [7, 1, 7, 4, 7],
-            [7, 1, 7, 1, 7],
-            [5, 5, 7, 1, 1],
-            [7, 4, 7, 1, 7],
-            [7, 4, 7, 5, 7],
-            [7, 1, 1, 1, 1],
-            [7, 5, 7, 5, 7],
-            [7, 5, 7, 1, 7],
-        ];
-        let digits: Vec<usize> = n.to_string().bytes().map(|b| usize::from(b - b'0')).collect();
-        let wd = digits.len() as i64 * 4 * k + k;
-        self.fill(x, y, x + wd - 1, y + 7 * k - 1, [0, 0, 0]);
-        for (j, &d) in digits.iter().enumerate() {
-            for (row, bits) in FONT[d].iter().enumerate() {
-                for col in 0..3 {
-                    if bits & (4 >> col) != 0 {
-                        let (gx, gy) = (x + k + (j as i64 * 4 + col) * k, y + k + row as i64 * k);
-                        self.fill(gx, gy, gx + k - 1, gy + k - 1, c);
-                    }
-                }
+        let label = n.to_string();
+        let scale = k.max(1) as usize;
+        let mut label_box = Rgb8Image::new(text_width(&label, scale) + 2 * scale, text_height(scale) + 2 * scale);
+        draw_text(&mut label_box, k, k, &label, scale, c);
+        for by in 0..label_box.height {
+            for bx in 0..label_box.width {
+                self.put(x + bx as i64, y + by as i64, label_box.pixel(bx, by));
             }
         }
     }

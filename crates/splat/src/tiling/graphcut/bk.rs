@@ -1,7 +1,7 @@
 //! Boykov and Kolmogorov's max-flow ([`crate::tiling::graphcut::FlowGraph::max_flow_bk`]): two
 //! search trees grown from the terminals, augmentation, adoption of orphans.
 
-use super::{Arc, Cap, FlowGraph, MaxFlow};
+use super::{csr, Arc, Cap, FlowGraph, MaxFlow};
 use std::collections::VecDeque;
 
 const FREE: u8 = 0;
@@ -40,27 +40,9 @@ pub(crate) struct Bk {
 impl Bk {
     pub(crate) fn new(g: &FlowGraph) -> Bk {
         let n = g.node_count();
-        let m = g.head.len();
+        let (arcs, first) = csr(g);
         let blank = Node { tr: 0, first: 0, parent: NO_ARC, ts: 0, dist: 0, tree: FREE, active: false };
-        let mut nodes = vec![blank; n + 1];
-        // Group arcs by tail (tail of pair arc a = head[a ^ 1]), keeping input order per node.
-        for a in 0..m {
-            nodes[g.head[a ^ 1] as usize + 1].first += 1;
-        }
-        for i in 0..n {
-            nodes[i + 1].first += nodes[i].first;
-        }
-        let mut pos: Vec<u32> = nodes.iter().map(|x| x.first).collect();
-        let mut slot = vec![0u32; m];
-        for (a, s) in slot.iter_mut().enumerate() {
-            let t = g.head[a ^ 1] as usize;
-            *s = pos[t];
-            pos[t] += 1;
-        }
-        let mut arcs = vec![Arc { rcap: 0, head: 0, sister: 0 }; m];
-        for a in 0..m {
-            arcs[slot[a] as usize] = Arc { rcap: g.cap[a], head: g.head[a], sister: slot[a ^ 1] };
-        }
+        let nodes: Vec<Node> = first.iter().map(|&first| Node { first, ..blank }).collect();
         let mut s = Bk { arcs, nodes, time: 0, active: VecDeque::new(), orphans: VecDeque::new(), flow: 0 };
         for i in 0..n {
             // Flow straight through a node with both terminal links goes first.

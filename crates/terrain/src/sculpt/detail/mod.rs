@@ -121,4 +121,18 @@ pub(crate) mod test_util {
             ramp + 0.3 * b.get(x, y) + 0.02 * y as f64
         })
     }
+
+    /// How many cells the slope `gate` opens that `out` changed from `z`; asserts that no cell
+    /// it closes (gate 0) changed.
+    pub fn changed_where_gated(z: &Grid<f64>, out: &Grid<f64>, gate: &Grid<f64>) -> usize {
+        let mut changed = 0;
+        for i in 0..z.len() {
+            if gate.data()[i] == 0.0 {
+                assert_eq!(z.data()[i], out.data()[i], "cell {i} changed where the gate is closed");
+            } else if z.data()[i] != out.data()[i] {
+                changed += 1;
+            }
+        }
+        changed
+    }
 }
