@@ -56,6 +56,15 @@ pub enum IoError {
     /// The caller passed arguments that cannot produce a valid file (e.g. `lo >= hi`).
     #[error("{path}: invalid argument ({detail})", path = .path.display())]
     InvalidArgument { path: PathBuf, detail: String },
+    /// A sweep of PNG frames (a folder or a zip, [`crate::frames`]) or one of its frames that
+    /// cannot be read; `detail` starts with the zip entry's name when the frame is one.
+    #[error("{path}: {detail}", path = .path.display())]
+    Frames {
+        path: PathBuf,
+        detail: String,
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// A JSON sidecar could not be parsed or written.
     #[error("{path}: JSON sidecar: {source}", path = .path.display())]
     Json {
@@ -85,6 +94,7 @@ impl IoError {
             | IoError::TooMany { path, .. }
             | IoError::TooSmall { path, .. }
             | IoError::InvalidArgument { path, .. }
+            | IoError::Frames { path, .. }
             | IoError::Json { path, .. } => path,
         }
     }
