@@ -26,6 +26,7 @@ pub mod export;
 pub mod figures;
 pub mod folder;
 pub mod heightmap;
+pub mod inspect;
 pub mod pop_metric;
 pub mod recipe;
 pub mod terrain;
