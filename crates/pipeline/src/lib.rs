@@ -28,6 +28,7 @@ pub mod folder;
 pub mod heightmap;
 pub mod inspect;
 pub mod pop_metric;
+pub mod prepare;
 pub mod recipe;
 pub mod terrain;
 pub mod validation;
