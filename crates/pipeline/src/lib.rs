@@ -27,6 +27,7 @@ pub mod figures;
 pub mod folder;
 pub mod heightmap;
 pub mod inspect;
+pub mod patches;
 pub mod pop_metric;
 pub mod prepare;
 pub mod recipe;

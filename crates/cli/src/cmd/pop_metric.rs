@@ -132,8 +132,7 @@ pub fn run(a: Args) -> Result<()> {
         if let Some(dir) = j.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         }
-        std::fs::write(j, serde_json::to_string_pretty(&r.report)? + "\n")
-            .with_context(|| format!("{}: cannot write", j.display()))?;
+        crate::outputs::write_json(j, &r.report)?;
         println!("wrote {}", j.display());
     }
     Ok(())
