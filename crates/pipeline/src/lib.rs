@@ -17,6 +17,7 @@
 pub mod analysis;
 pub mod analyze;
 pub mod bake;
+pub mod capture;
 pub mod classify;
 pub mod compute;
 pub mod demo;
