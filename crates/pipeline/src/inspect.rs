@@ -78,6 +78,16 @@ fn format_name(f: Format) -> &'static str {
     }
 }
 
+/// Text explaining the line above, indented under its value.
+fn why(s: &str) -> String {
+    format!("{:15}→ {s}", "")
+}
+
+/// Lines, each ending in a newline.
+fn lines(l: Vec<String>) -> String {
+    l.into_iter().map(|s| s + "\n").collect()
+}
+
 fn pct(v: f64) -> String {
     format!("{:.1} %", 100.0 * v)
 }
@@ -90,23 +100,18 @@ fn ratio(v: f64) -> String {
     }
 }
 
-/// The text report.
+/// The text report: the header, bounds, plane and anisotropy here, the rest by [`report_spread`].
 fn report(file: &str, format: &str, r: &Screening, p: &ScreenParams) -> String {
-    let mut out = String::new();
-    let mut line = |s: String| {
-        out.push_str(&s);
-        out.push('\n');
-    };
-    let why = |s: &str| format!("{:15}→ {s}", "");
-    line(format!("{file}: {format}, {} splats, SH degree {}", r.count, r.sh_degree));
+    let mut l = Vec::new();
+    l.push(format!("{file}: {format}, {} splats, SH degree {}", r.count, r.sh_degree));
     let (b, e) = (r.bounds, r.bounds.extent());
-    line(format!(
+    l.push(format!(
         "  bounds       x {:.3} … {:.3}, y {:.3} … {:.3}, z {:.3} … {:.3} (extent {:.3} × {:.3} × {:.3})",
         b.min[0], b.max[0], b.min[1], b.max[1], b.min[2], b.max[2], e[0], e[1], e[2]
     ));
-    line(why("axis-aligned box of the splat centres, in the file's units"));
+    l.push(why("axis-aligned box of the splat centres, in the file's units"));
     let pl = &r.plane;
-    line(format!(
+    l.push(format!(
         "  plane        normal ({:.3}, {:.3}, {:.3}), up {}, tilt {:.1}°, planarity {:.4} ({} fit, {} splats)",
         pl.normal[0],
         pl.normal[1],
@@ -117,25 +122,31 @@ fn report(file: &str, format: &str, r: &Screening, p: &ScreenParams) -> String {
         pl.fit,
         pl.splats
     ));
-    line(why(&format!(
+    l.push(why(&format!(
         "smallest / largest PCA eigenvalue of the centres (best of the 90 % core and its lowest and highest 30 % bands); \
          0 is a perfect plane, ≥ {} is not ground; tilt is the angle between the normal and the nearest axis",
         p.max_planarity
     )));
     let an = &r.anisotropy;
-    line(format!(
+    l.push(format!(
         "  anisotropy   median {:.2}, p99 {:.2}, max {:.2}, {} above 1000",
         an.median,
         an.p99,
         an.max,
         pct(an.share_over_1000)
     ));
-    line(why(&format!(
+    l.push(why(&format!(
         "longest / shortest axis of each splat; needles (median > {} or p99 > {}) are not ground material",
         p.max_anisotropy_median, p.max_anisotropy_p99
     )));
+    lines(l) + &report_spread(r, p)
+}
+
+/// The report's lines on size against spacing, columns, opacity and the verdict.
+fn report_spread(r: &Screening, p: &ScreenParams) -> String {
+    let mut l = Vec::new();
     let ss = &r.size_spacing;
-    line(format!(
+    l.push(format!(
         "  size/spacing {:.4} / {:.4} = {} ({} splats sampled, {} sitting on another splat)",
         ss.median_size,
         ss.median_spacing,
@@ -143,12 +154,12 @@ fn report(file: &str, format: &str, r: &Screening, p: &ScreenParams) -> String {
         ss.sampled,
         pct(ss.duplicate_share)
     ));
-    line(why(&format!(
+    l.push(why(&format!(
         "median long axis (σ) over median distance to the nearest other centre; below {} the surface has holes",
         p.min_size_spacing
     )));
     let c = &r.columns;
-    line(format!(
+    l.push(format!(
         "  columns      {g} × {g} grid over the plane, {} occupied, {:.0}/{:.0}/{:.0} splats per column (p50/p90/p99), thickness {:.3}",
         pct(c.occupied_share),
         c.per_column[0],
@@ -157,14 +168,14 @@ fn report(file: &str, format: &str, r: &Screening, p: &ScreenParams) -> String {
         c.thickness,
         g = c.grid
     ));
-    line(why(&format!(
+    l.push(why(&format!(
         "share of grid cells (p1–p99 of the plot) holding splats, below {} too sparse; thickness = median height range of a \
          column / plot width, above {} several layers (an object, not ground)",
         pct(p.min_occupied),
         p.max_thickness
     )));
     let o = &r.opacity;
-    line(format!(
+    l.push(format!(
         "  opacity      median {:.2}, mean {:.2}; {} below 0.1, {} in 0.1–0.9, {} above 0.9",
         o.median,
         o.mean,
@@ -172,10 +183,10 @@ fn report(file: &str, format: &str, r: &Screening, p: &ScreenParams) -> String {
         pct(o.between),
         pct(o.above_0_9)
     ));
-    line(why("after the sigmoid; many faint splats (below 0.1) mean haze or floaters, many mid values a soft capture"));
-    line(format!("verdict: {}", r.verdict.text()));
+    l.push(why("after the sigmoid; many faint splats (below 0.1) mean haze or floaters, many mid values a soft capture"));
+    l.push(format!("verdict: {}", r.verdict.text()));
     for reason in &r.reasons {
-        line(format!("  - {reason}"));
+        l.push(format!("  - {reason}"));
     }
-    out
+    lines(l)
 }
