@@ -130,8 +130,9 @@ pub fn resolve_search(a: &SearchArgs) -> Result<SearchSettings> {
             let path = presets_path(a)?;
             let skipped = &mut |k: &str| eprintln!("preset {name}: unknown key {k:?} skipped");
             read_presets(&path)?.from_name(name, skipped).map_err(|e| match e {
-                PresetError::WrongType { source, .. } => anyhow::Error::new(source)
-                    .context(format!("preset {:?} holds a value of the wrong type", a.preset)),
+                PresetError::WrongType { source, .. } => {
+                    anyhow::Error::new(source).context(format!("preset {:?} holds a value of the wrong type", a.preset))
+                }
                 e => anyhow::anyhow!("{}: {e}", path.display()),
             })?
         }

@@ -121,5 +121,6 @@ pub fn print_stats(s: &Stats, timings: &[(String, Duration)]) {
 
 /// Writes `v` as pretty JSON and a newline to `path`; the error names the file.
 pub fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<()> {
-    std::fs::write(path, serde_json::to_string_pretty(v)? + "\n").with_context(|| format!("{}: cannot write", path.display()))
+    std::fs::write(path, serde_json::to_string_pretty(v)? + "\n")
+        .with_context(|| format!("{}: cannot write", path.display()))
 }

@@ -89,7 +89,12 @@ impl Kernels for CpuOnly {
     ) -> Result<Option<StreamPowerOutput>, KernelError> {
         self.cpu(KernelKind::StreamPower)
     }
-    fn droplets(&self, _: &Grid<f64>, _: &DropletParams, _: &dyn Progress) -> Result<Option<DropletOutput>, KernelError> {
+    fn droplets(
+        &self,
+        _: &Grid<f64>,
+        _: &DropletParams,
+        _: &dyn Progress,
+    ) -> Result<Option<DropletOutput>, KernelError> {
         self.cpu(KernelKind::Droplets)
     }
     fn shallow_water(

@@ -183,7 +183,9 @@ fn report_spread(r: &Screening, p: &ScreenParams) -> String {
         pct(o.between),
         pct(o.above_0_9)
     ));
-    l.push(why("after the sigmoid; many faint splats (below 0.1) mean haze or floaters, many mid values a soft capture"));
+    l.push(why(
+        "after the sigmoid; many faint splats (below 0.1) mean haze or floaters, many mid values a soft capture",
+    ));
     l.push(format!("verdict: {}", r.verdict.text()));
     for reason in &r.reasons {
         l.push(format!("  - {reason}"));

@@ -2,8 +2,8 @@
 
 use crate::outputs::Staging;
 use anyhow::Result;
-use clap::builder::TypedValueParser;
 use bozkir_pipeline::export::{export, Engine, ExportRequest, TerrainLayers};
+use clap::builder::TypedValueParser;
 use std::path::PathBuf;
 
 /// `--engine`: the pipeline's engine names, each with its help line.
@@ -37,8 +37,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args, _quiet: bool) -> Result<()> {
-    let req =
-        ExportRequest { terrain: a.dir.clone(), engine: a.engine, size: a.size, tile: a.tile, chunk: a.chunk };
+    let req = ExportRequest { terrain: a.dir.clone(), engine: a.engine, size: a.size, tile: a.tile, chunk: a.chunk };
     req.validate()?;
     let (_, h) = super::read_terrain_folder(&a.dir, "an export")?;
     let layers = TerrainLayers::read(&a.dir, &h)?;
