@@ -2,8 +2,8 @@
 //! no command reaches into another's module.
 
 use anyhow::{bail, Context, Result};
+use bozkir_splat::capture::patches::preset::{PresetError, Presets};
 use bozkir_splat::capture::patches::SearchSettings;
-use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).
@@ -112,40 +112,31 @@ pub fn presets_path(a: &SearchArgs) -> Result<PathBuf> {
     }
 }
 
-pub fn read_presets(path: &Path) -> Result<Map<String, Value>> {
+/// The presets in `path` (none when the file does not exist).
+pub fn read_presets(path: &Path) -> Result<Presets> {
     if !path.exists() {
-        return Ok(Map::new());
+        return Ok(Presets::default());
     }
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => bail!("{}: presets file is not a JSON object of named presets", path.display()),
-        Err(e) => bail!("{}: not valid JSON: {e}", path.display()),
-    }
+    Presets::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Defaults, then the preset, then the explicit search flags (not yet checked: callers set size,
 /// count and classes, then check).
 pub fn resolve_search(a: &SearchArgs) -> Result<SearchSettings> {
-    let mut v = serde_json::to_value(SearchSettings::default())?;
-    if let Some(name) = &a.preset {
-        let path = presets_path(a)?;
-        let all = read_presets(&path)?;
-        let Some(Value::Object(p)) = all.get(name) else {
-            let names: Vec<&String> = all.keys().collect();
-            bail!("{}: no preset named {name:?} (presets: {names:?})", path.display());
-        };
-        let o = v.as_object_mut().expect("settings are an object");
-        for (k, val) in p {
-            if o.contains_key(k) {
-                o.insert(k.clone(), val.clone());
-            } else {
-                eprintln!("preset {name}: unknown key {k:?} skipped");
-            }
+    let mut st = match &a.preset {
+        None => SearchSettings::default(),
+        Some(name) => {
+            let path = presets_path(a)?;
+            let skipped = &mut |k: &str| eprintln!("preset {name}: unknown key {k:?} skipped");
+            read_presets(&path)?.from_name(name, skipped).map_err(|e| match e {
+                PresetError::WrongType { source, .. } => {
+                    anyhow::Error::new(source).context(format!("preset {:?} holds a value of the wrong type", a.preset))
+                }
+                e => anyhow::anyhow!("{}: {e}", path.display()),
+            })?
         }
-    }
-    let mut st: SearchSettings =
-        serde_json::from_value(v).with_context(|| format!("preset {:?} holds a value of the wrong type", a.preset))?;
+    };
     macro_rules! flag {
         ($($f:ident),*) => {$(if let Some(x) = a.$f { st.$f = x; })*};
     }

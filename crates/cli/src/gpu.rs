@@ -1,7 +1,7 @@
 //! `--gpu`, one way down: the shared argument of every command that can run kernels on the GPU
 //! (`terrain`, `erode`, `analyze`) and the [`Kernels`](bozkir_terrain::kernels::Kernels) it
 //! selects. With the `gpu` feature (the default) that is `bozkir_gpu::GpuKernels`; without it,
-//! [`NoGpu`]: `--gpu` behaves as on a machine with no usable GPU.
+//! `bozkir_pipeline::compute::CpuOnly`: `--gpu` behaves as on a machine with no usable GPU.
 
 use anyhow::Result;
 
@@ -42,7 +42,7 @@ pub enum GpuMode {
 pub type Selected = bozkir_gpu::GpuKernels;
 /// The kernels `--gpu` selects.
 #[cfg(not(feature = "gpu"))]
-pub type Selected = NoGpu;
+pub type Selected = bozkir_pipeline::compute::CpuOnly;
 
 impl GpuArgs {
     /// The kernels for this mode; messages (the adapter used, a fallback taken) go to stderr.
@@ -67,91 +67,13 @@ impl GpuArgs {
             ),
             GpuMode::Require => anyhow::bail!("--gpu=require: {NO_GPU_BUILD}"),
         }
-        Ok(NoGpu::default())
+        Ok(Selected::default())
     }
 }
 
 /// Why a build without the `gpu` feature runs everything on the CPU.
 #[cfg(not(feature = "gpu"))]
 const NO_GPU_BUILD: &str = "this build has no GPU support (built without the `gpu` feature)";
-
-/// The kernels of a build without the `gpu` feature: every kernel declines (the CPU reference
-/// runs it) and is recorded as run on the CPU, as `GpuKernels` records them under `--gpu=off`.
-#[cfg(not(feature = "gpu"))]
-#[derive(Default)]
-pub struct NoGpu {
-    ran: std::sync::Mutex<Vec<String>>,
-}
-
-#[cfg(not(feature = "gpu"))]
-impl NoGpu {
-    /// The sidecar's `backend`: always `cpu`.
-    pub fn backend(&self) -> String {
-        "cpu".into()
-    }
-
-    /// Which backend each kernel ran on, in order (`"fill: cpu"`, …).
-    pub fn stages(&self) -> Vec<String> {
-        self.ran.lock().unwrap().clone()
-    }
-
-    fn cpu<T>(
-        &self,
-        kind: bozkir_terrain::kernels::KernelKind,
-    ) -> Result<Option<T>, bozkir_terrain::kernels::KernelError> {
-        self.ran.lock().unwrap().push(format!("{kind}: cpu"));
-        Ok(None)
-    }
-}
-
-#[cfg(not(feature = "gpu"))]
-mod no_gpu {
-    use super::NoGpu;
-    use bozkir_core::{Grid, Progress};
-    use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
-    use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
-    use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
-    use bozkir_terrain::erosion::thermal::ThermalParams;
-    use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
-
-    impl Kernels for NoGpu {
-        fn stream_power(
-            &self,
-            _: &Grid<f64>,
-            _: &StreamPowerParams,
-            _: &dyn Progress,
-        ) -> Result<Option<StreamPowerOutput>, KernelError> {
-            self.cpu(KernelKind::StreamPower)
-        }
-        fn droplets(
-            &self,
-            _: &Grid<f64>,
-            _: &DropletParams,
-            _: &dyn Progress,
-        ) -> Result<Option<DropletOutput>, KernelError> {
-            self.cpu(KernelKind::Droplets)
-        }
-        fn shallow_water(
-            &self,
-            _: &Grid<f64>,
-            _: &ShallowWaterParams,
-            _: &dyn Progress,
-        ) -> Result<Option<ShallowWaterOutput>, KernelError> {
-            self.cpu(KernelKind::ShallowWater)
-        }
-        fn fill(&self, _: &Grid<f64>) -> Result<Option<Grid<f64>>, KernelError> {
-            self.cpu(KernelKind::Fill)
-        }
-        fn thermal(
-            &self,
-            _: &Grid<f64>,
-            _: &ThermalParams,
-            _: &dyn Progress,
-        ) -> Result<Option<Grid<f64>>, KernelError> {
-            self.cpu(KernelKind::Thermal)
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -118,3 +118,9 @@ pub fn print_stats(s: &Stats, timings: &[(String, Duration)]) {
     let parts: Vec<String> = timings.iter().map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64())).collect();
     println!("timings                {}", parts.join(", "));
 }
+
+/// Writes `v` as pretty JSON and a newline to `path`; the error names the file.
+pub fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<()> {
+    std::fs::write(path, serde_json::to_string_pretty(v)? + "\n")
+        .with_context(|| format!("{}: cannot write", path.display()))
+}

@@ -63,6 +63,15 @@ pub enum IoError {
         #[source]
         source: serde_json::Error,
     },
+    /// A sweep of PNG frames (a folder or a zip, [`crate::frames`]) or one of its frames that
+    /// cannot be read; `detail` starts with the zip entry's name when the frame is one.
+    #[error("{path}: {detail}", path = .path.display())]
+    Frames {
+        path: PathBuf,
+        detail: String,
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// A JSON sidecar could not be parsed or written.
     #[error("{path}: JSON sidecar: {source}", path = .path.display())]
     Json {
@@ -93,6 +102,7 @@ impl IoError {
             | IoError::TooSmall { path, .. }
             | IoError::InvalidArgument { path, .. }
             | IoError::NotJson { path, .. }
+            | IoError::Frames { path, .. }
             | IoError::Json { path, .. } => path,
         }
     }

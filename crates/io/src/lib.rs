@@ -19,6 +19,7 @@ pub mod crop;
 pub mod dem;
 pub mod error;
 pub mod export;
+pub mod frames;
 mod fsio;
 pub mod geotiff;
 pub mod geotiff_rgb;

@@ -57,6 +57,34 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// Every engine, in the order the CLI lists them.
+    pub const ALL: [Engine; 5] = [Engine::Unity, Engine::Unreal, Engine::Godot, Engine::Gltf, Engine::Obj];
+
+    /// The names [`Engine::from_str`](std::str::FromStr::from_str) accepts, in the order of [`Engine::ALL`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bozkir_pipeline::export::Engine;
+    /// assert_eq!(Engine::names(), ["unity", "unreal", "godot", "gltf", "obj"]);
+    /// assert_eq!("gltf".parse::<Engine>(), Ok(Engine::Gltf));
+    /// assert!("blender".parse::<Engine>().is_err());
+    /// ```
+    pub fn names() -> [&'static str; 5] {
+        Engine::ALL.map(Engine::name)
+    }
+
+    /// One line on what the engine's export holds (the CLI's help for the value).
+    pub fn description(self) -> &'static str {
+        match self {
+            Engine::Unity => "`.r16` at 2ⁿ+1 with a note of the terrain size and height",
+            Engine::Unreal => "16-bit PNG at a recommended landscape size (optionally tiled) with the XY/Z scale note",
+            Engine::Godot => "`.r16` and float32 OpenEXR in metres",
+            Engine::Gltf => "glTF 2.0 binary mesh, one node per chunk",
+            Engine::Obj => "Wavefront OBJ mesh, one object per chunk",
+        }
+    }
+
     /// The engine's name as the CLI spells it and `export.json` records it.
     pub fn name(self) -> &'static str {
         match self {
@@ -66,6 +94,20 @@ impl Engine {
             Engine::Gltf => "gltf",
             Engine::Obj => "obj",
         }
+    }
+}
+
+/// A name that is not one of [`Engine::names`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown engine {0:?} (engines: {names})", names = Engine::names().join(", "))]
+pub struct UnknownEngine(pub String);
+
+impl std::str::FromStr for Engine {
+    type Err = UnknownEngine;
+
+    /// The engine named `s` exactly as [`Engine::name`] spells it.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Engine::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| UnknownEngine(s.to_string()))
     }
 }
 

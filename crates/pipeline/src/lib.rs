@@ -13,10 +13,16 @@
 //! [`analyze::analyze`] and [`erode::erode`] (a DEM), each writing a terrain folder with the
 //! maps of [`analysis`]; [`bake::bake`] (textures of a terrain folder); [`demo::build_scene`] (the viewer's demo
 //! scene, calling the terrain and bake workflows).
+//!
+//! Capture workflows: [`capture::points_capture`] and [`capture::texture_capture`] (splats from a
+//! point cloud or a draped photo), [`inspect::inspect`] (screening), [`prepare::prepare_capture`],
+//! the reports of a patch search ([`patches`]) and [`pop_metric::pop_metric`] (frames read by
+//! [`pop_metric::Frames::read`]).
 
 pub mod analysis;
 pub mod analyze;
 pub mod bake;
+pub mod capture;
 pub mod classify;
 pub mod compute;
 pub mod demo;
@@ -26,7 +32,10 @@ pub mod export;
 pub mod figures;
 pub mod folder;
 pub mod heightmap;
+pub mod inspect;
+pub mod patches;
 pub mod pop_metric;
+pub mod prepare;
 pub mod recipe;
 pub mod terrain;
 pub mod validation;

@@ -9,6 +9,7 @@ use bozkir_core::Observer;
 use bozkir_render::popping::{compare, grey_image, heat_map, sweep, Luma, PopError, PopParams, Sweep};
 use bozkir_render::Rgb8Image;
 use serde_json::{json, Value};
+use std::path::Path;
 
 /// Why a sweep could not be scored.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,12 @@ pub enum PopMetricError {
     /// The worst pair could not be compared again.
     #[error(transparent)]
     Pop(PopError),
+    /// A sweep's folder, zip or frame could not be read.
+    #[error(transparent)]
+    Io(#[from] bozkir_io::IoError),
+    /// A frame whose decoded samples are not 1–4 per pixel (names the frame).
+    #[error("{0}: unexpected pixel layout")]
+    Layout(String),
 }
 
 /// A decoded sweep: frame names in order and their luma.
@@ -41,6 +48,27 @@ pub struct Frames {
     pub names: Vec<String>,
     /// The frames, in the same order.
     pub lumas: Vec<Luma>,
+}
+
+impl Frames {
+    /// Reads and decodes the sweep at `path` ([`bozkir_io::frames::read_frames`]: a folder or a
+    /// zip of PNGs, in name order), labelled by its path.
+    pub fn read(path: &Path) -> Result<Frames, PopMetricError> {
+        let label = path.display().to_string();
+        let (mut names, mut lumas) = (Vec::new(), Vec::new());
+        for f in bozkir_io::frames::read_frames(path)? {
+            let luma = Luma::from_u8(f.width, f.height, f.channels, &f.pixels).ok_or_else(|| {
+                // Named as the reader names the frame: its file, or the zip and its entry.
+                PopMetricError::Layout(match path.is_dir() {
+                    true => path.join(&f.name).display().to_string(),
+                    false => format!("{label}: {}", f.name),
+                })
+            })?;
+            names.push(f.name);
+            lumas.push(luma);
+        }
+        Ok(Frames { label, names, lumas })
+    }
 }
 
 /// One scoring of a sweep.

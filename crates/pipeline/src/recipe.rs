@@ -7,13 +7,40 @@
 use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, Folder};
-use crate::Result;
+use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
 use bozkir_recipe::{run_with, Recipe, StageEvent, StageReport};
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// A built-in recipe by name (`bozkir_recipe::builtin::names`), else the TOML file at `spec`.
+///
+/// # Examples
+///
+/// ```
+/// let r = bozkir_pipeline::recipe::load_recipe("island").unwrap();
+/// assert_eq!(r.name, "island");
+/// assert!(bozkir_pipeline::recipe::load_recipe("no-such-recipe").is_err());
+/// ```
+pub fn load_recipe(spec: &str) -> Result<Recipe> {
+    if bozkir_recipe::builtin::source(spec).is_some() {
+        return Ok(bozkir_recipe::builtin::builtin(spec)?);
+    }
+    let path = Path::new(spec);
+    if !path.exists() {
+        let names = bozkir_recipe::builtin::names().join(", ");
+        return Err(PipelineError::invalid(format!(
+            "recipe {spec:?}: neither a built-in recipe ({names}) nor an existing file"
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| PipelineError::Step {
+        context: format!("{}: cannot read the recipe", path.display()),
+        source: Box::new(e),
+    })?;
+    Ok(bozkir_recipe::parse(&text, &path.display().to_string())?)
+}
 
 /// A recipe run.
 #[derive(Debug, Clone)]

@@ -1,8 +1,9 @@
 //! `bozkir capture`: ground captures to work on — synthetic, from a coloured point cloud, or a
-//! photo draped over a height field (see `bozkir_splat::capture`).
+//! photo draped over a height field (see `bozkir_splat::capture`, `bozkir_pipeline::capture`).
 
 use anyhow::{bail, Context, Result};
-use bozkir_splat::capture::{from_points, from_texture, synth, Material, SynthParams};
+use bozkir_pipeline::capture::{points_capture, texture_capture, PointsRequest, TextureRequest};
+use bozkir_splat::capture::{synth, Material, SynthParams};
 use bozkir_splat::Splats;
 use std::path::{Path, PathBuf};
 
@@ -147,81 +148,18 @@ fn run_synth(a: SynthArgs) -> Result<()> {
 /// `capture from-points`: a coloured LAS/LAZ cloud, optionally cropped, one splat per point.
 fn run_from_points(a: PointsArgs) -> Result<()> {
     check_out(&a.out)?;
-    if !a.input.exists() {
-        bail!("{}: no such file", a.input.display());
-    }
-    let ext = a.input.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    let (xyz, rgb) = match ext.as_str() {
-        "las" | "laz" => {
-            let p = bozkir_io::read_las(&a.input)?;
-            let Some(rgb) = p.rgb.clone() else {
-                bail!(
-                    "{}: the point cloud has no colours (point formats 2, 3, 5, 7, 8, 10 carry RGB)",
-                    a.input.display()
-                )
-            };
-            let scale = if rgb.iter().any(|c| c.iter().any(|&v| v > 255)) { 65535.0 } else { 255.0 };
-            let rgb: Vec<[f64; 3]> = rgb.iter().map(|c| c.map(|v| f64::from(v) / scale)).collect();
-            let (mh, mv) = (p.horizontal_unit_m.unwrap_or(1.0), p.vertical_unit_m.unwrap_or(1.0));
-            let xyz: Vec<[f64; 3]> = p.xyz.iter().map(|q| [q[0] * mh, q[1] * mh, q[2] * mv]).collect();
-            (xyz, rgb)
-        }
-        _ => bail!("{}: from-points reads LAS or LAZ with RGB", a.input.display()),
-    };
-    let (xyz, rgb) = crop(xyz, rgb, a.crop)?;
-    let s = from_points(&xyz, &rgb, a.size, 0.15).map_err(|e| anyhow::anyhow!("{}: {e}", a.input.display()))?;
+    let req = PointsRequest { input: a.input, crop: a.crop, size: a.size };
+    let s = points_capture(&req, &bozkir_core::NoProgress)?;
     save(&a.out, &s)?;
     report(&s, &a.out);
     Ok(())
 }
 
-/// Points with their colours.
-type Coloured = (Vec<[f64; 3]>, Vec<[f64; 3]>);
-
-/// The points inside a square of `side` metres around their mean (all of them without `--crop`).
-fn crop(xyz: Vec<[f64; 3]>, rgb: Vec<[f64; 3]>, side: Option<f64>) -> Result<Coloured> {
-    Ok(match side {
-        Some(side) => {
-            if side.is_nan() || side <= 0.0 {
-                bail!("--crop {side}: must be positive");
-            }
-            let n = xyz.len() as f64;
-            let cx = xyz.iter().map(|p| p[0]).sum::<f64>() / n;
-            let cy = xyz.iter().map(|p| p[1]).sum::<f64>() / n;
-            let keep: Vec<usize> = (0..xyz.len())
-                .filter(|&i| (xyz[i][0] - cx).abs() <= side / 2.0 && (xyz[i][1] - cy).abs() <= side / 2.0)
-                .collect();
-            (keep.iter().map(|&i| xyz[i]).collect(), keep.iter().map(|&i| rgb[i]).collect())
-        }
-        None => (xyz, rgb),
-    })
-}
-
 /// `capture from-texture`: a photo draped over a terrain folder's heights or flat ground.
 fn run_from_texture(a: TextureArgs) -> Result<()> {
     check_out(&a.out)?;
-    if !a.image.exists() {
-        bail!("{}: no such file", a.image.display());
-    }
-    let (w, h, rgb): (usize, usize, Vec<[f64; 3]>) = match bozkir_io::read_rgb8(&a.image) {
-        Ok(g) => (g.width(), g.height(), g.data().iter().map(|c| c.map(|v| f64::from(v) / 255.0)).collect()),
-        Err(_) => {
-            let g = bozkir_io::read_png8(&a.image)
-                .with_context(|| format!("{}: not an 8-bit grey or RGB PNG", a.image.display()))?;
-            (g.width(), g.height(), g.data().iter().map(|&v| [f64::from(v) / 255.0; 3]).collect())
-        }
-    };
-    let heights = match &a.height {
-        Some(dir) => {
-            let (_, hg) = super::read_terrain_folder(dir, "a drape")?;
-            let (lo, hi) = hg.min_max().unwrap_or((0.0, 1.0));
-            let r = if hi > lo { a.relief / (hi - lo) } else { 0.0 };
-            Some((hg.data().iter().map(|v| (v - lo) * r).collect::<Vec<f64>>(), hg.width(), hg.height()))
-        }
-        None => None,
-    };
-    let s = from_texture(&rgb, w, h, heights.as_ref().map(|(z, hw, hh)| (&z[..], *hw, *hh)), a.side, a.size, 0.15)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.image.display()))?;
+    let req = TextureRequest { image: a.image, side: a.side, height: a.height, relief: a.relief, size: a.size };
+    let s = texture_capture(&req, &bozkir_core::NoProgress)?;
     save(&a.out, &s)?;
     report(&s, &a.out);
     Ok(())

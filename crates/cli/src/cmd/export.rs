@@ -2,35 +2,15 @@
 
 use crate::outputs::Staging;
 use anyhow::Result;
-use bozkir_pipeline::export::{export, ExportRequest, TerrainLayers};
+use bozkir_pipeline::export::{export, Engine, ExportRequest, TerrainLayers};
+use clap::builder::TypedValueParser;
 use std::path::PathBuf;
 
-/// Target of an export.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Engine {
-    /// `.r16` at 2ⁿ+1 with a note of the terrain size and height.
-    Unity,
-    /// 16-bit PNG at a recommended landscape size (optionally tiled) with the XY/Z scale note.
-    Unreal,
-    /// `.r16` and float32 OpenEXR in metres.
-    Godot,
-    /// glTF 2.0 binary mesh, one node per chunk.
-    Gltf,
-    /// Wavefront OBJ mesh, one object per chunk.
-    Obj,
-}
-
-impl From<Engine> for bozkir_pipeline::export::Engine {
-    fn from(e: Engine) -> Self {
-        use bozkir_pipeline::export::Engine as E;
-        match e {
-            Engine::Unity => E::Unity,
-            Engine::Unreal => E::Unreal,
-            Engine::Godot => E::Godot,
-            Engine::Gltf => E::Gltf,
-            Engine::Obj => E::Obj,
-        }
-    }
+/// `--engine`: the pipeline's engine names, each with its help line.
+fn engine_parser() -> impl TypedValueParser<Value = Engine> {
+    use clap::builder::{PossibleValue, PossibleValuesParser};
+    let values = Engine::ALL.map(|e| PossibleValue::new(e.name()).help(e.description()));
+    PossibleValuesParser::new(values).map(|s| s.parse::<Engine>().expect("a listed engine name"))
 }
 
 #[derive(clap::Args)]
@@ -39,7 +19,7 @@ pub struct Args {
     /// height.tif; landform.png, when present, becomes the weight maps' class map).
     pub dir: PathBuf,
     /// Target engine or format.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = engine_parser())]
     pub engine: Engine,
     /// Samples per side: a Unity resolution (2ⁿ+1, 33…4097) or an Unreal landscape size
     /// (default: the smallest fitting one).
@@ -57,8 +37,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args, _quiet: bool) -> Result<()> {
-    let req =
-        ExportRequest { terrain: a.dir.clone(), engine: a.engine.into(), size: a.size, tile: a.tile, chunk: a.chunk };
+    let req = ExportRequest { terrain: a.dir.clone(), engine: a.engine, size: a.size, tile: a.tile, chunk: a.chunk };
     req.validate()?;
     let (_, h) = super::read_terrain_folder(&a.dir, "an export")?;
     let layers = TerrainLayers::read(&a.dir, &h)?;

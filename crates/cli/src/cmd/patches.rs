@@ -11,15 +11,14 @@
 //! setting.
 
 use crate::args::{presets_path, read_presets, resolve_search, SearchArgs};
+use crate::outputs::write_json;
 use anyhow::{bail, Context, Result};
 use bozkir_core::Grid;
+use bozkir_pipeline::patches::{failure_report, search_report, summary_lines};
 use bozkir_splat::capture::patches::cache::{cache_key, decode_entry, encode_entry};
 use bozkir_splat::capture::patches::sheet::contact_sheet;
-use bozkir_splat::capture::patches::{
-    describe_trail, find_patches, FailureKind, PatchSearch, SearchFailure, SearchSettings,
-};
+use bozkir_splat::capture::patches::{describe_trail, find_patches, PatchSearch, SearchFailure, SearchSettings};
 use bozkir_splat::Splats;
-use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -68,23 +67,15 @@ fn resolve(a: &Args) -> Result<SearchSettings> {
     Ok(st)
 }
 
+/// Stores the settings as the preset `name` in the presets file; returns the file.
 fn save_preset(a: &Args, name: &str, st: &SearchSettings) -> Result<PathBuf> {
     let path = presets_path(&a.search)?;
     let mut all = read_presets(&path)?;
-    let def = serde_json::to_value(SearchSettings::default())?;
-    let cur = serde_json::to_value(st)?;
-    let mut diff = Map::new();
-    for (k, v) in cur.as_object().expect("settings are an object") {
-        if def.get(k) != Some(v) {
-            diff.insert(k.clone(), v.clone());
-        }
-    }
-    all.insert(name.to_string(), Value::Object(diff));
+    all.insert(name, st);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    std::fs::write(&path, serde_json::to_string_pretty(&Value::Object(all))? + "\n")
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+    std::fs::write(&path, all.to_json()).with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(path)
 }
 
@@ -101,36 +92,29 @@ fn cache_file(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("search_{key}.json"))
 }
 
-/// Store `r` under `key` in `dir` (a temporary file renamed into place).
-fn store(dir: &Path, key: &str, r: &PatchSearch) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let text = encode_entry(key, r).map_err(std::io::Error::other)?;
-    let path = cache_file(dir, key);
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, &path)
-}
-
 /// [`find_patches`] through the cache folder `dir`: a hit returns the stored result, a miss
-/// searches and stores a success (failures are not stored). Returns the result and whether it
-/// was a hit. An unreadable or corrupt entry misses; a cache that cannot be written is ignored.
-fn find_patches_cached(
-    s: &Splats,
-    settings: &SearchSettings,
-    dir: &Path,
-    stamp: &str,
-) -> (std::result::Result<PatchSearch, SearchFailure>, bool) {
-    let key = cache_key(stamp, s, settings);
-    let hit = std::fs::read_to_string(cache_file(dir, &key)).ok().and_then(|t| decode_entry(&t, &key));
-    if let Some(r) = hit {
+/// searches and stores a success (failures are not stored; a temporary file is renamed into
+/// place). Returns the result and whether it was a hit. An unreadable or corrupt entry misses; a
+/// cache that cannot be written is ignored.
+fn find_patches_cached(s: &Splats, st: &SearchSettings, dir: &Path, stamp: &str) -> (Searched, bool) {
+    let key = cache_key(stamp, s, st);
+    let path = cache_file(dir, &key);
+    if let Some(r) = std::fs::read_to_string(&path).ok().and_then(|t| decode_entry(&t, &key)) {
         return (Ok(r), true);
     }
-    let r = find_patches(s, settings);
+    let r = find_patches(s, st);
     if let Ok(ok) = &r {
-        let _ = store(dir, &key, ok);
+        let tmp = path.with_extension("json.tmp");
+        let _ = std::fs::create_dir_all(dir)
+            .and_then(|()| encode_entry(&key, ok).map_err(std::io::Error::other))
+            .and_then(|text| std::fs::write(&tmp, text))
+            .and_then(|()| std::fs::rename(&tmp, &path));
     }
     (r, false)
 }
+
+/// A search's outcome.
+type Searched = std::result::Result<PatchSearch, SearchFailure>;
 
 pub fn run(a: Args) -> Result<()> {
     if !a.capture.exists() {
@@ -164,33 +148,10 @@ pub fn run(a: Args) -> Result<()> {
     let sheet = contact_sheet(&splats, &r, a.tile, 64);
     let png = a.out.join("contact_sheet.png");
     bozkir_io::write_rgb8(&png, &Grid::from_vec(sheet.w, sheet.h, sheet.rgb))?;
-    let candidates: Vec<Value> = r
-        .candidates
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut v = serde_json::to_value(c).expect("a candidate serialises");
-            v.as_object_mut().expect("an object").insert("id".into(), i.into());
-            v
-        })
-        .collect();
-    let v = json!({
-        "capture": capture,
-        "verdict": "ok",
-        "cache": cache,
-        "picked_by": if by_hand { "hand" } else { "search" },
-        "settings": r.settings,
-        "chosen": r.chosen,
-        "class_separation": r.class_separation,
-        "class_rgb": r.class_rgb,
-        "rejected": r.rejections,
-        "trail": r.trail,
-        "trail_text": describe_trail(&r.trail),
-        "candidates": candidates,
-    });
-    std::fs::write(&json_path, serde_json::to_string_pretty(&v)? + "\n")
-        .with_context(|| format!("{}: cannot write", json_path.display()))?;
-    print_summary(&capture, splats.len(), &r, cache);
+    write_json(&json_path, &search_report(&capture, cache, by_hand, &r))?;
+    for line in summary_lines(&capture, splats.len(), &r, cache) {
+        println!("{line}");
+    }
     println!("wrote {} and {}", png.display(), json_path.display());
     Ok(())
 }
@@ -198,58 +159,13 @@ pub fn run(a: Args) -> Result<()> {
 /// A failed search: `patches.json` says why, the trail goes to stderr, and the error names the
 /// file.
 fn failed(capture: &Path, json_path: &Path, st: &SearchSettings, cache: &str, e: &SearchFailure) -> anyhow::Error {
-    let verdict = match e.kind {
-        FailureKind::BadSettings => "bad_settings",
-        FailureKind::OneMaterial => "one_material",
-        FailureKind::NotATilingExemplar => "not_a_tiling_exemplar",
-    };
-    let v = json!({
-        "capture": capture.display().to_string(),
-        "verdict": verdict,
-        "reason": e.reason,
-        "settings": st,
-        "cache": cache,
-        "trail": e.trail,
-        "trail_text": describe_trail(&e.trail),
-    });
-    let written = serde_json::to_string_pretty(&v).map_err(anyhow::Error::from).and_then(|t| {
-        std::fs::write(json_path, t + "\n").with_context(|| format!("{}: cannot write", json_path.display()))
-    });
-    if let Err(w) = written {
+    if let Err(w) = write_json(json_path, &failure_report(&capture.display().to_string(), st, cache, e)) {
         return w;
     }
     for line in describe_trail(&e.trail) {
         eprintln!("  {line}");
     }
     anyhow::anyhow!("{}: {} (details in {})", capture.display(), e.reason, json_path.display())
-}
-
-/// The search's summary on stdout.
-fn print_summary(capture: &str, splats: usize, r: &PatchSearch, cache: &str) {
-    let rj = &r.rejections;
-    println!(
-        "{capture}: {} splats, {} positions, {} viable (rejected: sparse {}, buried {}, tilt {}, score {}, holes {}, rim {}{}), cache {cache}",
-        splats,
-        rj.positions,
-        rj.viable,
-        rj.sparse,
-        rj.buried,
-        rj.tilt,
-        rj.score,
-        rj.holes,
-        rj.rim,
-        if r.settings.classes == 2 { format!(", impure {}", rj.impure) } else { String::new() },
-    );
-    for line in describe_trail(&r.trail) {
-        println!("  {line}");
-    }
-    if let Some(sep) = r.class_separation {
-        println!("  class separation {sep:.2}");
-    }
-    for (k, g) in r.chosen.iter().enumerate() {
-        let ids: Vec<String> = g.iter().map(|i| i.to_string()).collect();
-        println!("  class {k}: {}", ids.join(", "));
-    }
 }
 
 #[cfg(test)]

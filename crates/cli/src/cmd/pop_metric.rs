@@ -4,18 +4,12 @@
 //! pair and a summary; `--json` writes the scores, `--out` the residual heat map of the worst
 //! pair. `--against` scores a second sweep (another ordering of the same path) pair by pair.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use bozkir_pipeline::pop_metric::{pop_metric, Frames, PopMetric, PopMetricRequest};
-use bozkir_render::popping::{Luma, PopParams, Sweep};
+use bozkir_render::popping::{PopParams, Sweep};
 use bozkir_render::Rgb8Image;
 use serde_json::json;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-
-/// Most frames read from one sweep.
-const MAX_FRAMES: usize = 10_000;
-/// Largest frame side accepted.
-const MAX_SIDE: u32 = 8192;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,82 +33,6 @@ pub struct Args {
     /// Write residual heat maps of the worst pair (and its two frames) into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-/// Decode one PNG (any colour type or depth the png crate expands to 8 bits) to luma.
-fn decode_png(bytes: &[u8], name: &str) -> Result<Luma> {
-    let mut dec = png::Decoder::new(bytes);
-    dec.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = dec.read_info().with_context(|| format!("{name}: not a PNG"))?;
-    let (w, h) = (reader.info().width, reader.info().height);
-    if w > MAX_SIDE || h > MAX_SIDE {
-        bail!("{name}: {w}×{h} pixels, larger than {MAX_SIDE} on a side");
-    }
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).with_context(|| format!("{name}: cannot decode"))?;
-    let ch = info.color_type.samples();
-    let px = &buf[..info.width as usize * info.height as usize * ch];
-    // Rows may be padded to `line_size`; repack when they are.
-    let line = info.line_size;
-    let packed: Vec<u8> = if line == info.width as usize * ch {
-        px.to_vec()
-    } else {
-        buf.chunks(line).take(info.height as usize).flat_map(|r| r[..info.width as usize * ch].to_vec()).collect()
-    };
-    Luma::from_u8(info.width as usize, info.height as usize, ch, &packed)
-        .with_context(|| format!("{name}: unexpected pixel layout"))
-}
-
-fn is_png(name: &str) -> bool {
-    name.to_ascii_lowercase().ends_with(".png")
-}
-
-/// Frames of a sweep and their names, in name order.
-pub fn read_frames(path: &Path) -> Result<Vec<(String, Luma)>> {
-    if !path.exists() {
-        bail!("{}: no such folder or zip", path.display());
-    }
-    let mut out = Vec::new();
-    if path.is_dir() {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("{}: cannot list", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(is_png))
-            .collect();
-        names.sort();
-        if names.len() > MAX_FRAMES {
-            bail!("{}: {} frames, more than {MAX_FRAMES}", path.display(), names.len());
-        }
-        for p in names {
-            let bytes = std::fs::read(&p).with_context(|| format!("{}: cannot read", p.display()))?;
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-            out.push((name.clone(), decode_png(&bytes, &p.display().to_string())?));
-        }
-    } else {
-        let f = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-        let mut z = zip::ZipArchive::new(f)
-            .with_context(|| format!("{}: not a folder or a zip of PNG frames", path.display()))?;
-        let mut names: Vec<String> =
-            z.file_names().filter(|n| is_png(n) && !n.ends_with('/')).map(String::from).collect();
-        names.sort();
-        if names.len() > MAX_FRAMES {
-            bail!("{}: {} frames, more than {MAX_FRAMES}", path.display(), names.len());
-        }
-        for n in names {
-            let mut e = z.by_name(&n).with_context(|| format!("{}: {n}: cannot open", path.display()))?;
-            if e.size() > 256 << 20 {
-                bail!("{}: {n}: larger than 256 MiB", path.display());
-            }
-            let mut bytes = Vec::with_capacity(e.size() as usize);
-            e.read_to_end(&mut bytes).with_context(|| format!("{}: {n}: cannot read", path.display()))?;
-            let label = format!("{}: {n}", path.display());
-            out.push((n.clone(), decode_png(&bytes, &label)?));
-        }
-    }
-    if out.len() < 2 {
-        bail!("{}: {} PNG frame(s); a sweep needs at least 2", path.display(), out.len());
-    }
-    Ok(out)
 }
 
 fn print_sweep(label: &str, s: &Sweep, names: &[String]) {
@@ -147,12 +65,6 @@ fn print_sweep(label: &str, s: &Sweep, names: &[String]) {
         100.0 * s.popped_mean,
         100.0 * s.popped_peak
     );
-}
-
-/// A sweep read and decoded, labelled by its path.
-fn frames_of(path: &Path) -> Result<Frames> {
-    let (names, lumas) = read_frames(path)?.into_iter().unzip();
-    Ok(Frames { label: path.display().to_string(), names, lumas })
 }
 
 /// The comparison of the two sweeps, pair by pair and in sum.
@@ -196,8 +108,8 @@ pub fn run(a: Args) -> Result<()> {
     let params = PopParams { block: a.block, search: a.search, threshold: a.threshold };
     // Parameters are checked before any frame is read.
     params.validate().map_err(|e| anyhow::anyhow!("--{e}"))?;
-    let frames = frames_of(&a.frames)?;
-    let against = a.against.as_deref().map(frames_of).transpose()?;
+    let frames = Frames::read(&a.frames)?;
+    let against = a.against.as_deref().map(Frames::read).transpose()?;
     let req = PopMetricRequest { params, frames, against, figures: a.out.is_some() };
     let mut r = pop_metric(&req, &bozkir_core::NoProgress)?;
     let p = &req.params;
@@ -220,8 +132,7 @@ pub fn run(a: Args) -> Result<()> {
         if let Some(dir) = j.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         }
-        std::fs::write(j, serde_json::to_string_pretty(&r.report)? + "\n")
-            .with_context(|| format!("{}: cannot write", j.display()))?;
+        crate::outputs::write_json(j, &r.report)?;
         println!("wrote {}", j.display());
     }
     Ok(())

@@ -4,14 +4,13 @@
 use super::{non_negative, positive, MAX_TERRAIN_SIZE};
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use bozkir_pipeline::compute::{Backend, Compute};
-use bozkir_pipeline::recipe::RecipeRequest;
+use bozkir_pipeline::recipe::{load_recipe, RecipeRequest};
 use bozkir_pipeline::terrain::{terrain, TerrainRequest};
-use bozkir_recipe::{builtin, parse, Recipe, StageReport};
+use bozkir_recipe::StageReport;
 use bozkir_terrain::profiles::profile;
 use bozkir_terrain::profiles::table::PARAM_NAMES;
-use std::path::Path;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -161,21 +160,8 @@ fn request(a: &Args) -> Result<TerrainRequest> {
     Ok(TerrainRequest { profile: a.profile.clone(), params, size, seed, cell_size, height_range, tpi_radius })
 }
 
-/// Load a built-in recipe by name, or a TOML file.
-pub fn load(spec: &str) -> Result<Recipe> {
-    if let Some(_text) = builtin::source(spec) {
-        return Ok(builtin::builtin(spec)?);
-    }
-    let path = Path::new(spec);
-    if !path.exists() {
-        bail!("recipe {spec:?}: neither a built-in recipe ({}) nor an existing file", builtin::names().join(", "));
-    }
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the recipe", path.display()))?;
-    Ok(parse(&text, &path.display().to_string())?)
-}
-
 pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
-    let mut recipe = load(spec)?;
+    let mut recipe = load_recipe(spec)?;
     if let Some(n) = a.until {
         let all = recipe.stages.len();
         if !(1..=all).contains(&n) {

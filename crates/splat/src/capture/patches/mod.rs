@@ -433,6 +433,7 @@ fn looser(setting: &str, current: f64, v: f64) -> bool {
 pub mod cache;
 pub mod classes;
 mod loosen;
+pub mod preset;
 pub mod salience;
 pub mod search;
 pub mod sheet;

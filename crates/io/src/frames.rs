@@ -1,0 +1,136 @@
+//! Sweeps of rendered frames: a folder of PNGs (`f0000.png`, `f0001.png`, … in name order) or a
+//! `.zip` of them (the viewer's capture sweep; stored or deflate entries), each decoded to 8-bit
+//! samples (any colour type or depth the png crate expands to 8 bits).
+
+use crate::IoError;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Most frames read from one sweep.
+pub const MAX_FRAMES: usize = 10_000;
+/// Largest frame side accepted.
+pub const MAX_FRAME_SIDE: u32 = 8192;
+/// Largest zip entry read.
+const MAX_ENTRY_BYTES: u64 = 256 << 20;
+
+/// One decoded frame: interleaved 8-bit samples, `channels` per pixel (1 grey, 2 grey + alpha,
+/// 3 RGB, 4 RGBA), rows packed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The frame's file name (in a folder) or entry name (in a zip).
+    pub name: String,
+    /// Pixels per row.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Samples per pixel.
+    pub channels: usize,
+    /// `width · height · channels` samples, row by row.
+    pub pixels: Vec<u8>,
+}
+
+fn err(path: &Path, detail: impl Into<String>) -> IoError {
+    IoError::Frames { path: path.to_path_buf(), detail: detail.into(), source: None }
+}
+
+fn err_from(path: &Path, detail: impl Into<String>, e: impl std::error::Error + Send + Sync + 'static) -> IoError {
+    IoError::Frames { path: path.to_path_buf(), detail: detail.into(), source: Some(Box::new(e)) }
+}
+
+/// Decodes one PNG; `path` and `prefix` (`""`, or `"NAME: "` for a zip entry) name it in errors.
+fn decode_png(bytes: &[u8], name: String, path: &Path, prefix: &str) -> Result<Frame, IoError> {
+    let mut dec = png::Decoder::new(bytes);
+    dec.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = dec.read_info().map_err(|e| err_from(path, format!("{prefix}not a PNG"), e))?;
+    let (w, h) = (reader.info().width, reader.info().height);
+    if w > MAX_FRAME_SIDE || h > MAX_FRAME_SIDE {
+        return Err(err(path, format!("{prefix}{w}×{h} pixels, larger than {MAX_FRAME_SIDE} on a side")));
+    }
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).map_err(|e| err_from(path, format!("{prefix}cannot decode"), e))?;
+    let (width, height, channels) = (info.width as usize, info.height as usize, info.color_type.samples());
+    // Rows may be padded to `line_size`; repack when they are.
+    let pixels = if info.line_size == width * channels {
+        buf[..width * height * channels].to_vec()
+    } else {
+        buf.chunks(info.line_size).take(height).flat_map(|r| r[..width * channels].to_vec()).collect()
+    };
+    Ok(Frame { name, width, height, channels, pixels })
+}
+
+fn is_png(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with(".png")
+}
+
+fn check_count(path: &Path, n: usize) -> Result<(), IoError> {
+    if n > MAX_FRAMES {
+        return Err(err(path, format!("{n} frames, more than {MAX_FRAMES}")));
+    }
+    Ok(())
+}
+
+fn read_folder(path: &Path) -> Result<Vec<Frame>, IoError> {
+    let list = std::fs::read_dir(path).map_err(|e| err_from(path, "cannot list", e))?;
+    let mut names: Vec<PathBuf> = list
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(is_png))
+        .collect();
+    names.sort();
+    check_count(path, names.len())?;
+    let mut out = Vec::new();
+    for p in names {
+        let bytes = std::fs::read(&p).map_err(|e| err_from(&p, "cannot read", e))?;
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        out.push(decode_png(&bytes, name, &p, "")?);
+    }
+    Ok(out)
+}
+
+fn read_zip(path: &Path) -> Result<Vec<Frame>, IoError> {
+    let f = std::fs::File::open(path).map_err(|e| err_from(path, "cannot open", e))?;
+    let mut z = zip::ZipArchive::new(f).map_err(|e| err_from(path, "not a folder or a zip of PNG frames", e))?;
+    let mut names: Vec<String> = z.file_names().filter(|n| is_png(n) && !n.ends_with('/')).map(String::from).collect();
+    names.sort();
+    check_count(path, names.len())?;
+    let mut out = Vec::new();
+    for n in names {
+        let mut e = z.by_name(&n).map_err(|e| err_from(path, format!("{n}: cannot open"), e))?;
+        if e.size() > MAX_ENTRY_BYTES {
+            return Err(err(path, format!("{n}: larger than 256 MiB")));
+        }
+        let mut bytes = Vec::with_capacity(e.size() as usize);
+        e.read_to_end(&mut bytes).map_err(|e| err_from(path, format!("{n}: cannot read"), e))?;
+        let prefix = format!("{n}: ");
+        out.push(decode_png(&bytes, n, path, &prefix)?);
+    }
+    Ok(out)
+}
+
+/// The frames of a sweep in name order: the PNGs of the folder `path`, or of the zip `path`.
+/// Fewer than 2 frames is an error (a sweep compares consecutive pairs).
+///
+/// # Examples
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("bozkir-doc-frames-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// for i in 0..2 {
+///     let g = bozkir_core::Grid::from_vec(2, 1, vec![[i * 100, 0, 0], [255, 255, 255]]);
+///     bozkir_io::write_rgb8(&dir.join(format!("f{i:04}.png")), &g).unwrap();
+/// }
+/// let frames = bozkir_io::frames::read_frames(&dir).unwrap();
+/// assert_eq!(frames.len(), 2);
+/// assert_eq!((frames[1].name.as_str(), frames[1].width, frames[1].channels), ("f0001.png", 2, 3));
+/// assert_eq!(frames[1].pixels[..3], [100, 0, 0]);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn read_frames(path: &Path) -> Result<Vec<Frame>, IoError> {
+    if !path.exists() {
+        return Err(err(path, "no such folder or zip"));
+    }
+    let out = if path.is_dir() { read_folder(path)? } else { read_zip(path)? };
+    if out.len() < 2 {
+        return Err(err(path, format!("{} PNG frame(s); a sweep needs at least 2", out.len())));
+    }
+    Ok(out)
+}
