@@ -304,3 +304,51 @@ pub fn check_published(dir: &Path) -> Result<()> {
     read_manifest(dir)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(dir: &Path, name: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, b"x").unwrap();
+        p
+    }
+
+    #[test]
+    fn readers_trust_only_listed_files() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let stale = touch(d, "sediment.tif");
+        let height = touch(d, "height.tif");
+        // Nothing known: every file counts.
+        assert_eq!(written_files(d).unwrap(), None);
+        assert!(is_listed(&stale) && is_listed(&height));
+        assert!(!is_listed(&d.join("absent.tif")));
+        // A sidecar lists the files of a terrain folder (and itself).
+        let mut sc = Sidecar::new(2, 2, (1.0, 1.0), (0.0, 1.0), Encoding::TiffF32);
+        sc.files.push(SidecarFile { path: "height.tif".into(), role: "height".into(), encoding: Encoding::TiffF32 });
+        bozkir_io::write_sidecar(d.join(SIDECAR), &sc).unwrap();
+        assert_eq!(written_files(d).unwrap(), Some(vec!["height.tif".to_string(), SIDECAR.to_string()]));
+        assert!(is_listed(&height) && is_listed(&d.join(SIDECAR)) && !is_listed(&stale));
+        // A manifest comes first.
+        write_manifest(d, &Manifest { version: 1, files: vec!["sediment.tif".into()] }).unwrap();
+        assert!(is_listed(&stale) && !is_listed(&height));
+        // A corrupt manifest: nothing is trusted, and the folder is refused naming it.
+        std::fs::write(d.join(MANIFEST), b"{not json").unwrap();
+        assert!(!is_listed(&stale));
+        assert!(check_published(d).unwrap_err().to_string().contains(MANIFEST));
+    }
+
+    #[test]
+    fn a_folder_with_a_journal_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let j = Journal { pid: 7, staging: ".bozkir-staging-7".into(), ..Journal::default() };
+        write_journal(t.path(), &j).unwrap();
+        assert_eq!(read_journal(t.path()).unwrap(), Some(j));
+        let e = check_published(t.path()).unwrap_err().to_string();
+        assert!(e.contains(JOURNAL) && e.contains("process 7"), "{e}");
+        let e = read_terrain_folder(t.path(), "a test").unwrap_err().to_string();
+        assert!(e.contains(JOURNAL), "{e}");
+    }
+}
