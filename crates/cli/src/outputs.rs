@@ -140,7 +140,8 @@ impl Staging {
                 std::fs::remove_dir(d).ok();
             }
         };
-        if let Err(e) = recover(dir).and_then(|()| remove_stale_staging(dir)) {
+        let ours: Vec<PathBuf> = l.iter().map(|x| x.tmp.clone()).collect();
+        if let Err(e) = recover(dir).and_then(|()| remove_stale_staging(dir, &ours)) {
             undo(&created);
             return Err(e);
         }
@@ -189,8 +190,9 @@ impl Drop for Staging {
 }
 
 /// Removes the staging folders in `dir` of processes that are no longer alive (killed with
-/// SIGKILL, or a crash), and one left under this process's own id by an earlier process.
-fn remove_stale_staging(dir: &Path) -> Result<()> {
+/// SIGKILL, or a crash), and one left under this process's own id by an earlier process (not
+/// one of `live`, this process's own live staging folders).
+fn remove_stale_staging(dir: &Path, live: &[PathBuf]) -> Result<()> {
     for e in std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))? {
         let Ok(e) = e else { continue };
         let name = e.file_name();
@@ -198,7 +200,8 @@ fn remove_stale_staging(dir: &Path) -> Result<()> {
         else {
             continue;
         };
-        if (pid == std::process::id() || !alive(pid)) && e.file_type().is_ok_and(|t| t.is_dir()) {
+        let stale = (pid == std::process::id() && !live.contains(&e.path())) || !alive(pid);
+        if stale && e.file_type().is_ok_and(|t| t.is_dir()) {
             std::fs::remove_dir_all(e.path())
                 .with_context(|| format!("{}: cannot remove a stale staging directory", e.path().display()))?;
         }
