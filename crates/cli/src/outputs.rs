@@ -18,6 +18,10 @@ const STAGING_PREFIX: &str = ".bozkir-staging-";
 /// done (so that a failed publish can put them back).
 const PREVIOUS: &str = ".bozkir-previous";
 
+/// Outputs every terrain workflow with analysis writes (`terrain`, a recipe, `analyze`,
+/// `erode`): checked before the work starts ([`Staging::expecting`]).
+pub const TERRAIN_OUTPUTS: &[&str] = &["terrain.json", "preview.png"];
+
 /// `--force`: replace files in an output folder that bozkir did not write.
 static FORCE: AtomicBool = AtomicBool::new(false);
 /// Set once SIGINT or SIGTERM arrived: the process is cleaning up and about to exit.
@@ -152,6 +156,21 @@ impl Staging {
         }
         l.push(Live { tmp: tmp.clone(), created: created.clone() });
         Ok(Self { dir: dir.to_path_buf(), tmp, created, keep_previous, files: Vec::new(), committed: false })
+    }
+
+    /// Checks, before any work, the outputs the run is sure to write (`names`, relative to the
+    /// output folder) as the publish will check every output ([`check_targets`]): a directory in
+    /// the way, or a file that bozkir did not write (without `--force`), stops the run now instead
+    /// of after the work.
+    pub fn expecting(self, names: &[&str]) -> Result<Self> {
+        let previous = match tf::written_files(&self.dir) {
+            Ok(p) => p,
+            Err(_) if FORCE.load(Ordering::SeqCst) => None,
+            Err(e) => return Err(anyhow::Error::new(e).context("pass --force to replace the folder's outputs")),
+        };
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        check_targets(&self.dir, &names, previous.as_deref())?;
+        Ok(self)
     }
 
     /// Staged path of a file that is not listed in the sidecar (the sidecar itself).

@@ -265,3 +265,18 @@ fn a_bake_into_the_terrain_adds_and_a_bake_elsewhere_replaces() {
     let o = bozkir(&["bake", s(&out), "--out", s(&tex)]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn a_user_preview_stops_a_terrain_before_its_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("preview.png"), b"my own picture").unwrap();
+    // A 2048² terrain runs for minutes here; the refusal comes before it starts.
+    let t0 = Instant::now();
+    let o = bozkir(&["terrain", "--profile", "canyon", "--seed", "3", "--size", "2048", "--out", s(&out)]);
+    assert!(!o.status.success());
+    assert!(t0.elapsed() < Duration::from_secs(10), "refused after {:?}", t0.elapsed());
+    assert!(stderr(&o).contains("preview.png"), "{}", stderr(&o));
+    assert_eq!(names(&out), ["preview.png"]);
+}
