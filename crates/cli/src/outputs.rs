@@ -361,9 +361,12 @@ fn publish(dir: &Path, tmp: &Path, keep_previous: bool) -> Result<Vec<String>> {
         Journal { pid: std::process::id(), staging, files: files.clone(), stale: stale.clone(), keep_previous };
     tf::write_journal(dir, &journal)?;
     // (target, backup of what it replaced, folders created for it)
-    let mut done: Vec<(&String, Option<PathBuf>, Vec<PathBuf>)> = Vec::new();
+    let mut done: Vec<(&str, Option<PathBuf>, Vec<PathBuf>)> = Vec::new();
     let mut failure = None;
     for f in publish_order(&files) {
+        let f = f.as_str();
+        #[cfg(test)]
+        let f = if tests::FAIL_ON.with(|x| x.borrow().as_deref() == Some(f)) { tests::MISSING } else { f };
         match move_one(dir, tmp, f) {
             Ok((backup, created)) => done.push((f, backup, created)),
             Err(e) => {
@@ -503,4 +506,58 @@ pub fn print_stats(s: &Stats, timings: &[(String, Duration)]) {
 pub fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<()> {
     std::fs::write(path, serde_json::to_string_pretty(v)? + "\n")
         .with_context(|| format!("{}: cannot write", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    thread_local! {
+        /// A staged file whose move fails (a staged name that does not exist is moved instead).
+        pub static FAIL_ON: RefCell<Option<String>> = const { RefCell::new(None) };
+    }
+    /// The name moved instead of the file named by [`FAIL_ON`]: not staged, so its rename fails.
+    pub const MISSING: &str = "not-staged.txt";
+
+    fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_rename_failing_mid_publish_puts_every_file_back() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path();
+        // A first run: a.txt, b.txt, c.txt.
+        let st = Staging::new(dir).unwrap();
+        for n in ["a.txt", "b.txt", "c.txt"] {
+            std::fs::write(st.path().join(n), format!("old {n}")).unwrap();
+        }
+        st.commit().unwrap();
+        let before = snapshot(dir);
+        assert!(before.iter().any(|(n, _)| n == MANIFEST));
+        // A second run replacing a and b and adding d; the move of c fails after a and b moved.
+        let st = Staging::new(dir).unwrap();
+        for n in ["a.txt", "b.txt", "c.txt", "d.txt"] {
+            std::fs::write(st.path().join(n), format!("new {n}")).unwrap();
+        }
+        FAIL_ON.with(|x| *x.borrow_mut() = Some("c.txt".into()));
+        let e = st.commit().unwrap_err();
+        FAIL_ON.with(|x| *x.borrow_mut() = None);
+        assert!(format!("{e:#}").contains("nothing was published"), "{e:#}");
+        assert_eq!(snapshot(dir), before, "the old files are back, no new file is visible");
+        let left: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".bozkir-staging") || n == JOURNAL)
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 }
