@@ -246,6 +246,9 @@ fn recover(dir: &Path) -> Result<()> {
         let from = tmp.join(f);
         if from.is_file() {
             let to = dir.join(f);
+            if !real_dirs_on_the_way(dir, f) {
+                bail!("{}: a link or file is in the way of {}; cannot finish the publish", dir.display(), to.display());
+            }
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).with_context(|| format!("{}: cannot create", parent.display()))?;
             }
@@ -257,6 +260,17 @@ fn recover(dir: &Path) -> Result<()> {
     finish_publish(dir, &files, &previous, &j.stale, j.keep_previous)?;
     std::fs::remove_dir_all(&tmp).ok();
     Ok(())
+}
+
+/// Whether every folder between `dir` and `dir/rel` that exists is a real directory (not a link
+/// that could lead outside `dir`, not a file).
+fn real_dirs_on_the_way(dir: &Path, rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let mut at = dir.to_path_buf();
+    parts[..parts.len() - 1].iter().all(|p| {
+        at.push(p);
+        std::fs::symlink_metadata(&at).map_or(true, |m| m.is_dir())
+    })
 }
 
 /// The order files are moved in: the sidecar last, so that a terrain folder's manifest (its
@@ -434,6 +448,9 @@ fn move_one(dir: &Path, tmp: &Path, f: &str) -> Result<(Option<PathBuf>, Vec<Pat
 fn finish_publish(dir: &Path, files: &[String], previous: &[String], stale: &[String], keep: bool) -> Result<()> {
     for f in stale {
         let p = dir.join(f);
+        if !real_dirs_on_the_way(dir, f) {
+            continue;
+        }
         if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_dir()) {
             std::fs::remove_file(&p)
                 .with_context(|| format!("{}: cannot remove an output of the previous run", p.display()))?;

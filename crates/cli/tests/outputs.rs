@@ -280,3 +280,23 @@ fn a_user_preview_stops_a_terrain_before_its_work() {
     assert!(stderr(&o).contains("preview.png"), "{}", stderr(&o));
     assert_eq!(names(&out), ["preview.png"]);
 }
+
+#[test]
+fn a_crafted_manifest_cannot_remove_files_outside_the_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, b"keep me").unwrap();
+    let out = tmp.path().join("t");
+    std::fs::create_dir(&out).unwrap();
+    let m = serde_json::json!({"version": 1, "files": ["../victim.txt", "preview.png"]});
+    std::fs::write(out.join(".bozkir-manifest.json"), m.to_string()).unwrap();
+    let o = small_terrain(&out, "3");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not a path inside the folder"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+    // --force writes the outputs but still removes nothing the bad list names.
+    let o = bozkir(&["--force", "terrain", "--profile", "canyon", "--seed", "3", "--size", "24", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+    assert!(!out.join(".bozkir-manifest.json").exists(), "the sidecar is the manifest now");
+}

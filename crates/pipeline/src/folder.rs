@@ -212,10 +212,30 @@ fn write_json_atomic(path: &Path, v: &impl serde::Serialize) -> Result<()> {
     })
 }
 
+/// Whether `rel` is a path inside a folder: relative, `/`-separated, every component a plain
+/// name (no `..`, `.`, empty component, backslash or NUL). Lists read from a folder (a manifest, a
+/// journal, a sidecar) name only such paths, so that a crafted list cannot make bozkir remove or
+/// move a file outside the folder.
+pub fn is_inside_path(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.contains('\\')
+        && !rel.contains('\0')
+        && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+fn unsafe_list(path: &Path, entry: &str) -> PipelineError {
+    PipelineError::invalid(format!("{}: lists {entry:?}, which is not a path inside the folder", path.display()))
+}
+
 /// The manifest of output folder `dir`: `None` when it has none; refused when it cannot be read
-/// or parsed.
+/// or parsed, or names a path outside the folder.
 pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
-    read_json_file(&dir.join(MANIFEST))
+    let path = dir.join(MANIFEST);
+    let m: Option<Manifest> = read_json_file(&path)?;
+    if let Some(bad) = m.iter().flat_map(|m| &m.files).find(|f| !is_inside_path(f)) {
+        return Err(unsafe_list(&path, bad));
+    }
+    Ok(m)
 }
 
 /// Writes `m` as the manifest of `dir` (atomically: readers see the old list or the new one).
@@ -243,9 +263,24 @@ pub struct Journal {
     pub keep_previous: bool,
 }
 
-/// The publish journal of `dir`, `None` when no publish is in progress there.
+/// The publish journal of `dir`, `None` when no publish is in progress there; refused when it
+/// names a path outside the folder or a staging folder not named `.bozkir-staging-<pid>`.
 pub fn read_journal(dir: &Path) -> Result<Option<Journal>> {
-    read_json_file(&dir.join(JOURNAL))
+    let path = dir.join(JOURNAL);
+    let j: Option<Journal> = read_json_file(&path)?;
+    if let Some(j) = &j {
+        let staging_ok = j
+            .staging
+            .strip_prefix(".bozkir-staging-")
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if !staging_ok {
+            return Err(unsafe_list(&path, &j.staging));
+        }
+        if let Some(bad) = j.files.iter().chain(&j.stale).find(|f| !is_inside_path(f)) {
+            return Err(unsafe_list(&path, bad));
+        }
+    }
+    Ok(j)
 }
 
 /// Writes `j` as the publish journal of `dir` (atomically, synced).
@@ -267,7 +302,7 @@ pub fn written_files(dir: &Path) -> Result<Option<Vec<String>>> {
         return Ok(None);
     }
     Ok(bozkir_io::read_sidecar(&side).ok().map(|sc| {
-        let mut files: Vec<String> = sc.files.into_iter().map(|f| f.path).collect();
+        let mut files: Vec<String> = sc.files.into_iter().map(|f| f.path).filter(|p| is_inside_path(p)).collect();
         files.push(SIDECAR.to_string());
         files
     }))
@@ -338,6 +373,24 @@ mod tests {
         std::fs::write(d.join(MANIFEST), b"{not json").unwrap();
         assert!(!is_listed(&stale));
         assert!(check_published(d).unwrap_err().to_string().contains(MANIFEST));
+    }
+
+    #[test]
+    fn lists_naming_paths_outside_the_folder_are_refused() {
+        for bad in ["../x", "/etc/passwd", "a/../../x", "", "a//b", "./a", "a\\b"] {
+            assert!(!is_inside_path(bad), "{bad:?}");
+        }
+        assert!(is_inside_path("a.tif") && is_inside_path("tiles/t0.png"));
+        let t = tempfile::tempdir().unwrap();
+        write_manifest(t.path(), &Manifest { version: 1, files: vec!["../outside.txt".into()] }).unwrap();
+        assert!(read_manifest(t.path()).unwrap_err().to_string().contains("outside.txt"));
+        std::fs::remove_file(t.path().join(MANIFEST)).unwrap();
+        let j = Journal { pid: 7, staging: "../../home".into(), ..Journal::default() };
+        write_journal(t.path(), &j).unwrap();
+        assert!(read_journal(t.path()).is_err());
+        let j = Journal { pid: 7, staging: ".bozkir-staging-7".into(), stale: vec!["/etc/passwd".into()], ..j };
+        write_journal(t.path(), &j).unwrap();
+        assert!(read_journal(t.path()).is_err());
     }
 
     #[test]
