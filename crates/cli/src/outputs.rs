@@ -130,6 +130,8 @@ impl Staging {
         if dir.exists() && !dir.is_dir() {
             bail!("{}: exists and is not a directory", dir.display());
         }
+        // Held from before the folder is created: a signal then sees it registered.
+        let mut l = live();
         let mut created = Vec::new();
         let mut p = Some(dir);
         while let Some(d) = p.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
@@ -138,7 +140,6 @@ impl Staging {
         }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("{}: cannot create the output directory", dir.display()))?;
-        let mut l = live();
         let undo = |created: &[PathBuf]| {
             for d in created {
                 std::fs::remove_dir(d).ok();
