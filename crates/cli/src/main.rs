@@ -22,6 +22,10 @@ struct Cli {
     /// Worker threads (default: all cores). Output does not depend on it.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Replace files in the output folder that bozkir did not write (a user's own preview.png,
+    /// terrain.json, ...). Without it such a file stops the run before anything is published.
+    #[arg(long, global = true)]
+    force: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -85,6 +89,11 @@ fn main() -> ExitCode {
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().expect("thread pool set once");
     }
+    outputs::set_force(cli.force);
+    if let Err(e) = outputs::handle_signals() {
+        eprintln!("error: {e:#}");
+        return ExitCode::FAILURE;
+    }
     let quiet = cli.quiet;
     let result = match cli.command {
         Command::Demo(a) => cmd::demo::run(a, quiet),
@@ -113,6 +122,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(_) if outputs::interrupted() => {
+            // The signal thread is removing the partial outputs and exits with 130/143; an
+            // error caused by that removal is not the user's news.
+            loop {
+                std::thread::park();
+            }
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

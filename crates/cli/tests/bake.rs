@@ -52,7 +52,9 @@ fn bake_writes_textures_and_lists_them() {
     let out = tmp.path().join("tex");
     let o = bozkir(&["bake", t.to_str().unwrap(), "--scale", "1", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(listing(&out), ["albedo.png", "normal.png"]);
+    // The textures and the manifest of what bozkir wrote there (issue 20: a folder without a
+    // terrain.json sidecar lists its outputs in `.bozkir-manifest.json`).
+    assert_eq!(listing(&out), [".bozkir-manifest.json", "albedo.png", "normal.png"]);
     assert_eq!(png_size(&out.join("albedo.png")), (33, 33));
 }
 

@@ -155,7 +155,7 @@ impl ClassifyRequest {
 /// An optional layer beside `height.tif`: `None` when absent; refused when it cannot be read,
 /// has another size or holds a value that is not finite.
 fn read_optional(path: &Path, w: usize, h: usize) -> Result<Option<Vec<f64>>, ClassifyRunError> {
-    if !path.exists() {
+    if !crate::folder::is_listed(path) {
         return Ok(None);
     }
     let g = bozkir_io::read_tiff_f32(path).map_err(|source| ClassifyRunError::Read { path: path.into(), source })?;

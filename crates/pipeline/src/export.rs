@@ -202,9 +202,9 @@ impl TerrainLayers {
         let lf = ["biomes.png", "landform.png"]
             .iter()
             .map(|n| dir.join(n))
-            .find(|p| p.exists())
+            .find(|p| crate::folder::is_listed(p))
             .unwrap_or_else(|| dir.join("landform.png"));
-        let classes = if lf.exists() {
+        let classes = if crate::folder::is_listed(&lf) {
             let c = bozkir_io::read_png8(&lf)?;
             same_size(&lf, &c, h)?;
             Some(c)
@@ -216,7 +216,7 @@ impl TerrainLayers {
         for e in &Palette::default_biomes().entries {
             let file = soft_biome_file(&e.name);
             let path = dir.join(&file);
-            if !path.exists() {
+            if !crate::folder::is_listed(&path) {
                 continue;
             }
             let g = bozkir_io::read_png8(&path)?;

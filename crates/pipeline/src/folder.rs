@@ -99,10 +99,11 @@ pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(Sidecar, Grid<f64>
     if !dir.is_dir() {
         return bad(format!("{}: not a terrain directory", dir.display()));
     }
+    check_published(dir)?;
     let side = dir.join(SIDECAR);
     let tif = dir.join("height.tif");
     for p in [&side, &tif] {
-        if !p.exists() {
+        if !is_listed(p) {
             return bad(format!("{}: no such file", p.display()));
         }
     }
@@ -131,10 +132,11 @@ pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(Sidecar, Grid<f64>
     Ok((sc, height))
 }
 
-/// An optional f32 TIFF layer beside a terrain's `height.tif` (`None` when the file is absent);
-/// refuses, naming the file, one that cannot be read or whose size is not `w × h`.
+/// An optional f32 TIFF layer beside a terrain's `height.tif` (`None` when the file is absent or
+/// not listed in the folder's manifest, see [`is_listed`]); refuses, naming the file, one that
+/// cannot be read or whose size is not `w × h`.
 pub fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Grid<f32>>> {
-    if !path.exists() {
+    if !is_listed(path) {
         return Ok(None);
     }
     let g = bozkir_io::read_tiff_f32(path).map_err(|e| unreadable(path, e))?;
@@ -147,4 +149,259 @@ pub fn read_optional_layer(path: &Path, w: usize, h: usize) -> Result<Option<Gri
         )));
     }
     Ok(Some(g))
+}
+
+/// File name of an output folder's manifest: the files the tool wrote there (paths relative to
+/// the folder, `/`-separated), written last when a run publishes its outputs. Readers trust only
+/// the files it lists; a folder without one (written by hand or by an older bozkir) is read as
+/// before.
+pub const MANIFEST: &str = ".bozkir-manifest.json";
+
+/// File name of an output folder's publish journal: present only while a run moves its staged
+/// files into place (or after a run died doing so, until the next run into the folder finishes
+/// the move). Readers refuse a folder that has one.
+pub const JOURNAL: &str = ".bozkir-journal.json";
+
+/// The files the tool wrote into an output folder (see [`MANIFEST`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// The format's version (1).
+    pub version: u32,
+    /// Paths relative to the folder, `/`-separated, sorted.
+    pub files: Vec<String>,
+}
+
+fn io_step(path: &Path, what: &str, e: std::io::Error) -> PipelineError {
+    PipelineError::step(format!("{}: {what}", path.display()), e)
+}
+
+/// Reads `path` as JSON of type `T`; `None` when the file does not exist.
+fn read_json_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_step(path, "cannot read", e)),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| PipelineError::invalid(format!("{}: not a bozkir file list ({e})", path.display())))
+}
+
+/// Writes `v` as JSON to `path` atomically: a temporary file beside it, synced, renamed over it,
+/// and the folder synced.
+fn write_json_atomic(path: &Path, v: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| PipelineError::invalid(e.to_string()))? + "\n";
+    let tmp = path.with_extension("json.tmp");
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent() {
+            // Directory fsync makes the rename durable; not every platform can open a folder.
+            if let Ok(d) = std::fs::File::open(dir) {
+                d.sync_all().ok();
+            }
+        }
+        Ok(())
+    };
+    write().map_err(|e| {
+        std::fs::remove_file(&tmp).ok();
+        io_step(path, "cannot write", e)
+    })
+}
+
+/// Whether `rel` is a path inside a folder: relative, `/`-separated, every component a plain
+/// name (no `..`, `.`, empty component, backslash or NUL). Lists read from a folder (a manifest, a
+/// journal, a sidecar) name only such paths, so that a crafted list cannot make bozkir remove or
+/// move a file outside the folder.
+pub fn is_inside_path(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.contains('\\')
+        && !rel.contains('\0')
+        && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+fn unsafe_list(path: &Path, entry: &str) -> PipelineError {
+    PipelineError::invalid(format!("{}: lists {entry:?}, which is not a path inside the folder", path.display()))
+}
+
+/// The manifest of output folder `dir`: `None` when it has none; refused when it cannot be read
+/// or parsed, or names a path outside the folder.
+pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
+    let path = dir.join(MANIFEST);
+    let m: Option<Manifest> = read_json_file(&path)?;
+    if let Some(bad) = m.iter().flat_map(|m| &m.files).find(|f| !is_inside_path(f)) {
+        return Err(unsafe_list(&path, bad));
+    }
+    Ok(m)
+}
+
+/// Writes `m` as the manifest of `dir` (atomically: readers see the old list or the new one).
+pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<()> {
+    write_json_atomic(&dir.join(MANIFEST), m)
+}
+
+/// A publish in progress in an output folder (see [`JOURNAL`]): enough to finish it after the
+/// publishing process died.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Journal {
+    /// The publishing process.
+    pub pid: u32,
+    /// Its staging folder's name inside the output folder.
+    pub staging: String,
+    /// The files being published (relative, `/`-separated); complete and synced in the staging
+    /// folder before the journal was written.
+    pub files: Vec<String>,
+    /// Files of the previous manifest that this run does not write: removed once every new file
+    /// is in place.
+    pub stale: Vec<String>,
+    /// Whether the previous manifest's files are kept (a run that adds files, such as a bake
+    /// into a terrain folder).
+    #[serde(default)]
+    pub keep_previous: bool,
+}
+
+/// The publish journal of `dir`, `None` when no publish is in progress there; refused when it
+/// names a path outside the folder or a staging folder not named `.bozkir-staging-<pid>`.
+pub fn read_journal(dir: &Path) -> Result<Option<Journal>> {
+    let path = dir.join(JOURNAL);
+    let j: Option<Journal> = read_json_file(&path)?;
+    if let Some(j) = &j {
+        let staging_ok = j
+            .staging
+            .strip_prefix(".bozkir-staging-")
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if !staging_ok {
+            return Err(unsafe_list(&path, &j.staging));
+        }
+        if let Some(bad) = j.files.iter().chain(&j.stale).find(|f| !is_inside_path(f)) {
+            return Err(unsafe_list(&path, bad));
+        }
+    }
+    Ok(j)
+}
+
+/// Writes `j` as the publish journal of `dir` (atomically, synced).
+pub fn write_journal(dir: &Path, j: &Journal) -> Result<()> {
+    write_json_atomic(&dir.join(JOURNAL), j)
+}
+
+/// The files the tool wrote into output folder `dir`, relative and `/`-separated: its
+/// [`MANIFEST`] when it has one, else the files its `terrain.json` sidecar lists and the sidecar
+/// itself (a terrain folder's sidecar lists every file of the folder), else `None` (nothing is
+/// known: a folder written by hand, or a sidecar that cannot be read). A manifest that cannot be
+/// read or parsed is refused, naming it.
+pub fn written_files(dir: &Path) -> Result<Option<Vec<String>>> {
+    if let Some(m) = read_manifest(dir)? {
+        return Ok(Some(m.files));
+    }
+    let side = dir.join(SIDECAR);
+    if !side.is_file() {
+        return Ok(None);
+    }
+    Ok(bozkir_io::read_sidecar(&side).ok().map(|sc| {
+        let mut files: Vec<String> = sc.files.into_iter().map(|f| f.path).filter(|p| is_inside_path(p)).collect();
+        files.push(SIDECAR.to_string());
+        files
+    }))
+}
+
+/// Whether a reader may use the file at `path`: it is a file, and the folder it lies in lists it
+/// among the files the tool wrote there ([`written_files`]) or knows nothing of what was written.
+/// A file the last run did not write (a stale layer of an earlier run, a user's file) is treated
+/// as absent.
+pub fn is_listed(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return false };
+    match written_files(dir) {
+        Ok(None) => true,
+        Ok(Some(files)) => files.iter().any(|f| std::ffi::OsStr::new(f) == name),
+        Err(_) => false,
+    }
+}
+
+/// Refuses a folder whose outputs are being published (or whose publisher died mid-publish), and
+/// one whose manifest is unreadable, naming the file.
+pub fn check_published(dir: &Path) -> Result<()> {
+    if let Some(j) = read_journal(dir)? {
+        return Err(PipelineError::invalid(format!(
+            "{}: outputs are being published by bozkir (process {}) or that process was stopped; \
+             wait for it, or run the command into {} again to finish or replace them",
+            dir.join(JOURNAL).display(),
+            j.pid,
+            dir.display()
+        )));
+    }
+    read_manifest(dir)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(dir: &Path, name: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, b"x").unwrap();
+        p
+    }
+
+    #[test]
+    fn readers_trust_only_listed_files() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let stale = touch(d, "sediment.tif");
+        let height = touch(d, "height.tif");
+        // Nothing known: every file counts.
+        assert_eq!(written_files(d).unwrap(), None);
+        assert!(is_listed(&stale) && is_listed(&height));
+        assert!(!is_listed(&d.join("absent.tif")));
+        // A sidecar lists the files of a terrain folder (and itself).
+        let mut sc = Sidecar::new(2, 2, (1.0, 1.0), (0.0, 1.0), Encoding::TiffF32);
+        sc.files.push(SidecarFile { path: "height.tif".into(), role: "height".into(), encoding: Encoding::TiffF32 });
+        bozkir_io::write_sidecar(d.join(SIDECAR), &sc).unwrap();
+        assert_eq!(written_files(d).unwrap(), Some(vec!["height.tif".to_string(), SIDECAR.to_string()]));
+        assert!(is_listed(&height) && is_listed(&d.join(SIDECAR)) && !is_listed(&stale));
+        // A manifest comes first.
+        write_manifest(d, &Manifest { version: 1, files: vec!["sediment.tif".into()] }).unwrap();
+        assert!(is_listed(&stale) && !is_listed(&height));
+        // A corrupt manifest: nothing is trusted, and the folder is refused naming it.
+        std::fs::write(d.join(MANIFEST), b"{not json").unwrap();
+        assert!(!is_listed(&stale));
+        assert!(check_published(d).unwrap_err().to_string().contains(MANIFEST));
+    }
+
+    #[test]
+    fn lists_naming_paths_outside_the_folder_are_refused() {
+        for bad in ["../x", "/etc/passwd", "a/../../x", "", "a//b", "./a", "a\\b"] {
+            assert!(!is_inside_path(bad), "{bad:?}");
+        }
+        assert!(is_inside_path("a.tif") && is_inside_path("tiles/t0.png"));
+        let t = tempfile::tempdir().unwrap();
+        write_manifest(t.path(), &Manifest { version: 1, files: vec!["../outside.txt".into()] }).unwrap();
+        assert!(read_manifest(t.path()).unwrap_err().to_string().contains("outside.txt"));
+        std::fs::remove_file(t.path().join(MANIFEST)).unwrap();
+        let j = Journal { pid: 7, staging: "../../home".into(), ..Journal::default() };
+        write_journal(t.path(), &j).unwrap();
+        assert!(read_journal(t.path()).is_err());
+        let j = Journal { pid: 7, staging: ".bozkir-staging-7".into(), stale: vec!["/etc/passwd".into()], ..j };
+        write_journal(t.path(), &j).unwrap();
+        assert!(read_journal(t.path()).is_err());
+    }
+
+    #[test]
+    fn a_folder_with_a_journal_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let j = Journal { pid: 7, staging: ".bozkir-staging-7".into(), ..Journal::default() };
+        write_journal(t.path(), &j).unwrap();
+        assert_eq!(read_journal(t.path()).unwrap(), Some(j));
+        let e = check_published(t.path()).unwrap_err().to_string();
+        assert!(e.contains(JOURNAL) && e.contains("process 7"), "{e}");
+        let e = read_terrain_folder(t.path(), "a test").unwrap_err().to_string();
+        assert!(e.contains(JOURNAL), "{e}");
+    }
 }

@@ -38,7 +38,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if a.tpi_radius == 0 || a.tpi_radius > dem.width().max(dem.height()) {
         anyhow::bail!("--tpi-radius must be 1..={}, got {}", dem.width().max(dem.height()), a.tpi_radius);
     }
-    let st = Staging::new(&a.out)?;
+    let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let options =
         AnalysisOptions { tpi_radius: a.tpi_radius, stream_threshold: a.stream_threshold, ..Default::default() };
     let req = AnalyzeRequest { dem: &dem, source: super::file_name(&a.dem), options };

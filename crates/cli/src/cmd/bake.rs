@@ -42,7 +42,9 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     }
     let out = a.out.clone().unwrap_or_else(|| a.dir.clone());
     let into_terrain = same_dir(&out, &a.dir);
-    let st = Staging::new(&out)?;
+    // A bake into the terrain folder adds its textures to the terrain's files; elsewhere its
+    // outputs replace the previous run's.
+    let st = if into_terrain { Staging::adding(&out)? } else { Staging::new(&out)? };
     bake(&BakeRequest { inputs: &inputs, scale: a.scale, into_terrain }, st.path(), &NoProgress)?;
     let moved = st.commit()?;
     println!("baked {out_w}×{out_h} albedo and micro-normal ({}× the {w}×{h} grid)", a.scale);

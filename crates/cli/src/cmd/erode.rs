@@ -54,7 +54,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     bar.step("read");
     let (dem, note) = super::load_dem(&a.dem)?;
     let dem = a.scale.apply(dem)?;
-    let st = Staging::new(&a.out)?;
+    let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let req = ErodeRequest { dem: &dem, source: super::file_name(&a.dem), params };
     let report = || Backend { backend: kernels.backend(), stages: None };
     let out = erode(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;

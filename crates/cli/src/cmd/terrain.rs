@@ -114,7 +114,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     // Everything is validated before any work or any file.
     let req = request(&a)?;
-    let st = Staging::new(&a.out)?;
+    let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let bar = Bar::new(quiet);
     let out = terrain(&req, st.path(), &bar)?;
     let timings = bar.timings();
@@ -177,7 +177,7 @@ pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
     let keep_extent = recipe.cell_size * recipe.size as f64 / size as f64;
     let cell_size = positive("cell-size", a.cell_size.unwrap_or(keep_extent))?;
     let seed = a.seed.unwrap_or(recipe.seed);
-    let st = Staging::new(&a.out)?;
+    let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let bar = Bar::new(quiet);
     let kernels = a.gpu.kernels()?;
     let req = RecipeRequest { recipe: &recipe, size, cell_size, seed, until: a.until };
