@@ -20,12 +20,16 @@
 
 pub mod assets;
 pub mod catalogue;
+mod confine;
 mod error;
 pub mod server;
 
 pub use assets::{asset, content_type, ASSETS};
 pub use catalogue::{
-    load_scene, terrain_entry, Body, Scene, TerrainEntry, TilesetEntry, TilesetSource, CATALOGUE_FORMAT_VERSION,
+    load_scene, terrain_entry, Body, Scene, TerrainEntry, TilesetEntry, TilesetSource, CATALOGUE_FORMAT_VERSION, CHUNK,
 };
 pub use error::{report, Result, ViewerError};
-pub use server::{clean_path, resolve, start, Reply, Running, State};
+pub use server::{
+    clean_path, resolve, start, Limits, Reply, Running, State, BODY_DEADLINE, HEAD_DEADLINE, IDLE, MAX_CONNECTIONS,
+    WRITE_TIMEOUT,
+};
