@@ -493,120 +493,147 @@ fn write_text(w: &mut impl Write, status: u16, msg: &str, headers: &[String]) {
     write_reply(w, status, "text/plain; charset=utf-8", headers, &body, (0, n), false, true).ok();
 }
 
-/// Deadlines of the open connections, kept by one watchdog thread that wakes every `tick`: a
-/// connection past its deadline has its reading side shut down, which ends its blocked read.
-/// (Ticks are counted, not clock readings: the library reads no clock.)
-struct Watchdog {
+/// The server's sense of time: a thread that counts ticks of `tick` (sleeping between them; the
+/// library reads no clock). Deadlines are tick counts; a connection's reads wake every tick to
+/// compare.
+struct Ticker {
     tick: Duration,
     /// Ticks since the server started.
     now: AtomicU64,
-    conns: Mutex<Vec<std::sync::Weak<Watched>>>,
 }
 
-/// One connection under the watchdog.
-struct Watched {
-    stream: std::net::TcpStream,
-    /// The tick at which reading is cut; `u64::MAX`: none.
-    deadline: AtomicU64,
-    /// Set when the deadline cut the connection.
-    expired: AtomicBool,
-}
-
-impl Watchdog {
-    fn new(l: &Limits) -> Watchdog {
+impl Ticker {
+    fn new(l: &Limits) -> Ticker {
         let shortest = l.head_deadline.min(l.body_deadline).min(l.idle);
         let tick = (shortest / 10).clamp(Duration::from_millis(5), Duration::from_millis(500));
-        Watchdog { tick, now: AtomicU64::new(0), conns: Mutex::new(Vec::new()) }
+        Ticker { tick, now: AtomicU64::new(0) }
     }
 
-    fn watch(&self, stream: std::net::TcpStream) -> Arc<Watched> {
-        let w = Arc::new(Watched { stream, deadline: AtomicU64::new(u64::MAX), expired: AtomicBool::new(false) });
-        self.conns.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::downgrade(&w));
-        w
+    fn now(&self) -> u64 {
+        self.now.load(Ordering::SeqCst)
     }
 
-    /// Cut `w`'s reading `d` from now (rounded up to whole ticks, plus one).
-    fn arm(&self, w: &Watched, d: Duration) {
-        let ticks = d.as_nanos().div_ceil(self.tick.as_nanos().max(1)) as u64 + 1;
-        w.deadline.store(self.now.load(Ordering::SeqCst).saturating_add(ticks), Ordering::SeqCst);
-    }
-
-    fn disarm(&self, w: &Watched) {
-        w.deadline.store(u64::MAX, Ordering::SeqCst);
+    /// The tick `d` from now (rounded up to whole ticks, plus one for the tick under way).
+    fn after(&self, d: Duration) -> u64 {
+        let ticks = d.as_nanos().div_ceil(self.tick.as_nanos().max(1));
+        self.now().saturating_add(u64::try_from(ticks).unwrap_or(u64::MAX)).saturating_add(1)
     }
 
     /// Tick until `stop`.
     fn run(&self, stop: &AtomicBool) {
         while !stop.load(Ordering::SeqCst) {
             std::thread::sleep(self.tick);
-            let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
-            let mut conns = self.conns.lock().unwrap_or_else(|e| e.into_inner());
-            conns.retain(|c| {
-                let Some(c) = c.upgrade() else { return false };
-                if now >= c.deadline.load(Ordering::SeqCst) {
-                    c.expired.store(true, Ordering::SeqCst);
-                    c.deadline.store(u64::MAX, Ordering::SeqCst);
-                    c.stream.shutdown(std::net::Shutdown::Read).ok();
-                }
-                true
-            });
+            self.now.fetch_add(1, Ordering::SeqCst);
         }
     }
 }
 
-/// What a connection needs besides the state: its limits, the watchdog, and the port when the
-/// server listens on loopback (then `Host` and `Origin` are checked).
+/// A connection's reading side under a deadline (a tick of the [`Ticker`]): the socket's own
+/// timeout is one tick, and a read that times out is retried until the deadline has passed, then
+/// fails with `TimedOut` — however slowly the bytes come, the deadline holds.
+struct DeadlineReader<'a> {
+    stream: &'a std::net::TcpStream,
+    ticker: &'a Ticker,
+    deadline: &'a std::cell::Cell<u64>,
+}
+
+impl Read for DeadlineReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            if self.ticker.now() >= self.deadline.get() {
+                return Err(std::io::ErrorKind::TimedOut.into());
+            }
+            match self.stream.read(buf) {
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                r => return r,
+            }
+        }
+    }
+}
+
+/// What a connection needs besides the state: the ticker, and the port when the server listens
+/// on loopback (then `Host` and `Origin` are checked).
 struct Conn {
-    watchdog: Arc<Watchdog>,
+    ticker: Arc<Ticker>,
     loopback_port: Option<u16>,
+}
+
+/// Close a connection after its last answer without resetting it: the writing side is shut, and
+/// what the client still sends is read (at most 4 reads of 100 ms) and dropped, so the client
+/// gets to read the answer rather than a reset.
+fn close_gently(stream: &std::net::TcpStream) {
+    stream.shutdown(std::net::Shutdown::Write).ok();
+    stream.set_read_timeout(Some(Duration::from_millis(100))).ok();
+    let mut sink = [0u8; 4096];
+    // At most 4 reads of 100 ms: a client that keeps trickling bytes does not hold the thread.
+    for _ in 0..4 {
+        match (&*stream).read(&mut sink) {
+            Ok(n) if n > 0 => {}
+            _ => break,
+        }
+    }
 }
 
 /// Answer the requests of one connection until it closes, idles out, misses a deadline or asks
 /// to close. One descriptor: reads and writes share the socket.
-fn serve_connection(state: &State, conn: &Conn, watched: &Watched) {
+fn serve_connection(state: &State, conn: &Conn, stream: &std::net::TcpStream) {
     let l = state.limits;
-    let stream = &watched.stream;
-    // A backstop for each read: the watchdog cuts earlier.
-    stream.set_read_timeout(Some(l.head_deadline.max(l.body_deadline).max(l.idle))).ok();
+    let ticker = &*conn.ticker;
+    stream.set_read_timeout(Some(ticker.tick)).ok();
     stream.set_write_timeout(Some(l.write_timeout)).ok();
     stream.set_nodelay(true).ok();
-    let wd = &conn.watchdog;
-    let mut reader = std::io::BufReader::new(stream);
+    let deadline = std::cell::Cell::new(u64::MAX);
+    let mut reader = std::io::BufReader::new(DeadlineReader { stream, ticker, deadline: &deadline });
     let mut writer = std::io::BufWriter::new(stream);
     let mut first = true;
     loop {
         // Wait for the first byte of a request (a new connection has the head deadline for it
-        // all), then the whole head within the head deadline.
-        wd.arm(watched, if first { l.head_deadline } else { l.idle });
+        // all), then the whole head within the head deadline, then the body within its own.
+        deadline.set(ticker.after(if first { l.head_deadline } else { l.idle }));
         match std::io::BufRead::fill_buf(&mut reader) {
-            Ok([]) | Err(_) => return,
+            Ok([]) => return,
             Ok(_) => {}
+            Err(_) if first => {
+                write_text(&mut writer, 408, "no request within the deadline", &[]);
+                drop(writer);
+                close_gently(stream);
+                return;
+            }
+            Err(_) => return,
         }
         if !first {
-            wd.arm(watched, l.head_deadline);
+            deadline.set(ticker.after(l.head_deadline));
         }
         first = false;
-        let got = read_request_in(&mut reader, &mut || wd.arm(watched, l.body_deadline));
-        wd.disarm(watched);
-        if watched.expired.load(Ordering::SeqCst) {
-            let msg = format!(
-                "request not complete within the deadline ({} s for the head, {} s for a body)",
-                l.head_deadline.as_secs_f64(),
-                l.body_deadline.as_secs_f64()
-            );
-            write_text(&mut writer, 408, &msg, &[]);
-            return;
-        }
+        let got = read_request_in(&mut reader, &mut || deadline.set(ticker.after(l.body_deadline)));
+        let expired = ticker.now() >= deadline.get();
+        deadline.set(u64::MAX);
         let rq = match got {
             Ok(None) => return,
             Ok(Some(rq)) => rq,
+            Err(_) if expired => {
+                let msg = format!(
+                    "request not complete within the deadline ({} s for the head, {} s for a body)",
+                    l.head_deadline.as_secs_f64(),
+                    l.body_deadline.as_secs_f64()
+                );
+                write_text(&mut writer, 408, &msg, &[]);
+                drop(writer);
+                close_gently(stream);
+                return;
+            }
             Err((status, why)) => {
                 write_text(&mut writer, status, why, &[]);
+                drop(writer);
+                close_gently(stream);
                 return;
             }
         };
         if let Some(why) = conn.loopback_port.and_then(|p| host_refusal(&rq, p)) {
             write_text(&mut writer, 403, &why, &[]);
+            drop(writer);
+            close_gently(stream);
             return;
         }
         let reply = state.handle(&rq.method, &rq.target, rq.body.as_deref());
@@ -630,6 +657,8 @@ fn serve_connection(state: &State, conn: &Conn, watched: &Watched) {
                 Some(Span::Unsatisfiable) => {
                     let msg = format!("range not satisfiable: {} asked of {len} bytes", rq.range.unwrap_or_default());
                     write_text(&mut writer, 416, &msg, &[format!("Content-Range: bytes */{len}")]);
+                    drop(writer);
+                    close_gently(stream);
                     return;
                 }
             }
@@ -679,12 +708,12 @@ pub fn start(state: Arc<State>, addr: SocketAddr) -> Result<Running> {
     let listener = std::net::TcpListener::bind(addr).map_err(|error| ViewerError::Listen { addr, error })?;
     let real = listener.local_addr().map_err(|e| ViewerError::Invalid(format!("cannot listen on {addr}: {e}")))?;
     let stop = Arc::new(AtomicBool::new(false));
-    let watchdog = Arc::new(Watchdog::new(&state.limits));
+    let ticker = Arc::new(Ticker::new(&state.limits));
     {
-        let (w, stop) = (watchdog.clone(), stop.clone());
-        std::thread::spawn(move || w.run(&stop));
+        let (t, stop) = (ticker.clone(), stop.clone());
+        std::thread::spawn(move || t.run(&stop));
     }
-    let conn = Arc::new(Conn { watchdog, loopback_port: real.ip().is_loopback().then_some(real.port()) });
+    let conn = Arc::new(Conn { ticker, loopback_port: real.ip().is_loopback().then_some(real.port()) });
     let acceptor = {
         let stop = stop.clone();
         std::thread::spawn(move || accept_loop(&listener, &state, &conn, &stop))
@@ -699,8 +728,19 @@ pub fn start(state: Arc<State>, addr: SocketAddr) -> Result<Running> {
 /// Longest pause between failing accepts.
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
+/// Connections over the cap waiting for their 503; more are closed without an answer.
+const BUSY_QUEUE: usize = 64;
+
 fn accept_loop(listener: &std::net::TcpListener, state: &Arc<State>, conn: &Arc<Conn>, stop: &AtomicBool) {
     let open = Arc::new(AtomicUsize::new(0));
+    let max = state.limits.max_connections;
+    // One thread answers the connections over the cap, so the acceptor never waits on one.
+    let (busy_tx, busy_rx) = mpsc::sync_channel::<std::net::TcpStream>(BUSY_QUEUE);
+    std::thread::spawn(move || {
+        for s in busy_rx {
+            busy(s, max);
+        }
+    });
     let mut backoff = Duration::from_millis(10);
     loop {
         let accepted = listener.accept();
@@ -720,29 +760,30 @@ fn accept_loop(listener: &std::net::TcpListener, state: &Arc<State>, conn: &Arc<
                 continue;
             }
         };
-        let max = state.limits.max_connections;
         if open.load(Ordering::SeqCst) >= max {
-            busy(stream, max);
+            let _ = busy_tx.try_send(stream);
             continue;
         }
         open.fetch_add(1, Ordering::SeqCst);
         let slot = Slot(open.clone());
-        let watched = conn.watchdog.watch(stream);
         let (state, conn) = (state.clone(), conn.clone());
         // A thread that cannot be started drops the connection (and its slot).
         let _ = std::thread::Builder::new().spawn(move || {
             let _slot = slot;
-            serve_connection(&state, &conn, &watched);
+            serve_connection(&state, &conn, &stream);
         });
     }
 }
 
-/// Answer 503 on a connection over the cap without waiting on it, and close it.
+/// Answer 503 on a connection over the cap and close it gently.
 fn busy(stream: std::net::TcpStream, max: usize) {
-    stream.set_nonblocking(true).ok();
+    let pause = Duration::from_millis(200);
+    stream.set_write_timeout(Some(pause)).ok();
+    stream.set_read_timeout(Some(pause)).ok();
     let mut w = &stream;
     let msg = format!("server busy: {max} connections are open (the cap); try again shortly");
     write_text(&mut w, 503, &msg, &["Retry-After: 1".to_string()]);
+    close_gently(&stream);
 }
 
 impl Running {
@@ -798,6 +839,36 @@ mod tests {
         let huge = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(MAX_HEAD));
         assert_eq!(bad(huge.as_bytes()), Some(431));
         assert_eq!(bad(b"GET / HTTP/1.1\r\nHost: x\r\n"), Some(400), "truncated head");
+    }
+
+    #[test]
+    fn ranges_parse_as_rfc_9110_says() {
+        assert_eq!(parse_range("bytes=0-9", 100), Span::Part(0, 9));
+        assert_eq!(parse_range("bytes=90-200", 100), Span::Part(90, 99));
+        assert_eq!(parse_range("bytes=10-", 100), Span::Part(10, 99));
+        assert_eq!(parse_range("bytes=-10", 100), Span::Part(90, 99));
+        assert_eq!(parse_range("bytes=-1000", 100), Span::Part(0, 99));
+        assert_eq!(parse_range("bytes=100-", 100), Span::Unsatisfiable);
+        assert_eq!(parse_range("bytes=-0", 100), Span::Unsatisfiable);
+        assert_eq!(parse_range("bytes=0-0", 0), Span::Unsatisfiable);
+        assert_eq!(parse_range("bytes=-5", 0), Span::Unsatisfiable);
+        for whole in ["", "bytes=", "bytes=-", "bytes=5-1", "bytes=a-b", "bytes=+1-2", "lines=0-1", "bytes=0-1,3-4"] {
+            assert_eq!(parse_range(whole, 100), Span::Whole, "{whole:?}");
+        }
+        assert_eq!(parse_range(&format!("bytes=0-{}", u64::MAX), 100), Span::Part(0, 99));
+        assert_eq!(parse_range("bytes=0-99999999999999999999999", 100), Span::Whole, "overflow: ignored");
+    }
+
+    #[test]
+    fn loopback_names_are_checked_with_the_port() {
+        for ok in ["127.0.0.1:8737", "localhost:8737", "LocalHost", "[::1]:8737", "[::1]", "127.0.0.2", "127.0.0.1"] {
+            assert!(loopback_name(ok, 8737), "{ok}");
+        }
+        for bad in
+            ["127.0.0.1:80", "evil.example", "evil.example:8737", "[::1]:1", "[::1", "10.0.0.1:8737", "", ":8737"]
+        {
+            assert!(!loopback_name(bad, 8737), "{bad}");
+        }
     }
 
     #[test]
