@@ -346,3 +346,76 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
     let cat: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("catalogue.json")).unwrap()).unwrap();
     assert!(cat["terrains"].as_array().unwrap().iter().any(|t| t["name"] == "baked" && t["albedo"] == true));
 }
+
+/// Issue 20, finding 3: links that leave the served folder are skipped by `serve` and `site`
+/// (with a warning), refused when swapped in after start-up, and a loopback server refuses a
+/// foreign `Host` (DNS rebinding).
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_folder_and_foreign_hosts_are_refused() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join("passwd");
+    std::fs::write(&secret, "root:x:0:0:root:/root:/bin/sh\n").unwrap();
+    let dir = tmp.path().join("scene");
+    write_tileset(&dir.join("ground"));
+    write_tileset(&dir.join("evil"));
+    std::fs::remove_file(dir.join("evil/tiles.splat")).unwrap();
+    symlink(&secret, dir.join("evil/tiles.splat")).unwrap();
+
+    // site: the linked tileset is skipped with a warning; nothing of the target is copied.
+    let out = tmp.path().join("site");
+    let o = ok(&["site", "--out", out.to_str().unwrap(), "--data", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("evil") && err.contains("outside the served folder"), "{err}");
+    assert!(!out.join("data/tilesets/evil").exists());
+    assert!(out.join("data/tilesets/ground/tiles.splat").is_file());
+
+    let srv = Server::start(&dir);
+    let cat: serde_json::Value = serde_json::from_slice(&srv.get("/catalogue.json").2).unwrap();
+    assert_eq!(cat["tilesets"].as_array().unwrap().len(), 1, "{cat}");
+    assert_eq!(srv.get("/data/tilesets/evil/tiles.splat").0, 404);
+    // Swapped after start-up.
+    std::fs::remove_file(dir.join("ground/tiles.splat")).unwrap();
+    symlink(&secret, dir.join("ground/tiles.splat")).unwrap();
+    let (st, _, body) = srv.get("/data/tilesets/ground/tiles.splat");
+    assert_eq!(st, 403);
+    assert!(!String::from_utf8_lossy(&body).contains("root:x"));
+
+    // A page of another site whose name now points at 127.0.0.1 sends its own Host.
+    let mut s = TcpStream::connect(&srv.host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(b"GET /catalogue.json HTTP/1.1\r\nHost: rebind.example:8737\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    assert!(raw.starts_with("HTTP/1.1 403 "), "{raw}");
+    let (st, h, body) = srv.request("GET", "/data/tilesets/evil/../ground/tileset.json", b"");
+    assert_eq!(st, 400, "{h:?} {body:?}");
+}
+
+/// Issue 20, findings 8 and 9 through the binary: ranges of a data file, and `Accept-Ranges`.
+#[test]
+fn serve_answers_ranges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("scene");
+    write_tileset(&dir.join("ground"));
+    let srv = Server::start(&dir);
+    let whole = std::fs::read(dir.join("ground/tiles.splat")).unwrap();
+    let n = whole.len();
+    let mut s = TcpStream::connect(&srv.host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "GET /data/tilesets/ground/tiles.splat HTTP/1.1\r\nHost: {}\r\nRange: bytes=-16\r\nConnection: close\r\n\r\n",
+        srv.host
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let h = String::from_utf8_lossy(&raw[..split]);
+    assert!(h.starts_with("HTTP/1.1 206 "), "{h}");
+    assert!(h.contains(&format!("Content-Range: bytes {}-{}/{n}", n - 16, n - 1)), "{h}");
+    assert_eq!(&raw[split + 4..], &whole[n - 16..]);
+    let (st, h, _) = srv.get("/data/tilesets/ground/tiles.splat");
+    assert_eq!((st, header(&h, "accept-ranges")), (200, "bytes"));
+}

@@ -2,6 +2,7 @@
 //! converted once to the layout the page reads, `catalogue.json` ([`Scene::catalogue`]) and every
 //! data file ([`Scene::data_files`]); see `docs/formats.md` "Viewer catalogue and data".
 
+use crate::confine::{check_inside, open_inside};
 use crate::error::{report, Result, ViewerError};
 use bozkir_pipeline::folder::{read_optional_layer, read_terrain_folder};
 use bozkir_splat::formats::tileset;
@@ -38,6 +39,8 @@ pub struct TilesetEntry {
     pub size: f64,
     /// Whether it has a texture atlas the viewer can load.
     pub atlas: bool,
+    /// The served folder (canonical) every file of it is read from.
+    root: PathBuf,
 }
 
 impl TilesetEntry {
@@ -64,9 +67,10 @@ impl TilesetEntry {
         }
     }
 
-    /// The bytes of `file`, one of [`TilesetEntry::files`] (`None` for any other name), read from
-    /// disk now.
-    pub fn read(&self, file: &str) -> Option<Result<Vec<u8>>> {
+    /// `file`, one of [`TilesetEntry::files`] (`None` for any other name), opened now as a
+    /// [`Body::File`] (streamed, never read whole): refused with [`ViewerError::Outside`] when its
+    /// name now resolves outside the served folder.
+    pub fn read(&self, file: &str) -> Option<Result<Body>> {
         if !self.files().contains(&file) {
             return None;
         }
@@ -74,7 +78,7 @@ impl TilesetEntry {
             TilesetSource::Zip(p) => p.clone(),
             TilesetSource::Dir(d) => d.join(file),
         };
-        Some(std::fs::read(&path).map_err(ViewerError::io(format!("{}: cannot read", path.display()))))
+        Some(open_inside(&self.root, &path).map(|(f, len)| Body::File { file: Arc::new(f), len }))
     }
 }
 
@@ -106,6 +110,8 @@ pub struct TerrainEntry {
     pub normal: Option<PathBuf>,
     /// The recipe the folder came from (its sidecar's `settings.recipe`), when it says.
     pub recipe: Option<String>,
+    /// The served folder (canonical) the baked textures are read from.
+    root: PathBuf,
 }
 
 impl TerrainEntry {
@@ -143,12 +149,11 @@ impl TerrainEntry {
     }
 
     /// The bytes of `file`, one of [`TerrainEntry::files`] (`None` for any other name): the
-    /// converted layers as kept, the baked textures read from disk now.
+    /// converted layers as kept, the baked textures opened now as a [`Body::File`] (refused with
+    /// [`ViewerError::Outside`] when the name now resolves outside the served folder).
     pub fn read(&self, file: &str) -> Option<Result<Body>> {
         let disk = |p: &Option<PathBuf>| {
-            p.as_ref().map(|p| {
-                std::fs::read(p).map(Body::Owned).map_err(ViewerError::io(format!("{}: cannot read", p.display())))
-            })
+            p.as_ref().map(|p| open_inside(&self.root, p).map(|(f, len)| Body::File { file: Arc::new(f), len }))
         };
         match file {
             "terrain.json" => Some(Ok(Body::Shared(self.json.clone()))),
@@ -188,7 +193,16 @@ fn folder_name(p: &Path) -> String {
     url_name(&p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
-fn tileset_entry(name: String, path: &Path, source: TilesetSource) -> Result<TilesetEntry> {
+fn tileset_entry(root: &Path, name: String, path: &Path, source: TilesetSource) -> Result<TilesetEntry> {
+    // Every file the reader or the server would open stays inside the served folder.
+    match &source {
+        TilesetSource::Zip(p) => check_inside(root, p)?,
+        TilesetSource::Dir(d) => {
+            for f in ["", "tileset.json", "tiles.splat", "tiles.ply", "atlas.png"] {
+                check_inside(root, &d.join(f))?;
+            }
+        }
+    }
     let ts: Tileset = tileset::read(path).map_err(ViewerError::Tileset)?;
     let m = &ts.manifest;
     let atlas = match &source {
@@ -210,6 +224,7 @@ fn tileset_entry(name: String, path: &Path, source: TilesetSource) -> Result<Til
         splats: m.total,
         size: m.size,
         atlas,
+        root: root.to_path_buf(),
     })
 }
 
@@ -234,7 +249,20 @@ fn baked_texture(dir: &Path, file: &str, w: usize, h: usize) -> Option<PathBuf> 
 
 /// A terrain folder (`height.tif` with its `terrain.json` sidecar, optional `sediment.tif`, and
 /// `albedo.png` / `normal.png` from `bozkir bake`) converted to the viewer's layout.
+///
+/// Every file it reads or serves must resolve inside the folder itself (see [`Scene::scan`] for a
+/// scene's own served folder).
 pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
+    let root = dir.canonicalize().map_err(ViewerError::io(format!("{}: cannot resolve", dir.display())))?;
+    terrain_entry_in(&root, name, dir)
+}
+
+const TERRAIN_FILES: [&str; 6] = ["height.tif", "terrain.json", "sediment.tif", "albedo.png", "normal.png", ""];
+
+fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntry> {
+    for f in TERRAIN_FILES {
+        check_inside(root, &dir.join(f))?;
+    }
     let (sc, h) = read_terrain_folder(dir, "the viewer")?;
     let (w, hh) = (sc.width, sc.height);
     let sed = read_optional_layer(&dir.join("sediment.tif"), w, hh)?;
@@ -273,6 +301,7 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
         albedo,
         normal,
         recipe,
+        root: root.to_path_buf(),
     })
 }
 
@@ -281,6 +310,11 @@ impl Scene {
     /// `.zip` tilesets, and terrain folders (`height.tif`); `dir` itself may also be a tileset
     /// folder, a terrain folder or a tileset zip. Entries that cannot be read are skipped, each
     /// with a warning naming the folder and the reason.
+    ///
+    /// The *served folder* is `dir` (the folder holding it when `dir` is a zip), resolved. A
+    /// symbolic link is followed only when it resolves inside the served folder: an entry with a
+    /// file that leaves it is skipped with a warning, and every file is checked again when served
+    /// (see [`ViewerError::Outside`]).
     pub fn scan(dir: &Path) -> Result<(Scene, Vec<String>)> {
         if !dir.exists() {
             return Err(ViewerError::Invalid(format!("{}: no such folder", dir.display())));
@@ -292,12 +326,15 @@ impl Scene {
                 return Err(ViewerError::Invalid(format!("{}: not a folder or a tileset .zip", dir.display())));
             }
             let name = url_name(&dir.file_stem().unwrap_or_default().to_string_lossy());
-            let e = tileset_entry(name, dir, TilesetSource::Zip(dir.to_path_buf()))
+            let real = dir.canonicalize().map_err(ViewerError::io(format!("{}: cannot resolve", dir.display())))?;
+            let root = real.parent().unwrap_or(Path::new("/")).to_path_buf();
+            let e = tileset_entry(&root, name, &real, TilesetSource::Zip(real.clone()))
                 .map_err(|e| ViewerError::NotATileset { path: dir.to_path_buf(), source: Box::new(e) })?;
             sc.tilesets.push(e);
             return Ok((sc, warnings));
         }
-        sc.consider(dir, folder_name(dir), &mut warnings);
+        let root = dir.canonicalize().map_err(ViewerError::io(format!("{}: cannot resolve", dir.display())))?;
+        sc.consider(&root, dir, folder_name(dir), &mut warnings);
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .map_err(ViewerError::io(format!("{}: cannot list", dir.display())))?
             .filter_map(|e| e.ok())
@@ -309,11 +346,17 @@ impl Scene {
                 continue;
             }
             let p = e.path();
+            if let Err(err) = check_inside(&root, &p) {
+                if p.is_dir() || is_zip(&p) {
+                    warnings.push(format!("{}: skipped: {}", p.display(), report(&err)));
+                }
+                continue;
+            }
             if p.is_dir() {
-                sc.consider(&p, url_name(&raw), &mut warnings);
+                sc.consider(&root, &p, url_name(&raw), &mut warnings);
             } else if is_zip(&p) {
                 let name = url_name(&p.file_stem().unwrap_or_default().to_string_lossy());
-                match tileset_entry(name, &p, TilesetSource::Zip(p.clone())) {
+                match tileset_entry(&root, name, &p, TilesetSource::Zip(p.clone())) {
                     Ok(t) => sc.push_tileset(t, &mut warnings),
                     Err(err) => warnings.push(format!("{}: skipped: {}", p.display(), report(&err))),
                 }
@@ -322,15 +365,15 @@ impl Scene {
         Ok((sc, warnings))
     }
 
-    fn consider(&mut self, dir: &Path, name: String, warnings: &mut Vec<String>) {
+    fn consider(&mut self, root: &Path, dir: &Path, name: String, warnings: &mut Vec<String>) {
         if dir.join("tileset.json").is_file() {
-            match tileset_entry(name.clone(), dir, TilesetSource::Dir(dir.to_path_buf())) {
+            match tileset_entry(root, name.clone(), dir, TilesetSource::Dir(dir.to_path_buf())) {
                 Ok(t) => self.push_tileset(t, warnings),
                 Err(err) => warnings.push(format!("{}: skipped the tileset: {}", dir.display(), report(&err))),
             }
         }
         if dir.join("height.tif").is_file() {
-            match terrain_entry(name, dir) {
+            match terrain_entry_in(root, name, dir) {
                 Ok(t) => {
                     if self.terrains.iter().any(|x| x.name == t.name) {
                         warnings.push(format!(
@@ -413,13 +456,13 @@ impl Scene {
         v
     }
 
-    /// Every data file as `(path under the site root, bytes)`: what `bozkir site` writes.
+    /// Every data file as `(path under the site root, bytes)`: what `bozkir site` writes. Files
+    /// on disk come as [`Body::File`] (opened, checked inside the served folder, not read).
     pub fn data_files(&self) -> Result<Vec<(String, Body)>> {
         let mut out = Vec::new();
         for t in &self.tilesets {
             for f in t.files() {
-                let bytes = t.read(f).expect("listed")?;
-                out.push((format!("data/tilesets/{}/{f}", t.name), Body::Owned(bytes)));
+                out.push((format!("data/tilesets/{}/{f}", t.name), t.read(f).expect("listed")?));
             }
         }
         for t in &self.terrains {
@@ -466,14 +509,66 @@ pub enum Body {
     Shared(Arc<[u8]>),
     /// Bytes read or made for this one answer.
     Owned(Vec<u8>),
+    /// A file opened for this one answer (checked inside the served folder), copied out in
+    /// chunks of [`CHUNK`] bytes: an answer never holds a whole file in memory.
+    File {
+        /// The open file.
+        file: Arc<std::fs::File>,
+        /// Its length when opened (what `Content-Length` says).
+        len: u64,
+    },
 }
 
-impl AsRef<[u8]> for Body {
-    fn as_ref(&self) -> &[u8] {
+/// Largest piece of a file held in memory while it is copied out (bytes).
+pub const CHUNK: usize = 64 << 10;
+
+impl Body {
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
         match self {
-            Body::Static(b) => b,
-            Body::Shared(b) => b,
-            Body::Owned(b) => b,
+            Body::File { len, .. } => *len,
+            b => b.bytes().map_or(0, |b| b.len() as u64),
+        }
+    }
+
+    /// Whether it has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes, when held in memory (`None` for a [`Body::File`]).
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Body::Static(b) => Some(b),
+            Body::Shared(b) => Some(b),
+            Body::Owned(b) => Some(b),
+            Body::File { .. } => None,
+        }
+    }
+
+    /// Write bytes `start..start + len` to `w`; a file is read in chunks of [`CHUNK`] bytes.
+    /// A file that ends early (shrunk since it was opened) is an `UnexpectedEof` error.
+    pub fn write_range(&self, w: &mut dyn std::io::Write, start: u64, len: u64) -> std::io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        let end = start.checked_add(len).filter(|&e| e <= self.len());
+        let Some(end) = end else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "range past the end of the body"));
+        };
+        match self {
+            Body::File { file, .. } => {
+                let mut f: &std::fs::File = file;
+                f.seek(SeekFrom::Start(start))?;
+                let mut buf = vec![0u8; CHUNK.min(len as usize)];
+                let mut left = len;
+                while left > 0 {
+                    let n = (left as usize).min(buf.len());
+                    f.read_exact(&mut buf[..n])?;
+                    w.write_all(&buf[..n])?;
+                    left -= n as u64;
+                }
+                Ok(())
+            }
+            b => w.write_all(&b.bytes().unwrap_or_default()[start as usize..end as usize]),
         }
     }
 }

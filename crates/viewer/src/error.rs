@@ -45,6 +45,20 @@ pub enum ViewerError {
         /// What the system answered (part of the message).
         error: std::io::Error,
     },
+    /// A scene file whose name resolves (through symbolic links) outside the served folder: it is
+    /// never read or served (see `docs/reliability/i20c.md`).
+    #[error(
+        "{path}: links to {target}, outside the served folder {root} (links are followed only inside it)",
+        path = .path.display(), target = .target.display(), root = .root.display()
+    )]
+    Outside {
+        /// The name in the scene.
+        path: PathBuf,
+        /// What it resolves to.
+        target: PathBuf,
+        /// The served folder.
+        root: PathBuf,
+    },
     /// The input cannot be used: the message says why.
     #[error("{0}")]
     Invalid(String),

@@ -5,7 +5,9 @@
 //! `bozkir site` and `bozkir bench-viewer`, and open to any other face.
 //!
 //! Everything is local: the server listens where the caller says (the CLI: loopback unless told
-//! otherwise) and never makes a request of its own. The library never prints and never reads the
+//! otherwise) and never makes a request of its own. It reads only files that resolve inside the
+//! served folder, checks `Host`/`Origin` on loopback, streams files with `Range`, and serves at
+//! most [`MAX_CONNECTIONS`] connections with deadlines on every request ([`Limits`]). The library never prints and never reads the
 //! clock: warnings come back as strings, failures as [`ViewerError`].
 //!
 //! # Examples
@@ -20,12 +22,16 @@
 
 pub mod assets;
 pub mod catalogue;
+mod confine;
 mod error;
 pub mod server;
 
 pub use assets::{asset, content_type, ASSETS};
 pub use catalogue::{
-    load_scene, terrain_entry, Body, Scene, TerrainEntry, TilesetEntry, TilesetSource, CATALOGUE_FORMAT_VERSION,
+    load_scene, terrain_entry, Body, Scene, TerrainEntry, TilesetEntry, TilesetSource, CATALOGUE_FORMAT_VERSION, CHUNK,
 };
 pub use error::{report, Result, ViewerError};
-pub use server::{clean_path, resolve, start, Reply, Running, State};
+pub use server::{
+    clean_path, resolve, start, Limits, Reply, Running, State, BODY_DEADLINE, HEAD_DEADLINE, IDLE, MAX_CONNECTIONS,
+    WRITE_TIMEOUT,
+};

@@ -68,8 +68,14 @@ fn write_site(root: &Path, state: &State) -> Result<(usize, usize)> {
     bytes += cat.len();
     count += 1;
     for (rel, b) in state.scene.data_files()? {
-        write(root, &rel, b.as_ref())?;
-        bytes += b.as_ref().len();
+        // Files on disk are copied in bounded chunks, never read whole.
+        let p = root.join(&rel);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).with_context(|| format!("{}: cannot create", d.display()))?;
+        }
+        let mut f = std::fs::File::create(&p).with_context(|| format!("{}: cannot write", p.display()))?;
+        b.write_range(&mut f, 0, b.len()).with_context(|| format!("{}: cannot write", p.display()))?;
+        bytes += b.len() as usize;
         count += 1;
     }
     Ok((count, bytes))
