@@ -26,7 +26,7 @@ fn format_name(f: Format) -> &'static str {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    if !a.file.exists() {
+    if matches!(a.file.try_exists(), Ok(false)) {
         bail!("{}: no such file", a.file.display());
     }
     let splats = bozkir_splat::formats::load(&a.file)?;
