@@ -157,10 +157,13 @@ fn spz_huge_counts_and_truncations_are_refused_without_allocating() {
 
 // ------------------------------------------------------------------ GLB
 
+/// One change to a GLB's JSON document.
+type Edit<'a> = Box<dyn Fn(&mut Value) + 'a>;
+
 /// A GLB from a JSON document and a BIN chunk.
 fn glb(doc: &Value, bin: &[u8]) -> Vec<u8> {
     let mut js = serde_json::to_vec(doc).unwrap();
-    while js.len() % 4 != 0 {
+    while !js.len().is_multiple_of(4) {
         js.push(b' ');
     }
     let total = 12 + 8 + js.len() + 8 + bin.len();
@@ -200,7 +203,7 @@ fn glb_wrong_types_views_past_the_bin_chunk_and_huge_counts_are_refused() {
     .unwrap_err();
     assert!(matches!(e, SplatError::Io(IoError::Truncated { .. })) && e.to_string().contains("BIN chunk"), "{e}");
     // Huge, zero, negative and wrong-typed fields.
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    let cases: Vec<(&str, Edit)> = vec![
         ("count 2^40", Box::new(|d| d["accessors"][pos]["count"] = (1u64 << 40).into())),
         ("count MAX_SPLATS", Box::new(|d| d["accessors"][pos]["count"] = (1u64 << 28).into())),
         ("count 0", Box::new(|d| d["accessors"][pos]["count"] = 0.into())),
