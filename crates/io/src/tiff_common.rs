@@ -129,7 +129,7 @@ fn check_claims(path: &Path, dec: &mut TiffDecoder, width: usize, height: usize,
             path,
             format!(
                 "the header claims {width}×{height}×{spp} samples of {sample_bytes} bytes ({need} bytes); \
-                 its {n} {what}s hold {held} bytes (compression {compression}), at most {can} decoded",
+                 its {n} {what}(s) hold {held} bytes (compression {compression}), at most {can} decoded",
                 n = offsets.len(),
                 can = if compression == 1 { held } else { can },
             ),
