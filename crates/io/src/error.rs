@@ -9,12 +9,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum IoError {
     /// The operating system refused a read, write, rename or similar.
-    #[error("{path}: {source}", path = .path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    ///
+    /// The system's message is part of this message and is not also given as the error's
+    /// `source()`, so a printer that follows the chain (`{:#}`) prints it once.
+    #[error("{path}: {error}", path = .path.display())]
+    Io { path: PathBuf, error: std::io::Error },
     /// The file is a zero-byte file, or holds a raster or point set with no cells or points.
     #[error("{path}: empty ({what})", path = .path.display())]
     Empty { path: PathBuf, what: String },
@@ -57,12 +56,10 @@ pub enum IoError {
     #[error("{path}: invalid argument ({detail})", path = .path.display())]
     InvalidArgument { path: PathBuf, detail: String },
     /// A JSON file ([`crate::json::read_json`]) is not JSON, or not the shape asked for.
-    #[error("{path}: not JSON ({source})", path = .path.display())]
-    NotJson {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
+    ///
+    /// The parser's message is part of this message (not also a `source()`).
+    #[error("{path}: not JSON ({error})", path = .path.display())]
+    NotJson { path: PathBuf, error: serde_json::Error },
     /// A sweep of PNG frames (a folder or a zip, [`crate::frames`]) or one of its frames that
     /// cannot be read; `detail` starts with the zip entry's name when the frame is one.
     #[error("{path}: {detail}", path = .path.display())]
@@ -73,12 +70,10 @@ pub enum IoError {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// A JSON sidecar could not be parsed or written.
-    #[error("{path}: JSON sidecar: {source}", path = .path.display())]
-    Json {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
+    ///
+    /// The parser's message is part of this message (not also a `source()`).
+    #[error("{path}: JSON sidecar: {error}", path = .path.display())]
+    Json { path: PathBuf, error: serde_json::Error },
 }
 
 /// Result alias of this crate.
@@ -112,7 +107,7 @@ impl IoError {
         if source.kind() == std::io::ErrorKind::UnexpectedEof {
             return IoError::Truncated { path: path.to_path_buf(), detail: "unexpected end of file".into() };
         }
-        IoError::Io { path: path.to_path_buf(), source }
+        IoError::Io { path: path.to_path_buf(), error: source }
     }
 
     /// [`IoError::Malformed`] for `path`.

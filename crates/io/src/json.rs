@@ -44,5 +44,5 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: impl AsRef<Path>) -> Resu
     }
     let mut text = Vec::with_capacity(len as usize);
     file.take(MAX_JSON_BYTES + 1).read_to_end(&mut text).map_err(|e| IoError::io(path, e))?;
-    serde_json::from_slice(&text).map_err(|source| IoError::NotJson { path: path.to_path_buf(), source })
+    serde_json::from_slice(&text).map_err(|error| IoError::NotJson { path: path.to_path_buf(), error })
 }

@@ -4,7 +4,8 @@
 //! `heights`, `z` or `data`, else the only 2-D entry. Row 0 is taken as the top (north) edge.
 //! Optional 0-d (or one-element) entries give the georeference:
 //!
-//! * `dx`, `dy`: column and row spacing (missing: 1 m each);
+//! * `dx`, `dy`: column and row spacing (missing: 1 m each; 0, negative, NaN or infinite:
+//!   refused);
 //! * `xmin`, `xmax`, `ymin`, `ymax`: bounds. When all four are present, lie in
 //!   longitude/latitude ranges, the spacings are below 1 and `|xmax − xmin|` matches `dx`
 //!   times the number of columns (or columns − 1) within 1 %, the spacing is degrees and is
@@ -21,6 +22,7 @@ use crate::error::{IoError, Result};
 use crate::fsio::open_with_magic;
 use crate::limits::{check_raster_size, MAX_NPY_BYTES};
 use crate::npy::{parse_npy, NpyArray};
+use crate::png_common::DEFLATE_MAX_EXPANSION;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
@@ -63,6 +65,22 @@ fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<Str
             continue;
         }
         let size = entry.size();
+        let compressed = entry.compressed_size();
+        let can = match entry.compression() {
+            zip::CompressionMethod::Stored => compressed,
+            _ => compressed.saturating_mul(DEFLATE_MAX_EXPANSION).saturating_add(1024),
+        };
+        if size > can {
+            return Err(IoError::malformed(
+                path,
+                "NPZ (zip)",
+                format!(
+                    "entry {key}.npy claims {size} bytes from {compressed} stored bytes, \
+                     which hold at most {can} ({:?})",
+                    entry.compression()
+                ),
+            ));
+        }
         if size > MAX_NPY_BYTES {
             return Err(IoError::TooMany {
                 path: path.to_path_buf(),
@@ -84,6 +102,18 @@ fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<Str
 
 fn scalar(arrays: &BTreeMap<String, NpyArray>, key: &str) -> Option<f64> {
     arrays.get(key).filter(|a| a.data.len() == 1).map(|a| a.data[0]).filter(|v| v.is_finite())
+}
+
+/// The cell spacing `key` (`dx` or `dy`): `None` when absent (or not a single value, as
+/// before); refused when it is one value that is not a finite number above 0.
+fn spacing(path: &Path, arrays: &BTreeMap<String, NpyArray>, key: &str) -> Result<Option<f64>> {
+    match arrays.get(key).filter(|a| a.data.len() == 1).map(|a| a.data[0]) {
+        None => Ok(None),
+        Some(v) if v.is_finite() && v > 0.0 => Ok(Some(v)),
+        Some(v) => {
+            Err(IoError::malformed(path, "NPZ", format!("{key} = {v}: a cell spacing must be a finite number above 0")))
+        }
+    }
 }
 
 /// Read a DEM from an NPZ archive (see the module documentation for the entries used).
@@ -108,8 +138,8 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let (width, height) = check_raster_size(path, w as u64, h as u64)?;
     let heights = clean_heights(path, width, height, elev.data.iter().map(|&v| (v, false)), 1.0)?;
 
-    let dx = scalar(&arrays, "dx").filter(|v| *v > 0.0);
-    let dy = scalar(&arrays, "dy").filter(|v| *v > 0.0);
+    let dx = spacing(path, &arrays, "dx")?;
+    let dy = spacing(path, &arrays, "dy")?;
     let bounds = ["xmin", "xmax", "ymin", "ymax"].map(|k| scalar(&arrays, k));
     let (sx, sy) = (dx.unwrap_or(1.0), dy.or(dx).unwrap_or(1.0));
     let geographic = match bounds {

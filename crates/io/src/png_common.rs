@@ -8,6 +8,10 @@ use std::path::Path;
 /// The PNG signature.
 pub(crate) const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
+/// The most bytes one byte of a Deflate stream decodes to (zlib's bound, 1032:1): a PNG whose
+/// header claims more pixel bytes than its file length times this is refused before allocating.
+pub(crate) const DEFLATE_MAX_EXPANSION: u64 = 1032;
+
 /// A decoded PNG: raw samples as stored (16-bit samples big-endian).
 pub(crate) struct RawPng {
     pub width: usize,
@@ -40,7 +44,7 @@ fn map_decode(path: &Path, e: png::DecodingError) -> IoError {
 
 /// Decode a PNG without transformations, checking the size in the header before allocating.
 pub(crate) fn decode(path: &Path) -> Result<RawPng> {
-    let (file, _len) = open_with_magic(path, &[PNG_MAGIC], "PNG")?;
+    let (file, len) = open_with_magic(path, &[PNG_MAGIC], "PNG")?;
     let limits = png::Limits { bytes: usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX) };
     let mut decoder = png::Decoder::new_with_limits(std::io::BufReader::with_capacity(1 << 16, file), limits);
     decoder.set_transformations(png::Transformations::IDENTITY);
@@ -53,7 +57,18 @@ pub(crate) fn decode(path: &Path) -> Result<RawPng> {
     if reader.info().is_animated() {
         return Err(IoError::unsupported(path, "animated PNG (APNG)"));
     }
-    let mut data = vec![0u8; reader.output_buffer_size()];
+    let size = reader.output_buffer_size() as u64;
+    let can = len.saturating_mul(DEFLATE_MAX_EXPANSION);
+    if size > can {
+        return Err(IoError::truncated(
+            path,
+            format!(
+                "the header claims {w}×{h} pixels ({size} bytes decoded); a {len}-byte file holds at most {can} \
+                 (Deflate expands at most {DEFLATE_MAX_EXPANSION}×)"
+            ),
+        ));
+    }
+    let mut data = vec![0u8; size as usize];
     reader.next_frame(&mut data).map_err(|e| map_decode(path, e))?;
     Ok(RawPng { width, height, color, depth, data })
 }

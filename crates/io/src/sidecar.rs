@@ -123,7 +123,7 @@ pub fn write_sidecar(path: impl AsRef<Path>, sidecar: &Sidecar) -> Result<()> {
     let path = path.as_ref();
     sidecar.check(path)?;
     let mut text =
-        serde_json::to_vec_pretty(sidecar).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
+        serde_json::to_vec_pretty(sidecar).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
     text.push(b'\n');
     atomic_write(path, |w| write_all(path, w, &text))
 }
@@ -138,7 +138,7 @@ pub fn read_sidecar(path: impl AsRef<Path>) -> Result<Sidecar> {
     let mut text = Vec::with_capacity(len as usize);
     reader.take(len).read_to_end(&mut text).map_err(|e| IoError::io(path, e))?;
     let value: serde_json::Value =
-        serde_json::from_slice(&text).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
+        serde_json::from_slice(&text).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
     match value.get("format_version").and_then(|v| v.as_u64()) {
         Some(v) if v == u64::from(SIDECAR_FORMAT_VERSION) => {}
         Some(v) => {
@@ -150,7 +150,7 @@ pub fn read_sidecar(path: impl AsRef<Path>) -> Result<Sidecar> {
         None => return Err(IoError::missing(path, "sidecar field \"format_version\"")),
     }
     let sidecar: Sidecar =
-        serde_json::from_value(value).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
+        serde_json::from_value(value).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
     sidecar.check(path)?;
     Ok(sidecar)
 }

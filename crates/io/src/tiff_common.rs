@@ -40,7 +40,7 @@ pub(crate) fn map_tiff(path: &Path, e: TiffError) -> IoError {
 /// Open a TIFF, check its magic and its size against the limits. Returns the decoder
 /// positioned on the first image, `(width, height)` and the samples per pixel.
 pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> {
-    let (file, _len) = open_with_magic(path, &TIFF_MAGICS, "TIFF")?;
+    let (file, len) = open_with_magic(path, &TIFF_MAGICS, "TIFF")?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX);
     limits.intermediate_buffer_size = 1 << 30;
@@ -50,7 +50,92 @@ pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> 
     let (w, h) = dec.dimensions().map_err(|e| map_tiff(path, e))?;
     let (width, height) = check_raster_size(path, u64::from(w), u64::from(h))?;
     let spp: u16 = dec.find_tag_unsigned(Tag::SamplesPerPixel).map_err(|e| map_tiff(path, e))?.unwrap_or(1);
+    check_claims(path, &mut dec, width, height, spp, len)?;
     Ok((dec, width, height, spp))
+}
+
+/// The most bytes one compressed byte can decode to, by TIFF `Compression` code: none 1,
+/// PackBits 64 (2 bytes give at most 128), Deflate 1032 (zlib's bound), anything else
+/// (LZW: 12-bit codes of at most 4096 bytes) 2731.
+pub(crate) const fn max_expansion(compression: u64) -> u64 {
+    match compression {
+        1 => 1,
+        32773 => 64,
+        8 | 32946 => 1032,
+        _ => 2731,
+    }
+}
+
+/// Check what the first image's header claims against the file, before anything is decoded:
+/// every sample 8, 16, 32 or 64 bits; every strip or tile inside the file; and the decoded
+/// size `width × height × samples × bytes` no more than the strips' bytes can give
+/// ([`max_expansion`] per compressed byte, plus 1 KiB per strip for small images).
+fn check_claims(path: &Path, dec: &mut TiffDecoder, width: usize, height: usize, spp: u16, len: u64) -> Result<()> {
+    let m = |e| map_tiff(path, e);
+    if spp == 0 {
+        return Err(IoError::malformed(path, "TIFF", "SamplesPerPixel 0"));
+    }
+    let bits = match dec.find_tag(Tag::BitsPerSample).map_err(m)? {
+        None => vec![1],
+        Some(v) => v.into_u64_vec().map_err(m)?,
+    };
+    for &b in &bits {
+        match b {
+            0 => return Err(IoError::malformed(path, "TIFF", "BitsPerSample 0")),
+            8 | 16 | 32 | 64 => {}
+            b => {
+                let s = if b == 1 { "" } else { "s" };
+                return Err(IoError::unsupported(
+                    path,
+                    format!("TIFF sample size: {b} bit{s} per sample (8, 16, 32 or 64 are read)"),
+                ));
+            }
+        }
+    }
+    let sample_bytes = bits.iter().copied().max().unwrap_or(8) / 8;
+    let need = (width as u64) * (height as u64) * u64::from(spp) * sample_bytes;
+    let compression = dec.find_tag_unsigned::<u64>(Tag::Compression).map_err(m)?.unwrap_or(1);
+    let tiled = dec.find_tag(Tag::TileOffsets).map_err(m)?.is_some();
+    let (off_tag, count_tag, what) = if tiled {
+        (Tag::TileOffsets, Tag::TileByteCounts, "tile")
+    } else {
+        (Tag::StripOffsets, Tag::StripByteCounts, "strip")
+    };
+    let (Some(offsets), Some(counts)) = (dec.find_tag(off_tag).map_err(m)?, dec.find_tag(count_tag).map_err(m)?) else {
+        return Err(IoError::malformed(path, "TIFF", format!("no {what} offsets or byte counts")));
+    };
+    let (offsets, counts) = (offsets.into_u64_vec().map_err(m)?, counts.into_u64_vec().map_err(m)?);
+    if offsets.len() != counts.len() {
+        return Err(IoError::malformed(
+            path,
+            "TIFF",
+            format!("{} {what} offsets but {} byte counts", offsets.len(), counts.len()),
+        ));
+    }
+    let mut held = 0u64;
+    for (i, (&o, &c)) in offsets.iter().zip(&counts).enumerate() {
+        if o.saturating_add(c) > len {
+            return Err(IoError::truncated(
+                path,
+                format!("{what} {i} of {c} bytes at byte {o} runs past the end of the {len}-byte file"),
+            ));
+        }
+        held = held.saturating_add(c);
+    }
+    let can = held.saturating_mul(max_expansion(compression)).saturating_add(1024 * offsets.len() as u64);
+    let short = if compression == 1 { need > held } else { need > can };
+    if short {
+        return Err(IoError::truncated(
+            path,
+            format!(
+                "the header claims {width}×{height}×{spp} samples of {sample_bytes} bytes ({need} bytes); \
+                 its {n} {what}(s) hold {held} bytes (compression {compression}), at most {can} decoded",
+                n = offsets.len(),
+                can = if compression == 1 { held } else { can },
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// [`open_any`] for a single-channel raster: refuses more than one sample per pixel.

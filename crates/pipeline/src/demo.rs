@@ -83,5 +83,5 @@ pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<
 
 fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir)
-        .map_err(|source| PipelineError::Io(bozkir_io::IoError::Io { path: dir.to_path_buf(), source }))
+        .map_err(|source| PipelineError::Io(bozkir_io::IoError::Io { path: dir.to_path_buf(), error: source }))
 }

@@ -441,8 +441,12 @@ fn validation_report(a: &FiguresRequest) -> Result<Option<(Value, Value, Option<
         ValidationSource::Skip | ValidationSource::Unavailable => None,
         ValidationSource::File(p) => {
             let v: Value = bozkir_io::json::read_json(p).map_err(|e| match e {
-                IoError::Io { source, .. } => PipelineError::step(format!("{}: cannot read", p.display()), source),
-                IoError::NotJson { source, .. } => PipelineError::step(format!("{}: not JSON", p.display()), source),
+                IoError::Io { error: source, .. } => {
+                    PipelineError::step(format!("{}: cannot read", p.display()), source)
+                }
+                IoError::NotJson { error: source, .. } => {
+                    PipelineError::step(format!("{}: not JSON", p.display()), source)
+                }
                 e => PipelineError::Io(e),
             })?;
             let what = p.display().to_string();

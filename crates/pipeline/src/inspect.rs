@@ -40,7 +40,7 @@ pub struct Inspection {
 /// std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn inspect(path: &Path, obs: &dyn Observer) -> Result<Inspection, PipelineError> {
-    if !path.exists() {
+    if matches!(path.try_exists(), Ok(false)) {
         return Err(PipelineError::NoSuchFile(path.to_path_buf()));
     }
     obs.step("load");

@@ -394,13 +394,15 @@ fn nan_positions_are_refused_with_their_index() {
     }
     let e = err(&bytes);
     assert!(matches!(e, SplatError::NonFinite { count: 2, index: 4, .. }), "{e}");
-    // The writer keeps whatever it is given; the reader is the gate. Other NaN attributes pass.
+    // The writer keeps whatever it is given; the reader is the gate. A NaN opacity (or scale,
+    // rotation, colour) is refused too (issue 20, finding 10: it used to read as ground).
     s = synthetic(3, 0, 4);
     let mut b2 = encode_ply(&s, PlyEncoding::BinaryLittleEndian);
     let header_end = b2.windows(11).position(|w| w == b"end_header\n").unwrap() + 11;
     let o = header_end + 9 * 4;
     b2[o..o + 4].copy_from_slice(&f32::NAN.to_le_bytes());
-    assert!(parse_ply(&b2, name()).unwrap().opacity_logits()[0].is_nan());
+    let e = parse_ply(&b2, name()).unwrap_err();
+    assert!(matches!(e, SplatError::NonFinite { what: "opacity", index: 0, count: 1, .. }), "{e}");
 }
 
 #[test]

@@ -47,7 +47,7 @@ pub fn non_negative(name: &str, v: f64) -> Result<f64> {
 
 /// Load a DEM by extension and crop it to its largest all-valid rectangle.
 pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String)> {
-    if !path.exists() {
+    if matches!(path.try_exists(), Ok(false)) {
         bail!("{}: no such file", path.display());
     }
     let dem = bozkir_io::read_dem(path)?;

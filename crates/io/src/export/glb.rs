@@ -83,7 +83,7 @@ pub fn encode_glb(path: &Path, chunks: &[MeshChunk], generator: &str) -> Result<
     if !bin.is_empty() {
         doc["buffers"] = Value::Array(vec![json!({ "byteLength": bin.len() })]);
     }
-    let mut text = serde_json::to_vec(&doc).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
+    let mut text = serde_json::to_vec(&doc).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
     while text.len() % 4 != 0 {
         text.push(b' ');
     }

@@ -85,7 +85,7 @@ pub(crate) fn checked_range(path: &Path, h: &Grid<f64>) -> Result<(f64, f64)> {
 /// Write a pretty-printed JSON note (atomically), ending with a newline.
 pub(crate) fn write_json(path: &Path, value: &serde_json::Value) -> Result<()> {
     let mut text =
-        serde_json::to_vec_pretty(value).map_err(|e| IoError::Json { path: path.to_path_buf(), source: e })?;
+        serde_json::to_vec_pretty(value).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
     text.push(b'\n');
     atomic_write(path, |w| write_all(path, w, &text))
 }

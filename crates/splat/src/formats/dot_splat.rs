@@ -66,8 +66,11 @@ pub fn write_splat(path: &Path, s: &Splats) -> Result<()> {
     })
 }
 
-fn decode_row(s: &mut Splats, b: &[u8]) {
+/// Decode one row; `false` when its linear scale holds a NaN (which `log_scale` would otherwise
+/// turn into the smallest scale).
+fn decode_row(s: &mut Splats, b: &[u8]) -> bool {
     let f = |o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let scale_ok = !(f(12).is_nan() || f(16).is_nan() || f(20).is_nan());
     let dc = |c: u8| ((f64::from(c) / 255.0 - 0.5) / SH_C0) as f32;
     let q = |c: u8| (f32::from(c) - 128.0) / 128.0;
     s.push_raw(RawSplat {
@@ -78,16 +81,36 @@ fn decode_row(s: &mut Splats, b: &[u8]) {
         sh_dc: [dc(b[24]), dc(b[25]), dc(b[26])],
         sh_rest: &[],
     });
+    scale_ok
+}
+
+/// Refuse the splats when some row had a NaN scale: first row `first`, `count` rows.
+fn check_scales(path: &Path, nan: Option<(usize, usize)>) -> Result<()> {
+    match nan {
+        Some((index, count)) => Err(SplatError::NonFinite { path: path.to_path_buf(), what: "scale", count, index }),
+        None => Ok(()),
+    }
+}
+
+/// Note row `i` in `nan` (first bad row, count) when its scale was NaN.
+fn note(nan: &mut Option<(usize, usize)>, i: usize, ok: bool) {
+    if !ok {
+        let e = nan.get_or_insert((i, 0));
+        e.1 += 1;
+    }
 }
 
 /// Parse `.splat` bytes; `name` is used in error messages.
 pub fn parse_splat(bytes: &[u8], name: &Path) -> Result<Splats> {
     check_len(name, bytes.len() as u64)?;
     let mut s = Splats::with_capacity(bytes.len() / ROW, 0);
-    for row in bytes.chunks_exact(ROW) {
-        decode_row(&mut s, row);
+    let mut nan = None;
+    for (i, row) in bytes.chunks_exact(ROW).enumerate() {
+        let ok = decode_row(&mut s, row);
+        note(&mut nan, i, ok);
     }
     crate::formats::ply::check_positions(name, &s)?;
+    check_scales(name, nan)?;
     Ok(s)
 }
 
@@ -117,14 +140,17 @@ pub fn read_splat(path: &Path) -> Result<Splats> {
     let mut s = Splats::with_capacity(n, 0);
     let mut buf = vec![0u8; ROW * 32_768];
     let mut left = n;
+    let mut nan = None;
     while left > 0 {
         let m = left.min(32_768);
         r.read_exact(&mut buf[..m * ROW]).map_err(|e| SplatError::io(path, e))?;
         for row in buf[..m * ROW].chunks_exact(ROW) {
-            decode_row(&mut s, row);
+            let ok = decode_row(&mut s, row);
+            note(&mut nan, s.len() - 1, ok);
         }
         left -= m;
     }
     crate::formats::ply::check_positions(path, &s)?;
+    check_scales(path, nan)?;
     Ok(s)
 }

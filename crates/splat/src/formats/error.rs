@@ -27,7 +27,9 @@ pub enum SplatError {
     /// malformed structure, a count over its limit, or an invalid argument (e.g. nothing to write).
     #[error(transparent)]
     Io(#[from] IoError),
-    /// A value that must be finite (a position) is NaN or infinite.
+    /// A value that must be finite (position, scale, rotation, opacity, colour) is NaN or
+    /// infinite; `what` names the field of the first such splat, `index` its index (from 0) and
+    /// `count` how many splats have any non-finite field.
     #[error("{path}: {count} splats with a NaN or infinite {what} (first: splat {index})", path = .path.display())]
     NonFinite { path: PathBuf, what: &'static str, count: usize, index: usize },
     /// No tileset could be made from a capture ([`crate::tiling::make_tileset`]).

@@ -244,6 +244,14 @@ pub fn parse_glb(bytes: &[u8], name: &Path) -> Result<Splats> {
                 format!("{attr} with componentType {} (only float is read)", acc["componentType"]),
             ));
         }
+        let want = match comps {
+            1 => "SCALAR",
+            3 => "VEC3",
+            _ => "VEC4",
+        };
+        if acc["type"].as_str() != Some(want) {
+            return Err(bad(format!("accessor {ai} of {attr} has type {}, must be {want}", acc["type"])));
+        }
         if acc.get("sparse").is_some() {
             return Err(SplatError::unsupported(name, format!("sparse accessor for {attr}")));
         }
@@ -265,6 +273,12 @@ pub fn parse_glb(bytes: &[u8], name: &Path) -> Result<Splats> {
         };
         let view_end =
             view["byteOffset"].as_u64().unwrap_or(0).saturating_add(view["byteLength"].as_u64().unwrap_or(0));
+        if view_end > bin.len() as u64 {
+            return Err(SplatError::truncated(
+                name,
+                format!("bufferView {vi} ({attr}) ends at byte {view_end}, past the {}-byte BIN chunk", bin.len()),
+            ));
+        }
         if end > view_end || end > bin.len() as u64 {
             return Err(SplatError::truncated(
                 name,

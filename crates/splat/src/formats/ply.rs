@@ -390,15 +390,30 @@ fn skip_binary(path: &Path, el: &Element, r: &mut impl Read, big: bool, left: u6
     Ok(used)
 }
 
+/// Refuse splats with a NaN or infinite position, log scale, rotation, opacity logit or SH
+/// coefficient: name the field of the first such splat, its index and how many splats have one.
+/// (A NaN scale or opacity is not a real splat; drawn, it shows as ground colour, so a file
+/// holding one is refused rather than read as something it is not.)
 pub(crate) fn check_positions(path: &Path, s: &Splats) -> Result<()> {
-    let mut bad = s.positions().iter().enumerate().filter(|(_, p)| !p.iter().all(|v| v.is_finite()));
-    if let Some((first, _)) = bad.next() {
-        return Err(SplatError::NonFinite {
-            path: path.to_path_buf(),
-            what: "position",
-            count: 1 + bad.count(),
-            index: first,
-        });
+    let fin = |v: &[f32]| v.iter().all(|x| x.is_finite());
+    let bad_field = |i: usize| -> Option<&'static str> {
+        if !fin(&s.positions()[i]) {
+            Some("position")
+        } else if !fin(&s.log_scales()[i]) {
+            Some("scale")
+        } else if !fin(&s.rotations_raw()[i]) {
+            Some("rotation")
+        } else if !s.opacity_logits()[i].is_finite() {
+            Some("opacity")
+        } else if !fin(&s.sh_dc()[i]) || s.sh_rest().iter().any(|p| !fin(&p[i])) {
+            Some("colour (SH coefficient)")
+        } else {
+            None
+        }
+    };
+    let mut bad = (0..s.len()).filter_map(|i| bad_field(i).map(|w| (i, w)));
+    if let Some((first, what)) = bad.next() {
+        return Err(SplatError::NonFinite { path: path.to_path_buf(), what, count: 1 + bad.count(), index: first });
     }
     Ok(())
 }

@@ -122,13 +122,15 @@ fn decode(path: &Path, mut r: impl Read, file_len: u64) -> Result<Splats> {
             format!("{n} points need {need} bytes, more than {file_len} compressed bytes can hold"),
         ));
     }
-    let mut body = vec![0u8; need as usize];
-    r.read_exact(&mut body).map_err(|e| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => {
-            SplatError::truncated(path, format!("{n} points need {need} bytes after the header"))
-        }
-        _ => gz_err(path, e),
-    })?;
+    // Grow with the data that really inflates (not the header's claim), at most `need` bytes.
+    let mut body = Vec::with_capacity(need.min(1 << 20) as usize);
+    (&mut r).take(need).read_to_end(&mut body).map_err(|e| gz_err(path, e))?;
+    if (body.len() as u64) < need {
+        return Err(SplatError::truncated(
+            path,
+            format!("{n} points need {need} bytes after the header, the stream holds {}", body.len()),
+        ));
+    }
     // Read the rest (extension records) to the end so that gzip checks its CRC.
     std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| gz_err(path, e))?;
     let n = n as usize;

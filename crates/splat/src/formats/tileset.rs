@@ -78,13 +78,42 @@ pub enum TilesetFileError {
         /// The missing file.
         name: String,
     },
-    /// A file in the zip is larger than any tileset needs.
-    #[error("{path}: {name} too large", path = .path.display())]
+    /// A file in the zip inflates to more than [`ZipLimits::entry_bytes`] (or its header
+    /// claims so); nothing beyond the limit was read.
+    #[error(
+        "{path}: {name} inflates to {size} bytes, over the limit of {limit} bytes per file in a tileset zip",
+        path = .path.display(),
+        size = match .claimed { Some(c) => c.to_string(), None => format!("more than {limit}") }
+    )]
     EntryTooLarge {
         /// The zip.
         path: PathBuf,
         /// The file inside.
         name: String,
+        /// The size its header claims, when that is what is over the limit (`None`: the data
+        /// ran past the limit while reading).
+        claimed: Option<u64>,
+        /// The limit ([`ZipLimits::entry_bytes`]).
+        limit: u64,
+    },
+    /// The files read from the zip inflate to more than [`ZipLimits::total_bytes`] together.
+    #[error(
+        "{path}: its files inflate to more than {limit} bytes together (the limit for a tileset zip; {name} passes it)",
+        path = .path.display()
+    )]
+    TotalTooLarge {
+        /// The zip.
+        path: PathBuf,
+        /// The file being read when the total passed the limit.
+        name: String,
+        /// The limit ([`ZipLimits::total_bytes`]).
+        limit: u64,
+    },
+    /// The manifest lists no tiles: there is nothing to draw or serve.
+    #[error("{path}: the manifest lists no tiles", path = .path.display())]
+    NoTiles {
+        /// The manifest, zip or splat file read.
+        path: PathBuf,
     },
     /// A file in the zip could not be read.
     #[error("{path}: {name}: {error}", path = .path.display())]
@@ -196,6 +225,29 @@ pub fn write_folder(
 /// Largest manifest accepted on reading (bytes).
 const MAX_MANIFEST: u64 = 64 << 20;
 
+/// Largest inflated size of one file read from a tileset zip (512 MiB: about 2 million splats
+/// of SH degree 3 in `tiles.ply`, 16 million in `tiles.splat`).
+pub const MAX_ZIP_ENTRY_BYTES: u64 = 512 << 20;
+/// Largest inflated size of all files read from one tileset zip together (1 GiB).
+pub const MAX_ZIP_TOTAL_BYTES: u64 = 1 << 30;
+
+/// How much a tileset zip may inflate to ([`read_with`]); [`read`] uses the defaults
+/// ([`MAX_ZIP_ENTRY_BYTES`], [`MAX_ZIP_TOTAL_BYTES`]). Entries are read through a reader that
+/// stops at the limit, so a zip whose headers understate the sizes is refused too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZipLimits {
+    /// Largest inflated size of one entry, in bytes.
+    pub entry_bytes: u64,
+    /// Largest inflated size of the entries read, together, in bytes.
+    pub total_bytes: u64,
+}
+
+impl Default for ZipLimits {
+    fn default() -> Self {
+        ZipLimits { entry_bytes: MAX_ZIP_ENTRY_BYTES, total_bytes: MAX_ZIP_TOTAL_BYTES }
+    }
+}
+
 fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, TilesetFileError> {
     let manifest: Manifest = serde_json::from_slice(manifest)
         .map_err(|error| TilesetFileError::Manifest { path: name.to_path_buf(), error })?;
@@ -204,14 +256,23 @@ fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, Tileset
     } else {
         dot_splat::parse_splat(splats, name).map_err(TilesetFileError::Splats)?
     };
+    if manifest.tiles.is_empty() {
+        return Err(TilesetFileError::NoTiles { path: name.to_path_buf() });
+    }
     let ts = Tileset { manifest, splats };
     ts.validate().map_err(|detail| TilesetFileError::InvalidFile { path: name.to_path_buf(), detail })?;
     Ok(ts)
 }
 
 /// Read a tileset from a directory or a zip (`.zip`). Degree-0 tilesets read `tiles.splat`,
-/// others `tiles.ply` (which keeps the SH).
+/// others `tiles.ply` (which keeps the SH). A zip may inflate to at most the default
+/// [`ZipLimits`]; a manifest without tiles is refused.
 pub fn read(path: &Path) -> Result<Tileset, TilesetFileError> {
+    read_with(path, ZipLimits::default())
+}
+
+/// [`read`] with the inflation limits of a zip given.
+pub fn read_with(path: &Path, limits: ZipLimits) -> Result<Tileset, TilesetFileError> {
     let name = |ts_deg: u8| if ts_deg > 0 { "tiles.ply" } else { "tiles.splat" };
     if path.is_dir() {
         let mpath = path.join("tileset.json");
@@ -229,21 +290,41 @@ pub fn read(path: &Path) -> Result<Tileset, TilesetFileError> {
     let f = std::fs::File::open(path).map_err(io_err(path))?;
     let mut z =
         zip::ZipArchive::new(f).map_err(|error| TilesetFileError::NotZip { path: path.to_path_buf(), error })?;
+    let mut total = 0u64;
     let mut get = |n: &str| -> Result<Vec<u8>, TilesetFileError> {
         let entry = |p: &Path| (p.to_path_buf(), n.to_string());
-        let mut e = z.by_name(n).map_err(|_| {
+        let e = z.by_name(n).map_err(|_| {
             let (path, name) = entry(path);
             TilesetFileError::MissingEntry { path, name }
         })?;
-        if e.size() > crate::formats::MAX_SPLATS * 512 {
+        let claimed = e.size();
+        if claimed > limits.entry_bytes {
             let (path, name) = entry(path);
-            return Err(TilesetFileError::EntryTooLarge { path, name });
+            return Err(TilesetFileError::EntryTooLarge {
+                path,
+                name,
+                claimed: Some(claimed),
+                limit: limits.entry_bytes,
+            });
         }
-        let mut v = Vec::with_capacity(e.size() as usize);
-        e.read_to_end(&mut v).map_err(|error| {
+        let room = limits.entry_bytes.min(limits.total_bytes.saturating_sub(total));
+        // Reserve no more than the stored bytes can inflate to (Deflate: 1032:1).
+        let can = e.compressed_size().saturating_mul(1032).saturating_add(1024);
+        let mut v = Vec::with_capacity(claimed.min(room).min(can) as usize);
+        e.take(room.saturating_add(1)).read_to_end(&mut v).map_err(|error| {
             let (path, name) = entry(path);
             TilesetFileError::Entry { path, name, error }
         })?;
+        let got = v.len() as u64;
+        if got > limits.entry_bytes {
+            let (path, name) = entry(path);
+            return Err(TilesetFileError::EntryTooLarge { path, name, claimed: None, limit: limits.entry_bytes });
+        }
+        if got > room {
+            let (path, name) = entry(path);
+            return Err(TilesetFileError::TotalTooLarge { path, name, limit: limits.total_bytes });
+        }
+        total += got;
         Ok(v)
     };
     let m = get("tileset.json")?;
