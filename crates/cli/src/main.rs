@@ -22,6 +22,14 @@ struct Cli {
     /// Worker threads (default: all cores). Output does not depend on it.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Memory cap in GiB for what a request's numbers drive (sample tables, splats): larger
+    /// requests are refused before allocating.
+    #[arg(long, global = true, default_value_t = 4.0)]
+    max_memory: f64,
+    /// Work cap in elementary steps (cell-steps, sample-steps): larger requests are refused
+    /// before looping.
+    #[arg(long, global = true, default_value_t = 1e11)]
+    max_work: f64,
     #[command(subcommand)]
     command: Command,
 }
@@ -84,6 +92,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().expect("thread pool set once");
+    }
+    if let Err(e) = cmd::set_budget(cli.max_memory, cli.max_work) {
+        eprintln!("error: {e:#}");
+        return ExitCode::from(2);
     }
     let quiet = cli.quiet;
     let result = match cli.command {

@@ -98,6 +98,7 @@ pub fn heightmap(req: &HeightmapRequest, obs: &dyn Observer) -> Result<Heightmap
         obs.step("resample");
         h = resample(&h, w, hh);
     }
+    crate::budget::check(&crate::budget::smoothing_cost(h.width(), h.height(), req.smooth))?;
     for _ in 0..req.smooth {
         h = smooth(&h);
     }
