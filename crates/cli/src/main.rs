@@ -84,14 +84,20 @@ enum Command {
     Figures(cmd::figures::Args),
 }
 
+/// Most worker threads `--threads` accepts.
+const MAX_THREADS: usize = 1024;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(n) = cli.threads {
-        if n == 0 {
-            eprintln!("error: --threads must be at least 1");
+        if n == 0 || n > MAX_THREADS {
+            eprintln!("error: --threads must be 1..={MAX_THREADS}, got {n}");
             return ExitCode::from(2);
         }
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().expect("thread pool set once");
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("error: --threads {n}: cannot start the worker threads: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     if let Err(e) = cmd::set_budget(cli.max_memory, cli.max_work) {
         eprintln!("error: {e:#}");

@@ -121,6 +121,9 @@ pub fn run(a: Args) -> Result<()> {
         bail!("{}: no such file", a.capture.display());
     }
     let st = resolve(&a)?;
+    if !(16..=1024).contains(&a.tile) {
+        bail!("--tile {}: 16..=1024 pixels per candidate on the contact sheet", a.tile);
+    }
     if let Some(name) = &a.save_preset {
         let p = save_preset(&a, name, &st)?;
         println!("saved preset {name:?} to {}", p.display());

@@ -202,6 +202,9 @@ pub fn check_synth(p: &SynthParams) -> Result<(), CaptureError> {
     if !non_negative(p.relief_m) || !non_negative(p.background_m) {
         return Err(CaptureError::Negative);
     }
+    if !(1e-4..=MAX_BACKGROUND_M).contains(&p.patch_m) {
+        return Err(CaptureError::OutOfRange { name: "patch size", value: p.patch_m, range: "within 1e-4..=100000 m" });
+    }
     if p.background_m > MAX_BACKGROUND_M {
         return Err(CaptureError::OutOfRange { name: "background", value: p.background_m, range: "within 0..=100000 m" });
     }
