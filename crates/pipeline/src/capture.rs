@@ -67,6 +67,12 @@ fn coloured_points(input: &Path) -> Result<Coloured, PipelineError> {
 /// Largest splat size factor (σ as a multiple of the spacing) a capture request accepts.
 pub const MAX_SIZE_FACTOR: f64 = 100.0;
 
+/// Smallest splat size factor a capture request accepts.
+pub const MIN_SIZE_FACTOR: f64 = 1e-3;
+
+/// Smallest side or crop of a capture request, metres.
+pub const MIN_EXTENT_M: f64 = 1e-6;
+
 /// Largest side, crop or relief of a capture request, metres.
 pub const MAX_EXTENT_M: f64 = 1e6;
 
@@ -81,22 +87,22 @@ fn in_range(name: &str, v: f64, lo: f64, hi: f64, open: bool) -> Result<(), Pipe
 }
 
 impl PointsRequest {
-    /// Checks the numbers before any file is read: `size` in `(0, 100]`, `crop` in `(0, 1e6]` m.
+    /// Checks the numbers before any file is read: `size` in `[1e-3, 100]`, `crop` in `[1e-6, 1e6]` m.
     pub fn validate(&self) -> Result<(), PipelineError> {
-        in_range("size", self.size, 0.0, MAX_SIZE_FACTOR, true)?;
+        in_range("size", self.size, MIN_SIZE_FACTOR, MAX_SIZE_FACTOR, false)?;
         if let Some(c) = self.crop {
-            in_range("crop", c, 0.0, MAX_EXTENT_M, true)?;
+            in_range("crop", c, MIN_EXTENT_M, MAX_EXTENT_M, false)?;
         }
         Ok(())
     }
 }
 
 impl TextureRequest {
-    /// Checks the numbers before any file is read: `size` in `(0, 100]`, `side` in `(0, 1e6]`
-    /// m, `relief` in `[0, 1e6]` m.
+    /// Checks the numbers before any file is read: `size` in `[1e-3, 100]`, `side` in
+    /// `[1e-6, 1e6]` m, `relief` in `[0, 1e6]` m.
     pub fn validate(&self) -> Result<(), PipelineError> {
-        in_range("size", self.size, 0.0, MAX_SIZE_FACTOR, true)?;
-        in_range("side", self.side, 0.0, MAX_EXTENT_M, true)?;
+        in_range("size", self.size, MIN_SIZE_FACTOR, MAX_SIZE_FACTOR, false)?;
+        in_range("side", self.side, MIN_EXTENT_M, MAX_EXTENT_M, false)?;
         in_range("relief", self.relief, 0.0, MAX_EXTENT_M, false)
     }
 }

@@ -206,7 +206,11 @@ pub fn check_synth(p: &SynthParams) -> Result<(), CaptureError> {
         return Err(CaptureError::OutOfRange { name: "patch size", value: p.patch_m, range: "within 1e-4..=100000 m" });
     }
     if p.background_m > MAX_BACKGROUND_M {
-        return Err(CaptureError::OutOfRange { name: "background", value: p.background_m, range: "within 0..=100000 m" });
+        return Err(CaptureError::OutOfRange {
+            name: "background",
+            value: p.background_m,
+            range: "within 0..=100000 m",
+        });
     }
     if !p.tilt_deg.is_finite() {
         return Err(CaptureError::OutOfRange { name: "tilt", value: p.tilt_deg, range: "a finite angle in degrees" });
