@@ -150,7 +150,7 @@ pub fn analysis_cost(w: usize, h: usize, dx: f64, dy: f64, radius_cells: f64) ->
     let cells = w as f64 * h as f64;
     Cost {
         what: format!(
-            "the sky view of {w}×{h} cells of {dx} × {dy} m ({SKY_DIRECTIONS} rays of {samples:.3e} samples per cell)"
+            "the sky view of {w}×{h} cells of {dx:?} × {dy:?} m ({SKY_DIRECTIONS} rays of {samples:.3e} samples per cell)"
         ),
         memory: SKY_DIRECTIONS * samples * RAY_SAMPLE_BYTES,
         work: cells * SKY_DIRECTIONS * samples,
@@ -179,7 +179,7 @@ pub fn erosion_cost(w: usize, h: usize, dx: f64, dy: f64, steps: usize, kappa: f
     let cells = w as f64 * h as f64;
     Cost {
         what: format!(
-            "erosion of {w}×{h} cells of {dx} × {dy} m ({steps} steps of {sub:.3e} diffusion sub-steps: κ·dt = {:.3e})",
+            "erosion of {w}×{h} cells of {dx:?} × {dy:?} m ({steps} steps of {sub:.3e} diffusion sub-steps: κ·dt = {:.3e})",
             kappa * dt
         ),
         memory: 0.0,
