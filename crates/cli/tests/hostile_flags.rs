@@ -118,7 +118,6 @@ const ZERO_TINY: &[&str] = &["0", "1e-308"];
 const SEED32: &[&str] = &["0"];
 const SEED64: &[&str] = &["0", "4294967297"];
 /// Thresholds where any large finite value only relaxes a filter.
-const BIG: &[&str] = &["1e308", "1e20", "18446744073709551616", "4294967297"];
 const ZERO_TINY_BIG: &[&str] = &["0", "1e-308", "1e308", "1e20", "18446744073709551616", "4294967297"];
 const TINY_BIG: &[&str] = &["1e-308", "1e308", "1e20", "18446744073709551616", "4294967297"];
 /// Any finite value (an angle).

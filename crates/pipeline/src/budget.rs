@@ -111,10 +111,10 @@ impl Budget {
     /// assert!(e.to_string().contains("--max-memory"));
     /// ```
     pub fn check(&self, cost: &Cost) -> Result<(), BudgetError> {
-        if !(cost.memory <= self.max_memory as f64) {
+        if cost.memory.is_nan() || cost.memory > self.max_memory as f64 {
             return Err(BudgetError::Memory { what: cost.what.clone(), memory: cost.memory, cap: self.max_memory });
         }
-        if !(cost.work <= self.max_work) {
+        if cost.work.is_nan() || cost.work > self.max_work {
             return Err(BudgetError::Work { what: cost.what.clone(), work: cost.work, cap: self.max_work });
         }
         Ok(())
