@@ -145,8 +145,10 @@ pub fn check(cost: &Cost) -> crate::Result<()> {
 /// The analysis bundle's sky view on a `w × h` grid of `dx × dy` cells with a radius of
 /// `radius_cells` times the longer side: rays of `radius_cells · max/min` samples each.
 pub fn analysis_cost(w: usize, h: usize, dx: f64, dy: f64, radius_cells: f64) -> Cost {
+    let cells_ok = dx > 0.0 && dy > 0.0 && dx.is_finite() && dy.is_finite();
     let samples = (radius_cells * dx.max(dy) / dx.min(dy)).floor();
-    let samples = if samples.is_nan() { f64::INFINITY } else { samples };
+    // A cell size that is not a positive finite number has no bounded ray table.
+    let samples = if cells_ok && !samples.is_nan() { samples } else { f64::INFINITY };
     let cells = w as f64 * h as f64;
     Cost {
         what: format!(
