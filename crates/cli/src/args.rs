@@ -20,11 +20,11 @@ pub struct Scale {
 impl Scale {
     pub fn apply(&self, mut h: bozkir_core::Grid<f64>) -> Result<bozkir_core::Grid<f64>> {
         if let Some(c) = self.cell_size {
-            let c = crate::cmd::positive("cell-size", c)?;
+            let c = bozkir_pipeline::heightmap::scale_in_range("cell-size", c)?;
             h = h.with_cell_size(c, c);
         }
         if let Some(r) = self.height_range {
-            let r = crate::cmd::positive("height-range", r)?;
+            let r = bozkir_pipeline::heightmap::scale_in_range("height-range", r)?;
             let (dx, dy) = (h.dx, h.dy);
             h = h.map(|&v| v * r).with_cell_size(dx, dy);
         }

@@ -26,6 +26,14 @@ struct Cli {
     /// terrain.json, ...). Without it such a file stops the run before anything is published.
     #[arg(long, global = true)]
     force: bool,
+    /// Memory cap in GiB for what a request's numbers drive (sample tables, splats): larger
+    /// requests are refused before allocating.
+    #[arg(long, global = true, default_value_t = 4.0)]
+    max_memory: f64,
+    /// Work cap in elementary steps (cell-steps, sample-steps): larger requests are refused
+    /// before looping.
+    #[arg(long, global = true, default_value_t = 1e11)]
+    max_work: f64,
     #[command(subcommand)]
     command: Command,
 }
@@ -80,14 +88,24 @@ enum Command {
     Figures(cmd::figures::Args),
 }
 
+/// Most worker threads `--threads` accepts.
+const MAX_THREADS: usize = 1024;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(n) = cli.threads {
-        if n == 0 {
-            eprintln!("error: --threads must be at least 1");
+        if n == 0 || n > MAX_THREADS {
+            eprintln!("error: --threads must be 1..={MAX_THREADS}, got {n}");
             return ExitCode::from(2);
         }
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().expect("thread pool set once");
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("error: --threads {n}: cannot start the worker threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Err(e) = cmd::set_budget(cli.max_memory, cli.max_work) {
+        eprintln!("error: {e:#}");
+        return ExitCode::from(2);
     }
     outputs::set_force(cli.force);
     if let Err(e) = outputs::handle_signals() {

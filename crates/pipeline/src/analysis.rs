@@ -99,6 +99,13 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
     Analysis { graph, acc, streams, watersheds, slope, tpi, landform, sky_view }
 }
 
+/// The budget check of [`analyse`] on a `w × h` grid of `dx × dy` cells (the sky view's ray
+/// table and samples grow with `max(dx, dy) / min(dx, dy)`): call it before the work that leads
+/// to the analysis.
+pub fn check_analysis(w: usize, h: usize, dx: f64, dy: f64, opts: &AnalysisOptions) -> Result<()> {
+    crate::budget::check(&crate::budget::analysis_cost(w, h, dx, dy, opts.sky_radius_cells))
+}
+
 /// Summary numbers a face prints after a run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {

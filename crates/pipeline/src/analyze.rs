@@ -3,7 +3,7 @@
 //!
 //! Steps: `fill`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, write_unit_mask, Folder};
 use crate::{PipelineError, Result};
@@ -60,6 +60,7 @@ pub struct AnalyzeOutcome {
 /// ```
 pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<AnalyzeOutcome> {
     let dem = req.dem;
+    check_analysis(dem.width(), dem.height(), dem.dx, dem.dy, &req.options)?;
     obs.step("fill");
     let filled = match compute.kernels.fill(dem).map_err(PipelineError::Kernel)? {
         Some(f) => f,

@@ -64,6 +64,49 @@ fn coloured_points(input: &Path) -> Result<Coloured, PipelineError> {
     Ok((xyz, rgb))
 }
 
+/// Largest splat size factor (σ as a multiple of the spacing) a capture request accepts.
+pub const MAX_SIZE_FACTOR: f64 = 100.0;
+
+/// Smallest splat size factor a capture request accepts.
+pub const MIN_SIZE_FACTOR: f64 = 1e-3;
+
+/// Smallest side or crop of a capture request, metres.
+pub const MIN_EXTENT_M: f64 = 1e-6;
+
+/// Largest side, crop or relief of a capture request, metres.
+pub const MAX_EXTENT_M: f64 = 1e6;
+
+/// `v` within `lo..=hi` (`lo` excluded when `open`), or an error naming the flag.
+fn in_range(name: &str, v: f64, lo: f64, hi: f64, open: bool) -> Result<(), PipelineError> {
+    let ok = v <= hi && if open { v > lo } else { v >= lo };
+    if ok {
+        return Ok(());
+    }
+    let low = if open { "above" } else { "at least" };
+    Err(PipelineError::invalid(format!("--{name} must be {low} {lo} and at most {hi:e}, got {v}")))
+}
+
+impl PointsRequest {
+    /// Checks the numbers before any file is read: `size` in `[1e-3, 100]`, `crop` in `[1e-6, 1e6]` m.
+    pub fn validate(&self) -> Result<(), PipelineError> {
+        in_range("size", self.size, MIN_SIZE_FACTOR, MAX_SIZE_FACTOR, false)?;
+        if let Some(c) = self.crop {
+            in_range("crop", c, MIN_EXTENT_M, MAX_EXTENT_M, false)?;
+        }
+        Ok(())
+    }
+}
+
+impl TextureRequest {
+    /// Checks the numbers before any file is read: `size` in `[1e-3, 100]`, `side` in
+    /// `[1e-6, 1e6]` m, `relief` in `[0, 1e6]` m.
+    pub fn validate(&self) -> Result<(), PipelineError> {
+        in_range("size", self.size, MIN_SIZE_FACTOR, MAX_SIZE_FACTOR, false)?;
+        in_range("side", self.side, MIN_EXTENT_M, MAX_EXTENT_M, false)?;
+        in_range("relief", self.relief, 0.0, MAX_EXTENT_M, false)
+    }
+}
+
 /// The points inside a square of `side` metres around their mean (all of them for `None`).
 fn crop((xyz, rgb): Coloured, side: Option<f64>) -> Result<Coloured, PipelineError> {
     let Some(side) = side else { return Ok((xyz, rgb)) };
@@ -90,6 +133,7 @@ fn crop((xyz, rgb): Coloured, side: Option<f64>) -> Result<Coloured, PipelineErr
 /// assert_eq!(e.to_string(), "no-such-cloud.laz: no such file");
 /// ```
 pub fn points_capture(req: &PointsRequest, obs: &dyn Observer) -> Result<Splats, PipelineError> {
+    req.validate()?;
     if !req.input.exists() {
         return Err(PipelineError::NoSuchFile(req.input.clone()));
     }
@@ -116,6 +160,7 @@ pub fn points_capture(req: &PointsRequest, obs: &dyn Observer) -> Result<Splats,
 /// std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn texture_capture(req: &TextureRequest, obs: &dyn Observer) -> Result<Splats, PipelineError> {
+    req.validate()?;
     let image = &req.image;
     if !image.exists() {
         return Err(PipelineError::NoSuchFile(image.clone()));

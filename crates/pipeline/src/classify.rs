@@ -108,6 +108,9 @@ fn class_colour(name: &str, k: usize) -> [f64; 3] {
     }
 }
 
+/// How far from 1 the sum of one share per class may be.
+pub const SHARE_SUM_TOLERANCE: f64 = 1e-6;
+
 fn param(msg: String) -> ClassifyRunError {
     ClassifyRunError::Param(msg)
 }
@@ -130,10 +133,19 @@ impl ClassifyRequest {
 
     /// Checks every setting before any file is read; returns the class names.
     ///
-    /// Share values themselves are checked by the rule when it runs.
+    /// One share per class must be finite, in `0..=1` and sum to 1 within [`SHARE_SUM_TOLERANCE`]
+    /// (the rule itself would normalise them silently); a single share is checked by the rule.
     pub fn validate(&self) -> Result<Vec<String>, ClassifyRunError> {
         let positions: Vec<String> = self.rule.positions_for(self.classes)?.iter().map(|p| p.name.clone()).collect();
-        self.balance()?;
+        if let Balance::Shares(v) = self.balance()? {
+            if let Some(s) = v.iter().find(|s| !(0.0..=1.0).contains(*s)) {
+                return Err(param(format!("--share {s}: every share must be within 0..1")));
+            }
+            let sum: f64 = v.iter().sum();
+            if (sum - 1.0).abs() > SHARE_SUM_TOLERANCE {
+                return Err(param(format!("--share: the {} shares sum to {sum}, not 1 (within 1e-6)", v.len())));
+            }
+        }
         if !(0.0..=1.0).contains(&self.blend) {
             return Err(param(format!("--blend {}: must be within 0..1", self.blend)));
         }

@@ -3,7 +3,7 @@
 //!
 //! Steps: `erode`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, write_unit_mask, Folder};
 use crate::{PipelineError, Result};
@@ -41,6 +41,9 @@ pub struct ErodeOutcome {
 /// the analysis maps and the sidecar.
 pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<ErodeOutcome> {
     let (dem, params) = (req.dem, &req.params);
+    let (w, h, dx, dy) = (dem.width(), dem.height(), dem.dx, dem.dy);
+    crate::budget::check(&crate::budget::erosion_cost(w, h, dx, dy, params.steps, params.kappa, params.dt))?;
+    check_analysis(w, h, dx, dy, &AnalysisOptions::default())?;
     obs.step("erode");
     let out = match compute.kernels.stream_power(dem, params, obs).map_err(PipelineError::Kernel)? {
         Some(o) => o,

@@ -38,6 +38,9 @@ pub enum PipelineError {
         #[source]
         source: bozkir_io::IoError,
     },
+    /// The request implies more memory or work than the budget allows ([`crate::budget`]).
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
     /// An input file named in the request does not exist.
     #[error("{}: no such file", .0.display())]
     NoSuchFile(PathBuf),

@@ -423,6 +423,9 @@ pub fn check(a: &FiguresRequest) -> Result<()> {
     if !(a.exaggeration.is_finite() && a.exaggeration > 0.0) {
         return Err(err(format!("--exaggeration {} must be above 0", a.exaggeration)));
     }
+    if !(2..=256).contains(&a.validation_grid) {
+        return Err(err(format!("--validation-grid {}: 2..=256 cells per side", a.validation_grid)));
+    }
     if a.profiles.is_empty() {
         return Err(err("--profiles needs at least one profile".into()));
     }

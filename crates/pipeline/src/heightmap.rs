@@ -98,6 +98,7 @@ pub fn heightmap(req: &HeightmapRequest, obs: &dyn Observer) -> Result<Heightmap
         obs.step("resample");
         h = resample(&h, w, hh);
     }
+    crate::budget::check(&crate::budget::smoothing_cost(h.width(), h.height(), req.smooth))?;
     for _ in 0..req.smooth {
         h = smooth(&h);
     }
@@ -121,21 +122,26 @@ pub fn read_ply_height(path: impl AsRef<Path>, n: usize) -> Result<Grid<f64>> {
     Ok(height_from_points(&points, &Gridding::inventory(n)).heights)
 }
 
-/// A finite, positive option value, or an error naming the option.
-fn positive(name: &str, v: f64) -> Result<f64> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(PipelineError::invalid(format!("--{name} must be a finite number above 0, got {v}")));
+/// Range of `--cell-size` (metres) and `--height-range` (metres per unit height): from a
+/// micrometre to a thousand kilometres.
+pub const SCALE_RANGE_M: (f64, f64) = (1e-6, 1e6);
+
+/// A finite option value within [`SCALE_RANGE_M`], or an error naming the option.
+pub fn scale_in_range(name: &str, v: f64) -> Result<f64> {
+    let (lo, hi) = SCALE_RANGE_M;
+    if !(lo..=hi).contains(&v) {
+        return Err(PipelineError::invalid(format!("--{name} must be within {lo:e}..={hi:e} m, got {v}")));
     }
     Ok(v)
 }
 
 fn rescale(mut h: Grid<f64>, s: &Rescale) -> Result<Grid<f64>> {
     if let Some(c) = s.cell_size {
-        let c = positive("cell-size", c)?;
+        let c = scale_in_range("cell-size", c)?;
         h = h.with_cell_size(c, c);
     }
     if let Some(r) = s.height_range {
-        let r = positive("height-range", r)?;
+        let r = scale_in_range("height-range", r)?;
         let (dx, dy) = (h.dx, h.dy);
         h = h.map(|&v| v * r).with_cell_size(dx, dy);
     }

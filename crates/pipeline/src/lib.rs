@@ -22,6 +22,7 @@
 pub mod analysis;
 pub mod analyze;
 pub mod bake;
+pub mod budget;
 pub mod capture;
 pub mod classify;
 pub mod compute;

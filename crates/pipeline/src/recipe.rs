@@ -94,6 +94,7 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
         StageEvent::Done(report) => stages.push(report),
     })?;
     let h = state.height.clone();
+    crate::analysis::check_analysis(h.width(), h.height(), h.dx, h.dy, &AnalysisOptions::default())?;
     let an = analyse(&h, &AnalysisOptions::default(), obs);
     obs.step("write");
     let mut f = Folder::new(dir);

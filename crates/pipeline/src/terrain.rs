@@ -75,10 +75,12 @@ pub struct TerrainOutcome {
 /// ```
 pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<TerrainOutcome> {
     let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
+    let options = AnalysisOptions { tpi_radius: req.tpi_radius, ..AnalysisOptions::default() };
+    crate::analysis::check_analysis(size, size, cell, cell, &options)?;
     obs.step("generate");
     let t = generate(size, seed, &req.params, obs);
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
-    let an = analyse(&h, &AnalysisOptions { tpi_radius: req.tpi_radius, ..AnalysisOptions::default() }, obs);
+    let an = analyse(&h, &options, obs);
     obs.step("write");
     let mut f = Folder::new(dir);
     let (lo, hi) = write_height(&mut f, "height", "height", &h)?;

@@ -49,12 +49,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     commit(st)?;
     let (lo, hi) = out.range_m;
     println!(
-        "{}: {}×{} cells of {:.2} × {:.2} m, {:.1}–{:.1} m",
+        "{}: {}×{} cells of {} × {} m, {:.1}–{:.1} m",
         a.dem.display(),
         dem.width(),
         dem.height(),
-        dem.dx,
-        dem.dy,
+        super::num(dem.dx, 2),
+        super::num(dem.dy, 2),
         lo,
         hi
     );

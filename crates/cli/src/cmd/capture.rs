@@ -108,7 +108,8 @@ fn save(path: &Path, s: &Splats) -> Result<()> {
 fn report(s: &Splats, path: &Path) {
     let b = s.bounds().expect("non-empty");
     let e = b.extent();
-    println!("wrote {} splats ({:.2} × {:.2} × {:.2} m) to {}", s.len(), e[0], e[1], e[2], path.display());
+    let [x, y, z] = e.map(|v| super::num(f64::from(v), 2));
+    println!("wrote {} splats ({x} × {y} × {z} m) to {}", s.len(), path.display());
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -139,6 +140,9 @@ fn run_synth(a: SynthArgs) -> Result<()> {
         seed: a.seed,
         ..SynthParams::default()
     };
+    bozkir_splat::capture::check_synth(&p).map_err(|e| anyhow::anyhow!("capture synth: {e}"))?;
+    let n = bozkir_splat::capture::synth_splats(&p);
+    super::check_budget(&bozkir_pipeline::budget::splats_cost("capture synth", n))?;
     let c = synth(&p).map_err(|e| anyhow::anyhow!("capture synth: {e}"))?;
     save(&a.out, &c.splats)?;
     report(&c.splats, &a.out);

@@ -78,11 +78,23 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     Ok(())
 }
 
+/// Largest incision coefficient `--k` (per year; real rivers: 1e-7..1e-3).
+pub const MAX_K: f64 = 1.0;
+
+/// Largest `--uplift`, m/yr (the fastest orogens rise about 0.01 m/yr).
+pub const MAX_UPLIFT: f64 = 1.0;
+
 /// The erosion's parameters, every option checked: the CLI's cap on `--steps`, then
 /// [`StreamPowerParams::validate`] with its message naming the option.
 fn params(a: &Args) -> Result<StreamPowerParams> {
     if a.steps == 0 || a.steps > 1_000_000 {
         bail!("--steps must be 1..=1000000, got {}", a.steps);
+    }
+    if a.k > MAX_K {
+        bail!("--k must be at most {MAX_K} per year, got {}", a.k);
+    }
+    if a.uplift > MAX_UPLIFT {
+        bail!("--uplift must be at most {MAX_UPLIFT} m/yr, got {}", a.uplift);
     }
     let p = StreamPowerParams {
         k: a.k,

@@ -63,12 +63,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     sc.settings.insert("input_kind".into(), kind.into());
     finish(st, sc)?;
     println!(
-        "{} ({kind}) → {}×{} cells of {:.3} × {:.3} m, {:.2}–{:.2} m",
+        "{} ({kind}) → {}×{} cells of {} × {} m, {:.2}–{:.2} m",
         a.input.display(),
         h.width(),
         h.height(),
-        h.dx,
-        h.dy,
+        super::num(h.dx, 3),
+        super::num(h.dy, 3),
         lo,
         hi
     );

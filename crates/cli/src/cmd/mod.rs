@@ -45,6 +45,34 @@ pub fn non_negative(name: &str, v: f64) -> Result<f64> {
     Ok(v)
 }
 
+/// The process's resource budget from `--max-memory` (GiB) and `--max-work` (steps); see
+/// `bozkir_pipeline::budget`.
+pub fn set_budget(max_memory_gib: f64, max_work: f64) -> Result<()> {
+    let gib = positive("max-memory", max_memory_gib)?;
+    let bytes = gib * (1u64 << 30) as f64;
+    if bytes >= u64::MAX as f64 {
+        bail!("--max-memory must be below 2^34 GiB, got {gib}");
+    }
+    let max_work = positive("max-work", max_work)?;
+    bozkir_pipeline::budget::set_limits(bozkir_pipeline::budget::Budget { max_memory: bytes as u64, max_work });
+    Ok(())
+}
+
+/// `cost` against the process's budget (`--max-memory`, `--max-work`).
+pub fn check_budget(cost: &bozkir_pipeline::budget::Cost) -> Result<()> {
+    Ok(bozkir_pipeline::budget::limits().check(cost)?)
+}
+
+/// `v` with `decimals` decimals, or in scientific notation when that would print a non-zero
+/// value as zero (a 1e-18 m cell is not "0.00 m").
+pub fn num(v: f64, decimals: usize) -> String {
+    if v != 0.0 && v.is_finite() && v.abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
 /// Load a DEM by extension and crop it to its largest all-valid rectangle.
 pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String)> {
     if matches!(path.try_exists(), Ok(false)) {

@@ -121,11 +121,20 @@ pub fn run(a: Args) -> Result<()> {
         bail!("{}: no such file", a.capture.display());
     }
     let st = resolve(&a)?;
+    if !(16..=1024).contains(&a.tile) {
+        bail!("--tile {}: 16..=1024 pixels per candidate on the contact sheet", a.tile);
+    }
     if let Some(name) = &a.save_preset {
         let p = save_preset(&a, name, &st)?;
         println!("saved preset {name:?} to {}", p.display());
     }
     let splats = bozkir_splat::formats::load(&a.capture)?;
+    if let Some(b) = splats.bounds() {
+        let [ex, ey, _] = b.extent().map(f64::from);
+        let mut cost = bozkir_pipeline::budget::patch_search_cost(splats.len(), ex, ey, st.size, st.stride);
+        cost.work *= st.max_steps as f64;
+        super::check_budget(&cost)?;
+    }
     std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create", a.out.display()))?;
     let (result, cache) = if a.no_cache {
         (find_patches(&splats, &st), "off")

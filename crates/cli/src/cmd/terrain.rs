@@ -1,11 +1,12 @@
 //! `bozkir terrain`: a named profile and a seed to eroded terrain with every output, or a recipe
 //! (`--recipe NAME|FILE`: a built-in recipe or a TOML file) run stage by stage.
 
-use super::{non_negative, positive, MAX_TERRAIN_SIZE};
+use super::{non_negative, MAX_TERRAIN_SIZE};
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Result};
 use bozkir_pipeline::compute::{Backend, Compute};
+use bozkir_pipeline::heightmap::scale_in_range;
 use bozkir_pipeline::recipe::{load_recipe, RecipeRequest};
 use bozkir_pipeline::terrain::{terrain, TerrainRequest};
 use bozkir_recipe::StageReport;
@@ -145,8 +146,11 @@ fn request(a: &Args) -> Result<TerrainRequest> {
     if !(4..=MAX_TERRAIN_SIZE).contains(&size) {
         bail!("--size must be 4..={MAX_TERRAIN_SIZE}, got {size}");
     }
-    let cell_size = positive("cell-size", a.cell_size.unwrap_or(10.0))?;
-    let height_range = non_negative("height-range", a.height_range)?;
+    let cell_size = scale_in_range("cell-size", a.cell_size.unwrap_or(10.0))?;
+    let height_range = match non_negative("height-range", a.height_range)? {
+        0.0 => 0.0,
+        r => scale_in_range("height-range", r)?,
+    };
     let tpi_radius = a.tpi_radius.unwrap_or((size / 2).clamp(1, 8));
     if tpi_radius == 0 || tpi_radius > size {
         bail!("--tpi-radius must be 1..={size}, got {tpi_radius}");
@@ -175,7 +179,7 @@ pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
     }
     // A recipe run at another size keeps its extent unless --cell-size says otherwise.
     let keep_extent = recipe.cell_size * recipe.size as f64 / size as f64;
-    let cell_size = positive("cell-size", a.cell_size.unwrap_or(keep_extent))?;
+    let cell_size = scale_in_range("cell-size", a.cell_size.unwrap_or(keep_extent))?;
     let seed = a.seed.unwrap_or(recipe.seed);
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let bar = Bar::new(quiet);

@@ -153,6 +153,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     req.search = crate::args::resolve_search(&a.search)?;
     let raw = bozkir_splat::formats::load(&a.capture)?;
+    if let (Some(size), Some(b)) = (req.size, raw.bounds()) {
+        let [ex, ey, _] = b.extent().map(f64::from);
+        let st = &req.search;
+        let mut cost = bozkir_pipeline::budget::patch_search_cost(raw.len(), ex, ey, size, st.stride);
+        cost.work *= st.max_steps as f64;
+        super::check_budget(&cost)?;
+    }
     println!("1. loaded {} splats (SH degree {}) from {}", raw.len(), raw.sh_degree(), a.capture.display());
     let out = make_tileset(&raw, &req, &Lines)?;
     let ts = &out.tileset;

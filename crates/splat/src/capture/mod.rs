@@ -141,6 +141,10 @@ pub struct Capture {
 /// Largest number of splats [`synth`] makes.
 pub const MAX_SYNTH_SPLATS: f64 = 50_000_000.0;
 
+/// Farthest background wall [`synth`] places outside the ground, metres (positions stay exact
+/// enough in `f32` and every reader accepts them).
+pub const MAX_BACKGROUND_M: f64 = 100_000.0;
+
 /// Why a capture could not be made ([`check_synth`], [`synth`], [`from_points`],
 /// [`from_texture`]); each message is the one the command line prints.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -151,11 +155,15 @@ pub enum CaptureError {
     /// Relief or background distance is negative or not finite.
     #[error("relief and background distance must be non-negative")]
     Negative,
+    /// A setting outside its range (e.g. a background wall beyond [`MAX_BACKGROUND_M`], a tilt
+    /// that is not a finite angle).
+    #[error("{name} {value:?} must be {range}")]
+    OutOfRange { name: &'static str, value: f64, range: &'static str },
     /// Synth was given other than one or two materials.
     #[error("{0} materials: synth makes one or two")]
     Materials(usize),
-    /// side² × density exceeds [`MAX_SYNTH_SPLATS`].
-    #[error("{0:.0} splats (side² × density) exceeds {max:.0}", max = MAX_SYNTH_SPLATS)]
+    /// side² × density, with the floaters and the background wall, exceeds [`MAX_SYNTH_SPLATS`].
+    #[error("{0:.0} splats (side² × density, floaters and background) exceeds {max:.0}", max = MAX_SYNTH_SPLATS)]
     TooMany(f64),
     /// side² × density is below 16.
     #[error("{0:.0} splats is too few for a capture")]
@@ -194,17 +202,41 @@ pub fn check_synth(p: &SynthParams) -> Result<(), CaptureError> {
     if !non_negative(p.relief_m) || !non_negative(p.background_m) {
         return Err(CaptureError::Negative);
     }
+    if !(1e-4..=MAX_BACKGROUND_M).contains(&p.patch_m) {
+        return Err(CaptureError::OutOfRange { name: "patch size", value: p.patch_m, range: "within 1e-4..=100000 m" });
+    }
+    if p.background_m > MAX_BACKGROUND_M {
+        return Err(CaptureError::OutOfRange {
+            name: "background",
+            value: p.background_m,
+            range: "within 0..=100000 m",
+        });
+    }
+    if !p.tilt_deg.is_finite() {
+        return Err(CaptureError::OutOfRange { name: "tilt", value: p.tilt_deg, range: "a finite angle in degrees" });
+    }
     if !(1..=2).contains(&p.materials.len()) {
         return Err(CaptureError::Materials(p.materials.len()));
     }
     let n = p.side_m * p.side_m * p.density;
-    if n > MAX_SYNTH_SPLATS {
-        return Err(CaptureError::TooMany(n));
-    }
     if n < 16.0 {
         return Err(CaptureError::TooFew(n));
     }
+    let total = synth_splats(p);
+    if total > MAX_SYNTH_SPLATS {
+        return Err(CaptureError::TooMany(total));
+    }
     Ok(())
+}
+
+/// How many splats [`synth`] makes for `p` (ground, floaters and background wall), as `f64` so
+/// that absurd settings give a large number rather than an overflow; callers check it against
+/// their memory budget before calling [`synth`].
+pub fn synth_splats(p: &SynthParams) -> f64 {
+    let spacing = 1.0 / p.density.sqrt();
+    let cells = (p.side_m / spacing).round().max(4.0);
+    let wall = if p.background_m > 0.0 { (p.side_m * 4.0 / spacing / 8.0).ceil() * 8.0 } else { 0.0 };
+    cells * cells + p.floaters as f64 + wall
 }
 
 /// A synthetic ground capture. See the module documentation.
@@ -470,8 +502,20 @@ mod tests {
     fn synth_extras_and_bad_settings() {
         let one = synth(&SynthParams { materials: vec![Material::sand()], ..small() }).unwrap();
         assert!(one.material.iter().all(|&m| m == 0));
-        let f = synth(&SynthParams { floaters: 50, background_m: 2.0, ..small() }).unwrap();
+        let extras = SynthParams { floaters: 50, background_m: 2.0, ..small() };
+        let f = synth(&extras).unwrap();
         assert!(f.material.iter().filter(|&&m| m == u8::MAX).count() > 50);
+        assert_eq!(f.splats.len() as f64, synth_splats(&extras));
+        // Issue 20, findings 7 and 10: floaters count towards the cap; no wall at 1e308 m, no NaN tilt.
+        for bad in [
+            SynthParams { floaters: 1_000_000_000_000, ..small() },
+            SynthParams { floaters: 100_000_000, ..small() },
+            SynthParams { background_m: 1e308, ..small() },
+            SynthParams { tilt_deg: f64::NAN, ..small() },
+            SynthParams { tilt_deg: f64::INFINITY, ..small() },
+        ] {
+            assert!(check_synth(&bad).is_err(), "{bad:?}");
+        }
         let up = synth(&SynthParams { upside_down: true, ..small() }).unwrap();
         // Upside down: the disc normals (local z) point down.
         let q = up.splats.rotations()[0];

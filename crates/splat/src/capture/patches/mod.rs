@@ -144,6 +144,10 @@ impl Default for SearchSettings {
     }
 }
 
+/// Smallest `stride` (× size) [`SearchSettings::check`] accepts: a finer grid only repeats
+/// candidates, and a stride near 0 would make up to 4096² of them.
+pub const MIN_STRIDE: f64 = 0.02;
+
 /// Why [`SearchSettings::check`] rejected the settings; each message is the one the command
 /// line prints.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -151,6 +155,9 @@ pub enum SettingsError {
     /// A setting that must be a finite number above 0 is not.
     #[error("{name} {value} must be a finite number above 0")]
     NotPositive { name: &'static str, value: f64 },
+    /// The stride is below [`MIN_STRIDE`].
+    #[error("stride {0} must be at least 0.02 (× size)")]
+    Stride(f64),
     /// A share that must lie in 0..=1 does not.
     #[error("{name} {value} must be in 0..1")]
     NotShare { name: &'static str, value: f64 },
@@ -183,6 +190,9 @@ impl SearchSettings {
         };
         pos("size", self.size)?;
         pos("stride", self.stride)?;
+        if self.stride < MIN_STRIDE {
+            return Err(SettingsError::Stride(self.stride));
+        }
         pos("thickness", self.thickness)?;
         pos("max_tilt", self.max_tilt)?;
         pos("edge_flat", self.edge_flat)?;
