@@ -59,18 +59,20 @@ pub fn demo_scene(size: usize, quiet: bool) -> Result<(Scene, tempfile::TempDir)
 
 /// Serve a scene until killed: prints `listening on URL` and the catalogue, then blocks. The
 /// server's limits are `bozkir_viewer::Limits::default()` (64 connections, 10 s per request head;
-/// see `docs/reliability/i20c.md`): a local viewer's browser opens about six.
+/// see `docs/reliability.md`): a local viewer's browser opens about six.
 /// `open_hint` adds a line telling the user to open the URL.
 pub fn serve_forever(scene: Scene, host: &str, port: u16, open_hint: bool) -> Result<()> {
     let addr = resolve(host, port)?;
-    if !addr.ip().is_loopback() {
-        eprintln!(
-            "warning: --host {host} is not a loopback address: anyone who can reach this machine on port {port} can \
-             read the served files (and the Host check against DNS rebinding, made on loopback, is off)"
-        );
-    }
     let describe = scene.describe();
     let running = start(Arc::new(State::new(scene, None)), addr)?;
+    if !addr.ip().is_loopback() {
+        // The port the system chose when `--port 0` asked for any.
+        eprintln!(
+            "warning: --host {host} is not a loopback address: anyone who can reach this machine at {} can \
+             read the served files (and the Host check against DNS rebinding, made on loopback, is off)",
+            running.url
+        );
+    }
     println!("listening on {}", running.url);
     for l in describe {
         println!("{l}");

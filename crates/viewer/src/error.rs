@@ -46,7 +46,7 @@ pub enum ViewerError {
         error: std::io::Error,
     },
     /// A scene file whose name resolves (through symbolic links) outside the served folder: it is
-    /// never read or served (see `docs/reliability/i20c.md`).
+    /// never read or served (see `docs/reliability.md`).
     #[error(
         "{path}: links to {target}, outside the served folder {root} (links are followed only inside it)",
         path = .path.display(), target = .target.display(), root = .root.display()
