@@ -248,6 +248,13 @@ impl Default for ZipLimits {
     }
 }
 
+/// Parse a tileset from its manifest (`tileset.json`) bytes and its splat file's bytes
+/// (`tiles.splat` for degree 0, else `tiles.ply`), as [`read`] does after reading them from a
+/// folder or a zip; `name` is used in error messages. A manifest without tiles is refused.
+pub fn parse_parts(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, TilesetFileError> {
+    parse(manifest, splats, name)
+}
+
 fn parse(manifest: &[u8], splats: &[u8], name: &Path) -> Result<Tileset, TilesetFileError> {
     let manifest: Manifest = serde_json::from_slice(manifest)
         .map_err(|error| TilesetFileError::Manifest { path: name.to_path_buf(), error })?;
