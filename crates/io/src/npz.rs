@@ -45,7 +45,7 @@ pub fn read_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, NpyArray>> {
 }
 
 fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<String, NpyArray>> {
-    let (file, _len) = open_with_magic(path, &ZIP_MAGICS, "NPZ (zip)")?;
+    let (file, len) = open_with_magic(path, &ZIP_MAGICS, "NPZ (zip)")?;
     let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| map_zip(path, e))?;
     if zip.len() > MAX_ENTRIES {
         return Err(IoError::TooMany {
@@ -66,6 +66,14 @@ fn read_entries(path: &Path, want: impl Fn(&str) -> bool) -> Result<BTreeMap<Str
         }
         let size = entry.size();
         let compressed = entry.compressed_size();
+        // The claimed stored size is checked against the file's length before the inflated
+        // size it bounds is trusted for an allocation (fuzz/artifacts/npz/oom-5a763e49...).
+        if compressed > len {
+            return Err(IoError::truncated(
+                path,
+                format!("entry {key}.npy claims {compressed} stored bytes, the file has {len}"),
+            ));
+        }
         let can = match entry.compression() {
             zip::CompressionMethod::Stored => compressed,
             _ => compressed.saturating_mul(DEFLATE_MAX_EXPANSION).saturating_add(1024),

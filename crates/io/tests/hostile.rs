@@ -293,6 +293,24 @@ fn npz_claiming_4_gib_in_2_kb_is_refused_before_allocating() {
 }
 
 #[test]
+fn npz_claiming_4_gib_stored_bytes_in_a_small_file_is_refused_before_allocating() {
+    // Found by the `npz` fuzz target (fuzz/artifacts/npz/oom-5a763e49...): the central directory
+    // claims ~4 GiB stored and ~4 GiB inflated, so the inflation bound let a 4 GiB buffer through.
+    let dir = TmpDir::new("hostile-npz-stored-claim");
+    let elev: Vec<u8> = (0..200).flat_map(|i| f64::from(i).to_le_bytes()).collect();
+    let mut bytes = zip_of(&[("elevation.npy", npy("<f8", "(10, 20)", &elev))], true);
+    let cd = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    // Central directory entry: compressed size at 20, uncompressed size at 24.
+    bytes[cd + 20..cd + 24].copy_from_slice(&0xFFFF_FFA1u32.to_le_bytes());
+    bytes[cd + 24..cd + 28].copy_from_slice(&0xFFFF_FF6Fu32.to_le_bytes());
+    let p = put(&dir, "stored-claim.npz", &bytes);
+    let e = read_npz_dem(&p).unwrap_err();
+    assert!(matches!(e, IoError::Truncated { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.contains("claims 4294967201 stored bytes") && msg.contains("stored-claim.npz"), "{msg}");
+}
+
+#[test]
 fn npz_cell_spacing_of_0_negative_nan_or_inf_is_refused() {
     // Finding 10: these used to read silently as 1 m.
     let dir = TmpDir::new("hostile-npz-dx");
