@@ -11,8 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// A target body: arbitrary bytes in, nothing out; it must not panic.
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the corpus folder under `fuzz/corpus/`) and its body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("geotiff", geotiff),
     ("npz", npz),
     ("npy", npy),
