@@ -40,7 +40,8 @@ pub(crate) fn map_tiff(path: &Path, e: TiffError) -> IoError {
 /// Open a TIFF, check its magic and its size against the limits. Returns the decoder
 /// positioned on the first image, `(width, height)` and the samples per pixel.
 pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> {
-    let (file, len) = open_with_magic(path, &TIFF_MAGICS, "TIFF")?;
+    let (mut file, len) = open_with_magic(path, &TIFF_MAGICS, "TIFF")?;
+    check_ifd_values(path, &mut file, len)?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX);
     limits.intermediate_buffer_size = 1 << 30;
@@ -52,6 +53,62 @@ pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> 
     let spp: u16 = dec.find_tag_unsigned(Tag::SamplesPerPixel).map_err(|e| map_tiff(path, e))?.unwrap_or(1);
     check_claims(path, &mut dec, width, height, spp, len)?;
     Ok((dec, width, height, spp))
+}
+
+/// Bytes of one value of TIFF field type `t` (0 for a type this check does not know).
+const fn type_bytes(t: u16) -> u64 {
+    match t {
+        1 | 2 | 6 | 7 => 1,
+        3 | 8 => 2,
+        4 | 9 | 11 | 13 => 4,
+        5 | 10 | 12 | 16 | 17 | 18 => 8,
+        _ => 0,
+    }
+}
+
+/// Every entry of the first IFD must claim no more value bytes than the file holds, checked
+/// on the raw entries before the decoder reads any tag (the decoder reserves room for a tag's
+/// claimed count first: a 306-byte file claiming 83,886,086 doubles asked for 2.68 GB).
+fn check_ifd_values(path: &Path, file: &mut File, len: u64) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut head = [0u8; 16];
+    file.seek(SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
+    let got = file.read(&mut head).map_err(|e| IoError::io(path, e))?;
+    let le = head[0] == b'I';
+    let u16_at = |b: &[u8]| if le { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) };
+    let u32_at = |b: &[u8]| {
+        if le {
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        } else {
+            u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+        }
+    };
+    // Classic TIFF only; BigTIFF (43) is left to the decoder's own limits.
+    if got < 8 || u16_at(&head[2..4]) != 42 {
+        file.seek(SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
+        return Ok(());
+    }
+    let ifd = u64::from(u32_at(&head[4..8]));
+    if ifd + 2 <= len {
+        let mut n = [0u8; 2];
+        file.seek(SeekFrom::Start(ifd)).map_err(|e| IoError::io(path, e))?;
+        file.read_exact(&mut n).map_err(|e| IoError::io(path, e))?;
+        let count = u64::from(u16_at(&n)).min(len.saturating_sub(ifd + 2) / 12);
+        let mut entries = vec![0u8; (count * 12) as usize];
+        file.read_exact(&mut entries).map_err(|e| IoError::io(path, e))?;
+        for e in entries.chunks(12) {
+            let (tag, typ, values) = (u16_at(&e[0..2]), u16_at(&e[2..4]), u64::from(u32_at(&e[4..8])));
+            let bytes = values.saturating_mul(type_bytes(typ));
+            if bytes > len {
+                return Err(IoError::Truncated {
+                    path: path.to_path_buf(),
+                    detail: format!("tag {tag} claims {values} values ({bytes} bytes) in a file of {len} bytes"),
+                });
+            }
+        }
+    }
+    file.seek(SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
+    Ok(())
 }
 
 /// The most bytes one compressed byte can decode to, by TIFF `Compression` code: none 1,

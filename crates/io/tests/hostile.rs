@@ -474,3 +474,21 @@ fn os_errors_are_printed_once_and_name_their_real_kind() {
         assert!(e.to_string().contains("symbolic links"), "{e}");
     }
 }
+
+/// Found by fuzzing (fuzz/artifacts/geotiff/oom-8ed2e083): a tag whose count claims far more
+/// values than the file holds (here a ModelTiepointTag of 83,886,086 doubles in a small file) is
+/// refused from the raw IFD, before the decoder reserves room for it (it asked for 2.68 GB).
+#[test]
+fn a_tag_claiming_more_values_than_the_file_holds_is_refused_before_allocating() {
+    let dir = TmpDir::new("hostile-tag-count");
+    let mut tags = image_tags(3, 2, 32, 3, 1, 24);
+    tags.push((33922, 12, 83_886_086, 18_432));
+    let p = put(&dir, "tag.tif", &tiff(&tags, &[0u8; 24]));
+    for r in all_tiff_readers(&p) {
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("tag 33922 claims 83886086 values"), "{e}");
+    }
+    let crash = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/artifacts/geotiff/oom-8ed2e083");
+    let e = read_geotiff(&crash).unwrap_err().to_string();
+    assert!(e.contains("claims 83886086 values"), "{e}");
+}
