@@ -1,0 +1,1 @@
+//! Multi-biome composition (pyworldgen `composite`).

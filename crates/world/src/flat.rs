@@ -1,0 +1,1 @@
+//! The flat terrain (pyworldgen `flat`).

@@ -1,0 +1,1 @@
+//! The river-valley landscape (pyworldgen `landscape`) and river carving on any height field.

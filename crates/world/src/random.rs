@@ -1,0 +1,147 @@
+//! Randomness behind one interface, so each generator is written once and draws either from
+//! pyworldgen's sources (the same world as the peer) or from our canonical hash.
+//!
+//! * [`Noise`] — hashed value noise on integer lattices and its fBM.
+//! * [`Draws`] — a sequential generator (numpy's `Generator` in the compatibility path).
+//! * [`Randomness`] — a factory for both, picked by [`Compat`](crate::Compat).
+
+/// Lattice value noise and its fractal sums, as pyworldgen's `core/hash.py` defines them:
+/// `fbm2` in [0, 1], `signed_fbm2 = 2·fbm2 − 1`, `ridged_fbm2 = |signed_fbm2|`.
+pub trait Noise: Sync {
+    /// Hash of integer coordinates to [0, 1).
+    fn hashf2(&self, i: i64, j: i64, seed: i64) -> f64;
+    /// Hash of three integer coordinates to [0, 1).
+    fn hashf3(&self, i: i64, j: i64, k: i64, seed: i64) -> f64;
+
+    /// Bilinear value noise with smoothstep weights, in [0, 1].
+    fn value_noise2(&self, x: f64, y: f64, seed: i64) -> f64 {
+        let (xf, yf) = (x.floor(), y.floor());
+        let (xi, yi) = (xf as i64, yf as i64);
+        let (u, v) = (smooth(x - xf), smooth(y - yf));
+        let c00 = self.hashf2(xi, yi, seed);
+        let c10 = self.hashf2(xi + 1, yi, seed);
+        let c01 = self.hashf2(xi, yi + 1, seed);
+        let c11 = self.hashf2(xi + 1, yi + 1, seed);
+        let x0 = c00 + (c10 - c00) * u;
+        let x1 = c01 + (c11 - c01) * u;
+        x0 + (x1 - x0) * v
+    }
+
+    /// fBM of [`Noise::value_noise2`] in [0, 1]: octave `o` at frequency 2^o, amplitude
+    /// 0.5^(o+1), seed `seed + 1013·o`, normalised by the amplitude sum.
+    fn fbm2(&self, x: f64, y: f64, octaves: u32, seed: i64) -> f64 {
+        let (mut total, mut amp, mut freq, mut norm) = (0.0, 0.5, 1.0, 0.0);
+        for o in 0..octaves as i64 {
+            total += amp * self.value_noise2(x * freq, y * freq, seed + o * 1013);
+            norm += amp;
+            freq *= 2.0;
+            amp *= 0.5;
+        }
+        total / f64::max(norm, 1e-9)
+    }
+
+    /// `2·fbm2 − 1`, in [−1, 1].
+    fn signed_fbm2(&self, x: f64, y: f64, octaves: u32, seed: i64) -> f64 {
+        self.fbm2(x, y, octaves, seed) * 2.0 - 1.0
+    }
+
+    /// `|signed_fbm2|`: values near 0 are ridge centres.
+    fn ridged_fbm2(&self, x: f64, y: f64, octaves: u32, seed: i64) -> f64 {
+        self.signed_fbm2(x, y, octaves, seed).abs()
+    }
+}
+
+/// The smoothstep weight `t²(3 − 2t)`.
+#[inline]
+pub fn smooth(t: f64) -> f64 {
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// A sequential generator with numpy `Generator`'s vocabulary. In the compatibility path every
+/// method consumes the underlying stream exactly as numpy 1.x/2.x does.
+pub trait Draws {
+    /// Uniform in [0, 1) (`Generator.random()`).
+    fn random(&mut self) -> f64;
+    /// Uniform in [lo, hi) (`Generator.uniform(lo, hi)`).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64;
+    /// Uniform integer in [0, n) (`Generator.integers(n)`, int64). `n` ≥ 1.
+    fn integers(&mut self, n: i64) -> i64;
+    /// Standard normal (`Generator.normal()` / `standard_normal()`).
+    fn normal(&mut self) -> f64;
+    /// Index of a uniformly chosen element of a list of `n` (`Generator.choice(list)`).
+    fn choice(&mut self, n: usize) -> usize;
+}
+
+/// A source of [`Noise`] and [`Draws`], chosen by [`Compat`](crate::Compat).
+pub trait Randomness: Sync {
+    /// The lattice noise.
+    fn noise(&self) -> &dyn Noise;
+    /// A fresh generator for the integer seed `seed` (numpy's `default_rng(seed)` in the
+    /// compatibility path).
+    fn draws(&self, seed: i64) -> Box<dyn Draws>;
+}
+
+/// Our canonical randomness: `core::hash` lattice values and `core::rng` streams.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Canonical;
+
+/// Fold a 64-bit seed into the canonical hash's 32-bit seed word.
+fn fold(seed: i64) -> u32 {
+    let s = seed as u64;
+    (s ^ (s >> 32)) as u32
+}
+
+impl Noise for Canonical {
+    fn hashf2(&self, i: i64, j: i64, seed: i64) -> f64 {
+        bozkir_core::hash::hash_unit(i as u32, j as u32, fold(seed))
+    }
+    fn hashf3(&self, i: i64, j: i64, k: i64, seed: i64) -> f64 {
+        let s = bozkir_core::hash::hash_u32(k as u32, fold(seed), 0x5EED_0003);
+        bozkir_core::hash::hash_unit(i as u32, j as u32, s)
+    }
+}
+
+/// [`Draws`] over `core::rng::Rng`.
+#[derive(Debug, Clone)]
+pub struct CanonicalDraws(bozkir_core::rng::Rng);
+
+impl Draws for CanonicalDraws {
+    fn random(&mut self) -> f64 {
+        self.0.next_f64()
+    }
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.0.next_f64()
+    }
+    fn integers(&mut self, n: i64) -> i64 {
+        assert!(n >= 1, "integers({n})");
+        if n <= u32::MAX as i64 {
+            self.0.below(n as u32) as i64
+        } else {
+            (self.0.next_u64() % n as u64) as i64
+        }
+    }
+    fn normal(&mut self) -> f64 {
+        self.0.standard_normal()
+    }
+    fn choice(&mut self, n: usize) -> usize {
+        self.integers(n as i64) as usize
+    }
+}
+
+impl Randomness for Canonical {
+    fn noise(&self) -> &dyn Noise {
+        self
+    }
+    fn draws(&self, seed: i64) -> Box<dyn Draws> {
+        let s = seed as u64;
+        Box::new(CanonicalDraws(bozkir_core::rng::Rng::with_stream(fold(seed), (s >> 32) as u32 ^ 0xD7A5)))
+    }
+}
+
+/// The randomness for a [`Compat`](crate::Compat) choice.
+pub fn for_compat(compat: crate::Compat) -> &'static dyn Randomness {
+    match compat {
+        crate::Compat::Pyworldgen => &crate::compat::Pyworldgen,
+        crate::Compat::Canonical => &Canonical,
+    }
+}

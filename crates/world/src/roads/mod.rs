@@ -1,0 +1,1 @@
+//! Least-cost roads after Galin et al. (2010) (pyworldgen `roads`).
