@@ -13,6 +13,8 @@
 //!   carves rivers into any height field.
 //! * [`roads`] — least-cost roads after Galin et al. (2010).
 //! * [`compose`] — multi-biome composition with a partition of unity.
+//! * [`product`] — what every generator hands to the faces, `world.json` and the registry of
+//!   generator names.
 //!
 //! Pure: values in, values out; no files, no clock, no terminal.
 
@@ -22,6 +24,7 @@ pub mod error;
 pub mod field;
 pub mod flat;
 pub mod landscape;
+pub mod product;
 pub mod random;
 pub mod roads;
 pub mod seed;

@@ -1,0 +1,431 @@
+//! What every generator hands to the faces ([`WorldProduct`]), the recipe a world regenerates
+//! from ([`WorldSpec`], the `world.json` of an output folder) and the generator registry.
+//!
+//! Frame of every product: metres, x east from the world's west edge, y north from its south
+//! edge, z up (heights in metres); fields are south-first, row-major, `ny × nx`, as
+//! [`crate::field`]. A product is plain data: the pipeline turns it into files.
+
+use crate::error::{Result, WorldError};
+use crate::field::{Terrain, WorldGrid};
+use crate::flat::{self, FlatParams};
+use crate::seed::{Compat, Seed};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Version of the `world.json` format ([`WorldSpec::format`]).
+pub const SPEC_FORMAT: u32 = 1;
+
+/// The version of the world generators recorded in `world.json` (this crate's version).
+pub const WORLD_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One generator of the registry, named as pyworldgen names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GeneratorInfo {
+    /// pyworldgen's generator name.
+    pub name: &'static str,
+    /// What it makes (pyworldgen's kind).
+    pub kind: &'static str,
+    /// Whether bozkir generates it yet.
+    pub available: bool,
+    /// One line about it (for an unavailable one: why and when).
+    pub description: &'static str,
+}
+
+/// Every pyworldgen generator name, sorted as its `list_generators()`.
+pub const GENERATORS: [GeneratorInfo; 6] = [
+    GeneratorInfo {
+        name: "composite",
+        kind: "composite",
+        available: false,
+        description: "multi-biome world blended with a partition of unity (issue 21, not on this build yet)",
+    },
+    GeneratorInfo {
+        name: "flat",
+        kind: "terrain",
+        available: true,
+        description: "flat terrain, optional tilt and undulation; a neutral base",
+    },
+    GeneratorInfo {
+        name: "forest",
+        kind: "forest",
+        available: false,
+        description: "3-D graph forest (issue 22, not yet)",
+    },
+    GeneratorInfo {
+        name: "implicit_cave",
+        kind: "cave",
+        available: false,
+        description: "streamed implicit cave in a voxel volume (issue 22, not yet)",
+    },
+    GeneratorInfo {
+        name: "landscape",
+        kind: "landscape",
+        available: false,
+        description: "plain with rivers and ponds (issue 21, not on this build yet)",
+    },
+    GeneratorInfo {
+        name: "roads",
+        kind: "roads",
+        available: false,
+        description: "least-cost road network over a flat base (issue 21, not on this build yet)",
+    },
+];
+
+/// The registry entry named `name`, or [`WorldError::Unknown`] listing the names.
+pub fn generator(name: &str) -> Result<&'static GeneratorInfo> {
+    GENERATORS.iter().find(|g| g.name == name).ok_or_else(|| WorldError::Unknown {
+        what: "generator",
+        name: name.to_string(),
+        known: GENERATORS.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// `world.json`: everything a world regenerates from, byte for byte.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldSpec {
+    /// [`SPEC_FORMAT`].
+    pub format: u32,
+    /// Generator name (pyworldgen's).
+    pub generator: String,
+    /// The seed as given: an integer or a string.
+    pub seed: Seed,
+    /// Whose randomness: `"pyworldgen"` (the peer's worlds) or `"canonical"` (ours).
+    pub compat: Compat,
+    /// [`WORLD_VERSION`] of the build that wrote it.
+    pub version: String,
+    /// Every parameter of the generator (defaults filled in), pyworldgen's names.
+    pub parameters: Map<String, Value>,
+}
+
+impl WorldSpec {
+    /// The spec of `generator` run with `seed`, `compat` and parameter `overrides`: the name must
+    /// be an available generator and every override one of its parameters with a valid value;
+    /// the parameters are then completed with their defaults and [settled](Self::settled).
+    pub fn resolve(generator_name: &str, seed: Seed, compat: Compat, overrides: &Map<String, Value>) -> Result<Self> {
+        let info = generator(generator_name)?;
+        let parameters = match info.name {
+            "flat" => to_map(&FlatParams::from_overrides(overrides)?),
+            _ => return Err(not_available(info)),
+        };
+        let spec = WorldSpec {
+            format: SPEC_FORMAT,
+            generator: info.name.to_string(),
+            seed,
+            compat,
+            version: WORLD_VERSION.to_string(),
+            parameters,
+        };
+        spec.settled()
+    }
+
+    /// The spec as it reads back from its own JSON text: serialised and parsed until the value
+    /// no longer changes (a decimal parse may land an ulp off the written double; a settled spec
+    /// writes the text it parses from, so regeneration from `world.json` is byte-identical).
+    pub fn settled(self) -> Result<Self> {
+        let mut s = self;
+        for _ in 0..4 {
+            let text = s.to_json();
+            let back = Self::from_json(&text)?;
+            if back == s {
+                return Ok(s);
+            }
+            s = back;
+        }
+        Err(WorldError::Invalid("world.json: parameters do not settle to a fixed decimal form".into()))
+    }
+
+    /// Pretty JSON text with a final newline (the bytes of `world.json`).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("WorldSpec serialises") + "\n"
+    }
+
+    /// Parse `world.json` text; refuses unknown fields, another format version, or a
+    /// generator/parameter set that [`WorldSpec::resolve`] would refuse.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let s: Self = serde_json::from_str(text).map_err(|e| WorldError::Invalid(format!("world.json: {e}")))?;
+        if s.format != SPEC_FORMAT {
+            return Err(WorldError::Invalid(format!(
+                "world.json: format {} (this build reads {SPEC_FORMAT})",
+                s.format
+            )));
+        }
+        let info = generator(&s.generator)?;
+        match info.name {
+            "flat" => FlatParams::from_overrides(&s.parameters).map(|_| ())?,
+            _ => return Err(not_available(info)),
+        }
+        Ok(s)
+    }
+
+    /// Generate the world this spec names.
+    pub fn generate(&self) -> Result<WorldProduct> {
+        let info = generator(&self.generator)?;
+        match info.name {
+            "flat" => {
+                let p = FlatParams::from_overrides(&self.parameters)?;
+                Ok(WorldProduct::from_grid("flat", flat::generate(&self.seed, self.compat, &p)?))
+            }
+            _ => Err(not_available(info)),
+        }
+    }
+
+    /// Cells the world will have (columns, rows), from `domain_size` and `resolution`, without
+    /// generating it: what a face checks against its budget first.
+    pub fn shape(&self) -> Result<(usize, usize)> {
+        let p = FlatParams::from_overrides(&shape_params(&self.parameters))?;
+        Ok(p.shape())
+    }
+}
+
+/// The `domain_size` and `resolution` entries of a parameter set (every generator of the
+/// registry has both, with the flat terrain's meaning).
+fn shape_params(params: &Map<String, Value>) -> Map<String, Value> {
+    params
+        .iter()
+        .filter(|(k, _)| *k == "domain_size" || *k == "resolution")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn not_available(info: &GeneratorInfo) -> WorldError {
+    WorldError::Invalid(format!("generator `{}` is not available yet: {}", info.name, info.description))
+}
+
+fn to_map(v: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(v).expect("parameters serialise") {
+        Value::Object(m) => m,
+        _ => unreachable!("parameter structs serialise to objects"),
+    }
+}
+
+/// Per-biome weights: `names[k]` and its field `fields[k]` (south-first, `ny × nx`), summing to
+/// one per cell (a partition of unity).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BiomeWeights {
+    /// Biome names, in palette order.
+    pub names: Vec<String>,
+    /// One weight field per name.
+    pub fields: Vec<Vec<f32>>,
+}
+
+/// Classes per cell with their names (a landscape's materials, a composite's dominant biome).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Classes {
+    /// Class names; a cell's value indexes this list.
+    pub names: Vec<String>,
+    /// Class index per cell, south-first.
+    pub cells: Vec<u8>,
+    /// Display colour of each class (sRGB), same order as `names`; may be empty.
+    pub colours: Vec<[u8; 3]>,
+}
+
+/// A 3-D polyline in the world frame (metres, z = height), with a label.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Polyline {
+    /// What it is (`"road 0-3"`, `"river 2"`).
+    pub name: String,
+    /// Vertices (x east, y north, z up) in metres.
+    pub points: Vec<[f64; 3]>,
+    /// Extra properties written with it (order, flow, bridge spans, the main river joined).
+    pub properties: Map<String, Value>,
+}
+
+/// A triangle mesh in the world frame (a road ribbon): per-vertex positions, optional normals,
+/// colours (linear RGBA 0..255) and a triangle list.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RibbonMesh {
+    /// Vertices (x east, y north, z up) in metres.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit normals, one per vertex, or empty.
+    pub normals: Vec<[f32; 3]>,
+    /// Colours, one per vertex, or empty.
+    pub colours: Vec<[u8; 4]>,
+    /// Three vertex indices per triangle, counter-clockwise seen from above.
+    pub indices: Vec<u32>,
+}
+
+/// A tree as an instance: its base on the ground and the size of a simple crown.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TreeInstance {
+    /// Base (x east, y north, z = ground height) in metres.
+    pub position: [f64; 3],
+    /// Crown radius in metres.
+    pub crown_radius: f64,
+    /// Height of the tree in metres.
+    pub height: f64,
+}
+
+/// Everything a generator produced, in the world frame: the faces write it out as they like.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldProduct {
+    /// Generator name.
+    pub generator: String,
+    /// Heights and water depths.
+    pub grid: WorldGrid,
+    /// Biome weights, when the world is composed of biomes.
+    pub biomes: Option<BiomeWeights>,
+    /// Dominant biome per cell (indexes `biomes.names`).
+    pub dominant: Option<Vec<u8>>,
+    /// Ground colour per cell (sRGB).
+    pub colour: Option<Vec<[u8; 3]>>,
+    /// Cells under a road.
+    pub road_mask: Option<Vec<bool>>,
+    /// Cells under a bridge deck.
+    pub bridge_mask: Option<Vec<bool>>,
+    /// Road centrelines.
+    pub roads: Vec<Polyline>,
+    /// River centrelines along their beds.
+    pub rivers: Vec<Polyline>,
+    /// The roads' ribbon mesh.
+    pub ribbon: Option<RibbonMesh>,
+    /// Trees as instances.
+    pub trees: Vec<TreeInstance>,
+    /// Materials per cell (water → upland), when the generator classifies them.
+    pub materials: Option<Classes>,
+}
+
+impl WorldProduct {
+    /// A product holding only a height field (a flat terrain, any existing grid).
+    pub fn from_grid(generator: &str, grid: WorldGrid) -> Self {
+        Self {
+            generator: generator.to_string(),
+            grid,
+            biomes: None,
+            dominant: None,
+            colour: None,
+            road_mask: None,
+            bridge_mask: None,
+            roads: Vec::new(),
+            rivers: Vec::new(),
+            ribbon: None,
+            trees: Vec::new(),
+            materials: None,
+        }
+    }
+
+    /// Checks that every field has `nx × ny` cells, heights/depths/positions are finite, mesh
+    /// indices are in range and biome weights and classes are consistent; names what is wrong.
+    pub fn check(&self) -> Result<()> {
+        let g = &self.grid;
+        let n = g.nx * g.ny;
+        let bad = |m: String| Err(WorldError::Invalid(format!("{} world: {m}", self.generator)));
+        if g.height.len() != n || g.water_depth.len() != n {
+            return bad(format!(
+                "{}×{} grid with {} heights and {} depths",
+                g.nx,
+                g.ny,
+                g.height.len(),
+                g.water_depth.len()
+            ));
+        }
+        if let Some(k) = g.height.iter().chain(&g.water_depth).position(|v| !v.is_finite()) {
+            return bad(format!("non-finite height or depth at value {k}"));
+        }
+        let lens = [
+            ("dominant", self.dominant.as_ref().map(Vec::len)),
+            ("colour", self.colour.as_ref().map(Vec::len)),
+            ("road mask", self.road_mask.as_ref().map(Vec::len)),
+            ("bridge mask", self.bridge_mask.as_ref().map(Vec::len)),
+            ("materials", self.materials.as_ref().map(|m| m.cells.len())),
+        ];
+        for (what, len) in lens {
+            if let Some(len) = len.filter(|&l| l != n) {
+                return bad(format!("{what} has {len} cells, the grid {n}"));
+            }
+        }
+        if let Some(b) = &self.biomes {
+            if b.names.len() != b.fields.len() || b.fields.iter().any(|f| f.len() != n) || b.names.len() > 256 {
+                return bad(format!("{} biome names for {} weight fields of {n} cells", b.names.len(), b.fields.len()));
+            }
+        }
+        for line in self.roads.iter().chain(&self.rivers) {
+            if line.points.iter().flatten().any(|v| !v.is_finite()) {
+                return bad(format!("polyline {} has a non-finite point", line.name));
+            }
+        }
+        if let Some(r) = &self.ribbon {
+            let v = r.positions.len();
+            if (!r.normals.is_empty() && r.normals.len() != v) || (!r.colours.is_empty() && r.colours.len() != v) {
+                return bad(format!("ribbon: {v} positions, {} normals, {} colours", r.normals.len(), r.colours.len()));
+            }
+            if r.indices.len() % 3 != 0 || r.indices.iter().any(|&i| i as usize >= v) {
+                return bad("ribbon: indices not triangles of its vertices".into());
+            }
+        }
+        if self.trees.iter().any(|t| t.position.iter().chain([&t.crown_radius, &t.height]).any(|v| !v.is_finite())) {
+            return bad("a tree with a non-finite position or size".into());
+        }
+        Ok(())
+    }
+
+    /// The heights as a [`Terrain`].
+    pub fn terrain(&self) -> &dyn Terrain {
+        &self.grid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overrides(pairs: &[(&str, Value)]) -> Map<String, Value> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn spec_round_trips_and_regenerates_identically() {
+        let o = overrides(&[("domain_size", serde_json::json!([20.0, 12.0])), ("undulation_amp", 0.3.into())]);
+        let spec = WorldSpec::resolve("flat", Seed::parse("rhine"), Compat::Pyworldgen, &o).unwrap();
+        assert_eq!(spec.parameters.len(), flat::PARAM_NAMES.len());
+        let text = spec.to_json();
+        let back = WorldSpec::from_json(&text).unwrap();
+        assert_eq!(back, spec);
+        assert_eq!(back.to_json(), text);
+        assert_eq!(back.generate().unwrap(), spec.generate().unwrap());
+        assert_eq!(spec.shape().unwrap(), (10, 6));
+        assert!(text.contains("\"seed\": \"rhine\"") && text.contains("\"compat\": \"pyworldgen\""), "{text}");
+        let int = WorldSpec::resolve("flat", Seed::Int(-4), Compat::Canonical, &Map::new()).unwrap();
+        assert!(int.to_json().contains("\"seed\": -4"));
+        assert!(int.generate().unwrap().check().is_ok());
+    }
+
+    #[test]
+    fn settling_fixes_an_awkward_double() {
+        // 17 significant digits: the kind of value a decimal parse may miss by an ulp.
+        let o = overrides(&[("slope_x", (0.1f64 + 0.2).into()), ("undulation_scale", (1.0f64 / 3.0).into())]);
+        let spec = WorldSpec::resolve("flat", Seed::Int(1), Compat::Pyworldgen, &o).unwrap();
+        assert_eq!(WorldSpec::from_json(&spec.to_json()).unwrap(), spec);
+    }
+
+    #[test]
+    fn unknown_and_unavailable_are_refused() {
+        let e = WorldSpec::resolve("desert", Seed::Int(1), Compat::Pyworldgen, &Map::new()).unwrap_err().to_string();
+        assert!(e.contains("desert") && e.contains("composite, flat, forest, implicit_cave, landscape, roads"), "{e}");
+        let e = WorldSpec::resolve("forest", Seed::Int(1), Compat::Pyworldgen, &Map::new()).unwrap_err().to_string();
+        assert!(e.contains("issue 22"), "{e}");
+        let e = WorldSpec::resolve("flat", Seed::Int(1), Compat::Pyworldgen, &overrides(&[("tilt", 1.0.into())]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tilt"), "{e}");
+        let text = WorldSpec::resolve("flat", Seed::Int(1), Compat::Pyworldgen, &Map::new()).unwrap().to_json();
+        assert!(WorldSpec::from_json(&text.replace("\"format\": 1", "\"format\": 9")).is_err());
+        assert!(WorldSpec::from_json(&text.replace("\"format\"", "\"extra\": 0, \"format\"")).is_err());
+        let names: Vec<&str> = GENERATORS.iter().map(|g| g.name).collect();
+        assert_eq!(names, ["composite", "flat", "forest", "implicit_cave", "landscape", "roads"]);
+    }
+
+    #[test]
+    fn check_names_inconsistent_fields() {
+        let mut p = WorldProduct::from_grid("t", WorldGrid::new(2, 2, 1.0, 1.0, vec![0.0; 4]));
+        assert!(p.check().is_ok());
+        p.road_mask = Some(vec![false; 3]);
+        assert!(p.check().unwrap_err().to_string().contains("road mask has 3 cells"));
+        p.road_mask = None;
+        p.ribbon = Some(RibbonMesh { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 3], ..Default::default() });
+        assert!(p.check().unwrap_err().to_string().contains("ribbon"));
+        p.ribbon = None;
+        p.grid.height[1] = f64::NAN;
+        assert!(p.check().is_err());
+    }
+}
