@@ -11,105 +11,35 @@
 //! node named after the chunk. The scene lists every node. Every view starts at a multiple of
 //! 4 bytes.
 
+use super::gltf::{encode_scene, Colours, Mesh, Node, Scene};
 use super::mesh::MeshChunk;
 use crate::error::{IoError, Result};
 use crate::fsio::{atomic_write, write_all};
-use serde_json::{json, Value};
 use std::path::Path;
 
-const ARRAY_BUFFER: u32 = 34962;
-const ELEMENT_ARRAY_BUFFER: u32 = 34963;
-const FLOAT: u32 = 5126;
-const UNSIGNED_INT: u32 = 5125;
-
-fn push_f32s(bin: &mut Vec<u8>, values: impl Iterator<Item = f32>) {
-    for v in values {
-        bin.extend_from_slice(&v.to_le_bytes());
-    }
-}
-
-/// The bytes of a GLB holding `chunks`; `path` names the file in errors (over 4 GiB).
+/// The bytes of a GLB holding `chunks`; `path` names the file in errors (over 4 GiB). Encoded by
+/// [`super::gltf::encode_scene`] with no colours and no instances.
 pub fn encode_glb(path: &Path, chunks: &[MeshChunk], generator: &str) -> Result<Vec<u8>> {
-    let mut bin = Vec::new();
-    let (mut views, mut accessors, mut meshes, mut nodes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut view = |bin: &mut Vec<u8>, start: usize, target: u32| -> usize {
-        views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": target }));
-        views.len() - 1
-    };
-    for (i, c) in chunks.iter().enumerate() {
+    for c in chunks {
         let n = c.positions.len();
         if c.normals.len() != n || c.uvs.len() != n || c.indices.iter().any(|&k| k as usize >= n) {
             return Err(IoError::invalid(path, format!("mesh chunk {} is inconsistent", c.name)));
         }
-        let start = bin.len();
-        push_f32s(&mut bin, c.positions.iter().flatten().copied());
-        let pv = view(&mut bin, start, ARRAY_BUFFER);
-        let start = bin.len();
-        push_f32s(&mut bin, c.normals.iter().flatten().copied());
-        let nv = view(&mut bin, start, ARRAY_BUFFER);
-        let start = bin.len();
-        push_f32s(&mut bin, c.uvs.iter().flatten().copied());
-        let tv = view(&mut bin, start, ARRAY_BUFFER);
-        let start = bin.len();
-        for k in &c.indices {
-            bin.extend_from_slice(&k.to_le_bytes());
-        }
-        let iv = view(&mut bin, start, ELEMENT_ARRAY_BUFFER);
-        let (lo, hi) = c.bounds();
-        let a = accessors.len();
-        accessors.push(json!({ "bufferView": pv, "componentType": FLOAT, "count": n, "type": "VEC3",
-            "min": lo, "max": hi }));
-        accessors.push(json!({ "bufferView": nv, "componentType": FLOAT, "count": n, "type": "VEC3" }));
-        accessors.push(json!({ "bufferView": tv, "componentType": FLOAT, "count": n, "type": "VEC2" }));
-        accessors.push(json!({ "bufferView": iv, "componentType": UNSIGNED_INT, "count": c.indices.len(),
-            "type": "SCALAR" }));
-        meshes.push(json!({ "name": c.name, "primitives": [{
-            "attributes": { "POSITION": a, "NORMAL": a + 1, "TEXCOORD_0": a + 2 },
-            "indices": a + 3,
-            "mode": 4,
-        }]}));
-        nodes.push(json!({ "name": c.name, "mesh": i }));
     }
-    let node_ids: Vec<usize> = (0..nodes.len()).collect();
-    let mut doc = json!({
-        "asset": { "version": "2.0", "generator": generator },
-        "scene": 0,
-        "scenes": [{ "name": "terrain", "nodes": node_ids }],
-        "nodes": nodes,
-        "meshes": meshes,
-        "accessors": accessors,
-        "bufferViews": views,
-    });
-    if !bin.is_empty() {
-        doc["buffers"] = Value::Array(vec![json!({ "byteLength": bin.len() })]);
-    }
-    let mut text = serde_json::to_vec(&doc).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
-    while text.len() % 4 != 0 {
-        text.push(b' ');
-    }
-    while bin.len() % 4 != 0 {
-        bin.push(0);
-    }
-    let total = 12 + 8 + text.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
-    let total32 = u32::try_from(total).map_err(|_| IoError::TooMany {
-        path: path.to_path_buf(),
-        what: "GLB bytes",
-        count: total as u64,
-        limit: u64::from(u32::MAX),
-    })?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    if !bin.is_empty() {
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&bin);
-    }
-    Ok(out)
+    let meshes: Vec<Mesh> = chunks
+        .iter()
+        .map(|c| Mesh {
+            name: &c.name,
+            positions: &c.positions,
+            normals: &c.normals,
+            uvs: &c.uvs,
+            colours: Colours::None,
+            indices: &c.indices,
+        })
+        .collect();
+    let nodes: Vec<Node> =
+        chunks.iter().enumerate().map(|(i, c)| Node { name: &c.name, mesh: i, instances: None }).collect();
+    encode_scene(path, &Scene { name: "terrain", meshes: &meshes, nodes: &nodes }, generator)
 }
 
 /// Write `chunks` as a `.glb` (atomically).
@@ -117,4 +47,27 @@ pub fn write_glb(path: impl AsRef<Path>, chunks: &[MeshChunk]) -> Result<()> {
     let path = path.as_ref();
     let bytes = encode_glb(path, chunks, concat!("bozkir ", env!("CARGO_PKG_VERSION")))?;
     atomic_write(path, |w| write_all(path, w, &bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_core::Grid;
+
+    /// FNV-1a 64 of bytes: a digest to pin encoder output.
+    fn fnv(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    #[test]
+    fn terrain_glb_bytes_are_pinned() {
+        // Digest of the encoder's output before the scene encoder (vertex colours, instancing)
+        // took over: a terrain GLB must not change by a byte.
+        let h = Grid::from_fn(7, 5, |x, y| (x as f64 * 0.7 - y as f64 * 1.3).sin() * 10.0).with_cell_size(2.0, 3.0);
+        let chunks = super::super::mesh::height_mesh(&h, 4);
+        let bytes = encode_glb(Path::new("t.glb"), &chunks, "bozkir test").unwrap();
+        assert_eq!((bytes.len(), fnv(&bytes)), (3516, 17_485_563_214_596_320_997));
+        let empty = encode_glb(Path::new("e.glb"), &[], "bozkir test").unwrap();
+        assert_eq!((empty.len(), fnv(&empty)), (180, 12_492_447_094_867_332_984));
+    }
 }

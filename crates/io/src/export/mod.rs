@@ -5,13 +5,15 @@
 //!   `_xA_yB` tiles, with a JSON note of the XY/Z scales and location.
 //! * [`godot`] — `.r16` and a single-channel float32 OpenEXR ([`exr`]) in metres.
 //! * [`weights`] — per-layer 8-bit weight maps and RGBA splat maps that sum to 255 per pixel.
-//! * [`mesh`], [`glb`], [`obj`] — chunked triangle meshes written as glTF 2.0 binary or OBJ.
+//! * [`mesh`], [`glb`], [`obj`] — chunked triangle meshes written as glTF 2.0 binary or OBJ;
+//!   [`gltf`] — the GLB scene encoder under [`glb`], with vertex colours and instancing.
 //!
 //! Every writer writes each file atomically (see the crate documentation) and returns the paths
 //! it wrote. Layouts are documented in `docs/formats.md`, section "Engine exports".
 
 pub mod exr;
 pub mod glb;
+pub mod gltf;
 pub mod godot;
 pub mod mesh;
 pub mod obj;
