@@ -84,6 +84,8 @@ enum Command {
     Recipes(cmd::recipes::ListArgs),
     /// Score popping in a captured sweep of frames (folder or zip of PNGs): motion undone, residual measured.
     PopMetric(cmd::pop_metric::Args),
+    /// Worlds by pyworldgen's generator names: flat, landscape, roads, composite (`list`, `regen`).
+    World(cmd::world::Args),
     /// Render the README's figures (rule on/off, one rule on three terrains, validation κ) with the software renderer.
     Figures(cmd::figures::Args),
 }
@@ -137,6 +139,7 @@ fn main() -> ExitCode {
         Command::Recipes(a) => cmd::recipes::list(a),
         Command::PopMetric(a) => cmd::pop_metric::run(a),
         Command::Figures(a) => cmd::figures::run(a, quiet),
+        Command::World(a) => cmd::world::run(a, quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,6 +14,9 @@
 //! maps of [`analysis`]; [`bake::bake`] (textures of a terrain folder); [`demo::build_scene`] (the viewer's demo
 //! scene, calling the terrain and bake workflows).
 //!
+//! World workflow: [`world::generate_world`] (a `bozkir-world` generator's world from its spec,
+//! with every view of it and `world.json`).
+//!
 //! Capture workflows: [`capture::points_capture`] and [`capture::texture_capture`] (splats from a
 //! point cloud or a draped photo), [`inspect::inspect`] (screening), [`prepare::prepare_capture`],
 //! the reports of a patch search ([`patches`]) and [`pop_metric::pop_metric`] (frames read by
@@ -40,5 +43,6 @@ pub mod prepare;
 pub mod recipe;
 pub mod terrain;
 pub mod validation;
+pub mod world;
 
 pub use error::{PipelineError, Result};

@@ -77,6 +77,9 @@ impl FlatParams {
                 });
             }
             v[k] = val.clone();
+            // Parsed key by key so that a value of the wrong type is named.
+            serde_json::from_value::<Self>(v.clone())
+                .map_err(|e| param(k, val, &format!("not a valid value ({e})")))?;
         }
         let p: Self = serde_json::from_value(v).map_err(|e| WorldError::Invalid(format!("flat parameters: {e}")))?;
         p.validate()?;
@@ -216,7 +219,8 @@ mod tests {
         assert!(e.contains("slope_z") && e.contains("slope_y"), "{e}");
         m.clear();
         m.insert("slope_x".into(), "steep".into());
-        assert!(FlatParams::from_overrides(&m).unwrap_err().to_string().contains("flat parameters"));
+        let e = FlatParams::from_overrides(&m).unwrap_err().to_string();
+        assert!(e.contains("`slope_x` = \"steep\""), "{e}");
         m.clear();
         m.insert("undulation_amp".into(), 1.5.into());
         assert_eq!(FlatParams::from_overrides(&m).unwrap().undulation_amp, 1.5);

@@ -21,6 +21,7 @@ pub mod site;
 pub mod terrain;
 pub mod tileset;
 pub mod validate_rule;
+pub mod world;
 
 use anyhow::{bail, Result};
 use bozkir_core::Grid;

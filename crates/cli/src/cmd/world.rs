@@ -1,0 +1,208 @@
+//! `bozkir world`: pyworldgen's generators by name (`list`, `flat`, `landscape`, `roads`,
+//! `composite`), and `regen` from a `world.json`. Every argument is checked, the spec resolved
+//! and the budget checked before the output folder is touched.
+
+use super::MAX_TERRAIN_SIZE;
+use crate::outputs::{commit, Staging};
+use crate::progress::Bar;
+use anyhow::{bail, Context, Result};
+use bozkir_pipeline::world::{check_request, generate_world, WorldRequest, WORLD_JSON};
+use bozkir_world::product::{generator, WorldSpec, GENERATORS};
+use bozkir_world::{Compat, Seed};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    cmd: WorldCmd,
+}
+
+#[derive(clap::Subcommand)]
+enum WorldCmd {
+    /// List the generators (pyworldgen's names) and which ones this build has.
+    List,
+    /// Flat terrain (exactly flat by default; tilt with slope_x/slope_y, undulation_amp).
+    Flat(GenArgs),
+    /// Plain with rivers and ponds.
+    Landscape(GenArgs),
+    /// Least-cost road network over a flat base, or over a terrain folder or DEM (`--on`).
+    Roads(RoadsArgs),
+    /// Multi-biome world: blended terrain, colours, roads and trees.
+    Composite(GenArgs),
+    /// 3-D graph forest (issue 22, not yet).
+    Forest(GenArgs),
+    /// Streamed implicit cave (issue 22, not yet).
+    ImplicitCave(GenArgs),
+    /// Regenerate a world from its `world.json`, byte for byte.
+    Regen(RegenArgs),
+}
+
+#[derive(clap::Args, Clone)]
+struct GenArgs {
+    /// Seed: an integer or a string (`rhine`, `atlas`).
+    #[arg(long, default_value = "0")]
+    seed: String,
+    /// Cells per side (sets domain_size to size × resolution on both axes). Default: the
+    /// generator's own domain_size.
+    #[arg(long)]
+    size: Option<usize>,
+    /// Whose randomness: pyworldgen's (the peer's worlds) or bozkir's canonical hash.
+    #[arg(long, value_enum, default_value_t = CompatArg::Pyworldgen)]
+    compat: CompatArg,
+    /// A generator parameter, pyworldgen's name: `--param undulation_amp=1.5`,
+    /// `--param domain_size=[200,120]` (values are JSON; other text is a string). Repeatable.
+    #[arg(long = "param", value_name = "K=V")]
+    params: Vec<String>,
+    /// Output directory (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(clap::Args, Clone)]
+struct RoadsArgs {
+    #[command(flatten)]
+    gen: GenArgs,
+    /// Lay the roads over an existing terrain folder or DEM instead of a flat base.
+    #[arg(long, value_name = "DIR|DEM")]
+    on: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct RegenArgs {
+    /// The `world.json` of a world folder.
+    spec: PathBuf,
+    /// Output directory (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy)]
+enum CompatArg {
+    Pyworldgen,
+    Canonical,
+}
+
+pub fn run(a: Args, quiet: bool) -> Result<()> {
+    match a.cmd {
+        WorldCmd::List => {
+            list();
+            Ok(())
+        }
+        WorldCmd::Flat(g) => generate("flat", &g, quiet),
+        WorldCmd::Landscape(g) => generate("landscape", &g, quiet),
+        WorldCmd::Composite(g) => generate("composite", &g, quiet),
+        WorldCmd::Forest(g) => generate("forest", &g, quiet),
+        WorldCmd::ImplicitCave(g) => generate("implicit_cave", &g, quiet),
+        WorldCmd::Roads(r) => {
+            if let Some(on) = &r.on {
+                bail!(
+                    "world roads --on {}: roads over an existing terrain are not available in this build yet",
+                    on.display()
+                );
+            }
+            generate("roads", &r.gen, quiet)
+        }
+        WorldCmd::Regen(r) => regen(&r, quiet),
+    }
+}
+
+fn list() {
+    println!("{:<14} {:<10} {:<10} description", "generator", "kind", "status");
+    for g in GENERATORS {
+        let status = if g.available { "available" } else { "not yet" };
+        println!("{:<14} {:<10} {:<10} {}", g.name, g.kind, status, g.description);
+    }
+}
+
+/// The parameter overrides of `--size` and `--param`, every value checked.
+fn overrides(g: &GenArgs) -> Result<Map<String, Value>> {
+    let mut m = Map::new();
+    for p in &g.params {
+        let Some((k, v)) = p.split_once('=') else {
+            bail!("--param {p:?}: expected NAME=VALUE (e.g. --param undulation_amp=1.5)");
+        };
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() {
+            bail!("--param {p:?}: the parameter name is empty");
+        }
+        let value = match serde_json::from_str::<Value>(v) {
+            Ok(j) => j,
+            Err(_) => match v.parse::<f64>() {
+                Ok(x) if !x.is_finite() => bail!("--param {k}={v}: must be a finite number"),
+                _ => Value::String(v.to_string()),
+            },
+        };
+        if m.insert(k.to_string(), value).is_some() {
+            bail!("--param {k} is given twice");
+        }
+    }
+    if let Some(n) = g.size {
+        if !(2..=MAX_TERRAIN_SIZE).contains(&n) {
+            bail!("--size must be 2..={MAX_TERRAIN_SIZE} cells per side, got {n}");
+        }
+        if m.contains_key("domain_size") {
+            bail!("--size and --param domain_size both set the extent; give one");
+        }
+        let res = match m.get("resolution") {
+            Some(Value::Number(r)) => r.as_f64().unwrap_or(f64::NAN),
+            Some(other) => bail!("--param resolution={other}: must be a number of metres"),
+            None => 2.0,
+        };
+        if !(res.is_finite() && res > 0.0) {
+            bail!("--param resolution={res}: must be a finite number of metres above 0");
+        }
+        let side = n as f64 * res;
+        m.insert("domain_size".into(), serde_json::json!([side, side]));
+    }
+    Ok(m)
+}
+
+fn generate(name: &str, g: &GenArgs, quiet: bool) -> Result<()> {
+    let info = generator(name)?;
+    if !info.available {
+        bail!("world {name}: not available yet: {}", info.description);
+    }
+    let compat = match g.compat {
+        CompatArg::Pyworldgen => Compat::Pyworldgen,
+        CompatArg::Canonical => Compat::Canonical,
+    };
+    let spec = WorldSpec::resolve(name, Seed::parse(&g.seed), compat, &overrides(g)?)
+        .with_context(|| format!("world {name}"))?;
+    run_spec(spec, &g.out, quiet)
+}
+
+fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
+    let text = std::fs::read_to_string(&r.spec).with_context(|| format!("{}: cannot read", r.spec.display()))?;
+    let spec = WorldSpec::from_json(&text)
+        .and_then(WorldSpec::settled)
+        .with_context(|| format!("{}: not a world spec", r.spec.display()))?;
+    run_spec(spec, &r.out, quiet)
+}
+
+/// Budget check, then generate into a staging folder and publish it.
+fn run_spec(spec: WorldSpec, out: &std::path::Path, quiet: bool) -> Result<()> {
+    let req = WorldRequest { spec };
+    let (nx, ny) = check_request(&req)?;
+    let st = Staging::new(out)?.expecting(&["terrain.json", WORLD_JSON, "preview.png", "height.tif", "ground.glb"])?;
+    let bar = Bar::new(quiet);
+    let outcome = generate_world(&req, st.path(), &bar)?;
+    let timings = bar.timings();
+    bar.finish();
+    commit(st)?;
+    let s = &req.spec;
+    println!(
+        "world {} seed {} ({}): {nx}×{ny} cells, heights {:.2}..{:.2} m; {} roads, {} rivers, {} trees",
+        s.generator,
+        s.seed,
+        s.compat.name(),
+        outcome.range_m.0,
+        outcome.range_m.1,
+        outcome.counts.0,
+        outcome.counts.1,
+        outcome.counts.2
+    );
+    let parts: Vec<String> = timings.iter().map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64())).collect();
+    println!("timings  {}", parts.join(", "));
+    Ok(())
+}
