@@ -15,7 +15,7 @@ from scipy.ndimage import gaussian_filter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHAPES = [(3, 5), (5, 3), (1, 7), (8, 8), (13, 7), (24, 32)]
-SIGMAS = [0.35, 1.0, 2.0, 2.5, 6.0]
+SIGMAS = [0.35, 0.75, 1.0, 2.0, 2.5, 6.0]
 
 
 def hexes(a):
