@@ -1,0 +1,154 @@
+//! `bozkir world` end to end through the binary: the registry, a flat world with every view,
+//! byte-identical regeneration from `world.json`, and bad input refused before any output.
+
+use bozkir_world::flat::{generate, FlatParams};
+use bozkir_world::{Compat, Seed};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bozkir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every file of a folder (not descending) with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn list_names_every_pyworldgen_generator() {
+    let o = bozkir(&["world", "list"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for name in ["composite", "flat", "forest", "implicit_cave", "landscape", "roads"] {
+        assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing:\n{out}");
+    }
+    for name in ["forest", "implicit_cave"] {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(line.contains("not yet") && line.contains("issue 22"), "{line}");
+    }
+    assert!(out.lines().any(|l| l.starts_with("flat") && l.contains("available")));
+}
+
+#[test]
+fn flat_world_end_to_end_and_regenerated_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let o = bozkir(&[
+        "world",
+        "flat",
+        "--seed",
+        "rhine",
+        "--size",
+        "24",
+        "--param",
+        "undulation_amp=2.5",
+        "--param",
+        "slope_y=-0.03",
+        "--out",
+        s(&a),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("world flat seed rhine (pyworldgen): 24×24 cells"), "{}", text(&o.stdout));
+    let fa = files(&a);
+    for f in [
+        "height.tif",
+        "height.png",
+        "water_depth.tif",
+        "colour.png",
+        "ground.glb",
+        "preview.png",
+        "world.json",
+        "terrain.json",
+    ] {
+        assert!(fa.contains_key(f), "{f} missing: {:?}", fa.keys());
+    }
+    assert!(!fa.contains_key("roads.geojson") && !fa.contains_key("trees.glb"), "a flat world has no roads or trees");
+    // Heights are the library's flat terrain, north-up in the files.
+    let p = FlatParams { domain_size: [48.0, 48.0], undulation_amp: 2.5, slope_y: -0.03, ..FlatParams::default() };
+    let w = generate(&Seed::parse("rhine"), Compat::Pyworldgen, &p).unwrap();
+    let (sc, h) = bozkir_pipeline::folder::read_terrain_folder(&a, "a test").unwrap();
+    assert_eq!((sc.width, sc.height, sc.dx_m), (24, 24, 2.0));
+    assert_eq!(h, w.height_grid());
+    assert_eq!(sc.settings["seed"], "rhine");
+    assert_eq!(sc.settings["compat"], "pyworldgen");
+    assert_eq!(sc.settings["crs"]["type"], "local");
+    assert!(sc.settings["seed_mapping"].as_str().unwrap().ends_with(": 41675"));
+    let glb = &fa["ground.glb"];
+    assert_eq!(&glb[..4], b"glTF");
+    assert!(text(glb).contains("COLOR_0"));
+    // Regenerated from world.json into another folder: the same bytes, file for file.
+    let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&b), fa);
+    // Into the same folder again: unchanged.
+    let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&a)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&a), fa);
+    // The canonical randomness gives another world from the same seed.
+    let c = tmp.path().join("c");
+    let o = bozkir(&[
+        "world",
+        "flat",
+        "--seed",
+        "rhine",
+        "--size",
+        "24",
+        "--compat",
+        "canonical",
+        "--param",
+        "undulation_amp=2.5",
+        "--param",
+        "slope_y=-0.03",
+        "--out",
+        s(&c),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_ne!(files(&c)["height.tif"], fa["height.tif"]);
+    assert!(text(&files(&c)["world.json"]).contains("\"compat\": \"canonical\""));
+}
+
+#[test]
+fn bad_input_is_refused_before_any_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("never");
+    let spec = tmp.path().join("world.json");
+    std::fs::write(&spec, "{\"format\": 1, \"generator\": \"flat\"}").unwrap();
+    let missing = tmp.path().join("missing.json");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["world", "desert", "--out", s(&out)], "desert"),
+        (vec!["world", "flat", "--param", "tilt=3", "--out", s(&out)], "tilt"),
+        (vec!["world", "flat", "--param", "slope_x=NaN", "--out", s(&out)], "slope_x=NaN: must be a finite number"),
+        (vec!["world", "flat", "--param", "slope_x=steep", "--out", s(&out)], "slope_x"),
+        (vec!["world", "flat", "--param", "resolution=0", "--out", s(&out)], "resolution"),
+        (vec!["world", "flat", "--size", "1000000", "--out", s(&out)], "--size must be 2..=8192"),
+        (vec!["world", "flat", "--param", "domain_size=[1e7,1e7]", "--out", s(&out)], "domain_size"),
+        (vec!["world", "flat", "--size", "8000", "--max-memory", "1", "--out", s(&out)], "--max-memory"),
+        (vec!["world", "flat", "--size", "8", "--param", "domain_size=[10,10]", "--out", s(&out)], "give one"),
+        (vec!["world", "flat", "--param", "undulation_amp", "--out", s(&out)], "NAME=VALUE"),
+        (vec!["world", "forest", "--out", s(&out)], "issue 22"),
+        (vec!["world", "regen", s(&spec), "--out", s(&out)], "world.json"),
+        (vec!["world", "regen", s(&missing), "--out", s(&out)], "cannot read"),
+    ];
+    for (args, want) in cases {
+        let o = bozkir(&args);
+        let err = text(&o.stderr);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?} left {}", out.display());
+    }
+}
