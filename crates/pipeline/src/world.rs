@@ -423,3 +423,109 @@ fn seed_mapping(spec: &WorldSpec) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_world::product::{BiomeWeights, Classes, RibbonMesh, TreeInstance};
+    use bozkir_world::{Compat, Seed, WorldGrid};
+
+    /// A product with every optional part: two biomes, a pond, a road with a bridge, a river,
+    /// a ribbon and trees.
+    fn full_product() -> WorldProduct {
+        let (nx, ny) = (12, 9);
+        let mut grid = WorldGrid::new(nx, ny, 2.0, 3.0, (0..nx * ny).map(|k| (k % nx) as f64 * 0.5).collect());
+        grid.water_depth[4 * nx + 2] = 1.5;
+        let mut p = WorldProduct::from_grid("test", grid);
+        let w: Vec<f32> = (0..nx * ny).map(|k| (k % nx) as f32 / (nx - 1) as f32).collect();
+        p.biomes = Some(BiomeWeights {
+            names: vec!["plains".into(), "high hills".into()],
+            fields: vec![w.iter().map(|v| 1.0 - v).collect(), w.clone()],
+        });
+        p.dominant = Some(w.iter().map(|&v| u8::from(v > 0.5)).collect());
+        p.colour = Some(w.iter().map(|&v| [(200.0 * v) as u8, 150, 90]).collect());
+        p.road_mask = Some((0..nx * ny).map(|k| k / nx == 3).collect());
+        p.bridge_mask = Some((0..nx * ny).map(|k| k == 3 * nx + 2).collect());
+        p.materials =
+            Some(Classes { names: vec!["water".into(), "upland".into()], cells: vec![1; nx * ny], colours: vec![] });
+        let line = |name: &str, y: f64| Polyline {
+            name: name.into(),
+            points: (0..nx).map(|i| [(i as f64 + 0.5) * 2.0, y, (i as f64) * 0.5]).collect(),
+            properties: Map::new(),
+        };
+        p.roads = vec![line("road 0-1", 10.5)];
+        p.rivers = vec![line("river 0", 13.5)];
+        p.ribbon = Some(RibbonMesh {
+            positions: vec![[1.0, 10.0, 0.1], [23.0, 10.0, 5.6], [1.0, 11.0, 0.1], [23.0, 11.0, 5.6]],
+            normals: vec![[0.0, 0.0, 1.0]; 4],
+            colours: vec![[90, 90, 90, 255]; 4],
+            indices: vec![0, 1, 2, 2, 1, 3],
+        });
+        p.trees = vec![
+            TreeInstance { position: [5.0, 20.0, 2.0], crown_radius: 1.5, height: 6.0 },
+            TreeInstance { position: [15.0, 22.0, 3.5], crown_radius: 2.0, height: 8.0 },
+        ];
+        p
+    }
+
+    #[test]
+    fn every_view_of_a_full_world_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = full_product();
+        p.check().unwrap();
+        let spec = WorldSpec::resolve("flat", Seed::Int(5), Compat::Pyworldgen, &Map::new()).unwrap();
+        let out = write_product(&p, &spec, dir.path()).unwrap();
+        assert_eq!(out.counts, (1, 1, 2));
+        for f in [
+            "dominant.png",
+            "materials.png",
+            "road_mask.png",
+            "bridge_mask.png",
+            "roads.geojson",
+            "rivers.geojson",
+            "roads.glb",
+            "trees.glb",
+            "biome_plains.png",
+            "biome_high_hills.png",
+            "biome_splat0.png",
+            "biome.json",
+        ] {
+            assert!(dir.path().join(f).is_file(), "{f} missing");
+            assert!(out.files.iter().any(|g| g == f), "{f} not reported");
+        }
+        if let Ok(d) = std::env::var("BOZKIR_GLB_DUMP") {
+            for f in ["ground.glb", "roads.glb", "trees.glb"] {
+                std::fs::copy(dir.path().join(f), Path::new(&d).join(format!("full_{f}"))).unwrap();
+            }
+        }
+        let gj: Value = serde_json::from_slice(&std::fs::read(dir.path().join("roads.geojson")).unwrap()).unwrap();
+        let feat = &gj["features"][0];
+        assert_eq!(feat["geometry"]["type"], "LineString");
+        assert_eq!(feat["geometry"]["coordinates"][1], json!([3.0, 10.5, 0.5]));
+        assert_eq!(feat["properties"]["name"], "road 0-1");
+        // The dominant map is north-up: its top row is the world's last (northern) row.
+        let dom = bozkir_io::read_png8(dir.path().join("dominant.png")).unwrap();
+        assert_eq!(*dom.get(11, 0), 1);
+        let road = bozkir_io::read_png8(dir.path().join("road_mask.png")).unwrap();
+        assert_eq!((*road.get(0, 9 - 1 - 3), *road.get(0, 0)), (255, 0));
+        let (sc, _) = folder::read_terrain_folder(dir.path(), "a test").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(sc.settings["biomes"], json!(["plains", "high hills"]));
+        assert!(sc.settings["world_files"].as_array().unwrap().iter().any(|f| f["path"] == "trees.glb"));
+        // Trees: the instances' translations are the bases in the glTF frame.
+        let glb = std::fs::read(dir.path().join("trees.glb")).unwrap();
+        let jlen = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let doc: Value = serde_json::from_slice(&glb[20..20 + jlen]).unwrap();
+        assert!(doc["nodes"][0]["extensions"][gltf::INSTANCING]["attributes"]["SCALE"].is_u64());
+        assert_eq!(gltf_point(&p, 5.0, 20.0, 2.0), [4.0, 2.0, (8.5 * 3.0 - 20.0) as f32]);
+    }
+
+    #[test]
+    fn budget_and_tiny_worlds_are_refused() {
+        let m: Map<String, Value> = serde_json::from_str(r#"{"domain_size": [2.0, 40.0]}"#).unwrap();
+        let spec = WorldSpec::resolve("flat", Seed::Int(5), Compat::Pyworldgen, &m).unwrap();
+        let e = check_request(&WorldRequest { spec }).unwrap_err().to_string();
+        assert!(e.contains("1×20 cells"), "{e}");
+        let c = world_cost(100_000, 100_000);
+        assert!(budget::Budget::default().check(&c).unwrap_err().to_string().contains("--max-memory"));
+    }
+}
