@@ -22,7 +22,7 @@
 //! Only the files a world has are written (a flat world has no roads). Frames: the world frame
 //! is metres, x east from the west edge, y north from the south edge, z up (the GeoJSON
 //! coordinates, declared in the sidecar's `crs`); the GLBs use the terrain mesh's glTF frame of
-//! `bozkir export --format glb`: glTF x = x − dx/2, y = z, glTF z = (ny − ½)·dy − y, so cell
+//! `bozkir export --engine gltf`: glTF x = x − dx/2, y = z, glTF z = (ny − ½)·dy − y, so cell
 //! centre (i, j) sits on mesh vertex (i, ny − 1 − j).
 
 use crate::budget::{self, Cost};
