@@ -7,7 +7,7 @@ use crate::outputs::{commit, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
 use bozkir_pipeline::world::{check_request, generate_world, WorldRequest, WORLD_JSON};
-use bozkir_world::product::{generator, WorldSpec, GENERATORS};
+use bozkir_world::product::{generator, WorldSpec, GENERATORS, WORLD_VERSION};
 use bozkir_world::{Compat, Seed};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -177,6 +177,13 @@ fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
     let spec = WorldSpec::from_json(&text)
         .and_then(WorldSpec::settled)
         .with_context(|| format!("{}: not a world spec", r.spec.display()))?;
+    if spec.version != WORLD_VERSION {
+        eprintln!(
+            "warning: {} was written by bozkir-world {}, this is {WORLD_VERSION}: the files may differ from the original's",
+            r.spec.display(),
+            spec.version
+        );
+    }
     run_spec(spec, &r.out, quiet)
 }
 
