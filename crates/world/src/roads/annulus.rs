@@ -85,29 +85,96 @@ pub fn annulus_subset(offsets: &[(i32, i32)], fraction: f64, seed: u64) -> Resul
     if m == n {
         return Ok(offsets.to_vec());
     }
-    let pts: Vec<[f64; 2]> = offsets.iter().map(|&(i, j)| [f64::from(i), f64::from(j)]).collect();
-    let r2s = pts.iter().map(|p| p[0] * p[0] + p[1] * p[1]);
+    let r2s = offsets.iter().map(|&(i, j)| f64::from(i).powi(2) + f64::from(j).powi(2));
     let (r2_min, r2_max) = r2s.fold((f64::INFINITY, 0.0_f64), |(a, b), r2| (a.min(r2), b.max(r2)));
     let h0 = splitmix64(seed);
     let shift = [(h0 >> 11) as f64 / (1u64 << 53) as f64, (splitmix64(h0) >> 11) as f64 / (1u64 << 53) as f64];
+    let mut lattice = Lattice::new(offsets);
     let mut taken = vec![false; n];
     for step in 0..m {
         let u0 = (shift[0] + step as f64 * R2_ALPHA[0]).fract();
         let u1 = (shift[1] + step as f64 * R2_ALPHA[1]).fract();
         let ang = std::f64::consts::TAU * u0;
         let rad = (r2_min + u1 * (r2_max - r2_min)).sqrt();
-        let (x, y) = (rad * ang.cos(), rad * ang.sin());
-        let mut best = usize::MAX;
-        let mut best_d = f64::INFINITY;
-        for (k, p) in pts.iter().enumerate() {
-            let d = (p[0] - x).powi(2) + (p[1] - y).powi(2);
-            if !taken[k] && d < best_d {
-                (best, best_d) = (k, d);
-            }
+        match lattice.take_nearest(rad * ang.cos(), rad * ang.sin()) {
+            Some(k) => taken[k] = true,
+            None => break,
         }
-        taken[best] = true;
     }
     Ok(offsets.iter().zip(&taken).filter(|(_, &t)| t).map(|(&o, _)| o).collect())
+}
+
+/// The offsets on their integer lattice, for nearest-untaken queries by growing square rings.
+struct Lattice<'a> {
+    offsets: &'a [(i32, i32)],
+    /// Half-width of the box holding every offset.
+    k: i64,
+    /// Per lattice cell of the box, the first offset there not yet taken (u32::MAX: none).
+    cell: Vec<u32>,
+}
+
+impl<'a> Lattice<'a> {
+    fn new(offsets: &'a [(i32, i32)]) -> Self {
+        let k = offsets.iter().map(|&(i, j)| i64::from(i.unsigned_abs().max(j.unsigned_abs()))).max().unwrap_or(0);
+        let side = (2 * k + 1) as usize;
+        let mut cell = vec![u32::MAX; side * side];
+        for (idx, &(i, j)) in offsets.iter().enumerate().rev() {
+            cell[(i64::from(j) + k) as usize * side + (i64::from(i) + k) as usize] = idx as u32;
+        }
+        Self { offsets, k, cell }
+    }
+
+    /// Takes the untaken offset nearest (x, y) (ties: the first in `offsets` order); `None` when
+    /// every offset is taken. A cell on ring ρ around the rounded point lies ≥ ρ − ½ away, so
+    /// the search stops once the best distance is below the next ring's.
+    fn take_nearest(&mut self, x: f64, y: f64) -> Option<usize> {
+        let side = 2 * self.k + 1;
+        let (cx, cy) = (x.round() as i64, y.round() as i64);
+        let mut best: Option<(f64, u32, usize)> = None;
+        for rho in 0..=2 * side {
+            for (i, j) in ring(cx, cy, rho) {
+                let (gi, gj) = (i + self.k, j + self.k);
+                if gi < 0 || gj < 0 || gi >= side || gj >= side {
+                    continue;
+                }
+                let at = (gj * side + gi) as usize;
+                let idx = self.cell[at];
+                if idx == u32::MAX {
+                    continue;
+                }
+                let d = (i as f64 - x).powi(2) + (j as f64 - y).powi(2);
+                if best.is_none_or(|(bd, bi, _)| d < bd || (d == bd && idx < bi)) {
+                    best = Some((d, idx, at));
+                }
+            }
+            if best.is_some_and(|(bd, _, _)| bd < (rho as f64 + 0.5).powi(2)) {
+                break;
+            }
+        }
+        let (_, idx, at) = best?;
+        // Duplicates of this offset later in the list keep the cell; otherwise it empties.
+        let o = self.offsets[idx as usize];
+        self.cell[at] =
+            (idx as usize + 1..self.offsets.len()).find(|&t| self.offsets[t] == o).map_or(u32::MAX, |t| t as u32);
+        Some(idx as usize)
+    }
+}
+
+/// The lattice cells at Chebyshev distance `rho` from (cx, cy).
+fn ring(cx: i64, cy: i64, rho: i64) -> impl Iterator<Item = (i64, i64)> {
+    let side: Vec<(i64, i64)> = if rho == 0 {
+        vec![(cx, cy)]
+    } else {
+        let mut v = Vec::with_capacity(8 * rho as usize);
+        for t in -rho..rho {
+            v.push((cx + t, cy - rho));
+            v.push((cx + rho, cy + t));
+            v.push((cx - t, cy + rho));
+            v.push((cx - rho, cy - t));
+        }
+        v
+    };
+    side.into_iter()
 }
 
 /// Bridge parameters (lengths in metres, costs in the search's cost units).
@@ -373,6 +440,35 @@ mod tests {
         for f in [0.0, -0.1, 1.5, f64::NAN] {
             assert!(annulus_subset(&offs, f, 1).is_err());
         }
+    }
+
+    #[test]
+    fn subset_lattice_search_equals_brute_force() {
+        // The ring search returns exactly what a scan of all offsets would (nearest untaken,
+        // ties to the first in order).
+        let offs = annulus_offsets(2.0, 9.0).unwrap();
+        for seed in 0..20u64 {
+            let fast = annulus_subset(&offs, 0.37, seed).unwrap();
+            let h0 = splitmix64(seed);
+            let shift = [(h0 >> 11) as f64 / (1u64 << 53) as f64, (splitmix64(h0) >> 11) as f64 / (1u64 << 53) as f64];
+            let r2 = offs.iter().map(|&(i, j)| f64::from(i * i + j * j));
+            let (lo, hi) = r2.fold((f64::INFINITY, 0.0_f64), |(a, b), v| (a.min(v), b.max(v)));
+            let mut taken = vec![false; offs.len()];
+            for step in 0..fast.len() {
+                let u0 = (shift[0] + step as f64 * R2_ALPHA[0]).fract();
+                let u1 = (shift[1] + step as f64 * R2_ALPHA[1]).fract();
+                let (a, r) = (std::f64::consts::TAU * u0, (lo + u1 * (hi - lo)).sqrt());
+                let (x, y) = (r * a.cos(), r * a.sin());
+                let d = |k: usize| (f64::from(offs[k].0) - x).powi(2) + (f64::from(offs[k].1) - y).powi(2);
+                let best = (0..offs.len()).filter(|&k| !taken[k]).min_by(|&a, &b| d(a).total_cmp(&d(b))).unwrap();
+                taken[best] = true;
+            }
+            let brute: Vec<(i32, i32)> = offs.iter().zip(&taken).filter(|(_, &t)| t).map(|(&o, _)| o).collect();
+            assert_eq!(fast, brute, "seed {seed}");
+        }
+        // Duplicates count once each time they appear.
+        let dup = [(1, 0), (1, 0), (0, 1)];
+        assert_eq!(annulus_subset(&dup, 0.9, 1).unwrap().len(), 3);
     }
 
     #[test]
