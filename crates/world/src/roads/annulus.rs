@@ -105,23 +105,27 @@ pub fn annulus_subset(offsets: &[(i32, i32)], fraction: f64, seed: u64) -> Resul
 }
 
 /// The offsets on their integer lattice, for nearest-untaken queries by growing square rings.
-struct Lattice<'a> {
-    offsets: &'a [(i32, i32)],
+struct Lattice {
     /// Half-width of the box holding every offset.
     k: i64,
     /// Per lattice cell of the box, the first offset there not yet taken (u32::MAX: none).
     cell: Vec<u32>,
+    /// Per offset, the next index holding the same offset (u32::MAX: none).
+    next_dup: Vec<u32>,
 }
 
-impl<'a> Lattice<'a> {
-    fn new(offsets: &'a [(i32, i32)]) -> Self {
+impl Lattice {
+    fn new(offsets: &[(i32, i32)]) -> Self {
         let k = offsets.iter().map(|&(i, j)| i64::from(i.unsigned_abs().max(j.unsigned_abs()))).max().unwrap_or(0);
         let side = (2 * k + 1) as usize;
         let mut cell = vec![u32::MAX; side * side];
+        let mut next_dup = vec![u32::MAX; offsets.len()];
         for (idx, &(i, j)) in offsets.iter().enumerate().rev() {
-            cell[(i64::from(j) + k) as usize * side + (i64::from(i) + k) as usize] = idx as u32;
+            let at = (i64::from(j) + k) as usize * side + (i64::from(i) + k) as usize;
+            next_dup[idx] = cell[at];
+            cell[at] = idx as u32;
         }
-        Self { offsets, k, cell }
+        Self { k, cell, next_dup }
     }
 
     /// Takes the untaken offset nearest (x, y) (ties: the first in `offsets` order); `None` when
@@ -152,10 +156,8 @@ impl<'a> Lattice<'a> {
             }
         }
         let (_, idx, at) = best?;
-        // Duplicates of this offset later in the list keep the cell; otherwise it empties.
-        let o = self.offsets[idx as usize];
-        self.cell[at] =
-            (idx as usize + 1..self.offsets.len()).find(|&t| self.offsets[t] == o).map_or(u32::MAX, |t| t as u32);
+        // A later duplicate of this offset takes the cell; otherwise it empties.
+        self.cell[at] = self.next_dup[idx as usize];
         Some(idx as usize)
     }
 }
