@@ -162,21 +162,22 @@ impl Lattice {
     }
 }
 
-/// The lattice cells at Chebyshev distance `rho` from (cx, cy).
+/// The lattice cells at Chebyshev distance `rho` from (cx, cy): the four sides of the square
+/// ring, 2ρ cells each (one cell for ρ = 0).
 fn ring(cx: i64, cy: i64, rho: i64) -> impl Iterator<Item = (i64, i64)> {
-    let side: Vec<(i64, i64)> = if rho == 0 {
-        vec![(cx, cy)]
-    } else {
-        let mut v = Vec::with_capacity(8 * rho as usize);
-        for t in -rho..rho {
-            v.push((cx + t, cy - rho));
-            v.push((cx + rho, cy + t));
-            v.push((cx - t, cy + rho));
-            v.push((cx - rho, cy - t));
+    let count = if rho == 0 { 1 } else { 8 * rho };
+    (0..count).map(move |q| {
+        if rho == 0 {
+            return (cx, cy);
         }
-        v
-    };
-    side.into_iter()
+        let t = q % (2 * rho) - rho;
+        match q / (2 * rho) {
+            0 => (cx + t, cy - rho),
+            1 => (cx + rho, cy + t),
+            2 => (cx - t, cy + rho),
+            _ => (cx - rho, cy - t),
+        }
+    })
 }
 
 /// Bridge parameters (lengths in metres, costs in the search's cost units).
@@ -471,6 +472,20 @@ mod tests {
         // Duplicates count once each time they appear.
         let dup = [(1, 0), (1, 0), (0, 1)];
         assert_eq!(annulus_subset(&dup, 0.9, 1).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn rings_are_the_chebyshev_shells() {
+        for rho in 0..5i64 {
+            let mut cells: Vec<(i64, i64)> = ring(2, -3, rho).collect();
+            cells.sort_unstable();
+            let mut expect: Vec<(i64, i64)> = (-5i64..=9)
+                .flat_map(|i| (-10i64..=4).map(move |j| (i, j)))
+                .filter(|&(i, j)| (i - 2).abs().max((j + 3).abs()) == rho)
+                .collect();
+            expect.sort_unstable();
+            assert_eq!(cells, expect, "rho {rho}");
+        }
     }
 
     #[test]

@@ -1158,6 +1158,32 @@ mod tests {
     }
 
     #[test]
+    fn fit_is_equivariant_under_rigid_motions() {
+        // Rotating and translating the input moves the fitted curve the same way (no hidden
+        // dependence on absolute coordinates or on the axes).
+        let mut pts = vec![[0.0, 0.0]];
+        let mut st = 99u64;
+        let mut ang: f64 = 0.3;
+        for _ in 0..30 {
+            ang += (lcg(&mut st) - 0.5) * 0.5;
+            let last: [f64; 2] = *pts.last().unwrap();
+            pts.push([last[0] + 5.0 * ang.cos(), last[1] + 5.0 * ang.sin()]);
+        }
+        let (rot, shift) = (0.7_f64, [1000.0, -500.0]);
+        let (c, s) = (rot.cos(), rot.sin());
+        let moved: Vec<[f64; 2]> =
+            pts.iter().map(|p| [shift[0] + c * p[0] - s * p[1], shift[1] + s * p[0] + c * p[1]]).collect();
+        let p = ClothoidParams::default();
+        let (a, b) = (fit_clothoids(&pts, &p).unwrap(), fit_clothoids(&moved, &p).unwrap());
+        assert!((a.length() - b.length()).abs() < 1e-6 * a.length());
+        assert!((a.max_deviation() - b.max_deviation()).abs() < 1e-6);
+        for (q, r) in a.sample(2.0).unwrap().iter().zip(b.sample(2.0).unwrap()) {
+            let qm = [shift[0] + c * q[0] - s * q[1], shift[1] + s * q[0] + c * q[1]];
+            assert!(dist(qm, r) < 1e-6, "{qm:?} vs {r:?}");
+        }
+    }
+
+    #[test]
     fn bad_input_refused() {
         let p = ClothoidParams::default();
         assert!(fit_clothoids(&[], &p).is_err());
