@@ -9,14 +9,19 @@
 //!    target curvature at the knots is each vertex's turn shared linearly between its two knots,
 //!    per unit length (the profile's integral is the polyline's total turn);
 //! 2. smooth that profile with the narrowest trapezoidal kernel (two moving averages) that meets
-//!    the bounds — averaging keeps the local total turn, so headings stay right, and for a lone
-//!    corner it yields the ideal clothoid–arc–clothoid — then project it exactly onto the bounds: clamp to ±K, then replace it by the midpoint of its
-//!    greatest c-Lipschitz minorant and least c-Lipschitz majorant (c = sharpness·Δ), which stays
-//!    within ±K and is c-Lipschitz;
-//! 3. integrate the pieces exactly (Fresnel integrals) from the start point;
-//! 4. pin the end: rotate and scale the curve about its start by the similarity that takes its
-//!    end onto the polyline's. Scaling by λ divides κ by λ and dκ/ds by λ², so the bounds in
-//!    steps 2–3 are tightened by a margin m (K·m, S·m²) until λ ≥ m.
+//!    the bounds: averaging keeps the local total turn, so headings stay right, and for a lone
+//!    corner it yields the ideal clothoid–arc–clothoid;
+//! 3. project it exactly onto the bounds: clamp to ±K, then take the midpoint of its greatest
+//!    and least c-Lipschitz envelopes (c = sharpness·Δ), which is within ±K and c-Lipschitz;
+//! 4. refine (Levenberg–Marquardt on the initial heading, a scale and a coarse basis of
+//!    curvature corrections, minimising the normal distances of the input points to the curve),
+//!    projecting onto the bounds after every step;
+//! 5. pin the end: rotate and scale the curve about its start by the similarity that takes its
+//!    end onto the polyline's. Scaling by λ divides κ by λ and dκ/ds by λ², so steps 2–4 run
+//!    with the bounds tightened by a margin m (K·m, S·m²) until λ ≥ m.
+//!
+//! Pieces are integrated exactly: by Fresnel integrals, or, for pieces turning by at most 1 rad
+//! (every road piece at the default spacing), by 10-point Gauss–Legendre, exact to rounding there.
 //!
 //! The Fresnel integrals C(x) = ∫₀ˣ cos(πt²/2) dt and S(x) = ∫₀ˣ sin(πt²/2) dt are our own:
 //! their power series for |x| < 1.6, and beyond it C + iS = (1 + i)/2 · (1 − erfc z) with
