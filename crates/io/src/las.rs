@@ -167,6 +167,32 @@ fn check_chunk_table<R: Read + Seek>(path: &Path, r: &mut R, data_start: u64, le
     Ok(Some(chunks))
 }
 
+/// Refuse a LASzip item list whose declared sizes differ from the sizes of the item types (the
+/// `laz` crate splits each record by the declared sizes and decodes by the types, and panicked
+/// on a Point10 item declared 8 bytes long: fuzz target `las`).
+fn check_laz_items(path: &Path, vlr: &laz::LazVlr) -> Result<()> {
+    use laz::LazItemType as T;
+    for (k, item) in vlr.items().iter().enumerate() {
+        let want = match item.item_type() {
+            T::Point10 => Some(20),
+            T::GpsTime => Some(8),
+            T::RGB12 | T::RGB14 => Some(6),
+            T::RGBNIR14 => Some(8),
+            T::WavePacket13 | T::WavePacket14 => Some(29),
+            T::Point14 => Some(30),
+            T::Byte(n) | T::Byte14(n) => (n == 0 || n != item.size()).then_some(n.max(1)),
+        };
+        if let Some(want) = want.filter(|&w| w != item.size()) {
+            return Err(IoError::malformed(
+                path,
+                "LAZ",
+                format!("LASzip item {k} ({:?}) declares {} bytes, the type has {want}", item.item_type(), item.size()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Stack of the thread that runs the LASzip decoder (see [`decompress_laz`]).
 const LAZ_STACK: usize = 256 << 20;
 
@@ -350,6 +376,7 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
                 format!("LASzip items describe {}-byte points, the header says {rec}", vlr.items_size()),
             ));
         }
+        check_laz_items(path, &vlr)?;
         let chunks = check_chunk_table(path, &mut r, offset, len)?;
         if let (Some(chunks), size) = (chunks, vlr.chunk_size()) {
             if size != u32::MAX && count > chunks * u64::from(size) {

@@ -519,3 +519,28 @@ fn laz_gps_context_switch_recursion_is_refused_not_a_stack_overflow() {
         }
     }
 }
+
+/// Fuzz finding (target `las`, 7,976 bytes, the 450 s device run): a LASzip VLR listing a Point10
+/// item declared 8 bytes long made the `laz` crate split each record by the declared sizes and
+/// then decode 20 bytes into 8 ("mid > len" panic). Built here from the real LAZ by turning its
+/// GpsTime item (8 bytes) into a Point10 item: refused, naming the item.
+#[test]
+fn laz_item_declared_with_the_wrong_size_for_its_type_is_refused() {
+    let dir = TmpDir::new("hostile-laz-items");
+    let mut bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/lidar/autzen_trim.laz")).unwrap();
+    let at = bytes.windows(14).position(|w| w == b"laszip encoded").expect("LASzip VLR");
+    // The VLR body starts 54 bytes after the header's start (2 bytes before the user id).
+    let body = at - 2 + 54;
+    let n = u16::from_le_bytes([bytes[body + 32], bytes[body + 33]]) as usize;
+    let items: Vec<(u16, u16)> = (0..n)
+        .map(|i| {
+            let o = body + 34 + 6 * i;
+            (u16::from_le_bytes([bytes[o], bytes[o + 1]]), u16::from_le_bytes([bytes[o + 2], bytes[o + 3]]))
+        })
+        .collect();
+    let gps = items.iter().position(|&(t, s)| t == 7 && s == 8).expect("a GpsTime item");
+    bytes[body + 34 + 6 * gps] = 6; // Point10, still declared 8 bytes
+    let p = put(&dir, "items.laz", &bytes);
+    let msg = bozkir_io::read_las(&p).unwrap_err().to_string();
+    assert!(msg.contains("declares 8 bytes") && msg.contains("Point10"), "{msg}");
+}
