@@ -1,0 +1,133 @@
+//! Routing every hub pair of the network in order, with corridor reuse.
+
+use super::cost::{CostField, RoadCost, SegmentMask};
+use super::network::{cells_along, chaikin, extra_edges, mst_edges, RoadNode};
+use super::solver::{least_cost_path, NoRoute, Route, SearchOptions, StepKind};
+use super::{galin, RoadParams, RoadSegment, Smoothing, Unrouted};
+use crate::error::Result;
+
+/// Segments, skipped pairs, tunnel portals (segment, x, y).
+pub(super) type Routed = (Vec<RoadSegment>, Vec<Unrouted>, Vec<(usize, f64, f64)>);
+
+/// Route the network's hub pairs (MST edges then loop edges) one after the other; each built
+/// road discounts the cells it crosses to `reuse_discount` for the later ones.
+pub(super) fn route_all(field: &CostField<'_>, hubs: &[RoadNode], p: &RoadParams) -> Result<Routed> {
+    let (nx, ny, res) = (field.nx, field.ny, field.res);
+    let mut edges = mst_edges(hubs);
+    let extra = extra_edges(hubs, &edges, p.extra_edge_fraction);
+    edges.extend(extra);
+    let cost = p.cost();
+    let mask = SegmentMask::new(p.mask_radius, res);
+    let jumps = galin::AnnulusJumps::new(field, p);
+    let mut reuse = vec![1.0; nx * ny];
+    let (mut segments, mut unrouted, mut portals) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cells = Vec::new();
+    for (i, j) in edges {
+        let (a, b) = (&hubs[i], &hubs[j]);
+        let route = match route_pair(field, &cost, &mask, a.grid, b.grid, &reuse, p, jumps.as_ref()) {
+            Ok(r) => r,
+            Err(nr) => {
+                let u = Unrouted { a: i, b: j, blocked_by: nr.blocked_by(&cost), xy: (a.xy, b.xy) };
+                if p.require_connected {
+                    return Err(u.error());
+                }
+                unrouted.push(u);
+                continue;
+            }
+        };
+        if route.cells.len() < 2 {
+            continue;
+        }
+        let mut world: Vec<[f64; 2]> =
+            route.cells.iter().map(|&(ix, iy)| [(ix as f64 + 0.5) * res, (iy as f64 + 0.5) * res]).collect();
+        world[0] = [a.xy.0, a.xy.1];
+        let last = world.len() - 1;
+        world[last] = [b.xy.0, b.xy.1];
+        let (polyline, edge_kinds) = smooth(&world, &route.kinds, p)?;
+        let sid = segments.len();
+        for (e, k) in edge_kinds.iter().enumerate() {
+            let before = if e == 0 { StepKind::Surface } else { edge_kinds[e - 1] };
+            let after = edge_kinds.get(e + 1).copied().unwrap_or(StepKind::Surface);
+            if *k == StepKind::Tunnel && before != StepKind::Tunnel {
+                portals.push((sid, polyline[e][0], polyline[e][1]));
+            }
+            if *k == StepKind::Tunnel && after != StepKind::Tunnel {
+                portals.push((sid, polyline[e + 1][0], polyline[e + 1][1]));
+            }
+        }
+        segments.push(RoadSegment { a: i, b: j, polyline, grid_path: route.cells.clone(), edge_kinds });
+        cells.clear();
+        cells_along(&route.cells, nx, ny, &mut cells);
+        for &c in &cells {
+            reuse[c] = f64::min(reuse[c], p.reuse_discount);
+        }
+    }
+    Ok((segments, unrouted, portals))
+}
+
+/// One pair: the plain search, or with curvature inside a corridor around the uncurved route.
+#[allow(clippy::too_many_arguments)]
+fn route_pair(
+    field: &CostField<'_>,
+    cost: &RoadCost,
+    mask: &SegmentMask,
+    start: (usize, usize),
+    goal: (usize, usize),
+    reuse: &[f64],
+    p: &RoadParams,
+    jumps: Option<&galin::AnnulusJumps>,
+) -> std::result::Result<Route, NoRoute> {
+    let jumps = jumps.map(|j| j as &dyn super::solver::Jumps);
+    let opts = SearchOptions { reuse: Some(reuse), corridor: None, jumps };
+    if cost.curvature_weight > 0.0 && p.curvature_corridor > 0.0 {
+        let flat = RoadCost { curvature_weight: 0.0, ..cost.clone() };
+        let plain = least_cost_path(field, &flat, mask, start, goal, opts)?;
+        let corridor = galin::corridor_around(&plain.cells, field.nx, field.ny, field.res, p.curvature_corridor);
+        let copts = SearchOptions { corridor: Some(&corridor), ..opts };
+        if let Ok(r) = least_cost_path(field, cost, mask, start, goal, copts) {
+            return Ok(r);
+        }
+    }
+    least_cost_path(field, cost, mask, start, goal, opts)
+}
+
+/// Smooth a routed centreline, carrying what each edge is (tunnel/bridge stretches stay
+/// straight between their portals).
+fn smooth(world: &[[f64; 2]], kinds: &[StepKind], p: &RoadParams) -> Result<(Vec<[f64; 2]>, Vec<StepKind>)> {
+    match p.smoothing {
+        Smoothing::Chaikin => {
+            if kinds.iter().all(|k| *k == StepKind::Surface) {
+                let pts = chaikin(world, p.smoothing_iters);
+                let n = pts.len().saturating_sub(1);
+                return Ok((pts, vec![StepKind::Surface; n]));
+            }
+            Ok(chaikin_kinds(world, kinds, p.smoothing_iters))
+        }
+        Smoothing::Clothoid => galin::clothoid_smooth(world, kinds, p),
+    }
+}
+
+/// [`chaikin`] that also maps edge kinds: the middle third of each cut edge keeps its kind, the
+/// new corner edges are surface unless both neighbours share a kind.
+pub(super) fn chaikin_kinds(points: &[[f64; 2]], kinds: &[StepKind], iters: usize) -> (Vec<[f64; 2]>, Vec<StepKind>) {
+    let mut pts = points.to_vec();
+    let mut ks = kinds.to_vec();
+    for _ in 0..iters {
+        if pts.len() < 3 {
+            break;
+        }
+        let np = chaikin(&pts, 1);
+        let mut nk = Vec::with_capacity(np.len() - 1);
+        nk.push(ks[0]);
+        for e in 0..ks.len() {
+            nk.push(ks[e]);
+            if e + 1 < ks.len() {
+                nk.push(if ks[e] == ks[e + 1] { ks[e] } else { StepKind::Surface });
+            }
+        }
+        nk.push(ks[ks.len() - 1]);
+        pts = np;
+        ks = nk;
+    }
+    (pts, ks)
+}

@@ -1,0 +1,271 @@
+//! [`RoadParams`]: pyworldgen's `RoadParams` names and defaults, and the Galin extensions (all
+//! off by default, so the defaults give pyworldgen's network).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, WorldError};
+
+/// How road centrelines are smoothed after routing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Smoothing {
+    /// Chaikin corner cutting, `smoothing_iters` rounds (pyworldgen).
+    #[default]
+    Chaikin,
+    /// Clothoid (Euler spiral) fitting, Galin et al. §6.1.
+    Clothoid,
+}
+
+/// Parameters of the road network. The first block are pyworldgen 0.1.8's `RoadParams` with its
+/// defaults; the second are Galin et al.'s extensions, off by default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoadParams {
+    /// Number of hubs to place (dart throwing, at most `400·num_hubs` attempts).
+    pub num_hubs: usize,
+    /// Minimum distance between hubs in metres; `None` → `0.55·√(W·H / num_hubs)`.
+    pub min_hub_spacing: Option<f64>,
+    /// Hubs are refused on ground steeper than this grade `|∇h|`.
+    pub max_hub_slope: f64,
+    /// Extra loop edges beyond the minimum spanning tree, as a fraction of its edge count
+    /// (rounded half to even): the shortest non-tree hub pairs.
+    pub extra_edge_fraction: f64,
+    /// Road (asphalt) width in metres.
+    pub width: f64,
+    /// Chaikin rounds applied to each centreline.
+    pub smoothing_iters: usize,
+    /// Hubs are refused on water deeper than 0.05 m.
+    pub avoid_water: bool,
+    /// Cost multiplier on cells crossed by earlier roads (corridor reuse), in (0, 1].
+    pub reuse_discount: f64,
+    /// Path segment mask radius k (M_k, 8/32/80 directions for k = 1/3/5).
+    pub mask_radius: usize,
+    /// Cost per metre on flat, dry ground.
+    pub base: f64,
+    /// Penalty per metre at the maximum grade (the slope transfer function's μ(κ₀)).
+    pub slope_weight: f64,
+    /// Steepest grade along travel; steeper segments cost infinity.
+    pub max_grade: f64,
+    /// Penalty per metre for fording water of depth `max_water_depth` (linear in depth).
+    pub water_weight: f64,
+    /// Deepest water a surface road may ford; deeper is bridged or forbidden.
+    pub max_water_depth: f64,
+    /// Whether deep water is bridged (at `bridge_cost`) instead of forbidden.
+    pub allow_bridges: bool,
+    /// Surcharge per metre of bridge span.
+    pub bridge_cost: f64,
+    /// Weight of the squared turning angle per waypoint; > 0 switches on the oriented grid.
+    pub curvature_weight: f64,
+
+    /// With `curvature_weight > 0`: restrict the oriented search to cells within this many
+    /// metres of the uncurved route (0 = search the whole grid).
+    pub curvature_corridor: f64,
+    /// Penalty per metre through tree density 1 (vegetation characteristic; needs a density).
+    pub vegetation_weight: f64,
+    /// Tree density above which a surface road is forbidden (the transfer threshold; `None` =
+    /// no threshold).
+    pub max_tree_density: Option<f64>,
+    /// Annulus bridges (Galin §5.3): straight spans between dry cells over water deeper than
+    /// `max_water_depth`, with lengths in [`annulus_inner`, `annulus_outer`].
+    pub annulus_bridges: bool,
+    /// Tunnels (Galin §5.3): straight bores between cells, lengths in the annulus.
+    pub allow_tunnels: bool,
+    /// Cost per metre of tunnel.
+    pub tunnel_cost: f64,
+    /// Cost per metre of an annulus bridge span.
+    pub annulus_bridge_cost: f64,
+    /// Annulus inner radius r_i in metres.
+    pub annulus_inner: f64,
+    /// Annulus outer radius r_e in metres.
+    pub annulus_outer: f64,
+    /// Fraction of the annulus' cells evaluated per node (seeded low-discrepancy subset, §5.4).
+    pub annulus_fraction: f64,
+    /// Least ground height above the tunnel's straight grade line for a bore (metres of cover).
+    pub tunnel_min_cover: f64,
+    /// Centreline smoothing method.
+    pub smoothing: Smoothing,
+    /// Largest curvature change per metre allowed by clothoid smoothing (1/m²).
+    pub clothoid_max_sharpness: f64,
+    /// Refuse a network in which some edge cannot be routed (pyworldgen skips it silently).
+    pub require_connected: bool,
+}
+
+impl Default for RoadParams {
+    fn default() -> Self {
+        Self {
+            num_hubs: 8,
+            min_hub_spacing: None,
+            max_hub_slope: 0.6,
+            extra_edge_fraction: 0.25,
+            width: 3.0,
+            smoothing_iters: 2,
+            avoid_water: true,
+            reuse_discount: 0.6,
+            mask_radius: 3,
+            base: 1.0,
+            slope_weight: 6.0,
+            max_grade: 0.35,
+            water_weight: 4.0,
+            max_water_depth: 2.5,
+            allow_bridges: true,
+            bridge_cost: 8.0,
+            curvature_weight: 0.0,
+            curvature_corridor: 0.0,
+            vegetation_weight: 0.0,
+            max_tree_density: None,
+            annulus_bridges: false,
+            allow_tunnels: false,
+            tunnel_cost: 12.0,
+            annulus_bridge_cost: 9.0,
+            annulus_inner: 6.0,
+            annulus_outer: 40.0,
+            annulus_fraction: 0.25,
+            tunnel_min_cover: 2.0,
+            smoothing: Smoothing::Chaikin,
+            clothoid_max_sharpness: 0.01,
+            require_connected: false,
+        }
+    }
+}
+
+fn param(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
+    WorldError::Param { name: name.to_string(), value: value.to_string(), allowed: allowed.to_string() }
+}
+
+fn finite_nonneg(name: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(param(name, v, "must be finite and ≥ 0"))
+    }
+}
+
+fn positive(name: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(param(name, v, "must be finite and > 0"))
+    }
+}
+
+impl RoadParams {
+    /// The parameter names, as accepted by [`RoadParams::from_json`].
+    pub const KEYS: &'static [&'static str] = &[
+        "num_hubs",
+        "min_hub_spacing",
+        "max_hub_slope",
+        "extra_edge_fraction",
+        "width",
+        "smoothing_iters",
+        "avoid_water",
+        "reuse_discount",
+        "mask_radius",
+        "base",
+        "slope_weight",
+        "max_grade",
+        "water_weight",
+        "max_water_depth",
+        "allow_bridges",
+        "bridge_cost",
+        "curvature_weight",
+        "curvature_corridor",
+        "vegetation_weight",
+        "max_tree_density",
+        "annulus_bridges",
+        "allow_tunnels",
+        "tunnel_cost",
+        "annulus_bridge_cost",
+        "annulus_inner",
+        "annulus_outer",
+        "annulus_fraction",
+        "tunnel_min_cover",
+        "smoothing",
+        "clothoid_max_sharpness",
+        "require_connected",
+    ];
+
+    /// Parameters from a JSON object of overrides (pyworldgen's `params` dict): unknown keys are
+    /// refused with the list of known ones; the result is validated.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+        let map = value
+            .as_object()
+            .ok_or_else(|| WorldError::Invalid(format!("road parameters must be an object, got {value}")))?;
+        if let Some(k) = map.keys().find(|k| !Self::KEYS.contains(&k.as_str())) {
+            return Err(WorldError::Unknown { what: "road parameter", name: k.clone(), known: Self::KEYS.join(", ") });
+        }
+        let p: Self =
+            serde_json::from_value(value.clone()).map_err(|e| WorldError::Invalid(format!("road parameters: {e}")))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Check every parameter's range; the error names the parameter and its value.
+    pub fn validate(&self) -> Result<()> {
+        if self.mask_radius == 0 || self.mask_radius > 16 {
+            return Err(param("mask_radius", self.mask_radius, "must be in 1..=16"));
+        }
+        if self.smoothing_iters > 12 {
+            return Err(param("smoothing_iters", self.smoothing_iters, "must be ≤ 12"));
+        }
+        if self.num_hubs > 4096 {
+            return Err(param("num_hubs", self.num_hubs, "must be ≤ 4096"));
+        }
+        if let Some(s) = self.min_hub_spacing {
+            finite_nonneg("min_hub_spacing", s)?;
+        }
+        positive("max_grade", self.max_grade)?;
+        positive("max_water_depth", self.max_water_depth)?;
+        positive("width", self.width)?;
+        for (n, v) in [
+            ("max_hub_slope", self.max_hub_slope),
+            ("extra_edge_fraction", self.extra_edge_fraction),
+            ("base", self.base),
+            ("slope_weight", self.slope_weight),
+            ("water_weight", self.water_weight),
+            ("bridge_cost", self.bridge_cost),
+            ("curvature_weight", self.curvature_weight),
+            ("curvature_corridor", self.curvature_corridor),
+            ("vegetation_weight", self.vegetation_weight),
+            ("tunnel_cost", self.tunnel_cost),
+            ("annulus_bridge_cost", self.annulus_bridge_cost),
+            ("annulus_inner", self.annulus_inner),
+            ("tunnel_min_cover", self.tunnel_min_cover),
+            ("clothoid_max_sharpness", self.clothoid_max_sharpness),
+        ] {
+            finite_nonneg(n, v)?;
+        }
+        if let Some(t) = self.max_tree_density {
+            finite_nonneg("max_tree_density", t)?;
+        }
+        if !(self.reuse_discount > 0.0 && self.reuse_discount <= 1.0) {
+            return Err(param("reuse_discount", self.reuse_discount, "must be in (0, 1]"));
+        }
+        if !(self.annulus_outer.is_finite() && self.annulus_outer > self.annulus_inner) {
+            return Err(param(
+                "annulus_outer",
+                self.annulus_outer,
+                &format!("must be finite and > annulus_inner = {}", self.annulus_inner),
+            ));
+        }
+        if !(self.annulus_fraction > 0.0 && self.annulus_fraction <= 1.0) {
+            return Err(param("annulus_fraction", self.annulus_fraction, "must be in (0, 1]"));
+        }
+        Ok(())
+    }
+
+    /// The cost model these parameters describe.
+    pub fn cost(&self) -> super::cost::RoadCost {
+        super::cost::RoadCost {
+            base: self.base,
+            slope_weight: self.slope_weight,
+            max_grade: self.max_grade,
+            water_weight: self.water_weight,
+            max_water_depth: self.max_water_depth,
+            allow_bridges: self.allow_bridges,
+            bridge_cost: self.bridge_cost,
+            curvature_weight: self.curvature_weight,
+            vegetation_weight: self.vegetation_weight,
+            max_tree_density: self.max_tree_density,
+        }
+    }
+}
