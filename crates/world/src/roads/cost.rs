@@ -238,13 +238,13 @@ mod tests {
         assert_eq!(path_segment_mask(1).len(), 8);
         assert_eq!(path_segment_mask(3).len(), 32);
         assert_eq!(path_segment_mask(5).len(), 80);
-        // Smallest angle between directions: 45°, 18.4°, 11.3°.
+        // Largest angular gap between neighbouring directions: 45°, 18.4°, 11.3° (Table 1).
         for (k, deg) in [(1usize, 45.0f64), (3, 18.43), (5, 11.31)] {
             let mut a: Vec<f64> =
                 path_segment_mask(k).iter().map(|&(i, j)| (j as f64).atan2(i as f64).to_degrees()).collect();
             a.sort_by(f64::total_cmp);
-            let min = a.windows(2).map(|w| w[1] - w[0]).fold(f64::MAX, f64::min);
-            assert!((min - deg).abs() < 0.01, "k={k}: {min}");
+            let gap = a.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+            assert!((gap - deg).abs() < 0.01, "k={k}: {gap}");
         }
     }
 
