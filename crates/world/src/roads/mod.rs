@@ -191,6 +191,10 @@ pub struct RoadInputs<'a> {
     pub tree_density: Option<&'a [f64]>,
     /// Hub positions (x, y) in metres; `None` places them from the seed.
     pub hubs: Option<&'a [(f64, f64)]>,
+    /// The domain (width, depth) hubs are drawn in, when it differs from the grid's extent
+    /// (pyworldgen's flat terrain keeps its `domain_size` when it is not a whole number of
+    /// cells); `None` = `terrain.extent()`.
+    pub domain: Option<(f64, f64)>,
 }
 
 /// A road network over `terrain` for `seed` (pyworldgen's `generate_road_network`).
@@ -210,7 +214,7 @@ pub fn generate_roads_with(
     let (nx, ny, res) = check_terrain(terrain, inputs)?;
     let height = terrain.height();
     let water = terrain.water_depth();
-    let domain = terrain.extent();
+    let domain = inputs.domain.unwrap_or_else(|| terrain.extent());
     let nodes = match inputs.hubs {
         Some(xy) => hubs_from_xy(xy, nx, ny, res, domain)?,
         None => {
@@ -300,6 +304,11 @@ fn check_terrain(t: &dyn Terrain, inputs: &RoadInputs<'_>) -> Result<(usize, usi
             c / nx,
             t.water_depth()[c]
         )));
+    }
+    if let Some((w, h)) = inputs.domain {
+        if !(w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0) {
+            return Err(WorldError::Param { name: "domain".into(), value: format!("({w}, {h})"), allowed: "must be finite and > 0".into() });
+        }
     }
     if let Some(d) = inputs.tree_density {
         if d.len() != n {
