@@ -43,7 +43,7 @@ pub(super) fn route_all(field: &CostField<'_>, hubs: &[RoadNode], p: &RoadParams
         world[0] = [a.xy.0, a.xy.1];
         let last = world.len() - 1;
         world[last] = [b.xy.0, b.xy.1];
-        let (polyline, edge_kinds) = smooth(&world, &route.kinds, p)?;
+        let (polyline, edge_kinds) = smooth_clear(field, &mask, &route, &world, p)?;
         let sid = segments.len();
         for (e, k) in edge_kinds.iter().enumerate() {
             let before = if e == 0 { StepKind::Surface } else { edge_kinds[e - 1] };
@@ -89,6 +89,73 @@ fn route_pair(
         }
     }
     least_cost_path(field, cost, mask, start, goal, opts)
+}
+
+/// Whether the cost forbids cell `c` in every direction: water deeper than `max_water_depth`
+/// with bridges off, or trees denser than `max_tree_density`.
+fn forbidden_cell(field: &CostField<'_>, p: &RoadParams, c: usize) -> bool {
+    (!p.allow_bridges && field.water[c] > p.max_water_depth)
+        || matches!((p.max_tree_density, field.trees), (Some(t0), Some(t)) if t[c] > t0)
+}
+
+/// Whether a point lies strictly inside (by more than 1e-9 cells) a forbidden cell.
+fn in_forbidden(field: &CostField<'_>, p: &RoadParams, pt: [f64; 2]) -> bool {
+    let (u, v) = (pt[0] / field.res, pt[1] / field.res);
+    let (fu, fv) = (u - u.floor(), v - v.floor());
+    let eps = 1e-9;
+    if fu < eps || fu > 1.0 - eps || fv < eps || fv > 1.0 - eps {
+        return false; // on a cell edge: touches, does not enter
+    }
+    let (ix, iy) = super::network::cell_of(pt[0], pt[1], field.res, field.nx, field.ny);
+    forbidden_cell(field, p, iy * field.nx + ix)
+}
+
+/// [`smooth`], with fewer smoothing rounds where the smoothed centreline would cut a corner
+/// through a forbidden cell; if even the routed polyline does (a step's straight line clips a
+/// cell its samples skipped), its surface steps are replaced by the chains of sampled cell
+/// centres. Changes nothing where pyworldgen's centreline stays clear.
+fn smooth_clear(
+    field: &CostField<'_>,
+    mask: &SegmentMask,
+    route: &Route,
+    world: &[[f64; 2]],
+    p: &RoadParams,
+) -> Result<(Vec<[f64; 2]>, Vec<StepKind>)> {
+    let clear =
+        |line: &[[f64; 2]]| super::network::densify(line, field.res).iter().all(|&pt| !in_forbidden(field, p, pt));
+    let mut q = p.clone();
+    loop {
+        let out = smooth(world, &route.kinds, &q)?;
+        if clear(&out.0) {
+            return Ok(out);
+        }
+        if q.smoothing == Smoothing::Clothoid {
+            q.smoothing = Smoothing::Chaikin;
+            continue;
+        }
+        if q.smoothing_iters == 0 {
+            break;
+        }
+        q.smoothing_iters -= 1;
+    }
+    let (mut pts, mut kinds) = (vec![world[0]], Vec::new());
+    for (s, w) in route.cells.windows(2).enumerate() {
+        if route.kinds[s] == StepKind::Surface {
+            let d = (w[1].0 as i32 - w[0].0 as i32, w[1].1 as i32 - w[0].1 as i32);
+            let chain = mask.sampled_cells(&[w[0], w[1]]);
+            let mut last = w[0];
+            for c in chain.into_iter().filter(|_| mask.offsets.contains(&d)) {
+                if c != last && c != w[1] {
+                    pts.push([(c.0 as f64 + 0.5) * field.res, (c.1 as f64 + 0.5) * field.res]);
+                    kinds.push(StepKind::Surface);
+                    last = c;
+                }
+            }
+        }
+        pts.push(world[s + 1]);
+        kinds.push(route.kinds[s]);
+    }
+    Ok((pts, kinds))
 }
 
 /// Smooth a routed centreline, carrying what each edge is (tunnel/bridge stretches stay

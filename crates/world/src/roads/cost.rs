@@ -159,6 +159,21 @@ impl SegmentMask {
         Self { offsets, samples, start, sublen, length }
     }
 
+    /// The cells the cost integral samples along a route of mask steps (each waypoint pair one
+    /// offset of this mask; other steps are skipped), in order, repeats kept.
+    pub fn sampled_cells(&self, cells: &[(usize, usize)]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for w in cells.windows(2) {
+            let d = (w[1].0 as i32 - w[0].0 as i32, w[1].1 as i32 - w[0].1 as i32);
+            if let Some(o) = self.offsets.iter().position(|&q| q == d) {
+                for &(sx, sy) in self.samples(o) {
+                    out.push(((w[0].0 as i32 + sx) as usize, (w[0].1 as i32 + sy) as usize));
+                }
+            }
+        }
+        out
+    }
+
     /// The sample points of offset `o`.
     #[inline]
     pub fn samples(&self, o: usize) -> &[(i32, i32)] {

@@ -52,3 +52,29 @@ pub fn clothoid_smooth(
         allowed: "not available yet; use chaikin".into(),
     })
 }
+
+impl super::RoadNetwork {
+    /// Tree instances to drop for the roads (trees cleared along the corridor): those standing
+    /// on a road-mask cell or within `width/2 + margin` metres of a centreline on the surface
+    /// (tunnel stretches clear nothing). Indices into `trees`, ascending.
+    pub fn trees_to_clear(&self, trees: &[[f64; 2]], margin: f64) -> Vec<usize> {
+        let mut pts = Vec::new();
+        for piece in self.surface_pieces() {
+            if piece.len() >= 2 {
+                pts.extend(super::network::densify(&piece, self.res));
+            }
+        }
+        let tree = (!pts.is_empty()).then(|| super::grade::KdTree::new(&pts));
+        let reach = 0.5 * self.width + margin.max(0.0);
+        trees
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                let (ix, iy) = super::network::cell_of(t[0], t[1], self.res, self.nx, self.ny);
+                let on_mask = t[0] >= 0.0 && t[1] >= 0.0 && self.road_mask[iy * self.nx + ix];
+                on_mask || tree.as_ref().is_some_and(|k| k.nearest(**t).1.sqrt() <= reach)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+}

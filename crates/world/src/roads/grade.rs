@@ -12,7 +12,7 @@ use super::network::{cell_of, densify};
 
 /// A static 2-D k-d tree (median split on a cycle of three axes, the third always zero, as
 /// pyworldgen's 3-D tree over points with z = 0).
-struct KdTree<'a> {
+pub(crate) struct KdTree<'a> {
     pts: &'a [[f64; 2]],
     /// Nodes: (point index, axis, left, right), u32::MAX = none.
     nodes: Vec<(u32, u8, u32, u32)>,
@@ -20,7 +20,7 @@ struct KdTree<'a> {
 }
 
 impl<'a> KdTree<'a> {
-    fn new(pts: &'a [[f64; 2]]) -> Self {
+    pub(crate) fn new(pts: &'a [[f64; 2]]) -> Self {
         let mut t = Self { pts, nodes: Vec::with_capacity(pts.len()), root: u32::MAX };
         let mut idx: Vec<u32> = (0..pts.len() as u32).collect();
         t.root = t.build(&mut idx, 0);
@@ -58,7 +58,7 @@ impl<'a> KdTree<'a> {
     }
 
     /// (index, squared distance) of the nearest point; the first found wins ties.
-    fn nearest(&self, q: [f64; 2]) -> (usize, f64) {
+    pub(crate) fn nearest(&self, q: [f64; 2]) -> (usize, f64) {
         let mut best = (usize::MAX, f64::INFINITY);
         self.visit(self.root, q, &mut best);
         best

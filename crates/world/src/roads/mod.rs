@@ -159,7 +159,7 @@ impl RoadNetwork {
     }
 
     /// The centrelines split at tunnels (the ground stays above a bore).
-    fn surface_pieces(&self) -> Vec<Vec<[f64; 2]>> {
+    pub(crate) fn surface_pieces(&self) -> Vec<Vec<[f64; 2]>> {
         let mut out = Vec::new();
         for s in &self.segments {
             if !s.edge_kinds.contains(&StepKind::Tunnel) {
@@ -307,7 +307,11 @@ fn check_terrain(t: &dyn Terrain, inputs: &RoadInputs<'_>) -> Result<(usize, usi
     }
     if let Some((w, h)) = inputs.domain {
         if !(w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0) {
-            return Err(WorldError::Param { name: "domain".into(), value: format!("({w}, {h})"), allowed: "must be finite and > 0".into() });
+            return Err(WorldError::Param {
+                name: "domain".into(),
+                value: format!("({w}, {h})"),
+                allowed: "must be finite and > 0".into(),
+            });
         }
     }
     if let Some(d) = inputs.tree_density {
