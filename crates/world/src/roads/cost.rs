@@ -174,11 +174,33 @@ impl SegmentMask {
         out
     }
 
+    /// The sample points as row-major index offsets for a grid `nx` columns wide.
+    pub(crate) fn strided(&self, nx: usize) -> Strided {
+        let lin = self.samples.iter().map(|&(i, j)| j as isize * nx as isize + i as isize).collect();
+        Strided { lin, start: self.start.clone(), nx }
+    }
+
     /// The sample points of offset `o`.
     #[inline]
     pub fn samples(&self, o: usize) -> &[(i32, i32)] {
         &self.samples[self.start[o]..self.start[o + 1]]
     }
+}
+
+/// A mask's sample points as row-major index offsets (see [`SegmentMask::strided`]).
+pub(crate) struct Strided {
+    lin: Vec<isize>,
+    start: Vec<usize>,
+    nx: usize,
+}
+
+/// Per-cell cost multiplier of a level sub-step (`sub_step(0, depth, trees)`), NaN where it is
+/// forbidden: most sub-steps of a long mask segment stay in one cell, and a level step's
+/// multiplier depends only on its cell, so the search looks it up instead of recomputing.
+pub fn level_multipliers(field: &CostField<'_>, cost: &RoadCost) -> Vec<f64> {
+    (0..field.nx * field.ny)
+        .map(|c| cost.sub_step(0.0, field.water[c], field.trees.map_or(0.0, |t| t[c])).unwrap_or(f64::NAN))
+        .collect()
 }
 
 /// The fields a route is costed over: heights, water depths and (optionally) tree density, all
@@ -241,6 +263,53 @@ impl CostField<'_> {
             Some(b) => Err(b),
             None => Ok(total),
         }
+    }
+}
+
+impl CostField<'_> {
+    /// [`CostField::segment_cost`] for the search's inner loop: sample offsets precomputed as
+    /// index offsets, level sub-steps (both samples in one cell) looked up in `level` (see
+    /// [`level_multipliers`]), stopping at the first forbidden sub-step. Same value, same order
+    /// of sums.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn segment_cost_fast(
+        &self,
+        cost: &RoadCost,
+        mask: &SegmentMask,
+        st: &Strided,
+        level: &[f64],
+        cx: usize,
+        cy: usize,
+        o: usize,
+    ) -> Result<f64, Blocked> {
+        debug_assert_eq!(st.nx, self.nx);
+        let (di, dj) = mask.offsets[o];
+        let tx = cx.wrapping_add_signed(di as isize);
+        let ty = cy.wrapping_add_signed(dj as isize);
+        if tx >= self.nx || ty >= self.ny {
+            return Err(Blocked::Outside);
+        }
+        let base = (cy * self.nx + cx) as isize;
+        let lin = &st.lin[st.start[o]..st.start[o + 1]];
+        let sublen = mask.sublen[o];
+        let (h, w) = (self.height, self.water);
+        let mut total = 0.0;
+        for pair in lin.windows(2) {
+            let i0 = (base + pair[0]) as usize;
+            let m = if pair[0] == pair[1] {
+                let m = level[i0];
+                if m.is_nan() {
+                    return Err(cost.sub_step(0.0, w[i0], self.trees.map_or(0.0, |t| t[i0])).unwrap_err());
+                }
+                m
+            } else {
+                let i1 = (base + pair[1]) as usize;
+                cost.sub_step((h[i1] - h[i0]) / sublen, w[i0], self.trees.map_or(0.0, |t| t[i0]))?
+            };
+            total += sublen * m;
+        }
+        Ok(total)
     }
 }
 

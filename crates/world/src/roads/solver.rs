@@ -50,6 +50,9 @@ pub struct SearchOptions<'a> {
     pub corridor: Option<&'a [bool]>,
     /// Extra moves.
     pub jumps: Option<&'a dyn Jumps>,
+    /// [`level_multipliers`](super::cost::level_multipliers) of this field and cost, computed
+    /// once for many searches (`None`: computed per search).
+    pub level: Option<&'a [f64]>,
 }
 
 /// A routed path: the cells visited (mask endpoints) and what each step is.
@@ -259,6 +262,15 @@ pub fn least_cost_path(
     let budget = 64 * st.g.len() as u64 + 1024;
     let mut expanded = 0usize;
     let mut jumps = Vec::new();
+    let strided = mask.strided(nx);
+    let own_level;
+    let level = match opts.level {
+        Some(l) if l.len() == nx * ny => l,
+        _ => {
+            own_level = super::cost::level_multipliers(field, cost);
+            &own_level
+        }
+    };
     // Cell of each state (compact ids need the reverse map).
     let cell_of = cell_index(&st, nx * ny);
     while let Some(e) = heap.pop() {
@@ -275,7 +287,7 @@ pub fn least_cost_path(
         let base = st.g[s];
         let din = s % dirs;
         for o in 0..m {
-            let sc = match field.segment_cost(cost, mask, cx, cy, o) {
+            let sc = match field.segment_cost_fast(cost, mask, &strided, level, cx, cy, o) {
                 Ok(c) => c,
                 Err(b) => {
                     match b {
