@@ -303,3 +303,66 @@ fn bad_input_is_refused() {
     let p = RoadParams::from_json(&serde_json::json!({"mask_radius": 5, "min_hub_spacing": null})).unwrap();
     assert_eq!(p.mask_radius, 5);
 }
+
+/// A forest blob of density 1 around (20, 20) on flat ground.
+fn forest() -> (WorldGrid, Vec<f64>) {
+    let t = grid(40, 40, 1.0, |_, _| 1.0);
+    let d = (0..1600)
+        .map(|c| if ((c % 40) as f64 - 20.0).hypot((c / 40) as f64 - 20.0) < 7.0 { 1.0 } else { 0.0 })
+        .collect();
+    (t, d)
+}
+
+fn forest_route(p: &RoadParams) -> (Route, Vec<f64>) {
+    let (t, d) = forest();
+    let f = CostField { nx: 40, ny: 40, res: 1.0, height: &t.height, water: &t.water_depth, trees: Some(&d) };
+    let r =
+        least_cost_path(&f, &p.cost(), &SegmentMask::new(3, 1.0), (2, 20), (38, 20), SearchOptions::default()).unwrap();
+    (r, d)
+}
+
+#[test]
+fn vegetation_is_a_cost_characteristic() {
+    let through = forest_route(&RoadParams::default());
+    let around = forest_route(&RoadParams { vegetation_weight: 4.0, ..RoadParams::default() });
+    let forested = |(r, d): &(Route, Vec<f64>)| {
+        SegmentMask::new(3, 1.0).sampled_cells(&r.cells).iter().filter(|&&(x, y)| d[y * 40 + x] > 0.0).count()
+    };
+    assert!(forested(&through) > 10, "weight 0 goes straight through");
+    assert!(forested(&around) < forested(&through) / 3, "{} vs {}", forested(&around), forested(&through));
+    let (r, d) = forest_route(&RoadParams { max_tree_density: Some(0.5), ..RoadParams::default() });
+    let sampled = SegmentMask::new(3, 1.0).sampled_cells(&r.cells);
+    // A sub-step is costed at its first sample; each segment's last sample is the next one's first.
+    assert!(sampled.iter().all(|&(x, y)| d[y * 40 + x] <= 0.5), "through trees above the threshold");
+}
+
+#[test]
+fn trees_cleared_along_the_corridor_none_left_on_a_road() {
+    let (t, d) = forest();
+    let hubs = [(2.5, 20.5), (38.5, 20.5), (20.5, 37.5)];
+    let inputs = RoadInputs { hubs: Some(&hubs), tree_density: Some(&d), ..Default::default() };
+    let net = generate_roads_with(&t, &Seed::Int(0), Compat::Pyworldgen, &RoadParams::default(), &inputs).unwrap();
+    let trees: Vec<[f64; 2]> = (0..40 * 40).map(|c| [(c % 40) as f64 + 0.3, (c / 40) as f64 + 0.6]).collect();
+    let drop = net.trees_to_clear(&trees, 1.0);
+    assert!(!drop.is_empty());
+    for (i, tr) in trees.iter().enumerate() {
+        let on_road = net.road_mask[tr[1] as usize * 40 + tr[0] as usize];
+        assert!(!on_road || drop.binary_search(&i).is_ok(), "tree {i} left on a road");
+    }
+    // Trees far from every road stay.
+    assert!(drop.len() < trees.len() / 2);
+}
+
+#[test]
+fn curvature_in_a_corridor_turns_less_than_the_plain_route() {
+    let t = grid(50, 50, 2.0, hills);
+    let hubs = [(5.0, 7.0), (93.0, 89.0)];
+    let turning_of = |p: &RoadParams| {
+        let net = network(&t, p, &hubs);
+        turning(&net.segments[0].grid_path).1
+    };
+    let plain = turning_of(&RoadParams::default());
+    let full = turning_of(&RoadParams { curvature_weight: 3.0, ..RoadParams::default() });
+    let corridor = turning_of(&RoadParams { curvature_weight: 3.0, curvature_corridor: 12.0, ..RoadParams::default() });
+    assert!(full < plain && corridor < plain, "plain {plain}, full {full}, corridor {corridor}");
+}
