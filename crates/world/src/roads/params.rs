@@ -65,27 +65,46 @@ pub struct RoadParams {
     /// Tree density above which a surface road is forbidden (the transfer threshold; `None` =
     /// no threshold).
     pub max_tree_density: Option<f64>,
-    /// Annulus bridges (Galin §5.3): straight spans between dry cells over water deeper than
-    /// `max_water_depth`, with lengths in [`annulus_inner`, `annulus_outer`].
+    /// Annulus bridges (Galin §5.3): straight spans p → q with r_i ≤ |q − p| ≤ r_e over water
+    /// deeper than `max_water_depth`, costed by the bridge cost function.
     pub annulus_bridges: bool,
-    /// Tunnels (Galin §5.3): straight bores between cells, lengths in the annulus.
+    /// Tunnels (Galin §5.3): straight bores p → q with r_i ≤ |q − p| ≤ r_e under enough rock,
+    /// costed by the tunnel cost function; their portals are reported.
     pub allow_tunnels: bool,
-    /// Cost per metre of tunnel.
-    pub tunnel_cost: f64,
-    /// Cost per metre of an annulus bridge span.
-    pub annulus_bridge_cost: f64,
     /// Annulus inner radius r_i in metres.
     pub annulus_inner: f64,
-    /// Annulus outer radius r_e in metres.
+    /// Annulus outer radius r_e in metres (also the longest bridge or tunnel).
     pub annulus_outer: f64,
-    /// Fraction of the annulus' cells evaluated per node (seeded low-discrepancy subset, §5.4).
+    /// Share of the annulus evaluated per node: a seeded low-discrepancy subset (§5.4).
     pub annulus_fraction: f64,
-    /// Least ground height above the tunnel's straight grade line for a bore (metres of cover).
-    pub tunnel_min_cover: f64,
+    /// Least rock cover above a tunnel's interior, metres.
+    pub tunnel_cover: f64,
+    /// Length at each tunnel end where the cover may be thinner (the portal cut), metres.
+    pub tunnel_portal_length: f64,
+    /// Steepest grade of a tunnel.
+    pub tunnel_max_grade: f64,
+    /// Cost per metre of a short tunnel (a road metre on flat ground costs `base`).
+    pub tunnel_cost_per_m: f64,
+    /// Fixed cost of a tunnel's two portals.
+    pub tunnel_fixed_cost: f64,
+    /// Least deck clearance above the water surface away from the abutments, metres.
+    pub bridge_clearance: f64,
+    /// Length at each bridge end where the deck may run lower (the abutments), metres.
+    pub bridge_abutment_length: f64,
+    /// Steepest deck grade of an annulus bridge.
+    pub bridge_max_grade: f64,
+    /// Cost per metre of a short annulus bridge span.
+    pub bridge_span_cost_per_m: f64,
+    /// Fixed cost of an annulus bridge's two abutments.
+    pub bridge_fixed_cost: f64,
     /// Centreline smoothing method.
     pub smoothing: Smoothing,
-    /// Largest curvature change per metre allowed by clothoid smoothing (1/m²).
+    /// Clothoid smoothing: largest curvature |κ| in 1/m (1 / the least radius).
+    pub clothoid_max_curvature: f64,
+    /// Clothoid smoothing: largest curvature change |dκ/ds| in 1/m².
     pub clothoid_max_sharpness: f64,
+    /// Clothoid smoothing: length of one clothoid piece, metres.
+    pub clothoid_knot_spacing: f64,
     /// Refuse a network in which some edge cannot be routed (pyworldgen skips it silently).
     pub require_connected: bool,
 }
@@ -115,14 +134,23 @@ impl Default for RoadParams {
             max_tree_density: None,
             annulus_bridges: false,
             allow_tunnels: false,
-            tunnel_cost: 12.0,
-            annulus_bridge_cost: 9.0,
             annulus_inner: 6.0,
             annulus_outer: 40.0,
             annulus_fraction: 0.25,
-            tunnel_min_cover: 2.0,
+            tunnel_cover: 5.0,
+            tunnel_portal_length: 10.0,
+            tunnel_max_grade: 0.06,
+            tunnel_cost_per_m: 15.0,
+            tunnel_fixed_cost: 50.0,
+            bridge_clearance: 2.0,
+            bridge_abutment_length: 3.0,
+            bridge_max_grade: 0.08,
+            bridge_span_cost_per_m: 8.0,
+            bridge_fixed_cost: 20.0,
             smoothing: Smoothing::Chaikin,
-            clothoid_max_sharpness: 0.01,
+            clothoid_max_curvature: 0.04,
+            clothoid_max_sharpness: 0.0016,
+            clothoid_knot_spacing: 4.0,
             require_connected: false,
         }
     }
@@ -173,14 +201,23 @@ impl RoadParams {
         "max_tree_density",
         "annulus_bridges",
         "allow_tunnels",
-        "tunnel_cost",
-        "annulus_bridge_cost",
         "annulus_inner",
         "annulus_outer",
         "annulus_fraction",
-        "tunnel_min_cover",
+        "tunnel_cover",
+        "tunnel_portal_length",
+        "tunnel_max_grade",
+        "tunnel_cost_per_m",
+        "tunnel_fixed_cost",
+        "bridge_clearance",
+        "bridge_abutment_length",
+        "bridge_max_grade",
+        "bridge_span_cost_per_m",
+        "bridge_fixed_cost",
         "smoothing",
+        "clothoid_max_curvature",
         "clothoid_max_sharpness",
+        "clothoid_knot_spacing",
         "require_connected",
     ];
 
@@ -226,11 +263,15 @@ impl RoadParams {
             ("curvature_weight", self.curvature_weight),
             ("curvature_corridor", self.curvature_corridor),
             ("vegetation_weight", self.vegetation_weight),
-            ("tunnel_cost", self.tunnel_cost),
-            ("annulus_bridge_cost", self.annulus_bridge_cost),
+            ("tunnel_cover", self.tunnel_cover),
+            ("tunnel_portal_length", self.tunnel_portal_length),
+            ("tunnel_cost_per_m", self.tunnel_cost_per_m),
+            ("tunnel_fixed_cost", self.tunnel_fixed_cost),
+            ("bridge_clearance", self.bridge_clearance),
+            ("bridge_abutment_length", self.bridge_abutment_length),
+            ("bridge_span_cost_per_m", self.bridge_span_cost_per_m),
+            ("bridge_fixed_cost", self.bridge_fixed_cost),
             ("annulus_inner", self.annulus_inner),
-            ("tunnel_min_cover", self.tunnel_min_cover),
-            ("clothoid_max_sharpness", self.clothoid_max_sharpness),
         ] {
             finite_nonneg(n, v)?;
         }
@@ -247,6 +288,11 @@ impl RoadParams {
                 &format!("must be finite and > annulus_inner = {}", self.annulus_inner),
             ));
         }
+        positive("tunnel_max_grade", self.tunnel_max_grade)?;
+        positive("bridge_max_grade", self.bridge_max_grade)?;
+        positive("clothoid_max_curvature", self.clothoid_max_curvature)?;
+        positive("clothoid_max_sharpness", self.clothoid_max_sharpness)?;
+        positive("clothoid_knot_spacing", self.clothoid_knot_spacing)?;
         if !(self.annulus_fraction > 0.0 && self.annulus_fraction <= 1.0) {
             return Err(param("annulus_fraction", self.annulus_fraction, "must be in (0, 1]"));
         }
