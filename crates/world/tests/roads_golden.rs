@@ -31,12 +31,7 @@ fn terrain(g: &Value) -> WorldGrid {
 }
 
 fn params(g: &Value) -> RoadParams {
-    let mut p = g["params"].clone();
-    let obj = p.as_object_mut().unwrap();
-    for k in ["domain_size", "resolution", "base_height", "slope_x", "slope_y", "undulation_amp", "undulation_scale"] {
-        obj.remove(k);
-    }
-    RoadParams::from_json(&p).unwrap()
+    RoadParams::split_generator_params(&g["params"]).unwrap().1
 }
 
 fn seed(g: &Value) -> Seed {

@@ -221,6 +221,28 @@ impl RoadParams {
         "require_connected",
     ];
 
+    /// The keys pyworldgen's `roads` generator passes to its flat base terrain instead of the
+    /// roads (`registry._roads_factory`).
+    pub const TERRAIN_KEYS: &'static [&'static str] =
+        &["domain_size", "resolution", "base_height", "slope_x", "slope_y", "undulation_amp", "undulation_scale"];
+
+    /// Split the `roads` generator's parameters as pyworldgen does: the flat terrain's keys
+    /// ([`RoadParams::TERRAIN_KEYS`]) and the rest, which must be road parameters.
+    pub fn split_generator_params(value: &serde_json::Value) -> Result<(serde_json::Value, Self)> {
+        let map = value
+            .as_object()
+            .ok_or_else(|| WorldError::Invalid(format!("roads parameters must be an object, got {value}")))?;
+        let (mut terrain, mut roads) = (serde_json::Map::new(), serde_json::Map::new());
+        for (k, v) in map {
+            if Self::TERRAIN_KEYS.contains(&k.as_str()) {
+                terrain.insert(k.clone(), v.clone());
+            } else {
+                roads.insert(k.clone(), v.clone());
+            }
+        }
+        Ok((serde_json::Value::Object(terrain), Self::from_json(&serde_json::Value::Object(roads))?))
+    }
+
     /// Parameters from a JSON object of overrides (pyworldgen's `params` dict): unknown keys are
     /// refused with the list of known ones; the result is validated.
     pub fn from_json(value: &serde_json::Value) -> Result<Self> {
