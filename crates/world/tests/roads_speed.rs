@@ -19,6 +19,10 @@ fn network_12_hubs_k5_1024() {
         .collect();
     let t = WorldGrid::new(n, n, res, res, height);
     let p = RoadParams { num_hubs: 12, mask_radius: 5, ..RoadParams::default() };
+    let curved = RoadParams { curvature_weight: 1.0, curvature_corridor: 24.0, ..p.clone() };
+    let t0 = std::time::Instant::now();
+    let net = generate_roads(&t, &Seed::Str("atlas".into()), Compat::Pyworldgen, &curved).unwrap();
+    eprintln!("curvature 1.0 in a 24 m corridor: {:.3} s, {} roads", t0.elapsed().as_secs_f64(), net.segments.len());
     for compat in [Compat::Pyworldgen, Compat::Canonical] {
         let t0 = std::time::Instant::now();
         let net = generate_roads(&t, &Seed::Str("atlas".into()), compat, &p).unwrap();

@@ -263,6 +263,13 @@ pub fn least_cost_path(
     let mut expanded = 0usize;
     let mut jumps = Vec::new();
     let strided = mask.strided(nx);
+    // With the oriented grid every cell is expanded once per incoming direction, and a
+    // segment's cost does not depend on it: keep each cell's row of segment costs (when the
+    // cells searched × m stay under 32 M entries; otherwise recompute).
+    let ncomp = st.g.len() / dirs;
+    let cache_rows = oriented && ncomp * m <= 32 << 20;
+    let mut cache = vec![0.0; if cache_rows { ncomp * m } else { m }];
+    let mut cache_filled = vec![false; if cache_rows { ncomp } else { 1 }];
     let own_level;
     let level = match opts.level {
         Some(l) if l.len() == nx * ny => l,
@@ -286,19 +293,32 @@ pub fn least_cost_path(
         expanded += 1;
         let base = st.g[s];
         let din = s % dirs;
-        for o in 0..m {
-            let sc = match field.segment_cost_fast(cost, mask, &strided, level, cx, cy, o) {
-                Ok(c) => c,
-                Err(b) => {
-                    match b {
-                        Blocked::Steep => fail.steep += 1,
-                        Blocked::Deep => fail.deep += 1,
-                        Blocked::Dense => fail.dense += 1,
-                        Blocked::Outside => {}
+        let k = s / dirs;
+        if !cache_rows || !cache_filled[k] {
+            let row = if cache_rows { &mut cache[k * m..(k + 1) * m] } else { &mut cache[..m] };
+            for (o, slot) in row.iter_mut().enumerate() {
+                *slot = match field.segment_cost_fast(cost, mask, &strided, level, cx, cy, o) {
+                    Ok(c) => c,
+                    Err(b) => {
+                        match b {
+                            Blocked::Steep => fail.steep += 1,
+                            Blocked::Deep => fail.deep += 1,
+                            Blocked::Dense => fail.dense += 1,
+                            Blocked::Outside => {}
+                        }
+                        f64::INFINITY
                     }
-                    continue;
-                }
-            };
+                };
+            }
+            if cache_rows {
+                cache_filled[k] = true;
+            }
+        }
+        let row = if cache_rows { &cache[k * m..(k + 1) * m] } else { &cache[..m] };
+        for (o, &sc) in row.iter().enumerate() {
+            if sc == f64::INFINITY {
+                continue;
+            }
             let (di, dj) = mask.offsets[o];
             let nxt = ((cy as i64 + dj as i64) as usize) * nx + (cx as i64 + di as i64) as usize;
             let mut step = match ctx.opts.reuse {
