@@ -7,7 +7,6 @@
 //! §5.2 — and every turn by θ adds `curvature_weight·θ²`. Extra moves (tunnels, annulus bridges)
 //! join the same search as jumps whose cost is given by the caller.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::cost::{Blocked, CostField, RoadCost, SegmentMask};
@@ -110,29 +109,15 @@ impl NoRoute {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Entry {
-    f: f64,
-    counter: u64,
-    state: u32,
-}
+/// A heap entry: (f as its bit pattern, insertion counter, state), reversed so the max-heap
+/// pops the least (f, counter) first, as `heapq` does. f ≥ 0 is finite, and for non-negative
+/// floats the bit patterns order as the values.
+type Entry = std::cmp::Reverse<(u64, u64, u32)>;
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap, we pop the least (f, counter) as heapq does.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(o.counter.cmp(&self.counter))
-    }
+#[inline]
+fn entry(f: f64, counter: u64, state: usize) -> Entry {
+    debug_assert!(f >= 0.0 && f.is_finite());
+    std::cmp::Reverse(((f + 0.0).to_bits(), counter, state as u32))
 }
 
 /// `curvature_weight·θ²` for every (incoming direction, outgoing offset) pair; row 0 is "no
@@ -257,7 +242,7 @@ pub fn least_cost_path(
     }
     st.g[s0] = 0.0;
     let mut heap = BinaryHeap::new();
-    heap.push(Entry { f: 0.0, counter: 0, state: s0 as u32 });
+    heap.push(entry(0.0, 0, s0));
     let mut counter = 0u64;
     let budget = 64 * st.g.len() as u64 + 1024;
     let mut expanded = 0usize;
@@ -280,9 +265,9 @@ pub fn least_cost_path(
     };
     // Cell of each state (compact ids need the reverse map).
     let cell_of = cell_index(&st, nx * ny);
-    while let Some(e) = heap.pop() {
-        let s = e.state as usize;
-        if e.counter != st.last[s] {
+    while let Some(std::cmp::Reverse((_, ecounter, estate))) = heap.pop() {
+        let s = estate as usize;
+        if ecounter != st.last[s] {
             continue; // stale: re-expanding it would push nothing (pyworldgen does, to no effect)
         }
         let cell = cell_of[s / dirs] as usize;
@@ -381,7 +366,7 @@ fn relax(
         st.came[ns] = from as u32;
         st.kind[ns] = kind;
         let nx = ctx.field.nx;
-        heap.push(Entry { f: ncost + ctx.h(nxt % nx, nxt / nx), counter: *counter, state: ns as u32 });
+        heap.push(entry(ncost + ctx.h(nxt % nx, nxt / nx), *counter, ns));
     }
 }
 
