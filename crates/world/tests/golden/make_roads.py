@@ -4,12 +4,14 @@ Run with the pyworldgen venv active, from the repository root:
 
     python crates/world/tests/golden/make_roads.py
 
-Writes crates/world/tests/golden/roads_<case>.json.gz: the input height and water depth
-(float32, as pyworldgen holds them), the hubs, the routed edges (grid paths and smoothed
+Writes crates/world/tests/golden/roads_<case>.json.gz (gzip without a timestamp, so the files
+are reproducible): the input height and water depth (float32 as pyworldgen holds them,
+little-endian, base64), the hubs, the routed edges (grid paths and smoothed
 polylines), the road and bridge masks, the graded height, the 3-D polylines and the ribbon
 mesh. The Rust test `roads_golden` rebuilds the same network and compares.
 """
 
+import base64
 import gzip
 import json
 import os
@@ -26,6 +28,11 @@ def f64s(a):
     return [float(v) for v in np.asarray(a, dtype=np.float64).ravel()]
 
 
+def f32_b64(a):
+    """float32 values, little-endian, base64 (exact and compact)."""
+    return base64.b64encode(np.asarray(a, dtype="<f4").tobytes()).decode()
+
+
 def dump(name, seed, height, water, res, domain, net, params):
     graded = carve_road_terrain(net)
     polys = road_polylines_3d(net)
@@ -37,8 +44,8 @@ def dump(name, seed, height, water, res, domain, net, params):
         "ny": int(height.shape[0]),
         "resolution": float(res),
         "domain": [float(domain[0]), float(domain[1])],
-        "height": f64s(height.astype(np.float32)),
-        "water": None if water is None else f64s(water.astype(np.float32)),
+        "height_f32": f32_b64(height),
+        "water_f32": None if water is None else f32_b64(water),
         "hubs": [{"xy": list(map(float, n.xy)), "grid": list(map(int, n.grid))} for n in net.nodes],
         "segments": [
             {
@@ -49,16 +56,18 @@ def dump(name, seed, height, water, res, domain, net, params):
             }
             for s in net.segments
         ],
-        "road_mask": [int(v) for v in net.road_mask.ravel()],
-        "bridge_mask": [int(v) for v in net.bridge_mask().ravel()],
-        "graded": f64s(graded),
+        "road_mask": "".join("1" if v else "0" for v in net.road_mask.ravel()),
+        "bridge_mask": "".join("1" if v else "0" for v in net.bridge_mask().ravel()),
+        # graded height only where it differs from the input: [cell index, value]
+        "graded_changes": [[int(i), float(graded.ravel()[i])] for i in np.flatnonzero(graded.ravel() != height.astype(np.float64).ravel())],
         "polylines_3d": [f64s(p) for p in polys],
-        "ribbon_vertices": f64s(verts),
+        "ribbon_vertices_f32": f32_b64(verts),
         "ribbon_faces": [int(v) for v in faces.ravel()],
     }
     path = os.path.join(OUT, f"roads_{name}.json.gz")
-    with gzip.open(path, "wt") as f:
-        json.dump(doc, f, separators=(",", ":"))
+    data = json.dumps(doc, separators=(",", ":")).encode()
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
+        f.write(data)
     print(path, len(net.nodes), "hubs", len(net.segments), "segments", int(net.road_mask.sum()), "road cells")
 
 
@@ -80,6 +89,17 @@ def landscape_case(name, land_seed, land_params, road_seed, road_params):
     dump(name, road_seed, w.height, w.water_depth, w.resolution, domain, net, road_params)
 
 
+def composite_case(name, seed, comp_params):
+    """The roads pyworldgen's `composite` lays over its blended terrain."""
+    from pyworldgen.core.hash import seed_to_int
+
+    w = bf.generate("composite", seed=seed, **comp_params)
+    net = w.roads
+    road_seed = seed_to_int(seed) + 77
+    params = {"num_hubs": net.metadata["params"]["num_hubs"], "mask_radius": net.metadata["params"]["mask_radius"]}
+    dump(name, road_seed, w.height, w.water_depth, w.resolution, w.domain_size, net, params)
+
+
 if __name__ == "__main__":
     flat_case("flat0", 0, {"domain_size": (60.0, 60.0), "undulation_amp": 4.0}, {})
     flat_case(
@@ -99,3 +119,5 @@ if __name__ == "__main__":
     landscape_case(
         "land11_nobridge", 11, {"domain_size": (70.0, 70.0)}, 5, {"num_hubs": 6, "allow_bridges": False, "mask_radius": 4}
     )
+    composite_case("comp0", 0, {"domain_size": (90.0, 90.0), "num_hubs": 6})
+    composite_case("comp_rhine", "rhine", {"domain_size": (90.0, 90.0), "num_hubs": 6})
