@@ -4,7 +4,10 @@ use super::cost::{CostField, RoadCost, SegmentMask};
 use super::network::{cells_along, chaikin, extra_edges, mst_edges, RoadNode};
 use super::solver::{least_cost_path, NoRoute, Route, SearchOptions, StepKind};
 use super::{galin, RoadParams, RoadSegment, Smoothing, Unrouted};
-use crate::error::Result;
+use crate::error::{Result, WorldError};
+
+/// Most states a full (uncorridored) oriented search may hold (about 1.3 GB of bookkeeping).
+const MAX_ORIENTED_STATES: usize = 64 << 20;
 
 /// Segments, skipped pairs, tunnel portals (segment, x, y).
 pub(super) type Routed = (Vec<RoadSegment>, Vec<Unrouted>, Vec<(usize, f64, f64)>);
@@ -18,6 +21,17 @@ pub(super) fn route_all(field: &CostField<'_>, hubs: &[RoadNode], p: &RoadParams
     edges.extend(extra);
     let cost = p.cost();
     let mask = SegmentMask::new(p.mask_radius, res);
+    let states = nx * ny * (mask.offsets.len() + 1);
+    if p.curvature_weight > 0.0 && p.curvature_corridor == 0.0 && states > MAX_ORIENTED_STATES {
+        return Err(WorldError::Param {
+            name: "curvature_corridor".into(),
+            value: "0".into(),
+            allowed: format!(
+                "a full oriented search over {nx}×{ny} cells × {} directions ({states} states, over {MAX_ORIENTED_STATES}) needs a corridor (metres) around the uncurved route",
+                mask.offsets.len() + 1
+            ),
+        });
+    }
     let jumps = galin::AnnulusJumps::new(field, p);
     let mut reuse = vec![1.0; nx * ny];
     let level = super::cost::level_multipliers(field, &cost);
