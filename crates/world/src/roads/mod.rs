@@ -12,9 +12,12 @@
 //! * [`network`] — hubs, edges, smoothing, corridor cells, rasterisation.
 //! * [`grade`] — cut/fill and shoulders.
 //! * [`geometry`] — 3-D polylines and the ribbon mesh.
+//! * [`annulus`], [`clothoid`] — the bridge/tunnel annulus masks and costs, clothoid splines.
 //! * [`galin`] — the paper's extensions beyond pyworldgen: tunnels and annulus bridges,
 //!   vegetation, curvature corridors, tree clearing.
 
+pub mod annulus;
+pub mod clothoid;
 pub mod cost;
 pub mod galin;
 pub mod geometry;
