@@ -366,3 +366,93 @@ fn curvature_in_a_corridor_turns_less_than_the_plain_route() {
     let corridor = turning_of(&RoadParams { curvature_weight: 3.0, curvature_corridor: 12.0, ..RoadParams::default() });
     assert!(full < plain && corridor < plain, "plain {plain}, full {full}, corridor {corridor}");
 }
+
+/// A ridge 30 m high across x = 70 m (grade ≈ 5 on its flanks), open for y ≥ `gap_from` m.
+fn ridge_wall(ny: usize, gap_from: f64) -> WorldGrid {
+    grid(70, ny, 2.0, |i, j| {
+        let (x, y) = (i * 2.0 + 1.0, j * 2.0 + 1.0);
+        if y >= gap_from {
+            0.0
+        } else {
+            30.0 * (-((x - 70.0) / 5.0).powi(2)).exp()
+        }
+    })
+}
+
+fn tunnel_params(cheap: bool) -> RoadParams {
+    let mut p = RoadParams { allow_tunnels: true, annulus_outer: 40.0, ..RoadParams::default() };
+    if cheap {
+        p.tunnel_cost_per_m = 2.0;
+        p.tunnel_fixed_cost = 10.0;
+    }
+    p
+}
+
+fn has_tunnel(net: &RoadNetwork) -> bool {
+    net.segments.iter().any(|s| s.edge_kinds.contains(&bozkir_world::roads::StepKind::Tunnel))
+}
+
+#[test]
+fn tunnel_taken_only_when_cheaper() {
+    let hubs = [(20.0, 30.0), (120.0, 30.0)];
+    // A wall across the whole domain: no surface route; a tunnel pierces it.
+    let wall = ridge_wall(30, f64::INFINITY);
+    let net = network(&wall, &RoadParams { require_connected: true, ..tunnel_params(false) }, &hubs);
+    assert!(has_tunnel(&net), "the only way through is a tunnel");
+    assert_eq!(net.portals.len(), 2, "two portals");
+    for pt in &net.portals {
+        assert!((pt.xyz[0] - 70.0).abs() > 8.0, "portal at the ridge's foot, not on it: {:?}", pt.xyz);
+    }
+    let mesh = net.ribbon_mesh(None, 0.3);
+    assert!(mesh.flags.contains(&bozkir_world::roads::geometry::FLAG_TUNNEL));
+    let no = network(&wall, &RoadParams::default(), &hubs);
+    assert!(no.segments.is_empty() && no.unrouted.len() == 1, "without tunnels: unreachable");
+    // A gap far north: the detour (≈ 200 m) beats a default-priced tunnel (≈ 800), a cheap
+    // tunnel (≈ 100 + approaches) beats the detour.
+    let gap = ridge_wall(60, 110.0);
+    let detour = network(&gap, &tunnel_params(false), &hubs);
+    assert!(!has_tunnel(&detour) && detour.segments.len() == 1, "detour when the tunnel costs more");
+    let bored = network(&gap, &tunnel_params(true), &hubs);
+    assert!(has_tunnel(&bored), "tunnel when it is cheaper");
+}
+
+#[test]
+fn annulus_bridges_span_a_lake_when_level_bridges_are_off() {
+    // Banks 8 m high, a lake 40 m wide (bed 0, 5 m deep) across the domain.
+    let mut t = grid(70, 30, 2.0, |i, _| if (25.0..45.0).contains(&i) { 0.0 } else { 8.0 });
+    for c in 0..t.height.len() {
+        if (25..45).contains(&(c % 70)) {
+            t.water_depth[c] = 5.0;
+        }
+    }
+    let hubs = [(20.0, 30.0), (120.0, 30.0)];
+    let p = RoadParams { allow_bridges: false, annulus_bridges: true, annulus_outer: 50.0, ..RoadParams::default() };
+    let net = network(&t, &p, &hubs);
+    assert_eq!(net.segments.len(), 1, "{:?}", net.unrouted);
+    assert!(net.segments[0].edge_kinds.contains(&bozkir_world::roads::StepKind::Bridge));
+    let none = network(&t, &RoadParams { allow_bridges: false, ..RoadParams::default() }, &hubs);
+    assert!(none.segments.is_empty());
+}
+
+#[test]
+fn clothoid_smoothing_pins_ends_and_bounds_curvature() {
+    let t = grid(60, 60, 2.0, |x, y| 0.5 * hills(x, y));
+    let p = RoadParams { smoothing: bozkir_world::roads::Smoothing::Clothoid, ..RoadParams::default() };
+    let net = network(&t, &p, HUBS);
+    assert!(!net.segments.is_empty());
+    for s in &net.segments {
+        assert_eq!(s.polyline[0], [HUBS[s.a].0, HUBS[s.a].1]);
+        assert_eq!(*s.polyline.last().unwrap(), [HUBS[s.b].0, HUBS[s.b].1]);
+        // Discrete curvature (turn / mean edge length) within the bound (+ sampling slack).
+        for w in s.polyline.windows(3) {
+            let (a, b) = ((w[1][0] - w[0][0], w[1][1] - w[0][1]), (w[2][0] - w[1][0], w[2][1] - w[1][1]));
+            let (la, lb) = (a.0.hypot(a.1), b.0.hypot(b.1));
+            let turn = (a.0 * b.1 - a.1 * b.0).atan2(a.0 * b.0 + a.1 * b.1).abs();
+            assert!(
+                turn / (0.5 * (la + lb)) <= p.clothoid_max_curvature * 1.25 + 1e-9,
+                "κ = {}",
+                turn / (0.5 * (la + lb))
+            );
+        }
+    }
+}

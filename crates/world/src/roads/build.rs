@@ -32,7 +32,7 @@ pub(super) fn route_all(field: &CostField<'_>, hubs: &[RoadNode], p: &RoadParams
             ),
         });
     }
-    let jumps = galin::AnnulusJumps::new(field, p);
+    let jumps = galin::AnnulusJumps::new(field, p)?;
     let mut reuse = vec![1.0; nx * ny];
     let level = super::cost::level_multipliers(field, &cost);
     let (mut segments, mut unrouted, mut portals) = (Vec::new(), Vec::new(), Vec::new());
@@ -90,7 +90,7 @@ fn route_pair(
     goal: (usize, usize),
     (reuse, level): (&[f64], &[f64]),
     p: &RoadParams,
-    jumps: Option<&galin::AnnulusJumps>,
+    jumps: Option<&galin::AnnulusJumps<'_>>,
 ) -> std::result::Result<Route, NoRoute> {
     let jumps = jumps.map(|j| j as &dyn super::solver::Jumps);
     let opts = SearchOptions { reuse: Some(reuse), corridor: None, jumps, level: Some(level) };
@@ -183,33 +183,37 @@ fn smooth(world: &[[f64; 2]], kinds: &[StepKind], p: &RoadParams) -> Result<(Vec
                 let n = pts.len().saturating_sub(1);
                 return Ok((pts, vec![StepKind::Surface; n]));
             }
-            Ok(chaikin_kinds(world, kinds, p.smoothing_iters))
+            Ok(smooth_runs(world, kinds, |run| chaikin(run, p.smoothing_iters)))
         }
         Smoothing::Clothoid => galin::clothoid_smooth(world, kinds, p),
     }
 }
 
-/// [`chaikin`] that also maps edge kinds: the middle third of each cut edge keeps its kind, the
-/// new corner edges are surface unless both neighbours share a kind.
-pub(super) fn chaikin_kinds(points: &[[f64; 2]], kinds: &[StepKind], iters: usize) -> (Vec<[f64; 2]>, Vec<StepKind>) {
-    let mut pts = points.to_vec();
-    let mut ks = kinds.to_vec();
-    for _ in 0..iters {
-        if pts.len() < 3 {
-            break;
+/// Smooth each run of surface edges with `f` (its end points are kept by every smoother), and
+/// keep the jump edges (tunnels, annulus bridges) exactly: their ends are the portals and
+/// abutments.
+pub(super) fn smooth_runs(
+    world: &[[f64; 2]],
+    kinds: &[StepKind],
+    mut f: impl FnMut(&[[f64; 2]]) -> Vec<[f64; 2]>,
+) -> (Vec<[f64; 2]>, Vec<StepKind>) {
+    let (mut pts, mut ks) = (vec![world[0]], Vec::new());
+    let mut e = 0;
+    while e < kinds.len() {
+        if kinds[e] != StepKind::Surface {
+            pts.push(world[e + 1]);
+            ks.push(kinds[e]);
+            e += 1;
+            continue;
         }
-        let np = chaikin(&pts, 1);
-        let mut nk = Vec::with_capacity(np.len() - 1);
-        nk.push(ks[0]);
-        for e in 0..ks.len() {
-            nk.push(ks[e]);
-            if e + 1 < ks.len() {
-                nk.push(if ks[e] == ks[e + 1] { ks[e] } else { StepKind::Surface });
-            }
+        let a = e;
+        while e < kinds.len() && kinds[e] == StepKind::Surface {
+            e += 1;
         }
-        nk.push(ks[ks.len() - 1]);
-        pts = np;
-        ks = nk;
+        for q in &f(&world[a..=e])[1..] {
+            pts.push(*q);
+            ks.push(StepKind::Surface);
+        }
     }
     (pts, ks)
 }

@@ -34,11 +34,11 @@ impl RoadNetwork {
         self.water[iy * self.nx + ix] > 0.05
     }
 
-    /// Deck heights along a segment's centreline; inside a tunnel the deck runs straight (linear
-    /// in arc length) between the two portals' deck heights.
+    /// Deck heights along a segment's centreline; along a structure (tunnel or annulus bridge)
+    /// the deck runs straight (linear in arc length) between the deck heights at its two ends.
     pub fn centre_z(&self, s: &super::RoadSegment, lift: f64) -> Vec<f64> {
         let mut z: Vec<f64> = s.polyline.iter().map(|p| self.deck_height(p[0], p[1], lift)).collect();
-        let tun = s.tunnel_vertices();
+        let tun = s.structure_vertices();
         let mut k = 0;
         while k < z.len() {
             if !tun[k] {
@@ -88,7 +88,9 @@ impl RoadNetwork {
             let line = &s.polyline;
             let m = line.len();
             let offset = mesh.vertices.len() as u32;
-            let in_tunnel = s.tunnel_vertices();
+            let in_tunnel = s.vertices_on(super::StepKind::Tunnel);
+            let on_bridge = s.vertices_on(super::StepKind::Bridge);
+            let straight = s.structure_vertices();
             let zc = self.centre_z(s, lift);
             for k in 0..m {
                 let (a, b) = match k {
@@ -103,11 +105,11 @@ impl RoadNetwork {
                 let (px, py) = (-ty, tx);
                 for side in [1.0, -1.0] {
                     let (x, y) = (line[k][0] + side * px * half, line[k][1] + side * py * half);
-                    let z = if in_tunnel[k] { zc[k] } else { self.deck_height(x, y, lift) };
+                    let z = if straight[k] { zc[k] } else { self.deck_height(x, y, lift) };
                     mesh.vertices.push([x as f32, y as f32, z as f32]);
                     mesh.flags.push(if in_tunnel[k] {
                         FLAG_TUNNEL
-                    } else if self.wet(x, y) {
+                    } else if on_bridge[k] || self.wet(x, y) {
                         FLAG_BRIDGE
                     } else {
                         0

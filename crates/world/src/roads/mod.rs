@@ -60,16 +60,29 @@ impl RoadSegment {
         self.polyline.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum()
     }
 
-    /// Which centreline vertices lie on a tunnel edge.
-    pub fn tunnel_vertices(&self) -> Vec<bool> {
+    /// Which centreline vertices lie on an edge of kind `kind`.
+    pub fn vertices_on(&self, kind: StepKind) -> Vec<bool> {
         let mut t = vec![false; self.polyline.len()];
         for (e, k) in self.edge_kinds.iter().enumerate() {
-            if *k == StepKind::Tunnel {
+            if *k == kind {
                 t[e] = true;
                 t[e + 1] = true;
             }
         }
         t
+    }
+
+    /// Vertices on a structure (tunnel bore or annulus bridge span), whose deck runs straight
+    /// between its ends instead of following the ground.
+    pub fn structure_vertices(&self) -> Vec<bool> {
+        self.polyline
+            .iter()
+            .enumerate()
+            .map(|(v, _)| {
+                let on = |e: usize| self.edge_kinds.get(e).is_some_and(|k| *k != StepKind::Surface);
+                on(v) || (v > 0 && on(v - 1))
+            })
+            .collect()
     }
 }
 
@@ -161,17 +174,18 @@ impl RoadNetwork {
         grade::grade_terrain(&self.height, &self.water, self.nx, self.ny, self.res, &lines, r, big_r, water_threshold)
     }
 
-    /// The centrelines split at tunnels (the ground stays above a bore).
+    /// The centrelines split at tunnels and annulus bridges (the ground stays as it is above a
+    /// bore and under a span).
     pub(crate) fn surface_pieces(&self) -> Vec<Vec<[f64; 2]>> {
         let mut out = Vec::new();
         for s in &self.segments {
-            if !s.edge_kinds.contains(&StepKind::Tunnel) {
+            if s.edge_kinds.iter().all(|k| *k == StepKind::Surface) {
                 out.push(s.polyline.clone());
                 continue;
             }
             let mut cur = vec![s.polyline[0]];
             for (e, k) in s.edge_kinds.iter().enumerate() {
-                if *k == StepKind::Tunnel {
+                if *k != StepKind::Surface {
                     out.push(std::mem::take(&mut cur));
                 } else {
                     if cur.is_empty() {
