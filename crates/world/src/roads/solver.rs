@@ -120,6 +120,71 @@ fn entry(f: f64, counter: u64, state: usize) -> Entry {
     std::cmp::Reverse(((f + 0.0).to_bits(), counter, state as u32))
 }
 
+/// Each cell's row of segment costs (∞ where forbidden). With the oriented grid every cell is
+/// expanded once per incoming direction and a segment's cost does not depend on it, so rows are
+/// kept (while cells × m stays under 32 M entries); otherwise one row is recomputed each time.
+struct Rows {
+    keep: bool,
+    m: usize,
+    data: Vec<f64>,
+    filled: Vec<bool>,
+}
+
+impl Rows {
+    fn new(oriented: bool, cells: usize, m: usize) -> Self {
+        let keep = oriented && cells * m <= 32 << 20;
+        Self {
+            keep,
+            m,
+            data: vec![0.0; if keep { cells * m } else { m }],
+            filled: vec![false; if keep { cells } else { 0 }],
+        }
+    }
+
+    /// The row of compact cell `k`, filled by `fill` unless kept from an earlier expansion.
+    fn get(&mut self, k: usize, fill: impl FnOnce(&mut [f64])) -> &[f64] {
+        let m = self.m;
+        if !self.keep {
+            fill(&mut self.data[..m]);
+            return &self.data[..m];
+        }
+        let row = &mut self.data[k * m..(k + 1) * m];
+        if !self.filled[k] {
+            fill(row);
+            self.filled[k] = true;
+        }
+        row
+    }
+}
+
+/// The costs of every mask segment from `(cx, cy)` into `row` (∞ where forbidden, counting why).
+#[allow(clippy::too_many_arguments)]
+fn segment_row(
+    field: &CostField<'_>,
+    cost: &RoadCost,
+    mask: &SegmentMask,
+    strided: &super::cost::Strided,
+    level: &[f64],
+    (cx, cy): (usize, usize),
+    row: &mut [f64],
+    fail: &mut NoRoute,
+) {
+    for (o, slot) in row.iter_mut().enumerate() {
+        *slot = match field.segment_cost_fast(cost, mask, strided, level, cx, cy, o) {
+            Ok(c) => c,
+            Err(b) => {
+                match b {
+                    Blocked::Steep => fail.steep += 1,
+                    Blocked::Deep => fail.deep += 1,
+                    Blocked::Dense => fail.dense += 1,
+                    Blocked::Outside => {}
+                }
+                f64::INFINITY
+            }
+        };
+    }
+}
+
 /// `curvature_weight·θ²` for every (incoming direction, outgoing offset) pair; row 0 is "no
 /// incoming direction" (all zero), as pyworldgen's `acos` of the clamped normalised dot.
 fn turn_table(mask: &SegmentMask, w: f64) -> Vec<f64> {
@@ -188,6 +253,7 @@ impl States {
 /// The search's fixed inputs.
 struct Ctx<'a> {
     field: &'a CostField<'a>,
+    offsets: &'a [(i32, i32)],
     opts: SearchOptions<'a>,
     turns: Vec<f64>,
     goal: (usize, usize),
@@ -224,6 +290,7 @@ pub fn least_cost_path(
     let mut st = States::new(nx * ny, dirs, opts.corridor);
     let ctx = Ctx {
         field,
+        offsets: &mask.offsets,
         opts,
         turns: if oriented { turn_table(mask, cost.curvature_weight) } else { Vec::new() },
         goal,
@@ -248,13 +315,7 @@ pub fn least_cost_path(
     let mut expanded = 0usize;
     let mut jumps = Vec::new();
     let strided = mask.strided(nx);
-    // With the oriented grid every cell is expanded once per incoming direction, and a
-    // segment's cost does not depend on it: keep each cell's row of segment costs (when the
-    // cells searched × m stay under 32 M entries; otherwise recompute).
-    let ncomp = st.g.len() / dirs;
-    let cache_rows = oriented && ncomp * m <= 32 << 20;
-    let mut cache = vec![0.0; if cache_rows { ncomp * m } else { m }];
-    let mut cache_filled = vec![false; if cache_rows { ncomp } else { 1 }];
+    let mut rows = Rows::new(oriented, st.g.len() / dirs, m);
     let own_level;
     let level = match opts.level {
         Some(l) if l.len() == nx * ny => l,
@@ -277,45 +338,8 @@ pub fn least_cost_path(
         }
         expanded += 1;
         let base = st.g[s];
-        let din = s % dirs;
-        let k = s / dirs;
-        if !cache_rows || !cache_filled[k] {
-            let row = if cache_rows { &mut cache[k * m..(k + 1) * m] } else { &mut cache[..m] };
-            for (o, slot) in row.iter_mut().enumerate() {
-                *slot = match field.segment_cost_fast(cost, mask, &strided, level, cx, cy, o) {
-                    Ok(c) => c,
-                    Err(b) => {
-                        match b {
-                            Blocked::Steep => fail.steep += 1,
-                            Blocked::Deep => fail.deep += 1,
-                            Blocked::Dense => fail.dense += 1,
-                            Blocked::Outside => {}
-                        }
-                        f64::INFINITY
-                    }
-                };
-            }
-            if cache_rows {
-                cache_filled[k] = true;
-            }
-        }
-        let row = if cache_rows { &cache[k * m..(k + 1) * m] } else { &cache[..m] };
-        for (o, &sc) in row.iter().enumerate() {
-            if sc == f64::INFINITY {
-                continue;
-            }
-            let (di, dj) = mask.offsets[o];
-            let nxt = ((cy as i64 + dj as i64) as usize) * nx + (cx as i64 + di as i64) as usize;
-            let mut step = match ctx.opts.reuse {
-                Some(r) => sc * r[nxt],
-                None => sc,
-            };
-            if oriented && din > 0 {
-                step += ctx.turns[din * m + o];
-            }
-            let dout = if oriented { o + 1 } else { 0 };
-            relax(&ctx, &mut st, &mut heap, &mut counter, s, nxt, dout, base + step, StepKind::Surface);
-        }
+        let row = rows.get(s / dirs, |row| segment_row(field, cost, mask, &strided, level, (cx, cy), row, &mut fail));
+        relax_row(&ctx, &mut st, &mut heap, &mut counter, s, (cx, cy), row);
         if let Some(j) = ctx.opts.jumps {
             jumps.clear();
             j.jumps(cx, cy, &mut jumps);
@@ -342,6 +366,38 @@ fn cell_index(st: &States, ncells: usize) -> Vec<u32> {
             rev
         }
         None => (0..ncells as u32).collect(),
+    }
+}
+
+/// Relax every finite segment of `row` out of state `s` at cell `(cx, cy)`: step cost × reuse
+/// at the destination, plus the turn from the incoming direction on the oriented grid.
+fn relax_row(
+    ctx: &Ctx<'_>,
+    st: &mut States,
+    heap: &mut BinaryHeap<Entry>,
+    counter: &mut u64,
+    s: usize,
+    (cx, cy): (usize, usize),
+    row: &[f64],
+) {
+    let (nx, m) = (ctx.field.nx, row.len());
+    let oriented = st.dirs > 1;
+    let (base, din) = (st.g[s], s % st.dirs);
+    for (o, &sc) in row.iter().enumerate() {
+        if sc == f64::INFINITY {
+            continue;
+        }
+        let (di, dj) = ctx.offsets[o];
+        let nxt = ((cy as i64 + dj as i64) as usize) * nx + (cx as i64 + di as i64) as usize;
+        let mut step = match ctx.opts.reuse {
+            Some(r) => sc * r[nxt],
+            None => sc,
+        };
+        if oriented && din > 0 {
+            step += ctx.turns[din * m + o];
+        }
+        let dout = if oriented { o + 1 } else { 0 };
+        relax(ctx, st, heap, counter, s, nxt, dout, base + step, StepKind::Surface);
     }
 }
 
