@@ -1,14 +1,12 @@
-//! Timing of the network target (run by hand: `cargo test -p bozkir-world --release
-//! --test roads_speed -- --ignored --nocapture`): 12 hubs, k = 5, 1024² cells.
+//! Timings of the road targets, run by hand:
+//! `cargo test -p bozkir-world --release --test roads_speed -- --ignored --nocapture`.
+//! A 1024² terrain of 2 m cells (hills up to ±19 m), 12 hubs, k = 5.
 
 use bozkir_world::roads::{generate_roads, RoadParams};
 use bozkir_world::{Compat, Seed, WorldGrid};
 
-#[test]
-#[ignore = "timing; run by hand in release"]
-fn network_12_hubs_k5_1024() {
-    let n = 1024;
-    let res = 2.0;
+fn terrain() -> WorldGrid {
+    let (n, res) = (1024, 2.0);
     let height = (0..n * n)
         .map(|c| {
             let (x, y) = ((c % n) as f64 * res, (c / n) as f64 * res);
@@ -17,23 +15,60 @@ fn network_12_hubs_k5_1024() {
                 + 2.0 * (x * 0.05).cos() * (y * 0.043).sin()
         })
         .collect();
-    let t = WorldGrid::new(n, n, res, res, height);
-    let p = RoadParams { num_hubs: 12, mask_radius: 5, ..RoadParams::default() };
-    let curved = RoadParams { curvature_weight: 1.0, curvature_corridor: 24.0, ..p.clone() };
+    WorldGrid::new(n, n, res, res, height)
+}
+
+fn run(label: &str, compat: Compat, p: &RoadParams) {
+    let t = terrain();
     let t0 = std::time::Instant::now();
-    let net = generate_roads(&t, &Seed::Str("atlas".into()), Compat::Pyworldgen, &curved).unwrap();
-    eprintln!("curvature 1.0 in a 24 m corridor: {:.3} s, {} roads", t0.elapsed().as_secs_f64(), net.segments.len());
-    for compat in [Compat::Pyworldgen, Compat::Canonical] {
-        let t0 = std::time::Instant::now();
-        let net = generate_roads(&t, &Seed::Str("atlas".into()), compat, &p).unwrap();
-        let dt = t0.elapsed().as_secs_f64();
-        let cells = net.road_mask.iter().filter(|&&m| m).count();
-        eprintln!(
-            "{compat:?}: {dt:.3} s, {} hubs, {} roads, {} unrouted, {:.0} m, {cells} road cells",
-            net.nodes.len(),
-            net.segments.len(),
-            net.unrouted.len(),
-            net.total_length()
-        );
+    let net = generate_roads(&t, &Seed::Str("atlas".into()), compat, p).unwrap();
+    let dt = t0.elapsed().as_secs_f64();
+    let cells = net.road_mask.iter().filter(|&&m| m).count();
+    eprintln!(
+        "{label}: {dt:.3} s, {} hubs, {} roads, {} unrouted, {:.0} m, {cells} road cells",
+        net.nodes.len(),
+        net.segments.len(),
+        net.unrouted.len(),
+        net.total_length()
+    );
+}
+
+fn k5() -> RoadParams {
+    RoadParams { num_hubs: 12, mask_radius: 5, ..RoadParams::default() }
+}
+
+#[test]
+#[ignore = "timing; run by hand in release"]
+fn network_12_hubs_k5_1024_pyworldgen() {
+    run("pyworldgen", Compat::Pyworldgen, &k5());
+}
+
+#[test]
+#[ignore = "timing; run by hand in release"]
+fn network_12_hubs_k5_1024_canonical() {
+    run("canonical", Compat::Canonical, &k5());
+}
+
+#[test]
+#[ignore = "timing; run by hand in release"]
+fn network_12_hubs_k5_1024_curvature_corridor() {
+    run(
+        "curvature 1.0, 24 m corridor",
+        Compat::Pyworldgen,
+        &RoadParams { curvature_weight: 1.0, curvature_corridor: 24.0, ..k5() },
+    );
+}
+
+#[test]
+#[ignore = "timing; run by hand in release"]
+fn default_roads_generator_60() {
+    // pyworldgen's `roads` at its defaults: flat 120 m × 120 m at 2 m, 8 hubs, k = 3.
+    let t = WorldGrid::new(60, 60, 2.0, 2.0, vec![8.0; 3600]);
+    let t0 = std::time::Instant::now();
+    let runs = 50;
+    for s in 0..runs {
+        let net = generate_roads(&t, &Seed::Int(s), Compat::Pyworldgen, &RoadParams::default()).unwrap();
+        assert!(!net.segments.is_empty());
     }
+    eprintln!("default roads 60²: {:.3} ms per network", t0.elapsed().as_secs_f64() * 1e3 / runs as f64);
 }
