@@ -456,3 +456,22 @@ fn clothoid_smoothing_pins_ends_and_bounds_curvature() {
         }
     }
 }
+
+#[test]
+fn negative_or_non_finite_costs_are_refused_by_the_search() {
+    let t = grid(20, 20, 1.0, |_, _| 0.0);
+    let f = CostField { nx: 20, ny: 20, res: 1.0, height: &t.height, water: &t.water_depth, trees: None };
+    let mask = SegmentMask::new(1, 1.0);
+    // A reuse field that would make every step negative: no step is taken, the search ends.
+    let reuse = vec![-1.0; 400];
+    let opts = SearchOptions { reuse: Some(&reuse), ..Default::default() };
+    assert!(least_cost_path(&f, &RoadCost::default(), &mask, (1, 1), (15, 15), opts).is_err());
+    let reuse = vec![f64::NAN; 400];
+    let opts = SearchOptions { reuse: Some(&reuse), ..Default::default() };
+    assert!(least_cost_path(&f, &RoadCost::default(), &mask, (1, 1), (15, 15), opts).is_err());
+    // Negative densities are refused up front.
+    let d = vec![-0.5; 400];
+    let inputs = RoadInputs { tree_density: Some(&d), ..Default::default() };
+    let e = generate_roads_with(&t, &Seed::Int(0), Compat::Pyworldgen, &RoadParams::default(), &inputs).unwrap_err();
+    assert!(e.to_string().contains("tree density"), "{e}");
+}

@@ -34,7 +34,8 @@ pub struct Jump {
     pub kind: StepKind,
 }
 
-/// A source of extra moves from a cell (tunnels and bridges by annulus masks).
+/// A source of extra moves from a cell (tunnels and bridges by annulus masks). Moves with a
+/// negative or non-finite cost, or off the grid, are ignored by the search.
 pub trait Jumps {
     /// Append the jumps leaving cell `(cx, cy)` to `out`.
     fn jumps(&self, cx: usize, cy: usize, out: &mut Vec<Jump>);
@@ -343,7 +344,7 @@ pub fn least_cost_path(
         if let Some(j) = ctx.opts.jumps {
             jumps.clear();
             j.jumps(cx, cy, &mut jumps);
-            for jp in &jumps {
+            for jp in jumps.iter().filter(|jp| jp.cost >= 0.0 && jp.cost.is_finite() && jp.to < nx * ny) {
                 relax(&ctx, &mut st, &mut heap, &mut counter, s, jp.to, 0, base + jp.cost, jp.kind);
             }
         }
@@ -395,6 +396,9 @@ fn relax_row(
         };
         if oriented && din > 0 {
             step += ctx.turns[din * m + o];
+        }
+        if !(step >= 0.0 && step.is_finite()) {
+            continue; // a negative or non-finite cost (bad reuse or density input) is refused
         }
         let dout = if oriented { o + 1 } else { 0 };
         relax(ctx, st, heap, counter, s, nxt, dout, base + step, StepKind::Surface);
