@@ -117,7 +117,7 @@ fn compare(name: &str, g: &Value, net: &RoadNetwork) {
         expect[c[0].as_u64().unwrap() as usize] = c[1].as_f64().unwrap();
     }
     let gd = max_abs_diff(&graded, &expect);
-    assert!(gd <= 1e-9, "{name}: graded height differs by {gd}");
+    assert!(gd == 0.0, "{name}: graded height differs by {gd}");
     let polys = net.polylines_3d(0.3);
     let gpolys = g["polylines_3d"].as_array().unwrap();
     assert_eq!(polys.len(), gpolys.len());
