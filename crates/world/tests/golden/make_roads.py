@@ -114,6 +114,12 @@ if __name__ == "__main__":
         {"domain_size": (50.0, 50.0), "undulation_amp": 5.0},
         {"mask_radius": 1, "num_hubs": 5, "curvature_weight": 0.5, "smoothing_iters": 3, "width": 5.0},
     )
+    flat_case(
+        "curv11_k3",
+        11,
+        {"domain_size": (44.0, 40.0), "undulation_amp": 4.0},
+        {"mask_radius": 3, "num_hubs": 4, "curvature_weight": 0.8, "reuse_discount": 0.5},
+    )
     flat_case("atlas", "atlas", {"domain_size": (64.0, 48.0), "resolution": 1.5, "undulation_amp": 3.0}, {"max_grade": 0.2})
     landscape_case("land3", 3, {"domain_size": (80.0, 80.0)}, "roads", {"num_hubs": 7})
     landscape_case(
