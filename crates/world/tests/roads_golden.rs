@@ -7,7 +7,8 @@ use bozkir_world::roads::{generate_roads, generate_roads_with, RoadInputs, RoadN
 use bozkir_world::{Compat, Seed, WorldGrid};
 use serde_json::Value;
 
-const CASES: &[&str] = &["flat0", "rhine", "curv7", "curv11_k3", "atlas", "land3", "land11_nobridge", "comp0", "comp_rhine"];
+const CASES: &[&str] =
+    &["flat0", "rhine", "curv7", "curv11_k3", "atlas", "land3", "land11_nobridge", "comp0", "comp_rhine"];
 
 fn load(name: &str) -> Value {
     let path = format!("{}/tests/golden/roads_{name}.json.gz", env!("CARGO_MANIFEST_DIR"));

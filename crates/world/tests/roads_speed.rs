@@ -72,3 +72,38 @@ fn default_roads_generator_60() {
     }
     eprintln!("default roads 60²: {:.3} ms per network", t0.elapsed().as_secs_f64() * 1e3 / runs as f64);
 }
+
+#[test]
+#[ignore = "timing; run by hand in release"]
+fn curvature_full_vs_corridor_256() {
+    // The full oriented search (81 states per cell at k = 5) against the corridor, on 256².
+    let (n, res) = (256, 2.0);
+    let height = (0..n * n)
+        .map(|c| {
+            let (x, y) = ((c % n) as f64 * res, (c / n) as f64 * res);
+            6.0 * (x * 0.016).sin() * (y * 0.012).cos() + 2.5 * (x * 0.044 + y * 0.028).sin()
+        })
+        .collect();
+    let t = WorldGrid::new(n, n, res, res, height);
+    let mut nets: Vec<Vec<bozkir_world::roads::RoadSegment>> = Vec::new();
+    for corridor in [0.0, 24.0] {
+        let p = RoadParams {
+            num_hubs: 6,
+            mask_radius: 5,
+            curvature_weight: 1.0,
+            curvature_corridor: corridor,
+            ..RoadParams::default()
+        };
+        let t0 = std::time::Instant::now();
+        let net = generate_roads(&t, &Seed::Int(5), Compat::Pyworldgen, &p).unwrap();
+        let waypoints: usize = net.segments.iter().map(|s| s.grid_path.len()).sum();
+        eprintln!(
+            "256², 6 hubs, curvature 1.0, corridor {corridor} m: {:.3} s, {} roads, {waypoints} waypoints, {:.0} m",
+            t0.elapsed().as_secs_f64(),
+            net.segments.len(),
+            net.total_length()
+        );
+        nets.push(net.segments);
+    }
+    eprintln!("same roads with and without the corridor: {}", nets[0] == nets[1]);
+}
