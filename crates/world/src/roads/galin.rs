@@ -35,7 +35,19 @@ impl<'a> AnnulusJumps<'a> {
         if !(p.allow_tunnels || p.annulus_bridges) {
             return Ok(None);
         }
-        let offsets = annulus_offsets(p.annulus_inner / field.res, p.annulus_outer / field.res)?;
+        let r_e = p.annulus_outer / field.res;
+        if r_e > super::annulus::MAX_ANNULUS_RADIUS {
+            return Err(crate::WorldError::Param {
+                name: "annulus_outer".into(),
+                value: p.annulus_outer.to_string(),
+                allowed: format!(
+                    "at most {} cells = {} m at this resolution",
+                    super::annulus::MAX_ANNULUS_RADIUS,
+                    super::annulus::MAX_ANNULUS_RADIUS * field.res
+                ),
+            });
+        }
+        let offsets = annulus_offsets(p.annulus_inner / field.res, r_e)?;
         let subsets = (0..SUBSET_VARIANTS)
             .map(|v| annulus_subset(&offsets, p.annulus_fraction, 0x5EED_A770 ^ v))
             .collect::<Result<Vec<_>>>()?;
