@@ -337,3 +337,32 @@ impl RoadParams {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_and_keys() {
+        let p = RoadParams {
+            mask_radius: 5,
+            smoothing: Smoothing::Clothoid,
+            max_tree_density: Some(0.7),
+            ..RoadParams::default()
+        };
+        let v = serde_json::to_value(&p).unwrap();
+        assert_eq!(RoadParams::from_json(&v).unwrap(), p);
+        // KEYS lists exactly the serialised fields.
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut known = RoadParams::KEYS.to_vec();
+        keys.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(keys, known);
+        assert_eq!(RoadParams::from_json(&serde_json::json!({})).unwrap(), RoadParams::default());
+        let (t, r) =
+            RoadParams::split_generator_params(&serde_json::json!({"domain_size": [60.0, 60.0], "num_hubs": 3}))
+                .unwrap();
+        assert_eq!(t, serde_json::json!({"domain_size": [60.0, 60.0]}));
+        assert_eq!(r.num_hubs, 3);
+    }
+}
