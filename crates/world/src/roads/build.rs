@@ -71,8 +71,13 @@ pub(super) fn route_all(field: &CostField<'_>, hubs: &[RoadNode], p: &RoadParams
             }
         }
         segments.push(RoadSegment { a: i, b: j, polyline, grid_path: route.cells.clone(), edge_kinds });
+        // The corridor of the surface steps (a bore or a span is no road to share).
         cells.clear();
-        cells_along(&route.cells, nx, ny, &mut cells);
+        for (w, k) in route.cells.windows(2).zip(&route.kinds) {
+            if *k == StepKind::Surface {
+                cells_along(w, nx, ny, &mut cells);
+            }
+        }
         for &c in &cells {
             reuse[c] = f64::min(reuse[c], p.reuse_discount);
         }
