@@ -41,8 +41,9 @@ fn max_step(nx: usize, ny: usize, col: impl Fn(usize) -> [u8; 3]) -> [u8; 3] {
         for i in 0..nx {
             let c = j * nx + i;
             for o in [(i + 1 < nx).then(|| c + 1), (j + 1 < ny).then(|| c + nx)].into_iter().flatten() {
-                for k in 0..3 {
-                    m[k] = m[k].max(col(c)[k].abs_diff(col(o)[k]));
+                let (a, b) = (col(c), col(o));
+                for (mk, (x, y)) in m.iter_mut().zip(a.iter().zip(&b)) {
+                    *mk = (*mk).max(x.abs_diff(*y));
                 }
             }
         }
@@ -75,9 +76,9 @@ fn no_colour_seam() {
                 let c = j * nx + i;
                 for o in [(i + 1 < nx).then(|| c + 1), (j + 1 < ny).then(|| c + nx)].into_iter().flatten() {
                     let l1: f64 = (0..t_n).map(|t| (w.weights[t][c] - w.weights[t][o]).abs()).sum();
-                    for k in 0..3 {
+                    for (k, sp) in spread.iter().enumerate() {
                         let step = f64::from(w.color[c][k].abs_diff(w.color[o][k]));
-                        assert!(step <= 0.5 * l1 * spread[k] + 1.0, "seed {seed} cell {c}: step {step}, Σ|Δw| {l1}");
+                        assert!(step <= 0.5 * l1 * sp + 1.0, "seed {seed} cell {c}: step {step}, Σ|Δw| {l1}");
                     }
                 }
             }
