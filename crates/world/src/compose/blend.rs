@@ -40,17 +40,31 @@ pub struct BlendInput<'a> {
     pub base: f64,
 }
 
-/// One cell's profile value for biome `t`.
-#[inline]
-fn profile_at(inp: &BlendInput, t: usize, x: f64, y: f64) -> (f64, f64) {
+/// Per-thread scratch: one row of each biome's profile (height, water) and the x inputs.
+struct Scratch {
+    xin: Vec<f64>,
+    h: Vec<Vec<f64>>,
+    wd: Vec<Vec<f64>>,
+}
+
+/// Evaluate biome t's profile along row j into the scratch.
+fn profile_row(inp: &BlendInput, t: usize, j: usize, sc: &mut Scratch) {
+    let f = inp.frame;
+    let y = f.ys[j];
+    let (h, wd) = (&mut sc.h[t], &mut sc.wd[t]);
     match &inp.palette.biomes[t].profile {
-        BiomeProfile::Builtin(kind) => kind.eval(inp.noise, x, y, inp.seed, inp.base),
+        BiomeProfile::Builtin(kind) => kind.eval_row(inp.noise, &f.xs, y, inp.seed, inp.base, &mut sc.xin, h, wd),
         BiomeProfile::Grid(g) => {
-            let f = inp.frame;
-            sample_grid(g, x, y, f.nx as f64 * f.res, f.ny as f64 * f.res)
+            let (ex, ey) = (f.nx as f64 * f.res, f.ny as f64 * f.res);
+            for (i, &x) in f.xs.iter().enumerate() {
+                (h[i], wd[i]) = sample_grid(g, x, y, ex, ey);
+            }
         }
         // compose() refuses unresolved names before blending.
-        BiomeProfile::Named(_) => (0.0, 0.0),
+        BiomeProfile::Named(_) => {
+            h.fill(0.0);
+            wd.fill(0.0);
+        }
     }
 }
 
@@ -62,18 +76,21 @@ struct RowOut<'a> {
     dominant: &'a mut [u16],
 }
 
-fn blend_row(inp: &BlendInput, active: &[usize], j: usize, w: &[f64], out: RowOut) {
+fn blend_row(inp: &BlendInput, active: &[usize], j: usize, w: &[f64], out: RowOut, sc: &mut Scratch) {
     let t_n = inp.palette.biomes.len();
-    let y = inp.frame.ys[j];
-    for (i, &x) in inp.frame.xs.iter().enumerate() {
+    for &t in active {
+        if w.iter().skip(t).step_by(t_n).any(|&v| v > WEIGHT_EPS) {
+            profile_row(inp, t, j, sc);
+        }
+    }
+    for i in 0..inp.frame.nx {
         let wc = &w[i * t_n..(i + 1) * t_n];
         let (mut h, mut wd, mut d, mut c) = (0.0, 0.0, 0.0, [0.0f64; 3]);
         for &t in active {
             let wt = wc[t];
             if wt > WEIGHT_EPS {
-                let (ht, wdt) = profile_at(inp, t, x, y);
-                h += wt * ht;
-                wd += wt * wdt;
+                h += wt * sc.h[t][i];
+                wd += wt * sc.wd[t][i];
             }
             let b = &inp.palette.biomes[t];
             d += wt * b.tree_density;
@@ -117,8 +134,11 @@ pub fn blend(inp: &BlendInput, weights: &Weights) -> Blended {
         .zip(b.dominant.par_chunks_mut(nx))
         .zip(weights.data.par_chunks(nx * weights.types))
         .enumerate()
-        .for_each(|(j, (((((height, water), density), color), dominant), w))| {
-            blend_row(inp, &active, j, w, RowOut { height, water, density, color, dominant });
-        });
+        .for_each_init(
+            || Scratch { xin: vec![0.0; nx], h: vec![vec![0.0; nx]; weights.types], wd: vec![vec![0.0; nx]; weights.types] },
+            |sc, (j, (((((height, water), density), color), dominant), w))| {
+                blend_row(inp, &active, j, w, RowOut { height, water, density, color, dominant }, sc);
+            },
+        );
     b
 }

@@ -21,6 +21,7 @@ pub mod hooks;
 pub mod palette;
 pub mod params;
 pub mod regions;
+pub mod rownoise;
 pub mod trees;
 
 pub use blend::WEIGHT_EPS;

@@ -91,6 +91,53 @@ impl ProfileKind {
             }
         }
     }
+    /// (frequency 1/m, octaves, seed offset, a, b) of the built-in (see the type's table).
+    fn coefficients(self) -> (f64, u32, i64, f64, f64) {
+        match self {
+            ProfileKind::Plains => (0.020, 3, 1, 0.0, 1.0),
+            ProfileKind::Forest => (0.020, 3, 2, 3.0, 4.0),
+            ProfileKind::Hills => (0.025, 4, 3, 6.0, 9.0),
+            ProfileKind::Mountains => (0.018, 5, 4, 8.0, 50.0),
+            ProfileKind::Water => (0.030, 3, 5, -5.0, 3.0),
+        }
+    }
+
+    /// [`ProfileKind::eval`] along a row at y for the cell-centre xs, bit for bit, with the
+    /// row noise of [`super::rownoise`]; `xin` is scratch of the row's length.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_row(
+        self,
+        noise: &dyn Noise,
+        xs: &[f64],
+        y: f64,
+        seed: i64,
+        base: f64,
+        xin: &mut [f64],
+        height: &mut [f64],
+        water: &mut [f64],
+    ) {
+        let (f, octaves, offset, a, b) = self.coefficients();
+        for (v, &x) in xin.iter_mut().zip(xs) {
+            *v = x * f;
+        }
+        let seed = seed.wrapping_add(offset);
+        if self == ProfileKind::Mountains {
+            super::rownoise::ridged_fbm2_row(noise, xin, y * f, octaves, seed, height);
+        } else {
+            super::rownoise::signed_fbm2_row(noise, xin, y * f, octaves, seed, height);
+        }
+        // `base + a + b·n` evaluates as `(base + a) + b·n`; `base + 1.0·n` keeps its product.
+        for h in height.iter_mut() {
+            *h = if a == 0.0 { base + b * *h } else { base + a + b * *h };
+        }
+        if self == ProfileKind::Water {
+            for (w, &h) in water.iter_mut().zip(height.iter()) {
+                *w = f64::max(0.0, (base - 1.0) - h);
+            }
+        } else {
+            water.fill(0.0);
+        }
+    }
 }
 
 /// A biome's terrain h_T, defined over the whole world so blends stay continuous.
@@ -436,6 +483,22 @@ niche = [0.9, 0.5]
         let e = Palette::from_toml(&TOML.replace("[190, 170, 110]", "[300, 0, 0]")).unwrap_err().to_string();
         assert!(e.contains("line 5"), "{e}");
         assert!(Palette::from_toml("").is_err());
+    }
+
+    #[test]
+    fn profile_rows_equal_pointwise_profiles() {
+        let noise = crate::random::for_compat(crate::Compat::Pyworldgen).noise();
+        let xs: Vec<f64> = (0..200).map(|i| (i as f64 + 0.5) * 2.0).collect();
+        let (mut xin, mut h, mut w) = (vec![0.0; 200], vec![0.0; 200], vec![0.0; 200]);
+        for kind in ProfileKind::ALL {
+            for (y, seed, base) in [(1.0, 0, 10.0), (77.5, 91188, -3.0)] {
+                kind.eval_row(noise, &xs, y, seed, base, &mut xin, &mut h, &mut w);
+                for (i, &x) in xs.iter().enumerate() {
+                    let (ph, pw) = kind.eval(noise, x, y, seed, base);
+                    assert_eq!((h[i].to_bits(), w[i].to_bits()), (ph.to_bits(), pw.to_bits()), "{kind:?} {i}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::palette::Palette;
+use super::rownoise::signed_fbm2_row;
 use crate::random::{Draws, Noise};
 
 /// The world's cell centres: `x_i = (i + ½)·res`, `y_j = (j + ½)·res`, row 0 south.
@@ -72,15 +73,31 @@ impl ControlFields {
     pub fn new(noise: &dyn Noise, frame: &Frame, seed: i64, scale: f64) -> Self {
         let fold = |a: [f64; 4], b: [f64; 4]| [a[0].min(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].max(b[3])];
         let empty = [f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY];
+        let nx = frame.nx;
         let r = frame
             .ys
             .par_iter()
-            .map(|&y| {
-                frame.xs.iter().fold(empty, |acc, &x| {
-                    let (e, m) = (elevation(noise, x, y, seed, scale), moisture(noise, x, y, seed, scale));
-                    fold(acc, [e, e, m, m])
-                })
-            })
+            .map_init(
+                || (vec![0.0; nx], vec![0.0; nx]),
+                |(xin, out), &y| {
+                    let mut acc = empty;
+                    for (v, &x) in xin.iter_mut().zip(&frame.xs) {
+                        *v = x * scale;
+                    }
+                    signed_fbm2_row(noise, xin, y * scale, 4, seed.wrapping_add(31), out);
+                    for &e in out.iter() {
+                        acc = fold(acc, [e, e, acc[2], acc[3]]);
+                    }
+                    for (v, &x) in xin.iter_mut().zip(&frame.xs) {
+                        *v = x * scale + 100.0;
+                    }
+                    signed_fbm2_row(noise, xin, y * scale - 50.0, 4, seed.wrapping_add(37), out);
+                    for &m in out.iter() {
+                        acc = fold(acc, [acc[0], acc[1], m, m]);
+                    }
+                    acc
+                },
+            )
             .reduce(|| empty, fold);
         Self { elevation: (r[0], r[1]), moisture: (r[2], r[3]), scale, seed }
     }
@@ -175,40 +192,71 @@ pub struct Weights {
 /// from every centre) the same ratio is taken with every exponent shifted by the smallest
 /// squared distance, which keeps the partition of unity (pyworldgen divides by 1 there and
 /// its weights no longer sum to one). Returns the row's underflow count.
-#[allow(clippy::too_many_arguments)]
+/// Per-row scratch of [`weights_row`].
+struct RowScratch {
+    xin: Vec<f64>,
+    warp_x: Vec<f64>,
+    warp_y: Vec<f64>,
+    d2: Vec<f64>,
+}
+
+/// The domain-warped positions of row j's cells into `scratch.warp_x`, `scratch.warp_y`.
+fn warp_row(noise: &dyn Noise, frame: &Frame, j: usize, shape: &WeightShape, sc: &mut RowScratch) {
+    let (y, s) = (frame.ys[j], shape.warp_scale);
+    for (v, &x) in sc.xin.iter_mut().zip(&frame.xs) {
+        *v = x * s + 11.0;
+    }
+    signed_fbm2_row(noise, &sc.xin, y * s - 7.0, 3, shape.seed.wrapping_add(141), &mut sc.warp_x);
+    for (v, &x) in sc.xin.iter_mut().zip(&frame.xs) {
+        *v = x * s - 5.0;
+    }
+    signed_fbm2_row(noise, &sc.xin, y * s + 23.0, 3, shape.seed.wrapping_add(143), &mut sc.warp_y);
+    for (i, &x) in frame.xs.iter().enumerate() {
+        sc.warp_x[i] = x + shape.warp_amp * sc.warp_x[i];
+        sc.warp_y[i] = y + shape.warp_amp * sc.warp_y[i];
+    }
+}
+
+/// Weights of one row: each cell's position is domain-warped,
+/// `x' = x + A·signed_fbm2(x·s + 11, y·s − 7, 3, seed + 141)`,
+/// `y' = y + A·signed_fbm2(x·s − 5, y·s + 23, 3, seed + 143)`, then region k gets
+/// `g_k = exp(−((x' − x_k)² + (y' − y_k)²)·(1/(2σ²)))`; a biome's weight is
+/// `Σ_{k of type t} g_k / Σ_k g_k`. Where `Σ_k g_k ≤ 1e-12` (all Gaussians underflow, far
+/// from every centre) the same ratio is taken with every exponent shifted by the smallest
+/// squared distance, which keeps the partition of unity (pyworldgen divides by 1 there and
+/// its weights no longer sum to one). Returns the row's underflow count.
 fn weights_row(
     noise: &dyn Noise,
     frame: &Frame,
     j: usize,
-    seeds: &[(f64, f64)],
-    types: &[usize],
+    regions: (&[(f64, f64)], &[usize]),
     shape: &WeightShape,
-    n_types: usize,
     out: &mut [f64],
-    g: &mut [f64],
+    sc: &mut RowScratch,
 ) -> usize {
-    let y = frame.ys[j];
-    let s = shape.warp_scale;
+    let (seeds, types) = regions;
+    let n_types = out.len() / frame.nx;
+    warp_row(noise, frame, j, shape, sc);
     let inv = 1.0 / (2.0 * shape.sigma * shape.sigma);
     let mut underflow = 0;
-    for (i, &x) in frame.xs.iter().enumerate() {
-        let xw = x + shape.warp_amp * noise.signed_fbm2(x * s + 11.0, y * s - 7.0, 3, shape.seed.wrapping_add(141));
-        let yw = y + shape.warp_amp * noise.signed_fbm2(x * s - 5.0, y * s + 23.0, 3, shape.seed.wrapping_add(143));
+    for i in 0..frame.nx {
+        let (xw, yw) = (sc.warp_x[i], sc.warp_y[i]);
         let w = &mut out[i * n_types..(i + 1) * n_types];
         w.fill(0.0);
         let mut total = 0.0;
         for (k, &(sx, sy)) in seeds.iter().enumerate() {
-            g[k] = (xw - sx) * (xw - sx) + (yw - sy) * (yw - sy);
-            let gk = (-g[k] * inv).exp();
+            let d = (xw - sx) * (xw - sx) + (yw - sy) * (yw - sy);
+            sc.d2[k] = d;
+            let gk = (-d * inv).exp();
             w[types[k]] += gk;
             total += gk;
         }
         if total <= 1e-12 {
             underflow += 1;
-            let dmin = g.iter().copied().fold(f64::INFINITY, f64::min);
+            let dmin = sc.d2.iter().copied().fold(f64::INFINITY, f64::min);
             w.fill(0.0);
             total = 0.0;
-            for (k, &d) in g.iter().enumerate() {
+            for (k, &d) in sc.d2.iter().enumerate() {
                 let gk = (-(d - dmin) * inv).exp();
                 w[types[k]] += gk;
                 total += gk;
@@ -236,9 +284,12 @@ pub fn region_weights(
         .par_chunks_mut(frame.nx * n_types)
         .enumerate()
         .map_init(
-            || vec![0.0; seeds.len()],
-            |g, (j, row)| {
-                let under = weights_row(noise, frame, j, seeds, types, shape, n_types, row, g);
+            || {
+                let nx = frame.nx;
+                RowScratch { xin: vec![0.0; nx], warp_x: vec![0.0; nx], warp_y: vec![0.0; nx], d2: vec![0.0; seeds.len()] }
+            },
+            |sc, (j, row)| {
+                let under = weights_row(noise, frame, j, (seeds, types), shape, row, sc);
                 let mut max = vec![f64::NEG_INFINITY; n_types];
                 for cell in row.chunks_exact(n_types) {
                     for (m, &v) in max.iter_mut().zip(cell) {
