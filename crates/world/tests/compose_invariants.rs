@@ -27,9 +27,10 @@ fn partition_of_unity_to_1e12() {
     for sigma in [25.0, 0.5] {
         let shape = WeightShape { sigma, warp_amp: 9.0, warp_scale: 0.05, seed: 3 };
         let w = regions::region_weights(noise, &frame, &seeds, &types, 5, &shape);
-        let worst = w.data.chunks_exact(5).map(|c| (c.iter().sum::<f64>() - 1.0).abs()).fold(0.0, f64::max);
+        let n = frame.nx * frame.ny;
+        let worst = (0..n).map(|c| (w.planes.iter().map(|p| p[c]).sum::<f64>() - 1.0).abs()).fold(0.0, f64::max);
         assert!(worst <= 1e-12, "sigma {sigma}: |Σw − 1| up to {worst}");
-        assert!(w.data.iter().all(|&v| (0.0..=1.0).contains(&v)));
+        assert!(w.planes.iter().flatten().all(|&v| (0.0..=1.0).contains(&v)));
         assert_eq!(w.underflow_cells > 0, sigma < 1.0, "sigma {sigma}: {} underflow cells", w.underflow_cells);
     }
 }

@@ -45,6 +45,7 @@ struct Scratch {
     xin: Vec<f64>,
     h: Vec<Vec<f64>>,
     wd: Vec<Vec<f64>>,
+    cell: Vec<f64>,
 }
 
 /// Evaluate biome t's profile along row j into the scratch.
@@ -76,15 +77,19 @@ struct RowOut<'a> {
     dominant: &'a mut [u16],
 }
 
-fn blend_row(inp: &BlendInput, active: &[usize], j: usize, w: &[f64], out: RowOut, sc: &mut Scratch) {
-    let t_n = inp.palette.biomes.len();
+fn blend_row(inp: &BlendInput, active: &[usize], j: usize, planes: &[Vec<f64>], out: RowOut, sc: &mut Scratch) {
+    let nx = inp.frame.nx;
+    let row = j * nx..(j + 1) * nx;
     for &t in active {
-        if w.iter().skip(t).step_by(t_n).any(|&v| v > WEIGHT_EPS) {
+        if planes[t][row.clone()].iter().any(|&v| v > WEIGHT_EPS) {
             profile_row(inp, t, j, sc);
         }
     }
-    for i in 0..inp.frame.nx {
-        let wc = &w[i * t_n..(i + 1) * t_n];
+    let wc = &mut sc.cell;
+    for i in 0..nx {
+        for (v, plane) in wc.iter_mut().zip(planes) {
+            *v = plane[j * nx + i];
+        }
         let (mut h, mut wd, mut d, mut c) = (0.0, 0.0, 0.0, [0.0f64; 3]);
         for &t in active {
             let wt = wc[t];
@@ -99,7 +104,7 @@ fn blend_row(inp: &BlendInput, active: &[usize], j: usize, w: &[f64], out: RowOu
             }
         }
         let mut best = 0;
-        for t in 1..t_n {
+        for t in 1..wc.len() {
             if wc[t] > wc[best] {
                 best = t;
             }
@@ -132,12 +137,15 @@ pub fn blend(inp: &BlendInput, weights: &Weights) -> Blended {
         .zip(b.density.par_chunks_mut(nx))
         .zip(b.color.par_chunks_mut(nx))
         .zip(b.dominant.par_chunks_mut(nx))
-        .zip(weights.data.par_chunks(nx * weights.types))
         .enumerate()
         .for_each_init(
-            || Scratch { xin: vec![0.0; nx], h: vec![vec![0.0; nx]; weights.types], wd: vec![vec![0.0; nx]; weights.types] },
-            |sc, (j, (((((height, water), density), color), dominant), w))| {
-                blend_row(inp, &active, j, w, RowOut { height, water, density, color, dominant }, sc);
+            || {
+                let t_n = weights.types;
+                Scratch { xin: vec![0.0; nx], h: vec![vec![0.0; nx]; t_n], wd: vec![vec![0.0; nx]; t_n], cell: vec![0.0; t_n] }
+            },
+            |sc, (j, ((((height, water), density), color), dominant))| {
+                let out = RowOut { height, water, density, color, dominant };
+                blend_row(inp, &active, j, &weights.planes, out, sc);
             },
         );
     b

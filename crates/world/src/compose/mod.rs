@@ -29,7 +29,6 @@ pub use palette::{BiomeProfile, BiomeType, Palette, PaletteSpec, ProfileKind};
 pub use params::CompositeParams;
 pub use trees::{TreeInstance, TREE_WATER_CUTOFF};
 
-use rayon::prelude::*;
 
 use crate::error::{Result, WorldError};
 use crate::field::{Terrain, WorldGrid};
@@ -211,8 +210,6 @@ pub fn compose_from_centres(
     let input = blend::BlendInput { noise, frame: &frame, palette, seed: s, base: params.base_level };
     let b = blend::blend(&input, &w);
 
-    let weights: Vec<Vec<f64>> =
-        (0..t_n).into_par_iter().map(|t| w.data.iter().skip(t).step_by(t_n).copied().collect()).collect();
     let mut grid = WorldGrid::new(nx, ny, params.resolution, params.resolution, b.height);
     grid.water_depth = b.water;
     let trees = if params.add_forest {
@@ -224,7 +221,7 @@ pub fn compose_from_centres(
     Ok(CompositeWorld {
         grid,
         biome_names: palette.names(),
-        weights,
+        weights: w.planes,
         dominant: b.dominant,
         color: b.color,
         tree_density: b.density,

@@ -171,33 +171,26 @@ pub struct WeightShape {
     pub seed: i64,
 }
 
-/// Per-cell biome weights, interleaved (`data[cell·T + t]`), and each biome's maximum.
+/// Per-biome weight planes and each biome's maximum.
 #[derive(Debug, Clone)]
 pub struct Weights {
     /// Number of biomes T.
     pub types: usize,
-    /// `ny·nx·T` weights, `data[(j·nx + i)·T + t]`.
-    pub data: Vec<f64>,
+    /// T planes of `ny·nx` weights (`planes[t][j·nx + i]`).
+    pub planes: Vec<Vec<f64>>,
     /// Largest weight of each biome over the grid.
     pub max: Vec<f64>,
     /// Cells where every Gaussian underflowed (Σ ≤ 1e-12) and the shifted form was used.
     pub underflow_cells: usize,
 }
 
-/// Weights of one row: each cell's position is domain-warped,
-/// `x' = x + A·signed_fbm2(x·s + 11, y·s − 7, 3, seed + 141)`,
-/// `y' = y + A·signed_fbm2(x·s − 5, y·s + 23, 3, seed + 143)`, then region k gets
-/// `g_k = exp(−((x' − x_k)² + (y' − y_k)²)·(1/(2σ²)))`; a biome's weight is
-/// `Σ_{k of type t} g_k / Σ_k g_k`. Where `Σ_k g_k ≤ 1e-12` (all Gaussians underflow, far
-/// from every centre) the same ratio is taken with every exponent shifted by the smallest
-/// squared distance, which keeps the partition of unity (pyworldgen divides by 1 there and
-/// its weights no longer sum to one). Returns the row's underflow count.
 /// Per-row scratch of [`weights_row`].
 struct RowScratch {
     xin: Vec<f64>,
     warp_x: Vec<f64>,
     warp_y: Vec<f64>,
     d2: Vec<f64>,
+    cell: Vec<f64>,
 }
 
 /// The domain-warped positions of row j's cells into `scratch.warp_x`, `scratch.warp_y`.
@@ -231,17 +224,16 @@ fn weights_row(
     j: usize,
     regions: (&[(f64, f64)], &[usize]),
     shape: &WeightShape,
-    out: &mut [f64],
+    out: &mut [&mut [f64]],
     sc: &mut RowScratch,
 ) -> usize {
     let (seeds, types) = regions;
-    let n_types = out.len() / frame.nx;
     warp_row(noise, frame, j, shape, sc);
     let inv = 1.0 / (2.0 * shape.sigma * shape.sigma);
     let mut underflow = 0;
     for i in 0..frame.nx {
         let (xw, yw) = (sc.warp_x[i], sc.warp_y[i]);
-        let w = &mut out[i * n_types..(i + 1) * n_types];
+        let w = &mut sc.cell;
         w.fill(0.0);
         let mut total = 0.0;
         for (k, &(sx, sy)) in seeds.iter().enumerate() {
@@ -262,8 +254,8 @@ fn weights_row(
                 total += gk;
             }
         }
-        for v in w.iter_mut() {
-            *v /= total;
+        for (plane, &v) in out.iter_mut().zip(w.iter()) {
+            plane[i] = v / total;
         }
     }
     underflow
@@ -279,23 +271,28 @@ pub fn region_weights(
     n_types: usize,
     shape: &WeightShape,
 ) -> Weights {
-    let mut data = vec![0.0; frame.nx * frame.ny * n_types];
-    let per_row: Vec<(Vec<f64>, usize)> = data
-        .par_chunks_mut(frame.nx * n_types)
+    let (nx, ny) = (frame.nx, frame.ny);
+    let mut planes = vec![vec![0.0; nx * ny]; n_types];
+    let mut rows: Vec<Vec<&mut [f64]>> = (0..ny).map(|_| Vec::with_capacity(n_types)).collect();
+    for plane in planes.iter_mut() {
+        for (row, chunk) in rows.iter_mut().zip(plane.chunks_mut(nx)) {
+            row.push(chunk);
+        }
+    }
+    let per_row: Vec<(Vec<f64>, usize)> = rows
+        .into_par_iter()
         .enumerate()
         .map_init(
-            || {
-                let nx = frame.nx;
-                RowScratch { xin: vec![0.0; nx], warp_x: vec![0.0; nx], warp_y: vec![0.0; nx], d2: vec![0.0; seeds.len()] }
+            || RowScratch {
+                xin: vec![0.0; nx],
+                warp_x: vec![0.0; nx],
+                warp_y: vec![0.0; nx],
+                d2: vec![0.0; seeds.len()],
+                cell: vec![0.0; n_types],
             },
-            |sc, (j, row)| {
-                let under = weights_row(noise, frame, j, (seeds, types), shape, row, sc);
-                let mut max = vec![f64::NEG_INFINITY; n_types];
-                for cell in row.chunks_exact(n_types) {
-                    for (m, &v) in max.iter_mut().zip(cell) {
-                        *m = m.max(v);
-                    }
-                }
+            |sc, (j, mut row)| {
+                let under = weights_row(noise, frame, j, (seeds, types), shape, &mut row, sc);
+                let max = row.iter().map(|r| r.iter().copied().fold(f64::NEG_INFINITY, f64::max)).collect();
                 (max, under)
             },
         )
@@ -308,5 +305,5 @@ pub fn region_weights(
             *a = a.max(b);
         }
     }
-    Weights { types: n_types, data, max, underflow_cells }
+    Weights { types: n_types, planes, max, underflow_cells }
 }
