@@ -239,7 +239,7 @@ fn weights_row(
         for (k, &(sx, sy)) in seeds.iter().enumerate() {
             let d = (xw - sx) * (xw - sx) + (yw - sy) * (yw - sy);
             sc.d2[k] = d;
-            let gk = (-d * inv).exp();
+            let gk = libm::exp(-d * inv);
             w[types[k]] += gk;
             total += gk;
         }
@@ -249,7 +249,7 @@ fn weights_row(
             w.fill(0.0);
             total = 0.0;
             for (k, &d) in sc.d2.iter().enumerate() {
-                let gk = (-(d - dmin) * inv).exp();
+                let gk = libm::exp(-(d - dmin) * inv);
                 w[types[k]] += gk;
                 total += gk;
             }
