@@ -141,7 +141,12 @@ pub fn blend(inp: &BlendInput, weights: &Weights) -> Blended {
         .for_each_init(
             || {
                 let t_n = weights.types;
-                Scratch { xin: vec![0.0; nx], h: vec![vec![0.0; nx]; t_n], wd: vec![vec![0.0; nx]; t_n], cell: vec![0.0; t_n] }
+                Scratch {
+                    xin: vec![0.0; nx],
+                    h: vec![vec![0.0; nx]; t_n],
+                    wd: vec![vec![0.0; nx]; t_n],
+                    cell: vec![0.0; t_n],
+                }
             },
             |sc, (j, ((((height, water), density), color), dominant))| {
                 let out = RowOut { height, water, density, color, dominant };

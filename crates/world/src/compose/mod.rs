@@ -29,7 +29,6 @@ pub use palette::{BiomeProfile, BiomeType, Palette, PaletteSpec, ProfileKind};
 pub use params::CompositeParams;
 pub use trees::{TreeInstance, TREE_WATER_CUTOFF};
 
-
 use crate::error::{Result, WorldError};
 use crate::field::{Terrain, WorldGrid};
 use crate::random::for_compat;
