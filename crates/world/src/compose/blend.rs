@@ -48,16 +48,19 @@ struct Scratch {
     cell: Vec<f64>,
 }
 
-/// Evaluate biome t's profile along row j into the scratch.
-fn profile_row(inp: &BlendInput, t: usize, j: usize, sc: &mut Scratch) {
+/// Evaluate biome t's profile along row j into the scratch, for the cells `lo..hi` only.
+fn profile_row(inp: &BlendInput, t: usize, j: usize, (lo, hi): (usize, usize), sc: &mut Scratch) {
     let f = inp.frame;
     let y = f.ys[j];
-    let (h, wd) = (&mut sc.h[t], &mut sc.wd[t]);
+    let xs = &f.xs[lo..hi];
+    let (h, wd) = (&mut sc.h[t][lo..hi], &mut sc.wd[t][lo..hi]);
     match &inp.palette.biomes[t].profile {
-        BiomeProfile::Builtin(kind) => kind.eval_row(inp.noise, &f.xs, y, inp.seed, inp.base, &mut sc.xin, h, wd),
+        BiomeProfile::Builtin(kind) => {
+            kind.eval_row(inp.noise, xs, y, inp.seed, inp.base, &mut sc.xin[lo..hi], h, wd);
+        }
         BiomeProfile::Grid(g) => {
             let (ex, ey) = (f.nx as f64 * f.res, f.ny as f64 * f.res);
-            for (i, &x) in f.xs.iter().enumerate() {
+            for (i, &x) in xs.iter().enumerate() {
                 (h[i], wd[i]) = sample_grid(g, x, y, ex, ey);
             }
         }
@@ -81,8 +84,11 @@ fn blend_row(inp: &BlendInput, active: &[usize], j: usize, planes: &[Vec<f64>], 
     let nx = inp.frame.nx;
     let row = j * nx..(j + 1) * nx;
     for &t in active {
-        if planes[t][row.clone()].iter().any(|&v| v > WEIGHT_EPS) {
-            profile_row(inp, t, j, sc);
+        // The span of the row where biome t's weight exceeds WEIGHT_EPS.
+        let w = &planes[t][row.clone()];
+        if let Some(lo) = w.iter().position(|&v| v > WEIGHT_EPS) {
+            let hi = nx - w.iter().rev().position(|&v| v > WEIGHT_EPS).unwrap_or(0);
+            profile_row(inp, t, j, (lo, hi), sc);
         }
     }
     let wc = &mut sc.cell;
