@@ -227,6 +227,12 @@ fn bad_input_is_refused() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("region centres"), "{e}");
+    for (s, compat) in [(i64::MAX, Compat::Canonical), (-5000, Compat::Pyworldgen)] {
+        let e = compose::compose_from_centres(s, compat, &params(100.0), &Palette::builtin(), &[(1.0, 2.0)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("seed") && e.contains(&s.to_string()), "{e}");
+    }
     let empty = Palette { biomes: vec![] };
     assert!(compose::compose(&Seed::Int(1), Compat::Canonical, &params(100.0), &empty).is_err());
 }

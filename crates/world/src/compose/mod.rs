@@ -141,6 +141,19 @@ pub fn world_seed(seed: &Seed, compat: Compat) -> Result<i64> {
     }
 }
 
+/// The integer seed must keep every derived seed exact (|s| ≤ 2^62) and, in the pyworldgen
+/// path, every numpy seed non-negative (numpy refuses negative seeds).
+fn check_seed(s: i64, compat: Compat, params: &CompositeParams) -> Result<()> {
+    let bad = |allowed: String| Err(WorldError::Param { name: "seed".into(), value: s.to_string(), allowed });
+    if !(-MAX_PWG_SEED..=MAX_PWG_SEED).contains(&s) {
+        return bad("the integer seed must satisfy |seed| ≤ 2^62".into());
+    }
+    if compat == Compat::Pyworldgen && params.add_forest && s + FOREST_SEED_OFFSET < 0 {
+        return bad(format!("the tree scatter seeds numpy with seed + {FOREST_SEED_OFFSET} (must be ≥ 0)"));
+    }
+    Ok(())
+}
+
 fn check_inputs(params: &CompositeParams, palette: &Palette) -> Result<()> {
     params.validate()?;
     palette.validate()?;
@@ -159,13 +172,7 @@ fn check_inputs(params: &CompositeParams, palette: &Palette) -> Result<()> {
 pub fn compose(seed: &Seed, compat: Compat, params: &CompositeParams, palette: &Palette) -> Result<CompositeWorld> {
     check_inputs(params, palette)?;
     let s = world_seed(seed, compat)?;
-    if compat == Compat::Pyworldgen && params.add_forest && s + FOREST_SEED_OFFSET < 0 {
-        return Err(WorldError::Param {
-            name: "seed".into(),
-            value: s.to_string(),
-            allowed: format!("the tree scatter seeds numpy with seed + {FOREST_SEED_OFFSET} (must be ≥ 0)"),
-        });
-    }
+    check_seed(s, compat, params)?;
     let rnd = for_compat(compat);
     let mut draws = rnd.draws(s + REGION_SEED_OFFSET);
     let n = params.num_regions as usize;
@@ -184,6 +191,7 @@ pub fn compose_from_centres(
     centres: &[(f64, f64)],
 ) -> Result<CompositeWorld> {
     check_inputs(params, palette)?;
+    check_seed(s, compat, params)?;
     if centres.is_empty() || centres.iter().any(|&(x, y)| !x.is_finite() || !y.is_finite()) {
         return Err(WorldError::Invalid(format!(
             "composite: {} region centres, need at least one, all finite",
