@@ -1,7 +1,9 @@
 """Golden outputs of pyworldgen 0.1.8's `composite` for crates/world/tests/compose_golden.rs.
 
 Run with the pyworldgen venv:  python make_compose.py  (writes compose.json, compose.bin.gz
-next to this file). Forest and roads are off: trees are ours, roads have their own goldens.
+and compose_roads.json next to this file). Forest and roads are off for the grids: trees are
+ours, roads have their own goldens; compose_roads.json holds the road cells pyworldgen's
+composite routes on its composed terrain (forest off), for the roads hook.
 
 compose.bin.gz holds, per world in order, little-endian: region centres (f64 x, y pairs),
 height f32, water depth f32, weights f32 (one plane per biome, palette order), tree density
@@ -63,6 +65,18 @@ def main():
         f.write(gzip.compress(b"".join(chunks), compresslevel=9, mtime=0))
     with open(os.path.join(HERE, "compose.json"), "w") as f:
         json.dump(meta, f, indent=1)
+        f.write("\n")
+
+    roads = []
+    for seed in ["atlas", 7, "rhine"]:
+        params = {"domain_size": [160.0, 160.0], "num_hubs": 5}
+        w = compose_world(seed=seed, params=dict(params, add_forest=False))
+        mask = np.asarray(w.roads.road_mask).astype(bool).ravel()
+        roads.append({"seed": seed, "params": params, "nx": int(w.height.shape[1]),
+                      "ny": int(w.height.shape[0]), "segments": len(w.roads.segments),
+                      "road_cells": [int(i) for i in np.flatnonzero(mask)]})
+    with open(os.path.join(HERE, "compose_roads.json"), "w") as f:
+        json.dump(roads, f)
         f.write("\n")
 
 
