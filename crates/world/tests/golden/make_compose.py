@@ -29,7 +29,7 @@ CUSTOM = [
 ]
 
 WORLDS = [
-    ("int0", 0, {"domain_size": (64.0, 64.0), "resolution": 2.0}, None),
+    ("int0", 0, {"domain_size": (65.0, 47.0), "resolution": 2.0}, None),  # 32.5 -> 32, 23.5 -> 24
     ("int42", 42, {"domain_size": (80.0, 60.0), "resolution": 2.5}, None),
     ("atlas", "atlas", {"domain_size": (96.0, 96.0), "resolution": 3.0}, None),
     ("composite", "composite", {"domain_size": (220.0, 220.0), "resolution": 5.0}, None),
