@@ -42,15 +42,30 @@ impl Cells {
     pub fn y(&self, j: usize) -> f64 {
         (j as f64 + 0.5) * self.dy
     }
+    /// The rows whose centres lie within `radius` of the polyline's bounding box (all rows when
+    /// `radius` is infinite).
+    pub fn rows_near(&self, pts: &[[f64; 2]], radius: f64) -> std::ops::Range<usize> {
+        if !radius.is_finite() || pts.is_empty() {
+            return 0..self.ny;
+        }
+        let lo = pts.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min) - radius;
+        let hi = pts.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max) + radius;
+        let j0 = (lo / self.dy - 0.5).ceil().clamp(0.0, self.ny as f64) as usize;
+        let j1 = ((hi / self.dy - 0.5).floor() + 1.0).clamp(0.0, self.ny as f64) as usize;
+        j0..j1.max(j0)
+    }
 }
 
 /// For every cell, the squared distance `d2` to the polyline `pts` and the arc length of the
 /// nearest point as a fraction `s` of the whole length (pyworldgen's
 /// `distance_to_polyline_grid`: segments in order, a later one wins only when strictly closer).
 /// Only cells within `radius` of a segment's bounding box are visited (`∞`: all cells); the
-/// others keep `d2 = ∞`. Rows run in parallel; each cell's result depends only on its own
-/// sweep over the segments, so it is the same for any thread count.
+/// others keep `d2 = ∞`. Only the rows of [`Cells::rows_near`] are written (the rest of the
+/// buffers is stale). Rows run in parallel; each cell's result depends only on its own sweep
+/// over the segments, so it is the same for any thread count.
 pub(crate) fn polyline_field(c: Cells, pts: &[[f64; 2]], radius: f64, d2: &mut [f64], s: &mut [f64]) {
+    let rows = c.rows_near(pts, radius);
+    let (d2, s) = (&mut d2[rows.start * c.nx..rows.end * c.nx], &mut s[rows.start * c.nx..rows.end * c.nx]);
     d2.fill(f64::INFINITY);
     s.fill(0.0);
     let segs: Vec<([f64; 2], [f64; 2], f64, f64)> = pts
@@ -67,7 +82,7 @@ pub(crate) fn polyline_field(c: Cells, pts: &[[f64; 2]], radius: f64, d2: &mut [
     }
     let total = f64::max(acc, 1e-9);
     d2.par_chunks_mut(c.nx).zip(s.par_chunks_mut(c.nx)).enumerate().for_each(|(j, (drow, srow))| {
-        let y = c.y(j);
+        let y = c.y(rows.start + j);
         for (k, &(a, ab, len, ab2)) in segs.iter().enumerate() {
             if ab2 <= 1e-12 {
                 continue;
@@ -167,15 +182,25 @@ pub(crate) struct Fields<'a> {
 /// Carves one river (distance field `d2`, `s` from [`polyline_field`]) into the fields, per cell:
 /// `h −= V·g(d)`; inside `1.45·w` the channel `h = min(h, bed(s) + D·(d/w)²)`; inside `w` the
 /// water depth reaches `bed(s) + 0.52·D − h`; the river distance and influence `g(d)` keep their
-/// maxima/minima. Cells with `d2 = ∞` are left alone.
-pub(crate) fn carve_river(f: &mut Fields<'_>, bed: &[f64], prof: &Profile, d2: &[f64], s: &[f64]) {
+/// maxima/minima. Only the cells of `rows` (row-major `nx` wide) are visited; cells with
+/// `d2 = ∞` are left alone.
+pub(crate) fn carve_river(
+    f: &mut Fields<'_>,
+    bed: &[f64],
+    prof: &Profile,
+    d2: &[f64],
+    s: &[f64],
+    rows: std::ops::Range<usize>,
+    nx: usize,
+) {
     let chunk = 4096;
-    f.height
+    let r = rows.start * nx..rows.end * nx;
+    f.height[r.clone()]
         .par_chunks_mut(chunk)
-        .zip(f.water.par_chunks_mut(chunk))
-        .zip(f.distance.par_chunks_mut(chunk))
-        .zip(f.influence.par_chunks_mut(chunk))
-        .zip(d2.par_chunks(chunk).zip(s.par_chunks(chunk)))
+        .zip(f.water[r.clone()].par_chunks_mut(chunk))
+        .zip(f.distance[r.clone()].par_chunks_mut(chunk))
+        .zip(f.influence[r.clone()].par_chunks_mut(chunk))
+        .zip(d2[r.clone()].par_chunks(chunk).zip(s[r].par_chunks(chunk)))
         .for_each(|((((h, w), dist), infl), (d2, s))| {
             for k in 0..h.len() {
                 if !d2[k].is_finite() {
@@ -318,7 +343,8 @@ mod tests {
         // Row 0 (y = 0.5) is 1.5 m from the line; column 7 (x = 7.5) is 75 % along.
         assert!((d2[7] - 2.25).abs() < 1e-12);
         assert!((s[7] - 0.75).abs() < 1e-12);
-        let (mut e2, mut t) = (vec![0.0; 40], vec![0.0; 40]);
+        let (mut e2, mut t) = (vec![f64::INFINITY; 40], vec![0.0; 40]);
+        assert_eq!(c.rows_near(&pts, 1.0), 1..3);
         polyline_field(c, &pts, 1.0, &mut e2, &mut t);
         assert!(e2[7].is_infinite(), "row 0 lies 1.5 m away, outside a 1 m radius");
         assert_eq!(e2[17], d2[17]);

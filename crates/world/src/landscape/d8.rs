@@ -342,7 +342,7 @@ fn carve_all(c: Cells, mut world: WorldGrid, rivers: &[River], p: &CarveParams) 
             distance: &mut distance,
             influence: &mut influence,
         };
-        carve::carve_river(&mut f, &r.bed, &prof, &d2, &sv);
+        carve::carve_river(&mut f, &r.bed, &prof, &d2, &sv, c.rows_near(&r.points, radius), c.nx);
     }
     let moisture: Vec<f64> = influence.iter().map(|&i| (0.35 * p.base_moisture + 0.65 * i).clamp(0.0, 1.0)).collect();
     let rule =

@@ -174,7 +174,7 @@ pub fn generate_with(s: i64, compat: Compat, params: &LandscapeParams, rnd: &dyn
         let prof = Profile::of(river, p.resolution, p.valley_width_factor, p.valley_depth, None);
         let mut f =
             Fields { height: &mut height, water: &mut water, distance: &mut distance, influence: &mut influence };
-        carve::carve_river(&mut f, &river.bed, &prof, &d2, &sv);
+        carve::carve_river(&mut f, &river.bed, &prof, &d2, &sv, 0..ny, nx);
     }
 
     let ponds = ponds::place(c, &height, &rivers, p, &mut *rnd.draws(s.wrapping_add(707)));
