@@ -167,6 +167,95 @@ fn check_chunk_table<R: Read + Seek>(path: &Path, r: &mut R, data_start: u64, le
     Ok(Some(chunks))
 }
 
+/// Stack of the thread that runs the LASzip decoder (see [`decompress_laz`]).
+const LAZ_STACK: usize = 256 << 20;
+
+/// Compressed bytes one point of formats 0–5 may take beyond its record length, before the
+/// decoder is stopped (see [`Metered`]).
+const LAZ_POINT_SLACK: u64 = 256;
+
+/// Count, record length and format of the points to decompress.
+#[derive(Clone, Copy)]
+struct LazShape {
+    count: u64,
+    rec: u16,
+    format: u8,
+}
+
+/// A reader that refuses to hand one point more than `limit` compressed bytes. The `laz` crate
+/// decodes a GPS-time "context switch" by recursing, once per switch code, so crafted data
+/// (fuzz target `las`, 7 KB) recursed until the stack overflowed; a real LASzip point of formats
+/// 0–5 takes well under its record length plus a few bytes, so the budget cuts the recursion
+/// after at most a few thousand levels.
+struct Metered<'a, R> {
+    inner: &'a mut R,
+    used: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    limit: u64,
+}
+
+impl<R: Read> Read for Metered<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let used = self.used.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed) + n as u64;
+        if used > self.limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("one point takes more than {} compressed bytes", self.limit),
+            ));
+        }
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Metered<'_, R> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+/// Decompress `shape.count` LAZ points from `r` (positioned at the point data), handing each
+/// record to `take`. Runs on a thread with a [`LAZ_STACK`] stack; for point formats 0–5 each
+/// point is held to its record length plus [`LAZ_POINT_SLACK`] compressed bytes (the chunk's
+/// first, raw point and the chunk table included), which bounds the decoder's recursion.
+fn decompress_laz<R: Read + Seek + Send + Sync>(
+    path: &Path,
+    r: &mut R,
+    vlr: laz::LazVlr,
+    shape: LazShape,
+    take: &mut (dyn FnMut(&[u8]) + Send),
+) -> Result<()> {
+    let run = move || -> Result<()> {
+        let used = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let limit = if shape.format <= 5 { 4 * u64::from(shape.rec) + LAZ_POINT_SLACK } else { u64::MAX };
+        let metered = Metered { inner: r, used: used.clone(), limit: u64::MAX };
+        let mut dec = laz::LasZipDecompressor::new(metered, vlr)
+            .map_err(|e| IoError::malformed(path, "LAZ", format!("cannot start decompression: {e}")))?;
+        dec.get_mut().limit = limit;
+        let mut buf = vec![0u8; shape.rec as usize];
+        for done in 0..shape.count {
+            used.store(0, std::sync::atomic::Ordering::Relaxed);
+            dec.decompress_one(&mut buf).map_err(|e| {
+                IoError::truncated(path, format!("LAZ data ends after about {done} of {} points ({e})", shape.count))
+            })?;
+            take(&buf);
+        }
+        Ok(())
+    };
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("laz".into())
+            .stack_size(LAZ_STACK)
+            .spawn_scoped(s, run)
+            .map_err(|e| IoError::io(path, e))?;
+        // A panic inside the decoder (the `laz` crate's debug assertions on corrupt data) is a
+        // malformed file, not a crash of the caller.
+        worker.join().unwrap_or_else(|p| {
+            let why = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+            Err(IoError::malformed(path, "LAZ", format!("the decoder gave up: {}", why.unwrap_or_default())))
+        })
+    })
+}
+
 /// Read the points of a LAS or LAZ file.
 pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
     let path = path.as_ref();
@@ -275,22 +364,7 @@ pub fn read_las(path: impl AsRef<Path>) -> Result<LasPoints> {
             }
         }
         r.seek(SeekFrom::Start(offset)).map_err(|e| IoError::io(path, e))?;
-        let mut dec = laz::LasZipDecompressor::new(&mut r, vlr)
-            .map_err(|e| IoError::malformed(path, "LAZ", format!("cannot start decompression: {e}")))?;
-        const BATCH: u64 = 4096;
-        let mut buf = vec![0u8; BATCH as usize * rec as usize];
-        let mut done = 0u64;
-        while done < count {
-            let k = (count - done).min(BATCH) as usize;
-            let part = &mut buf[..k * rec as usize];
-            dec.decompress_many(part).map_err(|e| {
-                IoError::truncated(path, format!("LAZ data ends after about {done} of {count} points ({e})"))
-            })?;
-            for p in part.chunks_exact(rec as usize) {
-                take(p);
-            }
-            done += k as u64;
-        }
+        decompress_laz(path, &mut r, vlr, LazShape { count, rec, format }, &mut take)?;
     } else {
         r.seek(SeekFrom::Start(offset)).map_err(|e| IoError::io(path, e))?;
         let mut buf = vec![0u8; rec as usize];
