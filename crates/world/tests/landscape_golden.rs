@@ -192,7 +192,6 @@ fn landscape_equals_pyworldgen_with_replayed_draws() {
 }
 
 #[test]
-#[ignore = "needs compat::np_random (branch w21-rng)"]
 fn landscape_equals_pyworldgen() {
     for case in cases() {
         let (seed, params) = setup(&case);

@@ -16,7 +16,7 @@ fn seeds() -> Vec<Seed> {
 }
 
 /// Every river's bed is non-increasing from spring to mouth; every tributary's parent is a main
-/// river, it ends on the parent's join point, at or above the parent's bed there.
+/// river, it ends on the parent's join point, no more than 0.30 m below the parent's bed there.
 pub fn check_rivers(rivers: &[River], label: &str) {
     for r in rivers {
         assert_eq!(r.points.len(), r.bed.len(), "{label}: river {}", r.id);
@@ -32,11 +32,12 @@ pub fn check_rivers(rivers: &[River], label: &str) {
                 let (end, at) = (r.points[r.points.len() - 1], parent.points[j]);
                 let gap = ((end[0] - at[0]).powi(2) + (end[1] - at[1]).powi(2)).sqrt();
                 assert!(gap < 1e-3, "{label}: tributary {} ends {gap} m from its join", r.id);
-                assert!(
-                    r.bed[r.bed.len() - 1] >= parent.bed[j],
-                    "{label}: tributary {} enters below its main bed",
-                    r.id
-                );
+                // pyworldgen's tributary outlet is 0.05–0.35 m above the main bed at the join, but
+                // its `0.35·sin(πt)` sag can pull the running minimum up to 0.35 m below the outlet
+                // when the ramp is short (seed 31679 in pyworldgen itself: 0.041 m below). The
+                // bound is therefore main bed − 0.30 m.
+                let step = r.bed[r.bed.len() - 1] - parent.bed[j];
+                assert!(step >= -0.30 - 1e-6, "{label}: tributary {} enters {step} m below its main bed", r.id);
             }
         }
     }
@@ -70,7 +71,6 @@ fn beds_monotone_and_tributaries_join_canonical() {
 }
 
 #[test]
-#[ignore = "needs compat::np_random (branch w21-rng)"]
 fn beds_monotone_and_tributaries_join_pyworldgen() {
     for seed in seeds() {
         let w = generate(&seed, Compat::Pyworldgen, &small()).unwrap();

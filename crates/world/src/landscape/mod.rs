@@ -31,7 +31,6 @@ mod d8;
 mod params;
 mod ponds;
 mod rivers;
-mod smooth;
 
 pub use carve::{GRASS_PLAIN, MATERIALS, ROCKY_SLOPE, SAND_SHORE, UPLAND, WATER, WETLAND};
 pub use d8::{carve_rivers, CarveParams, CarvedWorld};
@@ -41,6 +40,7 @@ pub use rivers::{River, RiverKind};
 
 use rayon::prelude::*;
 
+use crate::compat::ndimage::gaussian_filter;
 use crate::error::Result;
 use crate::field::{Terrain, WorldGrid};
 use crate::random::{for_compat, Noise, Randomness};
@@ -121,8 +121,8 @@ fn int_seed(seed: &Seed, compat: Compat, params: &LandscapeParams) -> Result<i64
 }
 
 /// The base terrain before carving: slope, broad fBM (5 octaves, seed + 10) and detail fBM
-/// (4 octaves, seed + 20), blurred with σ = `smoothing_sigma`.
-fn base_surface(c: Cells, p: &LandscapeParams, seed: i64, noise: &dyn Noise) -> Vec<f64> {
+/// (4 octaves, seed + 20), blurred with σ = `smoothing_sigma` (scipy's `gaussian_filter`).
+fn base_surface(c: Cells, p: &LandscapeParams, seed: i64, noise: &dyn Noise) -> Result<Vec<f64>> {
     let [w, h] = p.domain_size;
     let mut out = vec![0.0; c.len()];
     out.par_chunks_mut(c.nx).enumerate().for_each(|(j, row)| {
@@ -138,9 +138,9 @@ fn base_surface(c: Cells, p: &LandscapeParams, seed: i64, noise: &dyn Noise) -> 
         }
     });
     if p.smoothing_sigma > 0.0 {
-        out = smooth::gaussian(&out, c.nx, c.ny, p.smoothing_sigma);
+        out = gaussian_filter(&out, c.nx, c.ny, p.smoothing_sigma)?;
     }
-    out
+    Ok(out)
 }
 
 /// Generates the river landscape for `seed` (see the module docs for the steps).
@@ -166,7 +166,7 @@ pub fn generate_with(s: i64, compat: Compat, params: &LandscapeParams, rnd: &dyn
     let (nx, ny) = p.grid_size();
     let c = Cells { nx, ny, dx: p.resolution, dy: p.resolution };
     let n = c.len();
-    let mut height = base_surface(c, p, s, noise);
+    let mut height = base_surface(c, p, s, noise)?;
     let (mut water, mut distance, mut influence) = (vec![0.0; n], vec![f64::INFINITY; n], vec![0.0; n]);
     let (mut d2, mut sv) = (vec![0.0; n], vec![0.0; n]);
     for river in &rivers {
@@ -181,7 +181,7 @@ pub fn generate_with(s: i64, compat: Compat, params: &LandscapeParams, rnd: &dyn
     for pond in &ponds {
         ponds::dig(c, pond, &mut height, &mut water, &mut influence);
     }
-    let blurred = smooth::gaussian(&height, nx, ny, 0.35);
+    let blurred = gaussian_filter(&height, nx, ny, 0.35)?;
     height.iter_mut().zip(&blurred).zip(&water).for_each(|((h, &b), &w)| {
         if w <= 0.02 {
             *h = b;
