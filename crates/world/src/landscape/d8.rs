@@ -215,7 +215,9 @@ fn trace_rivers(g: &FlowGraph, mask: &[bool], acc: &[u32], min_cells: usize) -> 
             continue;
         }
         let id = out.len();
-        for (k, &c) in t.cells.iter().enumerate() {
+        // A tributary's last cell is its parent's: its other donors belong to the parent.
+        let own = t.cells.len() - usize::from(t.parent.is_some());
+        for (k, &c) in t.cells[..own].iter().enumerate() {
             let c = c as usize;
             for &d in &list[start[c] as usize..start[c + 1] as usize] {
                 if d != main[c] {
