@@ -41,7 +41,9 @@ fn list_names_every_pyworldgen_generator() {
         let line = out.lines().find(|l| l.starts_with(name)).unwrap();
         assert!(line.contains("not yet") && line.contains("issue 22"), "{line}");
     }
-    assert!(out.lines().any(|l| l.starts_with("flat") && l.contains("available")));
+    for name in ["composite", "flat", "landscape", "roads"] {
+        assert!(out.lines().any(|l| l.starts_with(name) && l.contains("available")), "{name}:\n{out}");
+    }
 }
 
 #[test]
@@ -156,4 +158,66 @@ fn bad_input_is_refused_before_any_output() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?} left {}", out.display());
     }
+}
+
+#[test]
+fn landscape_composite_roads_and_roads_on_a_terrain_regenerate_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs: [(&str, Vec<&str>, &[&str]); 3] = [
+        ("landscape", vec!["--seed", "rhine", "--size", "40"], &["materials.png", "rivers.geojson"]),
+        (
+            "composite",
+            vec!["--seed", "atlas", "--size", "48"],
+            &["biome_plains.png", "biome_splat0.png", "dominant.png", "trees.glb", "roads.glb", "road_mask.png"],
+        ),
+        (
+            "roads",
+            vec!["--seed", "7", "--size", "32", "--param", "undulation_amp=3"],
+            &["roads.geojson", "roads.glb", "bridge_mask.png"],
+        ),
+    ];
+    for (gen, extra, want) in runs {
+        let (a, b) = (tmp.path().join(gen), tmp.path().join(format!("{gen}-again")));
+        let mut args = vec!["world", gen];
+        args.extend(extra);
+        args.extend(["--out", s(&a)]);
+        let o = bozkir(&args);
+        assert!(o.status.success(), "{gen}: {}", text(&o.stderr));
+        let fa = files(&a);
+        for f in want {
+            assert!(fa.contains_key(*f), "{gen}: {f} missing: {:?}", fa.keys());
+        }
+        let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+        assert!(o.status.success(), "{gen}: {}", text(&o.stderr));
+        assert_eq!(files(&b), fa, "{gen}: regenerated files differ");
+    }
+    // Roads over a terrain folder, regenerated from its world.json (which names the folder).
+    let terr = tmp.path().join("terrain");
+    let o = bozkir(&[
+        "terrain",
+        "--profile",
+        "canyon",
+        "--size",
+        "40",
+        "--seed",
+        "3",
+        "--cell-size",
+        "5",
+        "--height-range",
+        "30",
+        "--out",
+        s(&terr),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (a, b) = (tmp.path().join("on"), tmp.path().join("on-again"));
+    let o = bozkir(&["world", "roads", "--on", s(&terr), "--seed", "rhine", "--param", "num_hubs=4", "--out", s(&a)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let fa = files(&a);
+    assert!(text(&fa["world.json"]).contains("\"on\""));
+    let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&b), fa);
+    let o =
+        bozkir(&["world", "roads", "--on", s(&terr), "--param", "undulation_amp=1", "--out", s(&tmp.path().join("x"))]);
+    assert!(!o.status.success() && text(&o.stderr).contains("undulation_amp"), "{}", text(&o.stderr));
 }

@@ -57,6 +57,8 @@ pub const WORLD_STEPS_PER_CELL: f64 = 2000.0;
 pub struct WorldRequest {
     /// The world.
     pub spec: WorldSpec,
+    /// The terrain an `on` spec lays its roads over (`bozkir world roads --on`).
+    pub base: Option<bozkir_world::WorldGrid>,
 }
 
 /// What a world run produced besides its files.
@@ -89,7 +91,10 @@ pub fn world_cost(nx: usize, ny: usize) -> Cost {
 /// Checks a request before anything is generated or written: its shape (at least 2×2 cells, for
 /// the mesh) against the budget ([`budget::check`]). Returns the shape.
 pub fn check_request(req: &WorldRequest) -> Result<(usize, usize)> {
-    let (nx, ny) = req.spec.shape().map_err(world_err)?;
+    let (nx, ny) = match &req.base {
+        Some(b) => (b.nx, b.ny),
+        None => req.spec.shape().map_err(world_err)?,
+    };
     if nx < 2 || ny < 2 {
         return Err(PipelineError::invalid(format!(
             "world {}: {nx}×{ny} cells; a world needs at least 2×2 (domain_size / resolution)",
@@ -114,14 +119,18 @@ pub fn check_request(req: &WorldRequest) -> Result<(usize, usize)> {
 /// let dir = tempfile::tempdir().unwrap();
 /// let o = serde_json::json!({ "domain_size": [16.0, 12.0], "undulation_amp": 1.0 });
 /// let spec = WorldSpec::resolve("flat", Seed::parse("rhine"), Compat::Pyworldgen, o.as_object().unwrap()).unwrap();
-/// let out = generate_world(&WorldRequest { spec }, dir.path(), &NoProgress).unwrap();
+/// let out = generate_world(&WorldRequest { spec, base: None }, dir.path(), &NoProgress).unwrap();
 /// assert_eq!(out.shape, (8, 6));
 /// assert!(dir.path().join("world.json").is_file() && dir.path().join("ground.glb").is_file());
 /// ```
 pub fn generate_world(req: &WorldRequest, dir: &Path, obs: &dyn Observer) -> Result<WorldOutcome> {
     check_request(req)?;
     obs.step("generate");
-    let product = req.spec.generate().map_err(world_err)?;
+    let product = match &req.base {
+        Some(b) => req.spec.generate_on(b),
+        None => req.spec.generate(),
+    }
+    .map_err(world_err)?;
     product.check().map_err(world_err)?;
     obs.step("write");
     write_product(&product, &req.spec, dir)
@@ -401,6 +410,9 @@ fn sidecar(p: &WorldProduct, spec: &WorldSpec, range: (f64, f64), extra: Vec<Val
     s.insert("compat".into(), spec.compat.name().into());
     s.insert("seed_mapping".into(), seed_mapping(spec).into());
     s.insert("parameters".into(), Value::Object(spec.parameters.clone()));
+    if let Some(on) = &spec.on {
+        s.insert("on".into(), on.clone().into());
+    }
     s.insert("crs".into(), crs());
     if let Some(b) = &p.biomes {
         s.insert("biomes".into(), json!(b.names));
@@ -523,7 +535,7 @@ mod tests {
     fn budget_and_tiny_worlds_are_refused() {
         let m: Map<String, Value> = serde_json::from_str(r#"{"domain_size": [2.0, 40.0]}"#).unwrap();
         let spec = WorldSpec::resolve("flat", Seed::Int(5), Compat::Pyworldgen, &m).unwrap();
-        let e = check_request(&WorldRequest { spec }).unwrap_err().to_string();
+        let e = check_request(&WorldRequest { spec, base: None }).unwrap_err().to_string();
         assert!(e.contains("1×20 cells"), "{e}");
         let c = world_cost(100_000, 100_000);
         assert!(budget::Budget::default().check(&c).unwrap_err().to_string().contains("--max-memory"));

@@ -5,9 +5,12 @@
 //! edge, z up (heights in metres); fields are south-first, row-major, `ny × nx`, as
 //! [`crate::field`]. A product is plain data: the pipeline turns it into files.
 
+use crate::compose::{self, CompositeParams, CompositeWorld, Palette};
 use crate::error::{Result, WorldError};
 use crate::field::{Terrain, WorldGrid};
 use crate::flat::{self, FlatParams};
+use crate::landscape::{self, LandscapeParams, LandscapeWorld, MATERIALS};
+use crate::roads::{self, RoadNetwork, RoadParams};
 use crate::seed::{Compat, Seed};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -36,8 +39,8 @@ pub const GENERATORS: [GeneratorInfo; 6] = [
     GeneratorInfo {
         name: "composite",
         kind: "composite",
-        available: false,
-        description: "multi-biome world blended with a partition of unity (issue 21, not on this build yet)",
+        available: true,
+        description: "multi-biome world blended with a partition of unity, trees and roads",
     },
     GeneratorInfo {
         name: "flat",
@@ -57,17 +60,12 @@ pub const GENERATORS: [GeneratorInfo; 6] = [
         available: false,
         description: "streamed implicit cave in a voxel volume (issue 22, not yet)",
     },
-    GeneratorInfo {
-        name: "landscape",
-        kind: "landscape",
-        available: false,
-        description: "plain with rivers and ponds (issue 21, not on this build yet)",
-    },
+    GeneratorInfo { name: "landscape", kind: "landscape", available: true, description: "plain with rivers and ponds" },
     GeneratorInfo {
         name: "roads",
         kind: "roads",
-        available: false,
-        description: "least-cost road network over a flat base (issue 21, not on this build yet)",
+        available: true,
+        description: "least-cost road network over a flat base",
     },
 ];
 
@@ -96,6 +94,10 @@ pub struct WorldSpec {
     pub version: String,
     /// Every parameter of the generator (defaults filled in), pyworldgen's names.
     pub parameters: Map<String, Value>,
+    /// For roads laid over an existing terrain (`bozkir world roads --on`): that terrain folder
+    /// or DEM as given; regeneration reads it again. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
 }
 
 impl WorldSpec {
@@ -104,10 +106,7 @@ impl WorldSpec {
     /// the parameters are then completed with their defaults and [settled](Self::settled).
     pub fn resolve(generator_name: &str, seed: Seed, compat: Compat, overrides: &Map<String, Value>) -> Result<Self> {
         let info = generator(generator_name)?;
-        let parameters = match info.name {
-            "flat" => to_map(&FlatParams::from_overrides(overrides)?),
-            _ => return Err(not_available(info)),
-        };
+        let parameters = resolve_params(info, overrides)?;
         let spec = WorldSpec {
             format: SPEC_FORMAT,
             generator: info.name.to_string(),
@@ -115,8 +114,42 @@ impl WorldSpec {
             compat,
             version: WORLD_VERSION.to_string(),
             parameters,
+            on: None,
         };
         spec.settled()
+    }
+
+    /// The spec of roads laid over an existing terrain named `on` (a folder or DEM path, kept
+    /// as given): `overrides` are road parameters only.
+    pub fn resolve_on(seed: Seed, compat: Compat, overrides: &Map<String, Value>, on: &str) -> Result<Self> {
+        let spec = WorldSpec {
+            format: SPEC_FORMAT,
+            generator: "roads".to_string(),
+            seed,
+            compat,
+            version: WORLD_VERSION.to_string(),
+            parameters: to_map(&RoadParams::from_json(&Value::Object(overrides.clone()))?),
+            on: Some(on.to_string()),
+        };
+        spec.settled()
+    }
+
+    /// Roads of an `on` spec laid over `base` (the terrain it names); the product's grid is
+    /// `base` graded along the roads.
+    pub fn generate_on(&self, base: &WorldGrid) -> Result<WorldProduct> {
+        if self.generator != "roads" || self.on.is_none() {
+            return Err(WorldError::Invalid(format!(
+                "world {}: only `roads --on` specs take a base terrain",
+                self.generator
+            )));
+        }
+        let rp = RoadParams::from_json(&Value::Object(self.parameters.clone()))?;
+        let net = roads::generate_roads(base, &self.seed, self.compat, &rp)?;
+        let mut grid = base.clone();
+        grid.height = net.graded_height(None, None, 0.05);
+        let mut product = WorldProduct::from_grid("roads", grid);
+        product.add_roads(&net);
+        Ok(product)
     }
 
     /// The spec as it reads back from its own JSON text: serialised and parsed until the value
@@ -150,10 +183,12 @@ impl WorldSpec {
                 s.format
             )));
         }
-        let info = generator(&s.generator)?;
-        match info.name {
-            "flat" => FlatParams::from_overrides(&s.parameters).map(|_| ())?,
-            _ => return Err(not_available(info)),
+        match &s.on {
+            None => resolve_params(generator(&s.generator)?, &s.parameters).map(|_| ())?,
+            Some(_) if s.generator == "roads" => {
+                RoadParams::from_json(&Value::Object(s.parameters.clone())).map(|_| ())?
+            }
+            Some(_) => return Err(WorldError::Invalid(format!("world.json: `on` with generator `{}`", s.generator))),
         }
         Ok(s)
     }
@@ -161,11 +196,21 @@ impl WorldSpec {
     /// Generate the world this spec names.
     pub fn generate(&self) -> Result<WorldProduct> {
         let info = generator(&self.generator)?;
+        if let Some(on) = &self.on {
+            return Err(WorldError::Invalid(format!("world {}: needs its base terrain {on} (generate_on)", info.name)));
+        }
+        let (seed, compat, params) = (&self.seed, self.compat, &self.parameters);
         match info.name {
             "flat" => {
-                let p = FlatParams::from_overrides(&self.parameters)?;
-                Ok(WorldProduct::from_grid("flat", flat::generate(&self.seed, self.compat, &p)?))
+                let p = FlatParams::from_overrides(params)?;
+                Ok(WorldProduct::from_grid("flat", flat::generate(seed, compat, &p)?))
             }
+            "landscape" => {
+                let p = LandscapeParams::from_overrides(params)?;
+                Ok(WorldProduct::from(landscape::generate(seed, compat, &p)?))
+            }
+            "composite" => generate_composite(seed, compat, params),
+            "roads" => generate_roads_world(seed, compat, params),
             _ => Err(not_available(info)),
         }
     }
@@ -186,6 +231,58 @@ fn shape_params(params: &Map<String, Value>) -> Map<String, Value> {
         .filter(|(k, _)| *k == "domain_size" || *k == "resolution")
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// Every parameter of generator `info` (defaults filled in) from `overrides`, validated.
+fn resolve_params(info: &GeneratorInfo, overrides: &Map<String, Value>) -> Result<Map<String, Value>> {
+    Ok(match info.name {
+        "flat" => to_map(&FlatParams::from_overrides(overrides)?),
+        "landscape" => to_map(&LandscapeParams::from_overrides(overrides)?),
+        "composite" => to_map(&CompositeParams::from_json(&Value::Object(overrides.clone()).to_string())?),
+        "roads" => {
+            let (terrain, roads) = RoadParams::split_generator_params(&Value::Object(overrides.clone()))?;
+            let mut m = to_map(&FlatParams::from_overrides(terrain.as_object().expect("an object"))?);
+            m.extend(to_map(&roads));
+            m
+        }
+        _ => return Err(not_available(info)),
+    })
+}
+
+/// pyworldgen's `composite`: the composed world, then (with `add_roads`) a road network routed on
+/// its (height, water depth) with seed + 77, `num_hubs` and `mask_radius = road_mask_radius`.
+fn generate_composite(seed: &Seed, compat: Compat, params: &Map<String, Value>) -> Result<WorldProduct> {
+    let p = CompositeParams::from_json(&Value::Object(params.clone()).to_string())?;
+    let palette = Palette::builtin();
+    let world = compose::compose(seed, compat, &p, &palette)?;
+    let roads = if p.add_roads {
+        let rp = RoadParams {
+            num_hubs: p.num_hubs as usize,
+            mask_radius: p.road_mask_radius as usize,
+            ..RoadParams::default()
+        };
+        let road_seed = Seed::Int(world.seed_int.wrapping_add(compose::hooks::ROAD_SEED_OFFSET));
+        Some(roads::generate_roads(&world.grid, &road_seed, compat, &rp)?)
+    } else {
+        None
+    };
+    WorldProduct::from_composite(world, roads.as_ref())
+}
+
+/// pyworldgen's `roads` generator: a flat base terrain from the flat keys, the network from the
+/// rest; the product's grid is the graded terrain.
+fn generate_roads_world(seed: &Seed, compat: Compat, params: &Map<String, Value>) -> Result<WorldProduct> {
+    let (terrain, rp) = RoadParams::split_generator_params(&Value::Object(params.clone()))?;
+    let fp = FlatParams::from_overrides(terrain.as_object().expect("an object"))?;
+    let base = flat::generate(seed, compat, &fp)?;
+    let domain = Some((fp.domain_size[0], fp.domain_size[1]));
+    let net =
+        roads::generate_roads_with(&base, seed, compat, &rp, &roads::RoadInputs { domain, ..Default::default() })?;
+    let mut grid = base;
+    grid.height = net.graded_height(None, None, 0.05);
+    let mut product = WorldProduct::from_grid("roads", grid);
+    product.add_roads(&net);
+    Ok(product)
 }
 
 fn not_available(info: &GeneratorInfo) -> WorldError {
@@ -359,9 +456,104 @@ impl WorldProduct {
         Ok(())
     }
 
+    /// Adds a road network's masks, centrelines (3-D, deck lifted 0.3 m as pyworldgen's
+    /// `road_polylines_3d`) and ribbon (colours by vertex flag: asphalt, bridge deck, tunnel).
+    pub fn add_roads(&mut self, net: &RoadNetwork) {
+        self.road_mask = Some(net.road_mask.clone());
+        self.bridge_mask = Some(net.bridge_mask(0.05));
+        let lines = net.polylines_3d(0.3);
+        let routed = net.segments.iter().filter(|s| s.polyline.len() >= 2);
+        self.roads = routed
+            .zip(lines)
+            .map(|(s, points)| {
+                let mut properties = Map::new();
+                properties.insert("hubs".into(), serde_json::json!([s.a, s.b]));
+                properties.insert("length_m".into(), s.length().into());
+                Polyline { name: format!("road {}-{}", s.a, s.b), points, properties }
+            })
+            .collect();
+        let m = net.ribbon_mesh(None, 0.3);
+        let colour = |f: u8| match f {
+            roads::geometry::FLAG_TUNNEL => [40, 38, 36, 255],
+            roads::geometry::FLAG_BRIDGE => [150, 118, 84, 255],
+            _ => [72, 72, 74, 255],
+        };
+        self.ribbon = Some(RibbonMesh {
+            positions: m.vertices,
+            normals: Vec::new(),
+            colours: m.flags.iter().map(|&f| colour(f)).collect(),
+            indices: m.triangles.iter().flatten().copied().collect(),
+        });
+    }
+
+    /// A composed world: grid, biome weights (f32), dominant biome, colour, trees, and the roads
+    /// of `roads` when given. Fails on more than 256 biomes.
+    pub fn from_composite(w: CompositeWorld, roads: Option<&RoadNetwork>) -> Result<Self> {
+        let n = w.grid.nx * w.grid.ny;
+        let fields = (0..w.biome_names.len()).map(|t| w.weight_f32(t)).collect();
+        let dominant = w
+            .dominant
+            .iter()
+            .map(|&d| u8::try_from(d).map_err(|_| WorldError::Invalid(format!("composite: biome index {d} above 255"))))
+            .collect::<Result<Vec<u8>>>()?;
+        let mut p = Self::from_grid("composite", w.grid);
+        p.biomes = Some(BiomeWeights { names: w.biome_names, fields });
+        p.dominant = Some(dominant);
+        p.colour = Some(w.color);
+        p.trees = w
+            .trees
+            .iter()
+            .map(|t| TreeInstance { position: [t.x, t.y, t.z], crown_radius: t.crown_radius, height: t.height })
+            .collect();
+        debug_assert_eq!(p.colour.as_ref().map(Vec::len), Some(n));
+        if let Some(net) = roads {
+            p.add_roads(net);
+        }
+        Ok(p)
+    }
+
     /// The heights as a [`Terrain`].
     pub fn terrain(&self) -> &dyn Terrain {
         &self.grid
+    }
+}
+
+/// Display colours of the landscape's materials, in [`MATERIALS`] order (water, sand shore,
+/// grass plain, wetland, rocky slope, upland).
+pub const MATERIAL_COLOURS: [[u8; 3]; 6] =
+    [[58, 104, 160], [212, 196, 150], [118, 158, 82], [88, 124, 96], [128, 118, 108], [152, 148, 112]];
+
+impl From<LandscapeWorld> for WorldProduct {
+    /// Grid; materials with their names and colours (the ground colour); rivers as 3-D
+    /// polylines along their beds, with kind, order, flow, width, depth and the joined river.
+    fn from(w: LandscapeWorld) -> Self {
+        let colour = w.material.iter().map(|&m| MATERIAL_COLOURS[(m as usize).min(5)]).collect();
+        let rivers = w
+            .rivers
+            .iter()
+            .map(|r| {
+                let mut properties = Map::new();
+                properties.insert("id".into(), r.id.into());
+                properties.insert("kind".into(), format!("{:?}", r.kind).to_lowercase().into());
+                properties.insert("order".into(), r.order.into());
+                properties.insert("flow".into(), r.flow.into());
+                properties.insert("width_m".into(), r.width.into());
+                properties.insert("depth_m".into(), r.depth.into());
+                properties.insert("joins".into(), r.parent_id.map_or(Value::Null, Value::from));
+                properties.insert("join_index".into(), r.join_index.map_or(Value::Null, Value::from));
+                let points = r.points.iter().zip(&r.bed).map(|(p, &z)| [p[0], p[1], z]).collect();
+                Polyline { name: format!("river {}", r.id), points, properties }
+            })
+            .collect();
+        let mut p = Self::from_grid("landscape", w.grid);
+        p.materials = Some(Classes {
+            names: MATERIALS.iter().map(|s| s.to_string()).collect(),
+            cells: w.material,
+            colours: MATERIAL_COLOURS.to_vec(),
+        });
+        p.colour = Some(colour);
+        p.rivers = rivers;
+        p
     }
 }
 

@@ -2,13 +2,13 @@
 //! `composite`), and `regen` from a `world.json`. Every argument is checked, the spec resolved
 //! and the budget checked before the output folder is touched.
 
-use super::MAX_TERRAIN_SIZE;
+use super::{load_dem, read_terrain_folder, MAX_TERRAIN_SIZE};
 use crate::outputs::{commit, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
 use bozkir_pipeline::world::{check_request, generate_world, WorldRequest, WORLD_JSON};
 use bozkir_world::product::{generator, WorldSpec, GENERATORS, WORLD_VERSION};
-use bozkir_world::{Compat, Seed};
+use bozkir_world::{Compat, Seed, WorldGrid};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -94,15 +94,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         WorldCmd::Composite(g) => generate("composite", &g, quiet),
         WorldCmd::Forest(g) => generate("forest", &g, quiet),
         WorldCmd::ImplicitCave(g) => generate("implicit_cave", &g, quiet),
-        WorldCmd::Roads(r) => {
-            if let Some(on) = &r.on {
-                bail!(
-                    "world roads --on {}: roads over an existing terrain are not available in this build yet",
-                    on.display()
-                );
-            }
-            generate("roads", &r.gen, quiet)
-        }
+        WorldCmd::Roads(r) => match &r.on {
+            Some(on) => roads_on(on, &r.gen, quiet),
+            None => generate("roads", &r.gen, quiet),
+        },
         WorldCmd::Regen(r) => regen(&r, quiet),
     }
 }
@@ -163,13 +158,33 @@ fn generate(name: &str, g: &GenArgs, quiet: bool) -> Result<()> {
     if !info.available {
         bail!("world {name}: not available yet: {}", info.description);
     }
-    let compat = match g.compat {
+    let spec = WorldSpec::resolve(name, Seed::parse(&g.seed), compat(g.compat), &overrides(g)?)
+        .with_context(|| format!("world {name}"))?;
+    run_spec(spec, None, &g.out, quiet)
+}
+
+fn compat(c: CompatArg) -> Compat {
+    match c {
         CompatArg::Pyworldgen => Compat::Pyworldgen,
         CompatArg::Canonical => Compat::Canonical,
-    };
-    let spec = WorldSpec::resolve(name, Seed::parse(&g.seed), compat, &overrides(g)?)
-        .with_context(|| format!("world {name}"))?;
-    run_spec(spec, &g.out, quiet)
+    }
+}
+
+/// The terrain folder or DEM `on` as a world grid (row 0 south).
+fn base_terrain(on: &std::path::Path) -> Result<WorldGrid> {
+    let grid = if on.is_dir() { read_terrain_folder(on, "world roads --on")?.1 } else { load_dem(on)?.0 };
+    Ok(WorldGrid::from_grid(&grid))
+}
+
+fn roads_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
+    if g.size.is_some() {
+        bail!("world roads --on: --size does not apply (the terrain has its own size)");
+    }
+    let base = base_terrain(on)?;
+    let on_text = on.to_str().with_context(|| format!("{}: not a UTF-8 path", on.display()))?;
+    let spec = WorldSpec::resolve_on(Seed::parse(&g.seed), compat(g.compat), &overrides(g)?, on_text)
+        .context("world roads --on")?;
+    run_spec(spec, Some(base), &g.out, quiet)
 }
 
 fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
@@ -184,12 +199,16 @@ fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
             spec.version
         );
     }
-    run_spec(spec, &r.out, quiet)
+    let base = match &spec.on {
+        Some(on) => Some(base_terrain(std::path::Path::new(on))?),
+        None => None,
+    };
+    run_spec(spec, base, &r.out, quiet)
 }
 
 /// Budget check, then generate into a staging folder and publish it.
-fn run_spec(spec: WorldSpec, out: &std::path::Path, quiet: bool) -> Result<()> {
-    let req = WorldRequest { spec };
+fn run_spec(spec: WorldSpec, base: Option<WorldGrid>, out: &std::path::Path, quiet: bool) -> Result<()> {
+    let req = WorldRequest { spec, base };
     let (nx, ny) = check_request(&req)?;
     let st = Staging::new(out)?.expecting(&["terrain.json", WORLD_JSON, "preview.png", "height.tif", "ground.glb"])?;
     let bar = Bar::new(quiet);
