@@ -94,8 +94,8 @@ const TILE: usize = 16;
 /// `distance_to_polyline_grid`: segments in order, a later one wins only when strictly closer,
 /// so the first segment reaching the minimum gives `s`).
 ///
-/// Exact but pruned: per 16 × 16 tile, `U` = min over segments of (distance from the tile centre
-/// + half the tile diagonal) bounds every cell's minimum, and only segments whose bounding box
+/// Exact but pruned: per 16 × 16 tile, `U` = min over segments of the distance from the tile
+/// centre plus half the tile diagonal bounds every cell's minimum, and only segments whose box
 /// lies within `U` of the tile (with a rounding margin) are swept, in their order; the others are
 /// strictly farther from every cell of the tile, so they can neither win nor tie. With a finite
 /// `radius`, cells farther than `radius` from the polyline get `d2 = ∞`, and only the rows of
