@@ -20,3 +20,23 @@ fn landscape_sizes() {
         }
     }
 }
+
+#[test]
+#[ignore = "timing"]
+fn carve_the_srtm_tile() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/dem/srtm_ref.tif");
+    let dem = bozkir_io::read_dem(path).unwrap();
+    let input = bozkir_world::WorldGrid::from_grid(&dem.heights);
+    for threshold in [2000u32, 500] {
+        let t = Instant::now();
+        let c = carve_rivers(&input, &CarveParams { threshold_cells: threshold, ..Default::default() }).unwrap();
+        let changed = c.grid.height.iter().zip(&input.height).filter(|(a, b)| a != b).count();
+        eprintln!(
+            "carve_rivers srtm_ref {}x{} threshold {threshold}: {:.3} s, {} rivers, {changed} cells changed",
+            input.nx,
+            input.ny,
+            t.elapsed().as_secs_f64(),
+            c.rivers.len()
+        );
+    }
+}

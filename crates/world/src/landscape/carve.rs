@@ -115,6 +115,7 @@ pub(crate) fn polyline_field(c: Cells, pts: &[[f64; 2]], radius: f64, d2: &mut [
         cum += len;
     }
     let total = f64::max(cum, 1e-9);
+    let groups: Vec<Group> = segs.chunks(GROUP).map(Group::of).collect();
     d2.par_chunks_mut(TILE * c.nx).zip(s.par_chunks_mut(TILE * c.nx)).enumerate().for_each(|(tj, (dch, sch))| {
         dch.fill(f64::INFINITY);
         sch.fill(0.0);
@@ -124,12 +125,8 @@ pub(crate) fn polyline_field(c: Cells, pts: &[[f64; 2]], radius: f64, d2: &mut [
         let mut cand: Vec<Seg> = Vec::with_capacity(segs.len());
         for i0 in (0..c.nx).step_by(TILE) {
             let i1 = (i0 + TILE).min(c.nx);
-            let (x0, x1) = (c.x(i0), c.x(i1 - 1));
-            let (cx, cy, half) = (0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (x1 - x0).hypot(y1 - y0));
-            let u = segs.iter().map(|sg| sg.dist(cx, cy) + half).fold(f64::INFINITY, f64::min).min(radius);
-            let lim = u + 1e-6 + u * 1e-9;
-            cand.clear();
-            cand.extend(segs.iter().filter(|sg| sg.gap(x0, x1, y0, y1) <= lim));
+            let rect = [c.x(i0), c.x(i1 - 1), y0, y1];
+            candidates(&segs, &groups, rect, radius, &mut cand);
             if cand.is_empty() {
                 continue;
             }
@@ -146,6 +143,61 @@ pub(crate) fn polyline_field(c: Cells, pts: &[[f64; 2]], radius: f64, d2: &mut [
             }
         }
     });
+}
+
+/// Segments per group in the tile pre-pass.
+const GROUP: usize = 32;
+
+/// A run of consecutive segments: its length and bounding box.
+struct Group {
+    len: usize,
+    bbox: Seg,
+}
+
+impl Group {
+    fn of(run: &[Seg]) -> Self {
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for sg in run {
+            for p in [sg.a, [sg.a[0] + sg.ab[0], sg.a[1] + sg.ab[1]]] {
+                (x0, x1, y0, y1) = (x0.min(p[0]), x1.max(p[0]), y0.min(p[1]), y1.max(p[1]));
+            }
+        }
+        // Only `gap` is used on the box: a segment from one corner to the other has that box.
+        let bbox = Seg { a: [x0, y0], ab: [x1 - x0, y1 - y0], len: 0.0, ab2: 0.0, cum: 0.0 };
+        Self { len: run.len(), bbox }
+    }
+}
+
+/// The segments that can be nearest to some cell of the tile `rect = [x0, x1, y0, y1]`, in their
+/// order: an upper bound `U` of every cell's distance (distance from the tile centre plus half
+/// the diagonal, over the segments of the group nearest the tile, then over the survivors), then
+/// every segment whose box lies within `min(U, radius)` plus a rounding margin.
+fn candidates(segs: &[Seg], groups: &[Group], rect: [f64; 4], radius: f64, cand: &mut Vec<Seg>) {
+    let [x0, x1, y0, y1] = rect;
+    let (cx, cy, half) = (0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (x1 - x0).hypot(y1 - y0));
+    let margin = |u: f64| u + 1e-6 + u * 1e-9;
+    let mut first = 0;
+    let gaps: Vec<(usize, usize, f64)> = groups
+        .iter()
+        .map(|g| {
+            let r = (first, g.len, g.bbox.gap(x0, x1, y0, y1));
+            first += g.len;
+            r
+        })
+        .collect();
+    cand.clear();
+    let Some(&(f0, n0, _)) = gaps.iter().min_by(|a, b| a.2.total_cmp(&b.2)) else { return };
+    let bound = |run: &[Seg]| run.iter().map(|sg| sg.dist(cx, cy) + half).fold(f64::INFINITY, f64::min);
+    let u = bound(&segs[f0..f0 + n0]).min(radius);
+    for &(f, n, gap) in &gaps {
+        if gap <= margin(u) {
+            cand.extend(segs[f..f + n].iter().filter(|sg| sg.gap(x0, x1, y0, y1) <= margin(u)));
+        }
+    }
+    let u2 = bound(cand).min(u);
+    if u2 < u {
+        cand.retain(|sg| sg.gap(x0, x1, y0, y1) <= margin(u2));
+    }
 }
 
 /// pyworldgen's per-cell sweep over segments: `t = clip(((p − a)·ab) / |ab|², 0, 1)`, squared
@@ -410,7 +462,7 @@ mod tests {
             (state >> 11) as f64 / (1u64 << 53) as f64
         };
         let mut pts = vec![[60.0, 5.0]];
-        for k in 0..60 {
+        for k in 0..150 {
             let last = pts[pts.len() - 1];
             let step = if k % 17 == 0 { [0.0, 0.0] } else { [rnd() * 6.0 - 3.5, rnd() * 4.0 - 1.0] };
             pts.push([last[0] + step[0], last[1] + step[1]]);
