@@ -56,63 +56,164 @@ impl Cells {
     }
 }
 
+/// One segment of a polyline: start `a`, direction `ab`, length, squared length, arc length at
+/// its start.
+#[derive(Clone, Copy)]
+struct Seg {
+    a: [f64; 2],
+    ab: [f64; 2],
+    len: f64,
+    ab2: f64,
+    cum: f64,
+}
+
+impl Seg {
+    /// Distance from `(x, y)` to the segment (the bound computations only).
+    fn dist(&self, x: f64, y: f64) -> f64 {
+        let t = clip(((x - self.a[0]) * self.ab[0] + (y - self.a[1]) * self.ab[1]) / self.ab2, 0.0, 1.0);
+        let (px, py) = (self.a[0] + t * self.ab[0], self.a[1] + t * self.ab[1]);
+        ((x - px) * (x - px) + (y - py) * (y - py)).sqrt()
+    }
+
+    /// Distance from the rectangle `[x0, x1] × [y0, y1]` to the segment's bounding box: a lower
+    /// bound of the distance from any point of the rectangle to the segment.
+    fn gap(&self, x0: f64, x1: f64, y0: f64, y1: f64) -> f64 {
+        let (bx0, bx1) = (self.a[0].min(self.a[0] + self.ab[0]), self.a[0].max(self.a[0] + self.ab[0]));
+        let (by0, by1) = (self.a[1].min(self.a[1] + self.ab[1]), self.a[1].max(self.a[1] + self.ab[1]));
+        let gx = f64::max(0.0, f64::max(bx0 - x1, x0 - bx1));
+        let gy = f64::max(0.0, f64::max(by0 - y1, y0 - by1));
+        (gx * gx + gy * gy).sqrt()
+    }
+}
+
+/// Side of the square tiles the distance field is computed in.
+const TILE: usize = 16;
+
 /// For every cell, the squared distance `d2` to the polyline `pts` and the arc length of the
 /// nearest point as a fraction `s` of the whole length (pyworldgen's
-/// `distance_to_polyline_grid`: segments in order, a later one wins only when strictly closer).
-/// Only cells within `radius` of a segment's bounding box are visited (`∞`: all cells); the
-/// others keep `d2 = ∞`. Only the rows of [`Cells::rows_near`] are written (the rest of the
-/// buffers is stale). Rows run in parallel; each cell's result depends only on its own sweep
-/// over the segments, so it is the same for any thread count.
+/// `distance_to_polyline_grid`: segments in order, a later one wins only when strictly closer,
+/// so the first segment reaching the minimum gives `s`).
+///
+/// Exact but pruned: per 16 × 16 tile, `U` = min over segments of the distance from the tile
+/// centre plus half the tile diagonal bounds every cell's minimum, and only segments whose box
+/// lies within `U` of the tile (with a rounding margin) are swept, in their order; the others are
+/// strictly farther from every cell of the tile, so they can neither win nor tie. With a finite
+/// `radius`, cells farther than `radius` from the polyline get `d2 = ∞`, and only the rows of
+/// [`Cells::rows_near`] are written (the rest of the buffers is stale). Tiles run in parallel;
+/// each cell's result depends only on its own sweep, so it is the same for any thread count.
 pub(crate) fn polyline_field(c: Cells, pts: &[[f64; 2]], radius: f64, d2: &mut [f64], s: &mut [f64]) {
     let rows = c.rows_near(pts, radius);
     let (d2, s) = (&mut d2[rows.start * c.nx..rows.end * c.nx], &mut s[rows.start * c.nx..rows.end * c.nx]);
-    d2.fill(f64::INFINITY);
-    s.fill(0.0);
-    let segs: Vec<([f64; 2], [f64; 2], f64, f64)> = pts
-        .windows(2)
-        .map(|w| (w[0], [w[1][0] - w[0][0], w[1][1] - w[0][1]]))
-        .map(|(a, ab)| (a, ab, (ab[0] * ab[0] + ab[1] * ab[1]).sqrt(), ab[0] * ab[0] + ab[1] * ab[1]))
-        .collect();
-    let mut cumulative = Vec::with_capacity(segs.len() + 1);
-    let mut acc = 0.0;
-    cumulative.push(0.0);
-    for sg in &segs {
-        acc += sg.2;
-        cumulative.push(acc);
+    let mut segs = Vec::with_capacity(pts.len());
+    let mut cum = 0.0;
+    for w in pts.windows(2) {
+        let ab = [w[1][0] - w[0][0], w[1][1] - w[0][1]];
+        let (len, ab2) = ((ab[0] * ab[0] + ab[1] * ab[1]).sqrt(), ab[0] * ab[0] + ab[1] * ab[1]);
+        if ab2 > 1e-12 {
+            segs.push(Seg { a: w[0], ab, len, ab2, cum });
+        }
+        cum += len;
     }
-    let total = f64::max(acc, 1e-9);
-    d2.par_chunks_mut(c.nx).zip(s.par_chunks_mut(c.nx)).enumerate().for_each(|(j, (drow, srow))| {
-        let y = c.y(rows.start + j);
-        for (k, &(a, ab, len, ab2)) in segs.iter().enumerate() {
-            if ab2 <= 1e-12 {
+    let total = f64::max(cum, 1e-9);
+    let groups: Vec<Group> = segs.chunks(GROUP).map(Group::of).collect();
+    d2.par_chunks_mut(TILE * c.nx).zip(s.par_chunks_mut(TILE * c.nx)).enumerate().for_each(|(tj, (dch, sch))| {
+        dch.fill(f64::INFINITY);
+        sch.fill(0.0);
+        let j0 = rows.start + tj * TILE;
+        let nrows = dch.len() / c.nx;
+        let (y0, y1) = (c.y(j0), c.y(j0 + nrows - 1));
+        let mut cand: Vec<Seg> = Vec::with_capacity(segs.len());
+        for i0 in (0..c.nx).step_by(TILE) {
+            let i1 = (i0 + TILE).min(c.nx);
+            let rect = [c.x(i0), c.x(i1 - 1), y0, y1];
+            candidates(&segs, &groups, rect, radius, &mut cand);
+            if cand.is_empty() {
                 continue;
             }
-            let (ylo, yhi) = (a[1].min(a[1] + ab[1]), a[1].max(a[1] + ab[1]));
-            if y < ylo - radius || y > yhi + radius {
-                continue;
-            }
-            let (i0, i1) = if radius.is_finite() {
-                let xlo = a[0].min(a[0] + ab[0]) - radius;
-                let xhi = a[0].max(a[0] + ab[0]) + radius;
-                let lo = ((xlo / c.dx - 0.5).ceil().max(0.0)) as usize;
-                let hi = ((xhi / c.dx - 0.5).floor() + 1.0).clamp(0.0, c.nx as f64) as usize;
-                (lo.min(c.nx), hi)
-            } else {
-                (0, c.nx)
-            };
-            let yy = y - a[1];
-            for i in i0..i1 {
-                let x = c.x(i);
-                let t = clip(((x - a[0]) * ab[0] + yy * ab[1]) / ab2, 0.0, 1.0);
-                let (px, py) = (a[0] + t * ab[0], a[1] + t * ab[1]);
-                let dd = (x - px) * (x - px) + (y - py) * (y - py);
-                if dd < drow[i] {
-                    drow[i] = dd;
-                    srow[i] = (cumulative[k] + t * len) / total;
+            for r in 0..nrows {
+                let y = c.y(j0 + r);
+                let (drow, srow) = (&mut dch[r * c.nx..(r + 1) * c.nx], &mut sch[r * c.nx..(r + 1) * c.nx]);
+                for i in i0..i1 {
+                    sweep(c.x(i), y, &cand, total, &mut drow[i], &mut srow[i]);
+                    if drow[i] > radius * radius {
+                        drow[i] = f64::INFINITY;
+                        srow[i] = 0.0;
+                    }
                 }
             }
         }
     });
+}
+
+/// Segments per group in the tile pre-pass.
+const GROUP: usize = 32;
+
+/// A run of consecutive segments: its length and bounding box.
+struct Group {
+    len: usize,
+    bbox: Seg,
+}
+
+impl Group {
+    fn of(run: &[Seg]) -> Self {
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for sg in run {
+            for p in [sg.a, [sg.a[0] + sg.ab[0], sg.a[1] + sg.ab[1]]] {
+                (x0, x1, y0, y1) = (x0.min(p[0]), x1.max(p[0]), y0.min(p[1]), y1.max(p[1]));
+            }
+        }
+        // Only `gap` is used on the box: a segment from one corner to the other has that box.
+        let bbox = Seg { a: [x0, y0], ab: [x1 - x0, y1 - y0], len: 0.0, ab2: 0.0, cum: 0.0 };
+        Self { len: run.len(), bbox }
+    }
+}
+
+/// The segments that can be nearest to some cell of the tile `rect = [x0, x1, y0, y1]`, in their
+/// order: an upper bound `U` of every cell's distance (distance from the tile centre plus half
+/// the diagonal, over the segments of the group nearest the tile, then over the survivors), then
+/// every segment whose box lies within `min(U, radius)` plus a rounding margin.
+fn candidates(segs: &[Seg], groups: &[Group], rect: [f64; 4], radius: f64, cand: &mut Vec<Seg>) {
+    let [x0, x1, y0, y1] = rect;
+    let (cx, cy, half) = (0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (x1 - x0).hypot(y1 - y0));
+    let margin = |u: f64| u + 1e-6 + u * 1e-9;
+    let mut first = 0;
+    let gaps: Vec<(usize, usize, f64)> = groups
+        .iter()
+        .map(|g| {
+            let r = (first, g.len, g.bbox.gap(x0, x1, y0, y1));
+            first += g.len;
+            r
+        })
+        .collect();
+    cand.clear();
+    let Some(&(f0, n0, _)) = gaps.iter().min_by(|a, b| a.2.total_cmp(&b.2)) else { return };
+    let bound = |run: &[Seg]| run.iter().map(|sg| sg.dist(cx, cy) + half).fold(f64::INFINITY, f64::min);
+    let u = bound(&segs[f0..f0 + n0]).min(radius);
+    for &(f, n, gap) in &gaps {
+        if gap <= margin(u) {
+            cand.extend(segs[f..f + n].iter().filter(|sg| sg.gap(x0, x1, y0, y1) <= margin(u)));
+        }
+    }
+    let u2 = bound(cand).min(u);
+    if u2 < u {
+        cand.retain(|sg| sg.gap(x0, x1, y0, y1) <= margin(u2));
+    }
+}
+
+/// pyworldgen's per-cell sweep over segments: `t = clip(((p − a)·ab) / |ab|², 0, 1)`, squared
+/// distance to `a + t·ab`, replaced only when strictly smaller, `s = (cum + t·len) / total`.
+#[inline]
+fn sweep(x: f64, y: f64, segs: &[Seg], total: f64, d: &mut f64, s: &mut f64) {
+    for sg in segs {
+        let (a, ab) = (sg.a, sg.ab);
+        let t = clip(((x - a[0]) * ab[0] + (y - a[1]) * ab[1]) / sg.ab2, 0.0, 1.0);
+        let (px, py) = (a[0] + t * ab[0], a[1] + t * ab[1]);
+        let dd = (x - px) * (x - px) + (y - py) * (y - py);
+        if dd < *d {
+            *d = dd;
+            *s = (sg.cum + t * sg.len) / total;
+        }
+    }
 }
 
 /// Bed height at arc fraction `s`: linear interpolation between the bed samples around
@@ -349,6 +450,57 @@ mod tests {
         assert!(e2[7].is_infinite(), "row 0 lies 1.5 m away, outside a 1 m radius");
         assert_eq!(e2[17], d2[17]);
         assert_eq!(t[17], s[17]);
+    }
+
+    #[test]
+    fn pruned_field_equals_the_full_sweep_bit_for_bit() {
+        // A wiggly polyline with repeated and zero-length segments over a 70 × 45 grid.
+        let c = Cells { nx: 70, ny: 45, dx: 1.7, dy: 1.3 };
+        let mut state = 12345u64;
+        let mut rnd = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut pts = vec![[60.0, 5.0]];
+        for k in 0..150 {
+            let last = pts[pts.len() - 1];
+            let step = if k % 17 == 0 { [0.0, 0.0] } else { [rnd() * 6.0 - 3.5, rnd() * 4.0 - 1.0] };
+            pts.push([last[0] + step[0], last[1] + step[1]]);
+        }
+        let segs: Vec<Seg> = {
+            let mut v = Vec::new();
+            let mut cum = 0.0;
+            for w in pts.windows(2) {
+                let ab = [w[1][0] - w[0][0], w[1][1] - w[0][1]];
+                let (len, ab2) = ((ab[0] * ab[0] + ab[1] * ab[1]).sqrt(), ab[0] * ab[0] + ab[1] * ab[1]);
+                if ab2 > 1e-12 {
+                    v.push(Seg { a: w[0], ab, len, ab2, cum });
+                }
+                cum += len;
+            }
+            v
+        };
+        let total = segs.last().map(|s| s.cum + s.len).unwrap();
+        let (mut d2, mut s) = (vec![0.0; c.len()], vec![0.0; c.len()]);
+        for radius in [f64::INFINITY, 9.0] {
+            polyline_field(c, &pts, radius, &mut d2, &mut s);
+            let rows = c.rows_near(&pts, radius);
+            for j in rows {
+                for i in 0..c.nx {
+                    let (mut d, mut t) = (f64::INFINITY, 0.0);
+                    sweep(c.x(i), c.y(j), &segs, total, &mut d, &mut t);
+                    if d > radius * radius {
+                        (d, t) = (f64::INFINITY, 0.0);
+                    }
+                    let k = j * c.nx + i;
+                    assert_eq!(
+                        (d2[k].to_bits(), s[k].to_bits()),
+                        (d.to_bits(), t.to_bits()),
+                        "cell {i},{j} r {radius}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
