@@ -512,6 +512,7 @@ async function openWorld(spec) {
     const ms = performance.now() - t0;
     attachWorld(app, w, spec);
     app.world.generateMs = ms;
+    app.panel?.setTerrainInfo(app.world.label, app.terrainName, app.gen);
     message(`${app.world.label}: generated in ${ms.toFixed(0)} ms`, 'info');
   } catch (e) {
     message(`world "${spec.generator}" seed "${spec.seed}": ${e.message}`);
