@@ -509,6 +509,224 @@ export class Terrain {
 if (Symbol.dispose) Terrain.prototype[Symbol.dispose] = Terrain.prototype.free;
 
 /**
+ * A generated world as typed arrays (see the module docs).
+ */
+export class WorldView {
+    static __wrap(ptr) {
+        const obj = Object.create(WorldView.prototype);
+        obj.__wbg_ptr = ptr;
+        WorldViewFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        WorldViewFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_worldview_free(ptr, 0);
+    }
+    /**
+     * FNV-1a 64 (hex) over nx, ny (u32), dx, dy (f64) and every array's little-endian bytes in
+     * the order of the getters: what native and WebAssembly must agree on bit for bit.
+     * @returns {string}
+     */
+    checksum() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.worldview_checksum(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * r" sRGB ground colour, `ny × nx × 3`, a `Uint8Array` (empty: none).
+     * @returns {Uint8Array}
+     */
+    get color() {
+        const ret = wasm.worldview_color(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * r#" `"pyworldgen"` or `"canonical"`."#
+     * @returns {string}
+     */
+    get compat() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.worldview_compat(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * r" Column spacing in metres.
+     * @returns {number}
+     */
+    get dx() {
+        const ret = wasm.worldview_dx(this.__wbg_ptr);
+        return ret;
+    }
+    /**
+     * r" Row spacing in metres.
+     * @returns {number}
+     */
+    get dy() {
+        const ret = wasm.worldview_dy(this.__wbg_ptr);
+        return ret;
+    }
+    /**
+     * r" Generator name (pyworldgen's).
+     * @returns {string}
+     */
+    get generator() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.worldview_generator(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * r" Whether the world has a road ribbon.
+     * @returns {boolean}
+     */
+    get hasRoads() {
+        const ret = wasm.worldview_hasRoads(this.__wbg_ptr);
+        return ret !== 0;
+    }
+    /**
+     * r" Ground heights in metres, `ny × nx`, a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get height() {
+        const ret = wasm.worldview_height(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * r" Columns (x east).
+     * @returns {number}
+     */
+    get nx() {
+        const ret = wasm.worldview_nx(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * r" Rows (y north; row 0 south).
+     * @returns {number}
+     */
+    get ny() {
+        const ret = wasm.worldview_ny(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * r" 1 where a ribbon vertex is on a bridge, a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get roadBridge() {
+        const ret = wasm.worldview_roadBridge(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * r" Ribbon colours, rgb, a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get roadColors() {
+        const ret = wasm.worldview_roadColors(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * r" Ribbon triangles, a `Uint32Array`.
+     * @returns {Uint32Array}
+     */
+    get roadIndices() {
+        const ret = wasm.worldview_roadIndices(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * r" Ribbon vertices, xyz, a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get roadPositions() {
+        const ret = wasm.worldview_roadPositions(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * r" 1 where a ribbon vertex is inside a tunnel, a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get roadTunnel() {
+        const ret = wasm.worldview_roadTunnel(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * r" The seed as given (an integer or a word).
+     * @returns {string}
+     */
+    get seed() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.worldview_seed(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * r" Trees, `[x, y, z, crownRadius, height]` each, a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get trees() {
+        const ret = wasm.worldview_trees(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * r" Water depths in metres, `ny × nx`, a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get water() {
+        const ret = wasm.worldview_water(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+}
+if (Symbol.dispose) WorldView.prototype[Symbol.dispose] = WorldView.prototype.free;
+
+/**
  * The blend mix of a tile of this strength for a blend band `width` (1 = its own class only).
  * @param {number} strength
  * @param {number} width
@@ -625,6 +843,36 @@ export function generate(profile, seed, size) {
         throw takeFromExternrefTable0(ret[1]);
     }
     return Terrain.__wrap(ret[0]);
+}
+
+/**
+ * Generate world `name` for `seed` (an integer or a word) with `paramsJson` (see the module
+ * docs): the arrays the viewer draws.
+ * @param {string} name
+ * @param {string} seed
+ * @param {string} params_json
+ * @returns {WorldView}
+ */
+export function generateWorld(name, seed, params_json) {
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+        ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passStringToWasm0(seed, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len1 = WASM_VECTOR_LEN;
+        ptr2 = passStringToWasm0(params_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.generateWorld(ptr0, len0, ptr1, len1, ptr2, len2);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return WorldView.__wrap(ret[0]);
 }
 
 /**
@@ -798,6 +1046,9 @@ const StarterTilesetFinalization = (typeof FinalizationRegistry === 'undefined')
 const TerrainFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_terrain_free(ptr, 1));
+const WorldViewFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_worldview_free(ptr, 1));
 
 function _assertClass(instance, klass) {
     if (!(instance instanceof klass)) {

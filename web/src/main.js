@@ -18,6 +18,7 @@ import { standAt, walkStep } from './walk.js';
 import { figureName, settingsText } from './figure.js';
 import { captureSweep, PopMeter } from './capture.js';
 import { attachMeshMode } from './mesh.js';
+import { parseWorldParams, generateWorld, attachWorld, worldQuery } from './world.js';
 
 const DEFAULT_GEN = { gen: 'rolling', seed: 0, size: 256 };
 
@@ -280,10 +281,10 @@ function viewLink() {
 }
 
 function writeUrl() {
-  const q = new URLSearchParams();
+  const q = new URLSearchParams(app.world ? worldQuery(app.world.spec) : '');
   if (app.sceneName !== 'dropped') q.set('scene', app.sceneName);
   if (app.terrainName) q.set('terrain', app.terrainName);
-  else {
+  else if (!app.world) {
     q.set('gen', app.gen.gen);
     q.set('seed', String(app.gen.seed));
     q.set('size', String(app.gen.size));
@@ -501,6 +502,23 @@ function settleCam() {
     c.el = Math.max(1, Math.min(89, c.el));
     c.dist = Math.max(1, c.dist);
   } else clampCamera();
+}
+
+/** Generate a world (issue 21) in the page and show it in the mesh look; errors go to the messages. */
+async function openWorld(spec) {
+  try {
+    const t0 = performance.now();
+    const w = generateWorld(bz, spec);
+    const ms = performance.now() - t0;
+    attachWorld(app, w, spec);
+    app.world.generateMs = ms;
+    app.panel?.setTerrainInfo(app.world.label, app.terrainName, app.gen);
+    message(`${app.world.label}: generated in ${ms.toFixed(0)} ms`, 'info');
+  } catch (e) {
+    message(`world "${spec.generator}" seed "${spec.seed}": ${e.message}`);
+    return false;
+  }
+  return setMeshMode(true);
 }
 
 /** Mesh mode (the terrain alone with the seed-001 look) on or off. */
@@ -771,7 +789,10 @@ async function runBench() {
 async function start() {
   await init();
   const profiles = bz.profiles();
-  const { params, errors } = parseParams(location.search, profiles);
+  // A world link (?world=composite&seed=atlas) owns `seed` and `size`; the rest is the page's.
+  const worldLink = parseWorldParams(location.search);
+  const { params, errors } = parseParams(worldLink.rest, profiles);
+  errors.unshift(...worldLink.errors);
   app.params = params;
   const canvas = document.getElementById('view');
   app.renderer = new Renderer(canvas, {
@@ -834,6 +855,7 @@ async function start() {
   }
   app.panel.setTerrainInfo(app.terrainInfo.label, app.terrainName, app.gen);
   attachMeshMode(app);
+  if (worldLink.world) await openWorld(worldLink.world);
 
   // Default camera for the grid, then the preset and the view link on top.
   app.cam.dist = Math.min(app.state.grid, 24) * 0.9 * ts.size;
@@ -935,6 +957,7 @@ Object.assign(app, {
   applyChapter,
   setWalk,
   setMeshMode,
+  openWorld,
   walkStep: walkStep_,
   setFigureMode,
   savePng,

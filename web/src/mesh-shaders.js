@@ -6,7 +6,7 @@
 // view-projection (camera.js viewProjection) plus, for the sky, the eye basis.
 
 /** Shared output stage. `outColour(linear)` → display-encoded vec4 with dither. */
-const OUTPUT = /* glsl */ `
+export const OUTPUT = /* glsl */ `
 uniform float uExposure;
 
 // AgX (Troy Sobotka's "AgX" display transform), from its published description: an inset
@@ -59,7 +59,7 @@ vec4 outColour(vec3 linear) {
 `;
 
 /** Shared atmosphere: sky gradient and the fog colour toward a direction. */
-const ATMOSPHERE = /* glsl */ `
+export const ATMOSPHERE = /* glsl */ `
 uniform vec3 uSunDir;      // unit, toward the sun
 uniform vec3 uSunColour;   // linear radiance of the sun
 uniform vec3 uZenith;      // linear sky colours

@@ -18,6 +18,8 @@
 //!   with the runner-up tile and the blend thresholds per cell; [`splat_hashes_js`]
 //!   (`splatHashes`) — the survival hash per splat index, compared with those thresholds.
 //! * [`starter_tileset`] (`starterTileset`) — the no-data two-material tileset.
+//! * [`world::generate_world`] (`generateWorld`) — a `bozkir-world` world (composite, flat,
+//!   landscape, roads) as the typed arrays the viewer's world look draws ([`world::WorldView`]).
 //!
 //! Each binding has a plain Rust twin returning `Result<_, String>` (`try_…`), which the native
 //! tests exercise: `JsError` itself only exists inside a JavaScript host. Errors reach
@@ -30,6 +32,8 @@ use bozkir_terrain::profiles::{profile, profile_names, GENERATOR_VERSION};
 use wasm_bindgen::prelude::*;
 
 use bozkir_splat::tiling::scene::{self, MappingArgs, SceneFieldData};
+
+pub mod world;
 
 /// Metres from the lowest to the highest point: `bozkir terrain`'s default `--height-range`.
 pub const HEIGHT_RANGE_M: f64 = 1000.0;
