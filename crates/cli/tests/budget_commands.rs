@@ -73,7 +73,7 @@ fn bake_export_and_classify_weigh_their_request_before_a_folder_is_made() {
     for engine in ["gltf", "obj", "unity", "unreal", "godot"] {
         let mut a = tiny.to_vec();
         a.extend(["export", s(&terrain), "--engine", engine, "--out", s(&out)]);
-        refused(&bozkir(&a), &[&format!("a {engine} export of 33×33 cells"), "--max-memory"]);
+        refused(&bozkir(&a), &[&format!("an export ({engine}) of 33×33 cells"), "--max-memory"]);
         assert!(!out.exists(), "{engine}");
     }
     // Unity's smallest resolution is 33; Unreal's smallest recommended landscape 127.

@@ -153,6 +153,27 @@ fn png_header(r: impl Read, name: String, path: &Path, prefix: &str) -> Result<F
 /// The sizes of a sweep's frames from their PNG headers alone, in the order [`read_frames`]
 /// reads them, so a caller can weigh what decoding them all will take before it does. The same
 /// count and side limits apply; a frame that is not a PNG is an error here too.
+///
+/// # Examples
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("bozkir-doc-headers-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// for i in 0..3 {
+///     let g = bozkir_core::Grid::from_vec(4, 2, vec![[i * 50, 0, 0]; 8]);
+///     bozkir_io::write_rgb8(&dir.join(format!("f{i:04}.png")), &g).unwrap();
+/// }
+/// let heads = bozkir_io::frames::frame_headers(&dir).unwrap();
+/// let frames = bozkir_io::frames::read_frames(&dir).unwrap();
+/// assert_eq!(heads.len(), 3);
+/// for (h, f) in heads.iter().zip(&frames) {
+///     assert_eq!((h.name.as_str(), h.width, h.height, h.channels), (f.name.as_str(), f.width, f.height, f.channels));
+///     assert_eq!(h.decoded_bytes(), f.pixels.len() as u64);
+/// }
+/// std::fs::write(dir.join("f0003.png"), b"not a png").unwrap();
+/// assert!(bozkir_io::frames::frame_headers(&dir).is_err());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn frame_headers(path: &Path) -> Result<Vec<FrameHeader>, IoError> {
     if !path.exists() {
         return Err(err(path, "no such folder or zip"));

@@ -278,7 +278,7 @@ pub fn export_cost(engine: &str, w: usize, h: usize, out_w: usize, out_h: usize,
     let samples = out_w as f64 * out_h as f64;
     let per = if mesh { EXPORT_MESH_VERTEX_BYTES } else { EXPORT_HEIGHT_SAMPLE_BYTES };
     Cost {
-        what: format!("a {engine} export of {w}×{h} cells as {out_w}×{out_h} samples with {layers} weight layer(s)"),
+        what: format!("an export ({engine}) of {w}×{h} cells as {out_w}×{out_h} samples with {layers} weight layer(s)"),
         memory: samples
             * (per + layers as f64 * EXPORT_WEIGHT_SAMPLE_BYTES + (layers.min(1) as f64) * EXPORT_RESAMPLE_BYTES)
             + w as f64 * h as f64 * 8.0,
