@@ -69,7 +69,8 @@ fn check_count(path: &Path, n: usize) -> Result<(), IoError> {
     Ok(())
 }
 
-fn read_folder(path: &Path) -> Result<Vec<Frame>, IoError> {
+/// The PNG files of the folder `path`, sorted by name (at most [`MAX_FRAMES`]).
+fn folder_pngs(path: &Path) -> Result<Vec<PathBuf>, IoError> {
     let list = std::fs::read_dir(path).map_err(|e| err_from(path, "cannot list", e))?;
     let mut names: Vec<PathBuf> = list
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -77,8 +78,20 @@ fn read_folder(path: &Path) -> Result<Vec<Frame>, IoError> {
         .collect();
     names.sort();
     check_count(path, names.len())?;
+    Ok(names)
+}
+
+/// The PNG entries of the zip `z` (at `path`), sorted by name (at most [`MAX_FRAMES`]).
+fn zip_pngs<R: Read + std::io::Seek>(path: &Path, z: &zip::ZipArchive<R>) -> Result<Vec<String>, IoError> {
+    let mut names: Vec<String> = z.file_names().filter(|n| is_png(n) && !n.ends_with('/')).map(String::from).collect();
+    names.sort();
+    check_count(path, names.len())?;
+    Ok(names)
+}
+
+fn read_folder(path: &Path) -> Result<Vec<Frame>, IoError> {
     let mut out = Vec::new();
-    for p in names {
+    for p in folder_pngs(path)? {
         let bytes = std::fs::read(&p).map_err(|e| err_from(&p, "cannot read", e))?;
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         out.push(decode_png(&bytes, name, &p, "")?);
@@ -89,11 +102,8 @@ fn read_folder(path: &Path) -> Result<Vec<Frame>, IoError> {
 fn read_zip(path: &Path) -> Result<Vec<Frame>, IoError> {
     let f = std::fs::File::open(path).map_err(|e| err_from(path, "cannot open", e))?;
     let mut z = zip::ZipArchive::new(f).map_err(|e| err_from(path, "not a folder or a zip of PNG frames", e))?;
-    let mut names: Vec<String> = z.file_names().filter(|n| is_png(n) && !n.ends_with('/')).map(String::from).collect();
-    names.sort();
-    check_count(path, names.len())?;
     let mut out = Vec::new();
-    for n in names {
+    for n in zip_pngs(path, &z)? {
         let mut e = z.by_name(&n).map_err(|e| err_from(path, format!("{n}: cannot open"), e))?;
         if e.size() > MAX_ENTRY_BYTES {
             return Err(err(path, format!("{n}: larger than 256 MiB")));
@@ -102,6 +112,87 @@ fn read_zip(path: &Path) -> Result<Vec<Frame>, IoError> {
         e.read_to_end(&mut bytes).map_err(|e| err_from(path, format!("{n}: cannot read"), e))?;
         let prefix = format!("{n}: ");
         out.push(decode_png(&bytes, n, path, &prefix)?);
+    }
+    Ok(out)
+}
+
+/// A frame's size as its PNG header gives it, before anything is decoded ([`frame_headers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameHeader {
+    /// The frame's file name (in a folder) or entry name (in a zip).
+    pub name: String,
+    /// Pixels per row.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Samples per pixel once decoded to 8 bits (as [`read_frames`] gives them).
+    pub channels: usize,
+}
+
+impl FrameHeader {
+    /// Bytes of the decoded frame: `width · height · channels`.
+    pub fn decoded_bytes(&self) -> u64 {
+        self.width as u64 * self.height as u64 * self.channels as u64
+    }
+}
+
+/// Reads one PNG's header from `r` (nothing past the first image data chunk).
+fn png_header(r: impl Read, name: String, path: &Path, prefix: &str) -> Result<FrameHeader, IoError> {
+    let mut dec = png::Decoder::new(r);
+    dec.set_transformations(png::Transformations::normalize_to_color8());
+    let reader = dec.read_info().map_err(|e| err_from(path, format!("{prefix}not a PNG"), e))?;
+    let (colour, _) = reader.output_color_type();
+    let info = reader.info();
+    if info.width > MAX_FRAME_SIDE || info.height > MAX_FRAME_SIDE {
+        let (w, h) = (info.width, info.height);
+        return Err(err(path, format!("{prefix}{w}×{h} pixels, larger than {MAX_FRAME_SIDE} on a side")));
+    }
+    Ok(FrameHeader { name, width: info.width as usize, height: info.height as usize, channels: colour.samples() })
+}
+
+/// The sizes of a sweep's frames from their PNG headers alone, in the order [`read_frames`]
+/// reads them, so a caller can weigh what decoding them all will take before it does. The same
+/// count and side limits apply; a frame that is not a PNG is an error here too.
+///
+/// # Examples
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("bozkir-doc-headers-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// for i in 0..3 {
+///     let g = bozkir_core::Grid::from_vec(4, 2, vec![[i * 50, 0, 0]; 8]);
+///     bozkir_io::write_rgb8(&dir.join(format!("f{i:04}.png")), &g).unwrap();
+/// }
+/// let heads = bozkir_io::frames::frame_headers(&dir).unwrap();
+/// let frames = bozkir_io::frames::read_frames(&dir).unwrap();
+/// assert_eq!(heads.len(), 3);
+/// for (h, f) in heads.iter().zip(&frames) {
+///     assert_eq!((h.name.as_str(), h.width, h.height, h.channels), (f.name.as_str(), f.width, f.height, f.channels));
+///     assert_eq!(h.decoded_bytes(), f.pixels.len() as u64);
+/// }
+/// std::fs::write(dir.join("f0003.png"), b"not a png").unwrap();
+/// assert!(bozkir_io::frames::frame_headers(&dir).is_err());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn frame_headers(path: &Path) -> Result<Vec<FrameHeader>, IoError> {
+    if !path.exists() {
+        return Err(err(path, "no such folder or zip"));
+    }
+    let mut out = Vec::new();
+    if path.is_dir() {
+        for p in folder_pngs(path)? {
+            let f = std::fs::File::open(&p).map_err(|e| err_from(&p, "cannot read", e))?;
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            out.push(png_header(std::io::BufReader::new(f), name, &p, "")?);
+        }
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| err_from(path, "cannot open", e))?;
+        let mut z = zip::ZipArchive::new(f).map_err(|e| err_from(path, "not a folder or a zip of PNG frames", e))?;
+        for n in zip_pngs(path, &z)? {
+            let e = z.by_name(&n).map_err(|e| err_from(path, format!("{n}: cannot open"), e))?;
+            let prefix = format!("{n}: ");
+            out.push(png_header(e.take(MAX_ENTRY_BYTES), n, path, &prefix)?);
+        }
     }
     Ok(out)
 }

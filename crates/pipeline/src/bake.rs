@@ -67,6 +67,8 @@ pub struct BakeRequest<'a> {
 pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize, usize)> {
     let inp = req.inputs;
     let (out_w, out_h) = (inp.height.width() * req.scale, inp.height.height() * req.scale);
+    // The textures' memory and work against the budget before anything is allocated.
+    crate::budget::check(&crate::budget::bake_cost(inp.height.width(), inp.height.height(), req.scale))?;
     obs.step("bake");
     let p = BakeParams { seed: inp.sidecar.seed.unwrap_or(0) as u32, ..BakeParams::default() };
     let masks = BakeMasks { wear: inp.wear.as_ref(), deposit: inp.deposit.as_ref(), flow: inp.flow.as_ref() };

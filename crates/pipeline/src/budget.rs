@@ -226,6 +226,139 @@ pub fn patch_search_cost(splats: usize, extent_x: f64, extent_y: f64, size: f64,
     }
 }
 
+/// How much a tileset zip may inflate to under the process's memory cap ([`limits`]): an
+/// eighth of it per file and a quarter of it in all. At the default 4 GiB these are
+/// `MAX_ZIP_ENTRY_BYTES` (512 MiB) and `MAX_ZIP_TOTAL_BYTES` (1 GiB) of
+/// `bozkir_splat::formats::tileset`, so `--max-memory` raises (or lowers) both.
+pub fn zip_limits() -> bozkir_splat::formats::tileset::ZipLimits {
+    let m = limits().max_memory;
+    bozkir_splat::formats::tileset::ZipLimits { entry_bytes: m / 8, total_bytes: m / 4 }
+}
+
+/// Bytes per texel of a bake: the albedo and micro-normal textures (3 bytes each) and the PNG
+/// encoder's copies (measured: 9.7 bytes per texel of max RSS between 257² texels and 1028²).
+pub const BAKE_TEXEL_BYTES: f64 = 10.0;
+
+/// Bytes per grid cell beside a bake's textures: the heights, the slope field and the three
+/// optional masks (8 bytes each).
+pub const BAKE_CELL_BYTES: f64 = 40.0;
+
+/// A bake of a `w × h` grid at `scale` texels per cell along each side: two textures of
+/// `(w·scale) × (h·scale)` texels, every texel computed once per texture.
+pub fn bake_cost(w: usize, h: usize, scale: usize) -> Cost {
+    let (tw, th) = (w as f64 * scale as f64, h as f64 * scale as f64);
+    let texels = tw * th;
+    Cost {
+        what: format!("a bake of {w}×{h} cells at {scale}× ({tw}×{th} texels per texture)"),
+        memory: texels * BAKE_TEXEL_BYTES + w as f64 * h as f64 * BAKE_CELL_BYTES,
+        work: 2.0 * texels,
+    }
+}
+
+/// Bytes per output sample of a height-map export (Unity, Unreal, Godot): the resampled
+/// heights (8), the 16-bit or float samples and the encoder's copy (8, for Godot's EXR too).
+/// With the weight maps below, measured: 21 bytes per sample (Unity, 4097², 9 layers) and 25
+/// (Unreal, 4033², 10 layers) of max RSS.
+pub const EXPORT_HEIGHT_SAMPLE_BYTES: f64 = 16.0;
+
+/// Bytes per vertex of a mesh export (glTF, OBJ): position, normal and texture coordinates
+/// (32), two triangles' indices (24) and the file's encoding of them. Measured with 9 weight
+/// layers between 33² and 257² vertices: 188 bytes per vertex of max RSS for glTF, 62 for OBJ.
+pub const EXPORT_MESH_VERTEX_BYTES: f64 = 192.0;
+
+/// Bytes per output sample and weight layer of an export's weight maps (the 8-bit planes).
+pub const EXPORT_WEIGHT_SAMPLE_BYTES: f64 = 1.0;
+
+/// Bytes per output sample of the one weight layer resampled at a time (f64).
+pub const EXPORT_RESAMPLE_BYTES: f64 = 8.0;
+
+/// An export writing `out_w × out_h` samples (`mesh`: as mesh vertices, else as a height map)
+/// and `layers` weight maps of the same size, from a `w × h` grid.
+pub fn export_cost(engine: &str, w: usize, h: usize, out_w: usize, out_h: usize, mesh: bool, layers: usize) -> Cost {
+    let samples = out_w as f64 * out_h as f64;
+    let per = if mesh { EXPORT_MESH_VERTEX_BYTES } else { EXPORT_HEIGHT_SAMPLE_BYTES };
+    Cost {
+        what: format!("an export ({engine}) of {w}×{h} cells as {out_w}×{out_h} samples with {layers} weight layer(s)"),
+        memory: samples
+            * (per + layers as f64 * EXPORT_WEIGHT_SAMPLE_BYTES + (layers.min(1) as f64) * EXPORT_RESAMPLE_BYTES)
+            + w as f64 * h as f64 * 8.0,
+        work: samples * (1.0 + layers as f64),
+    }
+}
+
+/// Bytes per sample of a classification on the tile grid: the sampled heights, the cue fields
+/// (slope, TPI, drainage, pooling, ranks), the decision, its strength and the coverage planes
+/// (measured: 41.6 bytes per sample of max RSS between 1024² and 2048² samples).
+pub const CLASSIFY_SAMPLE_BYTES: f64 = 48.0;
+
+/// Bytes per pixel of a classification's preview images, written one after another (measured:
+/// 7.0 bytes per pixel of max RSS between 256² and 4096² pixels).
+pub const CLASSIFY_PREVIEW_PIXEL_BYTES: f64 = 8.0;
+
+/// A classification of an `n × n` tile grid at `over` samples per tile side, with preview
+/// images of `px` pixels per tile (`(n·px)²` pixels each).
+pub fn classify_cost(n: usize, over: usize, px: usize, classes: usize) -> Cost {
+    let side = n as f64 * over as f64;
+    let samples = side * side;
+    let pixels = (n as f64 * px as f64).powi(2);
+    Cost {
+        what: format!(
+            "a classification of a {n}×{n} tile grid at {over} samples per tile ({side}×{side} samples) with {px} px previews"
+        ),
+        memory: samples * CLASSIFY_SAMPLE_BYTES + pixels * CLASSIFY_PREVIEW_PIXEL_BYTES,
+        work: samples * (classes as f64 + 8.0) + pixels * (classes as f64 + 3.0),
+    }
+}
+
+/// Bytes per pixel of one tile's top-down render in an atlas (colour and weight accumulators,
+/// f32).
+pub const ATLAS_RENDER_PIXEL_BYTES: f64 = 16.0;
+
+/// Bytes per pixel of the atlas image: its RGB pixels and the PNG encoder's copy (measured with
+/// the render: 6.5 bytes per atlas pixel of max RSS between 192² and 1536² pixels).
+pub const ATLAS_PIXEL_BYTES: f64 = 6.0;
+
+/// A far-field atlas of `tiles` tiles at `res × res` pixels each (laid on a `⌈√tiles⌉`-column
+/// grid), drawing `splats` splats: the atlas image and one tile's render at a time.
+pub fn atlas_cost(tiles: usize, res: usize, splats: usize) -> Cost {
+    let px = res as f64 * res as f64;
+    let n = tiles.max(1) as f64;
+    let cols = n.sqrt().ceil();
+    let atlas = cols * (n / cols).ceil() * px;
+    Cost {
+        what: format!("an atlas of {tiles} tiles at {res}×{res} px ({atlas:.3e} pixels, {splats} splats)"),
+        memory: atlas * ATLAS_PIXEL_BYTES + px * ATLAS_RENDER_PIXEL_BYTES,
+        work: atlas + splats as f64,
+    }
+}
+
+/// Reading a sweep of `frames` PNG frames into memory: `decoded` bytes of 8-bit samples and
+/// `pixels` pixels held as f32 luma (4 bytes each) besides them.
+pub fn frames_cost(label: &str, frames: usize, decoded: f64, pixels: f64) -> Cost {
+    Cost {
+        what: format!("the sweep {label} ({frames} frames, {pixels:.3e} pixels)"),
+        memory: decoded + 4.0 * pixels,
+        work: decoded,
+    }
+}
+
+/// The popping metric over `pairs` consecutive pairs of `w × h` frames (`sweeps` sweeps held in
+/// memory, `frames` frames in all): each block searches `(2·radius + 1)²` offsets over its
+/// pixels, so a pair costs `w·h·(2r + 1)²` steps; frames are held as f32 luma, and the phase
+/// correlation's padded complex planes (two of 16 bytes per padded pixel) come on top.
+pub fn pop_metric_cost(frames: usize, pairs: usize, w: usize, h: usize, radius: usize) -> Cost {
+    let px = w as f64 * h as f64;
+    let padded = (w.max(1).next_power_of_two() as f64) * (h.max(1).next_power_of_two() as f64);
+    let offsets = (2.0 * radius as f64 + 1.0).powi(2);
+    Cost {
+        what: format!(
+            "the popping metric over {pairs} pairs of {w}×{h} frames (search radius {radius} px: {offsets} offsets per pixel)"
+        ),
+        memory: frames as f64 * px * 4.0 + 2.0 * padded * 16.0,
+        work: pairs as f64 * (px * offsets + padded * 64.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +388,32 @@ mod tests {
         assert_eq!(bytes(4.0 * 1024.0 * 1024.0 * 1024.0), "4.0 GiB");
         assert_eq!(bytes(1e20), "1.0e20 B");
         assert_eq!(limits(), Budget::default());
+    }
+
+    #[test]
+    fn default_zip_limits_are_the_tileset_readers_defaults() {
+        assert_eq!(zip_limits(), bozkir_splat::formats::tileset::ZipLimits::default());
+    }
+
+    #[test]
+    fn command_costs_grow_with_their_numbers() {
+        let b = Budget::default();
+        // An 8192² grid baked at 2×: 268 million texels per texture, over 4 GiB.
+        assert!(b.check(&bake_cost(8192, 8192, 2)).unwrap_err().to_string().contains("--max-memory"));
+        assert!(b.check(&bake_cost(1024, 1024, 2)).is_ok());
+        // 16385² Unreal samples with 8 weight layers.
+        assert!(b.check(&export_cost("unreal", 64, 64, 16385, 16385, false, 8)).is_err());
+        assert!(b.check(&export_cost("gltf", 1024, 1024, 1024, 1024, true, 4)).is_ok());
+        // The largest classification grid (8192² samples) with 16384² px previews.
+        assert!(b.check(&classify_cost(4096, 2, 4, 4)).is_err());
+        assert!(b.check(&classify_cost(64, 4, 8, 4)).is_ok());
+        // A million tiles at 512² px.
+        assert!(b.check(&atlas_cost(1_000_000, 512, 0)).is_err());
+        assert!(b.check(&atlas_cost(64, 64, 100_000)).is_ok());
+        // 9999 pairs of 4K frames at the largest search radius: work, not memory.
+        let c = pop_metric_cost(2, 9999, 3840, 2160, 256);
+        assert!(b.check(&c).unwrap_err().to_string().contains("--max-work"));
+        assert!(b.check(&pop_metric_cost(20, 19, 640, 360, 12)).is_ok());
+        assert!(b.check(&frames_cost("s", 10_000, 1e12, 2.5e11)).is_err());
     }
 }

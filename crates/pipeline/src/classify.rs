@@ -18,6 +18,10 @@ use std::path::{Path, PathBuf};
 /// Why a classification could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ClassifyRunError {
+    /// The classification implies more memory or work than the budget allows
+    /// ([`crate::budget`]).
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
     /// The rule cannot give the requested classes.
     #[error(transparent)]
     Rule(#[from] RuleError),
@@ -301,6 +305,9 @@ pub fn classify(
     obs: &dyn Observer,
 ) -> Result<Classified, ClassifyRunError> {
     let positions = req.validate()?;
+    let map = &req.mapping;
+    let cost = crate::budget::classify_cost(map.n, map.over(), req.px, req.classes);
+    crate::budget::limits().check(&cost)?;
     let balance = req.balance()?;
     let (w, h) = (heights.width(), heights.height());
     let field = Field::new(w, h, heights.data()).map_err(|e| param(format!("{}: {e}", req.terrain.display())))?;
@@ -319,7 +326,6 @@ pub fn classify(
         balance: balance.clone(),
     };
     obs.step("classify");
-    let map = &req.mapping;
     let d = classify_on_grid(&field, sed_field.as_ref(), map, &req.rule, &opts)?;
     let alpha = coverage(&d.maps, &req.rule, req.classes, req.altitude, req.sharpness)?;
     obs.step("write");

@@ -30,6 +30,9 @@ pub enum ExportError {
     /// A file could not be read or written.
     #[error(transparent)]
     Io(#[from] IoError),
+    /// The export implies more memory or work than the budget allows ([`crate::budget`]).
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
     /// The manifest could not be written.
     #[error("{}: cannot write", path.display())]
     Manifest {
@@ -294,6 +297,43 @@ fn write_heights(
     Ok((summary, weight_size))
 }
 
+/// Samples per side an export of a `w × h` grid writes: the Unity resolution, the Unreal
+/// landscape (tiled or not), else the grid itself (Godot, glTF, OBJ). Mirrors the choices of
+/// [`unity::write_unity`] and [`unreal::write_unreal`] for a request that
+/// [`ExportRequest::validate`] accepts.
+pub fn output_size(req: &ExportRequest, w: usize, h: usize) -> (usize, usize) {
+    match req.engine {
+        Engine::Unity => {
+            let n = req.size.unwrap_or_else(|| unity::unity_resolution(w.max(h)));
+            (n, n)
+        }
+        Engine::Unreal => match (req.size, req.tile) {
+            (Some(n), _) => (n, n),
+            (None, None) => (unreal::unreal_size(w), unreal::unreal_size(h)),
+            (None, Some(t)) => {
+                let step = t.saturating_sub(1).max(1);
+                let fit = |n: usize| n.saturating_sub(1).div_ceil(step).max(1) * step + 1;
+                (fit(w), fit(h))
+            }
+        },
+        Engine::Godot | Engine::Gltf | Engine::Obj => (w, h),
+    }
+}
+
+/// What an export of `h` with `layers` implies ([`crate::budget::export_cost`]): its output
+/// samples and as many weight maps as soft layers, else as classes in the class map.
+pub fn export_cost(req: &ExportRequest, h: &Grid<f64>, layers: &TerrainLayers) -> crate::budget::Cost {
+    let (w, hh) = (h.width(), h.height());
+    let (ow, oh) = output_size(req, w, hh);
+    let n_layers = if !layers.soft.is_empty() {
+        layers.soft.len()
+    } else {
+        layers.classes.as_ref().map_or(0, |(c, _)| weights::distinct_classes(c).len())
+    };
+    let mesh = matches!(req.engine, Engine::Gltf | Engine::Obj);
+    crate::budget::export_cost(req.engine.name(), w, hh, ow, oh, mesh, n_layers)
+}
+
 /// The weight layers at `size` and their names: soft biome weights when a recipe recorded them
 /// (resampled bilinearly, then re-rounded to sum to 255), else one-hot layers of the class map
 /// (nearest neighbour).
@@ -349,6 +389,7 @@ pub fn export(
     obs: &dyn Observer,
 ) -> Result<Exported, ExportError> {
     req.validate()?;
+    crate::budget::limits().check(&export_cost(req, h, layers))?;
     obs.step("heights");
     let mut files: Vec<PathBuf> = Vec::new();
     let (mut summary, weight_size) = write_heights(req, h, dir, &mut files)?;

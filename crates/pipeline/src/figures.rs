@@ -176,7 +176,8 @@ fn load_tileset(path: Option<&Path>) -> Result<(Tileset, Value)> {
             if !p.exists() {
                 return Err(err(format!("{}: no such tileset folder or zip", p.display())));
             }
-            let ts = bozkir_splat::formats::tileset::read(p).map_err(|e| err(format!("tileset {e}")))?;
+            let ts = bozkir_splat::formats::tileset::read_with(p, crate::budget::zip_limits())
+                .map_err(|e| err(format!("tileset {e}")))?;
             Ok((ts, json!({"source": "path", "path": p.display().to_string()})))
         }
     }

@@ -11,6 +11,17 @@ use bozkir_render::Rgb8Image;
 use serde_json::{json, Value};
 use std::path::Path;
 
+/// What scoring `req` implies ([`crate::budget::pop_metric_cost`]): both sweeps' pairs at the
+/// first frame's size, with the search radius the metric uses.
+pub fn pop_metric_cost(req: &PopMetricRequest) -> crate::budget::Cost {
+    let f = &req.frames;
+    let (w, h) = f.lumas.first().map_or((0, 0), |l| (l.width, l.height));
+    let other = req.against.as_ref().map_or(0, |a| a.lumas.len());
+    let frames = f.lumas.len() + other;
+    let pairs = f.lumas.len().saturating_sub(1) + other.saturating_sub(1);
+    crate::budget::pop_metric_cost(frames, pairs, w, h, req.params.radius())
+}
+
 /// Why a sweep could not be scored.
 #[derive(Debug, thiserror::Error)]
 pub enum PopMetricError {
@@ -28,6 +39,9 @@ pub enum PopMetricError {
     /// The second sweep does not match the first.
     #[error("{0}")]
     Mismatch(String),
+    /// The request implies more memory or work than the budget allows ([`crate::budget`]).
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
     /// The worst pair could not be compared again.
     #[error(transparent)]
     Pop(PopError),
@@ -55,6 +69,11 @@ impl Frames {
     /// zip of PNGs, in name order), labelled by its path.
     pub fn read(path: &Path) -> Result<Frames, PopMetricError> {
         let label = path.display().to_string();
+        // Weigh the decoded frames and their luma from the PNG headers before decoding any.
+        let heads = bozkir_io::frames::frame_headers(path)?;
+        let decoded: f64 = heads.iter().map(|h| h.decoded_bytes() as f64).sum();
+        let pixels: f64 = heads.iter().map(|h| h.width as f64 * h.height as f64).sum();
+        crate::budget::limits().check(&crate::budget::frames_cost(&label, heads.len(), decoded, pixels))?;
         let (mut names, mut lumas) = (Vec::new(), Vec::new());
         for f in bozkir_io::frames::read_frames(path)? {
             let luma = Luma::from_u8(f.width, f.height, f.channels, &f.pixels).ok_or_else(|| {
@@ -232,8 +251,9 @@ fn worst_figures(req: &PopMetricRequest, w: usize) -> Result<WorstFigures, PopMe
 pub fn pop_metric(req: &PopMetricRequest, obs: &dyn Observer) -> Result<PopMetric, PopMetricError> {
     let p = &req.params;
     p.validate().map_err(PopMetricError::Param)?;
-    obs.step("sweep");
     let f = &req.frames;
+    crate::budget::limits().check(&pop_metric_cost(req))?;
+    obs.step("sweep");
     let s = scored(f, p)?;
     let mut report = json!({
         "format_version": 1,

@@ -203,7 +203,8 @@ fn tileset_entry(root: &Path, name: String, path: &Path, source: TilesetSource) 
             }
         }
     }
-    let ts: Tileset = tileset::read(path).map_err(ViewerError::Tileset)?;
+    // The zip caps follow the process budget (`--max-memory`): an eighth per file, a quarter in all.
+    let ts: Tileset = tileset::read_with(path, bozkir_pipeline::budget::zip_limits()).map_err(ViewerError::Tileset)?;
     let m = &ts.manifest;
     let atlas = match &source {
         TilesetSource::Dir(d) => {

@@ -40,6 +40,8 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     if out_w > MAX_BAKE_SIZE || out_h > MAX_BAKE_SIZE {
         bail!("--scale {}: {out_w}×{out_h} texels exceeds the {MAX_BAKE_SIZE}-texel limit per side", a.scale);
     }
+    // The budget before a folder is made.
+    super::check_budget(&bozkir_pipeline::budget::bake_cost(w, h, a.scale))?;
     let out = a.out.clone().unwrap_or_else(|| a.dir.clone());
     let into_terrain = same_dir(&out, &a.dir);
     // A bake into the terrain folder adds its textures to the terrain's files; elsewhere its

@@ -109,6 +109,9 @@ fn request(a: &Args) -> Result<ClassifyRequest> {
 pub fn run(a: Args, quiet: bool) -> Result<()> {
     let req = request(&a)?;
     req.validate()?;
+    // The budget before the terrain is read or a folder made.
+    let m = &req.mapping;
+    super::check_budget(&bozkir_pipeline::budget::classify_cost(m.n, m.over(), req.px, req.classes))?;
     let (_sc, height) = super::read_terrain_folder(&a.dir, "classify")?;
     let out = a.out.clone().unwrap_or_else(|| a.dir.join("classes"));
     let st = Staging::new(&out)?;

@@ -41,6 +41,8 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     req.validate()?;
     let (_, h) = super::read_terrain_folder(&a.dir, "an export")?;
     let layers = TerrainLayers::read(&a.dir, &h)?;
+    // The budget before a folder is made.
+    super::check_budget(&bozkir_pipeline::export::export_cost(&req, &h, &layers))?;
     let st = Staging::new(&a.out)?;
     let done = export(&req, &h, &layers, &st.unlisted(""), &bozkir_core::NoProgress)?;
     let moved = st.commit()?;

@@ -192,7 +192,13 @@ fn read_tileset(p: &Path) -> Result<Tileset> {
     if !p.exists() {
         bail!("{}: no such tileset", p.display());
     }
-    tileset::read(p).map_err(|e| anyhow::anyhow!("{e}"))
+    // The zip caps follow --max-memory (an eighth per file, a quarter in all).
+    tileset::read_with(p, bozkir_pipeline::budget::zip_limits()).map_err(|e| match e {
+        tileset::TilesetFileError::EntryTooLarge { .. } | tileset::TilesetFileError::TotalTooLarge { .. } => {
+            anyhow::anyhow!("{e} (raise it with --max-memory: the zip may inflate to a quarter of it)")
+        }
+        e => anyhow::anyhow!("{e}"),
+    })
 }
 
 pub fn atlas(a: AtlasArgs) -> Result<()> {
@@ -205,6 +211,8 @@ pub fn atlas(a: AtlasArgs) -> Result<()> {
         (None, true) => a.tileset.join("atlas.png"),
         (None, false) => bail!("{}: give --out for a zipped tileset", a.tileset.display()),
     };
+    let tiles = ts.manifest.tiles.len();
+    super::check_budget(&bozkir_pipeline::budget::atlas_cost(tiles, a.res, ts.splats.len()))?;
     let (w, h, px) = ts.render_atlas(a.res);
     let tmp = out.with_extension("png.part");
     bozkir_io::write_rgb8(&tmp, &rgb_grid(w, h, px))?;
