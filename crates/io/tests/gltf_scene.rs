@@ -1,6 +1,6 @@
 //! The GLB scene encoder: vertex colours (COLOR_0) and instancing (EXT_mesh_gpu_instancing),
 //! read back structurally. Set `BOZKIR_GLB_DUMP=DIR` to keep the files (for the Khronos glTF
-//! validator, see docs/world/w21-faces.md).
+//! validator, see docs/world.md).
 
 use bozkir_io::export::gltf::{encode_scene, Colours, Instances, Mesh, Node, Scene, INSTANCING};
 use serde_json::Value;
