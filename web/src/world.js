@@ -476,9 +476,11 @@ export function treeMesh(sides = 7, rings = 4) {
 export function worldFromWasm(v) {
   try {
     const hasRoads = v.hasRoads;
+    const color = v.color;
     return {
       generator: v.generator, seed: v.seed, compat: v.compat, nx: v.nx, ny: v.ny, dx: v.dx, dy: v.dy,
-      height: v.height, water: v.water, color: v.color, trees: v.trees,
+      // An empty colour array: the generator has none (a flat world); the page colours by height.
+      height: v.height, water: v.water, color: color.length ? color : null, trees: v.trees,
       roads: hasRoads ? { positions: v.roadPositions, colors: v.roadColors, indices: v.roadIndices, bridge: v.roadBridge, tunnel: v.roadTunnel } : null,
     };
   } finally {

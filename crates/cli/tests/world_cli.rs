@@ -221,3 +221,41 @@ fn landscape_composite_roads_and_roads_on_a_terrain_regenerate_byte_for_byte() {
         bozkir(&["world", "roads", "--on", s(&terr), "--param", "undulation_amp=1", "--out", s(&tmp.path().join("x"))]);
     assert!(!o.status.success() && text(&o.stderr).contains("undulation_amp"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn composite_with_a_palette_file_records_it_and_refuses_unknown_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pal = tmp.path().join("steppe.toml");
+    std::fs::write(
+        &pal,
+        "[[biome]]\nname = \"steppe\"\nprofile = \"plains\"\ncolor = [190, 170, 110]\ntree_density = 0.02\nniche = [0.4, 0.2]\n\n\
+         [[biome]]\nname = \"ridge\"\nprofile = \"profile:canyon\"\ncolor = [120, 100, 90]\ntree_density = 0.0\nniche = [0.8, 0.3]\n",
+    )
+    .unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let o = bozkir(&["world", "composite", "--seed", "atlas", "--size", "40", "--palette", s(&pal), "--out", s(&a)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let fa = files(&a);
+    let spec = text(&fa["world.json"]);
+    assert!(spec.contains("\"steppe\"") && spec.contains("profile:canyon"), "{spec}");
+    assert!(fa.contains_key("biome_steppe.png") && fa.contains_key("biome_ridge.png"), "{:?}", fa.keys());
+    // The palette lives in world.json: regeneration needs no file.
+    std::fs::remove_file(&pal).unwrap();
+    let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&b), fa, "regenerated files differ");
+
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[biome]]\nname = \"x\"\nprofile = \"plains\"\ncolor = [1, 2, 3]\ntree_density = 0.1\nniche = [0.5, 0.5]\nheight = 3\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("c");
+    let o = bozkir(&["world", "composite", "--palette", s(&bad), "--out", s(&out)]);
+    let e = text(&o.stderr);
+    assert!(!o.status.success() && e.contains("bad.toml") && e.contains("height") && e.contains("line 7"), "{e}");
+    assert!(!out.exists(), "nothing written on a refused palette");
+    let o = bozkir(&["world", "flat", "--palette", s(&bad), "--out", s(&out)]);
+    assert!(!o.status.success() && text(&o.stderr).contains("`composite` only"), "{}", text(&o.stderr));
+}

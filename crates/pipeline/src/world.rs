@@ -124,16 +124,55 @@ pub fn check_request(req: &WorldRequest) -> Result<(usize, usize)> {
 /// assert!(dir.path().join("world.json").is_file() && dir.path().join("ground.glb").is_file());
 /// ```
 pub fn generate_world(req: &WorldRequest, dir: &Path, obs: &dyn Observer) -> Result<WorldOutcome> {
-    check_request(req)?;
     obs.step("generate");
+    let (nx, ny) = check_request(req)?;
     let product = match &req.base {
         Some(b) => req.spec.generate_on(b),
-        None => req.spec.generate(),
+        None => {
+            let seed = req.spec.seed.to_string();
+            let res = req.spec.parameters.get("resolution").and_then(Value::as_f64).unwrap_or(1.0);
+            req.spec.generate_with(&mut |name| palette_terrain(name, (nx, ny), res, &seed))
+        }
     }
     .map_err(world_err)?;
     product.check().map_err(world_err)?;
     obs.step("write");
     write_product(&product, &req.spec, dir)
+}
+
+/// Most cells per side of a palette's profile or recipe terrain.
+pub const MAX_PALETTE_TERRAIN: usize = 1024;
+
+/// The biome terrain a palette names (`profile:NAME`, `recipe:NAME`) for a world of `shape`
+/// cells of `res` metres: generated once on a square grid covering the world (its longest side,
+/// at most [`MAX_PALETTE_TERRAIN`] cells), seeded by the world's seed text and the name. A
+/// profile's relief is 100 × its cell size (the relief-to-extent ratio of `bozkir terrain` at
+/// its defaults: 1000 m over 10 m cells); a built-in recipe's heights are its own metres.
+pub fn palette_terrain(
+    name: &str,
+    shape: (usize, usize),
+    res: f64,
+    seed: &str,
+) -> std::result::Result<bozkir_world::WorldGrid, WorldError> {
+    let long = shape.0.max(shape.1);
+    let size = long.clamp(8, MAX_PALETTE_TERRAIN);
+    let cell = long as f64 * res / size as f64;
+    let s = bozkir_world::seed::fnv1a64(format!("{seed}/{name}").as_bytes()) & 0xffff_ffff;
+    let bad = |m: String| WorldError::Invalid(format!("palette profile `{name}`: {m}"));
+    let grid = if let Some(p) = name.strip_prefix("profile:") {
+        let prof = bozkir_terrain::profiles::profile(p).map_err(bad)?;
+        let t = bozkir_terrain::profiles::generate(size, s, &prof.params, &bozkir_core::NoProgress);
+        let relief = 100.0 * cell;
+        t.height.map(|&v| v * relief).with_cell_size(cell, cell)
+    } else if let Some(r) = name.strip_prefix("recipe:") {
+        let recipe = bozkir_recipe::builtin::builtin(r).map_err(|e| bad(e.to_string()))?;
+        let state = bozkir_recipe::run(&recipe, size, cell, s, &bozkir_core::NoProgress, |_| {})
+            .map_err(|e| bad(e.to_string()))?;
+        state.height
+    } else {
+        return Err(bad("expected profile:NAME or recipe:NAME".into()));
+    };
+    Ok(bozkir_world::WorldGrid::from_grid(&grid))
 }
 
 /// Write `product` (generated from `spec`) into `dir`: the files of the module docs.

@@ -78,6 +78,9 @@ pub enum StageError {
         /// Cells on the long side after.
         out: usize,
     },
+    /// The world layer refused the stage's grid or failed (`landscape`, `composite`, `roads`).
+    #[error("{0}")]
+    World(String),
     /// A [`bozkir_terrain::kernels::Kernels`] implementation stopped the run.
     #[error(transparent)]
     Kernel(#[from] KernelError),
@@ -173,6 +176,10 @@ pub enum ParamError {
     /// parameters); its message.
     #[error("{0}")]
     Terrain(String),
+    /// The world layer refused the parameters (an unknown name, a value out of range); its
+    /// message.
+    #[error("{0}")]
+    World(String),
 }
 
 /// `Ok` when `v` is finite and in `lo..=hi`, else [`ParamError::Range`] naming `name`.

@@ -19,6 +19,7 @@
 //! [`WorldView::checksum`] is FNV-1a 64 over every array's little-endian bytes; the native
 //! golden (crates/wasm/tests/world_golden.rs) and the page's test compare it.
 
+use bozkir_world::product::{WorldProduct, WorldSpec};
 use bozkir_world::seed::fnv1a64;
 use bozkir_world::{Compat, Seed, WorldGrid};
 use serde_json::{Map, Value};
@@ -300,21 +301,46 @@ pub fn try_generate_world(name: &str, seed: &str, params_json: &str) -> Result<W
     WorldView::from_parts(&parts, &seed, o.compat)
 }
 
-/// Run generator `name`. The height-field worlds the page shows are pyworldgen's `composite`,
-/// `flat`, `landscape` and `roads`; each is bound here as it lands in `bozkir-world`.
+/// Run generator `name` through the world crate's registry ([`WorldSpec`]): the same spec, and
+/// so the same world, as `bozkir world NAME` writes for these parameters. `size`, when given,
+/// sets `domain_size` to `size × resolution` on both axes.
 fn generate_parts(
     name: &str,
-    _seed: &Seed,
-    _compat: Compat,
-    _size: Option<u32>,
-    _params: &Map<String, Value>,
+    seed: &Seed,
+    compat: Compat,
+    size: Option<u32>,
+    params: &Map<String, Value>,
 ) -> Result<Parts, String> {
     const WORLDS: [&str; 4] = ["composite", "flat", "landscape", "roads"];
-    if WORLDS.contains(&name) {
-        Err(format!("world `{name}` is not in this build of bozkir-world yet"))
-    } else {
-        Err(format!("unknown world `{name}`; worlds: {}", WORLDS.join(", ")))
+    if !WORLDS.contains(&name) {
+        return Err(format!("unknown world `{name}`; worlds: {}", WORLDS.join(", ")));
     }
+    let mut overrides = params.clone();
+    if let Some(n) = size {
+        let probe = WorldSpec::resolve(name, seed.clone(), compat, &overrides).map_err(|e| e.to_string())?;
+        let r = probe.parameters.get("resolution").and_then(Value::as_f64).unwrap_or(1.0);
+        let extent = f64::from(n) * r;
+        overrides.insert("domain_size".into(), Value::from(vec![extent, extent]));
+    }
+    let spec = WorldSpec::resolve(name, seed.clone(), compat, &overrides).map_err(|e| e.to_string())?;
+    let (nx, ny) = spec.shape().map_err(|e| e.to_string())?;
+    if nx.saturating_mul(ny) > MAX_WORLD_CELLS {
+        return Err(format!("world {name}: {nx}×{ny} cells is more than the page's {MAX_WORLD_CELLS}"));
+    }
+    let p = spec.generate().map_err(|e| e.to_string())?;
+    Ok(parts_of(p))
+}
+
+/// The parts of a world product the page draws.
+pub fn parts_of(p: WorldProduct) -> Parts {
+    let ribbon = p.ribbon.map(|r| Ribbon {
+        positions: r.positions,
+        colours: r.colours.iter().map(|c| [c[0], c[1], c[2]]).collect(),
+        indices: r.indices,
+    });
+    let trees =
+        p.trees.iter().map(|t| [t.position[0], t.position[1], t.position[2], t.crown_radius, t.height]).collect();
+    Parts { generator: p.generator, grid: p.grid, colour: p.colour, ribbon, bridge_mask: p.bridge_mask, trees }
 }
 
 /// Generate world `name` for `seed` (an integer or a word) with `paramsJson` (see the module

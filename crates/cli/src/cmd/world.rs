@@ -7,6 +7,7 @@ use crate::outputs::{commit, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
 use bozkir_pipeline::world::{check_request, generate_world, WorldRequest, WORLD_JSON};
+use bozkir_world::compose::{Palette, PaletteSpec};
 use bozkir_world::product::{generator, WorldSpec, GENERATORS, WORLD_VERSION};
 use bozkir_world::{Compat, Seed, WorldGrid};
 use serde_json::{Map, Value};
@@ -54,6 +55,11 @@ struct GenArgs {
     /// `--param domain_size=[200,120]` (values are JSON; other text is a string). Repeatable.
     #[arg(long = "param", value_name = "K=V")]
     params: Vec<String>,
+    /// `composite` only: a palette file (TOML `[[biome]]` tables, or JSON `{"biome": [...]}`
+    /// for a `.json` file): name, profile (water, plains, forest, hills, mountains,
+    /// profile:NAME, recipe:NAME), color, tree_density, niche. Recorded in world.json.
+    #[arg(long, value_name = "FILE")]
+    palette: Option<PathBuf>,
     /// Output directory (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -158,9 +164,24 @@ fn generate(name: &str, g: &GenArgs, quiet: bool) -> Result<()> {
     if !info.available {
         bail!("world {name}: not available yet: {}", info.description);
     }
-    let spec = WorldSpec::resolve(name, Seed::parse(&g.seed), compat(g.compat), &overrides(g)?)
+    let mut spec = WorldSpec::resolve(name, Seed::parse(&g.seed), compat(g.compat), &overrides(g)?)
         .with_context(|| format!("world {name}"))?;
+    if let Some(path) = &g.palette {
+        if name != "composite" {
+            bail!("world {name}: --palette applies to `composite` only");
+        }
+        spec = spec.with_palette(read_palette(path)?).with_context(|| format!("{}", path.display()))?;
+    }
     run_spec(spec, None, &g.out, quiet)
+}
+
+/// A palette file: JSON when its name ends in `.json`, TOML otherwise; unknown keys and bad
+/// values are refused with the file's name (and the line, from the parser).
+fn read_palette(path: &std::path::Path) -> Result<PaletteSpec> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("--palette {}: cannot read", path.display()))?;
+    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let palette = if json { Palette::from_json(&text) } else { Palette::from_toml(&text) };
+    Ok(palette.with_context(|| format!("--palette {}", path.display()))?.to_spec())
 }
 
 fn compat(c: CompatArg) -> Compat {
@@ -177,6 +198,9 @@ fn base_terrain(on: &std::path::Path) -> Result<WorldGrid> {
 }
 
 fn roads_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
+    if g.palette.is_some() {
+        bail!("world roads: --palette applies to `composite` only");
+    }
     if g.size.is_some() {
         bail!("world roads --on: --size does not apply (the terrain has its own size)");
     }

@@ -5,7 +5,8 @@
 //! Families, one file each: [`noise`] (the profile generator and noise), [`sculpt`] (terraces,
 //! redistribution, warp, blur, reverse sculpting), [`erosion`] (stream power, the fill, slab,
 //! droplets, thermal, shallow water), [`detail`] (rills, crags, plates, polish, upsampling,
-//! sediment floors, canyons, the fold) and [`world`] (island, rivers, biomes).
+//! sediment floors, canyons, the fold) [`world`] (island, rivers, biomes) and [`worlds`] (the world layer's landscape, composite and
+//! roads).
 //!
 //! Units: heights and lengths in metres, frequencies in cycles across the field's extent unless
 //! a name says otherwise. Every stage's seed is derived once, into its [`StageCtx`], from the
@@ -17,6 +18,7 @@ pub mod erosion;
 pub mod noise;
 pub mod sculpt;
 pub mod world;
+pub mod worlds;
 
 use crate::error::{ParamError, StageError};
 use crate::state::State;
@@ -29,6 +31,7 @@ pub use erosion::*;
 pub use noise::*;
 pub use sculpt::*;
 pub use world::*;
+pub use worlds::*;
 
 /// One kind of stage: its parameters (the implementing struct, read from the stage's TOML
 /// table), their checks, and what the stage does to the [`State`].
@@ -207,6 +210,9 @@ stages! {
     Island(IslandStage),
     Rivers(RiversStage),
     Biomes(BiomeStage),
+    Landscape(LandscapeStage),
+    Composite(CompositeStage),
+    Roads(RoadsStage),
 }
 
 /// Runs stage `index` (1-based) on `state` on the CPU. Errors are problems only the state can

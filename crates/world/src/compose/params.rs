@@ -41,12 +41,18 @@ pub struct CompositeParams {
     pub forest_target: u32,
     /// A site is kept with probability `tree_density · forest_max_accept`. Default 0.9.
     pub forest_max_accept: f64,
-    /// Route roads on the composed world (see [`route_roads`](super::hooks)). Default true.
+    /// Route roads on the composed world (see [`hooks`](super::hooks)). Default true.
     pub add_roads: bool,
     /// Number of road hubs. Default 10.
     pub num_hubs: u32,
     /// Galin's path-mask radius k for the roads. Default 4.
     pub road_mask_radius: u32,
+    /// Carve rivers into the composed height after blending, before the roads (seed 002's named
+    /// extension; not in pyworldgen). Default false.
+    pub carve_rivers: bool,
+    /// With `carve_rivers`: a cell is a channel when at least this many cells drain through it.
+    /// Default 100.
+    pub river_threshold_cells: u32,
 }
 
 impl Default for CompositeParams {
@@ -66,6 +72,8 @@ impl Default for CompositeParams {
             add_roads: true,
             num_hubs: 10,
             road_mask_radius: 4,
+            carve_rivers: false,
+            river_threshold_cells: 100,
         }
     }
 }
@@ -113,6 +121,9 @@ impl CompositeParams {
         finite_in("domain_size[0]", w, 0.0, true, 1e7)?;
         finite_in("domain_size[1]", h, 0.0, true, 1e7)?;
         finite_in("resolution", self.resolution, 0.0, true, 1e6)?;
+        if self.river_threshold_cells == 0 {
+            return Err(param("river_threshold_cells", 0, "must be at least 1"));
+        }
         let (nx, ny) = self.grid_size();
         if nx < 2 || ny < 2 || nx.saturating_mul(ny) > MAX_CELLS {
             return Err(param(
