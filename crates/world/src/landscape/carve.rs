@@ -278,6 +278,12 @@ pub(crate) struct Fields<'a> {
     pub water: &'a mut [f64],
     pub distance: &'a mut [f64],
     pub influence: &'a mut [f64],
+    /// The valley lowering already applied per cell (kept when `cumulative` is false).
+    pub lowered: &'a mut [f64],
+    /// pyworldgen's landscape: every river's valley is subtracted (`h −= V·g`), so overlapping
+    /// valleys add up. Off (`carve_rivers` on any terrain, where hundreds of rivers overlap): a
+    /// cell is lowered by the deepest valley over it, not by their sum.
+    pub cumulative: bool,
 }
 
 /// Carves one river (distance field `d2`, `s` from [`polyline_field`]) into the fields, per cell:
@@ -301,8 +307,10 @@ pub(crate) fn carve_river(
         .zip(f.water[r.clone()].par_chunks_mut(chunk))
         .zip(f.distance[r.clone()].par_chunks_mut(chunk))
         .zip(f.influence[r.clone()].par_chunks_mut(chunk))
+        .zip(f.lowered[r.clone()].par_chunks_mut(chunk))
         .zip(d2[r.clone()].par_chunks(chunk).zip(s[r].par_chunks(chunk)))
-        .for_each(|((((h, w), dist), infl), (d2, s))| {
+        .for_each(|(((((h, w), dist), infl), low), (d2, s))| {
+            let cumulative = f.cumulative;
             for k in 0..h.len() {
                 if !d2[k].is_finite() {
                     continue;
@@ -313,7 +321,14 @@ pub(crate) fn carve_river(
                 let g = prof.valley(d);
                 let rw = d / f64::max(prof.width, 1e-6);
                 let bank = b + prof.depth * (rw * rw);
-                let mut hh = h[k] - prof.valley_depth * g;
+                let v = prof.valley_depth * g;
+                let mut hh = if cumulative {
+                    h[k] - v
+                } else {
+                    let extra = (v - low[k]).max(0.0);
+                    low[k] += extra;
+                    h[k] - extra
+                };
                 if d < prof.width * 1.45 {
                     hh = hh.min(bank);
                 }

@@ -332,7 +332,7 @@ pub fn carve_rivers(terrain: &dyn Terrain, params: &CarveParams) -> Result<Carve
 fn carve_all(c: Cells, mut world: WorldGrid, rivers: &[River], p: &CarveParams) -> CarvedWorld {
     let n = c.len();
     let (mut distance, mut influence) = (vec![f64::INFINITY; n], vec![0.0; n]);
-    let (mut d2, mut sv) = (vec![0.0; n], vec![0.0; n]);
+    let (mut d2, mut sv, mut lowered) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let cell = c.dx.min(c.dy);
     for r in rivers {
         let prof = Profile::of(r, cell, p.valley_width_factor, p.valley_depth, Some(p.valley_extent));
@@ -343,6 +343,8 @@ fn carve_all(c: Cells, mut world: WorldGrid, rivers: &[River], p: &CarveParams) 
             water: &mut world.water_depth,
             distance: &mut distance,
             influence: &mut influence,
+            lowered: &mut lowered,
+            cumulative: false,
         };
         carve::carve_river(&mut f, &r.bed, &prof, &d2, &sv, c.rows_near(&r.points, radius), c.nx);
     }

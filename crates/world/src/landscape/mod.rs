@@ -168,12 +168,18 @@ pub fn generate_with(s: i64, compat: Compat, params: &LandscapeParams, rnd: &dyn
     let n = c.len();
     let mut height = base_surface(c, p, s, noise)?;
     let (mut water, mut distance, mut influence) = (vec![0.0; n], vec![f64::INFINITY; n], vec![0.0; n]);
-    let (mut d2, mut sv) = (vec![0.0; n], vec![0.0; n]);
+    let (mut d2, mut sv, mut lowered) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     for river in &rivers {
         carve::polyline_field(c, &river.points, f64::INFINITY, &mut d2, &mut sv);
         let prof = Profile::of(river, p.resolution, p.valley_width_factor, p.valley_depth, None);
-        let mut f =
-            Fields { height: &mut height, water: &mut water, distance: &mut distance, influence: &mut influence };
+        let mut f = Fields {
+            height: &mut height,
+            water: &mut water,
+            distance: &mut distance,
+            influence: &mut influence,
+            lowered: &mut lowered,
+            cumulative: true,
+        };
         carve::carve_river(&mut f, &river.bed, &prof, &d2, &sv, 0..ny, nx);
     }
 
