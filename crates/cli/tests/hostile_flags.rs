@@ -273,6 +273,15 @@ const FLAGS: &[Flag] = &[
     f("figures", "--detail", ZERO_TINY),
     f("figures", "--exaggeration", TINY_BIG),
     f("figures", "--validation-grid", NONE),
+    // Worlds: a seed is an integer or a word, so every value is a valid seed.
+    f("world flat", "--size", NONE),
+    f("world flat", "--seed", &HOSTILE),
+    f("world landscape", "--size", NONE),
+    f("world landscape", "--seed", &HOSTILE),
+    f("world roads", "--size", NONE),
+    f("world roads", "--seed", &HOSTILE),
+    f("world composite", "--size", NONE),
+    f("world composite", "--seed", &HOSTILE),
 ];
 
 /// Flags that take a value that is not a number (paths, names, lists of names).
@@ -304,6 +313,9 @@ const NOT_NUMERIC: &[&str] = &[
     "--profiles",
     "--validation",
     "--show",
+    "--param",
+    "--palette",
+    "--on",
 ];
 
 /// Every command path, for the help comparison.
@@ -333,6 +345,11 @@ const COMMANDS: &[&str] = &[
     "recipes",
     "pop-metric",
     "figures",
+    "world flat",
+    "world landscape",
+    "world roads",
+    "world composite",
+    "world regen",
 ];
 
 /// The command line of one case: the command with the inputs it needs and an output in `out`
@@ -441,6 +458,14 @@ fn case_args(fx: &Fixtures, fl: &Flag, value: &str, out: &Path) -> (Vec<String>,
             vec!["serve".into(), fx.tileset.clone()]
         }
         "site" => vec!["site".into(), "--out".into(), o],
+        w if w.starts_with("world ") => {
+            let mut v: Vec<String> = w.split(' ').map(String::from).collect();
+            v.extend(["--out".into(), o]);
+            if fl.flag != "--size" {
+                v.extend(["--size".into(), "24".into()]);
+            }
+            v
+        }
         "bench-viewer" => {
             out_path = None;
             vec!["bench-viewer".into(), "--chromium".into(), "/nonexistent/chromium".into()]

@@ -259,3 +259,71 @@ fn composite_with_a_palette_file_records_it_and_refuses_unknown_keys() {
     let o = bozkir(&["world", "flat", "--palette", s(&bad), "--out", s(&out)]);
     assert!(!o.status.success() && text(&o.stderr).contains("`composite` only"), "{}", text(&o.stderr));
 }
+
+/// Hostile numbers in the generators' own parameters (`--param NAME=VALUE`): never a panic, a
+/// hang or a signal; exit 0 only with the world written; nothing left behind on a refusal.
+#[test]
+fn hostile_parameter_values_are_refused_or_generate() {
+    const HOSTILE: [&str; 10] =
+        ["0", "-1", "nan", "inf", "-inf", "1e308", "1e-308", "1e20", "18446744073709551616", "4294967297"];
+    let params: [(&str, &[&str]); 4] = [
+        ("flat", &["resolution", "undulation_amp", "undulation_scale", "slope_x"]),
+        ("landscape", &["resolution", "main_river_count", "river_depth", "smoothing_sigma"]),
+        ("roads", &["num_hubs", "mask_radius", "max_grade", "curvature_weight"]),
+        ("composite", &["num_regions", "blend_softness", "forest_target", "river_threshold_cells"]),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (gen, names) in params {
+        for name in names {
+            for v in HOSTILE {
+                runs += 1;
+                let out = tmp.path().join(format!("{gen}-{name}-{runs}"));
+                let param = format!("{name}={v}");
+                let mut child = Command::new(env!("CARGO_BIN_EXE_bozkir"))
+                    .args(["--quiet", "world", gen, "--size", "20", "--param", &param, "--out", s(&out)])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let t0 = std::time::Instant::now();
+                let status = loop {
+                    if let Some(st) = child.try_wait().unwrap() {
+                        break Some(st);
+                    }
+                    if t0.elapsed().as_secs() > 60 {
+                        child.kill().unwrap();
+                        child.wait().unwrap();
+                        break None;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                };
+                let mut err = String::new();
+                std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+                let case = format!("world {gen} --param {param}");
+                match status {
+                    None => failures.push(format!("{case}: hung")),
+                    Some(st) if st.code().is_none() => failures.push(format!("{case}: killed by a signal")),
+                    Some(st) if st.code() == Some(101) || err.contains("panicked") => {
+                        failures.push(format!("{case}: panicked: {err}"))
+                    }
+                    Some(st) if st.success() => {
+                        if !out.join("world.json").is_file() {
+                            failures.push(format!("{case}: exit 0 without world.json"));
+                        }
+                    }
+                    Some(_) => {
+                        if out.exists() {
+                            failures.push(format!("{case}: refused but left {}", out.display()));
+                        }
+                        if !err.contains(name) && !err.contains("budget") && !err.contains("cells") {
+                            failures.push(format!("{case}: message does not name the parameter: {err}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {runs} cases failed:\n{}", failures.len(), failures.join("\n"));
+}

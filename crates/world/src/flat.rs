@@ -103,8 +103,8 @@ impl FlatParams {
             ("undulation_scale", self.undulation_scale),
         ];
         for (name, v) in finite {
-            if !v.is_finite() {
-                return Err(param(name, v, "must be a finite number"));
+            if !(v.is_finite() && v.abs() <= 1e6) {
+                return Err(param(name, v, "must be a finite number in [-1e6, 1e6]"));
             }
         }
         if !(self.resolution.is_finite() && self.resolution > 0.0) {

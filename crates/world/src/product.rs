@@ -280,8 +280,70 @@ fn shape_params(params: &Map<String, Value>) -> Map<String, Value> {
         .collect()
 }
 
-/// Every parameter of generator `info` (defaults filled in) from `overrides`, validated.
+/// Smallest and largest cell size in metres a world may have.
+pub const RESOLUTION_RANGE_M: (f64, f64) = (1e-3, 1e5);
+
+/// Longest side in metres a world may have.
+pub const MAX_EXTENT_M: f64 = 1e8;
+
+/// Every parameter of generator `info` (defaults filled in) from `overrides`, validated; an
+/// error names the parameter it is about (a value of the wrong type included).
 fn resolve_params(info: &GeneratorInfo, overrides: &Map<String, Value>) -> Result<Map<String, Value>> {
+    let all = match resolve_each(info, overrides) {
+        Ok(m) => m,
+        Err(e) => {
+            // Find the parameter to blame: the first that fails alone.
+            for (k, v) in overrides {
+                let one: Map<String, Value> = [(k.clone(), v.clone())].into_iter().collect();
+                if let Err(e1) = resolve_each(info, &one) {
+                    return Err(name_the_parameter(k, v, e1));
+                }
+            }
+            return Err(e);
+        }
+    };
+    check_extent(&all)?;
+    Ok(all)
+}
+
+/// `e` as an error about parameter `k` (unchanged when it names `k` already).
+fn name_the_parameter(k: &str, v: &Value, e: WorldError) -> WorldError {
+    let text = e.to_string();
+    if text.contains(&format!("`{k}`")) || text.contains(&format!("{k} ")) || text.contains(&format!("{k}:")) {
+        return e;
+    }
+    // serde's type message, without the position in the JSON text we built.
+    let why = text.rsplit(": ").next().unwrap_or(&text);
+    let why = why.split(" at line ").next().unwrap_or(why);
+    WorldError::Param { name: k.to_string(), value: v.to_string(), allowed: why.to_string() }
+}
+
+/// Cell size and extent within [`RESOLUTION_RANGE_M`] and [`MAX_EXTENT_M`].
+fn check_extent(params: &Map<String, Value>) -> Result<()> {
+    let (lo, hi) = RESOLUTION_RANGE_M;
+    if let Some(r) = params.get("resolution").and_then(Value::as_f64) {
+        if !(lo..=hi).contains(&r) {
+            return Err(WorldError::Param {
+                name: "resolution".into(),
+                value: r.to_string(),
+                allowed: format!("must be {lo}..={hi} metres per cell"),
+            });
+        }
+    }
+    if let Some(d) = params.get("domain_size").and_then(Value::as_array) {
+        if d.iter().any(|x| !x.as_f64().is_some_and(|x| x.is_finite() && x <= MAX_EXTENT_M)) {
+            return Err(WorldError::Param {
+                name: "domain_size".into(),
+                value: Value::Array(d.clone()).to_string(),
+                allowed: format!("each side must be a finite number of metres up to {MAX_EXTENT_M:e}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`resolve_params`] without the blame.
+fn resolve_each(info: &GeneratorInfo, overrides: &Map<String, Value>) -> Result<Map<String, Value>> {
     Ok(match info.name {
         "flat" => to_map(&FlatParams::from_overrides(overrides)?),
         "landscape" => to_map(&LandscapeParams::from_overrides(overrides)?),

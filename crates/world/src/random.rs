@@ -19,9 +19,9 @@ pub trait Noise: Sync {
         let (xi, yi) = (xf as i64, yf as i64);
         let (u, v) = (smooth(x - xf), smooth(y - yf));
         let c00 = self.hashf2(xi, yi, seed);
-        let c10 = self.hashf2(xi + 1, yi, seed);
-        let c01 = self.hashf2(xi, yi + 1, seed);
-        let c11 = self.hashf2(xi + 1, yi + 1, seed);
+        let c10 = self.hashf2(xi.wrapping_add(1), yi, seed);
+        let c01 = self.hashf2(xi, yi.wrapping_add(1), seed);
+        let c11 = self.hashf2(xi.wrapping_add(1), yi.wrapping_add(1), seed);
         let x0 = c00 + (c10 - c00) * u;
         let x1 = c01 + (c11 - c01) * u;
         x0 + (x1 - x0) * v
@@ -32,7 +32,7 @@ pub trait Noise: Sync {
     fn fbm2(&self, x: f64, y: f64, octaves: u32, seed: i64) -> f64 {
         let (mut total, mut amp, mut freq, mut norm) = (0.0, 0.5, 1.0, 0.0);
         for o in 0..octaves as i64 {
-            total += amp * self.value_noise2(x * freq, y * freq, seed + o * 1013);
+            total += amp * self.value_noise2(x * freq, y * freq, seed.wrapping_add(o * 1013));
             norm += amp;
             freq *= 2.0;
             amp *= 0.5;

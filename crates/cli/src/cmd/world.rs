@@ -150,8 +150,9 @@ fn overrides(g: &GenArgs) -> Result<Map<String, Value>> {
             Some(other) => bail!("--param resolution={other}: must be a number of metres"),
             None => 2.0,
         };
-        if !(res.is_finite() && res > 0.0) {
-            bail!("--param resolution={res}: must be a finite number of metres above 0");
+        let (lo, hi) = bozkir_world::product::RESOLUTION_RANGE_M;
+        if !(res.is_finite() && (lo..=hi).contains(&res)) {
+            bail!("--param resolution={res}: must be {lo}..={hi} metres per cell");
         }
         let side = n as f64 * res;
         m.insert("domain_size".into(), serde_json::json!([side, side]));

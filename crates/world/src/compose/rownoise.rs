@@ -26,10 +26,10 @@ fn add_value_noise_row(noise: &dyn Noise, xin: &[f64], freq: f64, yy: f64, seed:
                 (c00, c01) = (c10, c11);
             } else {
                 c00 = noise.hashf2(xi, yi, seed);
-                c01 = noise.hashf2(xi, yi + 1, seed);
+                c01 = noise.hashf2(xi, yi.wrapping_add(1), seed);
             }
-            c10 = noise.hashf2(xi + 1, yi, seed);
-            c11 = noise.hashf2(xi + 1, yi + 1, seed);
+            c10 = noise.hashf2(xi.wrapping_add(1), yi, seed);
+            c11 = noise.hashf2(xi.wrapping_add(1), yi.wrapping_add(1), seed);
             last = Some(xi);
         }
         let u = smooth(x - xf);
@@ -45,7 +45,7 @@ pub fn fbm2_row(noise: &dyn Noise, xin: &[f64], y: f64, octaves: u32, seed: i64,
     out.fill(0.0);
     let (mut amp, mut freq, mut norm) = (0.5, 1.0, 0.0);
     for o in 0..i64::from(octaves) {
-        add_value_noise_row(noise, xin, freq, y * freq, seed + o * 1013, amp, out);
+        add_value_noise_row(noise, xin, freq, y * freq, seed.wrapping_add(o * 1013), amp, out);
         norm += amp;
         freq *= 2.0;
         amp *= 0.5;

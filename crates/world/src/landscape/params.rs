@@ -115,19 +115,23 @@ pub(crate) fn bad(name: &str, value: impl std::fmt::Display, allowed: &str) -> W
     WorldError::Param { name: name.to_string(), value: value.to_string(), allowed: allowed.to_string() }
 }
 
+/// Largest magnitude of a length, height or depth parameter (metres): far beyond any world,
+/// small enough that heights built from it stay finite.
+const MAX_MAGNITUDE: f64 = 1e6;
+
 fn finite(name: &str, v: f64) -> Result<()> {
-    if v.is_finite() {
+    if v.is_finite() && v.abs() <= MAX_MAGNITUDE {
         Ok(())
     } else {
-        Err(bad(name, v, "must be finite"))
+        Err(bad(name, v, &format!("must be finite and in [-{MAX_MAGNITUDE:e}, {MAX_MAGNITUDE:e}]")))
     }
 }
 
 fn at_least(name: &str, v: f64, lo: f64) -> Result<()> {
-    if v.is_finite() && v >= lo {
+    if v.is_finite() && v >= lo && v <= MAX_MAGNITUDE {
         Ok(())
     } else {
-        Err(bad(name, v, &format!("must be finite and ≥ {lo}")))
+        Err(bad(name, v, &format!("must be finite and in [{lo}, {MAX_MAGNITUDE:e}]")))
     }
 }
 
