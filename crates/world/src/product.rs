@@ -313,7 +313,7 @@ fn name_the_parameter(k: &str, v: &Value, e: WorldError) -> WorldError {
         return e;
     }
     // serde's type message, without the position in the JSON text we built.
-    let why = text.rsplit(": ").next().unwrap_or(&text);
+    let why = text.split_once(": ").map_or(text.as_str(), |(_, rest)| rest);
     let why = why.split(" at line ").next().unwrap_or(why);
     WorldError::Param { name: k.to_string(), value: v.to_string(), allowed: why.to_string() }
 }
