@@ -72,6 +72,8 @@ pub struct WorldOutcome {
     pub files: Vec<String>,
     /// Roads, rivers and trees in the world.
     pub counts: (usize, usize, usize),
+    /// Hub pairs no road joins, each with what blocked it.
+    pub unrouted: Vec<String>,
 }
 
 fn world_err(e: WorldError) -> PipelineError {
@@ -218,7 +220,8 @@ pub fn write_product(p: &WorldProduct, spec: &WorldSpec, dir: &Path) -> Result<W
     let mut files: Vec<String> = sc.files.iter().map(|s| s.path.clone()).collect();
     files.push(folder::SIDECAR.to_string());
     files.extend(extra.iter().filter_map(|e| e["path"].as_str().map(str::to_string)));
-    Ok(WorldOutcome { shape: (nx, ny), range_m: range, files, counts: (p.roads.len(), p.rivers.len(), p.trees.len()) })
+    let counts = (p.roads.len(), p.rivers.len(), p.trees.len());
+    Ok(WorldOutcome { shape: (nx, ny), range_m: range, files, counts, unrouted: p.unrouted.clone() })
 }
 
 fn file_name(p: &Path) -> String {

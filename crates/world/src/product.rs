@@ -506,6 +506,9 @@ pub struct WorldProduct {
     pub trees: Vec<TreeInstance>,
     /// Materials per cell (water → upland), when the generator classifies them.
     pub materials: Option<Classes>,
+    /// Hub pairs the road network could not join, each with what blocked it (empty when every
+    /// pair was routed).
+    pub unrouted: Vec<String>,
 }
 
 impl WorldProduct {
@@ -524,6 +527,7 @@ impl WorldProduct {
             ribbon: None,
             trees: Vec::new(),
             materials: None,
+            unrouted: Vec::new(),
         }
     }
 
@@ -586,6 +590,7 @@ impl WorldProduct {
     /// `road_polylines_3d`) and ribbon (colours by vertex flag: asphalt, bridge deck, tunnel).
     pub fn add_roads(&mut self, net: &RoadNetwork) {
         self.road_mask = Some(net.road_mask.clone());
+        self.unrouted = net.unrouted.iter().map(|u| u.error().to_string()).collect();
         self.bridge_mask = Some(net.bridge_mask(0.05));
         let lines = net.polylines_3d(0.3);
         let routed = net.segments.iter().filter(|s| s.polyline.len() >= 2);

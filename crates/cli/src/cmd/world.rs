@@ -253,6 +253,12 @@ fn run_spec(spec: WorldSpec, base: Option<WorldGrid>, out: &std::path::Path, qui
         outcome.counts.1,
         outcome.counts.2
     );
+    if !outcome.unrouted.is_empty() {
+        println!("note: {} hub pair(s) have no road (every route blocked):", outcome.unrouted.len());
+        for u in &outcome.unrouted {
+            println!("  {u}");
+        }
+    }
     let parts: Vec<String> = timings.iter().map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64())).collect();
     println!("timings  {}", parts.join(", "));
     Ok(())
