@@ -2,8 +2,8 @@
 //! scikit-image, whose side is `scripts/bench_world_peer.py`; `scripts/bench_world.sh` runs both
 //! in one session and prints the side-by-side table.
 //!
-//! Criterion groups (sample size 10, short warm-up and measurement: the whole bench runs in a few
-//! minutes; slow cases take as long as their ten samples need):
+//! Criterion groups (sample size 10, short warm-up and measurement; slow cases take as long as
+//! their ten samples need: the whole bench runs in about eight minutes on the 2-vCPU VM):
 //!
 //! * `world_gen`: `WorldSpec::resolve(name, "atlas", pyworldgen compat, overrides).generate()` for
 //!   `flat`, `landscape`, `roads`, `composite` at pyworldgen's defaults (60², 60², 60², 110²
@@ -34,9 +34,10 @@
 //!   `terrain_1024_water.npy`, float64, `ny × nx`, row 0 south) and `routes.json` (our single
 //!   routes: waypoint cells, cost, states expanded, median and best of 5 wall times) for the
 //!   peer script.
-//! * `BOZKIR_WORLD_RSS=GROUP/ID`: sets the case up, runs it once and prints one JSON line with
-//!   the wall time and the process's peak resident set (`VmHWM` of `/proc/self/status`) after
-//!   the set-up and after the run. Run each case in its own process for its own peak.
+//! * `BOZKIR_WORLD_RSS=GROUP/ID`: sets the case up, runs it `BOZKIR_WORLD_REPS` times (default 1)
+//!   and prints one JSON line with the wall times (median, best, all) and the process's peak
+//!   resident set (`VmHWM` of `/proc/self/status`) after the set-up and after the runs. Run each
+//!   case in its own process for its own peak.
 //! * `BOZKIR_WORLD_LIST=1`: prints the case ids.
 //!
 //! Not a test: figures go to `docs/benchmarks.md` with the machine.
