@@ -126,6 +126,34 @@ impl Terrain for WorldGrid {
     }
 }
 
+/// `impl Terrain` for a world type that holds its heights and depths in a `grid: WorldGrid`
+/// field (the landscape, the composed and the carved worlds).
+macro_rules! terrain_via_grid {
+    ($t:ty) => {
+        impl $crate::field::Terrain for $t {
+            fn nx(&self) -> usize {
+                self.grid.nx
+            }
+            fn ny(&self) -> usize {
+                self.grid.ny
+            }
+            fn dx(&self) -> f64 {
+                self.grid.dx
+            }
+            fn dy(&self) -> f64 {
+                self.grid.dy
+            }
+            fn height(&self) -> &[f64] {
+                &self.grid.height
+            }
+            fn water_depth(&self) -> &[f64] {
+                &self.grid.water_depth
+            }
+        }
+    };
+}
+pub(crate) use terrain_via_grid;
+
 #[cfg(test)]
 mod tests {
     use super::*;

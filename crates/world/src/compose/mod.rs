@@ -30,7 +30,7 @@ pub use params::CompositeParams;
 pub use trees::{TreeInstance, TREE_WATER_CUTOFF};
 
 use crate::error::{Result, WorldError};
-use crate::field::{Terrain, WorldGrid};
+use crate::field::WorldGrid;
 use crate::random::for_compat;
 use crate::seed::{Compat, Seed};
 use regions::{ControlFields, Frame, WeightShape};
@@ -94,26 +94,7 @@ impl CompositeWorld {
     }
 }
 
-impl Terrain for CompositeWorld {
-    fn nx(&self) -> usize {
-        self.grid.nx
-    }
-    fn ny(&self) -> usize {
-        self.grid.ny
-    }
-    fn dx(&self) -> f64 {
-        self.grid.dx
-    }
-    fn dy(&self) -> f64 {
-        self.grid.dy
-    }
-    fn height(&self) -> &[f64] {
-        &self.grid.height
-    }
-    fn water_depth(&self) -> &[f64] {
-        &self.grid.water_depth
-    }
-}
+crate::field::terrain_via_grid!(CompositeWorld);
 
 /// The integer seed the composition draws from: pyworldgen's `seed_to_int` in the
 /// compatibility path; in the canonical path our 64-bit seed folded to 32 bits

@@ -132,26 +132,7 @@ pub struct CarvedWorld {
     pub channel: Vec<bool>,
 }
 
-impl Terrain for CarvedWorld {
-    fn nx(&self) -> usize {
-        self.grid.nx
-    }
-    fn ny(&self) -> usize {
-        self.grid.ny
-    }
-    fn dx(&self) -> f64 {
-        self.grid.dx
-    }
-    fn dy(&self) -> f64 {
-        self.grid.dy
-    }
-    fn height(&self) -> &[f64] {
-        &self.grid.height
-    }
-    fn water_depth(&self) -> &[f64] {
-        &self.grid.water_depth
-    }
-}
+crate::field::terrain_via_grid!(CarvedWorld);
 
 /// A river traced on the north-up grid: its cells spring → mouth, its parent and join point.
 struct Trace {

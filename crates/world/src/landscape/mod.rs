@@ -42,7 +42,7 @@ use rayon::prelude::*;
 
 use crate::compat::ndimage::gaussian_filter;
 use crate::error::Result;
-use crate::field::{Terrain, WorldGrid};
+use crate::field::WorldGrid;
 use crate::random::{for_compat, Noise, Randomness};
 use crate::seed::{Compat, Seed};
 use carve::{Cells, Fields, MaterialRule, Profile};
@@ -86,26 +86,7 @@ impl LandscapeWorld {
     }
 }
 
-impl Terrain for LandscapeWorld {
-    fn nx(&self) -> usize {
-        self.grid.nx
-    }
-    fn ny(&self) -> usize {
-        self.grid.ny
-    }
-    fn dx(&self) -> f64 {
-        self.grid.dx
-    }
-    fn dy(&self) -> f64 {
-        self.grid.dy
-    }
-    fn height(&self) -> &[f64] {
-        &self.grid.height
-    }
-    fn water_depth(&self) -> &[f64] {
-        &self.grid.water_depth
-    }
-}
+crate::field::terrain_via_grid!(LandscapeWorld);
 
 /// The integer seed a landscape draws from: `params.seed` if set, else the seed's pyworldgen
 /// integer (compatibility) or canonical 64 bits.
