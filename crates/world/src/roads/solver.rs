@@ -1,13 +1,11 @@
 //! The least-cost route between two cells over path segment masks (Galin et al. §5).
 //!
 //! Best-first search (A*) with the straight-line heuristic `h = base·res·|p − goal|` and
-//! pyworldgen's exact order: a binary heap of `(g + h, insertion counter)`, a state re-pushed
-//! whenever its cost strictly improves, the goal accepted when popped. With
+//! pyworldgen's exact order: states popped by `(g + h, insertion counter)`, a state's key
+//! renewed whenever its cost strictly improves, the goal accepted when popped. With
 //! `curvature_weight > 0` the state is (cell, incoming mask direction) — the oriented grid of
 //! §5.2 — and every turn by θ adds `curvature_weight·θ²`. Extra moves (tunnels, annulus bridges)
 //! join the same search as jumps whose cost is given by the caller.
-
-use std::collections::BinaryHeap;
 
 use super::cost::{Blocked, CostField, RoadCost, SegmentMask};
 use super::np::ihypot;
@@ -110,56 +108,174 @@ impl NoRoute {
     }
 }
 
-/// A heap entry: (f as its bit pattern, insertion counter, state), reversed so the max-heap
-/// pops the least (f, counter) first, as `heapq` does. f ≥ 0 is finite, and for non-negative
-/// floats the bit patterns order as the values.
-type Entry = std::cmp::Reverse<(u64, u64, u32)>;
+/// A heap key: (f as its bit pattern, insertion counter). f ≥ 0 is finite, and for
+/// non-negative floats the bit patterns order as the values, so keys order as `heapq` orders
+/// its `(f, counter)` tuples.
+type Key = (u64, u64);
 
 #[inline]
-fn entry(f: f64, counter: u64, state: usize) -> Entry {
+fn key(f: f64, counter: u64) -> Key {
     debug_assert!(f >= 0.0 && f.is_finite());
-    std::cmp::Reverse(((f + 0.0).to_bits(), counter, state as u32))
+    ((f + 0.0).to_bits(), counter)
 }
 
-/// Each cell's row of segment costs (∞ where forbidden). With the oriented grid every cell is
-/// expanded once per incoming direction and a segment's cost does not depend on it, so rows are
-/// kept (while cells × m stays under 32 M entries); otherwise one row is recomputed each time.
-struct Rows {
-    keep: bool,
+/// The open set: an indexed 4-ary min-heap of states by [`Key`], each state at most once (its
+/// position kept in its [`Rec`]). pyworldgen pushes a new `(f, counter)` tuple at each strict
+/// improvement and skips the stale ones when popped; replacing the state's key in place pops
+/// the same live entries in the same order, from a heap the size of the frontier instead of
+/// every push.
+struct Open {
+    heap: Vec<(Key, u32)>,
+}
+
+const NOWHERE: u32 = u32::MAX;
+
+impl Open {
+    fn new() -> Self {
+        Self { heap: Vec::new() }
+    }
+
+    /// Insert state `s` with key `k`, or replace its key.
+    #[inline]
+    fn set(&mut self, rec: &mut [Rec], s: usize, k: Key) {
+        let p = rec[s].pos;
+        if p == NOWHERE {
+            self.heap.push((k, s as u32));
+            let i = self.heap.len() - 1;
+            rec[s].pos = i as u32;
+            self.up(rec, i);
+        } else {
+            let i = p as usize;
+            let old = self.heap[i].0;
+            self.heap[i].0 = k;
+            if k < old {
+                self.up(rec, i);
+            } else {
+                self.down(rec, i);
+            }
+        }
+    }
+
+    /// Remove and return the state of least key.
+    #[inline]
+    fn pop(&mut self, rec: &mut [Rec]) -> Option<usize> {
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().expect("non-empty");
+        rec[top.1 as usize].pos = NOWHERE;
+        if !self.heap.is_empty() {
+            self.heap[0] = last;
+            rec[last.1 as usize].pos = 0;
+            self.down(rec, 0);
+        }
+        Some(top.1 as usize)
+    }
+
+    fn up(&mut self, rec: &mut [Rec], mut i: usize) {
+        let item = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if self.heap[parent].0 <= item.0 {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            rec[self.heap[i].1 as usize].pos = i as u32;
+            i = parent;
+        }
+        self.heap[i] = item;
+        rec[item.1 as usize].pos = i as u32;
+    }
+
+    fn down(&mut self, rec: &mut [Rec], mut i: usize) {
+        let n = self.heap.len();
+        let item = self.heap[i];
+        loop {
+            let first = 4 * i + 1;
+            if first >= n {
+                break;
+            }
+            let mut best = first;
+            for c in first + 1..(first + 4).min(n) {
+                if self.heap[c].0 < self.heap[best].0 {
+                    best = c;
+                }
+            }
+            if self.heap[best].0 >= item.0 {
+                break;
+            }
+            self.heap[i] = self.heap[best];
+            rec[self.heap[i].1 as usize].pos = i as u32;
+            i = best;
+        }
+        self.heap[i] = item;
+        rec[item.1 as usize].pos = i as u32;
+    }
+}
+
+/// Sentinels of a segment-cost row: why a segment is forbidden (negative, so never a cost), or
+/// `+∞` when it leaves the grid.
+const STEEP: f64 = -1.0;
+const DEEP: f64 = -2.0;
+const DENSE: f64 = -3.0;
+
+/// Each cell's row of segment costs (a sentinel where forbidden), kept once computed: on the
+/// oriented grid every cell is expanded once per incoming direction and a segment's cost does
+/// not depend on it. Rows are kept until `cap` rows are held (256 MiB); cells beyond that are
+/// recomputed at each expansion.
+struct RowStore {
     m: usize,
+    /// Cell → row slot (`u32::MAX`: none yet).
+    slot: Vec<u32>,
     data: Vec<f64>,
-    filled: Vec<bool>,
+    cap: usize,
+    /// Scratch row for cells past the cap.
+    scratch: Vec<f64>,
 }
 
-impl Rows {
-    fn new(oriented: bool, cells: usize, m: usize) -> Self {
-        let keep = oriented && cells * m <= 32 << 20;
-        Self {
-            keep,
-            m,
-            data: vec![0.0; if keep { cells * m } else { m }],
-            filled: vec![false; if keep { cells } else { 0 }],
-        }
+/// Most memory the oriented search's rows take.
+const ROW_BYTES: usize = 256 << 20;
+
+impl RowStore {
+    fn new(cells: usize, m: usize) -> Self {
+        let cap = (ROW_BYTES / (8 * m.max(1))).min(cells);
+        Self { m, slot: vec![u32::MAX; cells], data: Vec::new(), cap, scratch: vec![0.0; m] }
     }
 
-    /// The row of compact cell `k`, filled by `fill` unless kept from an earlier expansion.
-    fn get(&mut self, k: usize, fill: impl FnOnce(&mut [f64])) -> &[f64] {
+    /// The row of `cell`, filled by `fill` unless held, and whether it was filled now.
+    fn row(&mut self, cell: usize, fill: impl FnOnce(&mut [f64])) -> (&[f64], bool) {
         let m = self.m;
-        if !self.keep {
-            fill(&mut self.data[..m]);
-            return &self.data[..m];
+        let k = self.slot[cell];
+        if k != u32::MAX {
+            let k = k as usize;
+            return (&self.data[k * m..(k + 1) * m], false);
         }
-        let row = &mut self.data[k * m..(k + 1) * m];
-        if !self.filled[k] {
-            fill(row);
-            self.filled[k] = true;
+        if self.data.len() / m < self.cap {
+            let k = self.data.len() / m;
+            self.data.resize((k + 1) * m, 0.0);
+            fill(&mut self.data[k * m..(k + 1) * m]);
+            self.slot[cell] = k as u32;
+            return (&self.data[k * m..(k + 1) * m], true);
         }
-        row
+        fill(&mut self.scratch);
+        (&self.scratch, true)
     }
 }
 
-/// The costs of every mask segment from `(cx, cy)` into `row` (∞ where forbidden, counting why).
-#[allow(clippy::too_many_arguments)]
+/// Count the forbidden segments of a row into `fail`.
+fn count_blocked(row: &[f64], fail: &mut NoRoute) {
+    for &c in row {
+        if c < 0.0 {
+            if c == STEEP {
+                fail.steep += 1;
+            } else if c == DEEP {
+                fail.deep += 1;
+            } else {
+                fail.dense += 1;
+            }
+        }
+    }
+}
+
+/// The costs of every mask segment from `(cx, cy)` into `row` (a sentinel where forbidden).
 fn segment_row(
     field: &CostField<'_>,
     cost: &RoadCost,
@@ -168,20 +284,14 @@ fn segment_row(
     level: &[f64],
     (cx, cy): (usize, usize),
     row: &mut [f64],
-    fail: &mut NoRoute,
 ) {
     for (o, slot) in row.iter_mut().enumerate() {
         *slot = match field.segment_cost_fast(cost, mask, strided, level, cx, cy, o) {
             Ok(c) => c,
-            Err(b) => {
-                match b {
-                    Blocked::Steep => fail.steep += 1,
-                    Blocked::Deep => fail.deep += 1,
-                    Blocked::Dense => fail.dense += 1,
-                    Blocked::Outside => {}
-                }
-                f64::INFINITY
-            }
+            Err(Blocked::Steep) => STEEP,
+            Err(Blocked::Deep) => DEEP,
+            Err(Blocked::Dense) => DENSE,
+            Err(Blocked::Outside) => f64::INFINITY,
         };
     }
 }
@@ -202,15 +312,25 @@ fn turn_table(mask: &SegmentMask, w: f64) -> Vec<f64> {
     t
 }
 
+/// One search state's bookkeeping, kept together so a relaxation touches one cache line.
+#[derive(Clone, Copy)]
+struct Rec {
+    /// Best cost so far.
+    g: f64,
+    /// Predecessor state (`u32::MAX`: none).
+    came: u32,
+    /// Position in the open set ([`NOWHERE`]: not in it).
+    pos: u32,
+    /// The step that reached it.
+    kind: StepKind,
+}
+
 /// Dense per-state bookkeeping over the cells a search may visit.
 struct States {
     dirs: usize,
     /// Cell → compact index (u32::MAX outside the corridor), or identity.
     compact: Option<Vec<u32>>,
-    g: Vec<f64>,
-    came: Vec<u32>,
-    last: Vec<u64>,
-    kind: Vec<StepKind>,
+    rec: Vec<Rec>,
 }
 
 impl States {
@@ -229,15 +349,8 @@ impl States {
             }
             None => (None, ncells),
         };
-        let ns = n * dirs;
-        Self {
-            dirs,
-            compact,
-            g: vec![f64::INFINITY; ns],
-            came: vec![u32::MAX; ns],
-            last: vec![0; ns],
-            kind: vec![StepKind::Surface; ns],
-        }
+        let blank = Rec { g: f64::INFINITY, came: u32::MAX, pos: NOWHERE, kind: StepKind::Surface };
+        Self { dirs, compact, rec: vec![blank; n * dirs] }
     }
     #[inline]
     fn id(&self, cell: usize, dir: usize) -> Option<usize> {
@@ -248,6 +361,9 @@ impl States {
             },
             None => Some(cell * self.dirs + dir),
         }
+    }
+    fn len(&self) -> usize {
+        self.rec.len()
     }
 }
 
@@ -308,15 +424,14 @@ pub fn least_cost_path(
         fail.outside = true;
         return Err(fail);
     }
-    st.g[s0] = 0.0;
-    let mut heap = BinaryHeap::new();
-    heap.push(entry(0.0, 0, s0));
+    st.rec[s0].g = 0.0;
+    let mut heap = Open::new();
+    heap.set(&mut st.rec, s0, key(0.0, 0));
     let mut counter = 0u64;
-    let budget = 64 * st.g.len() as u64 + 1024;
+    let budget = 64 * st.len() as u64 + 1024;
     let mut expanded = 0usize;
     let mut jumps = Vec::new();
     let strided = mask.strided(nx);
-    let mut rows = Rows::new(oriented, st.g.len() / dirs, m);
     let own_level;
     let level = match opts.level {
         Some(l) if l.len() == nx * ny => l,
@@ -325,22 +440,31 @@ pub fn least_cost_path(
             &own_level
         }
     };
+    // The oriented grid keeps each cell's row (a cell is expanded once per incoming direction);
+    // the plain search evaluates a segment only when its bound says it could improve.
+    let mut store = RowStore::new(if oriented { nx * ny } else { 0 }, m);
+    let lower = segment_lower_bounds(cost, mask);
     // Cell of each state (compact ids need the reverse map).
     let cell_of = cell_index(&st, nx * ny);
-    while let Some(std::cmp::Reverse((_, ecounter, estate))) = heap.pop() {
-        let s = estate as usize;
-        if ecounter != st.last[s] {
-            continue; // stale: re-expanding it would push nothing (pyworldgen does, to no effect)
-        }
+    while let Some(s) = heap.pop(&mut st.rec) {
         let cell = cell_of[s / dirs] as usize;
         let (cx, cy) = (cell % nx, cell / nx);
         if (cx, cy) == goal {
             return Ok(trace(&st, &cell_of, s, nx, expanded));
         }
         expanded += 1;
-        let base = st.g[s];
-        let row = rows.get(s / dirs, |row| segment_row(field, cost, mask, &strided, level, (cx, cy), row, &mut fail));
-        relax_row(&ctx, &mut st, &mut heap, &mut counter, s, (cx, cy), row);
+        let base = st.rec[s].g;
+        // Forbidden segments are counted at each expansion (once per cell on the oriented grid).
+        if oriented {
+            let (row, filled) = store.row(cell, |row| segment_row(field, cost, mask, &strided, level, (cx, cy), row));
+            if filled {
+                count_blocked(row, &mut fail);
+            }
+            relax_row(&ctx, &mut st, &mut heap, &mut counter, s, (cx, cy), row);
+        } else {
+            let lazy = Lazy { cost, mask, strided: &strided, level, lower: &lower };
+            expand_plain(&ctx, &lazy, &mut st, &mut heap, &mut counter, s, (cx, cy), &mut fail);
+        }
         if let Some(j) = ctx.opts.jumps {
             jumps.clear();
             j.jumps(cx, cy, &mut jumps);
@@ -358,7 +482,7 @@ pub fn least_cost_path(
 fn cell_index(st: &States, ncells: usize) -> Vec<u32> {
     match &st.compact {
         Some(ids) => {
-            let mut rev = vec![0u32; st.g.len() / st.dirs];
+            let mut rev = vec![0u32; st.len() / st.dirs];
             for (c, &k) in ids.iter().enumerate() {
                 if k != u32::MAX {
                     rev[k as usize] = c as u32;
@@ -370,12 +494,95 @@ fn cell_index(st: &States, ncells: usize) -> Vec<u32> {
     }
 }
 
+/// A lower bound of each mask segment's cost: its sub-steps summed in the search's order at the
+/// least multiplier a sub-step can have (`base`, when every weight is non-negative; else 0).
+/// Floating-point sums and products are monotone, so a segment's computed cost is never below
+/// its bound.
+fn segment_lower_bounds(cost: &RoadCost, mask: &SegmentMask) -> Vec<f64> {
+    let weights = [cost.base, cost.slope_weight, cost.water_weight, cost.bridge_cost, cost.vegetation_weight];
+    let least = if weights.iter().all(|w| w.is_finite() && *w >= 0.0) { cost.base } else { 0.0 };
+    (0..mask.offsets.len())
+        .map(|o| {
+            let mut total = 0.0;
+            for _ in 1..mask.samples(o).len() {
+                total += mask.sublen[o] * least;
+            }
+            total
+        })
+        .collect()
+}
+
+/// What the plain search needs to cost a segment on demand.
+struct Lazy<'a> {
+    cost: &'a RoadCost,
+    mask: &'a SegmentMask,
+    strided: &'a super::cost::Strided,
+    level: &'a [f64],
+    lower: &'a [f64],
+}
+
+/// Expand state `s` at `(cx, cy)` of the plain (unoriented) search: for each mask segment whose
+/// destination could improve (`g + bound·reuse < g(destination)`), cost the segment and relax.
+/// The relaxations made are exactly those of costing every segment first; a segment skipped is
+/// not counted in the blocked diagnostics.
+#[allow(clippy::too_many_arguments)]
+fn expand_plain(
+    ctx: &Ctx<'_>,
+    lz: &Lazy<'_>,
+    st: &mut States,
+    heap: &mut Open,
+    counter: &mut u64,
+    s: usize,
+    (cx, cy): (usize, usize),
+    fail: &mut NoRoute,
+) {
+    let (nx, ny) = (ctx.field.nx, ctx.field.ny);
+    let base = st.rec[s].g;
+    for (o, &(di, dj)) in ctx.offsets.iter().enumerate() {
+        let tx = cx.wrapping_add_signed(di as isize);
+        let ty = cy.wrapping_add_signed(dj as isize);
+        if tx >= nx || ty >= ny {
+            continue;
+        }
+        let nxt = ty * nx + tx;
+        let Some(ns) = st.id(nxt, 0) else { continue };
+        let r = ctx.opts.reuse.map(|r| r[nxt]);
+        let bound = match r {
+            Some(r) => lz.lower[o] * r,
+            None => lz.lower[o],
+        };
+        if (base + bound).partial_cmp(&st.rec[ns].g) != Some(std::cmp::Ordering::Less) {
+            continue; // cannot improve (a bad reuse value would be refused below anyway)
+        }
+        let sc = match ctx.field.segment_cost_fast(lz.cost, lz.mask, lz.strided, lz.level, cx, cy, o) {
+            Ok(c) => c,
+            Err(b) => {
+                match b {
+                    Blocked::Steep => fail.steep += 1,
+                    Blocked::Deep => fail.deep += 1,
+                    Blocked::Dense => fail.dense += 1,
+                    Blocked::Outside => {}
+                }
+                continue;
+            }
+        };
+        let step = match r {
+            Some(r) => sc * r,
+            None => sc,
+        };
+        if !(step >= 0.0 && step.is_finite()) {
+            continue; // a negative or non-finite cost (bad reuse or density input) is refused
+        }
+        relax(ctx, st, heap, counter, s, nxt, 0, base + step, StepKind::Surface);
+    }
+}
+
 /// Relax every finite segment of `row` out of state `s` at cell `(cx, cy)`: step cost × reuse
 /// at the destination, plus the turn from the incoming direction on the oriented grid.
 fn relax_row(
     ctx: &Ctx<'_>,
     st: &mut States,
-    heap: &mut BinaryHeap<Entry>,
+    heap: &mut Open,
     counter: &mut u64,
     s: usize,
     (cx, cy): (usize, usize),
@@ -383,10 +590,10 @@ fn relax_row(
 ) {
     let (nx, m) = (ctx.field.nx, row.len());
     let oriented = st.dirs > 1;
-    let (base, din) = (st.g[s], s % st.dirs);
+    let (base, din) = (st.rec[s].g, s % st.dirs);
     for (o, &sc) in row.iter().enumerate() {
-        if sc == f64::INFINITY {
-            continue;
+        if !(0.0..f64::INFINITY).contains(&sc) {
+            continue; // forbidden (a sentinel) or off the grid
         }
         let (di, dj) = ctx.offsets[o];
         let nxt = ((cy as i64 + dj as i64) as usize) * nx + (cx as i64 + di as i64) as usize;
@@ -410,7 +617,7 @@ fn relax_row(
 fn relax(
     ctx: &Ctx<'_>,
     st: &mut States,
-    heap: &mut BinaryHeap<Entry>,
+    heap: &mut Open,
     counter: &mut u64,
     from: usize,
     nxt: usize,
@@ -419,14 +626,12 @@ fn relax(
     kind: StepKind,
 ) {
     let Some(ns) = st.id(nxt, dout) else { return };
-    if ncost < st.g[ns] {
-        st.g[ns] = ncost;
+    let r = &mut st.rec[ns];
+    if ncost < r.g {
         *counter += 1;
-        st.last[ns] = *counter;
-        st.came[ns] = from as u32;
-        st.kind[ns] = kind;
+        (r.g, r.came, r.kind) = (ncost, from as u32, kind);
         let nx = ctx.field.nx;
-        heap.push(entry(ncost + ctx.h(nxt % nx, nxt / nx), *counter, ns));
+        heap.set(&mut st.rec, ns, key(ncost + ctx.h(nxt % nx, nxt / nx), *counter));
     }
 }
 
@@ -437,14 +642,113 @@ fn trace(st: &States, cell_of: &[u32], goal_state: usize, nx: usize, expanded: u
     loop {
         let c = cell_of[s / st.dirs] as usize;
         cells.push((c % nx, c / nx));
-        let p = st.came[s];
+        let p = st.rec[s].came;
         if p == u32::MAX {
             break;
         }
-        kinds.push(st.kind[s]);
+        kinds.push(st.rec[s].kind);
         s = p as usize;
     }
     cells.reverse();
     kinds.reverse();
-    Route { cells, kinds, cost: st.g[goal_state], expanded }
+    Route { cells, kinds, cost: st.rec[goal_state].g, expanded }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pyworldgen's search as it is written: every segment costed, a binary heap of
+    /// `(f, counter, state)` tuples with a new tuple per strict improvement, stale tuples skipped
+    /// when popped. The solver (indexed heap, segments costed on demand) must give the same route,
+    /// cost bits and expansion count.
+    fn reference(
+        field: &CostField<'_>,
+        cost: &RoadCost,
+        mask: &SegmentMask,
+        start: usize,
+        goal: usize,
+        reuse: &[f64],
+    ) -> (Vec<usize>, u64, usize) {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let n = field.nx * field.ny;
+        let (mut g, mut came, mut last) = (vec![f64::INFINITY; n], vec![usize::MAX; n], vec![0u64; n]);
+        let h = |c: usize| {
+            cost.base
+                * field.res
+                * ihypot(
+                    (c % field.nx) as i64 - (goal % field.nx) as i64,
+                    (c / field.nx) as i64 - (goal / field.nx) as i64,
+                )
+        };
+        let mut heap = BinaryHeap::new();
+        g[start] = 0.0;
+        heap.push(Reverse((0f64.to_bits(), 0u64, start)));
+        let (mut counter, mut expanded) = (0u64, 0usize);
+        while let Some(Reverse((_, k, c))) = heap.pop() {
+            if k != last[c] {
+                continue;
+            }
+            if c == goal {
+                let mut path = vec![c];
+                while came[*path.last().unwrap()] != usize::MAX {
+                    path.push(came[*path.last().unwrap()]);
+                }
+                path.reverse();
+                return (path, g[c].to_bits(), expanded);
+            }
+            expanded += 1;
+            let (cx, cy) = (c % field.nx, c / field.nx);
+            for (o, &(di, dj)) in mask.offsets.iter().enumerate() {
+                let Ok(sc) = field.segment_cost(cost, mask, cx, cy, o) else { continue };
+                let nxt = (cy as i64 + dj as i64) as usize * field.nx + (cx as i64 + di as i64) as usize;
+                let ncost = g[c] + sc * reuse[nxt];
+                if ncost < g[nxt] {
+                    g[nxt] = ncost;
+                    came[nxt] = c;
+                    counter += 1;
+                    last[nxt] = counter;
+                    heap.push(Reverse(((ncost + h(nxt)).to_bits(), counter, nxt)));
+                }
+            }
+        }
+        (Vec::new(), 0, expanded)
+    }
+
+    #[test]
+    fn same_routes_as_the_plain_heap_search() {
+        let (nx, ny, res) = (64usize, 48usize, 2.0);
+        let height: Vec<f64> = (0..nx * ny)
+            .map(|c| {
+                let (x, y) = ((c % nx) as f64, (c / nx) as f64);
+                4.0 * (x * 0.21).sin() * (y * 0.17).cos() + 0.8 * (x * 0.9 + y * 0.4).sin()
+            })
+            .collect();
+        let water: Vec<f64> = (0..nx * ny)
+            .map(|c| if (20..30).contains(&(c % nx)) && c / nx > 10 { 0.1 * ((c / nx) % 7) as f64 } else { 0.0 })
+            .collect();
+        // Reuse along a band, as an earlier road leaves it; one flat run of exact ties too.
+        let reuse: Vec<f64> = (0..nx * ny).map(|c| if c / nx == 24 { 0.6 } else { 1.0 }).collect();
+        let flat = vec![8.0; nx * ny];
+        let dry = vec![0.0; nx * ny];
+        let hilly = CostField { nx, ny, res, height: &height, water: &water, trees: None };
+        // Flat, dry ground: exact ties everywhere, so the counter order decides.
+        let level = CostField { nx, ny, res, height: &flat, water: &dry, trees: None };
+        for (field, k) in [(hilly, 1), (hilly, 3), (hilly, 5), (level, 1), (level, 3)] {
+            let mask = SegmentMask::new(k, res);
+            for cost in [RoadCost::default(), RoadCost { water_weight: 40.0, max_grade: 0.9, ..RoadCost::default() }] {
+                for (a, b) in [((2, 3), (60, 44)), ((5, 40), (58, 6)), ((1, 24), (62, 24))] {
+                    let opts = SearchOptions { reuse: Some(&reuse), ..Default::default() };
+                    let got = least_cost_path(&field, &cost, &mask, a, b, opts).expect("a route");
+                    let (path, bits, expanded) =
+                        reference(&field, &cost, &mask, a.1 * nx + a.0, b.1 * nx + b.0, &reuse);
+                    let cells: Vec<usize> = got.cells.iter().map(|&(x, y)| y * nx + x).collect();
+                    assert_eq!(cells, path, "k={k} {a:?}→{b:?}");
+                    assert_eq!(got.cost.to_bits(), bits, "k={k} {a:?}→{b:?}");
+                    assert_eq!(got.expanded, expanded, "k={k} {a:?}→{b:?}");
+                }
+            }
+        }
+    }
 }
