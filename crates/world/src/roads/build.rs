@@ -35,11 +35,12 @@ pub(super) fn route_all(field: &CostField<'_>, hubs: &[RoadNode], p: &RoadParams
     let jumps = galin::AnnulusJumps::new(field, p)?;
     let mut reuse = vec![1.0; nx * ny];
     let level = super::cost::level_multipliers(field, &cost);
+    let floor = super::solver::segment_floor(field, &cost, &mask, &level);
     let (mut segments, mut unrouted, mut portals) = (Vec::new(), Vec::new(), Vec::new());
     let mut cells = Vec::new();
     for (i, j) in edges {
         let (a, b) = (&hubs[i], &hubs[j]);
-        let route = match route_pair(field, &cost, &mask, a.grid, b.grid, (&reuse, &level), p, jumps.as_ref()) {
+        let route = match route_pair(field, &cost, &mask, a.grid, b.grid, (&reuse, &level, &floor), p, jumps.as_ref()) {
             Ok(r) => r,
             Err(nr) => {
                 let u = Unrouted { a: i, b: j, blocked_by: nr.blocked_by(&cost), xy: (a.xy, b.xy) };
@@ -93,12 +94,12 @@ fn route_pair(
     mask: &SegmentMask,
     start: (usize, usize),
     goal: (usize, usize),
-    (reuse, level): (&[f64], &[f64]),
+    (reuse, level, floor): (&[f64], &[f64], &[f64]),
     p: &RoadParams,
     jumps: Option<&galin::AnnulusJumps<'_>>,
 ) -> std::result::Result<Route, NoRoute> {
     let jumps = jumps.map(|j| j as &dyn super::solver::Jumps);
-    let opts = SearchOptions { reuse: Some(reuse), corridor: None, jumps, level: Some(level) };
+    let opts = SearchOptions { reuse: Some(reuse), corridor: None, jumps, level: Some(level), floor: Some(floor) };
     if cost.curvature_weight > 0.0 && p.curvature_corridor > 0.0 {
         let flat = RoadCost { curvature_weight: 0.0, ..cost.clone() };
         let plain = least_cost_path(field, &flat, mask, start, goal, opts)?;

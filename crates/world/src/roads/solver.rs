@@ -51,6 +51,9 @@ pub struct SearchOptions<'a> {
     /// [`level_multipliers`](super::cost::level_multipliers) of this field and cost, computed
     /// once for many searches (`None`: computed per search).
     pub level: Option<&'a [f64]>,
+    /// [`segment_floor`] of this field, cost and mask, computed once for many searches
+    /// (`None`: computed per search).
+    pub floor: Option<&'a [f64]>,
 }
 
 /// A routed path: the cells visited (mask endpoints) and what each step is.
@@ -443,7 +446,16 @@ pub fn least_cost_path(
     // The oriented grid keeps each cell's row (a cell is expanded once per incoming direction);
     // the plain search evaluates a segment only when its bound says it could improve.
     let mut store = RowStore::new(if oriented { nx * ny } else { 0 }, m);
-    let lower = segment_lower_bounds(cost, mask);
+    let own_floor;
+    let floor = match opts.floor {
+        Some(f) if f.len() == nx * ny => f,
+        _ if oriented => &[][..],
+        _ => {
+            own_floor = segment_floor(field, cost, mask, level);
+            &own_floor
+        }
+    };
+    let bounds = Bounds { length: mask.length.iter().map(|l| l * (1.0 - 1e-9)).collect(), floor };
     // Cell of each state (compact ids need the reverse map).
     let cell_of = cell_index(&st, nx * ny);
     while let Some(s) = heap.pop(&mut st.rec) {
@@ -462,7 +474,7 @@ pub fn least_cost_path(
             }
             relax_row(&ctx, &mut st, &mut heap, &mut counter, s, (cx, cy), row);
         } else {
-            let lazy = Lazy { cost, mask, strided: &strided, level, lower: &lower };
+            let lazy = Lazy { cost, mask, strided: &strided, level, bounds: &bounds };
             expand_plain(&ctx, &lazy, &mut st, &mut heap, &mut counter, s, (cx, cy), &mut fail);
         }
         if let Some(j) = ctx.opts.jumps {
@@ -494,22 +506,44 @@ fn cell_index(st: &States, ncells: usize) -> Vec<u32> {
     }
 }
 
-/// A lower bound of each mask segment's cost: its sub-steps summed in the search's order at the
-/// least multiplier a sub-step can have (`base`, when every weight is non-negative; else 0).
-/// Floating-point sums and products are monotone, so a segment's computed cost is never below
-/// its bound.
-fn segment_lower_bounds(cost: &RoadCost, mask: &SegmentMask) -> Vec<f64> {
+/// Per cell, the least cost per metre a mask segment starting there can have: the least level
+/// multiplier ([`level_multipliers`](super::cost::level_multipliers), given as `level`) over the
+/// cells within the mask radius (every sample of every segment from the cell lies there;
+/// forbidden cells count as +∞). A sub-step's multiplier is never below its start cell's level
+/// multiplier when no weight is negative; with a negative weight the floor is 0.
+pub fn segment_floor(field: &CostField<'_>, cost: &RoadCost, mask: &SegmentMask, level: &[f64]) -> Vec<f64> {
     let weights = [cost.base, cost.slope_weight, cost.water_weight, cost.bridge_cost, cost.vegetation_weight];
-    let least = if weights.iter().all(|w| w.is_finite() && *w >= 0.0) { cost.base } else { 0.0 };
-    (0..mask.offsets.len())
-        .map(|o| {
-            let mut total = 0.0;
-            for _ in 1..mask.samples(o).len() {
-                total += mask.sublen[o] * least;
+    let (nx, ny) = (field.nx, field.ny);
+    if !weights.iter().all(|w| w.is_finite() && *w >= 0.0) || level.len() != nx * ny {
+        return vec![0.0; nx * ny];
+    }
+    let k = mask.offsets.iter().map(|&(i, j)| i.unsigned_abs().max(j.unsigned_abs())).max().unwrap_or(1) as usize;
+    let value: Vec<f64> = level.iter().map(|&m| if m.is_nan() { f64::INFINITY } else { m }).collect();
+    // Separable: the window minimum along rows, then along columns.
+    let mut rows = vec![0.0; nx * ny];
+    for (src, dst) in value.chunks_exact(nx).zip(rows.chunks_exact_mut(nx)) {
+        for (i, d) in dst.iter_mut().enumerate() {
+            *d = src[i.saturating_sub(k)..=(i + k).min(nx - 1)].iter().copied().fold(f64::INFINITY, f64::min);
+        }
+    }
+    let mut out = vec![f64::INFINITY; nx * ny];
+    for j in 0..ny {
+        let dst = &mut out[j * nx..(j + 1) * nx];
+        for jj in j.saturating_sub(k)..=(j + k).min(ny - 1) {
+            for (d, &v) in dst.iter_mut().zip(&rows[jj * nx..(jj + 1) * nx]) {
+                *d = d.min(v);
             }
-            total
-        })
-        .collect()
+        }
+    }
+    out
+}
+
+/// Lower bounds of segment costs: `length[o] · floor[c]` never exceeds the computed cost of
+/// segment `o` from cell `c` ([`segment_floor`]); `length[o]` is the segment's length shrunk by
+/// 1e-9 relative, far more than the rounding of the ≤ 20 sums and products that cost a segment.
+struct Bounds<'a> {
+    length: Vec<f64>,
+    floor: &'a [f64],
 }
 
 /// What the plain search needs to cost a segment on demand.
@@ -518,7 +552,7 @@ struct Lazy<'a> {
     mask: &'a SegmentMask,
     strided: &'a super::cost::Strided,
     level: &'a [f64],
-    lower: &'a [f64],
+    bounds: &'a Bounds<'a>,
 }
 
 /// Expand state `s` at `(cx, cy)` of the plain (unoriented) search: for each mask segment whose
@@ -538,6 +572,7 @@ fn expand_plain(
 ) {
     let (nx, ny) = (ctx.field.nx, ctx.field.ny);
     let base = st.rec[s].g;
+    let floor = lz.bounds.floor[cy * nx + cx];
     for (o, &(di, dj)) in ctx.offsets.iter().enumerate() {
         let tx = cx.wrapping_add_signed(di as isize);
         let ty = cy.wrapping_add_signed(dj as isize);
@@ -548,8 +583,8 @@ fn expand_plain(
         let Some(ns) = st.id(nxt, 0) else { continue };
         let r = ctx.opts.reuse.map(|r| r[nxt]);
         let bound = match r {
-            Some(r) => lz.lower[o] * r,
-            None => lz.lower[o],
+            Some(r) => lz.bounds.length[o] * floor * r,
+            None => lz.bounds.length[o] * floor,
         };
         if (base + bound).partial_cmp(&st.rec[ns].g) != Some(std::cmp::Ordering::Less) {
             continue; // cannot improve (a bad reuse value would be refused below anyway)
