@@ -71,6 +71,7 @@ if [ -z "${SKIP_OURS:-}" ]; then
   for id in $(BOZKIR_WORLD_LIST=1 "$BIN"); do
     reps=1
     [ "$id" = world_roads/curv_full_512 ] && reps=3
+    case "$id" in world_roads/network_k5_12hubs_1024_hubs_*) reps=3 ;; esac
     BOZKIR_WORLD_REPS=$reps BOZKIR_WORLD_RSS=$id "$BIN" | tee -a "$OUT/ours_rss.jsonl"
   done
   quiet export

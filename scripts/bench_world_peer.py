@@ -341,9 +341,9 @@ def table(args):
         print(f"| {label} | {cells} | {fmt_s(ours)} | {rss and f'{rss / 1024:.0f} MiB' or '—'} | {peer} | "
               f"{prss and f'{prss / 1024:.0f} MiB' or '—'} | {ratio} |")
     print()
-    print("| road case | ours (criterion median) | peak RSS (process, incl. terrain) |")
+    print("| case (roads, routes, carve) | ours (criterion median) | peak RSS (process, incl. terrain) |")
     print("|---|---|---|")
-    for case in sorted(k for k in ours_rss if k.startswith("world_roads/") or k.startswith("world_route/")):
+    for case in sorted(k for k in ours_rss if k.startswith(("world_roads/", "world_route/", "world_gen/carve_"))):
         r = ours_rss[case]
         med = fmt_s(criterion_median(args.criterion, case))
         if med == "—" and "times_s" in r:  # a heavy case, timed by its one-shot runs only

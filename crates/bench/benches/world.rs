@@ -9,7 +9,8 @@
 //!   `flat`, `landscape`, `roads`, `composite` at pyworldgen's defaults (60², 60², 60², 110²
 //!   cells at 2 m) and at 256², 512², 1024² (`domain_size = N·2 m`, as `bozkir world --size N`);
 //!   `composite_noroads_1024` (the composite without its roads), `landscape_fine_1024` (the
-//!   default 120 m domain at 120/1024 m cells, as `crates/world/tests/landscape_timing.rs`).
+//!   default 120 m domain at 120/1024 m cells); `carve_srtm_t{2000,500}` (`carve_rivers` on the
+//!   committed SRTM tile `data/dem/srtm_ref.tif`, river thresholds 2000 and 500 cells).
 //! * `world_roads`: road networks over a realistic terrain, the composite `atlas` at 1024²
 //!   (2048 m at 2 m, roads and forest off; 70 % of it under water, 3 % deeper than 2.5 m, which
 //!   the roads ford or bridge): 12 hubs, k = 5 (`network_k5_12hubs_1024`); the same with
@@ -17,8 +18,11 @@
 //!   (`curv_corridor24_1024`); on the 512² and 256² composites (1024 m, 512 m) the corridor
 //!   against the full oriented search (`curv_corridor24_N`, `curv_full_N`; at 1024² the full
 //!   search, 85 M states, is refused by the library, which asks for a corridor; `curv_full_512`
-//!   is [`HEAVY`]). `network_k5_12hubs_1024_hills` is the analytic hills terrain of
-//!   `crates/world/tests/roads_speed.rs`, for continuity with the development figures. Where the
+//!   is heavy: timed by its own runs only). `network_k5_12hubs_1024_hills` is the network on a
+//!   dry analytic terrain (hills up to ±19 m), for continuity with the development figures;
+//!   `network_k5_12hubs_1024_canonical` is the 1024² network with our canonical seed mapping
+//!   (other hubs, same search); `network_k5_12hubs_1024_hubs_S` the network with hubs drawn
+//!   from seed S on the same terrain (heavy: timed by their own runs only). Where the
 //!   generators' time goes: `composite_own_network_1024` (the network `composite` lays at 1024²),
 //!   `roads_generator_network_only_{default,1024}` (the flat base and the network: exactly what
 //!   pyworldgen's `generate("roads")` computes, which neither grades nor meshes) and
@@ -49,6 +53,7 @@ use std::time::{Duration, Instant};
 
 use bozkir_world::compose::{self, CompositeParams, Palette};
 use bozkir_world::flat::FlatParams;
+use bozkir_world::landscape::{carve_rivers, CarveParams};
 use bozkir_world::product::WorldSpec;
 use bozkir_world::roads::cost::{level_multipliers, CostField};
 use bozkir_world::roads::solver::SearchOptions;
@@ -117,11 +122,18 @@ fn terrain_256() -> &'static WorldGrid {
     T.get_or_init(|| composite_terrain(256))
 }
 
-/// Cases too slow for ten criterion samples (about 10–20 s a run): timed only by
-/// `BOZKIR_WORLD_RSS` runs (`BOZKIR_WORLD_REPS` of them).
-const HEAVY: [&str; 1] = ["world_roads/curv_full_512"];
+/// Cases too slow for ten criterion samples (about 10–20 s a run), or many variants of one case:
+/// timed only by `BOZKIR_WORLD_RSS` runs (`BOZKIR_WORLD_REPS` of them).
+fn heavy(id: &str) -> bool {
+    id == "world_roads/curv_full_512" || id.starts_with("world_roads/network_k5_12hubs_1024_hubs_")
+}
 
-/// `crates/world/tests/roads_speed.rs`'s terrain: 1024² of 2 m cells, hills up to ±19 m, dry.
+/// Hub draws of the 12-hub k = 5 network on the same 1024² terrain: the network's time depends
+/// on where the hubs fall (how much water and relief lies between them), so the target is judged
+/// over these draws as well as the `atlas` one.
+const HUB_SEEDS: [&str; 8] = ["rhine", "1", "2", "3", "4", "5", "6", "7"];
+
+/// The analytic hills terrain: 1024² of 2 m cells, hills up to ±19 m, dry.
 fn hills_1024() -> &'static WorldGrid {
     static T: OnceLock<WorldGrid> = OnceLock::new();
     T.get_or_init(|| {
@@ -172,9 +184,12 @@ fn case_ids() -> Vec<String> {
     }
     ids.push("world_gen/composite_noroads_1024".into());
     ids.push("world_gen/landscape_fine_1024".into());
+    ids.push("world_gen/carve_srtm_t2000".into());
+    ids.push("world_gen/carve_srtm_t500".into());
     for id in [
         "network_k5_12hubs_1024",
         "network_k5_12hubs_1024_hills",
+        "network_k5_12hubs_1024_canonical",
         "curv_corridor24_1024",
         "curv_corridor24_512",
         "curv_full_512",
@@ -188,6 +203,9 @@ fn case_ids() -> Vec<String> {
     ] {
         ids.push(format!("world_roads/{id}"));
     }
+    for h in HUB_SEEDS {
+        ids.push(format!("world_roads/network_k5_12hubs_1024_hubs_{h}"));
+    }
     for k in [1, 5] {
         for p in 0..ROUTE_PAIRS.len() {
             ids.push(format!("world_route/k{k}_pair{p}"));
@@ -200,6 +218,14 @@ fn case_ids() -> Vec<String> {
 fn case(id: &str) -> Run {
     let (group, name) = id.split_once('/').expect("group/id");
     match group {
+        "world_gen" if name.starts_with("carve_srtm_t") => {
+            let threshold: u32 = name["carve_srtm_t".len()..].parse().expect("threshold");
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/dem/srtm_ref.tif");
+            let dem = bozkir_io::read_dem(path).expect("the committed SRTM tile");
+            let input = WorldGrid::from_grid(&dem.heights);
+            let p = CarveParams { threshold_cells: threshold, ..Default::default() };
+            Box::new(move || carve_rivers(&input, &p).expect("carves").rivers.len() as f64)
+        }
         "world_gen" => {
             let s = match name {
                 "composite_noroads_1024" => spec("composite", Some(1024), &[("add_roads", json!(false))]),
@@ -242,6 +268,15 @@ fn case(id: &str) -> Run {
             let s = compose::world_seed(&seed(), Compat::Pyworldgen).expect("seed") + 77;
             let p = RoadParams { num_hubs: 10, mask_radius: 4, ..RoadParams::default() };
             Box::new(move || generate_roads(t, &Seed::Int(s), Compat::Pyworldgen, &p).expect("network").total_length())
+        }
+        "world_roads" if name.starts_with("network_k5_12hubs_1024_hubs_") => {
+            let t = terrain_1024();
+            let hubs = Seed::parse(&name["network_k5_12hubs_1024_hubs_".len()..]);
+            Box::new(move || generate_roads(t, &hubs, Compat::Pyworldgen, &k5_12()).expect("network").total_length())
+        }
+        "world_roads" if name == "network_k5_12hubs_1024_canonical" => {
+            let t = terrain_1024();
+            Box::new(move || generate_roads(t, &seed(), Compat::Canonical, &k5_12()).expect("network").total_length())
         }
         "world_roads" => {
             let (t, p): (&'static WorldGrid, RoadParams) = match name {
@@ -450,7 +485,7 @@ fn main() {
     for g in groups {
         let mut grp = c.benchmark_group(g);
         grp.sample_size(10);
-        for id in ids.iter().filter(|i| i.starts_with(&format!("{g}/")) && !HEAVY.contains(&i.as_str())) {
+        for id in ids.iter().filter(|i| i.starts_with(&format!("{g}/")) && !heavy(i)) {
             let name = id.split_once('/').expect("group").1;
             let mut run: Option<Run> = None;
             grp.bench_function(name, |b| {
