@@ -14,12 +14,21 @@ pub struct State {
     pub masks: BTreeMap<String, Grid<f64>>,
     /// The recipe's seed.
     pub seed: u64,
+    /// The heights the `water_depth` mask was recorded against (by a world stage). When later
+    /// stages change the heights, a `roads` stage keeps the water surface (these heights plus
+    /// the depth, where there was water) and takes the depth over the field as it stands.
+    pub water_ground: Option<Grid<f64>>,
 }
 
 impl State {
     /// A flat field of `size × size` cells of `cell_size` metres.
     pub fn new(size: usize, cell_size: f64, seed: u64) -> Self {
-        Self { height: Grid::new(size, size, 0.0).with_cell_size(cell_size, cell_size), masks: BTreeMap::new(), seed }
+        Self {
+            height: Grid::new(size, size, 0.0).with_cell_size(cell_size, cell_size),
+            masks: BTreeMap::new(),
+            seed,
+            water_ground: None,
+        }
     }
 
     /// Resample heights and masks so the long side has `res` cells, keeping the extent.
@@ -35,6 +44,26 @@ impl State {
         self.height = resample(&self.height, nw, nh);
         for m in self.masks.values_mut() {
             *m = resample(m, nw, nh);
+        }
+        if let Some(g) = &mut self.water_ground {
+            *g = resample(g, nw, nh);
+        }
+    }
+
+    /// The water depth over the heights as they stand: the `water_depth` mask, re-derived from
+    /// the water surface it was recorded with when the heights changed since (see
+    /// [`State::water_ground`]); `None` without a `water_depth` mask.
+    pub fn water_depth_now(&self) -> Option<Grid<f64>> {
+        let w = self.masks.get("water_depth")?;
+        match &self.water_ground {
+            Some(g0) if g0.data() != self.height.data() && g0.data().len() == w.data().len() => {
+                let mut out = w.clone();
+                for ((d, &g), &h) in out.data_mut().iter_mut().zip(g0.data()).zip(self.height.data()) {
+                    *d = if *d > 0.0 { (g + *d - h).max(0.0) } else { 0.0 };
+                }
+                Some(out)
+            }
+            _ => Some(w.clone()),
         }
     }
 
@@ -110,7 +139,7 @@ mod tests {
     #[test]
     fn resample_keeps_extent_and_corners() {
         let g = Grid::from_fn(33, 17, |x, y| x as f64 + 100.0 * y as f64).with_cell_size(2.0, 2.0);
-        let mut s = State { height: g.clone(), masks: BTreeMap::new(), seed: 0 };
+        let mut s = State { height: g.clone(), masks: BTreeMap::new(), seed: 0, water_ground: None };
         s.masks.insert("m".into(), g.clone());
         s.resample_to(65);
         assert_eq!((s.height.width(), s.height.height()), (65, 33));

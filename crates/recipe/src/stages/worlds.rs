@@ -115,6 +115,7 @@ fn store(p: &WorldProduct, state: &mut State) {
     let flag = |m: &[bool]| up(&m.iter().map(|&b| f64::from(u8::from(b))).collect::<Vec<f64>>());
     state.height = g.height_grid();
     state.masks.insert("water_depth".into(), g.water_grid());
+    state.water_ground = Some(state.height.clone());
     if let Some(m) = &p.road_mask {
         state.masks.insert("road".into(), flag(m));
     }
@@ -185,22 +186,33 @@ world_stage!(
 
 world_stage!(
     /// `roads`: a least-cost road network (Galin et al.) over the field as it stands (its
-    /// `water_depth` mask, if any, is the water), the field graded along the roads; records
-    /// `road` and `bridge`.
+    /// `water_depth` mask, if any, is the water: re-derived from the recorded water surface when
+    /// stages since have moved the ground), the field graded along the roads; records `road`
+    /// and `bridge`, and the water depth it routed over.
     RoadsStage,
     "roads",
     |s, ctx, state| {
         let seed = Seed::Int(ctx.seed() as i64);
         let spec = WorldSpec::resolve_on(seed, s.compat(), &s.overrides()?, "recipe").map_err(world_stage)?;
         let mut base = WorldGrid::from_grid(&state.height);
-        if let Some(w) = state.masks.get("water_depth") {
+        // The water as it stands: a depth recorded before later stages moved the ground is
+        // re-derived from its surface.
+        let water = state.water_depth_now();
+        if let Some(w) = &water {
             base.water_depth = WorldGrid::from_grid(w).height;
         }
+        let ground = state.height.clone();
         let p = spec.generate_on(&base).map_err(world_stage)?;
-        let keep = state.masks.remove("water_depth");
         store(&p, state);
-        if let Some(w) = keep {
-            state.masks.insert("water_depth".into(), w);
+        match water {
+            Some(w) => {
+                state.masks.insert("water_depth".into(), w);
+                state.water_ground = Some(ground);
+            }
+            None => {
+                state.masks.remove("water_depth");
+                state.water_ground = None;
+            }
         }
         Ok(())
     }
@@ -243,6 +255,25 @@ mod tests {
             let s: f64 = w.iter().map(|g| g.data()[k]).sum();
             assert!((s - 1.0).abs() < 1e-5, "cell {k}: weights sum to {s}");
         }
+    }
+
+    /// A water depth recorded by `composite` and then left stale by a stage that moves the
+    /// ground: `roads` routes over (and records) the depth under the recorded water surface.
+    #[test]
+    fn roads_stage_takes_the_water_as_it_stands() {
+        let stale =
+            recipe("[[stage]]\nop = \"composite\"\nadd_roads = false\n[[stage]]\nop = \"noise\"\namplitude = 3.0\n");
+        let a = run(&parse(&stale, "t.toml").unwrap()).unwrap();
+        let b = run(&parse(&format!("{stale}[[stage]]\nop = \"roads\"\nnum_hubs = 3\n"), "t.toml").unwrap()).unwrap();
+        let (w0, g0, h) = (&a.masks["water_depth"], a.water_ground.as_ref().unwrap(), &a.height);
+        assert_ne!(g0.data(), h.data(), "the noise stage moved the ground");
+        let want: Vec<f64> = (0..w0.data().len())
+            .map(|k| if w0.data()[k] > 0.0 { (g0.data()[k] + w0.data()[k] - h.data()[k]).max(0.0) } else { 0.0 })
+            .collect();
+        assert_eq!(b.masks["water_depth"].data(), &want[..]);
+        let moved = want.iter().zip(w0.data()).filter(|(a, b)| a != b).count();
+        assert!(moved > 0, "the stale depth differs from the depth under the surface");
+        assert!(want.iter().any(|&d| d > 0.0), "water remains");
     }
 
     #[test]
