@@ -18,7 +18,7 @@ import { standAt, walkStep } from './walk.js';
 import { figureName, settingsText } from './figure.js';
 import { captureSweep, PopMeter } from './capture.js';
 import { attachMeshMode } from './mesh.js';
-import { parseWorldParams, generateWorld, attachWorld, worldQuery } from './world.js';
+import { parseWorldParams, generateWorld, attachWorld, detachWorld, worldQuery } from './world.js';
 
 const DEFAULT_GEN = { gen: 'rolling', seed: 0, size: 256 };
 
@@ -512,7 +512,7 @@ async function openWorld(spec) {
     const ms = performance.now() - t0;
     attachWorld(app, w, spec);
     app.world.generateMs = ms;
-    app.panel?.setTerrainInfo(app.world.label, app.terrainName, app.gen);
+    app.panel?.setWorld(app.world.label);
     message(`${app.world.label}: generated in ${ms.toFixed(0)} ms`, 'info');
   } catch (e) {
     message(`world "${spec.generator}" seed "${spec.seed}": ${e.message}`);
@@ -904,6 +904,11 @@ async function switchScene(name) {
 }
 
 async function switchTerrain(t) {
+  // Choosing a terrain leaves a world: the mesh look follows the page's terrain again.
+  if (app.world) {
+    detachWorld(app);
+    app.panel?.setWorld(null);
+  }
   const before = { terrainName: app.terrainName, gen: { ...app.gen } };
   if (t.terrain) app.terrainName = t.terrain;
   else {

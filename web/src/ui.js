@@ -35,6 +35,9 @@ export function hillshade(heights, w, h) {
   return out;
 }
 
+/** The terrain menu's entry while a world is shown. */
+const WORLD_OPTION = 'world';
+
 export class Panel {
   /**
    * @param {object} app the page state (main.js)
@@ -51,9 +54,8 @@ export class Panel {
     this.menu = menu;
     const fs = this.gui.addFolder('Scene');
     this.sceneCtrl = fs.add(menu, 'scene', ['starter']).name('tileset').onChange((v) => cb.chooseScene(v));
-    this.terrainCtrl = fs.add(menu, 'terrain', ['generated']).name('terrain').onChange((v) => {
-      cb.chooseTerrain(v === 'generated' ? { gen: menu.gen, seed: menu.seed, size: menu.size } : { terrain: v });
-    });
+    this.terrainOptions = ['generated'];
+    this.terrainCtrl = fs.add(menu, 'terrain', this.terrainOptions).name('terrain').onChange((v) => this.pickTerrain(v));
     this.genCtrl = fs.add(menu, 'gen', cb.profiles).name('profile').onChange((v) => cb.chooseTerrain({ gen: v }));
     this.seedCtrl = fs.add(menu, 'seed', 0, 9999, 1).name('seed').onFinishChange((v) => cb.chooseTerrain({ seed: Math.round(v) }));
     this.sizeCtrl = fs.add(menu, 'size', GEN_SIZES).name('size').onChange((v) => cb.chooseTerrain({ size: Number(v) }));
@@ -249,11 +251,34 @@ export class Panel {
   setCatalogue(cat) {
     this.sceneCtrl.options(['starter', ...cat.tilesets.map((t) => t.name)]).onChange((v) => this.cb.chooseScene(v));
     this.sceneCtrl.$select.id = 'scene';
-    this.terrainCtrl.options(['generated', ...cat.terrains.map((t) => t.name)]).onChange((v) => {
-      const m = this.menu;
-      this.cb.chooseTerrain(v === 'generated' ? { gen: m.gen, seed: m.seed, size: m.size } : { terrain: v });
-    });
+    this.terrainOptions = ['generated', ...cat.terrains.map((t) => t.name)];
+    this.setTerrainOptions(this.worldLabel ? [WORLD_OPTION, ...this.terrainOptions] : this.terrainOptions);
+  }
+
+  /** The terrain menu's entries (lil-gui's options() replaces the controller's handlers). */
+  setTerrainOptions(list) {
+    this.terrainCtrl.options(list).onChange((v) => this.pickTerrain(v));
     this.terrainCtrl.$select.id = 'terrain';
+  }
+
+  pickTerrain(v) {
+    if (v === WORLD_OPTION) return;
+    const m = this.menu;
+    this.cb.chooseTerrain(v === 'generated' ? { gen: m.gen, seed: m.seed, size: m.size } : { terrain: v });
+  }
+
+  /**
+   * A world is shown (`label`) or left (`null`): the terrain menu shows "world" and the profile,
+   * seed and size of generated terrains are disabled while it is, as they do not make it.
+   */
+  setWorld(label) {
+    this.worldLabel = label;
+    this.setTerrainOptions(label ? [WORLD_OPTION, ...this.terrainOptions] : this.terrainOptions);
+    if (label) this.menu.terrain = WORLD_OPTION;
+    for (const c of [this.genCtrl, this.seedCtrl, this.sizeCtrl]) c.enable(!label);
+    this.terrainCtrl.updateDisplay();
+    if (label) this.fields.terrain = label;
+    this.renderInfo();
   }
 
   setGpu(name) {
@@ -288,7 +313,9 @@ export class Panel {
 
   renderInfo() {
     const f = this.fields;
-    this.info.textContent = [f.tileset, `terrain: ${f.terrain}`, f.rule, `GPU: ${f.gpu}`].filter(Boolean).join('\n');
+    // A world is the whole scene: the tileset and the material rule do not make it.
+    const lines = this.worldLabel ? [`terrain: ${f.terrain}`] : [f.tileset, `terrain: ${f.terrain}`, f.rule];
+    this.info.textContent = [...lines, `GPU: ${f.gpu}`].filter(Boolean).join('\n');
   }
 
   status(text) {

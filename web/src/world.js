@@ -715,6 +715,8 @@ export function attachWorld(app, world, spec) {
   const mesh = app.mesh;
   if (!mesh) throw new Error('world: the mesh look is not attached');
   const view = app.world?.view ?? new WorldView(mesh.view.gl);
+  // The mesh mode's own hooks, put back by detachWorld.
+  const own = app.world?.own ?? { sync: mesh.sync, frame: mesh.frame, render: mesh.render, status: mesh.status };
   const counts = view.setWorld(world);
   const label = `world ${world.generator} seed ${world.seed} · ${world.nx}×${world.ny} × ${world.dx} m`;
   mesh.sync = async () => {};
@@ -729,7 +731,21 @@ export function attachWorld(app, world, spec) {
   };
   mesh.cam = view.frameCamera(mesh.opts.exaggeration, app.state?.fov ?? 50);
   mesh.status = { terrain: label, albedo: true, normal: false, error: null };
-  app.world = { spec, view, counts, label };
+  app.world = { spec, view, counts, label, own };
   app.dirty = true;
   return app.world;
+}
+
+/**
+ * Leave the world: the mesh mode gets its own hooks back (its terrain follows the page's again:
+ * call `app.mesh.sync()` next), the world's GPU objects are freed and `app.world` is null.
+ * Nothing happens when no world is shown.
+ */
+export function detachWorld(app) {
+  const w = app.world;
+  if (!w) return;
+  if (app.mesh) Object.assign(app.mesh, w.own);
+  w.view.dispose();
+  app.world = null;
+  app.dirty = true;
 }

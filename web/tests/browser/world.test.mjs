@@ -35,6 +35,32 @@ test('?world=composite&seed=atlas opens the composed world in the mesh look', { 
   await page.close();
 });
 
+test('the panel follows the world, messages clear the info box, and choosing a terrain leaves the world', { skip }, async () => {
+  const { page, ok } = await ctx.open('?world=composite&seed=atlas&size=64', { width: 900, height: 560 });
+  assert.equal(ok, true);
+  await page.waitForFunction(() => window.bozkir.world && window.bozkir.mesh?.enabled);
+  assert.equal(await page.inputValue('#terrain'), 'world');
+  for (const id of ['#gen', '#size']) assert.equal(await page.isDisabled(id), true, `${id} disabled while a world is shown`);
+  const info0 = await page.textContent('#info');
+  assert.match(info0, /terrain: world composite seed atlas/);
+  assert.doesNotMatch(info0, /tiles|collected/, 'the tileset and rule lines are not the world\'s');
+  // The "generated in … ms" message sits below the info box, not over it.
+  const [info, msg] = await page.evaluate(() => ['#info', '#messages .msg'].map((q) => {
+    const r = document.querySelector(q).getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom };
+  }));
+  assert.ok(msg.top >= info.bottom, `message ${JSON.stringify(msg)} below the info ${JSON.stringify(info)}`);
+  await page.selectOption('#terrain', 'generated');
+  await page.waitForFunction(() => window.bozkir.world === null);
+  assert.equal(await page.isDisabled('#gen'), false);
+  await page.waitForFunction(() => /terrain: generated|terrain: \w+ · /.test(document.querySelector('#info').textContent)
+    && !/world composite/.test(document.querySelector('#info').textContent)
+    && /tiles/.test(document.querySelector('#info').textContent));
+  await page.waitForFunction(() => !/world/.test(window.bozkir.mesh?.status?.terrain ?? 'world'));
+  await page.waitForFunction(() => !location.search.includes('world='));
+  await page.close();
+});
+
 test('a bad world link is a message, and the page still works', { skip }, async () => {
   const { page, ok } = await ctx.open('?world=atlantis&seed=1', { width: 480, height: 320 });
   assert.equal(ok, true);
