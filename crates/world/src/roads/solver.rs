@@ -141,11 +141,11 @@ impl Open {
     /// Insert state `s` with key `k`, or replace its key.
     #[inline]
     fn set(&mut self, rec: &mut [Rec], s: usize, k: Key) {
-        let p = rec[s].pos;
+        let p = pos_of(&rec[s]);
         if p == NOWHERE {
             self.heap.push((k, s as u32));
             let i = self.heap.len() - 1;
-            rec[s].pos = i as u32;
+            set_pos(&mut rec[s], i as u32);
             self.up(rec, i);
         } else {
             let i = p as usize;
@@ -164,10 +164,10 @@ impl Open {
     fn pop(&mut self, rec: &mut [Rec]) -> Option<usize> {
         let top = *self.heap.first()?;
         let last = self.heap.pop().expect("non-empty");
-        rec[top.1 as usize].pos = NOWHERE;
+        set_pos(&mut rec[top.1 as usize], NOWHERE);
         if !self.heap.is_empty() {
             self.heap[0] = last;
-            rec[last.1 as usize].pos = 0;
+            set_pos(&mut rec[last.1 as usize], 0);
             self.down(rec, 0);
         }
         Some(top.1 as usize)
@@ -181,11 +181,11 @@ impl Open {
                 break;
             }
             self.heap[i] = self.heap[parent];
-            rec[self.heap[i].1 as usize].pos = i as u32;
+            set_pos(&mut rec[self.heap[i].1 as usize], i as u32);
             i = parent;
         }
         self.heap[i] = item;
-        rec[item.1 as usize].pos = i as u32;
+        set_pos(&mut rec[item.1 as usize], i as u32);
     }
 
     fn down(&mut self, rec: &mut [Rec], mut i: usize) {
@@ -206,11 +206,11 @@ impl Open {
                 break;
             }
             self.heap[i] = self.heap[best];
-            rec[self.heap[i].1 as usize].pos = i as u32;
+            set_pos(&mut rec[self.heap[i].1 as usize], i as u32);
             i = best;
         }
         self.heap[i] = item;
-        rec[item.1 as usize].pos = i as u32;
+        set_pos(&mut rec[item.1 as usize], i as u32);
     }
 }
 
@@ -315,17 +315,58 @@ fn turn_table(mask: &SegmentMask, w: f64) -> Vec<f64> {
     t
 }
 
-/// One search state's bookkeeping, kept together so a relaxation touches one cache line.
-#[derive(Clone, Copy)]
-struct Rec {
-    /// Best cost so far.
-    g: f64,
-    /// Predecessor state (`u32::MAX`: none).
-    came: u32,
-    /// Position in the open set ([`NOWHERE`]: not in it).
-    pos: u32,
-    /// The step that reached it.
-    kind: StepKind,
+/// One search state's bookkeeping in 16 bytes, all zero while blank, so the memory of states a
+/// search never reaches is never written (the vector is allocated zeroed): word 0 is the best
+/// cost's bits XOR those of +∞ (0: not reached), word 1 holds the predecessor + 1 (low half)
+/// and the open-set position + 1 (high half), 0 meaning none.
+type Rec = [u64; 2];
+
+const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
+
+#[inline]
+fn g_of(r: &Rec) -> f64 {
+    f64::from_bits(r[0] ^ INF_BITS)
+}
+
+#[inline]
+fn set_g(r: &mut Rec, g: f64) {
+    r[0] = g.to_bits() ^ INF_BITS;
+}
+
+#[inline]
+fn came_of(r: &Rec) -> u32 {
+    (r[1] as u32).wrapping_sub(1)
+}
+
+#[inline]
+fn set_came(r: &mut Rec, c: u32) {
+    r[1] = (r[1] & !0xffff_ffff) | u64::from(c.wrapping_add(1));
+}
+
+#[inline]
+fn pos_of(r: &Rec) -> u32 {
+    ((r[1] >> 32) as u32).wrapping_sub(1)
+}
+
+#[inline]
+fn set_pos(r: &mut Rec, p: u32) {
+    r[1] = (r[1] & 0xffff_ffff) | (u64::from(p.wrapping_add(1)) << 32);
+}
+
+fn kind_code(k: StepKind) -> u8 {
+    match k {
+        StepKind::Surface => 0,
+        StepKind::Tunnel => 1,
+        StepKind::Bridge => 2,
+    }
+}
+
+fn kind_of(c: u8) -> StepKind {
+    match c {
+        1 => StepKind::Tunnel,
+        2 => StepKind::Bridge,
+        _ => StepKind::Surface,
+    }
 }
 
 /// Dense per-state bookkeeping over the cells a search may visit.
@@ -334,6 +375,8 @@ struct States {
     /// Cell → compact index (u32::MAX outside the corridor), or identity.
     compact: Option<Vec<u32>>,
     rec: Vec<Rec>,
+    /// The step that reached each state ([`kind_code`]; zeroed like `rec`).
+    kind: Vec<u8>,
 }
 
 impl States {
@@ -352,8 +395,7 @@ impl States {
             }
             None => (None, ncells),
         };
-        let blank = Rec { g: f64::INFINITY, came: u32::MAX, pos: NOWHERE, kind: StepKind::Surface };
-        Self { dirs, compact, rec: vec![blank; n * dirs] }
+        Self { dirs, compact, rec: vec![[0u64; 2]; n * dirs], kind: vec![0u8; n * dirs] }
     }
     #[inline]
     fn id(&self, cell: usize, dir: usize) -> Option<usize> {
@@ -427,7 +469,7 @@ pub fn least_cost_path(
         fail.outside = true;
         return Err(fail);
     }
-    st.rec[s0].g = 0.0;
+    set_g(&mut st.rec[s0], 0.0);
     let mut heap = Open::new();
     heap.set(&mut st.rec, s0, key(0.0, 0));
     let mut counter = 0u64;
@@ -465,7 +507,7 @@ pub fn least_cost_path(
             return Ok(trace(&st, &cell_of, s, nx, expanded));
         }
         expanded += 1;
-        let base = st.rec[s].g;
+        let base = g_of(&st.rec[s]);
         // Forbidden segments are counted at each expansion (once per cell on the oriented grid).
         if oriented {
             let (row, filled) = store.row(cell, |row| segment_row(field, cost, mask, &strided, level, (cx, cy), row));
@@ -571,7 +613,7 @@ fn expand_plain(
     fail: &mut NoRoute,
 ) {
     let (nx, ny) = (ctx.field.nx, ctx.field.ny);
-    let base = st.rec[s].g;
+    let base = g_of(&st.rec[s]);
     let floor = lz.bounds.floor[cy * nx + cx];
     for (o, &(di, dj)) in ctx.offsets.iter().enumerate() {
         let tx = cx.wrapping_add_signed(di as isize);
@@ -586,7 +628,7 @@ fn expand_plain(
             Some(r) => lz.bounds.length[o] * floor * r,
             None => lz.bounds.length[o] * floor,
         };
-        if (base + bound).partial_cmp(&st.rec[ns].g) != Some(std::cmp::Ordering::Less) {
+        if (base + bound).partial_cmp(&g_of(&st.rec[ns])) != Some(std::cmp::Ordering::Less) {
             continue; // cannot improve (a bad reuse value would be refused below anyway)
         }
         let sc = match ctx.field.segment_cost_fast(lz.cost, lz.mask, lz.strided, lz.level, cx, cy, o) {
@@ -625,7 +667,7 @@ fn relax_row(
 ) {
     let (nx, m) = (ctx.field.nx, row.len());
     let oriented = st.dirs > 1;
-    let (base, din) = (st.rec[s].g, s % st.dirs);
+    let (base, din) = (g_of(&st.rec[s]), s % st.dirs);
     for (o, &sc) in row.iter().enumerate() {
         if !(0.0..f64::INFINITY).contains(&sc) {
             continue; // forbidden (a sentinel) or off the grid
@@ -662,9 +704,11 @@ fn relax(
 ) {
     let Some(ns) = st.id(nxt, dout) else { return };
     let r = &mut st.rec[ns];
-    if ncost < r.g {
+    if ncost < g_of(r) {
         *counter += 1;
-        (r.g, r.came, r.kind) = (ncost, from as u32, kind);
+        set_g(r, ncost);
+        set_came(r, from as u32);
+        st.kind[ns] = kind_code(kind);
         let nx = ctx.field.nx;
         heap.set(&mut st.rec, ns, key(ncost + ctx.h(nxt % nx, nxt / nx), *counter));
     }
@@ -677,16 +721,16 @@ fn trace(st: &States, cell_of: &[u32], goal_state: usize, nx: usize, expanded: u
     loop {
         let c = cell_of[s / st.dirs] as usize;
         cells.push((c % nx, c / nx));
-        let p = st.rec[s].came;
+        let p = came_of(&st.rec[s]);
         if p == u32::MAX {
             break;
         }
-        kinds.push(st.rec[s].kind);
+        kinds.push(kind_of(st.kind[s]));
         s = p as usize;
     }
     cells.reverse();
     kinds.reverse();
-    Route { cells, kinds, cost: st.rec[goal_state].g, expanded }
+    Route { cells, kinds, cost: g_of(&st.rec[goal_state]), expanded }
 }
 
 #[cfg(test)]
