@@ -166,8 +166,7 @@ impl Open {
         let last = self.heap.pop().expect("non-empty");
         set_pos(&mut rec[top.1 as usize], NOWHERE);
         if !self.heap.is_empty() {
-            self.heap[0] = last;
-            set_pos(&mut rec[last.1 as usize], 0);
+            self.place(rec, 0, last);
             self.down(rec, 0);
         }
         Some(top.1 as usize)
@@ -180,10 +179,15 @@ impl Open {
             if self.heap[parent].0 <= item.0 {
                 break;
             }
-            self.heap[i] = self.heap[parent];
-            set_pos(&mut rec[self.heap[i].1 as usize], i as u32);
+            self.place(rec, i, self.heap[parent]);
             i = parent;
         }
+        self.place(rec, i, item);
+    }
+
+    /// Put `item` at slot `i` and record the slot in its state.
+    #[inline]
+    fn place(&mut self, rec: &mut [Rec], i: usize, item: (Key, u32)) {
         self.heap[i] = item;
         set_pos(&mut rec[item.1 as usize], i as u32);
     }
@@ -205,12 +209,10 @@ impl Open {
             if self.heap[best].0 >= item.0 {
                 break;
             }
-            self.heap[i] = self.heap[best];
-            set_pos(&mut rec[self.heap[i].1 as usize], i as u32);
+            self.place(rec, i, self.heap[best]);
             i = best;
         }
-        self.heap[i] = item;
-        set_pos(&mut rec[item.1 as usize], i as u32);
+        self.place(rec, i, item);
     }
 }
 
