@@ -13,11 +13,13 @@
 //!   carves rivers into any height field.
 //! * [`roads`] — least-cost roads after Galin et al. (2010).
 //! * [`compose`] — multi-biome composition with a partition of unity.
+//! * [`cave`] — `implicit_cave`: a cave as a pure function of position, sampled into voxels.
 //! * [`product`] — what every generator hands to the faces, `world.json` and the registry of
 //!   generator names.
 //!
 //! Pure: values in, values out; no files, no clock, no terminal.
 
+pub mod cave;
 pub mod compat;
 pub mod compose;
 pub mod error;

@@ -49,6 +49,47 @@ pub trait Noise: Sync {
     fn ridged_fbm2(&self, x: f64, y: f64, octaves: u32, seed: i64) -> f64 {
         self.signed_fbm2(x, y, octaves, seed).abs()
     }
+
+    /// Trilinear value noise with smoothstep weights, in [0, 1]: x first, then y, then z, in
+    /// pyworldgen's order of operations.
+    fn value_noise3(&self, x: f64, y: f64, z: f64, seed: i64) -> f64 {
+        let (xf, yf, zf) = (x.floor(), y.floor(), z.floor());
+        let (xi, yi, zi) = (xf as i64, yf as i64, zf as i64);
+        let (u, v, w) = (smooth(x - xf), smooth(y - yf), smooth(z - zf));
+        let c = |dx: i64, dy: i64, dz: i64| {
+            self.hashf3(xi.wrapping_add(dx), yi.wrapping_add(dy), zi.wrapping_add(dz), seed)
+        };
+        let lerp_x = |dy: i64, dz: i64| {
+            let c0 = c(0, dy, dz);
+            c0 + (c(1, dy, dz) - c0) * u
+        };
+        let (x00, x10, x01, x11) = (lerp_x(0, 0), lerp_x(1, 0), lerp_x(0, 1), lerp_x(1, 1));
+        let y0 = x00 + (x10 - x00) * v;
+        let y1 = x01 + (x11 - x01) * v;
+        y0 + (y1 - y0) * w
+    }
+
+    /// fBM of [`Noise::value_noise3`] in [0, 1], octaves as [`Noise::fbm2`].
+    fn fbm3(&self, x: f64, y: f64, z: f64, octaves: u32, seed: i64) -> f64 {
+        let (mut total, mut amp, mut freq, mut norm) = (0.0, 0.5, 1.0, 0.0);
+        for o in 0..octaves as i64 {
+            total += amp * self.value_noise3(x * freq, y * freq, z * freq, seed.wrapping_add(o * 1013));
+            norm += amp;
+            freq *= 2.0;
+            amp *= 0.5;
+        }
+        total / f64::max(norm, 1e-9)
+    }
+
+    /// `2·fbm3 − 1`, in [−1, 1].
+    fn signed_fbm3(&self, x: f64, y: f64, z: f64, octaves: u32, seed: i64) -> f64 {
+        self.fbm3(x, y, z, octaves, seed) * 2.0 - 1.0
+    }
+
+    /// `|signed_fbm3|`.
+    fn ridged_fbm3(&self, x: f64, y: f64, z: f64, octaves: u32, seed: i64) -> f64 {
+        self.signed_fbm3(x, y, z, octaves, seed).abs()
+    }
 }
 
 /// The smoothstep weight `t²(3 − 2t)`.
