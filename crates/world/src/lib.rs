@@ -14,6 +14,7 @@
 //! * [`roads`] — least-cost roads after Galin et al. (2010).
 //! * [`compose`] — multi-biome composition with a partition of unity.
 //! * [`cave`] — `implicit_cave`: a cave as a pure function of position, sampled into voxels.
+//! * [`forest`] — `forest`'s sites, power-diagram crowns and canopy roof.
 //! * [`product`] — what every generator hands to the faces, `world.json` and the registry of
 //!   generator names.
 //!
@@ -25,6 +26,7 @@ pub mod compose;
 pub mod error;
 pub mod field;
 pub mod flat;
+pub mod forest;
 pub mod landscape;
 pub mod product;
 pub mod random;

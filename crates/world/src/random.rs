@@ -111,6 +111,44 @@ pub trait Draws {
     fn normal(&mut self) -> f64;
     /// Index of a uniformly chosen element of a list of `n` (`Generator.choice(list)`).
     fn choice(&mut self, n: usize) -> usize;
+
+    /// Standard gamma of `shape` > 1 (`Generator.standard_gamma`): Marsaglia and Tsang's method
+    /// as numpy writes it — `b = shape − ⅓`, `c = 1/√(9b)`; draw normals x until `v = 1 + c·x`
+    /// is positive, cube it, draw u; accept `b·v` when `u < 1 − 0.0331·x⁴` or
+    /// `ln u < x²/2 + b·(1 − v + ln v)`. Shapes ≤ 1 return NaN (not needed here).
+    fn standard_gamma(&mut self, shape: f64) -> f64 {
+        if shape.is_nan() || shape <= 1.0 {
+            return f64::NAN;
+        }
+        let b = shape - 1.0 / 3.0;
+        let c = 1.0 / (9.0 * b).sqrt();
+        loop {
+            let (mut x, mut v);
+            loop {
+                x = self.normal();
+                v = 1.0 + c * x;
+                if v > 0.0 {
+                    break;
+                }
+            }
+            v = v * v * v;
+            let u = self.random();
+            if u < 1.0 - 0.0331 * (x * x) * (x * x) {
+                return b * v;
+            }
+            if libm::log(u) < 0.5 * x * x + b * (1.0 - v + libm::log(v)) {
+                return b * v;
+            }
+        }
+    }
+
+    /// Beta(a, b) for a or b above 1 (`Generator.beta`): `Ga / (Ga + Gb)` with two standard
+    /// gammas, a's first.
+    fn beta(&mut self, a: f64, b: f64) -> f64 {
+        let ga = self.standard_gamma(a);
+        let gb = self.standard_gamma(b);
+        ga / (ga + gb)
+    }
 }
 
 /// A source of [`Noise`] and [`Draws`], chosen by [`Compat`](crate::Compat).

@@ -23,7 +23,7 @@ pub mod galin;
 pub mod geometry;
 pub mod grade;
 pub mod network;
-mod np;
+pub(crate) mod np;
 pub mod params;
 pub mod solver;
 
