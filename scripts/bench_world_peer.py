@@ -80,7 +80,15 @@ def one(name, size, reps, budget):
     gen, kw = case_overrides(name, size)
 
     def run(**kw):
+        if gen == "forest":  # its ground half, as ours (sites, crowns, canopy; no branch graphs)
+            from pyworldgen.biomes.forest import generate_forest
+
+            w = generate_forest(seed=SEED, params=kw or None, build_graphs=False)
+            w.height, w.resolution = w.canopy_height, w.resolution
+            return w
         w = pw.generate(gen, seed=SEED, **kw)
+        if gen == "implicit_cave":
+            w.height = w.occ
         if name == "roads_product":  # what our `roads` product also does: grade, drape, mesh
             from pyworldgen.roads import carve_road_terrain, road_polylines_3d, road_ribbon_mesh
 
@@ -115,7 +123,7 @@ def gen(args):
     reps_for = {"default": 20, "256": 5, "512": 3, "1024": 3}
     cases = [(g, s) for s in SIZES for g in GENERATORS]
     cases += [("composite_noroads", "1024"), ("landscape_fine", "1024"), ("roads_product", "default"),
-              ("roads_product", "256")]
+              ("roads_product", "256"), ("implicit_cave", "default"), ("forest", "default")]
     # The slowest last, so a short --timeout loses the fewest figures.
     order = {"composite_1024": 2, "roads_1024": 1}
     cases.sort(key=lambda c: order.get(f"{c[0]}_{c[1]}", 0))
@@ -322,6 +330,8 @@ def table(args):
         ("roads: product (peer + carve, 3-D lines, ribbon)", "default", "world_gen/roads_default",
          "roads_product_default"),
         ("roads: product (peer + carve, 3-D lines, ribbon)", "256", "world_gen/roads_256", "roads_product_256"),
+        ("implicit_cave (volume)", "default", "world_gen/implicit_cave_default", "implicit_cave_default"),
+        ("forest (sites, crowns, canopy; no graphs)", "default", "world_gen/forest_default", "forest_default"),
     ]
     for label, s, ours_id, peer_id in rows:
         ours = criterion_median(args.criterion, ours_id)

@@ -9,7 +9,9 @@
 //!   `flat`, `landscape`, `roads`, `composite` at pyworldgen's defaults (60², 60², 60², 110²
 //!   cells at 2 m) and at 256², 512², 1024² (`domain_size = N·2 m`, as `bozkir world --size N`);
 //!   `composite_noroads_1024` (the composite without its roads), `landscape_fine_1024` (the
-//!   default 120 m domain at 120/1024 m cells); `carve_srtm_t{2000,500}` (`carve_rivers` on the
+//!   default 120 m domain at 120/1024 m cells); `implicit_cave_default` and `forest_default`
+//!   (issue 22: the cave volume and the forest's ground half at pyworldgen's defaults);
+//!   `carve_srtm_t{2000,500}` (`carve_rivers` on the
 //!   committed SRTM tile `data/dem/srtm_ref.tif`, river thresholds 2000 and 500 cells).
 //! * `world_roads`: road networks over a realistic terrain, the composite `atlas` at 1024²
 //!   (2048 m at 2 m, roads and forest off; 70 % of it under water, 3 % deeper than 2.5 m, which
@@ -51,8 +53,10 @@ use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use bozkir_world::cave::{sample_cave, CaveParams};
 use bozkir_world::compose::{self, CompositeParams, Palette};
 use bozkir_world::flat::FlatParams;
+use bozkir_world::forest::{generate_forest, ForestParams};
 use bozkir_world::landscape::{carve_rivers, CarveParams};
 use bozkir_world::product::WorldSpec;
 use bozkir_world::roads::cost::{level_multipliers, CostField};
@@ -184,6 +188,8 @@ fn case_ids() -> Vec<String> {
     }
     ids.push("world_gen/composite_noroads_1024".into());
     ids.push("world_gen/landscape_fine_1024".into());
+    ids.push("world_gen/implicit_cave_default".into());
+    ids.push("world_gen/forest_default".into());
     ids.push("world_gen/carve_srtm_t2000".into());
     ids.push("world_gen/carve_srtm_t500".into());
     for id in [
@@ -218,6 +224,14 @@ fn case_ids() -> Vec<String> {
 fn case(id: &str) -> Run {
     let (group, name) = id.split_once('/').expect("group/id");
     match group {
+        "world_gen" if name == "implicit_cave_default" => Box::new(|| {
+            let v = sample_cave(&seed(), Compat::Pyworldgen, &CaveParams::default()).expect("cave");
+            v.solid_fraction()
+        }),
+        "world_gen" if name == "forest_default" => Box::new(|| {
+            let f = generate_forest(&seed(), Compat::Pyworldgen, &ForestParams::default()).expect("forest");
+            f.sites.len() as f64
+        }),
         "world_gen" if name.starts_with("carve_srtm_t") => {
             let threshold: u32 = name["carve_srtm_t".len()..].parse().expect("threshold");
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/dem/srtm_ref.tif");
