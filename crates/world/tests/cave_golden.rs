@@ -3,36 +3,9 @@
 
 use bozkir_world::cave::{sample_cave, CaveField, CaveParams};
 use bozkir_world::{Compat, Seed};
-use std::io::Read;
+mod common;
 
-fn golden() -> serde_json::Value {
-    let gz = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/cave.json.gz")).unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
-/// Standard base64 (with padding) to bytes.
-fn unbase64(s: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => panic!("not base64: {c}"),
-    };
-    let mut out = Vec::new();
-    for chunk in s.as_bytes().chunks(4) {
-        let n = chunk.iter().filter(|&&c| c != b'=').count();
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= (if c == b'=' { 0 } else { val(c) as u32 }) << (18 - 6 * i);
-        }
-        out.extend_from_slice(&acc.to_be_bytes()[1..n]);
-    }
-    out
-}
+use common::{base64, golden_gz};
 
 fn params(c: &serde_json::Value) -> CaveParams {
     CaveParams::from_json(&c["params"]).unwrap()
@@ -40,7 +13,7 @@ fn params(c: &serde_json::Value) -> CaveParams {
 
 #[test]
 fn occupancy_equals_pyworldgen_voxel_for_voxel() {
-    let g = golden();
+    let g = golden_gz("cave.json.gz");
     let cases = g["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 6);
     let mut voxels = 0;
@@ -50,7 +23,7 @@ fn occupancy_equals_pyworldgen_voxel_for_voxel() {
         let v = sample_cave(&seed, Compat::Pyworldgen, &p).unwrap();
         let shape: Vec<usize> = c["shape"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
         assert_eq!(vec![v.nx, v.ny, v.nz], shape, "seed {seed}: shape");
-        let bits = unbase64(c["occ"].as_str().unwrap());
+        let bits = base64(c["occ"].as_str().unwrap());
         let want = |k: usize| bits[k / 8] & (0x80 >> (k % 8)) != 0;
         let diff: Vec<usize> = (0..v.occ.len()).filter(|&k| v.occ[k] != want(k)).collect();
         assert!(
@@ -68,7 +41,7 @@ fn occupancy_equals_pyworldgen_voxel_for_voxel() {
 
 #[test]
 fn field_equals_pyworldgen_at_the_probes() {
-    let g = golden();
+    let g = golden_gz("cave.json.gz");
     let mut worst: f64 = 0.0;
     for c in g["cases"].as_array().unwrap() {
         let seed: Seed = serde_json::from_value(c["seed"].clone()).unwrap();

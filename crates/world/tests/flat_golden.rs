@@ -2,18 +2,13 @@
 
 use bozkir_world::flat::{generate, FlatParams};
 use bozkir_world::{Compat, Seed};
-use std::io::Read;
+mod common;
 
-fn golden() -> serde_json::Value {
-    let gz = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/flat.json.gz")).unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+use common::golden_gz;
 
 #[test]
 fn flat_equals_pyworldgen_bit_for_bit() {
-    let g = golden();
+    let g = golden_gz("flat.json.gz");
     let cases = g["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 8);
     let mut cells = 0;

@@ -3,44 +3,13 @@
 
 use bozkir_world::forest::{generate_forest, ForestParams};
 use bozkir_world::{Compat, Seed};
-use std::io::Read;
+mod common;
 
-fn golden() -> serde_json::Value {
-    let gz = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/forest.json.gz")).unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
-/// Standard base64 (with padding) to bytes.
-fn unbase64(s: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => panic!("not base64: {c}"),
-    };
-    let mut out = Vec::new();
-    for chunk in s.as_bytes().chunks(4) {
-        let n = chunk.iter().filter(|&&c| c != b'=').count();
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= (if c == b'=' { 0 } else { val(c) as u32 }) << (18 - 6 * i);
-        }
-        out.extend_from_slice(&acc.to_be_bytes()[1..n]);
-    }
-    out
-}
-
-fn words(c: &serde_json::Value, key: &str) -> Vec<[u8; 4]> {
-    unbase64(c[key].as_str().unwrap()).chunks_exact(4).map(|w| [w[0], w[1], w[2], w[3]]).collect()
-}
+use common::{golden_gz, words4};
 
 #[test]
 fn forest_equals_pyworldgen() {
-    let g = golden();
+    let g = golden_gz("forest.json.gz");
     let cases = g["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 5);
     let (mut worst_canopy, mut cells, mut trees) = (0f32, 0, 0);
@@ -64,16 +33,16 @@ fn forest_equals_pyworldgen() {
         }
         trees += want.len();
         // The owner grid equal on every cell; border and terrain bit-equal (f32).
-        let owner: Vec<i32> = words(c, "owner").into_iter().map(i32::from_le_bytes).collect();
+        let owner: Vec<i32> = words4(c["owner"].as_str().unwrap()).into_iter().map(i32::from_le_bytes).collect();
         let diff = owner.iter().zip(&f.owner).filter(|(a, b)| a != b).count();
         assert_eq!(diff, 0, "seed {seed}: {diff} owner cells differ");
         for (key, ours) in [("border", &f.border), ("terrain", &f.terrain)] {
-            let want: Vec<f32> = words(c, key).into_iter().map(f32::from_le_bytes).collect();
+            let want: Vec<f32> = words4(c[key].as_str().unwrap()).into_iter().map(f32::from_le_bytes).collect();
             let d = want.iter().zip(ours.iter()).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
             assert_eq!(d, 0, "seed {seed}: {d} {key} cells differ");
         }
         // Canopy within 1e-4 m (the bound); the largest difference is reported.
-        let want: Vec<f32> = words(c, "canopy").into_iter().map(f32::from_le_bytes).collect();
+        let want: Vec<f32> = words4(c["canopy"].as_str().unwrap()).into_iter().map(f32::from_le_bytes).collect();
         for (k, (a, b)) in want.iter().zip(&f.canopy).enumerate() {
             let e = (a - b).abs();
             worst_canopy = worst_canopy.max(e);

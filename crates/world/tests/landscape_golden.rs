@@ -17,28 +17,8 @@ use bozkir_world::random::{Draws, Noise, Randomness};
 use bozkir_world::{Compat, Seed};
 use serde_json::Value;
 
-fn b64(s: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => panic!("base64 {c}"),
-    };
-    let bytes: Vec<u8> = s.bytes().filter(|&c| c != b'=').collect();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for ch in bytes.chunks(4) {
-        let v: Vec<u32> = ch.iter().map(|&c| val(c) as u32).collect();
-        let n = v.iter().enumerate().fold(0u32, |a, (k, &x)| a | (x << (18 - 6 * k)));
-        out.extend_from_slice(&n.to_be_bytes()[1..ch.len()]);
-    }
-    out
-}
-
-fn f32s(s: &str) -> Vec<f64> {
-    b64(s).chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64).collect()
-}
+mod common;
+use common::f32s;
 
 fn cases() -> Vec<Value> {
     let raw = include_bytes!("golden/landscape.json.gz");
@@ -134,7 +114,7 @@ fn compare(w: &LandscapeWorld, case: &Value) -> Report {
     let (nx, ny) = (case["nx"].as_u64().unwrap() as usize, case["ny"].as_u64().unwrap() as usize);
     assert_eq!((w.grid.nx, w.grid.ny), (nx, ny));
     let maxdiff = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
-    let mat = b64(case["material"].as_str().unwrap());
+    let mat = common::base64(case["material"].as_str().unwrap());
     let same = mat.iter().zip(&w.material).filter(|(a, b)| a == b).count();
     let rivers = case["rivers"].as_array().unwrap();
     assert_eq!(rivers.len(), w.rivers.len());

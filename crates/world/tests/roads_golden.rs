@@ -1,51 +1,22 @@
 //! Road networks against pyworldgen 0.1.8 (goldens written by `golden/make_roads.py`): routes,
 //! smoothed centrelines, road and bridge masks, graded heights, 3-D polylines and ribbons.
 
-use std::io::Read;
-
 use bozkir_world::roads::{generate_roads, generate_roads_with, RoadInputs, RoadNetwork, RoadParams};
 use bozkir_world::{Compat, Seed, WorldGrid};
 use serde_json::Value;
+
+mod common;
+use common::f32s;
 
 const CASES: &[&str] =
     &["flat0", "rhine", "curv7", "curv11_k3", "atlas", "land3", "land11_nobridge", "comp0", "comp_rhine"];
 
 fn load(name: &str) -> Value {
-    let path = format!("{}/tests/golden/roads_{name}.json.gz", env!("CARGO_MANIFEST_DIR"));
-    let mut s = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_string(&mut s).unwrap();
-    serde_json::from_str(&s).unwrap()
+    common::golden_gz(&format!("roads_{name}.json.gz"))
 }
 
 fn f64s(v: &Value) -> Vec<f64> {
     v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
-}
-
-/// Standard base64 (with padding) to bytes.
-fn base64(text: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => panic!("base64 {c}"),
-    } as u32;
-    let mut out = Vec::new();
-    for chunk in text.as_bytes().chunks(4) {
-        let n = chunk.iter().filter(|&&c| c != b'=').count();
-        let mut acc = 0u32;
-        for (k, &c) in chunk.iter().enumerate() {
-            acc |= if c == b'=' { 0 } else { val(c) } << (18 - 6 * k);
-        }
-        out.extend_from_slice(&acc.to_be_bytes()[1..n]);
-    }
-    out
-}
-
-/// Little-endian float32 values in base64, widened.
-fn f32s(v: &Value) -> Vec<f64> {
-    base64(v.as_str().unwrap()).chunks(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).collect()
 }
 
 fn bits(v: &Value) -> Vec<bool> {
@@ -55,9 +26,9 @@ fn bits(v: &Value) -> Vec<bool> {
 fn terrain(g: &Value) -> WorldGrid {
     let (nx, ny) = (g["nx"].as_u64().unwrap() as usize, g["ny"].as_u64().unwrap() as usize);
     let res = g["resolution"].as_f64().unwrap();
-    let mut t = WorldGrid::new(nx, ny, res, res, f32s(&g["height_f32"]));
+    let mut t = WorldGrid::new(nx, ny, res, res, f32s(g["height_f32"].as_str().unwrap()));
     if !g["water_f32"].is_null() {
-        t.water_depth = f32s(&g["water_f32"]);
+        t.water_depth = f32s(g["water_f32"].as_str().unwrap());
     }
     t
 }
@@ -128,7 +99,7 @@ fn compare(name: &str, g: &Value, net: &RoadNetwork) {
     }
     let mesh = net.ribbon_mesh(None, 0.3);
     let verts: Vec<f64> = mesh.vertices.iter().flat_map(|v| v.map(f64::from)).collect();
-    assert_eq!(max_abs_diff(&verts, &f32s(&g["ribbon_vertices_f32"])), 0.0, "{name}: ribbon vertices");
+    assert_eq!(max_abs_diff(&verts, &f32s(g["ribbon_vertices_f32"].as_str().unwrap())), 0.0, "{name}: ribbon vertices");
     let faces: Vec<u64> = mesh.triangles.iter().flat_map(|t| t.map(u64::from)).collect();
     let gf: Vec<u64> = g["ribbon_faces"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
     assert_eq!(faces, gf, "{name}: ribbon faces");
