@@ -28,7 +28,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result, WorldError};
 use crate::random::{for_compat, Noise};
 use crate::{Compat, Seed};
 
@@ -155,10 +155,6 @@ impl Default for CaveParams {
 /// Most voxels one volume may hold (the occupancy is one byte a voxel).
 pub const MAX_VOXELS: usize = 1 << 31;
 
-fn bad(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.into(), value: value.to_string(), allowed: allowed.into() }
-}
-
 impl CaveParams {
     /// Parameters from a JSON object of overrides: unknown keys are refused (serde names the
     /// key and the known ones); the result is validated.
@@ -201,22 +197,22 @@ impl CaveParams {
             ("SPELEO_SPAWN", self.speleo_spawn),
         ];
         if let Some((n, v)) = all.iter().find(|(_, v)| !v.is_finite()) {
-            return Err(bad(n, v, "must be a finite number"));
+            return Err(param(n, v, "must be a finite number"));
         }
         for (n, v) in [("resolution", self.resolution), ("length", self.length), ("SPELEO_CELL", self.speleo_cell)] {
             if v <= 0.0 {
-                return Err(bad(n, v, "must be positive"));
+                return Err(param(n, v, "must be positive"));
             }
         }
         if self.xb <= 0.0 {
-            return Err(bad("XB", self.xb, "must be positive (the lateral walls stand at ±XB)"));
+            return Err(param("XB", self.xb, "must be positive (the lateral walls stand at ±XB)"));
         }
         if self.ceil <= self.floor {
-            return Err(bad("CEIL", self.ceil, &format!("must be above FLOOR = {}", self.floor)));
+            return Err(param("CEIL", self.ceil, &format!("must be above FLOOR = {}", self.floor)));
         }
         let (nx, ny, nz) = self.shape();
         if nx == 0 || ny == 0 || nz == 0 {
-            return Err(bad(
+            return Err(param(
                 "resolution",
                 self.resolution,
                 &format!("gives a {nx}×{ny}×{nz} volume; every side needs a voxel"),
@@ -224,7 +220,7 @@ impl CaveParams {
         }
         let n = (nx as f64) * (ny as f64) * (nz as f64);
         if n > MAX_VOXELS as f64 {
-            return Err(bad("resolution", self.resolution, &format!("gives {n:.3e} voxels, over {MAX_VOXELS}")));
+            return Err(param("resolution", self.resolution, &format!("gives {n:.3e} voxels, over {MAX_VOXELS}")));
         }
         Ok(())
     }
@@ -232,14 +228,7 @@ impl CaveParams {
     /// The sampled volume's voxels (lateral, tunnel, up): `round(2·XB / res)`,
     /// `round(length / res)`, `round(CEIL / res)`, rounded half to even as Python's `round`.
     pub fn shape(&self) -> (usize, usize, usize) {
-        let r = |v: f64| {
-            let n = (v / self.resolution).round_ties_even();
-            if n.is_finite() && n > 0.0 {
-                n.min(u32::MAX as f64) as usize
-            } else {
-                0
-            }
-        };
+        let r = |v: f64| crate::field::cells(v, self.resolution);
         (r(2.0 * self.xb), r(self.length), r(self.ceil))
     }
 }

@@ -17,5 +17,10 @@ pub enum WorldError {
     Invalid(String),
 }
 
+/// [`WorldError::Param`]: parameter `name` = `value` is refused; `allowed` says what is.
+pub(crate) fn param(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
+    WorldError::Param { name: name.to_string(), value: value.to_string(), allowed: allowed.to_string() }
+}
+
 /// Result with a [`WorldError`].
 pub type Result<T> = std::result::Result<T, WorldError>;

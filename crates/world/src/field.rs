@@ -154,6 +154,12 @@ macro_rules! terrain_via_grid {
 }
 pub(crate) use terrain_via_grid;
 
+/// Cells of `res` metres along `extent` metres as pyworldgen counts them: Python's
+/// `round(extent / res)` (half to even); 0 for a negative or NaN ratio, saturating when huge.
+pub(crate) fn cells(extent: f64, res: f64) -> usize {
+    (extent / res).round_ties_even().max(0.0) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@
 //! `astype(np.float32)`), then widened back to f64. Defaults give an exactly flat plane at 8 m;
 //! the water depth is zero everywhere.
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result, WorldError};
 use crate::field::WorldGrid;
 use crate::random::for_compat;
 use crate::seed::{Compat, Seed};
@@ -58,10 +58,6 @@ impl Default for FlatParams {
 pub const PARAM_NAMES: [&str; 7] =
     ["domain_size", "resolution", "base_height", "slope_x", "slope_y", "undulation_amp", "undulation_scale"];
 
-fn param(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.to_string(), value: value.to_string(), allowed: allowed.to_string() }
-}
-
 impl FlatParams {
     /// The defaults with `overrides` applied (a JSON object of parameter names to values, as
     /// pyworldgen's `from_seed(**overrides)`); an unknown name or a value of the wrong type is
@@ -88,7 +84,7 @@ impl FlatParams {
 
     /// The grid's columns and rows, `round(W / r)` and `round(H / r)` (half to even).
     pub fn shape(&self) -> (usize, usize) {
-        let n = |extent: f64| (extent / self.resolution).round_ties_even().max(0.0) as usize;
+        let n = |extent: f64| crate::field::cells(extent, self.resolution);
         (n(self.domain_size[0]), n(self.domain_size[1]))
     }
 

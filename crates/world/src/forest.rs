@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result, WorldError};
 use crate::random::{for_compat, Draws, Noise};
 use crate::roads::np::pairwise_sum;
 use crate::{Compat, Seed};
@@ -106,10 +106,6 @@ impl Default for ForestParams {
 /// Most cells a forest grid may hold.
 pub const MAX_CELLS: usize = 1 << 28;
 
-fn bad(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.into(), value: value.to_string(), allowed: allowed.into() }
-}
-
 impl ForestParams {
     /// Parameters from a JSON object of overrides, validated; unknown keys refused.
     pub fn from_json(value: &serde_json::Value) -> Result<Self> {
@@ -142,33 +138,33 @@ impl ForestParams {
             ("trunk_radius", self.trunk_radius),
         ];
         if let Some((n, v)) = nums.iter().find(|(_, v)| !v.is_finite()) {
-            return Err(bad(n, v, "must be a finite number"));
+            return Err(param(n, v, "must be a finite number"));
         }
         if self.resolution <= 0.0 {
-            return Err(bad("resolution", self.resolution, "must be positive"));
+            return Err(param("resolution", self.resolution, "must be positive"));
         }
         if self.domain_size.0 <= 0.0 || self.domain_size.1 <= 0.0 {
-            return Err(bad("domain_size", format!("{:?}", self.domain_size), "both sides must be positive"));
+            return Err(param("domain_size", format!("{:?}", self.domain_size), "both sides must be positive"));
         }
         if self.min_crown_radius > self.max_crown_radius {
-            return Err(bad(
+            return Err(param(
                 "min_crown_radius",
                 self.min_crown_radius,
                 &format!("must not exceed max_crown_radius = {}", self.max_crown_radius),
             ));
         }
         if self.target_tree_count > 1_000_000 {
-            return Err(bad("target_tree_count", self.target_tree_count, "must be ≤ 1,000,000"));
+            return Err(param("target_tree_count", self.target_tree_count, "must be ≤ 1,000,000"));
         }
         if self.max_sampling_attempts > 100_000_000 {
-            return Err(bad("max_sampling_attempts", self.max_sampling_attempts, "must be ≤ 100,000,000"));
+            return Err(param("max_sampling_attempts", self.max_sampling_attempts, "must be ≤ 100,000,000"));
         }
         if self.lloyd_iterations > 100 {
-            return Err(bad("lloyd_iterations", self.lloyd_iterations, "must be ≤ 100"));
+            return Err(param("lloyd_iterations", self.lloyd_iterations, "must be ≤ 100"));
         }
         let (nx, ny) = self.shape();
         if nx == 0 || ny == 0 || (nx as f64) * (ny as f64) > MAX_CELLS as f64 {
-            return Err(bad(
+            return Err(param(
                 "resolution",
                 self.resolution,
                 &format!("gives a {nx}×{ny} grid; it needs 1..={MAX_CELLS} cells"),
@@ -179,14 +175,7 @@ impl ForestParams {
 
     /// (nx, ny): `round(width / res)`, `round(depth / res)`, half to even.
     pub fn shape(&self) -> (usize, usize) {
-        let r = |v: f64| {
-            let n = (v / self.resolution).round_ties_even();
-            if n.is_finite() && n > 0.0 {
-                n.min(u32::MAX as f64) as usize
-            } else {
-                0
-            }
-        };
+        let r = |v: f64| crate::field::cells(v, self.resolution);
         (r(self.domain_size.0), r(self.domain_size.1))
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result, WorldError};
 
 /// Largest grid the composition accepts (cells), so a typo cannot ask for terabytes.
 pub const MAX_CELLS: usize = 1 << 28;
@@ -78,10 +78,6 @@ impl Default for CompositeParams {
     }
 }
 
-fn param(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.to_string(), value: value.to_string(), allowed: allowed.to_string() }
-}
-
 fn finite_in(name: &str, v: f64, lo: f64, lo_open: bool, hi: f64) -> Result<()> {
     let ok = v.is_finite() && if lo_open { v > lo } else { v >= lo } && v <= hi;
     if ok {
@@ -106,7 +102,7 @@ impl CompositeParams {
     /// `round`).
     pub fn grid_size(&self) -> (usize, usize) {
         let (w, h) = self.domain_size;
-        ((w / self.resolution).round_ties_even() as usize, (h / self.resolution).round_ties_even() as usize)
+        (crate::field::cells(w, self.resolution), crate::field::cells(h, self.resolution))
     }
 
     /// Region spacing `0.85·√(W·H / max(num_regions, 1))` in metres (pyworldgen's).

@@ -155,7 +155,7 @@ impl LandscapeParams {
     /// Grid size `(nx, ny) = (round(W / resolution), round(H / resolution))`, rounding half to
     /// even like Python's `round`.
     pub fn grid_size(&self) -> (usize, usize) {
-        let n = |len: f64| (len / self.resolution).round_ties_even().max(0.0) as usize;
+        let n = |len: f64| crate::field::cells(len, self.resolution);
         (n(self.domain_size[0]), n(self.domain_size[1]))
     }
 

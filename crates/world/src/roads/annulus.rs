@@ -15,14 +15,10 @@
 //! fixed cost (abutments, portals), a per-metre cost that grows with the span (quadratic in
 //! `len / max_len`), infinite beyond `max_len`.
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result};
 
 /// The largest outer radius accepted by [`annulus_offsets`], in cells (a 1025 × 1025 box).
 pub const MAX_ANNULUS_RADIUS: f64 = 512.0;
-
-fn param(name: &str, value: impl ToString, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.into(), value: value.to_string(), allowed: allowed.into() }
-}
 
 fn gcd(mut a: u32, mut b: u32) -> u32 {
     while b != 0 {
@@ -420,7 +416,7 @@ mod tests {
     fn annulus_bad_radii_refused() {
         for (a, b) in [(-1.0, 3.0), (4.0, 3.0), (f64::NAN, 3.0), (1.0, f64::INFINITY), (1.0, 600.0)] {
             let e = annulus_offsets(a, b).unwrap_err();
-            assert!(matches!(e, WorldError::Param { .. }), "{a} {b}: {e}");
+            assert!(matches!(e, crate::WorldError::Param { .. }), "{a} {b}: {e}");
         }
     }
 

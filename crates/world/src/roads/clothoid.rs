@@ -27,7 +27,7 @@
 //! their power series for |x| < 1.6, and beyond it C + iS = (1 + i)/2 · (1 − erfc z) with
 //! z = (√π/2)(1 − i)x and erfc from its Laplace continued fraction (modified Lentz).
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result, WorldError};
 use std::f64::consts::PI;
 
 /// The clothoid fit's bounds and resolution.
@@ -68,10 +68,6 @@ impl ClothoidParams {
         }
         Ok(())
     }
-}
-
-fn param(name: &str, value: impl ToString, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.into(), value: value.to_string(), allowed: allowed.into() }
 }
 
 /// Most pieces (and most samples) one path may have.

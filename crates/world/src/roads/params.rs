@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, WorldError};
+use crate::error::{param, Result, WorldError};
 
 /// How road centrelines are smoothed after routing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -154,10 +154,6 @@ impl Default for RoadParams {
             require_connected: false,
         }
     }
-}
-
-fn param(name: &str, value: impl std::fmt::Display, allowed: &str) -> WorldError {
-    WorldError::Param { name: name.to_string(), value: value.to_string(), allowed: allowed.to_string() }
 }
 
 fn finite_nonneg(name: &str, v: f64) -> Result<()> {
