@@ -83,6 +83,16 @@ pub struct NoRoute {
 }
 
 impl NoRoute {
+    /// Count one segment refused for `b` (a segment off the grid is not counted).
+    fn count(&mut self, b: Blocked) {
+        match b {
+            Blocked::Steep => self.steep += 1,
+            Blocked::Deep => self.deep += 1,
+            Blocked::Dense => self.dense += 1,
+            Blocked::Outside => {}
+        }
+    }
+
     /// The thresholds that blocked the search, in words with their values.
     pub fn blocked_by(&self, cost: &RoadCost) -> String {
         let mut why = Vec::new();
@@ -267,16 +277,14 @@ impl RowStore {
 
 /// Count the forbidden segments of a row into `fail`.
 fn count_blocked(row: &[f64], fail: &mut NoRoute) {
-    for &c in row {
-        if c < 0.0 {
-            if c == STEEP {
-                fail.steep += 1;
-            } else if c == DEEP {
-                fail.deep += 1;
-            } else {
-                fail.dense += 1;
-            }
-        }
+    for &c in row.iter().filter(|&&c| c < 0.0) {
+        fail.count(if c == STEEP {
+            Blocked::Steep
+        } else if c == DEEP {
+            Blocked::Deep
+        } else {
+            Blocked::Dense
+        });
     }
 }
 
@@ -636,12 +644,7 @@ fn expand_plain(
         let sc = match ctx.field.segment_cost_fast(lz.cost, lz.mask, lz.strided, lz.level, cx, cy, o) {
             Ok(c) => c,
             Err(b) => {
-                match b {
-                    Blocked::Steep => fail.steep += 1,
-                    Blocked::Deep => fail.deep += 1,
-                    Blocked::Dense => fail.dense += 1,
-                    Blocked::Outside => {}
-                }
+                fail.count(b);
                 continue;
             }
         };
