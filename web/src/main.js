@@ -54,7 +54,7 @@ window.bozkir = app;
 function message(text, kind = 'error') {
   app.messages.push({ text, kind });
   if (kind === 'error') console.warn(`bozkir: ${text}`);
-  app.panel?.showMessage(text, kind);
+  return app.panel?.showMessage(text, kind);
 }
 
 // ------------------------------------------------------------------ loading
@@ -513,7 +513,7 @@ async function openWorld(spec) {
     attachWorld(app, w, spec);
     app.world.generateMs = ms;
     app.panel?.setWorld(app.world.label);
-    message(`${app.world.label}: generated in ${ms.toFixed(0)} ms`, 'info');
+    app.world.note = message(`${app.world.label}: generated in ${ms.toFixed(0)} ms`, 'info');
   } catch (e) {
     message(`world "${spec.generator}" seed "${spec.seed}": ${e.message}`);
     return false;
@@ -906,6 +906,7 @@ async function switchScene(name) {
 async function switchTerrain(t) {
   // Choosing a terrain leaves a world: the mesh look follows the page's terrain again.
   if (app.world) {
+    app.world.note?.remove(); // its "generated in" message is about a world no longer shown
     detachWorld(app);
     app.panel?.setWorld(null);
   }

@@ -353,6 +353,7 @@ export class Panel {
     this.msgs.appendChild(p);
     while (this.msgs.children.length > 6) this.msgs.firstChild.remove();
     if (kind !== 'error') setTimeout(() => p.remove(), 8000);
+    return p;
   }
 
   showBench(body) {

@@ -50,6 +50,7 @@ test('the panel follows the world, messages clear the info box, and choosing a t
     return { top: r.top, bottom: r.bottom };
   }));
   assert.ok(msg.top >= info.bottom, `message ${JSON.stringify(msg)} below the info ${JSON.stringify(info)}`);
+  await ctx.shot(page, 'world-panel');
   await page.selectOption('#terrain', 'generated');
   await page.waitForFunction(() => window.bozkir.world === null);
   assert.equal(await page.isDisabled('#gen'), false);
@@ -58,6 +59,9 @@ test('the panel follows the world, messages clear the info box, and choosing a t
     && /tiles/.test(document.querySelector('#info').textContent));
   await page.waitForFunction(() => !/world/.test(window.bozkir.mesh?.status?.terrain ?? 'world'));
   await page.waitForFunction(() => !location.search.includes('world='));
+  assert.equal(await page.locator('#messages .msg').count(), 0, "the world's message leaves with it");
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
+  await ctx.shot(page, 'world-left');
   await page.close();
 });
 
@@ -66,6 +70,7 @@ test('a bad world link is a message, and the page still works', { skip }, async 
   assert.equal(ok, true);
   const m = await page.evaluate(() => window.bozkir.messages.map((x) => x.text).join(' | '));
   assert.match(m, /unknown world "atlantis"/);
+  await ctx.shot(page, 'world-bad-link');
   assert.equal(await page.evaluate(() => window.bozkir.world ?? null), null);
   await page.close();
 });
