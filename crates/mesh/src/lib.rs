@@ -1,0 +1,1 @@
+//! Meshing (issue 22): under construction.

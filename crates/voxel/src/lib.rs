@@ -1,0 +1,1 @@
+//! Voxel worlds (issue 22): under construction.
