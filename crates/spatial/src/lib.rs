@@ -1,0 +1,1 @@
+//! Spatial structures of bozkir (issue 22): under construction.
