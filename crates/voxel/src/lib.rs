@@ -1,1 +1,19 @@
-//! Voxel worlds (issue 22): under construction.
+//! Voxel worlds of bozkir (issue 22): pyworldgen 0.1.8's chunked voxel world, as engine data
+//! structures.
+//!
+//! * [`coords`] — block, chunk and local positions; [`ChunkSize`] (8, 16, 32 or 64, default 32);
+//!   floor-div / positive-mod conversions; the index layout `x + s*(z + s*y)`.
+//! * [`block`] — [`BlockId`], [`BlockDef`], [`BlockRegistry`] (pyworldgen's 12 kinds).
+//!
+//! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
+//! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
+//! only, no hash-order in any output).
+#![warn(missing_docs)]
+
+pub mod block;
+pub mod coords;
+pub mod error;
+
+pub use block::{BlockDef, BlockId, BlockRegistry};
+pub use coords::{BlockPos, ChunkPos, ChunkSize, LocalPos};
+pub use error::VoxelError;
