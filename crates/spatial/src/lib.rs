@@ -1,1 +1,8 @@
 //! Spatial structures of bozkir (issue 22): under construction.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod geom;
+
+pub use error::{Result, SpatialError};
+pub use geom::{vec2, vec3, Aabb2, Aabb3, Ray, TriHit, Vec2, Vec3};
