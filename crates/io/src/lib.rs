@@ -6,7 +6,9 @@
 //! GeoTIFF orthophotos ([`read_geotiff_rgb`]). DEMs:
 //! GeoTIFF ([`read_geotiff`], with its [`GeoTransform`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
 //! metres. Point clouds: PLY ([`read_ply_points`]) and LAS/LAZ ([`read_las`]) (turned into height
-//! fields by `bozkir_terrain::points`). Sidecars: [`Sidecar`]. Exact layouts are in
+//! fields by `bozkir_terrain::points`). Sidecars: [`Sidecar`]. Chunked voxel worlds: region files
+//! ([`region`]: many chunks' payloads in one file, random access, checksummed) and MagicaVoxel
+//! `.vox` ([`export::vox`]). Exact layouts are in
 //! `docs/formats.md`.
 //!
 //! Contracts:
@@ -35,6 +37,7 @@ pub mod png8;
 mod png_common;
 pub mod quantise;
 pub mod r16;
+pub mod region;
 pub mod rg16;
 pub mod sidecar;
 mod tiff_common;
@@ -53,6 +56,7 @@ pub use png16::{read_png16, write_png16, write_png16_codes};
 pub use png8::{read_png8, read_rgb8, write_png8, write_rgb8};
 pub use quantise::{dequantise_u16, quantise_u16};
 pub use r16::{read_r16, write_r16};
+pub use region::{write_region, RegionReader};
 pub use rg16::{read_height_png, read_rg16, write_rg16};
 pub use sidecar::{read_sidecar, write_sidecar, Encoding, Sidecar, SidecarFile, SIDECAR_FORMAT_VERSION};
 pub use tiff_f32::{read_tiff_f32, write_tiff_f32};

@@ -7,6 +7,8 @@
 //! * [`weights`] — per-layer 8-bit weight maps and RGBA splat maps that sum to 255 per pixel.
 //! * [`mesh`], [`glb`], [`obj`] — chunked triangle meshes written as glTF 2.0 binary or OBJ;
 //!   [`gltf`] — the GLB scene encoder under [`glb`], with vertex colours and instancing.
+//! * [`vox`] — voxel volumes as MagicaVoxel `.vox`, split into ≤ 256³ models placed by the
+//!   scene graph.
 //!
 //! Every writer writes each file atomically (see the crate documentation) and returns the paths
 //! it wrote. Layouts are documented in `docs/formats.md`, section "Engine exports".
@@ -19,6 +21,7 @@ pub mod mesh;
 pub mod obj;
 pub mod unity;
 pub mod unreal;
+pub mod vox;
 pub mod weights;
 
 use crate::error::{IoError, Result};
