@@ -3,6 +3,8 @@
 
 pub mod error;
 pub mod geom;
+pub mod kdtree;
 
 pub use error::{Result, SpatialError};
 pub use geom::{vec2, vec3, Aabb2, Aabb3, Ray, TriHit, Vec2, Vec3};
+pub use kdtree::KdTree;

@@ -17,7 +17,6 @@
 //! * [`from_texture`]: a grey or colour image draped over a height field (or flat ground), one
 //!   splat per texel.
 
-pub mod kdtree;
 pub mod lod;
 pub mod patches;
 pub mod plane_index;

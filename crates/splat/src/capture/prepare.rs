@@ -45,10 +45,10 @@
 //! `crate::capture::screen`). Everything is deterministic. Only `+z` is supported as the target axis (the
 //! original's `up_axis` 0/1 variants are not carried over; the tile pipeline works in `xy`).
 
-use crate::capture::kdtree::KdTree;
 use crate::capture::screen::{pca, percentiles};
 use crate::model::{Rigid, Splats};
 use crate::quat::{self, Quat};
+use bozkir_spatial::KdTree;
 use serde::Serialize;
 
 /// Upness below this prints the upside-down warning (the original's `UPSIDE_DOWN_BELOW`).

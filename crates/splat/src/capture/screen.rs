@@ -34,8 +34,8 @@
 //! planarity limit here is 0.2; a thin slice of any object is flat, which is why the band
 //! refit alone cannot tell ground from a figurine and thickness is checked too.)
 
-use crate::capture::kdtree::KdTree;
 use crate::model::{Bounds, Splats};
+use bozkir_spatial::KdTree;
 use serde::Serialize;
 
 /// Parameters of [`screen`], with the defaults of [`ScreenParams::default`].
