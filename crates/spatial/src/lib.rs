@@ -3,8 +3,10 @@
 
 pub mod error;
 pub mod geom;
+pub mod hash_grid;
 pub mod kdtree;
 
 pub use error::{Result, SpatialError};
 pub use geom::{vec2, vec3, Aabb2, Aabb3, Ray, TriHit, Vec2, Vec3};
+pub use hash_grid::HashGrid;
 pub use kdtree::KdTree;
