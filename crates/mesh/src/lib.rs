@@ -14,8 +14,14 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod culled;
 pub mod error;
+pub mod greedy;
 pub mod mesh;
+pub mod volume;
 
+pub use culled::culled_mesh;
 pub use error::{MeshError, Result};
+pub use greedy::greedy_mesh;
 pub use mesh::Mesh;
+pub use volume::{BlockKinds, BlockParams, KindFns, SolidNonZero, Voxels};
