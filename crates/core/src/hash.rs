@@ -43,9 +43,87 @@ pub fn hash_unit(x: u32, y: u32, s: u32) -> f64 {
     hash_u32(x, y, s) as f64 * (1.0 / 4_294_967_296.0)
 }
 
+/// The multiplier of the third coordinate in [`hash3_u32`] (xxHash's third 32-bit prime).
+pub const Z_MUL: u32 = 0xC2B2_AE3D;
+
+/// Hash of lattice point `(x, y, z)` under seed `s`: the construction of [`hash_u32`] with the
+/// third coordinate mixed in as `imul(z, 0xC2B2AE3D)` before the finaliser,
+///
+/// `h = imul(x,0x27D4EB2D) ^ imul(y,0x165667B1) ^ imul(z,0xC2B2AE3D) ^ imul(s,0x9E3779B1)`,
+///
+/// then the same two xor-shift-multiply rounds and `h ^ (h >> 16)`. All on `u32` with
+/// wrap-around (no overflow anywhere: `Math.imul` in JavaScript, `u32` products in WGSL). The
+/// plane `z = 0` is the 2-D hash: `hash3_u32(x, y, 0, s) == hash_u32(x, y, s)`.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_core::hash::{hash3_u32, hash_u32};
+///
+/// // Pinned: the same bits in Rust, WebAssembly (`hash3U32`) and WGSL (`hash3` in
+/// // `crates/gpu/shaders/hash.wgsl`).
+/// assert_eq!(hash3_u32(1, 2, 3, 4), 0xb3a3_8269);
+/// assert_eq!(hash3_u32(12345, 67890, 0, 42), hash_u32(12345, 67890, 42));
+/// ```
+#[inline(always)]
+pub const fn hash3_u32(x: u32, y: u32, z: u32, s: u32) -> u32 {
+    let mut h = imul(x, 0x27D4_EB2D) ^ imul(y, 0x1656_67B1) ^ imul(z, Z_MUL) ^ imul(s, 0x9E37_79B1);
+    h = imul(h ^ (h >> 15), 0x85EB_CA6B);
+    h = imul(h ^ (h >> 13), 0xC2B2_AE35);
+    h ^ (h >> 16)
+}
+
+/// [`hash3_u32`] of signed lattice coordinates (two's complement).
+#[inline(always)]
+pub const fn hash3_i32(x: i32, y: i32, z: i32, s: u32) -> u32 {
+    hash3_u32(x as u32, y as u32, z as u32, s)
+}
+
+/// [`hash3_u32`] mapped to `[0, 1)`: `h / 2³²`.
+#[inline(always)]
+pub fn hash3_unit(x: u32, y: u32, z: u32, s: u32) -> f64 {
+    hash3_u32(x, y, z, s) as f64 * (1.0 / 4_294_967_296.0)
+}
+
+/// The pinned vectors of [`hash3_u32`] `((x, y, z, s), h)`, computed independently with Python
+/// big integers (`(a*b) & 0xFFFFFFFF` at every multiply). The WebAssembly and WGSL tests check
+/// the same table.
+pub const HASH3_VECTORS: [([u32; 4], u32); 8] = [
+    ([0, 0, 0, 0], 0),
+    ([0, 0, 1, 0], 0x30e6_db8a),
+    ([1, 2, 3, 4], 0xb3a3_8269),
+    ([12345, 67890, 0, 42], 0xe259_7a2c),
+    ([12345, 67890, 1, 42], 0x09a1_3ced),
+    ([0xFFFF_FFFF, 0xFFFF_FFFE, 0xFFFF_FFFD, 7], 0xa115_bae8),
+    ([0xFFFF_FFFF, 0xFFFF_FFFF, 0xFFFF_FFFF, 0xFFFF_FFFF], 0xc988_e043),
+    ([100, 0xFFFF_FFCE, 2000, 0x9E37_79B9], 0x193c_9305),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hash3_pinned_vectors() {
+        for ([x, y, z, s], want) in HASH3_VECTORS {
+            assert_eq!(hash3_u32(x, y, z, s), want, "hash3_u32({x},{y},{z},{s})");
+        }
+        assert_eq!(hash3_i32(-1, -2, -3, 7), 0xa115_bae8);
+        assert_eq!(hash3_unit(1, 2, 3, 4), f64::from(0xb3a3_8269u32) / 4_294_967_296.0);
+    }
+
+    #[test]
+    fn hash3_plane_zero_is_the_2d_hash_and_z_decorrelates() {
+        for (x, y, s) in [(0u32, 0u32, 0u32), (5, 9, 1), (u32::MAX, 3, 77), (12, u32::MAX, u32::MAX)] {
+            assert_eq!(hash3_u32(x, y, 0, s), hash_u32(x, y, s));
+        }
+        let mut bits = 0u32;
+        for z in 0..2000u32 {
+            bits += (hash3_u32(7, 9, z, 1) ^ hash3_u32(7, 9, z + 1, 1)).count_ones();
+        }
+        let mean = f64::from(bits) / 2000.0;
+        assert!((mean - 16.0).abs() < 0.5, "mean differing bits {mean}");
+    }
 
     /// Vectors computed independently with Python big integers
     /// (`(a*b) & 0xFFFFFFFF` at every multiply), i.e. the original's numpy definition.

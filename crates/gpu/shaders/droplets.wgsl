@@ -48,12 +48,7 @@ const UNIT: f64 = 1.0 / 1048576.0;
 const SCALE: f64 = 1048576.0;
 const SPLIT_SALT: u32 = 0x5EEDC41Du;
 
-fn hash(x: u32, y: u32, s: u32) -> u32 {
-    var h = (x * 0x27D4EB2Du) ^ (y * 0x165667B1u) ^ (s * 0x9E3779B1u);
-    h = (h ^ (h >> 15u)) * 0x85EBCA6Bu;
-    h = (h ^ (h >> 13u)) * 0xC2B2AE35u;
-    return h ^ (h >> 16u);
-}
+// `hash` is the canonical hash of `hash.wgsl` (appended).
 
 // Draws `c, c + 1` of stream 0 of `seed` as a uniform f64 in [0, 1) (Rng::next_f64).
 fn next_f64(seed: u32, c: u32) -> R {

@@ -23,7 +23,11 @@ use rayon::prelude::*;
 
 use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
 
-pub(crate) const SRC: &str = concat!(include_str!("../shaders/droplets.wgsl"), include_str!("../shaders/exact.wgsl"));
+pub(crate) const SRC: &str = concat!(
+    include_str!("../shaders/droplets.wgsl"),
+    include_str!("../shaders/exact.wgsl"),
+    include_str!("../shaders/hash.wgsl")
+);
 pub(crate) const NAME: &str = "droplets.wgsl";
 /// Batches recorded per submission.
 const BATCHES_PER_SUBMIT: u32 = 256;

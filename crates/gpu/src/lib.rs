@@ -13,11 +13,14 @@
 //! * [`thermal`]: Jacobi talus relaxation.
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
+//! * [`hash`]: the canonical 2-D and 3-D hash in WGSL (`hash.wgsl`, appended by the kernels that
+//!   draw randomness) and a batch kernel that checks it against the CPU.
 //! * [`GpuKernels`]: all of them behind `bozkir_terrain::kernels::Kernels`, with the
 //!   `off`/`auto`/`require` choice of `--gpu` (the recipe runner, `erode` and `analyze` use it).
 //!
 //! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; shared
-//! pieces are appended where needed: `exact.wgsl` (correctly rounded division and `next_up`:
+//! pieces are appended where needed: `hash.wgsl` (the canonical hash: droplets, the hash check),
+//! `exact.wgsl` (correctly rounded division and `next_up`:
 //! droplets, thermal, stream power, fill), `rounds.wgsl` (the jumping rounds' early exit: flow,
 //! fill, stream power), `tile_skip.wgsl` (which tiles a tile pass runs: fill, stream power) and
 //! `roots.wgsl` (the tiles and the list of their roots of the two-level jumping: flow, stream
@@ -28,6 +31,7 @@ pub mod context;
 pub mod droplets;
 pub mod fill;
 pub mod flow;
+pub mod hash;
 pub mod kernels;
 mod profile;
 pub mod shallow_water;

@@ -277,6 +277,11 @@ impl<'a> CaveField<'a> {
         Self::new(p, for_compat(compat).noise(), s)
     }
 
+    /// The parameters the field was made with.
+    pub fn params(&self) -> &CaveParams {
+        self.p
+    }
+
     fn s(&self, k: i64) -> i64 {
         self.seed.wrapping_add(k)
     }

@@ -15,6 +15,9 @@
 //! * [`compose`] — multi-biome composition with a partition of unity.
 //! * [`cave`] — `implicit_cave`: a cave as a pure function of position, sampled into voxels.
 //! * [`forest`] — `forest`'s sites, power-diagram crowns and canopy roof.
+//! * [`solid`] — solids as pure functions of position ([`solid::SolidField3D`]): the cave, the
+//!   ground under any height field, their combinations; `voxelize` and lattice sampling.
+//! * [`voxels`] — chunked voxel worlds: generation passes and their scheduler.
 //! * [`product`] — what every generator hands to the faces, `world.json` and the registry of
 //!   generator names.
 //!
@@ -32,6 +35,8 @@ pub mod product;
 pub mod random;
 pub mod roads;
 pub mod seed;
+pub mod solid;
+pub mod voxels;
 
 pub use error::WorldError;
 pub use field::{Terrain, WorldGrid};

@@ -175,8 +175,7 @@ impl Noise for Canonical {
         bozkir_core::hash::hash_unit(i as u32, j as u32, fold(seed))
     }
     fn hashf3(&self, i: i64, j: i64, k: i64, seed: i64) -> f64 {
-        let s = bozkir_core::hash::hash_u32(k as u32, fold(seed), 0x5EED_0003);
-        bozkir_core::hash::hash_unit(i as u32, j as u32, s)
+        bozkir_core::hash::hash3_unit(i as u32, j as u32, k as u32, fold(seed))
     }
 }
 

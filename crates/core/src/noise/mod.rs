@@ -4,8 +4,9 @@
 //! trigonometry and platform maths:
 //! [`gradient`](fn@gradient) (Perlin gradient noise with the original bozkır generator's eight
 //! gradients), [`fbm`](fn@fbm), [`ridged`](fn@ridged) (Musgrave's ridged multifractal),
-//! [`warp_point`] (Quilez domain warping) and [`cellular`](fn@cellular) (Worley F1/F2 and cell
-//! ids). Each algorithm lives in its own file with its parameter struct.
+//! [`warp_point`] (Quilez domain warping), [`cellular`](fn@cellular) (Worley F1/F2 and cell
+//! ids) and, in 3-D on [`hash3_u32`](crate::hash::hash3_u32), [`value3`], [`gradient3`] and
+//! [`fbm3`] ([`noise3`]). Each algorithm lives in its own file with its parameter struct.
 //!
 //! Nothing here runs threads. [`fill_grid`] samples a function over a [`Grid`] on one thread;
 //! callers that want parallelism (the terrain crate, with rayon) sample rows themselves — each
@@ -14,6 +15,7 @@
 pub mod cellular;
 pub mod fbm;
 pub mod gradient;
+pub mod noise3;
 pub mod ridged;
 pub mod value;
 pub mod warp;
@@ -21,6 +23,7 @@ pub mod warp;
 pub use cellular::{cell_id, cellular, feature_point, CellSample, CellularParams};
 pub use fbm::{fbm, fbm01, octave_seed, FbmParams};
 pub use gradient::{fade, gradient, gradient01, GX, GY};
+pub use noise3::{fbm3, gradient3, value3, G3};
 pub use ridged::{ridged, ridged_octave_seed, RidgedParams};
 pub use value::{value_noise_at, value_noise_sum};
 pub use warp::{warp_point, warped_fbm, WarpParams};

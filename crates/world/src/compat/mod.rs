@@ -2,12 +2,15 @@
 //! * [`pwg_hash`] — its integer multiply-and-mix hash (`core/hash.py`).
 //! * [`np_random`] — numpy's `default_rng(seed)`: `SeedSequence` → PCG64 → `Generator`.
 //! * [`ndimage`] — scipy's `gaussian_filter` (reflect mode, truncate 4).
+//! * [`py_random`] — CPython's `random.Random` (MT19937) and pyworldgen's `make_rng`, the
+//!   streams of its chunk passes.
 //!
 //! [`Pyworldgen`] is the [`Randomness`](crate::random::Randomness) built from them.
 
 pub mod ndimage;
 pub mod np_random;
 pub mod pwg_hash;
+pub mod py_random;
 
 /// pyworldgen's randomness: its hash for noise, numpy's PCG64 for draws.
 #[derive(Debug, Clone, Copy, Default)]

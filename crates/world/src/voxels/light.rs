@@ -1,0 +1,65 @@
+//! The edits barrier and the sunlight pass.
+//!
+//! * [`ApplyEditsPass`] (`apply_deferred_edits`, after `features`): the scheduler's barrier; the
+//!   scheduler applies the edits ([`PassKind::ApplyEdits`]), the pass itself does nothing.
+//! * [`SunlightPass`] (`lighting`, after `terrain`): pyworldgen's `SimpleSunlightPass` — in each
+//!   column, from the chunk's top layer down, every voxel gets the current light (15 at the top)
+//!   and after each non-transparent block the light drops by 2 (not below 0).
+
+use bozkir_voxel::block::BlockRegistry;
+
+use super::pass::{Pass, PassCtx, PassKind};
+use super::work::WorkChunk;
+use crate::error::Result;
+
+/// The edits barrier.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApplyEditsPass;
+
+impl Pass for ApplyEditsPass {
+    fn name(&self) -> &str {
+        "apply_deferred_edits"
+    }
+    fn dependencies(&self) -> Vec<String> {
+        vec!["features".into()]
+    }
+    fn kind(&self) -> PassKind {
+        PassKind::ApplyEdits
+    }
+    fn run(&self, _ctx: &mut PassCtx<'_>, _chunk: &mut WorkChunk) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// pyworldgen's per-chunk sunlight.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SunlightPass;
+
+/// The column rule on dense arrays: `blocks` and `light` in the chunk layout of edge `s`.
+pub fn column_sunlight(blocks: &[bozkir_voxel::block::BlockId], light: &mut [u8], s: usize, registry: &BlockRegistry) {
+    let area = s * s;
+    let mut level = vec![15u8; area];
+    for y in (0..s).rev() {
+        let layer = y * area;
+        for c in 0..area {
+            light[layer + c] = level[c];
+            if !registry.is_transparent(blocks[layer + c]) {
+                level[c] = level[c].saturating_sub(2);
+            }
+        }
+    }
+}
+
+impl Pass for SunlightPass {
+    fn name(&self) -> &str {
+        "lighting"
+    }
+    fn dependencies(&self) -> Vec<String> {
+        vec!["terrain".into()]
+    }
+    fn run(&self, ctx: &mut PassCtx<'_>, chunk: &mut WorkChunk) -> Result<()> {
+        let s = chunk.edge();
+        column_sunlight(&chunk.blocks, &mut chunk.light, s, &ctx.world.registry);
+        Ok(())
+    }
+}
