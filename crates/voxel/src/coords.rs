@@ -279,11 +279,13 @@ impl LocalPos {
         }
         Ok(LocalPos { x: x as u8, y: y as u8, z: z as u8 })
     }
-    /// Linear voxel index `x + s*(z + s*y)`.
+    /// Linear voxel index `x + s*(z + s*y)`. Each coordinate is masked to `[0, edge)` first, so
+    /// the index is always below the chunk volume (fields set by hand past the edge wrap).
     #[inline]
     pub const fn index(self, size: ChunkSize) -> usize {
         let s = size.shift;
-        (self.x as usize) | ((self.z as usize) << s) | ((self.y as usize) << (2 * s))
+        let m = (1usize << s) - 1;
+        (self.x as usize & m) | ((self.z as usize & m) << s) | ((self.y as usize & m) << (2 * s))
     }
     /// Inverse of [`index`](Self::index) (the index is masked to the chunk volume).
     #[inline]
@@ -292,10 +294,12 @@ impl LocalPos {
         let m = (1usize << s) - 1;
         LocalPos { x: (index & m) as u8, z: ((index >> s) & m) as u8, y: ((index >> (2 * s)) & m) as u8 }
     }
-    /// Column index `x + s*z` (into biomes and heightmaps).
+    /// Column index `x + s*z` (into biomes and heightmaps), coordinates masked like
+    /// [`index`](Self::index).
     #[inline]
     pub const fn column(self, size: ChunkSize) -> usize {
-        (self.x as usize) | ((self.z as usize) << size.shift)
+        let m = (1usize << size.shift) - 1;
+        (self.x as usize & m) | ((self.z as usize & m) << size.shift)
     }
 }
 

@@ -4,6 +4,8 @@
 //! * [`coords`] — block, chunk and local positions; [`ChunkSize`] (8, 16, 32 or 64, default 32);
 //!   floor-div / positive-mod conversions; the index layout `x + s*(z + s*y)`.
 //! * [`block`] — [`BlockId`], [`BlockDef`], [`BlockRegistry`] (pyworldgen's 12 kinds).
+//! * [`palette`] — [`PalettedBlocks`]: palette-compressed blocks with uniform layers.
+//! * [`chunk`] — [`Chunk`] (blocks, biomes, heights, light, state, dirty flags).
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -11,9 +13,13 @@
 #![warn(missing_docs)]
 
 pub mod block;
+pub mod chunk;
 pub mod coords;
 pub mod error;
+pub mod palette;
 
 pub use block::{BlockDef, BlockId, BlockRegistry};
+pub use chunk::{Chunk, ChunkState, DirtyFlags, LightStorage};
 pub use coords::{BlockPos, ChunkPos, ChunkSize, LocalPos};
 pub use error::VoxelError;
+pub use palette::PalettedBlocks;
