@@ -15,12 +15,14 @@
 
 pub mod check;
 pub mod culled;
+pub mod dense;
 pub mod error;
 pub mod greedy;
 pub mod mesh;
 pub mod volume;
 
 pub use culled::culled_mesh;
+pub use dense::{dense_mesh, DenseLayout, DenseParams, Occupancy};
 pub use error::{MeshError, Result};
 pub use greedy::greedy_mesh;
 pub use mesh::Mesh;

@@ -43,10 +43,10 @@ pub(crate) fn check_dims(dims: [usize; 3], len: usize, min: usize, why: &'static
     if dims.iter().any(|&d| d > MAX_AXIS) {
         return Err(too_large);
     }
-    let total = dims[0] * dims[1] * dims[2];
-    if total > MAX_VOXELS {
-        return Err(too_large);
-    }
+    let total = match dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) {
+        Some(t) if t <= MAX_VOXELS => t,
+        _ => return Err(too_large),
+    };
     if len != total {
         return Err(MeshError::LengthMismatch { dims, expected: total, actual: len });
     }
@@ -93,7 +93,10 @@ impl<'a> Voxels<'a> {
 
     /// Per-voxel flags ([`VISIBLE`], [`OPAQUE`]) asked of `kinds` once per voxel.
     pub(crate) fn flags<K: BlockKinds + ?Sized>(&self, kinds: &K) -> Vec<u8> {
-        self.data.iter().map(|&id| ((kinds.visible(id) as u8) * VISIBLE) | ((kinds.opaque(id) as u8) * OPAQUE)).collect()
+        self.data
+            .iter()
+            .map(|&id| ((kinds.visible(id) as u8) * VISIBLE) | ((kinds.opaque(id) as u8) * OPAQUE))
+            .collect()
     }
 }
 
