@@ -48,7 +48,7 @@ pub struct Occupancy<'a, T> {
 impl<'a, T: Copy + Into<u16>> Occupancy<'a, T> {
     /// A view of `data` with `dims` (each at least 1) in `layout`.
     pub fn new(dims: [usize; 3], data: &'a [T], layout: DenseLayout) -> Result<Self> {
-        if dims.iter().any(|&d| d == 0) {
+        if dims.contains(&0) {
             return Err(MeshError::DimsTooSmall { dims, min: 1, why: "a dense volume needs at least one voxel" });
         }
         // The caps apply to the volume with its apron.
