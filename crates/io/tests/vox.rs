@@ -46,7 +46,7 @@ mod vox {
                 for x in 0..nx {
                     let v = voxels[x + nx * (z + nz * y)];
                     if v != 0 {
-                        out.insert((vox_position(dims, [x, y, z]).map(|c| c as i64), v - 1));
+                        out.insert((vox_position(dims, [x, y, z]).unwrap().map(|c| c as i64), v - 1));
                     }
                 }
             }
@@ -338,6 +338,28 @@ mod vox {
         let w = walk(&std::fs::read(&path).unwrap());
         assert_eq!((w.models, w.nodes), (8, 2 + 16));
         assert_eq!(w.voxels, summary.voxels);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+        #[test]
+        fn any_shape_reads_back_in_place(
+            nx in 1usize..600, ny in 1usize..5, nz in 1usize..5, colours in 1usize..=255, fill in 0u64..100,
+        ) {
+            let dir = TmpDir::new("vox-prop");
+            let dims = [nx, ny, nz];
+            let pal = palette(colours);
+            let vox = volume(dims, colours, fill);
+            let path = dir.join("p.vox");
+            let s = write_vox(&path, dims, &vox, &pal).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            proptest::prop_assert_eq!(s.bytes, bytes.len() as u64);
+            proptest::prop_assert_eq!(s.models, nx.div_ceil(256));
+            let w = walk(&bytes);
+            proptest::prop_assert_eq!(w.voxels, s.voxels);
+            let data = dot_vox::load_bytes(&bytes).unwrap();
+            proptest::prop_assert_eq!(placed(&data), expected(dims, &vox));
+        }
     }
 
     #[test]

@@ -59,10 +59,19 @@ pub struct VoxSummary {
 }
 
 /// The `.vox` position (absolute, in the whole volume) of our voxel `(x, y, z)` in a volume of
-/// `dims = (nx, ny, nz)`: `(x, nz − 1 − z, y)`. `x < nx`, `y < ny`, `z < nz` is the caller's to
-/// keep.
-pub fn vox_position(dims: [usize; 3], xyz: [usize; 3]) -> [usize; 3] {
-    [xyz[0], dims[2] - 1 - xyz[2], xyz[1]]
+/// `dims = (nx, ny, nz)`: `(x, nz − 1 − z, y)`; `None` when the voxel is outside the volume.
+///
+/// ```
+/// use bozkir_io::export::vox::vox_position;
+/// // Up (our +y) is MagicaVoxel's +z; south (our +z) is its −y.
+/// assert_eq!(vox_position([4, 5, 6], [1, 2, 0]), Some([1, 5, 2]));
+/// assert_eq!(vox_position([4, 5, 6], [1, 2, 6]), None);
+/// ```
+pub fn vox_position(dims: [usize; 3], xyz: [usize; 3]) -> Option<[usize; 3]> {
+    if (0..3).any(|a| xyz[a] >= dims[a]) {
+        return None;
+    }
+    Some([xyz[0], dims[2] - 1 - xyz[2], xyz[1]])
 }
 
 /// The `.vox` extent `(nx, nz, ny)` of a volume of `dims = (nx, ny, nz)`.
@@ -323,9 +332,9 @@ mod tests {
     fn mapping_is_a_rotation() {
         // The images of our unit axes, taken as differences of mapped voxels.
         let d = [4, 5, 6];
-        let o = vox_position(d, [1, 1, 1]).map(|v| v as i64);
+        let o = vox_position(d, [1, 1, 1]).unwrap().map(|v| v as i64);
         let img = |p: [usize; 3]| {
-            let q = vox_position(d, p);
+            let q = vox_position(d, p).unwrap();
             [0, 1, 2].map(|a| q[a] as i64 - o[a])
         };
         let (ex, ey, ez) = (img([2, 1, 1]), img([1, 2, 1]), img([1, 1, 2]));
