@@ -1,11 +1,13 @@
 //! Spatial structures of bozkir (issue 22): under construction.
 #![warn(missing_docs)]
 
+pub mod bvh;
 pub mod error;
 pub mod geom;
 pub mod hash_grid;
 pub mod kdtree;
 
+pub use bvh::{Bvh, BvhHit, BvhParams, TriangleBvh};
 pub use error::{Result, SpatialError};
 pub use geom::{vec2, vec3, Aabb2, Aabb3, Ray, TriHit, Vec2, Vec3};
 pub use hash_grid::HashGrid;
