@@ -6,6 +6,9 @@
 //! * [`block`] — [`BlockId`], [`BlockDef`], [`BlockRegistry`] (pyworldgen's 12 kinds).
 //! * [`palette`] — [`PalettedBlocks`]: palette-compressed blocks with uniform layers.
 //! * [`chunk`] — [`Chunk`] (blocks, biomes, heights, light, state, dirty flags).
+//! * [`map`] — [`ChunkMap`]: loaded chunks by position, sorted.
+//! * [`edits`] — deferred cross-chunk edits: [`DeferredEdit`], [`EditBatch`],
+//!   [`DeferredEditBuffer`] with pyworldgen's pop order and a canonical, generation-order-free one.
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -15,11 +18,15 @@
 pub mod block;
 pub mod chunk;
 pub mod coords;
+pub mod edits;
 pub mod error;
+pub mod map;
 pub mod palette;
 
 pub use block::{BlockDef, BlockId, BlockRegistry};
 pub use chunk::{Chunk, ChunkState, DirtyFlags, LightStorage};
 pub use coords::{BlockPos, ChunkPos, ChunkSize, LocalPos};
+pub use edits::{apply_edits, DeferredEdit, DeferredEditBuffer, EditBatch, EditSource, ShortName};
 pub use error::VoxelError;
+pub use map::ChunkMap;
 pub use palette::PalettedBlocks;
