@@ -9,6 +9,8 @@
 //! * [`map`] — [`ChunkMap`]: loaded chunks by position, sorted.
 //! * [`edits`] — deferred cross-chunk edits: [`DeferredEdit`], [`EditBatch`],
 //!   [`DeferredEditBuffer`] with pyworldgen's pop order and a canonical, generation-order-free one.
+//! * [`dda`] — [`VoxelWalk`]: Amanatides–Woo traversal of a segment through unit cells.
+//! * [`query`] — block get/set, column surface height and raycast over a [`ChunkMap`].
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -18,15 +20,19 @@
 pub mod block;
 pub mod chunk;
 pub mod coords;
+pub mod dda;
 pub mod edits;
 pub mod error;
 pub mod map;
 pub mod palette;
+pub mod query;
 
 pub use block::{BlockDef, BlockId, BlockRegistry};
 pub use chunk::{Chunk, ChunkState, DirtyFlags, LightStorage};
 pub use coords::{BlockPos, ChunkPos, ChunkSize, LocalPos};
+pub use dda::{VoxelStep, VoxelWalk};
 pub use edits::{apply_edits, DeferredEdit, DeferredEditBuffer, EditBatch, EditSource, ShortName};
 pub use error::VoxelError;
 pub use map::ChunkMap;
 pub use palette::PalettedBlocks;
+pub use query::{block_at, raycast, raycast_with, set_block, surface_height, surface_height_with, RayHit};
