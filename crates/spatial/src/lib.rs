@@ -4,6 +4,7 @@
 pub mod bvh;
 pub mod error;
 pub mod geom;
+pub mod graph;
 pub mod hash_grid;
 pub mod kdtree;
 pub mod octree;
@@ -13,6 +14,7 @@ pub mod region_tree;
 pub use bvh::{Bvh, BvhHit, BvhParams, TriangleBvh};
 pub use error::{Result, SpatialError};
 pub use geom::{vec2, vec3, Aabb2, Aabb3, Ray, TriHit, Vec2, Vec3};
+pub use graph::{Graph, ShortestPaths};
 pub use hash_grid::HashGrid;
 pub use kdtree::KdTree;
 pub use octree::Octree;
