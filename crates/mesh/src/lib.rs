@@ -19,6 +19,7 @@ pub mod dense;
 pub mod error;
 pub mod greedy;
 pub mod mesh;
+pub mod surface_nets;
 pub mod volume;
 
 pub use culled::culled_mesh;
@@ -26,4 +27,5 @@ pub use dense::{dense_mesh, DenseLayout, DenseParams, Occupancy};
 pub use error::{MeshError, Result};
 pub use greedy::greedy_mesh;
 pub use mesh::Mesh;
+pub use surface_nets::{surface_nets, surface_nets_chunk, Density, SurfaceNetsParams};
 pub use volume::{BlockKinds, BlockParams, KindFns, SolidNonZero, Voxels};
