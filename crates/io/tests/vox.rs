@@ -6,7 +6,7 @@ mod common;
 
 mod vox {
     use super::common::TmpDir;
-    use bozkir_io::export::vox::{vox_position, write_vox, VoxSummary, MAX_VOX_CELLS, MAX_VOX_SIDE};
+    use bozkir_io::export::vox::{vox_position, write_vox, VoxSummary, MAX_VOX_CELLS, MAX_VOX_HEIGHT, MAX_VOX_SIDE};
     use bozkir_io::IoError;
     use dot_vox::{DotVoxData, SceneNode};
     use std::collections::BTreeSet;
@@ -46,7 +46,7 @@ mod vox {
                 for x in 0..nx {
                     let v = voxels[x + nx * (z + nz * y)];
                     if v != 0 {
-                        out.insert((vox_position(dims, [x, y, z]).unwrap().map(|c| c as i64), v - 1));
+                        out.insert((vox_position(dims, [x, y, z]).unwrap(), v - 1));
                     }
                 }
             }
@@ -58,9 +58,37 @@ mod vox {
         dot_vox::load_bytes(&std::fs::read(path).unwrap()).expect("dot_vox reads our .vox")
     }
 
-    /// Absolute positions from the scene graph: root transform → group → transform → shape,
-    /// each voxel at `t + v − floor(size / 2)` (MagicaVoxel's pivot). A file without a scene
-    /// graph has its single model at the origin (`t = floor(size / 2)`).
+    /// Each model's translation `_t` and the world box it covers, `[min, max)` per axis, by
+    /// walking the scene graph: root transform → group → transform → shape.
+    fn placements(data: &DotVoxData) -> Vec<(usize, [i64; 3], [[i64; 2]; 3])> {
+        let SceneNode::Transform { child, frames, layer_id, .. } = &data.scenes[0] else { panic!("root is not nTRN") };
+        assert_eq!(*layer_id, u32::MAX);
+        assert_eq!(frames[0].position(), None, "the root does not move");
+        let SceneNode::Group { children, .. } = &data.scenes[*child as usize] else { panic!("root child is not nGRP") };
+        assert_eq!(children.len(), data.models.len());
+        assert_eq!(data.layers.len(), 1);
+        let mut out = Vec::new();
+        for &c in children {
+            let SceneNode::Transform { child, frames, layer_id, .. } = &data.scenes[c as usize] else {
+                panic!("not nTRN")
+            };
+            assert_eq!(*layer_id, 0);
+            assert_eq!(frames.len(), 1);
+            let p = frames[0].position().expect("every model transform has _t");
+            let t = [p.x as i64, p.y as i64, p.z as i64];
+            let SceneNode::Shape { models, .. } = &data.scenes[*child as usize] else { panic!("not nSHP") };
+            assert_eq!(models.len(), 1);
+            let id = models[0].model_id as usize;
+            let s = data.models[id].size;
+            let s = [s.x as i64, s.y as i64, s.z as i64];
+            let bbox = [0, 1, 2].map(|a| [t[a] - s[a] / 2, t[a] - s[a] / 2 + s[a]]);
+            out.push((id, t, bbox));
+        }
+        out
+    }
+
+    /// World positions from the scene graph: each voxel at `t + v − floor(size / 2)`
+    /// (MagicaVoxel's pivot).
     fn placed(data: &DotVoxData) -> BTreeSet<([i64; 3], u8)> {
         let mut out = BTreeSet::new();
         let put = |model: usize, t: [i64; 3], out: &mut BTreeSet<([i64; 3], u8)>| {
@@ -71,27 +99,10 @@ mod vox {
                 assert!(out.insert((p, v.i)), "two voxels at {p:?}");
             }
         };
-        if data.scenes.is_empty() {
-            assert_eq!(data.models.len(), 1);
-            let s = data.models[0].size;
-            put(0, [s.x as i64 / 2, s.y as i64 / 2, s.z as i64 / 2], &mut out);
-            return out;
-        }
-        let SceneNode::Transform { child, frames, layer_id, .. } = &data.scenes[0] else { panic!("root is not nTRN") };
-        assert_eq!(*layer_id, u32::MAX);
-        assert_eq!(frames[0].position(), None, "the root does not move");
-        let SceneNode::Group { children, .. } = &data.scenes[*child as usize] else { panic!("root child is not nGRP") };
-        assert_eq!(children.len(), data.models.len());
         let mut shown = BTreeSet::new();
-        for &c in children {
-            let SceneNode::Transform { child, frames, .. } = &data.scenes[c as usize] else { panic!("not nTRN") };
-            assert_eq!(frames.len(), 1);
-            let p = frames[0].position().expect("every model transform has _t");
-            let SceneNode::Shape { models, .. } = &data.scenes[*child as usize] else { panic!("not nSHP") };
-            assert_eq!(models.len(), 1);
-            let id = models[0].model_id as usize;
+        for (id, t, _) in placements(data) {
             assert!(shown.insert(id), "model {id} shown twice");
-            put(id, [p.x as i64, p.y as i64, p.z as i64], &mut out);
+            put(id, t, &mut out);
         }
         assert_eq!(shown.len(), data.models.len(), "every model is shown");
         out
@@ -188,6 +199,11 @@ mod vox {
                     assert_eq!(dict(b, p + 8, end), end, "nSHP consumed exactly");
                     w.nodes += 1;
                 }
+                "LAYR" => {
+                    let p = dict(b, start + 4, end);
+                    assert_eq!(le_u32(b, p), u32::MAX, "reserved id is -1");
+                    assert_eq!(p + 4, end, "LAYR consumed exactly");
+                }
                 "RGBA" => {
                     assert_eq!(content, 1024);
                     assert_eq!(end, b.len(), "RGBA is the last chunk");
@@ -197,7 +213,7 @@ mod vox {
             if let Some(last) = w.ids.last() {
                 let rank = |s: &str| match s {
                     "SIZE" | "XYZI" => 0,
-                    "nTRN" | "nGRP" | "nSHP" => 1,
+                    "nTRN" | "nGRP" | "nSHP" | "LAYR" => 1,
                     _ => 2,
                 };
                 assert!(rank(last) <= rank(&id), "{id} after {last}");
@@ -230,10 +246,14 @@ mod vox {
         assert_eq!(data.models.len(), 1);
         let s = data.models[0].size;
         assert_eq!((s.x, s.y, s.z), (7, 9, 5), ".vox size is (nx, nz, ny)");
-        assert!(data.scenes.is_empty(), "one model needs no scene graph");
-        let got: BTreeSet<_> =
-            data.models[0].voxels.iter().map(|v| ([v.x as i64, v.y as i64, v.z as i64], v.i)).collect();
-        assert_eq!(got, want);
+        // One model, placed as MagicaVoxel places a new one: centred, on the ground.
+        assert_eq!(data.scenes.len(), 4);
+        let p = placements(&data);
+        assert_eq!(p[0].1, [0, 0, 2]);
+        assert_eq!(p[0].2, [[-3, 4], [-4, 5], [0, 5]]);
+        let local: BTreeSet<_> =
+            data.models[0].voxels.iter().map(|v| ([v.x as i64 - 3, v.y as i64 - 4, v.z as i64], v.i)).collect();
+        assert_eq!(local, want, "model voxel v is at world v − (3, 4, 0)");
         assert_eq!(placed(&data), want);
         for (k, c) in pal.iter().enumerate() {
             let p = data.palette[k];
@@ -242,7 +262,7 @@ mod vox {
         assert!(data.palette[pal.len()..].iter().all(|p| [p.r, p.g, p.b, p.a] == [0; 4]));
 
         let w = walk(&bytes);
-        assert_eq!((w.models, w.voxels, w.nodes), (1, want.len() as u64, 0));
+        assert_eq!((w.models, w.voxels, w.nodes), (1, want.len() as u64, 4));
         // Deterministic.
         let again = dir.join("again.vox");
         write_vox(&again, dims, &vox, &pal).unwrap();
@@ -281,6 +301,12 @@ mod vox {
         assert_eq!(cross, ez, "x × y = z holds after the mapping: right-handed, not mirrored");
         assert_eq!(o, [0, 4, 0], "our origin is at the north edge's far side: (0, nz − 1, 0)");
         assert_eq!(pos(5), [2, 0, 3]);
+        // In the world: centred on the ground.
+        let world = placed(&data);
+        let at_world = |i: u8| world.iter().find(|w| w.1 == i - 1).unwrap().0;
+        assert_eq!(at_world(1), [-1, 2, 0]);
+        assert_eq!(Some(at_world(1)), vox_position(dims, [0, 0, 0]));
+        assert_eq!(at_world(5), [1, -2, 3]);
     }
 
     #[test]
@@ -302,8 +328,12 @@ mod vox {
         let got = placed(&data);
         assert_eq!(got.len(), want.len());
         assert_eq!(got, want, "every voxel lands at its absolute position with its colour");
-        // Both pieces hold voxels, and the seam is where it should be.
-        assert!(got.iter().any(|(p, _)| p[0] == 255) && got.iter().any(|(p, _)| p[0] == 256));
+        // Both pieces hold voxels, and the seam is where it should be (x = 256 − 150).
+        assert!(got.iter().any(|(p, _)| p[0] == 105) && got.iter().any(|(p, _)| p[0] == 106));
+        // The pieces tile the volume's box, centred on the ground, side by side.
+        let p = placements(&data);
+        assert_eq!(p[0].2, [[-150, 106], [-5, 5], [0, 20]]);
+        assert_eq!(p[1].2, [[106, 150], [-5, 5], [0, 20]]);
         let w = walk(&std::fs::read(&path).unwrap());
         assert_eq!((w.models, w.voxels, w.nodes), (2, want.len() as u64, 6));
         assert_eq!(w.voxels, summary.voxels);
@@ -386,10 +416,12 @@ mod vox {
         };
         let (e, m) = msg(write_vox(&path, [0, 3, 3], &[], &pal));
         assert!(matches!(e, IoError::Empty { .. }) && m.contains("0×3×3"), "{m}");
-        let (_, m) = msg(write_vox(&path, [MAX_VOX_SIDE + 1, 1, 1], &[], &pal));
-        assert!(m.contains("per axis"), "{m}");
+        for dims in [[MAX_VOX_SIDE + 1, 1, 1], [1, 1, MAX_VOX_SIDE + 1], [1, MAX_VOX_HEIGHT + 1, 1]] {
+            let (_, m) = msg(write_vox(&path, dims, &[], &pal));
+            assert!(m.contains("MagicaVoxel's world holds at most 2048 across (x, z) and 1024 high (y)"), "{m}");
+        }
         // Over the cell cap: refused from the dimensions alone.
-        let (e, m) = msg(write_vox(&path, [2048, 2048, 2048], &[], &pal));
+        let (e, m) = msg(write_vox(&path, [MAX_VOX_SIDE, MAX_VOX_HEIGHT, MAX_VOX_SIDE], &[], &pal));
         assert!(matches!(e, IoError::TooMany { limit, .. } if limit == MAX_VOX_CELLS), "{m}");
         let (_, m) = msg(write_vox(&path, [2, 2, 2], &[0; 7], &pal));
         assert!(m.contains("7 voxels") && m.contains("8 expected"), "{m}");

@@ -1,10 +1,10 @@
 //! MagicaVoxel `.vox` of a voxel volume: palette-indexed voxels, split into models of at most
-//! 256³ and placed by the scene graph when the volume is larger.
+//! 256³ placed by the scene graph.
 //!
 //! Format: MagicaVoxel's `.vox` (version 150, the format published with MagicaVoxel, with the
 //! scene-graph extension of 0.99): `VOX `, the version, then one `MAIN` chunk whose children are
-//! a `SIZE` + `XYZI` pair per model, the scene graph when there is more than one model, and the
-//! `RGBA` palette. Each chunk is its 4-byte id, the content size and the children size (`i32`,
+//! a `SIZE` + `XYZI` pair per model, the scene graph, one layer (`LAYR`) and the `RGBA`
+//! palette. Each chunk is its 4-byte id, the content size and the children size (`i32`,
 //! little-endian), the content, the children. Layout and conventions in detail: `docs/formats.md`,
 //! "MagicaVoxel `.vox`".
 //!
@@ -15,21 +15,28 @@
 //! Axes: MagicaVoxel is right-handed with z up, so our voxel `(x, y, z)` goes to `.vox`
 //! `(x, nz − 1 − z, y)`: `.vox` +x = our +x (east), +y = our −z (north), +z = our +y (up). This
 //! is a rotation (+90° about x), not a mirror: the model stays right-handed and upright. (A plain
-//! swap `(x, z, y)` would mirror it.) [`vox_position`] gives the mapping.
+//! swap `(x, z, y)` would mirror it.)
 //!
-//! Models: the `.vox` volume `(nx, nz, ny)` is cut into tiles of 256 per axis, ordered with
-//! `.vox` x fastest, then y, then z; tile `(i, j, k)` covers `.vox` voxels from
-//! `o = 256·(i, j, k)` and has size `s = min(256, extent − o)` per axis. Every tile is written,
-//! empty or not. A single tile is written as a plain model (no scene graph: readers put it at
-//! the origin). Several are placed by a scene graph: root transform (node 0) → group (node 1) →
-//! per model `m` a transform (node `2 + 2m`, named `tile_<i>_<j>_<k>`, layer 0) → a shape (node
+//! Placement, MagicaVoxel's own convention for a new model: centred on the ground, i.e. the
+//! `.vox` volume `(nx, nz, ny)` is shifted by `c = (floor(nx/2), floor(nz/2), 0)`, so our voxel
+//! `(x, y, z)` lands at the world position `(x − floor(nx/2), nz − 1 − z − floor(nz/2), y)`
+//! ([`vox_position`]): x and y from `−floor(n/2)`, z from 0 (the ground; MagicaVoxel renders only
+//! what is above it).
+//!
+//! Models: the `.vox` volume is cut into tiles of 256 per axis, ordered with `.vox` x fastest,
+//! then y, then z; tile `(i, j, k)` covers `.vox` voxels from `o = 256·(i, j, k)` and has size
+//! `s = min(256, extent − o)` per axis. Every tile is written, empty or not. The scene graph
+//! (always written, one model or many): root transform (node 0, layer −1) → group (node 1) → per
+//! model `m` a transform (node `2 + 2m`, named `tile_<i>_<j>_<k>`, layer 0) → a shape (node
 //! `3 + 2m`) showing model `m`. MagicaVoxel puts a model's voxel `floor(s/2)` at the transform's
-//! translation `_t`, so `_t = o + floor(s/2)` puts every voxel at its absolute `.vox` position
-//! `o + v` — the whole volume sits with its minimum corner at the origin.
+//! translation `_t`, so `_t = o + floor(s/2) − c` puts model voxel `v` at `o + v − c`. (A single
+//! model thus gets `_t = (0, 0, floor(s_z/2))`, what MagicaVoxel writes for a new one.)
 //!
-//! Caps, checked before anything is allocated or written: at most [`MAX_VOX_SIDE`] voxels per
-//! axis, [`MAX_VOX_CELLS`] voxels in all, and a file of at most `i32::MAX` bytes (the format's
-//! chunk sizes are `i32`). Deterministic: the same input gives the same bytes.
+//! Caps, checked before anything is allocated or written: MagicaVoxel's world, at most
+//! [`MAX_VOX_SIDE`] (2048) voxels across (our x and z) and [`MAX_VOX_HEIGHT`] (1024) high (our
+//! y), which centred fits its ±1024 editable range; [`MAX_VOX_CELLS`] voxels in all; a file of at
+//! most `i32::MAX` bytes (the format's chunk sizes are `i32`). Deterministic: the same input
+//! gives the same bytes.
 
 use crate::error::{IoError, Result};
 use crate::fsio::atomic_write;
@@ -40,8 +47,11 @@ use std::path::Path;
 pub const VOX_VERSION: u32 = 150;
 /// Largest side of one MagicaVoxel model.
 pub const VOX_MODEL_SIDE: usize = 256;
-/// Largest side of a volume written, in voxels (8 models of 256).
+/// Largest horizontal side (our x and z) of a volume written, in voxels: MagicaVoxel's world is
+/// 2048 across.
 pub const MAX_VOX_SIDE: usize = 2048;
+/// Largest height (our y) of a volume written, in voxels: MagicaVoxel's world is 1024 high.
+pub const MAX_VOX_HEIGHT: usize = 1024;
 /// Largest number of voxels (cells, empty or not) of a volume written: 2^30.
 pub const MAX_VOX_CELLS: u64 = crate::limits::MAX_CELLS;
 /// Largest palette: colours for indices 1..=255.
@@ -58,20 +68,24 @@ pub struct VoxSummary {
     pub bytes: u64,
 }
 
-/// The `.vox` position (absolute, in the whole volume) of our voxel `(x, y, z)` in a volume of
-/// `dims = (nx, ny, nz)`: `(x, nz − 1 − z, y)`; `None` when the voxel is outside the volume.
+/// The MagicaVoxel world position of our voxel `(x, y, z)` in a volume of `dims = (nx, ny, nz)`
+/// written by [`write_vox`]: `(x − floor(nx/2), nz − 1 − z − floor(nz/2), y)`; `None` when the
+/// voxel is outside the volume.
 ///
 /// ```
 /// use bozkir_io::export::vox::vox_position;
-/// // Up (our +y) is MagicaVoxel's +z; south (our +z) is its −y.
-/// assert_eq!(vox_position([4, 5, 6], [1, 2, 0]), Some([1, 5, 2]));
+/// // East is MagicaVoxel's +x, north (our −z) its +y, up (our +y) its +z; centred on the ground.
+/// assert_eq!(vox_position([4, 5, 6], [0, 0, 5]), Some([-2, -3, 0]));
+/// assert_eq!(vox_position([4, 5, 6], [3, 4, 0]), Some([1, 2, 4]));
 /// assert_eq!(vox_position([4, 5, 6], [1, 2, 6]), None);
 /// ```
-pub fn vox_position(dims: [usize; 3], xyz: [usize; 3]) -> Option<[usize; 3]> {
+pub fn vox_position(dims: [usize; 3], xyz: [usize; 3]) -> Option<[i64; 3]> {
     if (0..3).any(|a| xyz[a] >= dims[a]) {
         return None;
     }
-    Some([xyz[0], dims[2] - 1 - xyz[2], xyz[1]])
+    let [nx, _, nz] = dims.map(|d| d as i64);
+    let [x, y, z] = xyz.map(|d| d as i64);
+    Some([x - nx / 2, nz - 1 - z - nz / 2, y])
 }
 
 /// The `.vox` extent `(nx, nz, ny)` of a volume of `dims = (nx, ny, nz)`.
@@ -131,12 +145,10 @@ fn push_dict(out: &mut Vec<u8>, pairs: &[(&str, &str)]) {
     }
 }
 
-/// The scene-graph chunks placing `tiles` (none for a single tile).
-fn scene_graph(tiles: &[Tile]) -> Vec<u8> {
+/// The scene-graph chunks placing `tiles` of a `.vox` volume of `extent`, and the one layer.
+fn scene_graph(tiles: &[Tile], extent: [usize; 3]) -> Vec<u8> {
     let mut out = Vec::new();
-    if tiles.len() < 2 {
-        return out;
-    }
+    let centre = [extent[0] / 2, extent[1] / 2, 0].map(|c| c as i64);
     let mut c = Vec::new();
     // Root transform: node 0, child 1 (the group), reserved -1, layer -1, one empty frame.
     push_i32(&mut c, 0);
@@ -157,7 +169,7 @@ fn scene_graph(tiles: &[Tile]) -> Vec<u8> {
     push_chunk(&mut out, b"nGRP", &c);
     for (m, t) in tiles.iter().enumerate() {
         let name = format!("tile_{}_{}_{}", t.index[0], t.index[1], t.index[2]);
-        let tr = [0, 1, 2].map(|a| t.origin[a] + t.size[a] / 2);
+        let tr = [0, 1, 2].map(|a| (t.origin[a] + t.size[a] / 2) as i64 - centre[a]);
         let tr = format!("{} {} {}", tr[0], tr[1], tr[2]);
         c.clear();
         push_i32(&mut c, 2 + 2 * m as i32);
@@ -175,6 +187,12 @@ fn scene_graph(tiles: &[Tile]) -> Vec<u8> {
         push_dict(&mut c, &[]);
         push_chunk(&mut out, b"nSHP", &c);
     }
+    // Layer 0, which the model transforms name: its id, attributes, reserved id -1.
+    c.clear();
+    push_i32(&mut c, 0);
+    push_dict(&mut c, &[("_name", "bozkir")]);
+    push_i32(&mut c, -1);
+    push_chunk(&mut out, b"LAYR", &c);
     out
 }
 
@@ -185,7 +203,8 @@ fn scene_graph(tiles: &[Tile]) -> Vec<u8> {
 /// documentation for the axes, the split into models and the placement.
 ///
 /// Refused before anything is written, naming the file: a zero dimension ([`IoError::Empty`]),
-/// a side over [`MAX_VOX_SIDE`] or more than [`MAX_VOX_CELLS`] cells, a voxel slice of the wrong
+/// more than [`MAX_VOX_SIDE`] across or [`MAX_VOX_HEIGHT`] high, more than [`MAX_VOX_CELLS`]
+/// cells, a voxel slice of the wrong
 /// length, more than 255 colours, a voxel whose index has no colour (naming the voxel and the
 /// index), a file that would exceed the format's 2 GiB ([`IoError::TooMany`] or
 /// [`IoError::InvalidArgument`]).
@@ -195,10 +214,12 @@ pub fn write_vox(path: impl AsRef<Path>, dims: [usize; 3], voxels: &[u8], palett
     if nx == 0 || ny == 0 || nz == 0 {
         return Err(IoError::Empty { path: path.to_path_buf(), what: format!("{nx}×{ny}×{nz} voxel volume") });
     }
-    if dims.iter().any(|&d| d > MAX_VOX_SIDE) {
+    if nx > MAX_VOX_SIDE || nz > MAX_VOX_SIDE || ny > MAX_VOX_HEIGHT {
         return Err(IoError::invalid(
             path,
-            format!("{nx}×{ny}×{nz} voxel volume: at most {MAX_VOX_SIDE} voxels per axis are written"),
+            format!(
+                "{nx}×{ny}×{nz} voxel volume: MagicaVoxel's world holds at most {MAX_VOX_SIDE} across (x, z) and {MAX_VOX_HEIGHT} high (y)"
+            ),
         ));
     }
     let cells = (nx as u64) * (ny as u64) * (nz as u64);
@@ -252,7 +273,7 @@ pub fn write_vox(path: impl AsRef<Path>, dims: [usize; 3], voxels: &[u8], palett
         }
     }
 
-    let scene = scene_graph(&tiles);
+    let scene = scene_graph(&tiles, extent);
     let mut rgba = vec![0u8; 256 * 4];
     for (k, c) in palette.iter().enumerate() {
         rgba[4 * k..4 * k + 4].copy_from_slice(c);
@@ -332,10 +353,10 @@ mod tests {
     fn mapping_is_a_rotation() {
         // The images of our unit axes, taken as differences of mapped voxels.
         let d = [4, 5, 6];
-        let o = vox_position(d, [1, 1, 1]).unwrap().map(|v| v as i64);
+        let o = vox_position(d, [1, 1, 1]).unwrap();
         let img = |p: [usize; 3]| {
             let q = vox_position(d, p).unwrap();
-            [0, 1, 2].map(|a| q[a] as i64 - o[a])
+            [0, 1, 2].map(|a| q[a] - o[a])
         };
         let (ex, ey, ez) = (img([2, 1, 1]), img([1, 2, 1]), img([1, 1, 2]));
         let cross = [ex[1] * ey[2] - ex[2] * ey[1], ex[2] * ey[0] - ex[0] * ey[2], ex[0] * ey[1] - ex[1] * ey[0]];
