@@ -305,9 +305,9 @@ mod tests {
         fn dijkstra_matches_floyd_and_bellman_ford((n, edges) in graph_strategy(1)) {
             let g = build(n, &edges);
             let fw = floyd(n, &edges);
-            for s in 0..n {
+            for (s, row) in fw.iter().enumerate() {
                 let sp = g.dijkstra(s).unwrap();
-                prop_assert_eq!(&sp.dist, &fw[s]);
+                prop_assert_eq!(&sp.dist, row);
                 prop_assert_eq!(&sp.dist, &bellman_ford(n, s, &edges));
                 for v in 0..n {
                     let want_pred = if v == s || sp.dist[v] == f64::INFINITY { None } else {
@@ -331,9 +331,9 @@ mod tests {
         fn dijkstra_with_zero_weights((n, edges) in graph_strategy(0)) {
             let g = build(n, &edges);
             let fw = floyd(n, &edges);
-            for s in 0..n {
+            for (s, row) in fw.iter().enumerate() {
                 let sp = g.dijkstra(s).unwrap();
-                prop_assert_eq!(&sp.dist, &fw[s]);
+                prop_assert_eq!(&sp.dist, row);
                 for v in 0..n {
                     if let Some(p) = sp.path_to(v) {
                         prop_assert!(p.len() <= n);
