@@ -487,6 +487,25 @@ mod region {
     }
 
     #[test]
+    fn an_open_reader_keeps_its_file_when_an_update_replaces_it() {
+        let dir = TmpDir::new("region-reader-survives");
+        let path = dir.join("s.bzr");
+        write_region(&path, &[((0, 0, 0), b"old zero".to_vec()), ((0, 0, 1), b"old one".to_vec())]).unwrap();
+        let mut old = RegionReader::open(&path).unwrap();
+        let lens: Vec<_> = old.entries().map(|e| (e.coord, e.len, e.truncated)).collect();
+        assert_eq!(lens, [((0, 0, 0), 8, false), ((0, 0, 1), 7, false)]);
+        update(&path, &[((0, 0, 0), Some(b"new".to_vec())), ((0, 0, 1), None)]).unwrap();
+        // The old reader reads the file it opened (the rename left it intact) ...
+        assert_eq!(old.read((0, 0, 0)).unwrap(), Some(b"old zero".to_vec()));
+        assert_eq!(old.read((0, 0, 1)).unwrap(), Some(b"old one".to_vec()));
+        // ... a new one the new file.
+        let mut new = RegionReader::open(&path).unwrap();
+        assert_eq!(new.coords().collect::<Vec<_>>(), [(0, 0, 0)]);
+        assert_eq!(new.read((0, 0, 0)).unwrap(), Some(b"new".to_vec()));
+        assert_eq!(files_in(&dir), ["s.bzr"]);
+    }
+
+    #[test]
     fn update_keeps_every_good_chunk_of_a_damaged_file() {
         let dir = TmpDir::new("region-update-bad");
         let chunks: Vec<_> = random_chunks(12, 20, 200)
