@@ -116,6 +116,11 @@ pub struct CaveParams {
     /// Share of candidate cells that grow one. Default 0.20.
     #[serde(rename = "SPELEO_SPAWN")]
     pub speleo_spawn: f64,
+    /// Speleothems stop this far (metres) from the corridor's axis, so the axis stays open for
+    /// a walker. Default 0.6 (ours; pyworldgen has no such clearance: 0 is its cave, whose cones
+    /// can close the axis when the corridor is narrow).
+    #[serde(rename = "SPELEO_CLEAR")]
+    pub speleo_clear: f64,
 }
 
 impl Default for CaveParams {
@@ -148,6 +153,7 @@ impl Default for CaveParams {
             speleo: true,
             speleo_cell: 6.0,
             speleo_spawn: 0.20,
+            speleo_clear: 0.6,
         }
     }
 }
@@ -195,6 +201,7 @@ impl CaveParams {
             ("RFREQ", self.rfreq),
             ("SPELEO_CELL", self.speleo_cell),
             ("SPELEO_SPAWN", self.speleo_spawn),
+            ("SPELEO_CLEAR", self.speleo_clear),
         ];
         if let Some((n, v)) = all.iter().find(|(_, v)| !v.is_finite()) {
             return Err(param(n, v, "must be a finite number"));
@@ -209,6 +216,39 @@ impl CaveParams {
         }
         if self.ceil <= self.floor {
             return Err(param("CEIL", self.ceil, &format!("must be above FLOOR = {}", self.floor)));
+        }
+        // The corridor is open along its whole axis: the radius never falls to the wall noise
+        // (CORR_R − CORR_ROUGH > ROUGH), and the axis stays inside the shell.
+        if self.corr_r - self.corr_rough.abs() <= self.rough.abs() {
+            return Err(param(
+                "CORR_R",
+                self.corr_r,
+                &format!(
+                    "must exceed |CORR_ROUGH| + |ROUGH| = {} so that the corridor stays open along its axis",
+                    self.corr_rough.abs() + self.rough.abs()
+                ),
+            ));
+        }
+        let swing = self.corr_x_amp.abs() + self.corr_x_noise_amp.abs();
+        if swing >= self.xb {
+            return Err(param(
+                "CORR_X_AMP",
+                self.corr_x_amp,
+                &format!("with CORR_X_NOISE_AMP the corridor swings {swing} m, into the walls at ±XB = {}", self.xb),
+            ));
+        }
+        if self.ceil - self.floor <= 2.0 * (self.corr_r + 3.0) {
+            return Err(param(
+                "CEIL",
+                self.ceil,
+                &format!(
+                    "leaves no room for the corridor: CEIL − FLOOR must exceed 2·(CORR_R + 3) = {}",
+                    2.0 * (self.corr_r + 3.0)
+                ),
+            ));
+        }
+        if self.speleo_clear < 0.0 {
+            return Err(param("SPELEO_CLEAR", self.speleo_clear, "must be at least 0"));
         }
         let (nx, ny, nz) = self.shape();
         if nx == 0 || ny == 0 || nz == 0 {
@@ -358,7 +398,7 @@ impl<'a> CaveField<'a> {
     /// standing on its floor; only near the corridor (distance < 1.4 radius).
     fn speleothem(&self, x: f64, y: f64, z: f64, c: &Components) -> bool {
         let p = self.p;
-        if c.dist_to_corridor >= c.radius * 1.4 {
+        if c.dist_to_corridor >= c.radius * 1.4 || c.dist_to_corridor < p.speleo_clear {
             return false;
         }
         let s = p.speleo_cell;

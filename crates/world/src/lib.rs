@@ -17,6 +17,7 @@
 //! * [`forest`] — `forest`'s sites, power-diagram crowns and canopy roof.
 //! * [`solid`] — solids as pure functions of position ([`solid::SolidField3D`]): the cave, the
 //!   ground under any height field, their combinations; `voxelize` and lattice sampling.
+//! * [`validate`] — structural checks of the landscape, composite and cave worlds.
 //! * [`voxels`] — chunked voxel worlds: generation passes and their scheduler.
 //! * [`product`] — what every generator hands to the faces, `world.json` and the registry of
 //!   generator names.
@@ -36,6 +37,7 @@ pub mod random;
 pub mod roads;
 pub mod seed;
 pub mod solid;
+pub mod validate;
 pub mod voxels;
 
 pub use error::WorldError;
