@@ -10,6 +10,7 @@ pub mod kdtree;
 pub mod octree;
 pub mod quadtree;
 pub mod region_tree;
+pub mod rtree;
 
 pub use bvh::{Bvh, BvhHit, BvhParams, TriangleBvh};
 pub use error::{Result, SpatialError};
@@ -20,3 +21,4 @@ pub use kdtree::KdTree;
 pub use octree::Octree;
 pub use quadtree::Quadtree;
 pub use region_tree::RegionTreeParams;
+pub use rtree::{RTree, RTreeParams};
