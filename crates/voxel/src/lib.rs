@@ -11,6 +11,7 @@
 //!   [`DeferredEditBuffer`] with pyworldgen's pop order and a canonical, generation-order-free one.
 //! * [`dda`] — [`VoxelWalk`]: Amanatides–Woo traversal of a segment through unit cells.
 //! * [`query`] — block get/set, column surface height and raycast over a [`ChunkMap`].
+//! * [`light`] — pyworldgen's per-chunk sunlight rule and a sky-light flood fill over a box.
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -23,6 +24,7 @@ pub mod coords;
 pub mod dda;
 pub mod edits;
 pub mod error;
+pub mod light;
 pub mod map;
 pub mod palette;
 pub mod query;

@@ -343,6 +343,23 @@ impl PalettedBlocks {
         }
     }
 
+    /// Ids of layer `y` (voxel indices `y*s² .. (y+1)*s²`, order `x + s*z`) into `out`
+    /// (`edge²` long); errors name a wrong length or layer.
+    pub fn read_layer(&self, y: usize, out: &mut [BlockId]) -> Result<()> {
+        if y >= self.layers.len() {
+            return Err(VoxelError::Param { name: "layer", value: y.to_string(), allowed: "below the chunk edge" });
+        }
+        if out.len() != self.size.area() {
+            return Err(VoxelError::LengthMismatch {
+                what: "layer buffer",
+                expected: self.size.area(),
+                got: out.len(),
+            });
+        }
+        self.layer_to_dense(y, out);
+        Ok(())
+    }
+
     /// If every voxel of layer `y` holds one id, that id (cheap: reads the descriptor only, so
     /// a mixed layer that happens to be uniform answers `None` until [`compact`](Self::compact)).
     pub fn layer_uniform(&self, y: usize) -> Option<BlockId> {
