@@ -289,3 +289,44 @@ fn a_slab_greedy_merges_to_six_quads_with_corner_occlusion() {
     assert!(g.quad_count() < c.quad_count());
     assert!(g.ao.contains(&2), "corners beside the pillar are darker");
 }
+
+mod common;
+
+#[test]
+fn terrain_chunk_greedy_matches_culled() {
+    let d = common::terrain_chunk(5, -3, 11);
+    let k = see_through();
+    let v = Voxels::new(common::DIMS, &d).unwrap();
+    let p = BlockParams::default();
+    let c = culled_mesh(&v, &k, &p).unwrap();
+    let g = greedy_mesh(&v, &k, &p).unwrap();
+    assert_eq!(area_by_kind(&g), area_by_kind(&c));
+    let mut runner = proptest::test_runner::TestRunner::default();
+    runner.run(&Just(()), |_| check_ao(&g, common::DIMS, &d, &k)).unwrap();
+    println!(
+        "terrain chunk: culled {} quads, greedy {} quads ({:.1}x fewer)",
+        c.quad_count(),
+        g.quad_count(),
+        c.quad_count() as f64 / g.quad_count() as f64
+    );
+    let flat = greedy_mesh(&v, &k, &BlockParams { ao: false, ..p }).unwrap();
+    println!("without occlusion: greedy {} quads", flat.quad_count());
+    assert!(g.quad_count() < c.quad_count());
+    assert!(flat.quad_count() < g.quad_count());
+    // With an air apron the chunk is closed.
+    let mut closed = d.clone();
+    let [nx, ny, nz] = common::DIMS;
+    for y in 0..ny {
+        for z in 0..nz {
+            for x in 0..nx {
+                if x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1 {
+                    closed[x + nx * (z + nz * y)] = 0;
+                }
+            }
+        }
+    }
+    let v = Voxels::new(common::DIMS, &closed).unwrap();
+    let g = greedy_mesh(&v, &SolidNonZero, &p).unwrap();
+    assert!(check::coverage(&g).unwrap().closed());
+    assert_eq!(check::volume(&g).unwrap().signed_volume, solid_count(&closed));
+}
