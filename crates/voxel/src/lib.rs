@@ -12,6 +12,7 @@
 //! * [`dda`] — [`VoxelWalk`]: Amanatides–Woo traversal of a segment through unit cells.
 //! * [`query`] — block get/set, column surface height and raycast over a [`ChunkMap`].
 //! * [`light`] — pyworldgen's per-chunk sunlight rule and a sky-light flood fill over a box.
+//! * [`codec`] — the chunk byte format (documented as a table), validating decoder.
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -20,6 +21,7 @@
 
 pub mod block;
 pub mod chunk;
+pub mod codec;
 pub mod coords;
 pub mod dda;
 pub mod edits;
