@@ -1,6 +1,7 @@
 //! Vectors, axis-aligned boxes and rays in 3-D (and 2-D for the quadtree), with the two ray
-//! tests every ray query rests on: the slab test against a box (Kay & Kajiya 1986, in the
-//! branch-safe form of Williams et al. 2005) and Möller & Trumbore's (1997) ray–triangle test.
+//! tests every ray query rests on: the slab test against a box (Kay & Kajiya 1986, with the
+//! cached reciprocal direction of Williams et al. 2005 and an explicit branch for axis-parallel
+//! rays) and Möller & Trumbore's (1997) ray–triangle test.
 //!
 //! Conventions: `f64` coordinates, right-handed, no unit implied (the world uses metres).
 //! Boxes are closed: a point on a face is inside, boxes that share a face intersect. The empty
@@ -432,7 +433,7 @@ pub fn ray_aabb(ray: &Ray, b: &Aabb3, t_min: f64, t_max: f64) -> Option<(f64, f6
         let t1 = (b.min[a] - o) * inv;
         let t2 = (b.max[a] - o) * inv;
         let (n, f) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
-        // NaN only from ∞ − ∞ (infinite box bounds along the ray's own line): treat as open.
+        // NaN only from 0 · ∞ (a subnormal direction component, origin on the face): not limiting.
         if n > lo {
             lo = n;
         }
