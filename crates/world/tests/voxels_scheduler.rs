@@ -182,3 +182,50 @@ fn trees_straddling_borders_are_whole_whichever_chunk_comes_first() {
     }
     assert!(trunks >= 10 && straddling >= 3, "{trunks} trunks, {straddling} straddling");
 }
+
+#[test]
+fn chunks_filled_from_a_field_equal_voxelize_of_the_same_region() {
+    use bozkir_world::solid::{voxelize, FnSolid, SolidField3D};
+    use bozkir_world::voxels::caves::FieldPass;
+    use std::sync::Arc;
+    let field: Arc<dyn SolidField3D + Send> = Arc::new(FnSolid(|x: f64, y: f64, z: f64| {
+        ((x - 3.0).powi(2) + (y + 2.0).powi(2) + (z - 5.0).powi(2)).sqrt() - 9.5 + 0.7 * (0.5 * x).sin()
+    }));
+    let w = world(8, 1);
+    let s = Scheduler::new(vec![Box::new(FieldPass::solid(field.clone()))]).unwrap();
+    let coords = region(1);
+    let chunks = s.generate(&w, &coords).unwrap();
+    // The region x, z in −8..16, y in −8..16 (chunks −1..=1 of 8 blocks).
+    let occ = voxelize(&*field, [24, 24, 24], 1.0, [-8.0, -8.0, -8.0]).unwrap();
+    let mut solid = 0;
+    for c in &chunks {
+        assert_eq!(c.state, bozkir_voxel::chunk::ChunkState::TerrainGenerated);
+        for i in 0..512 {
+            let (x, z, y) = (i % 8, (i / 8) % 8, i / 64);
+            let (gx, gy, gz) =
+                ((c.coord.x + 1) as usize * 8 + x, (c.coord.y + 1) as usize * 8 + y, (c.coord.z + 1) as usize * 8 + z);
+            let want = occ[(gx * 24 + gy) * 24 + gz];
+            let got = c.get_index(i) == bozkir_voxel::block::ids::STONE;
+            assert_eq!(got, want, "chunk {} local ({x},{y},{z})", c.coord);
+            solid += usize::from(want);
+        }
+    }
+    assert!(solid > 1000 && solid < 24 * 24 * 24 - 1000, "{solid}");
+}
+
+#[test]
+fn palette_chunks_hold_the_dense_chunks() {
+    let w = world(16, 77);
+    let s = Scheduler::new(pyworldgen_passes()).unwrap();
+    let coords = [ChunkPos::new(0, 0, 0), ChunkPos::new(-1, 0, 3), ChunkPos::new(0, 1, 0)];
+    let dense = s.generate_dense(&w, &coords).unwrap();
+    let packed = s.generate(&w, &coords).unwrap();
+    for (d, p) in dense.iter().zip(&packed) {
+        assert_eq!(p.coord, d.coord);
+        assert_eq!(p.state, bozkir_voxel::chunk::ChunkState::LightingReady);
+        assert_eq!(p.blocks().to_dense_vec(), d.blocks);
+        assert_eq!(p.heightmap(), &d.heightmap[..]);
+        assert_eq!(p.biomes(), &d.biomes[..]);
+        assert!((0..d.light.len()).all(|i| p.light_at(i) == d.light[i]));
+    }
+}

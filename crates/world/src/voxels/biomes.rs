@@ -5,6 +5,8 @@
 //! else desert below a humidity of −0.45, forest above 0.35, plains otherwise. `sin`/`cos` are
 //! the `libm` crate's (one implementation on every platform).
 
+use bozkir_voxel::chunk::ChunkState;
+
 use super::pass::{Pass, PassCtx};
 use super::work::WorkChunk;
 use crate::error::Result;
@@ -53,6 +55,7 @@ impl Pass for BiomePass {
                 chunk.biomes[col] = b;
             }
         }
+        chunk.reach(ChunkState::BiomesGenerated);
         Ok(())
     }
 }

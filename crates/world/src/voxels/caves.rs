@@ -14,6 +14,8 @@ use std::sync::Arc;
 use bozkir_voxel::block::ids::{AIR, STONE};
 use bozkir_voxel::block::BlockId;
 
+use bozkir_voxel::chunk::ChunkState;
+
 use super::pass::{Pass, PassCtx};
 use super::work::WorkChunk;
 use crate::error::{param, Result};
@@ -60,6 +62,7 @@ impl Pass for SimpleCavePass {
                 }
             }
         }
+        chunk.reach(ChunkState::CavesGenerated);
         Ok(())
     }
 }
@@ -151,6 +154,7 @@ impl Pass for FieldPass {
                 }
             }
         }
+        chunk.reach(ChunkState::TerrainGenerated);
         Ok(())
     }
 }

@@ -7,6 +7,7 @@
 //!   and after each non-transparent block the light drops by 2 (not below 0).
 
 use bozkir_voxel::block::BlockRegistry;
+use bozkir_voxel::chunk::ChunkState;
 
 use super::pass::{Pass, PassCtx, PassKind};
 use super::work::WorkChunk;
@@ -26,7 +27,8 @@ impl Pass for ApplyEditsPass {
     fn kind(&self) -> PassKind {
         PassKind::ApplyEdits
     }
-    fn run(&self, _ctx: &mut PassCtx<'_>, _chunk: &mut WorkChunk) -> Result<()> {
+    fn run(&self, _ctx: &mut PassCtx<'_>, chunk: &mut WorkChunk) -> Result<()> {
+        chunk.reach(ChunkState::StructuresPlaced);
         Ok(())
     }
 }
@@ -60,6 +62,7 @@ impl Pass for SunlightPass {
     fn run(&self, ctx: &mut PassCtx<'_>, chunk: &mut WorkChunk) -> Result<()> {
         let s = chunk.edge();
         column_sunlight(&chunk.blocks, &mut chunk.light, s, &ctx.world.registry);
+        chunk.reach(ChunkState::LightingReady);
         Ok(())
     }
 }

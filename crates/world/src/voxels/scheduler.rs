@@ -23,6 +23,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use bozkir_voxel::chunk::Chunk;
 use bozkir_voxel::coords::{ChunkPos, ChunkSize};
 use rayon::prelude::*;
 
@@ -255,6 +256,17 @@ impl Scheduler {
         let mut out = Vec::new();
         self.generate_with(world, chunks, |c| {
             out.push(c);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Generates `chunks` (any order, duplicates ignored) as palette-compressed chunks, sorted by
+    /// position.
+    pub fn generate(&self, world: &VoxelWorld, chunks: &[ChunkPos]) -> Result<Vec<Chunk>> {
+        let mut out = Vec::new();
+        self.generate_with(world, chunks, |c| {
+            out.push(c.into_chunk()?);
             Ok(())
         })?;
         Ok(out)

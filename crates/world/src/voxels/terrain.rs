@@ -16,6 +16,8 @@ use std::sync::Arc;
 use bozkir_core::Grid;
 use bozkir_voxel::block::ids::{AIR, DIRT, GRASS, STONE};
 
+use bozkir_voxel::chunk::ChunkState;
+
 use super::pass::{Pass, PassCtx};
 use super::work::WorkChunk;
 use crate::error::{param, Result};
@@ -129,6 +131,7 @@ impl Pass for TerrainPass {
                 }
             }
         }
+        chunk.reach(ChunkState::TerrainGenerated);
         Ok(())
     }
 }

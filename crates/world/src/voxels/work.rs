@@ -3,7 +3,11 @@
 //! the scheduler compresses the result into a palette [`Chunk`] once, at the end.
 
 use bozkir_voxel::block::BlockId;
+use bozkir_voxel::chunk::{Chunk, ChunkState, LightStorage};
 use bozkir_voxel::coords::{ChunkPos, ChunkSize};
+use bozkir_voxel::palette::PalettedBlocks;
+
+use crate::error::{Result, WorldError};
 
 /// A chunk under generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +24,8 @@ pub struct WorkChunk {
     pub biomes: Vec<u8>,
     /// Light per voxel (0–15).
     pub light: Vec<u8>,
+    /// How far generation took it (passes raise it, as pyworldgen's do).
+    pub state: ChunkState,
 }
 
 impl WorkChunk {
@@ -32,7 +38,22 @@ impl WorkChunk {
             heightmap: vec![0; size.area()],
             biomes: vec![0; size.area()],
             light: vec![0; size.volume()],
+            state: ChunkState::Empty,
         }
+    }
+
+    /// Raises the state to `s` (never lowers it).
+    pub fn reach(&mut self, s: ChunkState) {
+        self.state = self.state.max(s);
+    }
+
+    /// The palette-compressed chunk (blocks compacted, light packed).
+    pub fn into_chunk(self) -> Result<Chunk> {
+        let err = |e: bozkir_voxel::VoxelError| WorldError::Invalid(format!("chunk {}: {e}", self.coord));
+        let blocks = PalettedBlocks::from_dense(self.size, &self.blocks).map_err(err)?;
+        let light = LightStorage::from_dense(&self.light);
+        Chunk::from_parts(self.coord, self.state, blocks, self.biomes.clone(), self.heightmap.clone(), light)
+            .map_err(err)
     }
 
     /// The edge in blocks.
