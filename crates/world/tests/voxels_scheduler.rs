@@ -229,3 +229,42 @@ fn palette_chunks_hold_the_dense_chunks() {
         assert!((0..d.light.len()).all(|i| p.light_at(i) == d.light[i]));
     }
 }
+
+#[test]
+fn chunk_meshes_join_into_one_closed_surface() {
+    use bozkir_mesh::check;
+    use bozkir_world::solid::{FnSolid, SolidField3D};
+    use bozkir_world::voxels::caves::FieldPass;
+    use bozkir_world::voxels::mesh::{mesh_chunk, Mesher};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    // A blob well inside a 3×3×3 block of chunks: the union of the chunk meshes is closed,
+    // encloses exactly the solid voxels, and greedy covers the same area with fewer quads.
+    let field: Arc<dyn SolidField3D + Send> = Arc::new(FnSolid(|x: f64, y: f64, z: f64| {
+        (x * x + 1.3 * y * y + z * z).sqrt() - 6.5 + 0.8 * (0.7 * x + 0.3 * z).sin()
+    }));
+    let w = world(8, 1);
+    let s = Scheduler::new(vec![Box::new(FieldPass::solid(field))]).unwrap();
+    let coords: Vec<ChunkPos> =
+        (-2..=1).flat_map(|x| (-2..=1).flat_map(move |y| (-2..=1).map(move |z| ChunkPos::new(x, y, z)))).collect();
+    let chunks: BTreeMap<ChunkPos, WorkChunk> =
+        s.generate_dense(&w, &coords).unwrap().into_iter().map(|c| (c.coord, c)).collect();
+    let solid: usize = chunks.values().map(|c| c.blocks.iter().filter(|b| b.0 != 0).count()).sum();
+    let mut all = Vec::new();
+    for mesher in [Mesher::Culled, Mesher::Greedy] {
+        let mut whole = bozkir_mesh::Mesh::new();
+        for c in chunks.keys() {
+            whole.append(&mesh_chunk(&chunks, *c, &w.registry, mesher).unwrap()).unwrap();
+        }
+        let closed = check::coverage(&whole).unwrap();
+        assert!(closed.closed(), "{mesher:?}: {closed:?}");
+        if mesher == Mesher::Culled {
+            let e = check::edges(&whole).unwrap();
+            assert!(e.boundary == 0 && e.same_direction == 0, "{e:?}");
+        }
+        let v = check::volume(&whole).unwrap().signed_volume;
+        assert!((v - solid as f64).abs() < 1e-6, "{mesher:?}: volume {v} vs {solid} solid voxels");
+        all.push((check::area(&whole).unwrap().area, whole.quad_count()));
+    }
+    assert!((all[0].0 - all[1].0).abs() < 1e-6 && all[1].1 < all[0].1, "{all:?}");
+}

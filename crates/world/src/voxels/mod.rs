@@ -6,6 +6,7 @@
 //!   pyworldgen's `make_rng` through CPython's `random.Random`, or ours), deferred [`Edit`]s.
 //! * [`scheduler`] — validation (missing, duplicate, cyclic dependencies), ordering, the edits
 //!   barrier with neighbours' edits, batches in parallel.
+//! * [`mesh`] — chunk meshes with their borders decided by the neighbours (culled or greedy).
 //! * [`work`] — the dense chunk passes write ([`WorkChunk`]).
 //! * Built-in passes, pyworldgen's: [`terrain`] (`SimpleTerrainPass`, or any height field),
 //!   [`biomes`] (`SimpleBiomePass`), [`caves`] (`SimpleCavePass` and the field pass
@@ -18,6 +19,7 @@
 pub mod biomes;
 pub mod caves;
 pub mod light;
+pub mod mesh;
 pub mod pass;
 pub mod scheduler;
 pub mod terrain;
