@@ -12,6 +12,10 @@
 //! voxel `(i−1, j−1, k−1)` at index `(i, j, k)`). Quads come in voxel order (x fastest, then z,
 //! then y) and, per voxel, in the face order +x, −x, +y, −y, +z, −z; corners counter-clockwise
 //! seen from outside, four vertices per quad. Deterministic.
+//!
+//! pyworldgen 0.1.8 winds the other way here: its naive mesher's cube faces (and its dense
+//! mesher's) are clockwise seen from outside (a unit cube has signed volume −1), while its greedy
+//! mesher's are counter-clockwise (+1). Every mesher of this crate is counter-clockwise.
 
 use crate::error::Result;
 use crate::mesh::Mesh;

@@ -129,6 +129,28 @@ impl BlockKinds for SolidNonZero {
     }
 }
 
+/// Every non-zero id is visible; the listed ids are see-through (not opaque), all others opaque.
+///
+/// ```
+/// use bozkir_mesh::{volume::SeeThrough, BlockKinds};
+/// // pyworldgen 0.1.8's transparent blocks besides air: water 5, leaves 7, window 9.
+/// let kinds = SeeThrough(&[5, 7, 9]);
+/// assert!(kinds.visible(7) && !kinds.opaque(7) && kinds.opaque(1) && !kinds.visible(0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeeThrough<'a>(pub &'a [u16]);
+
+impl BlockKinds for SeeThrough<'_> {
+    #[inline]
+    fn visible(&self, id: u16) -> bool {
+        id != 0
+    }
+    #[inline]
+    fn opaque(&self, id: u16) -> bool {
+        id != 0 && !self.0.contains(&id)
+    }
+}
+
 /// Kinds given by two closures.
 ///
 /// ```
