@@ -107,11 +107,13 @@ impl Bvh {
         let mut stack = vec![(0usize, 0usize, boxes.len())];
         let mut left = Vec::new();
         let mut right = Vec::new();
+        let cent: Vec<Vec3> = boxes.iter().map(Aabb3::centre).collect();
+        let mut scratch = Bins::new(p.bins);
         while let Some((ni, lo, hi)) = stack.pop() {
             let n = hi - lo;
             let bounds = self_bounds(&t.boxes, &t.order[lo..hi]);
-            let cb = t.order[lo..hi].iter().fold(Aabb3::EMPTY, |b, &i| b.grow(t.boxes[i as usize].centre()));
-            let split = if n == 1 { None } else { best_split(&t.boxes, &t.order[lo..hi], &bounds, &cb, p.bins) };
+            let cb = t.order[lo..hi].iter().fold(Aabb3::EMPTY, |b, &i| b.grow(cent[i as usize]));
+            let split = if n == 1 { None } else { scratch.best_split(&t.boxes, &cent, &t.order[lo..hi], &bounds, &cb) };
             let make_leaf = match split {
                 _ if n == 1 => true,
                 Some((cost, _, _)) => n <= p.max_leaf && cost >= n as f64,
@@ -127,7 +129,7 @@ impl Bvh {
                     right.clear();
                     let ext = cb.max[axis] - cb.min[axis];
                     for &i in &t.order[lo..hi] {
-                        let b = bin_of(t.boxes[i as usize].centre()[axis], cb.min[axis], ext, p.bins);
+                        let b = bin_of(cent[i as usize][axis], cb.min[axis], ext, p.bins);
                         if b < plane {
                             left.push(i)
                         } else {
@@ -323,55 +325,72 @@ fn bin_of(c: f64, lo: f64, ext: f64, bins: usize) -> usize {
     (((c - lo) / ext * bins as f64) as usize).min(bins - 1)
 }
 
-/// Best binned SAH split: `(cost, axis, plane)` where primitives in bins `< plane` go left.
-fn best_split(boxes: &[Aabb3], ids: &[u32], bounds: &Aabb3, cb: &Aabb3, bins: usize) -> Option<(f64, usize, usize)> {
-    let area = bounds.surface_area();
-    let mut best: Option<(f64, usize, usize)> = None;
-    let mut cnt = vec![0usize; bins];
-    let mut bb = vec![Aabb3::EMPTY; bins];
-    let mut right_area = vec![0.0; bins];
-    let mut right_cnt = vec![0usize; bins];
-    for axis in 0..3 {
-        let ext = cb.max[axis] - cb.min[axis];
-        if ext <= 0.0 {
-            continue;
-        }
-        cnt.fill(0);
-        bb.fill(Aabb3::EMPTY);
-        for &i in ids {
-            let b = &boxes[i as usize];
-            let k = bin_of(b.centre()[axis], cb.min[axis], ext, bins);
-            cnt[k] += 1;
-            bb[k] = bb[k].union(b);
-        }
-        // Sweep from the right: right_* [k] describes bins k..bins.
-        let (mut acc, mut n) = (Aabb3::EMPTY, 0);
-        for k in (1..bins).rev() {
-            acc = acc.union(&bb[k]);
-            n += cnt[k];
-            right_area[k] = acc.surface_area();
-            right_cnt[k] = n;
-        }
-        let (mut acc, mut n) = (Aabb3::EMPTY, 0);
-        for plane in 1..bins {
-            acc = acc.union(&bb[plane - 1]);
-            n += cnt[plane - 1];
-            let nr = right_cnt[plane];
-            if n == 0 || nr == 0 {
+/// Scratch arrays of the binned SAH sweep, allocated once per build.
+struct Bins {
+    cnt: Vec<usize>,
+    bb: Vec<Aabb3>,
+    right_area: Vec<f64>,
+    right_cnt: Vec<usize>,
+}
+
+impl Bins {
+    fn new(bins: usize) -> Bins {
+        Bins { cnt: vec![0; bins], bb: vec![Aabb3::EMPTY; bins], right_area: vec![0.0; bins], right_cnt: vec![0; bins] }
+    }
+
+    /// Best binned SAH split: `(cost, axis, plane)` where primitives in bins `< plane` go left.
+    fn best_split(
+        &mut self,
+        boxes: &[Aabb3],
+        cent: &[Vec3],
+        ids: &[u32],
+        bounds: &Aabb3,
+        cb: &Aabb3,
+    ) -> Option<(f64, usize, usize)> {
+        let bins = self.cnt.len();
+        let area = bounds.surface_area();
+        let mut best: Option<(f64, usize, usize)> = None;
+        for axis in 0..3 {
+            let ext = cb.max[axis] - cb.min[axis];
+            if ext <= 0.0 {
                 continue;
             }
-            // Flat nodes (zero area) fall back to counting primitives.
-            let cost = if area > 0.0 {
-                1.0 + (acc.surface_area() * n as f64 + right_area[plane] * nr as f64) / area
-            } else {
-                1.0 + 0.5 * (n + nr) as f64
-            };
-            if best.is_none_or(|(bc, _, _)| cost < bc) {
-                best = Some((cost, axis, plane));
+            self.cnt.fill(0);
+            self.bb.fill(Aabb3::EMPTY);
+            for &i in ids {
+                let k = bin_of(cent[i as usize][axis], cb.min[axis], ext, bins);
+                self.cnt[k] += 1;
+                self.bb[k] = self.bb[k].union(&boxes[i as usize]);
+            }
+            // Sweep from the right: right_*[k] describes bins k..bins.
+            let (mut acc, mut n) = (Aabb3::EMPTY, 0);
+            for k in (1..bins).rev() {
+                acc = acc.union(&self.bb[k]);
+                n += self.cnt[k];
+                self.right_area[k] = acc.surface_area();
+                self.right_cnt[k] = n;
+            }
+            let (mut acc, mut n) = (Aabb3::EMPTY, 0);
+            for plane in 1..bins {
+                acc = acc.union(&self.bb[plane - 1]);
+                n += self.cnt[plane - 1];
+                let nr = self.right_cnt[plane];
+                if n == 0 || nr == 0 {
+                    continue;
+                }
+                // Flat nodes (zero area) fall back to counting primitives.
+                let cost = if area > 0.0 {
+                    1.0 + (acc.surface_area() * n as f64 + self.right_area[plane] * nr as f64) / area
+                } else {
+                    1.0 + 0.5 * (n + nr) as f64
+                };
+                if best.is_none_or(|(bc, _, _)| cost < bc) {
+                    best = Some((cost, axis, plane));
+                }
             }
         }
+        best
     }
-    best
 }
 
 /// A hit on a triangle: distance, triangle index and barycentrics (see [`crate::geom::TriHit`]).

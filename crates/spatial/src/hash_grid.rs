@@ -24,7 +24,8 @@ const MAX_CELL_INDEX: f64 = (1u64 << 52) as f64;
 #[derive(Debug, Clone)]
 pub struct HashGrid {
     cell: f64,
-    cells: HashMap<[i64; 3], Vec<u64>>,
+    /// Each occupied cell's points, as (id, point), in no particular order.
+    cells: HashMap<[i64; 3], Vec<(u64, Vec3)>>,
     points: BTreeMap<u64, Vec3>,
 }
 
@@ -92,7 +93,7 @@ impl HashGrid {
             return Err(SpatialError::TooMany { what: "HashGrid", count: self.points.len() + 1, cap: MAX_POINTS });
         }
         let c = self.cell_of(p)?;
-        self.cells.entry(c).or_default().push(id);
+        self.cells.entry(c).or_default().push((id, p));
         self.points.insert(id, p);
         Ok(())
     }
@@ -102,7 +103,7 @@ impl HashGrid {
         let p = self.points.remove(&id).ok_or(SpatialError::UnknownId { what: "HashGrid", id })?;
         let c = self.cell_of(p).expect("stored points are valid");
         if let Some(v) = self.cells.get_mut(&c) {
-            if let Some(at) = v.iter().position(|&x| x == id) {
+            if let Some(at) = v.iter().position(|e| e.0 == id) {
                 v.swap_remove(at);
             }
             if v.is_empty() {
@@ -172,7 +173,7 @@ impl HashGrid {
             for j in lo[1]..=hi[1] {
                 for k in lo[2]..=hi[2] {
                     if let Some(v) = self.cells.get(&[i, j, k]) {
-                        out.extend(v.iter().copied().filter(|id| keep(self.points[id])));
+                        out.extend(v.iter().filter(|e| keep(e.1)).map(|e| e.0));
                     }
                 }
             }
