@@ -107,6 +107,14 @@ pub enum VoxelError {
         /// What it should have been inside.
         what: &'static str,
     },
+    /// A path search that expanded its whole budget of nodes without settling.
+    #[error(
+        "path search gave up after expanding {expanded} nodes (the budget); raise max_nodes or bring the goal nearer"
+    )]
+    SearchBudget {
+        /// Nodes expanded.
+        expanded: usize,
+    },
     /// Chunk bytes that do not start with the format's magic.
     #[error("not a bozkir chunk: bad magic {found:02x?} (expected {expected:02x?})")]
     BadMagic {

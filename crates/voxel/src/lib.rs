@@ -13,6 +13,7 @@
 //! * [`query`] — block get/set, column surface height and raycast over a [`ChunkMap`].
 //! * [`light`] — pyworldgen's per-chunk sunlight rule and a sky-light flood fill over a box.
 //! * [`codec`] — the chunk byte format (documented as a table), validating decoder.
+//! * [`nav`] — grid A* (pyworldgen's) and a voxel walker's A* over a [`ChunkMap`].
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -28,6 +29,7 @@ pub mod edits;
 pub mod error;
 pub mod light;
 pub mod map;
+pub mod nav;
 pub mod palette;
 pub mod query;
 
