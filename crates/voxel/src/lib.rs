@@ -14,6 +14,7 @@
 //! * [`light`] — pyworldgen's per-chunk sunlight rule and a sky-light flood fill over a box.
 //! * [`codec`] — the chunk byte format (documented as a table), validating decoder.
 //! * [`nav`] — grid A* (pyworldgen's) and a voxel walker's A* over a [`ChunkMap`].
+//! * [`stream`] — chunk streaming around a moving viewer (nearest first, budget, hysteresis).
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
@@ -32,6 +33,7 @@ pub mod map;
 pub mod nav;
 pub mod palette;
 pub mod query;
+pub mod stream;
 
 pub use block::{BlockDef, BlockId, BlockRegistry};
 pub use chunk::{Chunk, ChunkState, DirtyFlags, LightStorage};
