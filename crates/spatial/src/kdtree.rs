@@ -16,6 +16,16 @@
 //! Non-finite points: [`KdTree::try_new`] refuses them; [`KdTree::new`] (kept for callers that
 //! filter first, like the splat capture screening) does not check, never panics on them, but its
 //! answers about NaN points are unspecified.
+//!
+//! ```
+//! use bozkir_spatial::KdTree;
+//! let pts: [[f64; 2]; 4] = [[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [5.0, 5.0]];
+//! let tree = KdTree::try_new(&pts)?;
+//! // (1, 1) is √2 from the first three points: ties go to the lowest index.
+//! assert_eq!(tree.knn([1.0, 1.0], 2, usize::MAX), vec![(0, 2f64.sqrt()), (1, 2f64.sqrt())]);
+//! assert_eq!(tree.within_radius([0.0, 0.0], 2.0, 0)?, vec![(1, 2.0), (2, 2.0)]);
+//! # Ok::<(), bozkir_spatial::SpatialError>(())
+//! ```
 
 use crate::error::{Result, SpatialError};
 
