@@ -20,7 +20,7 @@
 use crate::error::Result;
 use crate::mesh::Mesh;
 use crate::volume::{
-    check_origin, dir_normal, face_ao, rect_corners, BlockKinds, BlockParams, Voxels, DIRS, OPAQUE, VISIBLE,
+    check_origin, dir_normal, face_ao, face_bits, rect_corners, BlockKinds, BlockParams, Voxels, DIRS,
 };
 
 /// One quad per visible face of the interior voxels of `vox` (see the module docs).
@@ -41,25 +41,43 @@ pub fn culled_mesh<K: BlockKinds + ?Sized>(vox: &Voxels, kinds: &K, params: &Blo
     let data = vox.data();
     let [nx, ny, nz] = vox.dims();
     let st = vox.strides();
-    let mut mesh = Mesh::new();
+    let off = DIRS.map(|(axis, sign, _, _)| sign as isize * st[axis]);
+    // The faces of every voxel first, so that the mesh is allocated once.
+    let mut bits = vec![0u8; data.len()];
+    let mut count = 0;
     for y in 1..ny - 1 {
         for z in 1..nz - 1 {
+            let row = vox.index(0, y, z);
+            for (a, slot) in bits.iter_mut().enumerate().take(row + nx - 1).skip(row + 1) {
+                *slot = face_bits(&flags, data, a, &off);
+                count += slot.count_ones() as usize;
+            }
+        }
+    }
+    let mut mesh = Mesh::new();
+    mesh.positions.reserve(4 * count);
+    mesh.normals.reserve(4 * count);
+    mesh.block.reserve(4 * count);
+    if params.ao {
+        mesh.ao.reserve(4 * count);
+    }
+    mesh.indices.reserve(6 * count);
+    for y in 1..ny - 1 {
+        for z in 1..nz - 1 {
+            let row = vox.index(0, y, z);
             for x in 1..nx - 1 {
-                let a = vox.index(x, y, z);
-                if flags[a] & VISIBLE == 0 {
-                    continue;
-                }
-                let id = data[a];
+                let a = row + x;
+                let mut f = bits[a];
                 let local = [x - 1, y - 1, z - 1];
-                for &(axis, sign, u, v) in &DIRS {
-                    let b = (a as isize + sign as isize * st[axis]) as usize;
-                    if flags[b] & OPAQUE != 0 || data[b] == id {
-                        continue;
-                    }
+                while f != 0 {
+                    let k = f.trailing_zeros() as usize;
+                    f &= f - 1;
+                    let (axis, sign, u, v) = DIRS[k];
+                    let b = (a as isize + off[k]) as usize;
                     let ao = params.ao.then(|| face_ao(&flags, b, st[u], st[v]));
                     let plane = local[axis] + (sign > 0) as usize;
                     let c = rect_corners(axis, u, v, plane, local[u], local[v], 1, 1, params.origin, 1.0);
-                    mesh.push_quad(c, dir_normal(axis, sign), id, ao);
+                    mesh.push_quad(c, dir_normal(axis, sign), data[a], ao);
                 }
             }
         }

@@ -22,7 +22,7 @@
 use crate::error::Result;
 use crate::mesh::Mesh;
 use crate::volume::{
-    check_origin, dir_normal, face_ao, rect_corners, BlockKinds, BlockParams, Voxels, DIRS, OPAQUE, VISIBLE,
+    check_origin, dir_normal, face_ao, face_bits, rect_corners, BlockKinds, BlockParams, Voxels, DIRS,
 };
 
 /// Greedy-merged faces of the interior voxels of `vox` (see the module docs).
@@ -50,82 +50,93 @@ pub fn greedy_mesh<K: BlockKinds + ?Sized>(vox: &Voxels, kinds: &K, params: &Blo
 const PRESENT: u32 = 1 << 24;
 
 /// The greedy sweep over precomputed flags; positions `origin + local * scale`.
+///
+/// Sparse form of the row sweep: the faces are listed in one pass over the voxels (memory
+/// order), each with its key, and sorted by (direction, slice, v, u). Per slice, the keys are
+/// written into a zeroed mask, and the faces are visited in that order: a face not yet covered
+/// starts a rectangle exactly as the dense sweep would (it visits the same non-empty cells in
+/// the same order), and the covered cells are cleared, which leaves the mask zeroed for the next
+/// slice. Work is proportional to the voxels plus the faces, not to six full sweeps.
 pub(crate) fn greedy_core(vox: &Voxels, flags: &[u8], ao: bool, origin: [f64; 3], scale: f64) -> Mesh {
     let data = vox.data();
     let dims = vox.dims();
     let st = vox.strides();
-    let mut mesh = Mesh::new();
-    let mut mask: Vec<u32> = Vec::new();
-    for &(axis, sign, u, v) in &DIRS {
-        let (nu, nv) = (dims[u] - 2, dims[v] - 2);
-        mask.clear();
-        mask.resize(nu * nv, 0);
-        let step = sign as isize * st[axis];
-        let normal = dir_normal(axis, sign);
-        for s in 1..dims[axis] - 1 {
-            // Fill the mask of slice s.
-            let mut any = false;
-            for j in 0..nv {
-                let mut a = s as isize * st[axis] + st[u] + (j as isize + 1) * st[v];
-                let row = &mut mask[j * nu..(j + 1) * nu];
-                for m in row.iter_mut() {
-                    let ai = a as usize;
-                    a += st[u];
-                    *m = 0;
-                    if flags[ai] & VISIBLE == 0 {
-                        continue;
-                    }
-                    let b = (ai as isize + step) as usize;
-                    let id = data[ai];
-                    if flags[b] & OPAQUE != 0 || data[b] == id {
-                        continue;
-                    }
+    let off = DIRS.map(|(axis, sign, _, _)| sign as isize * st[axis]);
+    // (direction 3 bits | slice 12 | v 12 | u 12, key); dims ≤ 4096 keep every field in range.
+    let mut faces: Vec<(u64, u32)> = Vec::new();
+    for y in 1..dims[1] - 1 {
+        for z in 1..dims[2] - 1 {
+            let row = vox.index(0, y, z);
+            for x in 1..dims[0] - 1 {
+                let a = row + x;
+                let mut bits = face_bits(flags, data, a, &off);
+                let p = [x, y, z];
+                while bits != 0 {
+                    let k = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let (axis, _, u, v) = DIRS[k];
                     let packed = if ao {
-                        let q = face_ao(flags, b, st[u], st[v]);
+                        let q = face_ao(flags, (a as isize + off[k]) as usize, st[u], st[v]);
                         (q[0] | q[1] << 2 | q[2] << 4 | q[3] << 6) as u32
                     } else {
                         0
                     };
-                    *m = PRESENT | packed << 16 | id as u32;
-                    any = true;
-                }
-            }
-            if !any {
-                continue;
-            }
-            let plane = s - 1 + (sign > 0) as usize;
-            // Sweep.
-            for j in 0..nv {
-                let mut i = 0;
-                while i < nu {
-                    let key = mask[j * nu + i];
-                    if key == 0 {
-                        i += 1;
-                        continue;
-                    }
-                    let mut w = 1;
-                    while i + w < nu && mask[j * nu + i + w] == key {
-                        w += 1;
-                    }
-                    let mut h = 1;
-                    'grow: while j + h < nv {
-                        let row = &mask[(j + h) * nu + i..(j + h) * nu + i + w];
-                        if row.iter().any(|&k| k != key) {
-                            break 'grow;
-                        }
-                        h += 1;
-                    }
-                    for r in 0..h {
-                        mask[(j + r) * nu + i..(j + r) * nu + i + w].fill(0);
-                    }
-                    let c = rect_corners(axis, u, v, plane, i, j, w, h, origin, scale);
-                    let q = (key >> 16) as u8;
-                    let corner_ao = ao.then_some([q & 3, q >> 2 & 3, q >> 4 & 3, q >> 6 & 3]);
-                    mesh.push_quad(c, normal, key as u16, corner_ao);
-                    i += w;
+                    let sort =
+                        (k as u64) << 36 | (p[axis] as u64) << 24 | ((p[v] - 1) as u64) << 12 | (p[u] - 1) as u64;
+                    faces.push((sort, PRESENT | packed << 16 | data[a] as u32));
                 }
             }
         }
+    }
+    faces.sort_unstable_by_key(|f| f.0);
+    let mut mesh = Mesh::new();
+    let quads = faces.len();
+    mesh.positions.reserve(4 * quads);
+    mesh.normals.reserve(4 * quads);
+    mesh.block.reserve(4 * quads);
+    if ao {
+        mesh.ao.reserve(4 * quads);
+    }
+    mesh.indices.reserve(6 * quads);
+    let plane_cells = (0..3).map(|a| (dims[(a + 1) % 3] - 2) * (dims[(a + 2) % 3] - 2));
+    let mut mask = vec![0u32; plane_cells.max().unwrap_or(0)];
+    let field = |f: u64, shift: u32| ((f >> shift) & 0xfff) as usize;
+    let mut g = 0;
+    while g < faces.len() {
+        // The faces of one (direction, slice).
+        let group = faces[g].0 >> 24;
+        let end = g + faces[g..].iter().take_while(|f| f.0 >> 24 == group).count();
+        let k = (group >> 12) as usize;
+        let s = (group & 0xfff) as usize;
+        let (axis, sign, u, v) = DIRS[k];
+        let (nu, nv) = (dims[u] - 2, dims[v] - 2);
+        for &(f, key) in &faces[g..end] {
+            mask[field(f, 12) * nu + field(f, 0)] = key;
+        }
+        let plane = s - 1 + (sign > 0) as usize;
+        let normal = dir_normal(axis, sign);
+        for &(f, key) in &faces[g..end] {
+            let (j, i) = (field(f, 12), field(f, 0));
+            if mask[j * nu + i] == 0 {
+                continue;
+            }
+            let mut w = 1;
+            while i + w < nu && mask[j * nu + i + w] == key {
+                w += 1;
+            }
+            let mut h = 1;
+            while j + h < nv && mask[(j + h) * nu + i..(j + h) * nu + i + w].iter().all(|&c| c == key) {
+                h += 1;
+            }
+            for r in 0..h {
+                mask[(j + r) * nu + i..(j + r) * nu + i + w].fill(0);
+            }
+            let c = rect_corners(axis, u, v, plane, i, j, w, h, origin, scale);
+            let q = (key >> 16) as u8;
+            let corner_ao = ao.then_some([q & 3, q >> 2 & 3, q >> 4 & 3, q >> 6 & 3]);
+            mesh.push_quad(c, normal, key as u16, corner_ao);
+        }
+        g = end;
     }
     mesh
 }

@@ -213,6 +213,23 @@ pub(crate) fn face_ao(flags: &[u8], front: usize, su: isize, sv: isize) -> [u8; 
     ]
 }
 
+/// The faces voxel `a` shows, bit k for direction `DIRS[k]` (`off[k]`: its index step), by the
+/// face rule; computed without branches, as face presence is hard to predict.
+#[inline]
+pub(crate) fn face_bits(flags: &[u8], data: &[u16], a: usize, off: &[isize; 6]) -> u8 {
+    if flags[a] & VISIBLE == 0 {
+        return 0;
+    }
+    let id = data[a];
+    let mut bits = 0u8;
+    for (k, &o) in off.iter().enumerate() {
+        let b = (a as isize + o) as usize;
+        let shows = (flags[b] & OPAQUE == 0) & (data[b] != id);
+        bits |= (shows as u8) << k;
+    }
+    bits
+}
+
 /// Unit normal of a direction of [`DIRS`].
 pub(crate) fn dir_normal(axis: usize, sign: i8) -> [f32; 3] {
     let mut n = [0.0f32; 3];

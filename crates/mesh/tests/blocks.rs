@@ -190,8 +190,91 @@ fn solid_count(d: &[u16]) -> f64 {
     d.iter().filter(|&&id| id != 0).count() as f64
 }
 
+/// The textbook greedy sweep (Lysenko 2012) over the culled mesher's faces: per direction
+/// (+x, −x, +y, −y, +z, −z) and slice, a dense (u, v) mask of (block, corner occlusion) swept
+/// row by row. The quads, in order, as (corners, block, occlusion).
+fn reference_greedy(culled: &Mesh, dims: [usize; 3]) -> Vec<([[f32; 3]; 4], u16, Vec<u8>)> {
+    const TANGENTS: [(usize, i64, usize, usize); 6] =
+        [(0, 1, 1, 2), (0, -1, 2, 1), (1, 1, 2, 0), (1, -1, 0, 2), (2, 1, 0, 1), (2, -1, 1, 0)];
+    let mut by_face = BTreeMap::new();
+    for (q, f) in (0..culled.quad_count()).map(|q| (q, unit_faces_one(culled, q))) {
+        by_face.insert(f, (culled.block[4 * q], culled.ao[4 * q..4 * q + 4].to_vec()));
+    }
+    let mut out = Vec::new();
+    for (axis, sign, u, v) in TANGENTS {
+        let (nu, nv) = (dims[u] - 2, dims[v] - 2);
+        for s in 1..dims[axis] as i64 - 1 {
+            let mut mask: Vec<Option<(u16, Vec<u8>)>> = vec![None; nu * nv];
+            for j in 0..nv {
+                for i in 0..nu {
+                    let mut p = [0i64; 3];
+                    p[axis] = s;
+                    p[u] = i as i64 + 1;
+                    p[v] = j as i64 + 1;
+                    mask[j * nu + i] = by_face.get(&(p, axis, sign)).cloned();
+                }
+            }
+            for j in 0..nv {
+                for i in 0..nu {
+                    let Some(key) = mask[j * nu + i].clone() else { continue };
+                    let mut w = 1;
+                    while i + w < nu && mask[j * nu + i + w].as_ref() == Some(&key) {
+                        w += 1;
+                    }
+                    let mut h = 1;
+                    while j + h < nv && (0..w).all(|x| mask[(j + h) * nu + i + x].as_ref() == Some(&key)) {
+                        h += 1;
+                    }
+                    for r in 0..h {
+                        for x in 0..w {
+                            mask[(j + r) * nu + i + x] = None;
+                        }
+                    }
+                    let at = |du: usize, dv: usize| {
+                        let mut c = [0f32; 3];
+                        c[axis] = (s - 1 + (sign > 0) as i64) as f32;
+                        c[u] = (i + du) as f32;
+                        c[v] = (j + dv) as f32;
+                        c
+                    };
+                    let ao: Vec<u8> = [0usize, 1, 2, 3].iter().map(|&c| key.1[c]).collect();
+                    out.push(([at(0, 0), at(w, 0), at(w, h), at(0, h)], key.0, ao));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn unit_faces_one(m: &Mesh, q: usize) -> ([i64; 3], usize, i64) {
+    let (axis, sign) = quad_dir(m, q);
+    let c = &m.positions[4 * q..4 * q + 4];
+    let mut v = [0i64; 3];
+    for k in 0..3 {
+        let mid = c.iter().map(|p| p[k] as f64).sum::<f64>() / 4.0;
+        let mid = if k == axis { mid - 0.5 * sign as f64 } else { mid };
+        v[k] = mid.floor() as i64 + 1;
+    }
+    (v, axis, sign)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn greedy_equals_the_textbook_sweep((dims, d) in volume(false)) {
+        let k = see_through();
+        let v = Voxels::new(dims, &d).unwrap();
+        let c = culled_mesh(&v, &k, &BlockParams::default()).unwrap();
+        let g = greedy_mesh(&v, &k, &BlockParams::default()).unwrap();
+        let want = reference_greedy(&c, dims);
+        prop_assert_eq!(g.quad_count(), want.len());
+        for (q, (corners, block, ao)) in want.iter().enumerate() {
+            prop_assert_eq!(&g.positions[4 * q..4 * q + 4], &corners[..]);
+            prop_assert_eq!(g.block[4 * q], *block);
+            prop_assert_eq!(&g.ao[4 * q..4 * q + 4], &ao[..]);
+        }
+    }
 
     #[test]
     fn culled_is_closed_and_counts_voxels((dims, d) in volume(true)) {
