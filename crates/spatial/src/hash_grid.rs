@@ -138,7 +138,10 @@ impl HashGrid {
         if !c.is_finite() {
             return Ok(Vec::new());
         }
-        let rv = Vec3::new(r, r, r);
+        // The cell range is padded by a hair (1e-12 of the coordinates' scale) so that a point
+        // that passes the rounded distance test is never in a cell outside it.
+        let pad = r + (c.x.abs().max(c.y.abs()).max(c.z.abs()) + r) * 1e-12;
+        let rv = Vec3::new(pad, pad, pad);
         let b = Aabb3 { min: c - rv, max: c + rv };
         let r2 = r * r;
         Ok(self.collect(&b, |p| p.distance_sq(c) <= r2))
