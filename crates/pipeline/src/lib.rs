@@ -43,6 +43,7 @@ pub mod prepare;
 pub mod recipe;
 pub mod terrain;
 pub mod validation;
+pub mod volume;
 pub mod world;
 
 pub use error::{PipelineError, Result};

@@ -18,6 +18,8 @@
 //! * [`solid`] — solids as pure functions of position ([`solid::SolidField3D`]): the cave, the
 //!   ground under any height field, their combinations; `voxelize` and lattice sampling.
 //! * [`validate`] — structural checks of the landscape, composite and cave worlds.
+//! * [`volume`] — 3-D worlds for the faces (`implicit_cave`, `voxels`): blocks, chunks, smooth
+//!   surface.
 //! * [`voxels`] — chunked voxel worlds: generation passes and their scheduler.
 //! * [`product`] — what every generator hands to the faces, `world.json` and the registry of
 //!   generator names.
@@ -38,6 +40,7 @@ pub mod roads;
 pub mod seed;
 pub mod solid;
 pub mod validate;
+pub mod volume;
 pub mod voxels;
 
 pub use error::WorldError;

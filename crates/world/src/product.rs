@@ -5,11 +5,13 @@
 //! edge, z up (heights in metres); fields are south-first, row-major, `ny × nx`, as
 //! [`crate::field`]. A product is plain data: the pipeline turns it into files.
 
+use crate::cave::CaveParams;
 use crate::compose::palette::PaletteSpec;
 use crate::compose::{self, CompositeParams, CompositeWorld, Palette};
 use crate::error::{Result, WorldError};
 use crate::field::{Terrain, WorldGrid};
 use crate::flat::{self, FlatParams};
+use crate::forest::{generate_forest, Forest, ForestParams};
 use crate::landscape::{self, LandscapeParams, LandscapeWorld, MATERIALS};
 use crate::roads::{self, RoadNetwork, RoadParams};
 use crate::seed::{Compat, Seed};
@@ -36,7 +38,7 @@ pub struct GeneratorInfo {
 }
 
 /// Every pyworldgen generator name, sorted as its `list_generators()`.
-pub const GENERATORS: [GeneratorInfo; 6] = [
+pub const GENERATORS: [GeneratorInfo; 7] = [
     GeneratorInfo {
         name: "composite",
         kind: "composite",
@@ -52,14 +54,14 @@ pub const GENERATORS: [GeneratorInfo; 6] = [
     GeneratorInfo {
         name: "forest",
         kind: "forest",
-        available: false,
-        description: "3-D graph forest (issue 22, not yet)",
+        available: true,
+        description: "power-diagram forest: tree sites, crowns owning the canopy, canopy roof",
     },
     GeneratorInfo {
         name: "implicit_cave",
         kind: "cave",
-        available: false,
-        description: "streamed implicit cave in a voxel volume (issue 22, not yet)",
+        available: true,
+        description: "implicit cave sampled into blocks, with its smooth surface",
     },
     GeneratorInfo { name: "landscape", kind: "landscape", available: true, description: "plain with rivers and ponds" },
     GeneratorInfo {
@@ -68,7 +70,19 @@ pub const GENERATORS: [GeneratorInfo; 6] = [
         available: true,
         description: "least-cost road network over a flat base",
     },
+    GeneratorInfo {
+        name: "voxels",
+        kind: "voxels",
+        available: true,
+        description: "chunked voxel world: pyworldgen's terrain, biome, cave, tree and light passes",
+    },
 ];
+
+/// Whether generator `name` makes a 3-D world ([`crate::volume::VolumeProduct`]) rather than a
+/// height field.
+pub fn is_volume(name: &str) -> bool {
+    matches!(name, "implicit_cave" | "voxels")
+}
 
 /// The registry entry named `name`, or [`WorldError::Unknown`] listing the names.
 pub fn generator(name: &str) -> Result<&'static GeneratorInfo> {
@@ -258,13 +272,57 @@ impl WorldSpec {
                 generate_composite(seed, compat, params, &palette)
             }
             "roads" => generate_roads_world(seed, compat, params),
+            "forest" => {
+                let p = ForestParams::from_json(&Value::Object(params.clone()))?;
+                Ok(WorldProduct::from_forest(&generate_forest(seed, compat, &p)?))
+            }
+            "implicit_cave" | "voxels" => Err(WorldError::Invalid(format!(
+                "world {}: a 3-D world; generate it with WorldSpec::generate_volume",
+                info.name
+            ))),
             _ => Err(not_available(info)),
         }
     }
 
+    /// Generate the 3-D world this spec names (`implicit_cave`, `voxels`).
+    pub fn generate_volume(&self) -> Result<crate::volume::VolumeProduct> {
+        let (seed, compat, params) = (&self.seed, self.compat, &self.parameters);
+        match self.generator.as_str() {
+            "implicit_cave" => crate::volume::generate_cave_volume(
+                seed,
+                compat,
+                &CaveParams::from_json(&Value::Object(params.clone()))?,
+            ),
+            "voxels" => {
+                crate::volume::generate_voxels(seed, compat, &crate::volume::VoxelParams::from_overrides(params)?)
+            }
+            other => Err(WorldError::Invalid(format!(
+                "world {other}: a height-field world; generate it with WorldSpec::generate"
+            ))),
+        }
+    }
+
+    /// Blocks (x, y, z) of a 3-D world, without generating it: what a face checks first.
+    pub fn volume_dims(&self) -> Result<[usize; 3]> {
+        match self.generator.as_str() {
+            "implicit_cave" => {
+                let p = CaveParams::from_json(&Value::Object(self.parameters.clone()))?;
+                let (nx, nt, nu) = p.shape();
+                Ok([nx, nu, nt])
+            }
+            "voxels" => Ok(crate::volume::VoxelParams::from_overrides(&self.parameters)?.dims()),
+            other => Err(WorldError::Invalid(format!("world {other} is not a 3-D world"))),
+        }
+    }
+
     /// Cells the world will have (columns, rows), from `domain_size` and `resolution`, without
-    /// generating it: what a face checks against its budget first.
+    /// generating it: what a face checks against its budget first. A 3-D world's are its
+    /// (x, z) blocks.
     pub fn shape(&self) -> Result<(usize, usize)> {
+        if is_volume(&self.generator) {
+            let [nx, _, nz] = self.volume_dims()?;
+            return Ok((nx, nz));
+        }
         let p = FlatParams::from_overrides(&shape_params(&self.parameters))?;
         Ok(p.shape())
     }
@@ -348,6 +406,9 @@ fn resolve_each(info: &GeneratorInfo, overrides: &Map<String, Value>) -> Result<
         "flat" => to_map(&FlatParams::from_overrides(overrides)?),
         "landscape" => to_map(&LandscapeParams::from_overrides(overrides)?),
         "composite" => to_map(&CompositeParams::from_json(&Value::Object(overrides.clone()).to_string())?),
+        "forest" => to_map(&ForestParams::from_json(&Value::Object(overrides.clone()))?),
+        "implicit_cave" => to_map(&CaveParams::from_json(&Value::Object(overrides.clone()))?),
+        "voxels" => to_map(&crate::volume::VoxelParams::from_overrides(overrides)?),
         "roads" => {
             let (terrain, roads) = RoadParams::split_generator_params(&Value::Object(overrides.clone()))?;
             let mut m = to_map(&FlatParams::from_overrides(terrain.as_object().expect("an object"))?);
@@ -512,6 +573,51 @@ pub struct WorldProduct {
 }
 
 impl WorldProduct {
+    /// A forest as a height-field world: the terrain, a tree instance per site (its base on the
+    /// terrain), and a colour per cell showing the crowns that own the canopy (each crown its
+    /// own green, darker towards its border and lower canopy).
+    pub fn from_forest(f: &Forest) -> Self {
+        let height: Vec<f64> = f.terrain.iter().map(|&v| f64::from(v)).collect();
+        let grid = WorldGrid::new(f.nx, f.ny, f.resolution, f.resolution, height);
+        let mut p = Self::from_grid("forest", grid);
+        let at = |x: f64, y: f64| -> f64 {
+            let i = ((x / f.resolution) as usize).min(f.nx - 1);
+            let j = ((y / f.resolution) as usize).min(f.ny - 1);
+            f64::from(f.terrain[j * f.nx + i])
+        };
+        p.trees = f
+            .sites
+            .iter()
+            .map(|s| TreeInstance {
+                position: [s.xy.0, s.xy.1, at(s.xy.0, s.xy.1)],
+                crown_radius: s.crown_radius,
+                height: s.height,
+            })
+            .collect();
+        let (lo, hi) = f.canopy.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        let span = f64::from((hi - lo).max(1e-6));
+        p.colour = Some(
+            f.owner
+                .iter()
+                .zip(&f.border)
+                .zip(&f.canopy)
+                .map(|((&o, &b), &c)| {
+                    if o < 0 {
+                        return [150, 140, 110];
+                    }
+                    let h = bozkir_core::hash::hash_u32(o as u32, 0, 0x0F0E_5700);
+                    let tint = [(h & 0xff) as f64 / 255.0, ((h >> 8) & 0xff) as f64 / 255.0];
+                    let edge = (f64::from(b) / 1.5).clamp(0.35, 1.0);
+                    let lift = 0.7 + 0.3 * (f64::from(c - lo) / span);
+                    let g = edge * lift;
+                    [(40.0 + 50.0 * tint[0]) * g, (95.0 + 70.0 * tint[1]) * g, (35.0 + 25.0 * tint[0]) * g]
+                        .map(|v| v.round().clamp(0.0, 255.0) as u8)
+                })
+                .collect(),
+        );
+        p
+    }
+
     /// A product holding only a height field (a flat terrain, any existing grid).
     pub fn from_grid(generator: &str, grid: WorldGrid) -> Self {
         Self {
@@ -729,9 +835,21 @@ mod tests {
     #[test]
     fn unknown_and_unavailable_are_refused() {
         let e = WorldSpec::resolve("desert", Seed::Int(1), Compat::Pyworldgen, &Map::new()).unwrap_err().to_string();
-        assert!(e.contains("desert") && e.contains("composite, flat, forest, implicit_cave, landscape, roads"), "{e}");
-        let e = WorldSpec::resolve("forest", Seed::Int(1), Compat::Pyworldgen, &Map::new()).unwrap_err().to_string();
-        assert!(e.contains("issue 22"), "{e}");
+        assert!(
+            e.contains("desert") && e.contains("composite, flat, forest, implicit_cave, landscape, roads, voxels"),
+            "{e}"
+        );
+        let e =
+            WorldSpec::resolve("voxels", Seed::Int(1), Compat::Pyworldgen, &overrides(&[("chunk_size", 12.into())]))
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("chunk_size") && e.contains("8, 16, 32 or 64"), "{e}");
+        let huge = overrides(&[
+            ("chunks_from", serde_json::json!([-500, -10, -500])),
+            ("chunks_to", serde_json::json!([500, 10, 500])),
+        ]);
+        let e = WorldSpec::resolve("voxels", Seed::Int(1), Compat::Pyworldgen, &huge).unwrap_err().to_string();
+        assert!(e.contains("more than 268435456 blocks"), "{e}");
         let e = WorldSpec::resolve("flat", Seed::Int(1), Compat::Pyworldgen, &overrides(&[("tilt", 1.0.into())]))
             .unwrap_err()
             .to_string();
@@ -740,7 +858,8 @@ mod tests {
         assert!(WorldSpec::from_json(&text.replace("\"format\": 1", "\"format\": 9")).is_err());
         assert!(WorldSpec::from_json(&text.replace("\"format\"", "\"extra\": 0, \"format\"")).is_err());
         let names: Vec<&str> = GENERATORS.iter().map(|g| g.name).collect();
-        assert_eq!(names, ["composite", "flat", "forest", "implicit_cave", "landscape", "roads"]);
+        assert_eq!(names, ["composite", "flat", "forest", "implicit_cave", "landscape", "roads", "voxels"]);
+        assert!(GENERATORS.iter().all(|g| g.available));
     }
 
     #[test]
