@@ -39,13 +39,18 @@
 //!    before parents. So the law holds exactly (to rounding) at every node and the root's radius
 //!    is `max(twig_radius·N^(1/γ), trunk_radius)`, pyworldgen's root radius.
 //!
-//! **Against pyworldgen.** Same structure, parameters and meanings; not bit-equal (pyworldgen
-//! takes the principal axis from LAPACK's `eigh`, whose sign we do not reproduce, and keeps its
-//! draw weights in f32). Deliberate differences: pyworldgen clamps trunk radii to
-//! `trunk_radius·0.55` and every radius to `twig_radius`, breaking the law; it skips a cluster
-//! whose mean coincides with its parent (we attach it to the parent instead, so no terminal is
-//! lost); in the hard diagram it keeps the root at the site even when the site lies in another
-//! tree's power cell, and it does not reroute edges that cross other cells.
+//! **Against pyworldgen.** In the compatibility path with a round-crowned species the node
+//! kinds, parents and positions are bit-equal to pyworldgen's (`tests/forest_graph_golden.rs`),
+//! which takes numpy's arithmetic as it is: float32 draw weights and roof mean, dot products
+//! and the 2 × 2 scatter matrix accumulated with fused multiply-adds (OpenBLAS), LAPACK's
+//! `dlaev2` rotation for the principal axis. Deliberate differences, each where pyworldgen's
+//! result would break an invariant: pyworldgen clamps trunk radii to `0.55·trunk_radius` and
+//! every radius to `twig_radius`, breaking the radius law (its root radius is ours); an edge
+//! that crosses another tree's cell is rerouted (pyworldgen checks nodes only); a crown split
+//! into islands by diffusion grows on its largest piece (pyworldgen snaps to any island and
+//! joins them across other crowns); in the hard diagram a trunk node outside the crown is
+//! snapped (pyworldgen leaves it in a neighbour's cell); a cluster whose mean coincides with
+//! its parent is attached to the parent (pyworldgen drops its terminals).
 //!
 //! Coordinates: x east, y north, z up, metres; a point (x, y) lies in cell
 //! `(⌊clip(x/res, 0, nx−1)⌋, ⌊clip(y/res, 0, ny−1)⌋)`, pyworldgen's `validate_forest` lookup.
