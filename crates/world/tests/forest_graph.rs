@@ -410,3 +410,40 @@ fn graph_parameters_are_accepted_by_their_pyworldgen_names() {
     assert!(e(serde_json::json!({"species": [{"radius_gamma": 0.2}]})).contains("species[0].radius_gamma"));
     assert!(e(serde_json::json!({"species": [{"hieght": 3}]})).contains("hieght"));
 }
+
+#[test]
+fn invariants_hold_on_many_small_forests() {
+    // 32 small forests with parameters picked by a fixed LCG: both randomness paths, 0.75–2.5 m
+    // cells, diffusion up to 1.2, 0–3 Lloyd rounds, depths 0–8, clusters 1–6, jitter 0–3 m,
+    // 1 or 3 species.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut pick = |n: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % n
+    };
+    let (mut nodes, mut trees) = (0, 0);
+    for k in 0..32 {
+        let p = ForestParams {
+            domain_size: (30.0 + 10.0 * pick(4) as f64, 30.0 + 10.0 * pick(3) as f64),
+            resolution: [0.75, 1.0, 1.5, 2.5][pick(4)],
+            target_tree_count: 10 + pick(40),
+            canopy_diffusion: [0.0, 0.2, 0.5, 1.2][pick(4)],
+            lloyd_iterations: pick(4) as u32,
+            max_branch_depth: pick(9) as u32,
+            leaf_cluster_size: 1 + pick(6),
+            graph_jitter: [0.0, 0.65, 3.0][pick(3)],
+            terminal_density: [0.02, 0.04, 0.3][pick(3)],
+            species: if pick(2) == 0 { Vec::new() } else { three_species() },
+            ..ForestParams::default()
+        };
+        let compat = if pick(2) == 0 { Compat::Pyworldgen } else { Compat::Canonical };
+        let label = format!("forest {k} ({compat:?}, {p:?})");
+        let f = generate_forest(&Seed::parse(&format!("s{k}")), compat, &p).unwrap();
+        let (t, n, _, _) = check_invariants(&label, &f);
+        validate_forest(&f).unwrap_or_else(|e| panic!("{label}: {e}"));
+        trees += t;
+        nodes += n;
+    }
+    eprintln!("32 small forests: {trees} trees, {nodes} nodes");
+    assert!(trees > 300);
+}
