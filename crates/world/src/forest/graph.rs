@@ -271,10 +271,15 @@ impl Crown {
         best.1
     }
 
-    /// Shortest 4-connected path of crown cells from `a` to `b`, both included (both must be in
-    /// the crown).
+    /// Shortest 4-connected path of crown cells from `a` to `b`, both included. Both are crown
+    /// cells by construction; were one not, the path is just `[a, b]`.
     fn path(&self, nx: usize, a: usize, b: usize) -> Vec<usize> {
-        let (la, lb) = (self.local(nx, a).expect("in crown"), self.local(nx, b).expect("in crown"));
+        let (Some(la), Some(lb)) = (self.local(nx, a), self.local(nx, b)) else {
+            return vec![a, b];
+        };
+        if !(self.inside[la] && self.inside[lb]) {
+            return vec![a, b];
+        }
         let mut prev = vec![usize::MAX; self.w * self.h];
         prev[la] = la;
         let mut queue = VecDeque::from([la]);
@@ -288,6 +293,9 @@ impl Crown {
                     queue.push_back(n);
                 }
             }
+        }
+        if prev[lb] == usize::MAX {
+            return vec![a, b];
         }
         let mut out = vec![lb];
         let mut l = lb;
