@@ -17,7 +17,6 @@
 //!   between the two least power distances' square roots.
 //! * **Canopy**: each crown's cells are lifted by 0.55 of the gap between the mean of terrain +
 //!   tree height and the mean canopy base over them.
-//!
 //! * **Graphs** ([`graph`]): root → trunk → branches → terminals per tree, every node and edge
 //!   inside the tree's owned cells, radii under `r_parentᵞ = Σ r_childᵞ`.
 //!
@@ -43,7 +42,8 @@ use crate::random::{for_compat, Draws, Noise};
 use crate::roads::np::pairwise_sum;
 use crate::{Compat, Seed};
 
-/// Parameters of the forest's sites, crowns and canopy, by pyworldgen's names and defaults.
+/// Parameters of the forest's sites, crowns, canopy and tree graphs, by pyworldgen's names and
+/// defaults, plus the species table (our extension).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ForestParams {
