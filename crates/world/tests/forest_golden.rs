@@ -64,6 +64,6 @@ fn forest_is_deterministic_and_refuses_bad_parameters() {
     let e = |v: serde_json::Value| ForestParams::from_json(&v).unwrap_err().to_string();
     assert!(e(serde_json::json!({"resolution": -1.0})).contains("resolution"));
     assert!(e(serde_json::json!({"min_crown_radius": 9.0})).contains("min_crown_radius"));
-    assert!(e(serde_json::json!({"crown_depth": 9.0})).contains("crown_depth"));
+    assert!(e(serde_json::json!({"crown_dpeth": 9.0})).contains("crown_dpeth"));
     assert!(e(serde_json::json!({"domain_size": [1e9, 1e9]})).contains("resolution"));
 }

@@ -1,7 +1,8 @@
-//! `forest` (seed 002, pyworldgen 0.1.8's `biomes/forest.py`), its ground half: tree sites drawn
-//! by dart throwing against an ecological density, crowns as a power diagram (weighted Voronoi)
-//! with one Lloyd relaxation, the canopy roof over the owned cells, and the distance to each
-//! crown's border. (The per-tree branch graphs are the next step of issue 22.)
+//! `forest` (seed 002, pyworldgen 0.1.8's `biomes/forest.py`): tree sites drawn by dart throwing
+//! against an ecological density, crowns as a power diagram (weighted Voronoi; Aurenhammer 1987)
+//! with one Lloyd relaxation, the canopy roof over the owned cells, the distance to each crown's
+//! border, and one branch graph per tree inside its own crown cell ([`graph`]), of a species
+//! drawn per site ([`species`]); [`validate_forest`] checks the invariants.
 //!
 //! * **Fields** of (x, y) by value-noise fBM: terrain height, moisture, fertility, density
 //!   `clip(0.25 + 0.55·fertility + 0.20·moisture, 0, 1)`, and the canopy base (terrain + mean
@@ -16,8 +17,23 @@
 //!   between the two least power distances' square roots.
 //! * **Canopy**: each crown's cells are lifted by 0.55 of the gap between the mean of terrain +
 //!   tree height and the mean canopy base over them.
+//! * **Graphs** ([`graph`]): root → trunk → branches → terminals per tree, every node and edge
+//!   inside the tree's owned cells, radii under `r_parentᵞ = Σ r_childᵞ`.
 //!
 //! Grids are `ny × nx`, row `j` at y = (j + ½)·res (row 0 south), as pyworldgen stores them.
+//! The ground half is bit-equal to pyworldgen's in the compatibility path; the species draw
+//! reads its own hash stream, so it moves nothing of it. Deterministic on any thread count
+//! (the graphs are built in parallel, one tree per task, collected in site order).
+
+pub mod graph;
+pub mod species;
+pub mod validate;
+
+pub use graph::{BranchEdge, NodeKind, TreeGraph, TreeNode};
+pub use species::{CrownShape, Species};
+pub use validate::{inspect_forest, validate_forest, ForestReport};
+
+use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +42,8 @@ use crate::random::{for_compat, Draws, Noise};
 use crate::roads::np::pairwise_sum;
 use crate::{Compat, Seed};
 
-/// Parameters of the forest's sites, crowns and canopy, by pyworldgen's names and defaults.
+/// Parameters of the forest's sites, crowns, canopy and tree graphs, by pyworldgen's names and
+/// defaults, plus the species table (our extension).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ForestParams {
@@ -73,6 +90,44 @@ pub struct ForestParams {
     pub canopy_diffusion_scale: f64,
     /// Trunk radius of a tree of age 0.64, metres (scaled by `0.55 + 0.70·age`). Default 0.44.
     pub trunk_radius: f64,
+    /// Depth of the crown below the roof, metres: the trunk top sits `0.65·crown_depth` under
+    /// the crown's mean canopy height. Default 9.
+    pub crown_depth: f64,
+    /// Deepest split before terminals are attached (the default species'). Default 5.
+    pub max_branch_depth: u32,
+    /// A terminal set this small is attached directly. Default 4.
+    pub leaf_cluster_size: usize,
+    /// Terminals per square metre of crown. Default 0.04.
+    pub terminal_density: f64,
+    /// Least terminals per tree (fewer if the crown has fewer candidate cells). Default 10.
+    pub terminal_min: usize,
+    /// Most terminals per tree (≤ 100,000). Default 44.
+    pub terminal_max: usize,
+    /// Least terminal radius, metres (the default species'). Default 0.035.
+    pub twig_radius: f64,
+    /// γ of the radius law (the default species'), in [1, 8]. Default 2.05.
+    pub radius_gamma: f64,
+    /// Terminal candidates are the cells at least `max(cell_margin, terminal_boundary_margin)`
+    /// metres (border distance) inside the crown. Default 0.75.
+    pub cell_margin: f64,
+    /// See `cell_margin`. Default 0.75.
+    pub terminal_boundary_margin: f64,
+    /// Terminals sit `U(0.15, terminal_depth_jitter)` metres under the roof. Default 1.8.
+    pub terminal_depth_jitter: f64,
+    /// Share of the way a branch steps toward its terminals' mean (before decay). Default 0.56.
+    pub branch_step_fraction: f64,
+    /// Hashed jitter of branch nodes, metres per axis (terminals: a fifth). Default 0.65.
+    pub graph_jitter: f64,
+    /// Lengthens the branch step by `0.75 + 0.25·apical_dominance`. Default 0.4.
+    pub apical_dominance: f64,
+    /// Branch step factor per level below the first. Default 0.72.
+    pub branch_length_decay: f64,
+    /// Graphs for the first this many sites only (`None`: all). Default `None`.
+    pub max_trees_for_graphs: Option<usize>,
+    /// Species table (at most 64); empty (the default) means one species, "broadleaf", with a
+    /// round crown and the `max_branch_depth`, `twig_radius` and `radius_gamma` above:
+    /// pyworldgen's single species.
+    pub species: Vec<Species>,
 }
 
 impl Default for ForestParams {
@@ -99,6 +154,23 @@ impl Default for ForestParams {
             canopy_diffusion: 0.0,
             canopy_diffusion_scale: 0.06,
             trunk_radius: 0.44,
+            crown_depth: 9.0,
+            max_branch_depth: 5,
+            leaf_cluster_size: 4,
+            terminal_density: 0.04,
+            terminal_min: 10,
+            terminal_max: 44,
+            twig_radius: 0.035,
+            radius_gamma: 2.05,
+            cell_margin: 0.75,
+            terminal_boundary_margin: 0.75,
+            terminal_depth_jitter: 1.8,
+            branch_step_fraction: 0.56,
+            graph_jitter: 0.65,
+            apical_dominance: 0.4,
+            branch_length_decay: 0.72,
+            max_trees_for_graphs: None,
+            species: Vec::new(),
         }
     }
 }
@@ -115,7 +187,8 @@ impl ForestParams {
     }
 
     /// Finite numbers, a positive cell and domain, ordered crown radii, at most 1e6 sites and
-    /// 1e8 darts, and a grid under [`MAX_CELLS`].
+    /// 1e8 darts, a grid under [`MAX_CELLS`], `terminal_min ≤ terminal_max ≤ 100,000`, valid
+    /// species (at most [`species::MAX_SPECIES`], shares summing above 0).
     pub fn validate(&self) -> Result<()> {
         let nums = [
             ("domain_size", self.domain_size.0),
@@ -136,6 +209,17 @@ impl ForestParams {
             ("canopy_diffusion", self.canopy_diffusion),
             ("canopy_diffusion_scale", self.canopy_diffusion_scale),
             ("trunk_radius", self.trunk_radius),
+            ("crown_depth", self.crown_depth),
+            ("terminal_density", self.terminal_density),
+            ("twig_radius", self.twig_radius),
+            ("radius_gamma", self.radius_gamma),
+            ("cell_margin", self.cell_margin),
+            ("terminal_boundary_margin", self.terminal_boundary_margin),
+            ("terminal_depth_jitter", self.terminal_depth_jitter),
+            ("branch_step_fraction", self.branch_step_fraction),
+            ("graph_jitter", self.graph_jitter),
+            ("apical_dominance", self.apical_dominance),
+            ("branch_length_decay", self.branch_length_decay),
         ];
         if let Some((n, v)) = nums.iter().find(|(_, v)| !v.is_finite()) {
             return Err(param(n, v, "must be a finite number"));
@@ -162,6 +246,29 @@ impl ForestParams {
         if self.lloyd_iterations > 100 {
             return Err(param("lloyd_iterations", self.lloyd_iterations, "must be ≤ 100"));
         }
+        if self.terminal_max > 100_000 {
+            return Err(param("terminal_max", self.terminal_max, "must be ≤ 100,000"));
+        }
+        if self.terminal_min > self.terminal_max {
+            return Err(param(
+                "terminal_min",
+                self.terminal_min,
+                &format!("must not exceed terminal_max = {}", self.terminal_max),
+            ));
+        }
+        if self.species.len() > species::MAX_SPECIES {
+            return Err(param("species", self.species.len(), &format!("at most {} species", species::MAX_SPECIES)));
+        }
+        if self.species.is_empty() {
+            // The flat parameters, by their own names.
+            self.species_table()[0].check("")?;
+        }
+        for (k, s) in self.species.iter().enumerate() {
+            s.validate(k)?;
+        }
+        if self.species_table().iter().map(|s| s.share).sum::<f64>() <= 0.0 {
+            return Err(param("species", "all shares 0", "the shares must sum above 0"));
+        }
         let (nx, ny) = self.shape();
         if nx == 0 || ny == 0 || (nx as f64) * (ny as f64) > MAX_CELLS as f64 {
             return Err(param(
@@ -171,6 +278,22 @@ impl ForestParams {
             ));
         }
         Ok(())
+    }
+
+    /// The species in use: `species`, or when it is empty the one species the flat parameters
+    /// describe (pyworldgen's).
+    pub fn species_table(&self) -> Vec<Species> {
+        if !self.species.is_empty() {
+            return self.species.clone();
+        }
+        vec![Species {
+            name: "broadleaf".into(),
+            share: 1.0,
+            max_branch_depth: self.max_branch_depth,
+            twig_radius: self.twig_radius,
+            radius_gamma: self.radius_gamma,
+            crown: CrownShape::Round,
+        }]
     }
 
     /// (nx, ny): `round(width / res)`, `round(depth / res)`, half to even.
@@ -197,10 +320,13 @@ pub struct TreeSite {
     pub age: f64,
     /// Trunk radius, metres.
     pub trunk_radius: f64,
+    /// Index into the forest's species table.
+    pub species: usize,
 }
 
-/// The forest's ground half: sites after relaxation, the owner of each cell (−1: none), the
-/// distance to the crown border, the terrain and the canopy roof (f32, as pyworldgen keeps them).
+/// A forest: sites after relaxation, the owner of each cell (−1: none), the distance to the
+/// crown border, the terrain and the canopy roof (f32, as pyworldgen keeps them), the species
+/// table and one branch graph per tree that owns cells.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Forest {
     /// Columns.
@@ -221,6 +347,11 @@ pub struct Forest {
     pub terrain: Vec<f32>,
     /// Canopy roof height, per cell.
     pub canopy: Vec<f32>,
+    /// The species table the sites index.
+    pub species: Vec<Species>,
+    /// Branch graphs in site order (sites owning no cell, or past `max_trees_for_graphs`, have
+    /// none).
+    pub graphs: Vec<TreeGraph>,
 }
 
 /// The ecological fields of a forest.
@@ -301,6 +432,7 @@ fn sample_sites(f: &Fields<'_>, draws: &mut dyn Draws) -> Vec<TreeSite> {
             weight: comp,
             age,
             trunk_radius: p.trunk_radius * (0.55 + 0.70 * age),
+            species: 0,
         });
     }
     sites
@@ -359,7 +491,8 @@ fn mean(v: &[f64]) -> f64 {
     pairwise_sum(v) / v.len() as f64
 }
 
-/// The forest's ground half for `seed` (pyworldgen's `generate_forest` without the graphs).
+/// The forest for `seed` (pyworldgen's `generate_forest`): the ground half, then the species
+/// draw and the graphs.
 pub fn generate_forest(seed: &Seed, compat: Compat, p: &ForestParams) -> Result<Forest> {
     p.validate()?;
     let rnd = for_compat(compat);
@@ -404,15 +537,31 @@ pub fn generate_forest(seed: &Seed, compat: Compat, p: &ForestParams) -> Result<
             canopy[c] += lift;
         }
     }
-    Ok(Forest {
-        nx,
-        ny,
-        resolution: res,
-        sites,
-        owner,
-        border,
-        nearest,
-        terrain: terrain.iter().map(|&v| v as f32).collect(),
-        canopy: canopy.iter().map(|&v| v as f32).collect(),
-    })
+    let terrain: Vec<f32> = terrain.iter().map(|&v| v as f32).collect();
+    let canopy: Vec<f32> = canopy.iter().map(|&v| v as f32).collect();
+
+    let table = p.species_table();
+    let drawn = species::draw_species(&table, sites.len(), f.n, seed_int);
+    for (s, k) in sites.iter_mut().zip(drawn) {
+        s.species = k;
+    }
+    let cells = owned(&owner, sites.len());
+    let ctx = graph::GraphContext {
+        p,
+        noise: f.n,
+        seed: seed_int,
+        grid: graph::OwnerGrid { nx, ny, res, owner: &owner },
+        border: &border,
+        terrain: &terrain,
+        canopy: &canopy,
+    };
+    let limit = p.max_trees_for_graphs.unwrap_or(usize::MAX).min(sites.len());
+    let graphs: Vec<TreeGraph> = sites[..limit]
+        .par_iter()
+        .filter_map(|s| {
+            let mut d = rnd.draws(seed_int.wrapping_add(3000).wrapping_add(17 * s.id as i64));
+            graph::build_tree_graph(&ctx, s, &table[s.species], s.species, &cells[s.id], d.as_mut())
+        })
+        .collect();
+    Ok(Forest { nx, ny, resolution: res, sites, owner, border, nearest, terrain, canopy, species: table, graphs })
 }
