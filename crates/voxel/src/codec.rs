@@ -9,14 +9,14 @@
 //! | 6 | 1 | chunk edge `s` (8, 16, 32 or 64) |
 //! | 7 | 1 | state (0–9, pyworldgen's `ChunkState` numbers) |
 //! | 8 | 12 | chunk position x, y, z (`i32` each; within the range of the edge) |
-//! | 20 | 1 | index width `b` (0, 1, 2, 4, 8 or 16) |
-//! | 21 | 1 | light mode (0: one level for the chunk, 1: 4 bits per voxel) |
-//! | 22 | 2 | reserved, 0 |
+//! | 20 | 1 | light mode (0: one level for the chunk, 1: 4 bits per voxel) |
+//! | 21 | 3 | reserved, 0 |
 //! | 24 | 4 | palette length `p` (`u32`, 1 ..= min(65536, s³)) |
-//! | 28 | 2p | palette: block ids (`u16`), distinct |
-//! | … | 4s | layer descriptors, one per y (`u32`): bit 31 set → uniform layer, palette index in bits 0–15; else the offset, in words, of the layer's packed indices |
+//! | 28 | 2p | chunk palette: block ids (`u16`), distinct |
+//! | … | 4 | section count `n`: 0 (the chunk is `palette[0]` throughout; then `p` = 1) or `s³ / L` with `L = min(256, s²)` |
+//! | … | 4n | section descriptors (`u32`), voxels `k*L .. (k+1)*L`: bit 31 set → uniform, palette index in bits 0–15; else width code `c` (bits per voxel `2^c`) in bits 28–30 and the section's word offset in bits 0–27 |
 //! | … | 4 | word count `w` (`u32`) |
-//! | … | 8w | packed index words (`u64`): voxel `j` of a layer (`j = x + s*z`) in bits `(j mod 64/b)*b ..` of word `j / (64/b)` |
+//! | … | 8w | words (`u64`). A section of width 1, 2 or 4 starts with its local palette (2, 4 or 16 slots of `u16` chunk-palette indices, 4 per word from the low bits, unused slots `0xFFFF`; 1, 1 or 4 words), then its indices; width 8 or 16: indices into the chunk palette. Voxel `j` of a section in bits `(j mod 64/b)*b ..` of index word `j / (64/b)`. Sections tile the words exactly |
 //! | … | 1 or s³/2 | light: the level (mode 0), or nibbles, voxel `i` in the low nibble of byte `i/2` when `i` is even |
 //! | … | 2s² | heightmap (`i16` per column, `x + s*z`) |
 //! | … | s² | biomes (`u8` per column) |
@@ -30,10 +30,9 @@
 //! palette length, light levels, reserved bytes, trailing bytes. Allocation is bounded by the
 //! edge (at most about 1.2 MiB for a 64³ chunk), never by a length read from the bytes.
 //!
-//! Determinism: the bytes are a function of the chunk's representation; chunks whose blocks are
-//! compact ([`PalettedBlocks::compact`](crate::palette::PalettedBlocks::compact), or built by
-//! `from_dense`, or decoded from compact bytes) and whose light is compact encode equal
-//! contents to equal bytes.
+//! Determinism: the encoder writes the canonical form (it compacts a copy of the blocks and the
+//! light, see [`PalettedBlocks::compact`](crate::palette::PalettedBlocks::compact)), so chunks
+//! of equal contents, position and state encode to equal bytes.
 
 use crate::block::BlockId;
 use crate::chunk::{Chunk, ChunkState, LightStorage, MAX_LIGHT};
@@ -49,10 +48,13 @@ pub const VERSION: u16 = 1;
 /// Encodes `chunk` (see the module doc for the layout).
 pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     let size = chunk.size();
-    let (bits, palette, layers, words) = chunk.blocks().raw_parts();
-    let light = chunk.light();
+    let mut blocks = chunk.blocks().clone();
+    blocks.compact();
+    let (palette, secs, words) = blocks.raw_parts();
+    let mut light = chunk.light().clone();
+    light.compact();
     let cap =
-        28 + 2 * palette.len() + 4 * layers.len() + 4 + 8 * words.len() + 1 + light.nibbles().len() + 3 * size.area();
+        32 + 2 * palette.len() + 4 * secs.len() + 4 + 8 * words.len() + 1 + light.nibbles().len() + 3 * size.area();
     let mut out = Vec::with_capacity(cap);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -61,14 +63,14 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     for v in [chunk.coord.x, chunk.coord.y, chunk.coord.z] {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    out.push(bits);
     out.push(if light.uniform_level().is_some() { 0 } else { 1 });
-    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&[0, 0, 0]);
     out.extend_from_slice(&(palette.len() as u32).to_le_bytes());
     for b in palette {
         out.extend_from_slice(&b.0.to_le_bytes());
     }
-    for d in layers {
+    out.extend_from_slice(&(secs.len() as u32).to_le_bytes());
+    for d in secs {
         out.extend_from_slice(&d.to_le_bytes());
     }
     out.extend_from_slice(&(words.len() as u32).to_le_bytes());
@@ -146,14 +148,13 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Chunk> {
         i32::from_le_bytes([c[8], c[9], c[10], c[11]]),
     );
     coord.check_range(size)?;
-    let bits = r.u8("index width")?;
     let light_mode = r.u8("light mode")?;
     if light_mode > 1 {
         return Err(VoxelError::Corrupt(format!("light mode {light_mode} is not 0 or 1")));
     }
-    let reserved = r.u16("reserved")?;
-    if reserved != 0 {
-        return Err(VoxelError::Corrupt(format!("reserved field is {reserved}, expected 0")));
+    let reserved = r.take("reserved", 3)?;
+    if reserved != [0, 0, 0] {
+        return Err(VoxelError::Corrupt(format!("reserved bytes are {reserved:?}, expected 0")));
     }
     let plen = r.u32("palette length")? as usize;
     let pmax = size.volume().min(65536);
@@ -162,23 +163,30 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Chunk> {
     }
     let palette: Vec<BlockId> =
         r.items("palette", plen, 2)?.chunks_exact(2).map(|b| BlockId(u16::from_le_bytes([b[0], b[1]]))).collect();
-    let edge = size.edge() as usize;
-    let layers: Vec<u32> = r
-        .items("layer descriptors", edge, 4)?
+    let nsec = r.u32("section count")? as usize;
+    let full = size.volume() / size.area().min(256);
+    if nsec != 0 && nsec != full {
+        return Err(VoxelError::Corrupt(format!("section count {nsec} is neither 0 nor {full}")));
+    }
+    let secs: Vec<u32> = r
+        .items("section descriptors", nsec, 4)?
         .chunks_exact(4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     let wlen = r.u32("word count")? as usize;
     let wmax = size.volume() / 4; // 16-bit indices for every voxel
     if wlen > wmax {
-        return Err(VoxelError::Corrupt(format!("word count {wlen} exceeds {wmax} for a chunk of edge {edge}")));
+        return Err(VoxelError::Corrupt(format!(
+            "word count {wlen} exceeds {wmax} for a chunk of edge {}",
+            size.edge()
+        )));
     }
     let words: Vec<u64> = r
         .items("packed indices", wlen, 8)?
         .chunks_exact(8)
         .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
         .collect();
-    let blocks = PalettedBlocks::from_raw_parts(size, bits, palette, layers, words)?;
+    let blocks = PalettedBlocks::from_raw_parts(size, palette, secs, words)?;
     let light = if light_mode == 0 {
         let l = r.u8("light level")?;
         if l > MAX_LIGHT {
@@ -284,14 +292,21 @@ mod tests {
         let mut b = good.clone();
         b[7] = 10;
         assert!(decode_chunk(&b).unwrap_err().to_string().contains("state 10"));
-        // a palette index out of range: palette of 5 at 4 bits, write index 15 into a word
-        let (_, pal, layers, _) = c.blocks().raw_parts();
+        // an index beyond a section's local palette: all ones in the first index word of the
+        // first packed section (5 kinds in 64-voxel sections: widths 2 or 4, never all slots used)
+        let mut blocks = c.blocks().clone();
+        blocks.compact();
+        let (pal, secs, _) = blocks.raw_parts();
         assert_eq!(pal.len(), 5);
-        let words_at = 28 + 2 * pal.len() + 4 * layers.len() + 4;
+        let d = *secs.iter().find(|&&d| d & (1 << 31) == 0).unwrap();
+        let (code, off) = (d >> 28, (d & ((1 << 28) - 1)) as usize);
+        let lp = if code <= 1 { 1 } else { 4 };
+        let words_at = 28 + 2 * pal.len() + 4 + 4 * secs.len() + 4;
         let mut b = good.clone();
-        b[words_at] = 0xff;
+        let at = words_at + 8 * (off + lp);
+        b[at..at + 8].copy_from_slice(&[0xff; 8]);
         let e = decode_chunk(&b).unwrap_err().to_string();
-        assert!(e.contains("palette index 15"), "{e}");
+        assert!(e.contains("beyond"), "{e}");
         // chunk out of range for the edge
         let mut b = good.clone();
         b[8..12].copy_from_slice(&i32::MAX.to_le_bytes());

@@ -1,41 +1,52 @@
-//! Palette-compressed block storage for one chunk, with uniform horizontal layers.
+//! Palette-compressed block storage for one chunk: a chunk palette, and sections of 256 voxels
+//! each uniform or bit-packed through a small local palette.
 //!
-//! Algorithm. The chunk's distinct block ids form a **palette**; each voxel stores its palette
-//! index in `bits` bits, packed little-end-first into `u64` words. `bits` is the least of
-//! 0, 1, 2, 4, 8, 16 that addresses the palette (a power of two, so no entry straddles a word and
-//! a voxel is found by shifts and masks alone). On top of the palette, the chunk is cut into its
-//! `edge` horizontal **layers** (one y each, `edge²` voxels): a layer whose voxels all hold one
-//! palette entry is stored as that index alone and owns no words; only mixed layers own packed
-//! words. Terrain is stratified (stone below, air above), so most layers of a chunk that holds
-//! both are uniform, and the packed words cover only the layers the surface crosses. This is the
-//! palette scheme of Minecraft's chunk sections (Mojang, 1.13+) with per-layer uniform sections
-//! added for the ≤ 1 bit/voxel target of issue 22.
+//! Algorithm. The chunk's distinct block ids form the **chunk palette** (`u16` ids, at most
+//! 65,536). The voxel index range is cut into **sections** of `L = min(256, edge²)` consecutive
+//! voxels (one layer at edges 8 and 16, a 32 × 8 strip of a layer at 32, a 64 × 4 strip at 64).
+//! A section is either
 //!
-//! Growth and compaction. [`set`](PalettedBlocks::set) appends unseen ids to the palette and
-//! widens `bits` when the palette outgrows it (repacking the mixed layers); a uniform layer that
-//! receives a different id is expanded into packed words. Nothing shrinks on `set`:
-//! [`compact`](PalettedBlocks::compact) drops palette entries no voxel uses, re-detects uniform
-//! layers and narrows `bits`. After `compact` (and after [`from_dense`](PalettedBlocks::from_dense))
-//! the representation is **canonical**: the palette is in order of first appearance in the
-//! voxel index order, mixed layers are packed in y order; equal contents give equal
-//! representations (and equal bytes in `codec`).
+//! * **uniform** — one chunk-palette index in its descriptor, no words; or
+//! * **local** — `b` = 1, 2 or 4 bits per voxel indexing a local palette of `2^b` slots that
+//!   hold chunk-palette indices (`u16`, unused slots `0xFFFF`), or
+//! * **direct** — `b` = 8 or 16 bits per voxel holding chunk-palette indices (for sections with
+//!   more than 16 kinds; 8 only while the chunk palette has at most 256 entries).
 //!
-//! Layout. Voxel index `i = x + s*(z + s*y)` (see [`coords`](crate::coords)); layer `y = i >> 2k`
-//! (`s = 2^k`), index within the layer `j = i & (s² - 1)`, word `j >> (6 - log2 bits)`, bit
-//! offset `(j mod (64 / bits)) * bits`.
+//! Widths are powers of two, so no entry straddles a `u64` word and a voxel is found by shifts and
+//! masks: section `i >> log2 L`, entry `j = i mod L` in word `j >> (6 - log2 b)` at bit
+//! `(j mod 64/b) * b` of the section's index words; a local section's words start with its
+//! local palette (4 slots per word, slot `k` at bits `16 (k mod 4)` of word `k / 4`). A chunk
+//! that is one id throughout keeps no section descriptors at all. This is the palette scheme
+//! of Minecraft's chunk sections (Mojang, 1.13+) refined to per-section palettes and widths and
+//! uniform sections, for issue 22's ≤ 1 bit/voxel on terrain: terrain is stratified, so most
+//! sections of a chunk are all stone or all air, and the sections the surface crosses hold 2–4
+//! kinds (1–2 bits) whatever the chunk holds elsewhere.
 //!
-//! Size accounting ([`storage_bits`](PalettedBlocks::storage_bits)): 16 bits per palette entry,
-//! 32 bits per layer descriptor, 64 bits per packed word, and 32 bits per entry of the reverse
-//! lookup that palettes over 16 entries keep; the struct itself (about 100 bytes, fixed) is
-//! not counted. Caps: at most 65,536 palette entries (all `u16` ids), at most `edge³` voxels
-//! (262,144 at edge 64); no allocation exceeds `edge³ * 2` bytes.
+//! Growth and compaction. [`set`](PalettedBlocks::set) appends unseen ids to the chunk palette;
+//! a uniform section receiving another id becomes a 1-bit local section; a local palette that
+//! is full is widened (1 → 2 → 4 → direct 8 → direct 16), the section being re-packed at the end
+//! of the word store (its old words become garbage until `compact`). Nothing shrinks on `set`:
+//! [`compact`](PalettedBlocks::compact) drops unused chunk-palette entries, re-detects uniform
+//! sections, narrows every section to the least width and drops garbage. After `compact` (and
+//! after [`from_dense`](PalettedBlocks::from_dense)) the representation is **canonical**: chunk
+//! palette in order of first appearance in voxel index order, each local palette in order of
+//! first appearance in its section, sections packed in index order; equal contents give equal
+//! representations (and equal bytes in [`codec`](crate::codec)).
+//!
+//! Size accounting ([`storage_bits`](PalettedBlocks::storage_bits)): 16 bits per chunk-palette
+//! entry, 32 per section descriptor, 64 per word (local palettes, indices and garbage), 32 per
+//! entry of the sorted reverse lookup that chunk palettes over 16 entries keep; the struct
+//! itself (about 100 bytes) is not counted. Caps: at most 65,536 palette entries, `edge³` voxels
+//! (262,144 at edge 64); the word store stays below `edge³ / 2` words even with garbage.
 
 use crate::block::BlockId;
 use crate::coords::{ChunkSize, LocalPos};
 use crate::error::{Result, VoxelError};
 
 const UNIFORM: u32 = 1 << 31;
-/// Palettes longer than this keep a sorted reverse lookup (binary search instead of a scan).
+const OFFSET_MASK: u32 = (1 << 28) - 1;
+const FREE: u16 = u16::MAX;
+/// Chunk palettes longer than this keep a sorted reverse lookup (binary search instead of a scan).
 const LINEAR_MAX: usize = 16;
 
 /// The palette (index → id) with a sorted reverse lookup once it is long.
@@ -70,33 +81,34 @@ impl Pal {
         }
         p
     }
-    fn clear_to(&mut self, b: BlockId) {
-        self.ids.clear();
-        self.ids.push(b);
-        self.rev = Vec::new();
+    #[inline]
+    fn find_or_push(&mut self, b: BlockId) -> u16 {
+        match self.find(b) {
+            Some(p) => p,
+            None => self.push(b),
+        }
     }
 }
 
-/// Least packed width (0, 1, 2, 4, 8 or 16) addressing `n` palette entries.
+/// Words of a local palette at width code `lb` (0 for direct sections).
 #[inline]
-fn bits_for(n: usize) -> u8 {
-    match n {
-        0..=1 => 0,
-        2 => 1,
-        3..=4 => 2,
-        5..=16 => 4,
-        17..=256 => 8,
-        _ => 16,
+const fn lp_words(lb: u32) -> usize {
+    match lb {
+        0 | 1 => 1,
+        2 => 4,
+        _ => 0,
     }
 }
 
-/// `v` repeated in every `bits`-wide slot of a word.
+/// Least width code for a section of `k` distinct kinds in a chunk palette of `n` entries.
 #[inline]
-fn pattern(v: u64, bits: u8) -> u64 {
-    if bits == 0 {
-        0
-    } else {
-        v.wrapping_mul(u64::MAX / ((1u64 << bits) - 1))
+fn width_for(k: usize, n: usize) -> u32 {
+    match k {
+        0..=2 => 0,
+        3..=4 => 1,
+        5..=16 => 2,
+        _ if n <= 256 => 3,
+        _ => 4,
     }
 }
 
@@ -104,11 +116,12 @@ fn pattern(v: u64, bits: u8) -> u64 {
 #[derive(Debug, Clone)]
 pub struct PalettedBlocks {
     size: ChunkSize,
-    bits: u8,
-    log_bits: u8,
+    /// log2 of the section length.
+    sec_shift: u8,
     pal: Pal,
-    /// Per y layer: `UNIFORM | palette index`, or the offset of its packed words.
-    layers: Vec<u32>,
+    /// Per section: `UNIFORM | chunk-palette index`, or `width code << 28 | word offset`.
+    /// Empty when the whole chunk is `pal.ids[0]`.
+    secs: Vec<u32>,
     words: Vec<u64>,
 }
 
@@ -118,12 +131,12 @@ impl PartialEq for PalettedBlocks {
         if self.size != other.size {
             return false;
         }
-        let area = self.size.area();
-        let mut a = vec![BlockId::AIR; area];
-        let mut b = vec![BlockId::AIR; area];
-        (0..self.size.edge() as usize).all(|y| {
-            self.layer_to_dense(y, &mut a);
-            other.layer_to_dense(y, &mut b);
+        let l = self.sec_len();
+        let mut a = vec![BlockId::AIR; l];
+        let mut b = vec![BlockId::AIR; l];
+        (0..self.sections()).all(|s| {
+            self.section_ids(s, &mut a);
+            other.section_ids(s, &mut b);
             a == b
         })
     }
@@ -136,14 +149,13 @@ impl PalettedBlocks {
         Self::uniform(size, BlockId::AIR)
     }
 
-    /// A chunk filled with `b` (0 bits per voxel).
+    /// A chunk filled with `b` (0 bits per voxel: one palette entry, no sections).
     pub fn uniform(size: ChunkSize, b: BlockId) -> Self {
         PalettedBlocks {
             size,
-            bits: 0,
-            log_bits: 0,
+            sec_shift: (size.area().min(256)).trailing_zeros() as u8,
             pal: Pal { ids: vec![b], rev: Vec::new() },
-            layers: vec![UNIFORM; size.edge() as usize],
+            secs: Vec::new(),
             words: Vec::new(),
         }
     }
@@ -166,90 +178,150 @@ impl PalettedBlocks {
         false
     }
 
-    /// The palette, index → id (may hold unused entries until [`compact`](Self::compact)).
+    /// Voxels per section: `min(256, edge²)`.
+    #[inline]
+    pub fn sec_len(&self) -> usize {
+        1 << self.sec_shift
+    }
+
+    /// Number of sections (`edge³ / sec_len`).
+    #[inline]
+    pub fn sections(&self) -> usize {
+        self.len() >> self.sec_shift
+    }
+
+    /// The chunk palette, index → id (may hold unused entries until [`compact`](Self::compact)).
     #[inline]
     pub fn palette(&self) -> &[BlockId] {
         &self.pal.ids
     }
 
-    /// Packed index width: 0, 1, 2, 4, 8 or 16.
-    #[inline]
+    /// The widest section's bits per voxel (0 when every section is uniform).
     pub fn bits(&self) -> u32 {
-        self.bits as u32
+        self.secs.iter().filter(|&&d| d & UNIFORM == 0).map(|&d| 1 << (d >> 28)).max().unwrap_or(0)
     }
 
     #[inline]
-    fn layer_words(&self) -> usize {
-        if self.bits == 0 {
-            0
-        } else {
-            1 << (2 * self.size.shift() + self.log_bits as u32 - 6)
-        }
+    fn idx_words(&self, lb: u32) -> usize {
+        self.sec_len() >> (6 - lb)
     }
 
     #[inline]
-    fn read(&self, off: usize, j: usize) -> u16 {
-        let lb = self.log_bits as usize;
+    fn read(&self, off: usize, lb: u32, j: usize) -> usize {
         let es = 6 - lb;
         let w = self.words[off + (j >> es)];
-        ((w >> ((j & ((1 << es) - 1)) << lb)) & ((1u64 << self.bits) - 1)) as u16
+        ((w >> ((j & ((1 << es) - 1)) << lb)) & ((1u64 << (1 << lb)) - 1)) as usize
     }
 
     #[inline]
-    fn write(&mut self, off: usize, j: usize, v: u16) {
-        let lb = self.log_bits as usize;
+    fn write(&mut self, off: usize, lb: u32, j: usize, v: usize) {
         let es = 6 - lb;
         let sh = (j & ((1 << es) - 1)) << lb;
-        let mask = ((1u64 << self.bits) - 1) << sh;
+        let mask = ((1u64 << (1 << lb)) - 1) << sh;
         let w = &mut self.words[off + (j >> es)];
         *w = (*w & !mask) | ((v as u64) << sh);
+    }
+
+    #[inline]
+    fn lp_get(&self, off: usize, k: usize) -> u16 {
+        (self.words[off + (k >> 2)] >> ((k & 3) << 4)) as u16
+    }
+
+    #[inline]
+    fn lp_set(&mut self, off: usize, k: usize, v: u16) {
+        let sh = (k & 3) << 4;
+        let w = &mut self.words[off + (k >> 2)];
+        *w = (*w & !(0xffffu64 << sh)) | ((v as u64) << sh);
+    }
+
+    /// Chunk-palette index of voxel `i` (`i` below the volume).
+    #[inline]
+    fn index_at(&self, i: usize) -> usize {
+        let Some(&d) = self.secs.get(i >> self.sec_shift) else { return 0 };
+        if d & UNIFORM != 0 {
+            return (d & 0xffff) as usize;
+        }
+        let lb = d >> 28;
+        let off = (d & OFFSET_MASK) as usize;
+        let j = i & (self.sec_len() - 1);
+        if lb <= 2 {
+            let v = self.read(off + lp_words(lb), lb, j);
+            self.lp_get(off, v) as usize
+        } else {
+            self.read(off, lb, j)
+        }
     }
 
     /// The id at voxel index `i` (`x + s*(z + s*y)`). Panics if `i >= len()`, like slice
     /// indexing; [`get_local`](Self::get_local) never panics.
     #[inline]
     pub fn get(&self, i: usize) -> BlockId {
-        let layer = i >> (2 * self.size.shift());
-        let d = self.layers[layer];
-        let p = if d & UNIFORM != 0 { (d & 0xffff) as u16 } else { self.read(d as usize, i & (self.size.area() - 1)) };
-        self.pal.ids[p as usize]
+        assert!(i < self.len(), "voxel index {i} out of range for a chunk of {} voxels", self.len());
+        self.pal.ids[self.index_at(i)]
     }
 
     /// The id at a local position.
     #[inline]
     pub fn get_local(&self, l: LocalPos) -> BlockId {
-        self.get(l.index(self.size))
+        self.pal.ids[self.index_at(l.index(self.size))]
     }
 
-    /// Sets voxel index `i` to `b`, growing the palette and the width as needed. Panics if
-    /// `i >= len()`; [`set_local`](Self::set_local) never panics.
+    /// Sets voxel index `i` to `b`, growing the palettes and the section's width as needed.
+    /// Panics if `i >= len()`; [`set_local`](Self::set_local) never panics.
     pub fn set(&mut self, i: usize, b: BlockId) {
-        let layer = i >> (2 * self.size.shift());
-        assert!(layer < self.layers.len(), "voxel index {i} out of range for a chunk of {} voxels", self.len());
-        let p = match self.pal.find(b) {
-            Some(p) => p,
-            None => {
-                let p = self.pal.push(b);
-                let need = bits_for(self.pal.ids.len());
-                if need > self.bits {
-                    self.widen(need);
-                }
-                p
-            }
-        };
-        let d = self.layers[layer];
-        if d & UNIFORM != 0 {
-            let u = (d & 0xffff) as u16;
-            if u == p {
+        assert!(i < self.len(), "voxel index {i} out of range for a chunk of {} voxels", self.len());
+        let p = self.pal.find_or_push(b);
+        if self.secs.is_empty() {
+            if p == 0 {
                 return;
             }
-            let off = self.words.len();
-            let pat = pattern(u as u64, self.bits);
-            self.words.resize(off + self.layer_words(), pat);
-            self.layers[layer] = off as u32;
+            self.secs = vec![UNIFORM; self.sections()];
         }
-        let off = self.layers[layer] as usize;
-        self.write(off, i & (self.size.area() - 1), p);
+        let s = i >> self.sec_shift;
+        let j = i & (self.sec_len() - 1);
+        loop {
+            let d = self.secs[s];
+            if d & UNIFORM != 0 {
+                let u = (d & 0xffff) as u16;
+                if u == p {
+                    return;
+                }
+                let off = self.words.len();
+                self.words.push(u as u64 | (p as u64) << 16 | (FREE as u64) << 32 | (FREE as u64) << 48);
+                self.words.resize(off + 1 + self.idx_words(0), 0);
+                self.secs[s] = off as u32;
+                self.write(off + 1, 0, j, 1);
+                return;
+            }
+            let lb = d >> 28;
+            let off = (d & OFFSET_MASK) as usize;
+            if lb <= 2 {
+                let slots = 1usize << (1 << lb);
+                for k in 0..slots {
+                    let e = self.lp_get(off, k);
+                    if e == p || e == FREE {
+                        if e == FREE {
+                            self.lp_set(off, k, p);
+                        }
+                        self.write(off + lp_words(lb), lb, j, k);
+                        return;
+                    }
+                }
+                let next = if lb < 2 {
+                    lb + 1
+                } else if self.pal.ids.len() <= 256 {
+                    3
+                } else {
+                    4
+                };
+                self.repack(s, next);
+            } else if lb == 3 && p as usize >= 256 {
+                self.repack(s, 4);
+            } else {
+                self.write(off, lb, j, p as usize);
+                return;
+            }
+        }
     }
 
     /// Sets a local position.
@@ -258,87 +330,126 @@ impl PalettedBlocks {
         self.set(l.index(self.size), b)
     }
 
-    /// Fills the chunk with `b` (back to 0 bits, palette `[b]`).
+    /// Fills the chunk with `b` (back to 0 bits, palette `[b]`, no sections).
     pub fn fill(&mut self, b: BlockId) {
-        self.pal.clear_to(b);
-        self.bits = 0;
-        self.log_bits = 0;
-        self.layers.iter_mut().for_each(|d| *d = UNIFORM);
-        self.words = Vec::new();
+        *self = Self::uniform(self.size, b);
     }
 
-    /// Repacks every mixed layer at width `bits` (> current), in y order.
-    fn widen(&mut self, bits: u8) {
-        let old = std::mem::replace(self, PalettedBlocks::new(self.size));
-        let mut next = PalettedBlocks {
-            size: old.size,
-            bits,
-            log_bits: bits.trailing_zeros() as u8,
-            pal: Pal::default(),
-            layers: old.layers.clone(),
-            words: Vec::new(),
-        };
-        let area = old.size.area();
-        let mut buf = vec![0u16; area];
-        for y in 0..old.layers.len() {
-            if old.layers[y] & UNIFORM == 0 {
-                old.layer_indices(y, &mut buf);
-                next.layers[y] = next.words.len() as u32;
-                next.pack_layer(&buf);
-            }
-        }
-        next.pal = old.pal;
-        *self = next;
+    /// Re-packs section `s` at width code `lb` at the end of the word store.
+    fn repack(&mut self, s: usize, lb: u32) {
+        let mut buf = vec![0u16; self.sec_len()];
+        self.section_indices(s, &mut buf);
+        self.secs[s] = self.append_section(&buf, lb);
     }
 
-    /// Appends `idx` (one layer of palette indices) packed at the current width.
-    fn pack_layer(&mut self, idx: &[u16]) {
-        let lb = self.log_bits as u32;
+    /// Appends a section of chunk-palette indices `idx` at width code `lb` (its distinct
+    /// values must fit) and returns its descriptor. Local palettes in first-appearance order.
+    fn append_section(&mut self, idx: &[u16], lb: u32) -> u32 {
+        let off = self.words.len();
         let per = 64 >> lb;
-        self.words.extend(
-            idx.chunks_exact(per)
-                .map(|c| c.iter().enumerate().fold(0u64, |w, (e, &v)| w | ((v as u64) << ((e as u32) << lb)))),
-        );
+        if lb <= 2 {
+            let slots = 1usize << (1 << lb);
+            let mut lp = [FREE; 16];
+            let mut used = 0usize;
+            let mut local = [0u8; 256];
+            for (o, &v) in local.iter_mut().zip(idx) {
+                let k = match lp[..used].iter().position(|&e| e == v) {
+                    Some(k) => k,
+                    None => {
+                        lp[used] = v;
+                        used += 1;
+                        used - 1
+                    }
+                };
+                *o = k as u8;
+            }
+            debug_assert!(used <= slots);
+            for c in lp[..slots].chunks(4) {
+                self.words.push(c.iter().enumerate().fold(0u64, |w, (e, &v)| w | (v as u64) << (16 * e)));
+            }
+            self.words.extend(
+                local[..idx.len()]
+                    .chunks_exact(per)
+                    .map(|c| c.iter().enumerate().fold(0u64, |w, (e, &v)| w | (v as u64) << ((e as u32) << lb))),
+            );
+        } else {
+            self.words.extend(
+                idx.chunks_exact(per)
+                    .map(|c| c.iter().enumerate().fold(0u64, |w, (e, &v)| w | (v as u64) << ((e as u32) << lb))),
+            );
+        }
+        (lb << 28) | off as u32
     }
 
-    /// Palette indices of layer `y` into `out` (`edge²` long).
-    fn layer_indices(&self, y: usize, out: &mut [u16]) {
-        let d = self.layers[y];
+    /// Chunk-palette indices of section `s` into `out` (`sec_len` long).
+    fn section_indices(&self, s: usize, out: &mut [u16]) {
+        let Some(&d) = self.secs.get(s) else {
+            out.fill(0);
+            return;
+        };
         if d & UNIFORM != 0 {
             out.fill((d & 0xffff) as u16);
             return;
         }
-        let off = d as usize;
-        let lb = self.log_bits as u32;
+        let lb = d >> 28;
+        let off = (d & OFFSET_MASK) as usize;
         let per = 64 >> lb;
-        let mask = (1u64 << self.bits) - 1;
-        let n = self.layer_words();
-        for (k, c) in out.chunks_exact_mut(per).enumerate().take(n) {
-            let mut w = self.words[off + k];
+        let mask = (1u64 << (1 << lb)) - 1;
+        let mut lp = [0u16; 16];
+        let start = if lb <= 2 {
+            for (k, e) in lp.iter_mut().enumerate().take(1 << (1 << lb)) {
+                *e = self.lp_get(off, k);
+            }
+            off + lp_words(lb)
+        } else {
+            off
+        };
+        for (k, c) in out.chunks_exact_mut(per).enumerate() {
+            let mut w = self.words[start + k];
             for v in c.iter_mut() {
-                *v = (w & mask) as u16;
+                let x = (w & mask) as usize;
+                *v = if lb <= 2 { lp[x] } else { x as u16 };
                 w >>= 1 << lb;
             }
         }
     }
 
-    /// Ids of layer `y` into `out` (`edge²` long).
-    fn layer_to_dense(&self, y: usize, out: &mut [BlockId]) {
-        let d = self.layers[y];
+    /// Ids of section `s` into `out` (`sec_len` long).
+    fn section_ids(&self, s: usize, out: &mut [BlockId]) {
+        let Some(&d) = self.secs.get(s) else {
+            out.fill(self.pal.ids[0]);
+            return;
+        };
         if d & UNIFORM != 0 {
             out.fill(self.pal.ids[(d & 0xffff) as usize]);
             return;
         }
-        let off = d as usize;
-        let lb = self.log_bits as u32;
+        let lb = d >> 28;
+        let off = (d & OFFSET_MASK) as usize;
         let per = 64 >> lb;
-        let mask = (1u64 << self.bits) - 1;
+        let mask = (1u64 << (1 << lb)) - 1;
         let pal = &self.pal.ids;
-        for (k, c) in out.chunks_exact_mut(per).enumerate() {
-            let mut w = self.words[off + k];
-            for v in c.iter_mut() {
-                *v = pal[(w & mask) as usize];
-                w >>= 1 << lb;
+        if lb <= 2 {
+            let mut lp = [BlockId::AIR; 16];
+            for (k, e) in lp.iter_mut().enumerate().take(1 << (1 << lb)) {
+                let c = self.lp_get(off, k);
+                *e = pal.get(c as usize).copied().unwrap_or(BlockId::AIR);
+            }
+            let start = off + lp_words(lb);
+            for (k, c) in out.chunks_exact_mut(per).enumerate() {
+                let mut w = self.words[start + k];
+                for v in c.iter_mut() {
+                    *v = lp[(w & mask) as usize];
+                    w >>= 1 << lb;
+                }
+            }
+        } else {
+            for (k, c) in out.chunks_exact_mut(per).enumerate() {
+                let mut w = self.words[off + k];
+                for v in c.iter_mut() {
+                    *v = pal[(w & mask) as usize];
+                    w >>= 1 << lb;
+                }
             }
         }
     }
@@ -346,7 +457,7 @@ impl PalettedBlocks {
     /// Ids of layer `y` (voxel indices `y*s² .. (y+1)*s²`, order `x + s*z`) into `out`
     /// (`edge²` long); errors name a wrong length or layer.
     pub fn read_layer(&self, y: usize, out: &mut [BlockId]) -> Result<()> {
-        if y >= self.layers.len() {
+        if y >= self.size.edge() as usize {
             return Err(VoxelError::Param { name: "layer", value: y.to_string(), allowed: "below the chunk edge" });
         }
         if out.len() != self.size.area() {
@@ -356,22 +467,36 @@ impl PalettedBlocks {
                 got: out.len(),
             });
         }
-        self.layer_to_dense(y, out);
+        let per_layer = self.size.area() >> self.sec_shift;
+        for (k, c) in out.chunks_exact_mut(self.sec_len()).enumerate() {
+            self.section_ids(y * per_layer + k, c);
+        }
         Ok(())
     }
 
-    /// If every voxel of layer `y` holds one id, that id (cheap: reads the descriptor only, so
-    /// a mixed layer that happens to be uniform answers `None` until [`compact`](Self::compact)).
+    /// If every voxel of layer `y` is stored as one id, that id (cheap: reads descriptors only,
+    /// so a packed section that happens to be uniform answers `None` until
+    /// [`compact`](Self::compact)).
     pub fn layer_uniform(&self, y: usize) -> Option<BlockId> {
-        let d = *self.layers.get(y)?;
-        (d & UNIFORM != 0).then(|| self.pal.ids[(d & 0xffff) as usize])
+        if y >= self.size.edge() as usize {
+            return None;
+        }
+        if self.secs.is_empty() {
+            return Some(self.pal.ids[0]);
+        }
+        let per_layer = self.size.area() >> self.sec_shift;
+        let ds = &self.secs[y * per_layer..(y + 1) * per_layer];
+        let first = ds[0];
+        (first & UNIFORM != 0 && ds.iter().all(|&d| d == first)).then(|| self.pal.ids[(first & 0xffff) as usize])
     }
 
     /// If the whole chunk is stored as one id, that id.
     pub fn uniform_id(&self) -> Option<BlockId> {
-        let first = self.layers[0];
-        (first & UNIFORM != 0 && self.layers.iter().all(|&d| d == first))
-            .then(|| self.pal.ids[(first & 0xffff) as usize])
+        if self.secs.is_empty() {
+            return Some(self.pal.ids[0]);
+        }
+        let first = self.secs[0];
+        (first & UNIFORM != 0 && self.secs.iter().all(|&d| d == first)).then(|| self.pal.ids[(first & 0xffff) as usize])
     }
 
     /// Writes every voxel's id into `out` (length `edge³`, index `x + s*(z + s*y)`).
@@ -383,8 +508,8 @@ impl PalettedBlocks {
                 got: out.len(),
             });
         }
-        for (y, layer) in out.chunks_exact_mut(self.size.area()).enumerate() {
-            self.layer_to_dense(y, layer);
+        for (s, c) in out.chunks_exact_mut(self.sec_len()).enumerate() {
+            self.section_ids(s, c);
         }
         Ok(())
     }
@@ -410,10 +535,7 @@ impl PalettedBlocks {
         let (mut last_id, mut last_p) = (None, 0u16);
         for (o, &b) in idx.iter_mut().zip(data) {
             if last_id != Some(b) {
-                last_p = match pal.find(b) {
-                    Some(p) => p,
-                    None => pal.push(b),
-                };
+                last_p = pal.find_or_push(b);
                 last_id = Some(b);
             }
             *o = last_p;
@@ -421,40 +543,50 @@ impl PalettedBlocks {
         Ok(Self::from_indices(size, pal, &idx))
     }
 
-    /// Builds the canonical layers from palette indices (all < palette length).
+    /// Builds the canonical sections from chunk-palette indices (all < palette length).
     fn from_indices(size: ChunkSize, pal: Pal, idx: &[u16]) -> Self {
-        let bits = bits_for(pal.ids.len());
-        let mut s = PalettedBlocks {
-            size,
-            bits,
-            log_bits: if bits == 0 { 0 } else { bits.trailing_zeros() as u8 },
-            pal,
-            layers: vec![UNIFORM; size.edge() as usize],
-            words: Vec::new(),
-        };
-        for (y, layer) in idx.chunks_exact(size.area()).enumerate() {
-            let first = layer[0];
-            if layer.iter().all(|&v| v == first) {
-                s.layers[y] = UNIFORM | first as u32;
+        let mut s = Self::uniform(size, BlockId::AIR);
+        s.pal = pal;
+        if s.pal.ids.len() == 1 {
+            return s;
+        }
+        let n = s.pal.ids.len();
+        let l = s.sec_len();
+        let mut secs = Vec::with_capacity(s.sections());
+        let mut seen = vec![false; n];
+        let mut distinct = Vec::with_capacity(16);
+        for sec in idx.chunks_exact(l) {
+            distinct.clear();
+            for &v in sec {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    distinct.push(v);
+                }
+            }
+            for &v in &distinct {
+                seen[v as usize] = false;
+            }
+            if distinct.len() == 1 {
+                secs.push(UNIFORM | distinct[0] as u32);
             } else {
-                s.layers[y] = s.words.len() as u32;
-                s.pack_layer(layer);
+                let d = s.append_section(sec, width_for(distinct.len(), n));
+                secs.push(d);
             }
         }
+        s.secs = secs;
         s
     }
 
-    /// Drops unused palette entries, re-detects uniform layers, narrows the width: the
-    /// canonical representation of the same contents (see the module doc).
+    /// Drops unused palette entries, re-detects uniform sections, narrows every section and
+    /// drops garbage words: the canonical representation of the same contents (module doc).
     pub fn compact(&mut self) {
-        let area = self.size.area();
-        let n = self.pal.ids.len();
-        let mut remap = vec![u16::MAX; n];
+        let l = self.sec_len();
+        let mut remap = vec![u16::MAX; self.pal.ids.len()];
         let mut pal = Pal::default();
         let mut idx = vec![0u16; self.len()];
-        for (y, layer) in idx.chunks_exact_mut(area).enumerate() {
-            self.layer_indices(y, layer);
-            for v in layer.iter_mut() {
+        for (s, sec) in idx.chunks_exact_mut(l).enumerate() {
+            self.section_indices(s, sec);
+            for v in sec.iter_mut() {
                 let r = &mut remap[*v as usize];
                 if *r == u16::MAX {
                     *r = pal.push(self.pal.ids[*v as usize]);
@@ -465,15 +597,18 @@ impl PalettedBlocks {
         *self = Self::from_indices(self.size, pal, &idx);
     }
 
-    /// Number of layers stored as one id.
-    pub fn uniform_layers(&self) -> usize {
-        self.layers.iter().filter(|&&d| d & UNIFORM != 0).count()
+    /// Number of sections stored as one id (all of them when the chunk is uniform).
+    pub fn uniform_sections(&self) -> usize {
+        if self.secs.is_empty() {
+            return self.sections();
+        }
+        self.secs.iter().filter(|&&d| d & UNIFORM != 0).count()
     }
 
-    /// Storage bits: 16 per palette entry, 32 per layer descriptor, 64 per packed word, 32 per
+    /// Storage bits: 16 per chunk-palette entry, 32 per section descriptor, 64 per word, 32 per
     /// reverse-lookup entry (see the module doc).
     pub fn storage_bits(&self) -> usize {
-        16 * self.pal.ids.len() + 32 * self.layers.len() + 64 * self.words.len() + 32 * self.pal.rev.len()
+        16 * self.pal.ids.len() + 32 * self.secs.len() + 64 * self.words.len() + 32 * self.pal.rev.len()
     }
 
     /// [`storage_bits`](Self::storage_bits) per voxel.
@@ -483,96 +618,104 @@ impl PalettedBlocks {
 
     /// Heap bytes held (capacities, not lengths).
     pub fn heap_bytes(&self) -> usize {
-        2 * self.pal.ids.capacity()
-            + 4 * self.pal.rev.capacity()
-            + 4 * self.layers.capacity()
-            + 8 * self.words.capacity()
+        2 * self.pal.ids.capacity() + 4 * self.pal.rev.capacity() + 4 * self.secs.capacity() + 8 * self.words.capacity()
     }
 
-    /// Raw parts for the byte format: width, palette, layer descriptors (`u32`, bit 31 set for a
-    /// uniform layer whose low 16 bits are the palette index; otherwise the word offset), words.
-    pub fn raw_parts(&self) -> (u8, &[BlockId], &[u32], &[u64]) {
-        (self.bits, &self.pal.ids, &self.layers, &self.words)
+    /// Raw parts, as the byte format stores them: chunk palette; section descriptors (empty for a
+    /// uniform chunk; `u32`: bit 31 set → uniform, chunk-palette index in bits 0–15; else width
+    /// code `log2 b` in bits 28–30 and word offset in bits 0–27); words.
+    pub fn raw_parts(&self) -> (&[BlockId], &[u32], &[u64]) {
+        (&self.pal.ids, &self.secs, &self.words)
     }
 
-    /// Rebuilds from raw parts, validating everything (never panics): the width must be the
-    /// least for the palette or wider, layer descriptors must point at whole layers inside
-    /// `words`, each packed layer must own its words alone, every index must address the palette.
-    pub fn from_raw_parts(
-        size: ChunkSize,
-        bits: u8,
-        palette: Vec<BlockId>,
-        layers: Vec<u32>,
-        words: Vec<u64>,
-    ) -> Result<Self> {
+    /// Rebuilds from raw parts, validating everything (never panics): palette 1..=min(65536,
+    /// volume) distinct ids; no sections (then a palette of one and no words) or exactly
+    /// `volume / sec_len` of them; uniform indices inside the palette; width codes 0–4 (8 bits
+    /// only with a palette of at most 256); packed sections tiling the words exactly, each once;
+    /// local palettes of used slots (distinct, inside the palette) then free slots; every
+    /// packed index addressing a used slot or a palette entry.
+    pub fn from_raw_parts(size: ChunkSize, palette: Vec<BlockId>, secs: Vec<u32>, words: Vec<u64>) -> Result<Self> {
         let corrupt = |m: String| Err(VoxelError::Corrupt(m));
-        if !matches!(bits, 0 | 1 | 2 | 4 | 8 | 16) {
-            return corrupt(format!("index width {bits} is not one of 0, 1, 2, 4, 8, 16"));
+        let n = palette.len();
+        if n == 0 || n > 65536 || n > size.volume() {
+            return corrupt(format!("palette of {n} entries (allowed 1..={})", size.volume().min(65536)));
         }
-        if palette.is_empty() || palette.len() > 65536 || palette.len() > size.volume() {
-            return corrupt(format!("palette of {} entries (allowed 1..={})", palette.len(), size.volume().min(65536)));
-        }
-        if bits < bits_for(palette.len()) {
-            return corrupt(format!("index width {bits} cannot address a palette of {}", palette.len()));
-        }
-        let mut seen = palette.clone();
-        seen.sort_unstable();
-        if seen.windows(2).any(|w| w[0] == w[1]) {
+        let mut sorted = palette.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
             return corrupt("palette holds a block id twice".into());
         }
-        if layers.len() != size.edge() as usize {
-            return corrupt(format!("{} layer descriptors for a chunk of edge {}", layers.len(), size.edge()));
-        }
-        let mut pal = Pal::default();
+        let mut s = Self::uniform(size, BlockId::AIR);
         for &b in &palette {
-            pal.push(b);
+            s.pal.push(b);
         }
-        let s = PalettedBlocks {
-            size,
-            bits,
-            log_bits: if bits == 0 { 0 } else { bits.trailing_zeros() as u8 },
-            pal,
-            layers,
-            words,
-        };
-        let lw = s.layer_words();
-        let mut packed = 0usize;
-        let mut owner = vec![false; s.words.len().checked_div(lw).unwrap_or(0)];
-        for y in 0..s.layers.len() {
-            let d = s.layers[y];
+        s.pal.ids = palette;
+        if secs.is_empty() {
+            if n != 1 || !words.is_empty() {
+                return corrupt(format!("no sections but a palette of {n} and {} words", words.len()));
+            }
+            return Ok(s);
+        }
+        if secs.len() != s.sections() {
+            return corrupt(format!("{} section descriptors, expected {}", secs.len(), s.sections()));
+        }
+        s.words = words;
+        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+        for (k, &d) in secs.iter().enumerate() {
             if d & UNIFORM != 0 {
-                if d & !UNIFORM > 0xffff || (d & 0xffff) as usize >= palette.len() {
-                    return corrupt(format!(
-                        "layer {y}: uniform palette index {} out of range (palette of {})",
-                        d & !UNIFORM,
-                        palette.len()
-                    ));
+                if d & !UNIFORM > 0xffff || (d & 0xffff) as usize >= n {
+                    return corrupt(format!("section {k}: uniform descriptor {d:#x} outside a palette of {n}"));
                 }
                 continue;
             }
-            let off = d as usize;
-            if lw == 0 || !off.is_multiple_of(lw) || off + lw > s.words.len() || owner[off / lw] {
+            let lb = d >> 28;
+            if lb > 4 || (lb == 3 && n > 256) {
+                return corrupt(format!("section {k}: width code {lb} not allowed with a palette of {n}"));
+            }
+            let len = lp_words(lb) + s.idx_words(lb);
+            spans.push(((d & OFFSET_MASK) as usize, len, k));
+        }
+        spans.sort_unstable();
+        let mut at = 0usize;
+        for &(off, len, k) in &spans {
+            if off != at {
                 return corrupt(format!(
-                    "layer {y}: packed word offset {off} is not a free whole layer of {lw} words in {}",
-                    s.words.len()
+                    "section {k}: words at {off}, expected {at} (packed sections must tile the words)"
                 ));
             }
-            owner[off / lw] = true;
-            packed += 1;
+            at += len;
         }
-        if packed * lw != s.words.len() {
-            return corrupt(format!("{} packed words but {packed} packed layers of {lw}", s.words.len()));
+        if at != s.words.len() {
+            return corrupt(format!("{} words but the sections use {at}", s.words.len()));
         }
-        if bits > 0 && palette.len() < (1usize << bits) {
-            // Indices past the palette are possible: check them all.
-            let n = palette.len() as u16;
-            let mut buf = vec![0u16; size.area()];
-            for y in 0..s.layers.len() {
-                if s.layers[y] & UNIFORM == 0 {
-                    s.layer_indices(y, &mut buf);
-                    if let Some(j) = buf.iter().position(|&v| v >= n) {
-                        return corrupt(format!("layer {y}: voxel {j} has palette index {} (palette of {n})", buf[j]));
+        s.secs = secs;
+        for &(off, _, k) in &spans {
+            let lb = s.secs[k] >> 28;
+            let limit = if lb <= 2 {
+                let slots = 1usize << (1 << lb);
+                let mut used = 0;
+                for slot in 0..slots {
+                    let e = s.lp_get(off, slot);
+                    if e == FREE {
+                        continue;
                     }
+                    if slot != used || e as usize >= n || (0..used).any(|q| s.lp_get(off, q) == e) {
+                        return corrupt(format!("section {k}: local palette slot {slot} ({e}) is out of order, repeated or outside a palette of {n}"));
+                    }
+                    used += 1;
+                }
+                if used == 0 {
+                    return corrupt(format!("section {k}: empty local palette"));
+                }
+                used
+            } else {
+                n
+            };
+            let start = off + lp_words(lb);
+            for j in 0..s.sec_len() {
+                let v = s.read(start, lb, j);
+                if v >= limit {
+                    return corrupt(format!("section {k}: voxel {j} has index {v}, beyond {limit} entries"));
                 }
             }
         }
@@ -592,7 +735,7 @@ mod tests {
             let p = PalettedBlocks::uniform(s, BlockId(7));
             assert_eq!(p.bits(), 0);
             assert_eq!(p.uniform_id(), Some(BlockId(7)));
-            assert_eq!(p.storage_bits(), 16 + 32 * e as usize);
+            assert_eq!(p.storage_bits(), 16);
             assert_eq!(p.get(s.volume() - 1), BlockId(7));
         }
     }
@@ -608,6 +751,11 @@ mod tests {
             p.set(i, b);
             dense[i] = b;
         }
+        // 41 kinds in section 0: direct 8-bit indices there
+        for k in 0..41u16 {
+            p.set(k as usize, BlockId(k + 1));
+            dense[k as usize] = BlockId(k + 1);
+        }
         assert_eq!(p.bits(), 8);
         assert_eq!(p.to_dense_vec(), dense);
         // overwrite everything but air and two ids
@@ -618,7 +766,7 @@ mod tests {
                 *d = b;
             }
         }
-        assert_eq!(p.palette().len(), 41);
+        assert_eq!(p.palette().len(), 42);
         p.compact();
         // first appearance in index order, as a fresh build from the dense copy
         let first: Vec<BlockId> = dense.iter().fold(Vec::new(), |mut v, b| {
@@ -702,16 +850,17 @@ mod tests {
             let w = terrain(s, e as f64 / 2.0, amp, Some(e as i32 / 2));
             let q = PalettedBlocks::from_dense(s, &w).unwrap();
             println!(
-                "edge {e} amp {amp}: {} kinds {} bits, {}/{} uniform layers, {:.3} bits/voxel; with water {} kinds {:.3}",
+                "edge {e} amp {amp}: {} kinds, widest {} bits, {}/{} uniform sections, {:.3} bits/voxel; with water {} kinds {:.3}",
                 p.palette().len(),
                 p.bits(),
-                p.uniform_layers(),
-                e,
+                p.uniform_sections(),
+                p.sections(),
                 p.bits_per_voxel(),
                 q.palette().len(),
                 q.bits_per_voxel()
             );
-            if e >= 32 && amp <= e as f64 / 8.0 {
+            if e >= 32 && amp <= 8.0 {
+                assert!(q.bits_per_voxel() <= 1.0, "edge {e} amp {amp} water: {}", q.bits_per_voxel());
                 assert!(p.bits_per_voxel() <= 1.0, "edge {e} amp {amp}: {}", p.bits_per_voxel());
             }
         }
@@ -736,8 +885,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
-        fn matches_dense(k in 0usize..2, kinds in prop_oneof![Just(2u16), Just(5), Just(40), Just(300)], seq in ops(4096, 300)) {
-            let s = [ChunkSize::S8, ChunkSize::S16][k];
+        fn matches_dense(k in 0usize..3, kinds in prop_oneof![Just(2u16), Just(5), Just(40), Just(300)], seq in ops(32768, 300)) {
+            let s = [ChunkSize::S8, ChunkSize::S16, ChunkSize::S32][k];
             let mut p = PalettedBlocks::new(s);
             let mut d = vec![BlockId::AIR; s.volume()];
             for op in seq {
@@ -767,8 +916,26 @@ mod tests {
             }
             let q = PalettedBlocks::from_dense(s, &d).unwrap();
             prop_assert!(p == q);
-            let (bits, pal, layers, words) = p.raw_parts();
-            let r = PalettedBlocks::from_raw_parts(s, bits, pal.to_vec(), layers.to_vec(), words.to_vec()).unwrap();
+            let area = s.area();
+            let mut layer = vec![BlockId::AIR; area];
+            for y in 0..s.edge() as usize {
+                p.read_layer(y, &mut layer).unwrap();
+                let want = &d[y * area..(y + 1) * area];
+                prop_assert_eq!(&layer[..], want);
+                if let Some(b) = p.layer_uniform(y) {
+                    prop_assert!(want.iter().all(|&x| x == b));
+                }
+                if let Some(b) = q.layer_uniform(y) {
+                    prop_assert!(want.iter().all(|&x| x == b));
+                } else {
+                    prop_assert!(want.iter().any(|&x| x != want[0]));
+                }
+            }
+            let mut c = p.clone();
+            c.compact();
+            prop_assert!(c.storage_bits() <= p.storage_bits() + 64);
+            let (pal, secs, words) = c.raw_parts();
+            let r = PalettedBlocks::from_raw_parts(s, pal.to_vec(), secs.to_vec(), words.to_vec()).unwrap();
             prop_assert_eq!(r.to_dense_vec(), d);
         }
     }
