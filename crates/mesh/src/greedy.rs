@@ -6,7 +6,9 @@
 //! would emit there (face rule of [`crate::volume`]) as a key: block id, the four corners'
 //! ambient occlusion, present. The mask is swept row by row (u fastest): at each unvisited
 //! face a rectangle grows along u while the key repeats, then along v while the whole row
-//! repeats; it is emitted as one quad and cleared.
+//! repeats; it is emitted as one quad and cleared. The sweep runs sparsely: the faces are
+//! listed and sorted in sweep order, so the work grows with the voxels plus the faces, and the
+//! quads are exactly those of the dense sweep (a test compares them with it).
 //!
 //! Equal keys merge only faces with the same block id, normal and corner occlusion. Occlusion
 //! is continuous across an edge shared by two faces of one plane (both corners see the same

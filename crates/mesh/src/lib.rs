@@ -28,4 +28,4 @@ pub use error::{MeshError, Result};
 pub use greedy::greedy_mesh;
 pub use mesh::Mesh;
 pub use surface_nets::{surface_nets, surface_nets_chunk, Density, SurfaceNetsParams};
-pub use volume::{BlockKinds, BlockParams, KindFns, SolidNonZero, Voxels};
+pub use volume::{BlockKinds, BlockParams, KindFns, SeeThrough, SolidNonZero, Voxels};

@@ -324,6 +324,47 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Two chunks cut from one volume along x, each with its apron taken from the volume,
+    /// meshed apart and placed by their origins, give the whole volume's faces.
+    #[test]
+    fn chunks_with_aprons_tile((dims, d) in volume(false), cut in 1usize..6, greedy in any::<bool>()) {
+        let [nx, ny, nz] = dims;
+        prop_assume!(cut + 1 < nx - 1);
+        let k = see_through();
+        let mesh = |v: &Voxels, origin: f64| {
+            let p = BlockParams { origin: [origin, 0.0, 0.0], ..BlockParams::default() };
+            if greedy { greedy_mesh(v, &k, &p).unwrap() } else { culled_mesh(v, &k, &p).unwrap() }
+        };
+        // Interior x of the whole volume: 1..nx-1; chunk A owns 1..=cut, chunk B cut+1..nx-1.
+        let part = |x0: usize, x1: usize| -> Vec<u16> {
+            // Columns x0-1 ..= x1+1 (apron included).
+            let w = x1 - x0 + 3;
+            let mut out = vec![0u16; w * ny * nz];
+            for y in 0..ny {
+                for z in 0..nz {
+                    for x in 0..w {
+                        out[x + w * (z + nz * y)] = d[(x0 - 1 + x) + nx * (z + nz * y)];
+                    }
+                }
+            }
+            out
+        };
+        let (a, b) = (part(1, cut), part(cut + 1, nx - 2));
+        let va = Voxels::new([cut + 2, ny, nz], &a).unwrap();
+        let vb = Voxels::new([nx - 2 - cut + 2, ny, nz], &b).unwrap();
+        let union = Mesh::merge([&mesh(&va, 0.0), &mesh(&vb, cut as f64)]).unwrap();
+        let whole = mesh(&Voxels::new(dims, &d).unwrap(), 0.0);
+        prop_assert_eq!(area_by_kind(&union), area_by_kind(&whole));
+        if !greedy {
+            prop_assert_eq!(unit_faces(&union), unit_faces(&whole));
+            prop_assert_eq!(check::volume(&union).unwrap(), check::volume(&whole).unwrap());
+        }
+    }
+}
+
 #[test]
 fn origin_moves_and_kinds_change_faces() {
     // Water (5) over stone (1) in a 1×2×1 column inside an air apron.
