@@ -383,6 +383,11 @@ impl Chunk {
         self.light = LightStorage::from_dense(levels);
         Ok(())
     }
+    /// This chunk with its dirty flags cleared (as decoded chunks are).
+    pub fn clean(&mut self) -> &mut Self {
+        self.dirty = DirtyFlags::default();
+        self
+    }
     /// Heap bytes held by blocks, light, biomes and heights.
     pub fn heap_bytes(&self) -> usize {
         self.blocks.heap_bytes() + self.light.heap_bytes() + self.biomes.capacity() + 2 * self.heightmap.capacity()

@@ -4,7 +4,8 @@
 //! * [`coords`] — block, chunk and local positions; [`ChunkSize`] (8, 16, 32 or 64, default 32);
 //!   floor-div / positive-mod conversions; the index layout `x + s*(z + s*y)`.
 //! * [`block`] — [`BlockId`], [`BlockDef`], [`BlockRegistry`] (pyworldgen's 12 kinds).
-//! * [`palette`] — [`PalettedBlocks`]: palette-compressed blocks with uniform layers.
+//! * [`palette`] — [`PalettedBlocks`]: chunk palette + 256-voxel sections, each uniform or
+//!   bit-packed (1/2/4 bits through a local palette, 8/16 direct); ≤ 1 bit/voxel on terrain.
 //! * [`chunk`] — [`Chunk`] (blocks, biomes, heights, light, state, dirty flags).
 //! * [`map`] — [`ChunkMap`]: loaded chunks by position, sorted.
 //! * [`edits`] — deferred cross-chunk edits: [`DeferredEdit`], [`EditBatch`],
@@ -17,8 +18,46 @@
 //! * [`stream`] — chunk streaming around a moving viewer (nearest first, budget, hysteresis).
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
-//! floor-divided by the edge. Pure: no files, no clock, no printing; deterministic (sorted maps
-//! only, no hash-order in any output).
+//! floor-divided by the edge; voxel index in a chunk `x + s*(z + s*y)`, column index `x + s*z`.
+//! Pure: no files, no clock, no printing; deterministic (sorted maps only, no hash order in any
+//! output). Errors are [`VoxelError`]s naming the offending value; nothing panics on input data
+//! (index-taking accessors panic on out-of-range indices, like slice indexing, and say so).
+//!
+//! A generation step in a few lines (what a scheduler does per chunk):
+//!
+//! ```
+//! use bozkir_voxel::block::ids;
+//! use bozkir_voxel::*;
+//!
+//! let reg = BlockRegistry::pyworldgen();
+//! let size = ChunkSize::S32;
+//! let mut map = ChunkMap::new(size);
+//! let mut edits = DeferredEditBuffer::new(size);
+//! for pos in [ChunkPos::new(0, 0, 0), ChunkPos::new(1, 0, 0)] {
+//!     let chunk = map.get_or_create(pos).unwrap();
+//!     // terrain: stone below y = 10
+//!     let dense: Vec<BlockId> = (0..size.volume())
+//!         .map(|i| if LocalPos::from_index(i, size).y < 10 { ids::STONE } else { ids::AIR })
+//!         .collect();
+//!     chunk.set_dense(&dense).unwrap();
+//!     chunk.state = ChunkState::TerrainGenerated;
+//!     // a feature that pokes into the neighbour: emitted, not written
+//!     let mut batch = EditBatch::new(pos);
+//!     let o = pos.origin(size).unwrap();
+//!     batch.push(BlockPos::new(o.x + 31, 10, 0), ids::WOOD, 10, EditSource::Tag(1)).unwrap();
+//!     batch.push(BlockPos::new(o.x + 32, 10, 0), ids::LEAVES, 11, EditSource::Tag(1)).unwrap();
+//!     edits.add_batch(batch);
+//! }
+//! for pos in map.positions().collect::<Vec<_>>() {
+//!     let pending = edits.pop_for_chunk_canonical(pos);
+//!     apply_edits(map.get_mut(pos).unwrap(), &pending);
+//! }
+//! assert_eq!(block_at(&map, BlockPos::new(32, 10, 0)), ids::LEAVES);
+//! assert_eq!(surface_height(&map, &reg, 40, 3), Some(9));
+//! light::sky_light_box(&mut map, &reg, ChunkPos::new(0, 0, 0), ChunkPos::new(1, 0, 0)).unwrap();
+//! let bytes = codec::encode_chunk(map.get(ChunkPos::new(1, 0, 0)).unwrap());
+//! assert_eq!(&codec::decode_chunk(&bytes).unwrap(), map.get(ChunkPos::new(1, 0, 0)).unwrap().clone().clean());
+//! ```
 #![warn(missing_docs)]
 
 pub mod block;
@@ -41,6 +80,9 @@ pub use coords::{BlockPos, ChunkPos, ChunkSize, LocalPos};
 pub use dda::{VoxelStep, VoxelWalk};
 pub use edits::{apply_edits, DeferredEdit, DeferredEditBuffer, EditBatch, EditSource, ShortName};
 pub use error::VoxelError;
+pub use light::{simple_sunlight, sky_light_box, sky_light_grid};
 pub use map::ChunkMap;
+pub use nav::{grid_astar, voxel_path, WalkParams};
 pub use palette::PalettedBlocks;
 pub use query::{block_at, raycast, raycast_with, set_block, surface_height, surface_height_with, RayHit};
+pub use stream::{ChunkStreamer, StreamParams, StreamPlan};
