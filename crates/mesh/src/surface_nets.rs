@@ -28,6 +28,13 @@
 //! Vertices are created as quads first reference them, in sample order (x fastest, then z,
 //! then y; per sample the edges along x, y, z). Deterministic.
 //!
+//! Known limits: one vertex per cell, so where two pieces of surface pass through one cell
+//! (ambiguous corner patterns, features thinner than a cell) they pinch into one vertex or
+//! share an edge with four quads: the mesh stays closed and consistently wound (every directed
+//! edge paired, tested on random fields) but is not a 2-manifold there. Smooth fields sampled
+//! finely enough (the sphere and torus of the tests) give 2-manifolds. Vertices of cells cut
+//! only at a corner sample can coincide with a neighbour's after welding.
+//!
 //! Caps: dims within [`crate::volume::MAX_AXIS`] and [`crate::volume::MAX_VOXELS`], checked before
 //! allocating; samples must be finite.
 
