@@ -271,6 +271,33 @@ mod tests {
     }
 
     #[test]
+    fn equal_contents_equal_bytes() {
+        // one chunk built voxel by voxel with overwrites (palette garbage, widened sections),
+        // the other from a dense buffer: same bytes
+        let s = ChunkSize::S16;
+        let mut a = Chunk::new(ChunkPos::new(2, -1, 5), s).unwrap();
+        let mut dense = vec![BlockId::AIR; s.volume()];
+        for i in 0..s.volume() {
+            let b = BlockId((i * 31 % 23) as u16);
+            a.set_index(i, BlockId(999));
+            a.set_index(i, b);
+            dense[i] = b;
+        }
+        for i in (0..s.volume()).step_by(5) {
+            a.set_index(i, BlockId(3));
+            dense[i] = BlockId(3);
+        }
+        let mut b = Chunk::new(ChunkPos::new(2, -1, 5), s).unwrap();
+        b.set_dense(&dense).unwrap();
+        a.fill_light(7);
+        b.set_light_dense(&vec![7; s.volume()]).unwrap();
+        assert_eq!(encode_chunk(&a), encode_chunk(&b));
+        // a uniform chunk has no sections: a small fixed size
+        let u = Chunk::new(ChunkPos::new(0, 0, 0), ChunkSize::S64).unwrap();
+        assert_eq!(encode_chunk(&u).len(), 28 + 2 + 4 + 4 + 1 + 3 * 64 * 64);
+    }
+
+    #[test]
     fn errors_name_the_problem() {
         let c = sample(ChunkSize::S8, 3, 5, true);
         let good = encode_chunk(&c);
@@ -312,6 +339,15 @@ mod tests {
         b[8..12].copy_from_slice(&i32::MAX.to_le_bytes());
         assert!(decode_chunk(&b).unwrap_err().to_string().contains("out of range"));
         assert!(decode_chunk(&[]).is_err());
+        // a palette holding an id twice
+        let mut b = good.clone();
+        b[30..32].copy_from_slice(&good[28..30]);
+        assert!(decode_chunk(&b).unwrap_err().to_string().contains("twice"));
+        // a section count that is neither 0 nor volume / 64
+        let mut b = good.clone();
+        let at = 28 + 2 * 5;
+        b[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
+        assert!(decode_chunk(&b).unwrap_err().to_string().contains("section count 7"));
     }
 
     proptest! {

@@ -190,6 +190,50 @@ mod tests {
         assert_eq!((hit.block, hit.normal, hit.distance), (BlockPos::new(3, 0, 0), [-1, 0, 0], 2.5));
     }
 
+    /// Hits of pyworldgen 0.1.8's `voxel_raycast` (30 blocks, `SOLID_BLOCKS`) in a world where
+    /// block `(x, y, z)` of `[-8, 8)³` is `|x+y+z| mod 11 + 1` when `(3x + 5y + 7z) mod 11 = 0`,
+    /// air elsewhere: block, previous block, normal, distance.
+    #[test]
+    fn raycast_equals_pyworldgen() {
+        let r = BlockRegistry::pyworldgen();
+        let mut m = ChunkMap::new(ChunkSize::S8);
+        for x in -8..8 {
+            for y in -8..8 {
+                for z in -8..8 {
+                    if (x * 3 + y * 5 + z * 7) % 11 == 0 {
+                        set_block(&mut m, BlockPos::new(x, y, z), BlockId(((x + y + z).abs() % 11 + 1) as u16));
+                    }
+                }
+            }
+        }
+        type Hit = Option<([i32; 3], [i32; 3], [i32; 3], f64)>;
+        let cases: [([f64; 3], [f64; 3], Hit); 10] = [
+            ([0.5, 0.5, 0.5], [1.0, 0.3, 0.2], Some(([0, 0, 0], [0, 0, 0], [0, 0, 0], 0.0))),
+            ([-3.2, 4.1, 2.7], [-0.4, -1.0, 0.1], Some(([-4, 4, 2], [-4, 4, 2], [0, 0, 0], 0.0))),
+            ([7.9, -7.9, 0.01], [-1.0, 1.0, 0.5], None),
+            ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0], Some(([0, 0, 0], [0, 0, 0], [0, 0, 0], 0.0))),
+            ([2.5, 2.5, 2.5], [0.0, 0.0, -1.0], Some(([2, 2, -7], [2, 2, -6], [0, 0, 1], 8.5))),
+            ([-5.5, 3.3, -1.25], [0.7, -0.2, 0.9], Some(([-5, 3, 0], [-5, 3, -1], [0, 0, -1], 1.607755125387531))),
+            ([1.5, 7.5, 1.5], [0.1, -1.0, 0.05], Some(([2, -4, 2], [2, -3, 2], [0, 1, 0], 10.565421193686504))),
+            ([-7.5, -7.5, -7.5], [1.0, 1.0, 1.0], Some(([-3, -2, -2], [-3, -3, -2], [0, -1, 0], 9.526279441628823))),
+            ([3.25, -2.5, 6.75], [-1.0, 0.0, -1.0], Some(([2, -3, 6], [3, -3, 6], [1, 0, 0], 0.3535533905932738))),
+            ([0.1, 0.2, 0.3], [-0.3, 0.9, -0.4], Some(([0, 0, 0], [0, 0, 0], [0, 0, 0], 0.0))),
+        ];
+        for (o, d, want) in cases {
+            let got = raycast(&m, &r, o, d, 30.0).unwrap();
+            match (got, want) {
+                (None, None) => {}
+                (Some(h), Some((b, p, n, t))) => {
+                    assert_eq!([h.block.x, h.block.y, h.block.z], b, "{o:?} {d:?}");
+                    assert_eq!([h.previous.x, h.previous.y, h.previous.z], p, "{o:?} {d:?}");
+                    assert_eq!(h.normal, n, "{o:?} {d:?}");
+                    assert!((h.distance - t).abs() < 1e-12, "{o:?} {d:?}: {} vs {t}", h.distance);
+                }
+                (g, w) => panic!("{o:?} {d:?}: got {g:?}, pyworldgen {w:?}"),
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         /// Random sparse worlds: the raycast's hit is the first solid cell of the walk (checked
