@@ -277,11 +277,11 @@ mod tests {
         let s = ChunkSize::S16;
         let mut a = Chunk::new(ChunkPos::new(2, -1, 5), s).unwrap();
         let mut dense = vec![BlockId::AIR; s.volume()];
-        for i in 0..s.volume() {
+        for (i, d) in dense.iter_mut().enumerate() {
             let b = BlockId((i * 31 % 23) as u16);
             a.set_index(i, BlockId(999));
             a.set_index(i, b);
-            dense[i] = b;
+            *d = b;
         }
         for i in (0..s.volume()).step_by(5) {
             a.set_index(i, BlockId(3));
