@@ -105,6 +105,29 @@ mod tests {
     use crate::coords::LocalPos;
 
     #[test]
+    fn shareable_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<ChunkMap>();
+        send_sync::<Chunk>();
+        send_sync::<crate::edits::DeferredEditBuffer>();
+        send_sync::<crate::edits::EditBatch>();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn in_box_is_brute_force(pts in proptest::collection::vec((-4i32..4, -4i32..4, -4i32..4), 0..40),
+                                 lo in (-4i32..4, -4i32..4, -4i32..4), ext in (0i32..5, 0i32..5, 0i32..5)) {
+            let mut m = ChunkMap::new(ChunkSize::S8);
+            for &(x, y, z) in &pts { m.get_or_create(ChunkPos::new(x, y, z)).unwrap(); }
+            let (lo, hi) = (ChunkPos::new(lo.0, lo.1, lo.2), ChunkPos::new(lo.0 + ext.0, lo.1 + ext.1, lo.2 + ext.2));
+            let got: Vec<ChunkPos> = m.in_box(lo, hi).map(|(p, _)| *p).collect();
+            let want: Vec<ChunkPos> = m.positions().filter(|p| p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z && p.z <= hi.z).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
     fn map_basics() {
         let s = ChunkSize::S8;
         let mut m = ChunkMap::new(s);

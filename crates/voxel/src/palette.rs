@@ -866,6 +866,40 @@ mod tests {
         }
     }
 
+    #[test]
+    fn caves_bits_per_voxel() {
+        // Terrain with spherical caves (radius 2-5) carved below the surface: a harder case.
+        let s = ChunkSize::S32;
+        let mut dense = terrain(s, 24.0, 4.0, None);
+        let mut st = 0x9e3779b97f4a7c15u64;
+        let mut rnd = |m: u64| {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st % m) as i32
+        };
+        for _ in 0..12 {
+            let (cx, cy, cz, r) = (rnd(32), rnd(18), rnd(32), 2 + rnd(4));
+            for y in 0..32i32 {
+                for z in 0..32i32 {
+                    for x in 0..32i32 {
+                        if (x - cx).pow(2) + (y - cy).pow(2) + (z - cz).pow(2) <= r * r {
+                            dense[(x + 32 * (z + 32 * y)) as usize] = BlockId::AIR;
+                        }
+                    }
+                }
+            }
+        }
+        let p = PalettedBlocks::from_dense(s, &dense).unwrap();
+        println!(
+            "edge 32 terrain + 12 caves: {}/{} uniform sections, {:.3} bits/voxel",
+            p.uniform_sections(),
+            p.sections(),
+            p.bits_per_voxel()
+        );
+        assert!(p.bits_per_voxel() < 1.5);
+    }
+
     #[derive(Debug, Clone)]
     enum Op {
         Set(usize, u16),
