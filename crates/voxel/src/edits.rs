@@ -206,6 +206,21 @@ impl DeferredEditBuffer {
             self.add(e);
         }
     }
+    /// Moves every edit of `other` into this buffer (bucket by bucket, in `other`'s insertion
+    /// order; re-bucketed if the chunk sizes differ). For merging the buffers of parallel
+    /// workers; the canonical pops do not depend on the merge order.
+    pub fn merge(&mut self, other: DeferredEditBuffer) {
+        if other.size == self.size {
+            for (c, v) in other.buckets {
+                self.len += v.len();
+                self.buckets.entry(c).or_default().extend(v);
+            }
+        } else {
+            for e in other.buckets.into_values().flatten() {
+                self.add(e);
+            }
+        }
+    }
     /// pyworldgen's pop: removes the edits landing in `chunk`, sorted by ascending priority,
     /// ties in insertion order.
     pub fn pop_for_chunk(&mut self, chunk: ChunkPos) -> Vec<DeferredEdit> {
@@ -348,8 +363,13 @@ mod tests {
                 st ^= st << 13; st ^= st >> 7; st ^= st << 17;
                 order.swap(i, (st % (i as u64 + 1)) as usize);
             }
+            // the permuted batches go through per-worker buffers merged at the end
             let mut rev = DeferredEditBuffer::new(s);
-            for b in order { rev.add_batch(b); }
+            for pair in order.chunks(2) {
+                let mut worker = DeferredEditBuffer::new(s);
+                for b in pair { worker.add_batch(b.clone()); }
+                rev.merge(worker);
+            }
             prop_assert_eq!(fwd.len(), rev.len());
             let dests: Vec<ChunkPos> = fwd.chunks().collect();
             prop_assert_eq!(&dests, &rev.chunks().collect::<Vec<_>>());
