@@ -87,6 +87,13 @@ fn main() {
         light::sky_light_box(&mut map, &reg, ChunkPos::new(-2, 0, -2), ChunkPos::new(1, 1, 1)).unwrap()
     });
     let c = map.get(ChunkPos::new(0, 0, 0)).unwrap().clone();
+    println!(
+        "sky-lit terrain chunk: light {:.3} bits/voxel ({} of {} sections uniform), blocks {:.3} bits/voxel",
+        c.light().storage_bits() as f64 / n,
+        c.light().uniform_sections(),
+        s.volume() / 256,
+        c.blocks().bits_per_voxel()
+    );
     let bytes = codec::encode_chunk(&c);
     println!("encoded 32^3 terrain chunk (with light): {} bytes", bytes.len());
     time("encode_chunk 32^3", 200, n, "voxel", || codec::encode_chunk(&c));

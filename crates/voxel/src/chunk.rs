@@ -3,7 +3,7 @@
 //!
 //! Layouts: voxel index `x + s*(z + s*y)`; column index `x + s*z` (see
 //! [`coords`](crate::coords)). Blocks are a [`PalettedBlocks`]; light is a [`LightStorage`]
-//! (4 bits per voxel, or one value for the whole chunk). Heights are `i16` per column,
+//! (sections of 256 voxels, each one level or 4 bits per voxel). Heights are `i16` per column,
 //! biomes `u8` per column, both zero in a new chunk.
 //!
 //! The buffers' lengths are fixed by the chunk size: they are reachable as slices or through
@@ -103,22 +103,30 @@ impl DirtyFlags {
     }
 }
 
-/// Light levels 0–15 of every voxel: one value for the whole chunk, or 4 bits per voxel
-/// (voxel `i` in the low nibble of byte `i / 2` when `i` is even, the high nibble when odd).
+/// Light levels 0–15 of every voxel, by sections of 256 consecutive voxels: the whole store as
+/// one level (no sections), or per section either one level or 128 bytes of nibbles (voxel `j`
+/// of a section in the low nibble of byte `j / 2` when `j` is even, the high nibble when odd).
+/// Above and below the surface light is uniform, so most sections of a lit terrain chunk cost
+/// a 32-bit descriptor; only the sections the surface crosses hold 4 bits per voxel.
 #[derive(Debug, Clone)]
 pub struct LightStorage {
     len: usize,
     uniform: u8,
-    nibbles: Vec<u8>,
+    /// Per section: `SEC_UNIFORM | level`, or the index of its 128-byte block in `blocks`.
+    /// Empty when the whole store is `uniform`.
+    secs: Vec<u32>,
+    blocks: Vec<u8>,
 }
+
+const LIGHT_SEC: usize = 256;
+const SEC_UNIFORM: u32 = 1 << 31;
 
 impl PartialEq for LightStorage {
     /// Equal levels in every voxel.
     fn eq(&self, o: &Self) -> bool {
         self.len == o.len
-            && match (self.nibbles.is_empty(), o.nibbles.is_empty()) {
+            && match (self.secs.is_empty(), o.secs.is_empty()) {
                 (true, true) => self.uniform == o.uniform,
-                (false, false) => self.nibbles == o.nibbles,
                 _ => (0..self.len).all(|i| self.get(i) == o.get(i)),
             }
     }
@@ -131,7 +139,7 @@ pub const MAX_LIGHT: u8 = 15;
 impl LightStorage {
     /// `len` voxels all at `level` (clamped to 15).
     pub fn uniform(len: usize, level: u8) -> Self {
-        LightStorage { len, uniform: level.min(MAX_LIGHT), nibbles: Vec::new() }
+        LightStorage { len, uniform: level.min(MAX_LIGHT), secs: Vec::new(), blocks: Vec::new() }
     }
     /// Number of voxels.
     pub fn len(&self) -> usize {
@@ -141,18 +149,24 @@ impl LightStorage {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    /// If stored as one value, that value.
+    /// If stored as one value, that value (after [`compact`](Self::compact): if every voxel
+    /// holds the same level).
     pub fn uniform_level(&self) -> Option<u8> {
-        self.nibbles.is_empty().then_some(self.uniform)
+        self.secs.is_empty().then_some(self.uniform)
     }
     /// Level of voxel `i` (panics if `i >= len`, like slice indexing).
     #[inline]
     pub fn get(&self, i: usize) -> u8 {
         assert!(i < self.len, "light index {i} out of range ({})", self.len);
-        if self.nibbles.is_empty() {
-            self.uniform
+        if self.secs.is_empty() {
+            return self.uniform;
+        }
+        let d = self.secs[i / LIGHT_SEC];
+        if d & SEC_UNIFORM != 0 {
+            (d & 15) as u8
         } else {
-            (self.nibbles[i >> 1] >> ((i & 1) << 2)) & 15
+            let j = i % LIGHT_SEC;
+            (self.blocks[d as usize * (LIGHT_SEC / 2) + (j >> 1)] >> ((j & 1) << 2)) & 15
         }
     }
     /// Sets voxel `i` to `level` (clamped to 15; panics if `i >= len`).
@@ -160,35 +174,58 @@ impl LightStorage {
     pub fn set(&mut self, i: usize, level: u8) {
         assert!(i < self.len, "light index {i} out of range ({})", self.len);
         let level = level.min(MAX_LIGHT);
-        if self.nibbles.is_empty() {
+        if self.secs.is_empty() {
             if level == self.uniform {
                 return;
             }
-            self.nibbles = vec![self.uniform * 17; self.len.div_ceil(2)];
-            if !self.len.is_multiple_of(2) {
-                // the unused high nibble of an odd-length store stays 0
-                *self.nibbles.last_mut().expect("len >= 1") &= 15;
-            }
+            self.secs = vec![SEC_UNIFORM | self.uniform as u32; self.len.div_ceil(LIGHT_SEC)];
         }
-        let sh = (i & 1) << 2;
-        let b = &mut self.nibbles[i >> 1];
+        let s = i / LIGHT_SEC;
+        let d = self.secs[s];
+        let d = if d & SEC_UNIFORM != 0 {
+            let u = (d & 15) as u8;
+            if u == level {
+                return;
+            }
+            let k = self.blocks.len() / (LIGHT_SEC / 2);
+            self.blocks.resize(self.blocks.len() + LIGHT_SEC / 2, u * 17);
+            self.secs[s] = k as u32;
+            k as u32
+        } else {
+            d
+        };
+        let j = i % LIGHT_SEC;
+        let sh = (j & 1) << 2;
+        let b = &mut self.blocks[d as usize * (LIGHT_SEC / 2) + (j >> 1)];
         *b = (*b & !(15 << sh)) | (level << sh);
     }
     /// Every voxel to `level` (clamped; back to one stored value).
     pub fn fill(&mut self, level: u8) {
-        self.uniform = level.min(MAX_LIGHT);
-        self.nibbles = Vec::new();
+        *self = Self::uniform(self.len, level);
     }
-    /// Back to one stored value if every voxel holds the same level.
+    /// Levels of section `s` (its voxels inside `len`) into `out`.
+    fn section_levels(&self, s: usize, out: &mut [u8]) {
+        if self.secs.is_empty() {
+            out.fill(self.uniform);
+            return;
+        }
+        let d = self.secs[s];
+        if d & SEC_UNIFORM != 0 {
+            out.fill((d & 15) as u8);
+            return;
+        }
+        let base = d as usize * (LIGHT_SEC / 2);
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (self.blocks[base + (j >> 1)] >> ((j & 1) << 2)) & 15;
+        }
+    }
+    /// Stores each section whose voxels share one level as that level, drops the blocks no
+    /// section uses, and goes back to one stored value if every voxel holds the same level.
     pub fn compact(&mut self) {
-        if let Some(&first) = self.nibbles.first() {
-            let lvl = first & 15;
-            let full = lvl * 17;
-            let even = self.len.is_multiple_of(2);
-            let body = if even { &self.nibbles[..] } else { &self.nibbles[..self.nibbles.len() - 1] };
-            if body.iter().all(|&b| b == full) && (even || self.nibbles.last().unwrap() & 15 == lvl) {
-                self.fill(lvl);
-            }
+        if !self.secs.is_empty() {
+            let mut levels = vec![0u8; self.len];
+            self.to_dense(&mut levels).expect("length matches");
+            *self = Self::from_dense(&levels);
         }
     }
     /// Levels as one byte per voxel.
@@ -196,30 +233,62 @@ impl LightStorage {
         if out.len() != self.len {
             return Err(VoxelError::LengthMismatch { what: "dense light buffer", expected: self.len, got: out.len() });
         }
-        if self.nibbles.is_empty() {
-            out.fill(self.uniform);
-        } else {
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = (self.nibbles[i >> 1] >> ((i & 1) << 2)) & 15;
-            }
+        for (s, c) in out.chunks_mut(LIGHT_SEC).enumerate() {
+            self.section_levels(s, c);
         }
         Ok(())
     }
-    /// From one byte per voxel (each clamped to 15); stored as one value if all are equal.
+    /// From one byte per voxel (each clamped to 15), in the compact form.
     pub fn from_dense(levels: &[u8]) -> Self {
-        let mut s = LightStorage::uniform(levels.len(), levels.first().copied().unwrap_or(0));
-        if levels.iter().any(|&l| l.min(MAX_LIGHT) != s.uniform) {
-            s.nibbles = levels.chunks(2).map(|c| c[0].min(15) | c.get(1).map_or(0, |&h| h.min(15) << 4)).collect();
+        let first = levels.first().map_or(0, |&l| l.min(MAX_LIGHT));
+        let mut s = LightStorage::uniform(levels.len(), first);
+        if levels.iter().all(|&l| l.min(MAX_LIGHT) == first) {
+            return s;
+        }
+        for c in levels.chunks(LIGHT_SEC) {
+            let f = c[0].min(MAX_LIGHT);
+            if c.iter().all(|&l| l.min(MAX_LIGHT) == f) {
+                s.secs.push(SEC_UNIFORM | f as u32);
+            } else {
+                s.secs.push((s.blocks.len() / (LIGHT_SEC / 2)) as u32);
+                let start = s.blocks.len();
+                s.blocks.resize(start + LIGHT_SEC / 2, 0);
+                for (j, &l) in c.iter().enumerate() {
+                    s.blocks[start + (j >> 1)] |= l.min(MAX_LIGHT) << ((j & 1) << 2);
+                }
+            }
         }
         s
     }
-    /// The packed nibbles (empty when uniform).
-    pub fn nibbles(&self) -> &[u8] {
-        &self.nibbles
+    /// All levels as nibbles, voxel `i` in the low nibble of byte `i / 2` when `i` is even
+    /// (`len.div_ceil(2)` bytes; a final unused nibble is 0).
+    pub fn to_nibbles(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.len.div_ceil(2)];
+        let mut sec = vec![0u8; LIGHT_SEC];
+        for s in 0..self.len.div_ceil(LIGHT_SEC) {
+            let n = LIGHT_SEC.min(self.len - s * LIGHT_SEC);
+            self.section_levels(s, &mut sec[..n]);
+            for (j, &l) in sec[..n].iter().enumerate() {
+                let i = s * LIGHT_SEC + j;
+                out[i >> 1] |= l << ((i & 1) << 2);
+            }
+        }
+        out
+    }
+    /// Number of sections stored as one level (all of them when the store is uniform).
+    pub fn uniform_sections(&self) -> usize {
+        if self.secs.is_empty() {
+            return self.len.div_ceil(LIGHT_SEC);
+        }
+        self.secs.iter().filter(|&&d| d & SEC_UNIFORM != 0).count()
+    }
+    /// Storage bits: 32 per section descriptor, 8 per block byte (and 8 for the uniform level).
+    pub fn storage_bits(&self) -> usize {
+        8 + 32 * self.secs.len() + 8 * self.blocks.len()
     }
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.nibbles.capacity()
+        4 * self.secs.capacity() + self.blocks.capacity()
     }
 }
 
@@ -433,6 +502,40 @@ mod tests {
             }
             l.compact();
             assert_eq!(l.uniform_level(), Some(4));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Light storage against a plain byte per voxel under random sets, fills and compactions.
+        #[test]
+        fn light_matches_dense(len in proptest::prop_oneof![proptest::prelude::Just(512usize), proptest::prelude::Just(700), 1usize..600],
+                               ops in proptest::collection::vec((0usize..100_000, 0u8..20, 0u8..40), 0..300)) {
+            let mut l = LightStorage::uniform(len, 3);
+            let mut d = vec![3u8; len];
+            for (i, v, kind) in ops {
+                match kind {
+                    0 => { l.fill(v); d.fill(v.min(15)); }
+                    1 => l.compact(),
+                    _ => { let i = i % len; l.set(i, v); d[i] = v.min(15); }
+                }
+                let i = i % len;
+                proptest::prop_assert_eq!(l.get(i), d[i]);
+            }
+            let mut out = vec![0u8; len];
+            l.to_dense(&mut out).unwrap();
+            proptest::prop_assert_eq!(&out, &d);
+            let nib = l.to_nibbles();
+            for (i, &v) in d.iter().enumerate() {
+                proptest::prop_assert_eq!((nib[i / 2] >> (4 * (i % 2))) & 15, v);
+            }
+            let c = LightStorage::from_dense(&d);
+            proptest::prop_assert!(c == l);
+            let before = l.storage_bits();
+            l.compact();
+            proptest::prop_assert!(l.storage_bits() <= before);
+            proptest::prop_assert!(c == l);
+            proptest::prop_assert_eq!(l.uniform_level().is_some(), d.iter().all(|&v| v == d[0]));
         }
     }
 

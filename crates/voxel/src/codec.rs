@@ -53,8 +53,8 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     let (palette, secs, words) = blocks.raw_parts();
     let mut light = chunk.light().clone();
     light.compact();
-    let cap =
-        32 + 2 * palette.len() + 4 * secs.len() + 4 + 8 * words.len() + 1 + light.nibbles().len() + 3 * size.area();
+    let nibbles = if light.uniform_level().is_some() { Vec::new() } else { light.to_nibbles() };
+    let cap = 32 + 2 * palette.len() + 4 * secs.len() + 4 + 8 * words.len() + 1 + nibbles.len() + 3 * size.area();
     let mut out = Vec::with_capacity(cap);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -79,7 +79,7 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     }
     match light.uniform_level() {
         Some(l) => out.push(l),
-        None => out.extend_from_slice(light.nibbles()),
+        None => out.extend_from_slice(&nibbles),
     }
     for h in chunk.heightmap() {
         out.extend_from_slice(&h.to_le_bytes());

@@ -353,6 +353,8 @@ mod tests {
         }
         assert_eq!(light(4, 6, 4), 0);
         assert!(m.get(ChunkPos::new(0, 0, 0)).unwrap().state >= ChunkState::LightingReady);
+        // the lit chunks store their light by sections: the open chunk (1, 0, 0) is uniform 15
+        assert_eq!(m.get(ChunkPos::new(1, 0, 0)).unwrap().light().uniform_level(), Some(15));
         // errors
         assert!(sky_light_box(&mut m, &r, ChunkPos::new(1, 0, 0), ChunkPos::new(0, 0, 0)).is_err());
         assert!(sky_light_box(&mut m, &r, ChunkPos::new(0, 0, 0), ChunkPos::new(1000, 1000, 0)).is_err());
