@@ -275,6 +275,62 @@ impl LightStorage {
         }
         out
     }
+    /// The sections as the byte format stores them: one descriptor byte per section of 256
+    /// voxels (the level 0–15 of a uniform section, 16 for a packed one) and the packed
+    /// sections' 128 nibble bytes each, in section order.
+    pub fn section_bytes(&self) -> (Vec<u8>, Vec<u8>) {
+        let n = self.len.div_ceil(LIGHT_SEC);
+        let mut desc = Vec::with_capacity(n);
+        let mut blocks = Vec::new();
+        for s in 0..n {
+            let d = self.secs.get(s).copied().unwrap_or(SEC_UNIFORM | self.uniform as u32);
+            if d & SEC_UNIFORM != 0 {
+                desc.push((d & 15) as u8);
+            } else {
+                desc.push(16);
+                let base = d as usize * (LIGHT_SEC / 2);
+                blocks.extend_from_slice(&self.blocks[base..base + LIGHT_SEC / 2]);
+            }
+        }
+        (desc, blocks)
+    }
+    /// Inverse of [`section_bytes`](Self::section_bytes) for `len` voxels, validated (never
+    /// panics): one descriptor per section, each 0–16, 128 bytes per packed section. The result
+    /// is compact.
+    pub fn from_section_bytes(len: usize, desc: &[u8], blocks: &[u8]) -> Result<Self> {
+        let n = len.div_ceil(LIGHT_SEC);
+        if desc.len() != n {
+            return Err(VoxelError::LengthMismatch { what: "light section descriptors", expected: n, got: desc.len() });
+        }
+        if let Some((s, &d)) = desc.iter().enumerate().find(|(_, &d)| d > 16) {
+            return Err(VoxelError::Corrupt(format!(
+                "light section {s}: descriptor {d} is not a level 0-15 or 16 (packed)"
+            )));
+        }
+        let packed = desc.iter().filter(|&&d| d == 16).count();
+        if blocks.len() != packed * (LIGHT_SEC / 2) {
+            return Err(VoxelError::LengthMismatch {
+                what: "light section bytes",
+                expected: packed * (LIGHT_SEC / 2),
+                got: blocks.len(),
+            });
+        }
+        let mut s = LightStorage::uniform(len, 0);
+        s.secs = desc
+            .iter()
+            .scan(0u32, |k, &d| {
+                Some(if d == 16 {
+                    *k += 1;
+                    *k - 1
+                } else {
+                    SEC_UNIFORM | d as u32
+                })
+            })
+            .collect();
+        s.blocks = blocks.to_vec();
+        s.compact();
+        Ok(s)
+    }
     /// Number of sections stored as one level (all of them when the store is uniform).
     pub fn uniform_sections(&self) -> usize {
         if self.secs.is_empty() {
@@ -531,6 +587,10 @@ mod tests {
             }
             let c = LightStorage::from_dense(&d);
             proptest::prop_assert!(c == l);
+            let (desc, blocks) = l.section_bytes();
+            let r = LightStorage::from_section_bytes(len, &desc, &blocks).unwrap();
+            proptest::prop_assert!(r == l);
+            proptest::prop_assert_eq!(r.section_bytes(), c.section_bytes());
             let before = l.storage_bits();
             l.compact();
             proptest::prop_assert!(l.storage_bits() <= before);

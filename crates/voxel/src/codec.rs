@@ -9,7 +9,7 @@
 //! | 6 | 1 | chunk edge `s` (8, 16, 32 or 64) |
 //! | 7 | 1 | state (0–9, pyworldgen's `ChunkState` numbers) |
 //! | 8 | 12 | chunk position x, y, z (`i32` each; within the range of the edge) |
-//! | 20 | 1 | light mode (0: one level for the chunk, 1: 4 bits per voxel) |
+//! | 20 | 1 | light mode (0: one level for the chunk, 1: by sections of 256 voxels) |
 //! | 21 | 3 | reserved, 0 |
 //! | 24 | 4 | palette length `p` (`u32`, 1 ..= min(65536, s³)) |
 //! | 28 | 2p | chunk palette: block ids (`u16`), distinct |
@@ -17,7 +17,7 @@
 //! | … | 4n | section descriptors (`u32`), voxels `k*L .. (k+1)*L`: bit 31 set → uniform, palette index in bits 0–15; else width code `c` (bits per voxel `2^c`) in bits 28–30 and the section's word offset in bits 0–27 |
 //! | … | 4 | word count `w` (`u32`) |
 //! | … | 8w | words (`u64`). A section of width 1, 2 or 4 starts with its local palette (2, 4 or 16 slots of `u16` chunk-palette indices, 4 per word from the low bits, unused slots `0xFFFF`; 1, 1 or 4 words), then its indices; width 8 or 16: indices into the chunk palette. Voxel `j` of a section in bits `(j mod 64/b)*b ..` of index word `j / (64/b)`. Sections tile the words exactly |
-//! | … | 1 or s³/2 | light: the level (mode 0), or nibbles, voxel `i` in the low nibble of byte `i/2` when `i` is even |
+//! | … | 1, or s³/256 + 128k | light. Mode 0: the level (0–15). Mode 1: one descriptor byte per section of 256 voxels (a level 0–15 for a uniform section, 16 for a packed one), then 128 bytes for each of the `k` packed sections in order, voxel `j` of the section in the low nibble of byte `j/2` when `j` is even |
 //! | … | 2s² | heightmap (`i16` per column, `x + s*z`) |
 //! | … | s² | biomes (`u8` per column) |
 //!
@@ -53,8 +53,17 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     let (palette, secs, words) = blocks.raw_parts();
     let mut light = chunk.light().clone();
     light.compact();
-    let nibbles = if light.uniform_level().is_some() { Vec::new() } else { light.to_nibbles() };
-    let cap = 32 + 2 * palette.len() + 4 * secs.len() + 4 + 8 * words.len() + 1 + nibbles.len() + 3 * size.area();
+    let (light_desc, light_blocks) =
+        if light.uniform_level().is_some() { (Vec::new(), Vec::new()) } else { light.section_bytes() };
+    let cap = 32
+        + 2 * palette.len()
+        + 4 * secs.len()
+        + 4
+        + 8 * words.len()
+        + 1
+        + light_desc.len()
+        + light_blocks.len()
+        + 3 * size.area();
     let mut out = Vec::with_capacity(cap);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -79,7 +88,10 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     }
     match light.uniform_level() {
         Some(l) => out.push(l),
-        None => out.extend_from_slice(&nibbles),
+        None => {
+            out.extend_from_slice(&light_desc);
+            out.extend_from_slice(&light_blocks);
+        }
     }
     for h in chunk.heightmap() {
         out.extend_from_slice(&h.to_le_bytes());
@@ -194,12 +206,11 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Chunk> {
         }
         LightStorage::uniform(size.volume(), l)
     } else {
-        let nib = r.items("light", size.volume() / 2, 1)?;
-        let mut dense = vec![0u8; size.volume()];
-        for (i, d) in dense.iter_mut().enumerate() {
-            *d = (nib[i >> 1] >> ((i & 1) << 2)) & 15;
-        }
-        LightStorage::from_dense(&dense)
+        let nsec = size.volume() / 256;
+        let desc = r.items("light sections", nsec, 1)?;
+        let packed = desc.iter().filter(|&&d| d == 16).count();
+        let blocks = r.items("light nibbles", packed, 128)?;
+        LightStorage::from_section_bytes(size.volume(), desc, blocks)?
     };
     let heightmap: Vec<i16> =
         r.items("heightmap", size.area(), 2)?.chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]])).collect();
