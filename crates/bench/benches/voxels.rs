@@ -28,7 +28,11 @@
 //!   `cave_lattice.npy` (the cave lattice, float32, `ny × nz × nx`) and `stats.json`: the
 //!   palette bits per voxel of the mixed chunks (min, median, max, mean), single-threaded and
 //!   parallel meshing times (median of 5 passes over the mixed chunks), quad and triangle
-//!   counts, the whole region's generation time (median of 3) and the surface-nets mesh size.
+//!   counts, the whole region's generation time (median of 3), the mixed chunks' dense generation
+//!   time after each prefix of the pass list (where the time goes; median of 3) and the
+//!   surface-nets mesh size, and the generation rate of the mixed band (y −1…0) requested as
+//!   8², 16² and 24² columns of chunks (the edits barrier's neighbour ring weighs less per chunk
+//!   on larger requests).
 //! * `BOZKIR_VOXELS_PALETTE=1`: prints the palette statistics only.
 //!
 //! Not a test: figures go to `docs/benchmarks.md` ("Worlds III: voxels") with the machine.
@@ -208,6 +212,36 @@ fn export(dir: &str) {
     let mixed_s = median_secs(3, || {
         black_box(s.scheduler.generate(&s.world, &s.mixed).expect("generates"));
     });
+    // Where the generation time goes: the dense chunks after each prefix of the pass list.
+    let mut prefixes = Vec::new();
+    for k in 1..=pyworldgen_passes().len() {
+        // A prefix ending at `features` is refused (its edits would be lost): skipped.
+        let Ok(sched) = Scheduler::new(pyworldgen_passes().into_iter().take(k).collect()) else { continue };
+        let last = sched.order().last().map(|n| n.to_string()).unwrap_or_default();
+        let t = median_secs(3, || {
+            black_box(sched.generate_dense(&s.world, &s.mixed).expect("generates"));
+        });
+        prefixes.push(json!({"through": last, "dense_s": t}));
+    }
+    // The neighbour ring the edits barrier generates shrinks per chunk on larger requests: the
+    // y −1…0 layers (the mixed band) of 8², 16² and 24² chunks.
+    let mut scale = Vec::new();
+    for side in [8i32, 16, 24] {
+        let coords: Vec<ChunkPos> = (-side / 2..side / 2)
+            .flat_map(|x| (-1..1).flat_map(move |y| (-side / 2..side / 2).map(move |z| ChunkPos::new(x, y, z))))
+            .collect();
+        let dense = s.scheduler.generate_dense(&s.world, &coords).expect("generates");
+        let mixed = dense
+            .iter()
+            .filter(|c| c.blocks.contains(&BlockId::AIR) && c.blocks.iter().any(|b| *b != BlockId::AIR))
+            .count();
+        drop(dense);
+        let t = median_secs(3, || {
+            black_box(s.scheduler.generate(&s.world, &coords).expect("generates"));
+        });
+        scale.push(json!({"chunks": coords.len(), "mixed": mixed, "generate_s": t,
+                          "chunks_per_s": coords.len() as f64 / t}));
+    }
     let mut meshing = serde_json::Map::new();
     for (name, mesher) in [("greedy", Mesher::Greedy), ("culled", Mesher::Culled)] {
         let (quads, tris) = mesh_all(s, mesher, false);
@@ -234,6 +268,8 @@ fn export(dir: &str) {
         "palette_bits_per_voxel": palette_stats(&bits),
         "generate_region_s": region_s,
         "generate_mixed_s": mixed_s,
+        "generate_mixed_pass_prefixes": prefixes,
+        "generate_band_by_request_size": scale,
         "meshing": meshing,
         "surface_nets": {"dims": CAVE_DIMS, "solid_fraction": solid as f64 / lat.len() as f64,
                           "vertices": sn.vertex_count(), "triangles": sn.triangle_count(), "median_s": sn_s},
