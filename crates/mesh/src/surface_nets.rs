@@ -220,12 +220,20 @@ fn nets(field: &Density, params: &SurfaceNetsParams, along_lo: usize) -> Mesh {
         id
     };
     let dims = field.dims;
-    for y in 0..ny {
-        for z in 0..nz {
-            for x in 0..nx {
+    // An edge's base sample is below the last one on every axis, so its three forward
+    // neighbours exist; most samples change sign toward none of them and are skipped at once.
+    for y in 0..ny - 1 {
+        for z in 0..nz - 1 {
+            for x in 0..nx - 1 {
                 let p = [x, y, z];
                 let i = x * st[0] + y * st[1] + z * st[2];
                 let inside = data[i] < 0.0;
+                if (data[i + st[0]] < 0.0) == inside
+                    && (data[i + st[1]] < 0.0) == inside
+                    && (data[i + st[2]] < 0.0) == inside
+                {
+                    continue;
+                }
                 for axis in 0..3 {
                     let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
                     if p[axis] < along_lo
