@@ -34,15 +34,17 @@ fn list_names_every_pyworldgen_generator() {
     let o = bozkir(&["world", "list"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
-    for name in ["composite", "flat", "forest", "implicit_cave", "landscape", "roads"] {
-        assert!(out.lines().any(|l| l.starts_with(name)), "{name} missing:\n{out}");
-    }
-    for name in ["forest", "implicit_cave"] {
-        let line = out.lines().find(|l| l.starts_with(name)).unwrap();
-        assert!(line.contains("not yet") && line.contains("issue 22"), "{line}");
-    }
-    for name in ["composite", "flat", "landscape", "roads"] {
+    let names = ["composite", "flat", "forest", "implicit_cave", "landscape", "roads", "voxels"];
+    for name in names {
         assert!(out.lines().any(|l| l.starts_with(name) && l.contains("available")), "{name}:\n{out}");
+    }
+    // Each with its parameters and defaults on the indented lines that follow it.
+    for (name, param) in
+        [("implicit_cave", "SPELEO_CLEAR=0.6"), ("voxels", "chunk_size=32"), ("forest", "radius_gamma=2.05")]
+    {
+        let at = out.lines().position(|l| l.starts_with(name)).unwrap();
+        let own: Vec<&str> = out.lines().skip(at + 1).take_while(|l| l.starts_with(' ')).collect();
+        assert!(own.iter().any(|l| l.contains(param)), "{name}: {own:?}");
     }
 }
 
@@ -147,7 +149,12 @@ fn bad_input_is_refused_before_any_output() {
         (vec!["world", "flat", "--size", "8000", "--max-memory", "1", "--out", s(&out)], "--max-memory"),
         (vec!["world", "flat", "--size", "8", "--param", "domain_size=[10,10]", "--out", s(&out)], "give one"),
         (vec!["world", "flat", "--param", "undulation_amp", "--out", s(&out)], "NAME=VALUE"),
-        (vec!["world", "forest", "--out", s(&out)], "issue 22"),
+        (vec!["world", "forest", "--param", "radius_gamma=-1", "--out", s(&out)], "radius_gamma"),
+        (vec!["world", "voxels", "--size", "8", "--out", s(&out)], "--size does not apply"),
+        (vec!["world", "voxels", "--param", "chunk_size=12", "--out", s(&out)], "8, 16, 32 or 64"),
+        (vec!["world", "voxels", "--param", "chunks_to=[900,9,900]", "--out", s(&out)], "blocks"),
+        (vec!["world", "implicit_cave", "--param", "CORR_R=3", "--out", s(&out)], "stays open"),
+        (vec!["world", "implicit_cave", "--param", "resolution=0.001", "--out", s(&out)], "resolution"),
         (vec!["world", "regen", s(&spec), "--out", s(&out)], "world.json"),
         (vec!["world", "regen", s(&missing), "--out", s(&out)], "cannot read"),
     ];
@@ -326,4 +333,44 @@ fn hostile_parameter_values_are_refused_or_generate() {
         }
     }
     assert!(failures.is_empty(), "{} of {runs} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn voxels_and_implicit_cave_write_their_views_and_regenerate_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (gen, params) in [
+        (
+            "voxels",
+            vec!["--param", "chunk_size=16", "--param", "chunks_from=[-1,-1,-1]", "--param", "chunks_to=[0,0,0]"],
+        ),
+        ("implicit_cave", vec!["--param", "length=24", "--param", "resolution=2"]),
+    ] {
+        let (a, b) = (tmp.path().join(format!("{gen}_a")), tmp.path().join(format!("{gen}_b")));
+        let mut args = vec!["world", gen, "--seed", "12345", "--out", s(&a)];
+        args.extend(params.iter().copied());
+        let o = bozkir(&args);
+        assert!(o.status.success(), "{gen}: {}", text(&o.stderr));
+        let fa = files(&a);
+        for f in ["blocks.glb", "world.vox", "region.bzr", "preview.png", "world.json", "volume.json"] {
+            assert!(fa.get(f).is_some_and(|b| !b.is_empty()), "{gen}: {f} missing");
+        }
+        assert_eq!(fa.contains_key("smooth.glb"), gen == "implicit_cave");
+        assert_eq!(&fa["blocks.glb"][..4], b"glTF");
+        assert_eq!(&fa["world.vox"][..4], b"VOX ");
+        // The region's chunks decode and hold the blocks of the volume.
+        let mut r = bozkir_io::region::RegionReader::open(a.join("region.bzr")).unwrap();
+        let coords: Vec<(i32, i32, i32)> = r.coords().collect();
+        assert!(!coords.is_empty());
+        for c in coords {
+            let bytes = r.read(c).unwrap().unwrap();
+            let chunk = bozkir_voxel::codec::decode_chunk(&bytes).unwrap();
+            assert_eq!((chunk.coord.x, chunk.coord.y, chunk.coord.z), c);
+        }
+        let o = bozkir(&["--threads", "1", "world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+        assert!(o.status.success(), "{gen} regen: {}", text(&o.stderr));
+        assert_eq!(files(&b), fa, "{gen}: regenerated files differ");
+        // A second run into the same folder replaces its own files.
+        let o = bozkir(&args);
+        assert!(o.status.success(), "{gen} again: {}", text(&o.stderr));
+    }
 }

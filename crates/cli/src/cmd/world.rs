@@ -1,5 +1,5 @@
 //! `bozkir world`: pyworldgen's generators by name (`list`, `flat`, `landscape`, `roads`,
-//! `composite`), and `regen` from a `world.json`. Every argument is checked, the spec resolved
+//! `composite`, `forest`, `implicit_cave`, `voxels`), and `regen` from a `world.json`. Every argument is checked, the spec resolved
 //! and the budget checked before the output folder is touched.
 
 use super::{load_dem, read_terrain_folder, MAX_TERRAIN_SIZE};
@@ -31,10 +31,14 @@ enum WorldCmd {
     Roads(RoadsArgs),
     /// Multi-biome world: blended terrain, colours, roads and trees.
     Composite(GenArgs),
-    /// 3-D graph forest (issue 22, not yet).
+    /// Power-diagram forest: tree sites, crowns owning the canopy, branch graphs, canopy roof.
     Forest(GenArgs),
-    /// Streamed implicit cave (issue 22, not yet).
+    /// Implicit cave sampled into blocks: block and smooth meshes, .vox, region file, preview.
+    #[command(name = "implicit_cave", alias = "implicit-cave")]
     ImplicitCave(GenArgs),
+    /// Chunked voxel world (pyworldgen's passes) over a box of chunks: --param chunk_size=32,
+    /// --param chunks_from=[-2,-1,-2], --param chunks_to=[1,0,1].
+    Voxels(GenArgs),
     /// Regenerate a world from its `world.json`, byte for byte.
     Regen(RegenArgs),
 }
@@ -100,6 +104,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         WorldCmd::Composite(g) => generate("composite", &g, quiet),
         WorldCmd::Forest(g) => generate("forest", &g, quiet),
         WorldCmd::ImplicitCave(g) => generate("implicit_cave", &g, quiet),
+        WorldCmd::Voxels(g) => generate("voxels", &g, quiet),
         WorldCmd::Roads(r) => match &r.on {
             Some(on) => roads_on(on, &r.gen, quiet),
             None => generate("roads", &r.gen, quiet),
@@ -113,6 +118,23 @@ fn list() {
     for g in GENERATORS {
         let status = if g.available { "available" } else { "not yet" };
         println!("{:<14} {:<10} {:<10} {}", g.name, g.kind, status, g.description);
+        if !g.available {
+            continue;
+        }
+        // Its parameters with their defaults (pyworldgen's names), wrapped.
+        let Ok(spec) = WorldSpec::resolve(g.name, Seed::Int(0), Compat::Pyworldgen, &Map::new()) else { continue };
+        let mut line = String::from("   ");
+        for (k, v) in &spec.parameters {
+            let item = format!(" {k}={v}");
+            if line.len() + item.len() > 100 {
+                println!("{line}");
+                line = String::from("   ");
+            }
+            line.push_str(&item);
+        }
+        if line.trim().len() > 0 {
+            println!("{line}");
+        }
     }
 }
 
@@ -164,6 +186,9 @@ fn generate(name: &str, g: &GenArgs, quiet: bool) -> Result<()> {
     let info = generator(name)?;
     if !info.available {
         bail!("world {name}: not available yet: {}", info.description);
+    }
+    if g.size.is_some() && bozkir_world::product::is_volume(name) {
+        bail!("world {name}: --size does not apply to a 3-D world (implicit_cave: --param length=…, resolution=…; voxels: --param chunks_from/chunks_to)");
     }
     let mut spec = WorldSpec::resolve(name, Seed::parse(&g.seed), compat(g.compat), &overrides(g)?)
         .with_context(|| format!("world {name}"))?;
@@ -235,13 +260,40 @@ fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
 fn run_spec(spec: WorldSpec, base: Option<WorldGrid>, out: &std::path::Path, quiet: bool) -> Result<()> {
     let req = WorldRequest { spec, base };
     let (nx, ny) = check_request(&req)?;
-    let st = Staging::new(out)?.expecting(&["terrain.json", WORLD_JSON, "preview.png", "height.tif", "ground.glb"])?;
+    let volume = bozkir_world::product::is_volume(&req.spec.generator) && req.base.is_none();
+    let st = Staging::new(out)?.expecting(&[
+        "terrain.json",
+        WORLD_JSON,
+        "preview.png",
+        "height.tif",
+        "ground.glb",
+        "volume.json",
+        "blocks.glb",
+    ])?;
     let bar = Bar::new(quiet);
     let outcome = generate_world(&req, st.path(), &bar)?;
     let timings = bar.timings();
     bar.finish();
     commit(st)?;
     let s = &req.spec;
+    if volume {
+        let d = s.volume_dims()?;
+        println!(
+            "world {} seed {} ({}): {}×{}×{} blocks, solid from {:.2} to {:.2} m; {}",
+            s.generator,
+            s.seed,
+            s.compat.name(),
+            d[0],
+            d[1],
+            d[2],
+            outcome.range_m.0,
+            outcome.range_m.1,
+            outcome.files.join(", ")
+        );
+        let parts: Vec<String> = timings.iter().map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64())).collect();
+        println!("timings  {}", parts.join(", "));
+        return Ok(());
+    }
     println!(
         "world {} seed {} ({}): {nx}×{ny} cells, heights {:.2}..{:.2} m; {} roads, {} rivers, {} trees",
         s.generator,
