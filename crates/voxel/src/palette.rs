@@ -806,6 +806,26 @@ mod tests {
     }
 
     #[test]
+    fn garbage_is_bounded() {
+        // every section driven through widths 1, 2, 4, 8 and 16 by ever new ids
+        for s in [ChunkSize::S8, ChunkSize::S16] {
+            let mut p = PalettedBlocks::new(s);
+            let l = p.sec_len();
+            for sec in 0..p.sections() {
+                for j in 0..l {
+                    p.set(sec * l + j, BlockId((1 + (sec * l + j) % 400) as u16));
+                }
+            }
+            let words = (p.storage_bits() - 16 * p.palette().len() - 32 * p.sections() - 32 * 400) / 64;
+            assert!((words as f64) < 0.6 * s.volume() as f64, "{} words for {} voxels", words, s.volume());
+            assert_eq!(p.bits(), 16);
+            let d = p.to_dense_vec();
+            p.compact();
+            assert_eq!(p.to_dense_vec(), d);
+        }
+    }
+
+    #[test]
     fn dense_length_checked() {
         let s = ChunkSize::S8;
         let e = PalettedBlocks::from_dense(s, &[BlockId::AIR; 10]).unwrap_err();
