@@ -34,6 +34,9 @@ pub const VOLUME_STEPS_PER_BLOCK: f64 = 400.0;
 /// Mesh tile edge in blocks.
 const TILE: usize = 32;
 
+/// A tile's positions in metres and its linear vertex colours.
+type Placed = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
 /// The memory and work of a 3-D world of `dims` blocks.
 pub fn volume_cost(dims: [usize; 3]) -> Cost {
     let n = dims.iter().map(|&d| d as f64).product::<f64>();
@@ -64,7 +67,7 @@ pub fn write_volume(p: &VolumeProduct, spec: &WorldSpec, dir: &Path) -> Result<W
     // blocks.glb
     let tiles = p.block_meshes(TILE, Mesher::Greedy).map_err(invalid)?;
     let shade = [0.45f32, 0.65, 0.82, 1.0];
-    let prepared: Vec<(Vec<[f32; 3]>, Vec<[f32; 3]>)> = tiles
+    let prepared: Vec<Placed> = tiles
         .iter()
         .map(|(_, m)| {
             let pos = m.positions.iter().map(|&q| place(q)).collect();

@@ -36,31 +36,31 @@ pub const MAX_BOX_VOXELS: usize = 1 << 24;
 /// pyworldgen's `SimpleSunlightPass` on `chunk` (see the module doc).
 pub fn simple_sunlight(chunk: &mut Chunk, registry: &BlockRegistry) {
     let size = chunk.size();
-    let (e, area) = (size.edge() as usize, size.area());
-    let transparent = registry.transparent_table();
-    let is_t = |b: BlockId| transparent.get(b.0 as usize).copied().unwrap_or(true);
-    let mut running = vec![MAX_LIGHT; area];
+    let blocks = chunk.blocks().to_dense_vec();
     let mut light = vec![0u8; size.volume()];
-    let mut layer = vec![BlockId::AIR; area];
-    for y in (0..e).rev() {
-        let out = &mut light[y * area..(y + 1) * area];
-        out.copy_from_slice(&running);
-        match chunk.blocks().layer_uniform(y) {
-            Some(b) if is_t(b) => {}
-            Some(_) => running.iter_mut().for_each(|l| *l = l.saturating_sub(2)),
-            None => {
-                chunk.blocks().read_layer(y, &mut layer).expect("layer and buffer sized from the chunk");
-                for (l, &b) in running.iter_mut().zip(&layer) {
-                    if !is_t(b) {
-                        *l = l.saturating_sub(2);
-                    }
-                }
-            }
-        }
-    }
+    simple_sunlight_dense(&blocks, &mut light, size.edge() as usize, registry);
     chunk.set_light_dense(&light).expect("light sized from the chunk");
     chunk.state = chunk.state.max(ChunkState::LightingReady);
     chunk.dirty.lighting = true;
+}
+
+/// pyworldgen's `SimpleSunlightPass` on dense arrays: `blocks` and `light` of a chunk of edge
+/// `edge` in the chunk layout (`x + s*(z + s*y)`). Panics if the lengths are not `edge³`.
+pub fn simple_sunlight_dense(blocks: &[BlockId], light: &mut [u8], edge: usize, registry: &BlockRegistry) {
+    let area = edge * edge;
+    assert!(blocks.len() == area * edge && light.len() == area * edge, "simple_sunlight_dense: buffers of {}³", edge);
+    let transparent = registry.transparent_table();
+    let mut running = vec![MAX_LIGHT; area];
+    for y in (0..edge).rev() {
+        let layer = y * area;
+        light[layer..layer + area].copy_from_slice(&running);
+        for (l, b) in running.iter_mut().zip(&blocks[layer..layer + area]) {
+            // Ids past the table are unknown: transparent, like air.
+            if !transparent.get(usize::from(b.0)).copied().unwrap_or(true) {
+                *l = l.saturating_sub(2);
+            }
+        }
+    }
 }
 
 /// Sky light of a box of `dims = [nx, ny, nz]` voxels whose transparency is `transparent`

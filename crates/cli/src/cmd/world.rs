@@ -132,7 +132,7 @@ fn list() {
             }
             line.push_str(&item);
         }
-        if line.trim().len() > 0 {
+        if !line.trim().is_empty() {
             println!("{line}");
         }
     }

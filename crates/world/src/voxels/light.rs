@@ -6,7 +6,6 @@
 //!   column, from the chunk's top layer down, every voxel gets the current light (15 at the top)
 //!   and after each non-transparent block the light drops by 2 (not below 0).
 
-use bozkir_voxel::block::BlockRegistry;
 use bozkir_voxel::chunk::ChunkState;
 
 use super::pass::{Pass, PassCtx, PassKind};
@@ -37,20 +36,8 @@ impl Pass for ApplyEditsPass {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SunlightPass;
 
-/// The column rule on dense arrays: `blocks` and `light` in the chunk layout of edge `s`.
-pub fn column_sunlight(blocks: &[bozkir_voxel::block::BlockId], light: &mut [u8], s: usize, registry: &BlockRegistry) {
-    let area = s * s;
-    let mut level = vec![15u8; area];
-    for y in (0..s).rev() {
-        let layer = y * area;
-        for c in 0..area {
-            light[layer + c] = level[c];
-            if !registry.is_transparent(blocks[layer + c]) {
-                level[c] = level[c].saturating_sub(2);
-            }
-        }
-    }
-}
+/// The column rule on dense arrays (`bozkir_voxel::light::simple_sunlight_dense`).
+pub use bozkir_voxel::light::simple_sunlight_dense as column_sunlight;
 
 impl Pass for SunlightPass {
     fn name(&self) -> &str {

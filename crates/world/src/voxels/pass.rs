@@ -40,6 +40,13 @@ pub trait Pass: Send + Sync {
     }
     /// Runs the pass on `chunk`.
     fn run(&self, ctx: &mut PassCtx<'_>, chunk: &mut WorkChunk) -> Result<()>;
+    /// Runs only the pass's per-column outputs (heightmap, biomes) on a chunk whose blocks no
+    /// one will read — a neighbour generated for its deferred edits alone. Returns `false` when
+    /// the pass has no such shortcut (the scheduler then calls [`Pass::run`]). A shortcut must
+    /// leave the columns exactly as `run` would.
+    fn run_columns(&self, _ctx: &mut PassCtx<'_>, _chunk: &mut WorkChunk) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 /// A block written outside the pass's own voxels, applied by the edits barrier.
@@ -69,8 +76,9 @@ pub struct VoxelWorld {
 /// A pass's random stream in one chunk.
 #[derive(Debug, Clone)]
 pub enum PassRng {
-    /// pyworldgen's `make_rng(seed, (cx, cy, cz), name)`: CPython's `random.Random`.
-    Py(PyRandom),
+    /// pyworldgen's `make_rng(seed, (cx, cy, cz), name)`: CPython's `random.Random` (boxed:
+    /// its state is 2.5 KB).
+    Py(Box<PyRandom>),
     /// Ours: `core::rng::Rng` on the canonical hash of (seed, chunk, name).
     Canonical(Rng),
 }
@@ -79,9 +87,11 @@ impl PassRng {
     /// The stream of pass `name` in chunk `coord` of `world`.
     pub fn new(world: &VoxelWorld, coord: ChunkPos, name: &str) -> Self {
         match world.compat {
-            Compat::Pyworldgen => {
-                PassRng::Py(chunk_pass_rng(world.seed, (coord.x.into(), coord.y.into(), coord.z.into()), name))
-            }
+            Compat::Pyworldgen => PassRng::Py(Box::new(chunk_pass_rng(
+                world.seed,
+                (coord.x.into(), coord.y.into(), coord.z.into()),
+                name,
+            ))),
             Compat::Canonical => {
                 use bozkir_core::hash::hash3_u32;
                 let s = world.seed as u64;

@@ -166,6 +166,18 @@ impl Scheduler {
     }
 
     fn run_pass(&self, world: &VoxelWorld, i: usize, chunk: &mut WorkChunk, out: &mut Vec<(Edit, u32)>) -> Result<()> {
+        self.run_pass_as(world, i, chunk, out, false)
+    }
+
+    /// [`Self::run_pass`]; `columns`: the pass's column shortcut where it has one.
+    fn run_pass_as(
+        &self,
+        world: &VoxelWorld,
+        i: usize,
+        chunk: &mut WorkChunk,
+        out: &mut Vec<(Edit, u32)>,
+        columns: bool,
+    ) -> Result<()> {
         let p = &self.passes[i];
         let mut ctx = PassCtx {
             world,
@@ -174,7 +186,9 @@ impl Scheduler {
             reach: p.edit_reach(),
             pass: p.name(),
         };
-        p.run(&mut ctx, chunk)?;
+        if !(columns && p.edit_reach() == 0 && p.run_columns(&mut ctx, chunk)?) {
+            p.run(&mut ctx, chunk)?;
+        }
         let r = i64::from(ctx.reach);
         for e in ctx.edits {
             let c = e.pos.chunk(world.size);
@@ -206,12 +220,13 @@ impl Scheduler {
         Ok((chunk, out))
     }
 
-    /// The edits a neighbour emits (only the passes the emitters need).
+    /// The edits a neighbour emits (only the passes the emitters need; the passes feeding them
+    /// through their column shortcut).
     fn source_edits(&self, world: &VoxelWorld, coord: ChunkPos) -> Result<Vec<(Edit, u32)>> {
         let mut chunk = WorkChunk::new(coord, world.size);
         let mut out = Vec::new();
         for &i in &self.source_passes {
-            self.run_pass(world, i, &mut chunk, &mut out)?;
+            self.run_pass_as(world, i, &mut chunk, &mut out, true)?;
         }
         Ok(out)
     }

@@ -101,6 +101,24 @@ impl TerrainPass {
     }
 }
 
+impl TerrainPass {
+    /// The surface heights of the chunk's columns into its heightmap; returns them.
+    fn columns(&self, ctx: &PassCtx<'_>, chunk: &mut WorkChunk) -> Vec<i64> {
+        let s = chunk.edge();
+        let [ox, _, oz] = chunk.origin();
+        let mut hs = Vec::with_capacity(s * s);
+        for z in 0..s {
+            for x in 0..s {
+                let h = self.surface.height(ox + x as i64, oz + z as i64, ctx.world.seed, ctx.world.compat);
+                let col = chunk.column(x, z);
+                chunk.heightmap[col] = h.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
+                hs.push(h);
+            }
+        }
+        hs
+    }
+}
+
 impl Pass for TerrainPass {
     fn name(&self) -> &str {
         "terrain"
@@ -108,14 +126,19 @@ impl Pass for TerrainPass {
     fn dependencies(&self) -> Vec<String> {
         Vec::new()
     }
+    fn run_columns(&self, ctx: &mut PassCtx<'_>, chunk: &mut WorkChunk) -> Result<bool> {
+        self.columns(ctx, chunk);
+        chunk.reach(ChunkState::TerrainGenerated);
+        Ok(true)
+    }
     fn run(&self, ctx: &mut PassCtx<'_>, chunk: &mut WorkChunk) -> Result<()> {
         let s = chunk.edge();
-        let [ox, oy, oz] = chunk.origin();
+        let [_, oy, _] = chunk.origin();
+        let hs = self.columns(ctx, chunk);
         for z in 0..s {
             for x in 0..s {
-                let h = self.surface.height(ox + x as i64, oz + z as i64, ctx.world.seed, ctx.world.compat);
+                let h = hs[x + s * z];
                 let col = chunk.column(x, z);
-                chunk.heightmap[col] = h.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
                 for y in 0..s {
                     let wy = oy + y as i64;
                     let b = if wy > h {
