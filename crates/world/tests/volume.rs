@@ -87,3 +87,75 @@ fn voxel_world_blocks_are_its_chunks_and_regenerate_identically() {
     assert_eq!(again.blocks, v.blocks);
     assert_eq!(again.chunks, v.chunks);
 }
+
+#[test]
+fn a_real_dem_becomes_voxel_terrain() {
+    use bozkir_voxel::block::ids::{AIR, GRASS};
+    use bozkir_voxel::block::BlockRegistry;
+    use bozkir_voxel::coords::{ChunkPos, ChunkSize};
+    use bozkir_world::voxels::terrain::{GridSurface, TerrainPass};
+    use bozkir_world::voxels::{Pass, Scheduler, VoxelWorld};
+    use std::sync::Arc;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/dem/srtm_ref.tif");
+    let dem = bozkir_io::read_dem(path).unwrap();
+    // The window of carve_rivers' test (no nodata): 160 × 160 cells of about 71 m × 92 m.
+    let g = &dem.heights;
+    let grid = bozkir_core::Grid::from_fn(160, 160, |x, y| *g.get(420 + x, 300 + y)).with_cell_size(g.dx, g.dy);
+    let (lo, hi) = grid.data().iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    // 30 m blocks, datum at the lowest point: the whole relief in a few chunks of 16.
+    let block = 30.0;
+    let surface = GridSurface::new(Arc::new(grid.clone()), block, lo).unwrap();
+    let top = ((hi - lo) / block).floor() as i32;
+    let world =
+        VoxelWorld { seed: 0, compat: Compat::Canonical, size: ChunkSize::S16, registry: BlockRegistry::pyworldgen() };
+    let passes: Vec<Box<dyn Pass>> = vec![Box::new(TerrainPass::new(surface.clone()))];
+    let coords: Vec<ChunkPos> =
+        (0..2).flat_map(|x| (0..=top / 16).flat_map(move |y| (0..2).map(move |z| ChunkPos::new(x, y, z)))).collect();
+    let chunks = Scheduler::new(passes).unwrap().generate_dense(&world, &coords).unwrap();
+    let mut checked = 0;
+    for c in &chunks {
+        let [ox, oy, oz] = c.origin();
+        for z in 0..16 {
+            for x in 0..16 {
+                // The column's surface: the DEM's bilinear height at the block centre, in blocks.
+                let (mx, mz) = ((ox as f64 + x as f64 + 0.5) * block, (oz as f64 + z as f64 + 0.5) * block);
+                let (gx, gz) = (
+                    (mx / grid.dx - 0.5).clamp(0.0, (grid.width() - 1) as f64),
+                    (mz / grid.dy - 0.5).clamp(0.0, (grid.height() - 1) as f64),
+                );
+                let (i, j) = (gx.round() as usize, gz.round() as usize);
+                let near = *grid.get(i, j);
+                let h = i64::from(c.heightmap[x + 16 * z]);
+                // Bilinear between cell centres stays within the four cells around.
+                let around: Vec<f64> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                    .iter()
+                    .map(|&(a, b)| {
+                        *grid.get(
+                            (gx.floor() as usize + a).min(grid.width() - 1),
+                            (gz.floor() as usize + b).min(grid.height() - 1),
+                        )
+                    })
+                    .collect();
+                let (a, b) = around.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(p, q), &v| (p.min(v), q.max(v)));
+                assert!(
+                    h >= ((a - lo) / block).floor() as i64 && h <= ((b - lo) / block).floor() as i64,
+                    "column ({x},{z}) of {}: {h} vs {near}",
+                    c.coord
+                );
+                for y in 0..16 {
+                    let wy = oy + y as i64;
+                    let b = c.blocks[x + 16 * (z + 16 * y)];
+                    if wy == h {
+                        assert_eq!(b, GRASS);
+                    } else if wy > h {
+                        assert_eq!(b, AIR);
+                    } else {
+                        assert_ne!(b, AIR);
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000 && top >= 3, "{checked} columns, {top} blocks of relief");
+}
