@@ -252,10 +252,10 @@ impl LightStorage {
             } else {
                 s.secs.push((s.blocks.len() / (LIGHT_SEC / 2)) as u32);
                 let start = s.blocks.len();
+                // Two voxels a byte, the even one low; a short last section is padded with 0.
+                s.blocks
+                    .extend(c.chunks(2).map(|p| p[0].min(MAX_LIGHT) | p.get(1).map_or(0, |&l| l.min(MAX_LIGHT) << 4)));
                 s.blocks.resize(start + LIGHT_SEC / 2, 0);
-                for (j, &l) in c.iter().enumerate() {
-                    s.blocks[start + (j >> 1)] |= l.min(MAX_LIGHT) << ((j & 1) << 2);
-                }
             }
         }
         s

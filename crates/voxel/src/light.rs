@@ -51,12 +51,22 @@ pub fn simple_sunlight_dense(blocks: &[BlockId], light: &mut [u8], edge: usize, 
     assert!(blocks.len() == area * edge && light.len() == area * edge, "simple_sunlight_dense: buffers of {}³", edge);
     let transparent = registry.transparent_table();
     let mut running = vec![MAX_LIGHT; area];
+    // Ids past the table are unknown: transparent, like air.
+    let opaque = |b: BlockId| !transparent.get(usize::from(b.0)).copied().unwrap_or(true);
     for y in (0..edge).rev() {
         let layer = y * area;
         light[layer..layer + area].copy_from_slice(&running);
-        for (l, b) in running.iter_mut().zip(&blocks[layer..layer + area]) {
-            // Ids past the table are unknown: transparent, like air.
-            if !transparent.get(usize::from(b.0)).copied().unwrap_or(true) {
+        let row = &blocks[layer..layer + area];
+        let first = row[0];
+        if row.iter().all(|&b| b == first) {
+            // A layer of one kind (sky, rock): one decision for all its columns.
+            if opaque(first) {
+                running.iter_mut().for_each(|l| *l = l.saturating_sub(2));
+            }
+            continue;
+        }
+        for (l, &b) in running.iter_mut().zip(row) {
+            if opaque(b) {
                 *l = l.saturating_sub(2);
             }
         }

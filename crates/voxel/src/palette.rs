@@ -558,6 +558,12 @@ impl PalettedBlocks {
         let mut seen = vec![false; n];
         let mut distinct = Vec::with_capacity(16);
         for sec in idx.chunks_exact(l) {
+            // Most sections of a terrain chunk are one id (sky, rock): a compare the compiler
+            // vectorises instead of the distinct scan.
+            if sec.iter().all(|&v| v == sec[0]) {
+                secs.push(UNIFORM | sec[0] as u32);
+                continue;
+            }
             distinct.clear();
             for &v in sec {
                 if !seen[v as usize] {

@@ -117,8 +117,10 @@ impl PassRng {
 pub struct PassCtx<'a> {
     /// The world.
     pub world: &'a VoxelWorld,
-    /// The pass's own random stream in this chunk.
-    pub rng: PassRng,
+    /// The pass's random stream, made on first use (seeding CPython's generator costs more than
+    /// most passes).
+    rng: Option<PassRng>,
+    pub(crate) coord: ChunkPos,
     pub(crate) edits: Vec<Edit>,
     pub(crate) reach: i32,
     pub(crate) pass: &'a str,
@@ -128,7 +130,13 @@ impl<'a> PassCtx<'a> {
     /// A context for running the pass `name` by hand on the chunk at `coord` (outside a
     /// scheduler): its random stream, its edits kept for [`PassCtx::take_edits`].
     pub fn new(world: &'a VoxelWorld, coord: ChunkPos, name: &'a str) -> Self {
-        PassCtx { world, rng: PassRng::new(world, coord, name), edits: Vec::new(), reach: 0, pass: name }
+        PassCtx { world, rng: None, coord, edits: Vec::new(), reach: 0, pass: name }
+    }
+
+    /// The pass's own random stream in this chunk.
+    pub fn rng(&mut self) -> &mut PassRng {
+        let (world, coord, pass) = (self.world, self.coord, self.pass);
+        self.rng.get_or_insert_with(|| PassRng::new(world, coord, pass))
     }
 
     /// The edits queued so far, in emission order (leaves none behind).

@@ -27,7 +27,7 @@ use bozkir_voxel::chunk::Chunk;
 use bozkir_voxel::coords::{ChunkPos, ChunkSize};
 use rayon::prelude::*;
 
-use super::pass::{Edit, Pass, PassCtx, PassKind, PassRng, VoxelWorld};
+use super::pass::{Edit, Pass, PassCtx, PassKind, VoxelWorld};
 use super::work::WorkChunk;
 use crate::error::{Result, WorldError};
 
@@ -179,13 +179,8 @@ impl Scheduler {
         columns: bool,
     ) -> Result<()> {
         let p = &self.passes[i];
-        let mut ctx = PassCtx {
-            world,
-            rng: PassRng::new(world, chunk.coord, p.name()),
-            edits: Vec::new(),
-            reach: p.edit_reach(),
-            pass: p.name(),
-        };
+        let mut ctx = PassCtx::new(world, chunk.coord, p.name());
+        ctx.reach = p.edit_reach();
         if !(columns && p.edit_reach() == 0 && p.run_columns(&mut ctx, chunk)?) {
             p.run(&mut ctx, chunk)?;
         }

@@ -11,7 +11,8 @@
 //!   DEM): the bilinear height at the column centre, in blocks of `block_size` metres above
 //!   `datum`, floored.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use bozkir_core::Grid;
 use bozkir_voxel::block::ids::{AIR, DIRT, GRASS, STONE};
@@ -88,12 +89,22 @@ impl Surface for GridSurface {
 /// The terrain pass (`terrain`, no dependencies).
 pub struct TerrainPass {
     surface: Box<dyn Surface>,
+    /// Column heights of recent chunk columns: the chunks stacked in one column (and the
+    /// neighbours generated for their edits) share them. A pure function's values, so the
+    /// cache changes no output; it is cleared when it holds [`COLUMN_CACHE`] columns.
+    cache: Mutex<HashMap<ColumnKey, Arc<Vec<i64>>>>,
 }
+
+/// Chunk columns the terrain pass remembers at most.
+pub const COLUMN_CACHE: usize = 4096;
+
+/// (seed, compat, chunk edge, chunk x, chunk z).
+type ColumnKey = (i64, u8, u32, i32, i32);
 
 impl TerrainPass {
     /// Terrain over `surface`.
     pub fn new(surface: impl Surface + 'static) -> Self {
-        TerrainPass { surface: Box::new(surface) }
+        TerrainPass { surface: Box::new(surface), cache: Mutex::new(HashMap::new()) }
     }
     /// pyworldgen's terrain.
     pub fn pyworldgen() -> Self {
@@ -102,18 +113,38 @@ impl TerrainPass {
 }
 
 impl TerrainPass {
-    /// The surface heights of the chunk's columns into its heightmap; returns them.
-    fn columns(&self, ctx: &PassCtx<'_>, chunk: &mut WorkChunk) -> Vec<i64> {
+    /// The surface heights of the chunk's columns (index `x + s·z`) into its heightmap; returns
+    /// them.
+    fn columns(&self, ctx: &PassCtx<'_>, chunk: &mut WorkChunk) -> Arc<Vec<i64>> {
         let s = chunk.edge();
-        let [ox, _, oz] = chunk.origin();
-        let mut hs = Vec::with_capacity(s * s);
-        for z in 0..s {
-            for x in 0..s {
-                let h = self.surface.height(ox + x as i64, oz + z as i64, ctx.world.seed, ctx.world.compat);
-                let col = chunk.column(x, z);
-                chunk.heightmap[col] = h.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
-                hs.push(h);
+        let compat = match ctx.world.compat {
+            Compat::Pyworldgen => 0,
+            Compat::Canonical => 1,
+        };
+        let key = (ctx.world.seed, compat, s as u32, chunk.coord.x, chunk.coord.z);
+        let cached = self.cache.lock().map(|c| c.get(&key).cloned()).unwrap_or(None);
+        let hs = match cached {
+            Some(h) => h,
+            None => {
+                let [ox, _, oz] = chunk.origin();
+                let mut hs = Vec::with_capacity(s * s);
+                for z in 0..s {
+                    for x in 0..s {
+                        hs.push(self.surface.height(ox + x as i64, oz + z as i64, ctx.world.seed, ctx.world.compat));
+                    }
+                }
+                let hs = Arc::new(hs);
+                if let Ok(mut c) = self.cache.lock() {
+                    if c.len() >= COLUMN_CACHE {
+                        c.clear();
+                    }
+                    c.insert(key, hs.clone());
+                }
+                hs
             }
+        };
+        for (m, &h) in chunk.heightmap.iter_mut().zip(hs.iter()) {
+            *m = h.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
         }
         hs
     }
@@ -135,23 +166,21 @@ impl Pass for TerrainPass {
         let s = chunk.edge();
         let [_, oy, _] = chunk.origin();
         let hs = self.columns(ctx, chunk);
-        for z in 0..s {
-            for x in 0..s {
-                let h = hs[x + s * z];
-                let col = chunk.column(x, z);
-                for y in 0..s {
-                    let wy = oy + y as i64;
-                    let b = if wy > h {
-                        AIR
-                    } else if wy == h {
-                        GRASS
-                    } else if wy >= h - 3 {
-                        DIRT
-                    } else {
-                        STONE
-                    };
-                    chunk.blocks[col + y * s * s] = b;
-                }
+        // Layer by layer (the storage order), each column's block by its height.
+        let area = s * s;
+        for y in 0..s {
+            let wy = oy + y as i64;
+            let layer = &mut chunk.blocks[y * area..(y + 1) * area];
+            for (b, &h) in layer.iter_mut().zip(hs.iter()) {
+                *b = if wy > h {
+                    AIR
+                } else if wy == h {
+                    GRASS
+                } else if wy >= h - 3 {
+                    DIRT
+                } else {
+                    STONE
+                };
             }
         }
         chunk.reach(ChunkState::TerrainGenerated);

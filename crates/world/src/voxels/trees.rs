@@ -58,8 +58,8 @@ impl Pass for TreePass {
         let s = chunk.edge();
         let [ox, oy, oz] = chunk.origin();
         for _ in 0..self.attempts {
-            let lx = ctx.rng.below(s as u32) as usize;
-            let lz = ctx.rng.below(s as u32) as usize;
+            let lx = ctx.rng().below(s as u32) as usize;
+            let lz = ctx.rng().below(s as u32) as usize;
             let h = i64::from(chunk.heightmap[chunk.column(lx, lz)]);
             if self.owner_only && !(oy..oy + s as i64).contains(&h) {
                 continue;
