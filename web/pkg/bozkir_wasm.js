@@ -885,6 +885,32 @@ export function generatorVersion() {
 }
 
 /**
+ * 3-D gradient noise (`bozkir_core::noise::gradient3`) at `(x, y, z)` under `seed`.
+ * @param {number} x
+ * @param {number} y
+ * @param {number} z
+ * @param {number} seed
+ * @returns {number}
+ */
+export function gradient3(x, y, z, seed) {
+    const ret = wasm.gradient3(x, y, z, seed);
+    return ret;
+}
+
+/**
+ * The canonical 3-D hash (`bozkir_core::hash::hash3_u32`).
+ * @param {number} x
+ * @param {number} y
+ * @param {number} z
+ * @param {number} seed
+ * @returns {number}
+ */
+export function hash3U32(x, y, z, seed) {
+    const ret = wasm.hash3U32(x, y, z, seed);
+    return ret >>> 0;
+}
+
+/**
  * The canonical 32-bit hash (`bozkir_core::hash::hash_u32`).
  * @param {number} x
  * @param {number} y

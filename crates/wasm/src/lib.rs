@@ -443,6 +443,18 @@ pub fn hash_u32_js(x: u32, y: u32, seed: u32) -> u32 {
     bozkir_core::hash::hash_u32(x, y, seed)
 }
 
+/// The canonical 3-D hash (`bozkir_core::hash::hash3_u32`).
+#[wasm_bindgen(js_name = hash3U32)]
+pub fn hash3_u32_js(x: u32, y: u32, z: u32, seed: u32) -> u32 {
+    bozkir_core::hash::hash3_u32(x, y, z, seed)
+}
+
+/// 3-D gradient noise (`bozkir_core::noise::gradient3`) at `(x, y, z)` under `seed`.
+#[wasm_bindgen(js_name = gradient3)]
+pub fn gradient3_js(x: f64, y: f64, z: f64, seed: u32) -> f64 {
+    bozkir_core::noise::gradient3(x, y, z, seed)
+}
+
 /// The rule on samples already taken: `z` is `(n·over)²` heights (north row first), as
 /// `bozkir_material::classify` takes them. `shares` empty = free, one value = the share of
 /// class 0, one per class = relative quotas.

@@ -55,6 +55,22 @@ test('the two grain hashes: the original viewer dHash and hash_u32 (pinned latti
   assert.ok(Math.abs(latticeValue(1, 0) - 0.862) < 1e-3 && Math.abs(latticeValue(1, 0, 'canonical') - 0.504) < 1e-3);
 });
 
+test('hash3U32 pinned vectors (bozkir_core::hash::HASH3_VECTORS, the WGSL test table) and gradient3', () => {
+  const vectors = [
+    [[0, 0, 0, 0], 0], [[0, 0, 1, 0], 0x30e6db8a], [[1, 2, 3, 4], 0xb3a38269], [[12345, 67890, 0, 42], 0xe2597a2c],
+    [[12345, 67890, 1, 42], 0x09a13ced], [[0xffffffff, 0xfffffffe, 0xfffffffd, 7], 0xa115bae8],
+    [[0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff], 0xc988e043], [[100, 0xffffffce, 2000, 0x9e3779b9], 0x193c9305],
+  ];
+  for (const [[x, y, z, s], want] of vectors) assert.equal(bz.hash3U32(x, y, z, s), want, `hash3(${x},${y},${z},${s})`);
+  // The plane z = 0 is the 2-D hash; gradient noise vanishes on the lattice and is not constant.
+  assert.equal(bz.hash3U32(12345, 67890, 0, 42), bz.hashU32(12345, 67890, 42));
+  assert.equal(bz.gradient3(3, -4, 5, 9), 0);
+  // Native gradient3(3.3, -4.2, 5.7, 9), bit for bit (bits 13824173135611752536).
+  const bits = new BigUint64Array(new Float64Array([bz.gradient3(3.3, -4.2, 5.7, 9)]).buffer)[0];
+  assert.equal(bits, 13824173135611752536n);
+  assert.notEqual(bz.gradient3(3.3, -4.2, 5.7, 9), bz.gradient3(3.3, -4.2, 5.7, 10));
+});
+
 test('hashU32 pinned vectors (bozkir_core::hash) and splatHashes = splat_priority·2³² (select.rs vectors)', () => {
   assert.equal(hashU32(1, 0, 0), 0x80f575f2);
   assert.equal(hashU32(12345, 67890, 42), 0xe2597a2c);
