@@ -152,6 +152,12 @@ fn bad_input_is_refused_before_any_output() {
         (vec!["world", "forest", "--param", "radius_gamma=-1", "--out", s(&out)], "radius_gamma"),
         (vec!["world", "voxels", "--size", "8", "--out", s(&out)], "--size does not apply"),
         (vec!["world", "voxels", "--param", "chunk_size=12", "--out", s(&out)], "8, 16, 32 or 64"),
+        (vec!["world", "voxels", "--chunks", "0,0:1,1", "--out", s(&out)], "expected X0,Y0,Z0:X1,Y1,Z1"),
+        (vec!["world", "voxels", "--chunks", "1,0,0:0,0,0", "--out", s(&out)], "chunks_to"),
+        (
+            vec!["world", "voxels", "--chunks", "0,0,0:1,1,1", "--param", "chunks_to=[2,2,2]", "--out", s(&out)],
+            "give one",
+        ),
         (vec!["world", "voxels", "--param", "chunks_to=[900,9,900]", "--out", s(&out)], "blocks"),
         (vec!["world", "implicit_cave", "--param", "CORR_R=3", "--out", s(&out)], "stays open"),
         (vec!["world", "implicit_cave", "--param", "resolution=0.001", "--out", s(&out)], "resolution"),

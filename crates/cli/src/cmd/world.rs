@@ -36,9 +36,9 @@ enum WorldCmd {
     /// Implicit cave sampled into blocks: block and smooth meshes, .vox, region file, preview.
     #[command(name = "implicit_cave", alias = "implicit-cave")]
     ImplicitCave(GenArgs),
-    /// Chunked voxel world (pyworldgen's passes) over a box of chunks: --param chunk_size=32,
-    /// --param chunks_from=[-2,-1,-2], --param chunks_to=[1,0,1].
-    Voxels(GenArgs),
+    /// Chunked voxel world (pyworldgen's passes) over a box of chunks (`--chunks`, or
+    /// --param chunks_from=[-2,-1,-2] --param chunks_to=[1,0,1]; --param chunk_size=32).
+    Voxels(VoxelArgs),
     /// Regenerate a world from its `world.json`, byte for byte.
     Regen(RegenArgs),
 }
@@ -78,6 +78,16 @@ struct RoadsArgs {
     on: Option<PathBuf>,
 }
 
+#[derive(clap::Args, Clone)]
+struct VoxelArgs {
+    #[command(flatten)]
+    gen: GenArgs,
+    /// The box of chunks, first and last inclusive: `X0,Y0,Z0:X1,Y1,Z1` (chunk coordinates, y
+    /// up), e.g. `-2,-1,-2:1,0,1` (the default).
+    #[arg(long, value_name = "X0,Y0,Z0:X1,Y1,Z1")]
+    chunks: Option<String>,
+}
+
 #[derive(clap::Args)]
 struct RegenArgs {
     /// The `world.json` of a world folder.
@@ -104,7 +114,18 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         WorldCmd::Composite(g) => generate("composite", &g, quiet),
         WorldCmd::Forest(g) => generate("forest", &g, quiet),
         WorldCmd::ImplicitCave(g) => generate("implicit_cave", &g, quiet),
-        WorldCmd::Voxels(g) => generate("voxels", &g, quiet),
+        WorldCmd::Voxels(v) => {
+            let mut g = v.gen.clone();
+            if let Some(c) = &v.chunks {
+                let (from, to) = parse_chunk_box(c)?;
+                if g.params.iter().any(|p| p.starts_with("chunks_from") || p.starts_with("chunks_to")) {
+                    bail!("--chunks and --param chunks_from/chunks_to both set the box; give one");
+                }
+                g.params.push(format!("chunks_from=[{},{},{}]", from[0], from[1], from[2]));
+                g.params.push(format!("chunks_to=[{},{},{}]", to[0], to[1], to[2]));
+            }
+            generate("voxels", &g, quiet)
+        }
         WorldCmd::Roads(r) => match &r.on {
             Some(on) => roads_on(on, &r.gen, quiet),
             None => generate("roads", &r.gen, quiet),
@@ -180,6 +201,18 @@ fn overrides(g: &GenArgs) -> Result<Map<String, Value>> {
         m.insert("domain_size".into(), serde_json::json!([side, side]));
     }
     Ok(m)
+}
+
+/// `X0,Y0,Z0:X1,Y1,Z1` as two chunk coordinates.
+fn parse_chunk_box(text: &str) -> Result<([i32; 3], [i32; 3])> {
+    let bad = || anyhow::anyhow!("--chunks {text:?}: expected X0,Y0,Z0:X1,Y1,Z1 (integers, e.g. -2,-1,-2:1,0,1)");
+    let (a, b) = text.split_once(':').ok_or_else(bad)?;
+    let three = |t: &str| -> Result<[i32; 3]> {
+        let v: Vec<i32> =
+            t.split(',').map(|x| x.trim().parse::<i32>()).collect::<std::result::Result<_, _>>().map_err(|_| bad())?;
+        <[i32; 3]>::try_from(v).map_err(|_| bad())
+    };
+    Ok((three(a)?, three(b)?))
 }
 
 fn generate(name: &str, g: &GenArgs, quiet: bool) -> Result<()> {
