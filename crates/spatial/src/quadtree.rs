@@ -3,50 +3,17 @@
 //! algorithm, the conventions and the tie-breaks). Child order: bit 0 = upper x half, bit 1 =
 //! upper y half.
 
-use crate::error::Result;
 use crate::geom::{Aabb2, Vec2};
-use crate::region_tree::RegionTree;
+use crate::region_tree::region_tree_face;
 pub use crate::region_tree::{RegionTreeParams, MAX_POINTS};
 
-/// A PR quadtree of points with `u64` ids.
-#[derive(Debug, Clone)]
-pub struct Quadtree(RegionTree<2>);
-
-impl Quadtree {
-    /// An empty tree over `bounds` (finite, min ≤ max); refuses bad parameters.
-    pub fn new(bounds: Aabb2, params: RegionTreeParams) -> Result<Quadtree> {
-        RegionTree::new("Quadtree", bounds.min.to_array(), bounds.max.to_array(), params).map(Quadtree)
-    }
-    /// Add point `p` under `id` (ids need not be unique); refuses non-finite points and points
-    /// outside the bounds.
-    pub fn insert(&mut self, id: u64, p: Vec2) -> Result<()> {
-        self.0.insert(id, p.to_array())
-    }
-    /// Number of points.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    /// Whether the tree is empty.
-    pub fn is_empty(&self) -> bool {
-        self.0.len() == 0
-    }
-    /// Number of nodes.
-    pub fn node_count(&self) -> usize {
-        self.0.node_count()
-    }
-    /// Deepest level in use (root = 0).
-    pub fn depth(&self) -> usize {
-        self.0.depth()
-    }
-    /// Ids of the points inside the closed box `b`, sorted; refuses NaN bounds.
-    pub fn query(&self, b: &Aabb2) -> Result<Vec<u64>> {
-        self.0.range(b.min.to_array(), b.max.to_array())
-    }
-    /// The nearest point's id and distance (ties: lowest id); `None` when empty. Refuses NaN.
-    pub fn nearest(&self, q: Vec2) -> Result<Option<(u64, f64)>> {
-        self.0.nearest(q.to_array())
-    }
-}
+region_tree_face!(
+    /// A PR quadtree of points with `u64` ids.
+    Quadtree,
+    2,
+    Aabb2,
+    Vec2
+);
 
 #[cfg(test)]
 mod tests {

@@ -215,3 +215,52 @@ impl<const D: usize> RegionTree<D> {
         Ok(best.map(|(d, id)| (id, d.sqrt())))
     }
 }
+
+/// The public face of a [`RegionTree`] in `$d` dimensions over `$aabb`/`$vec` (the quadtree
+/// and the octree are this face in 2-D and 3-D).
+macro_rules! region_tree_face {
+    ($(#[$doc:meta])* $name:ident, $d:literal, $aabb:ty, $vec:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name($crate::region_tree::RegionTree<$d>);
+
+        impl $name {
+            /// An empty tree over `bounds` (finite, min ≤ max); refuses bad parameters.
+            pub fn new(bounds: $aabb, params: $crate::region_tree::RegionTreeParams) -> $crate::error::Result<$name> {
+                $crate::region_tree::RegionTree::new(stringify!($name), bounds.min.to_array(), bounds.max.to_array(), params)
+                    .map($name)
+            }
+            /// Add point `p` under `id` (ids need not be unique); refuses non-finite points and
+            /// points outside the bounds.
+            pub fn insert(&mut self, id: u64, p: $vec) -> $crate::error::Result<()> {
+                self.0.insert(id, p.to_array())
+            }
+            /// Number of points.
+            pub fn len(&self) -> usize {
+                self.0.len()
+            }
+            /// Whether the tree is empty.
+            pub fn is_empty(&self) -> bool {
+                self.0.len() == 0
+            }
+            /// Number of nodes.
+            pub fn node_count(&self) -> usize {
+                self.0.node_count()
+            }
+            /// Deepest level in use (root = 0).
+            pub fn depth(&self) -> usize {
+                self.0.depth()
+            }
+            /// Ids of the points inside the closed box `b`, sorted; refuses NaN bounds.
+            pub fn query(&self, b: &$aabb) -> $crate::error::Result<Vec<u64>> {
+                self.0.range(b.min.to_array(), b.max.to_array())
+            }
+            /// The nearest point's id and distance (ties: lowest id); `None` when empty.
+            /// Refuses NaN.
+            pub fn nearest(&self, q: $vec) -> $crate::error::Result<Option<(u64, f64)>> {
+                self.0.nearest(q.to_array())
+            }
+        }
+    };
+}
+pub(crate) use region_tree_face;

@@ -57,9 +57,11 @@ fn blend(c: [[[f64; 2]; 2]; 2], u: f64, v: f64, w: f64) -> f64 {
     lerp(y0, y1, w)
 }
 
-/// Value noise at `(x, y, z)` (one lattice cell per unit) under `seed`; in `[0, 1)`.
-#[inline]
-pub fn value3(x: f64, y: f64, z: f64, seed: u32) -> f64 {
+/// The eight corners of the unit cell around `(x, y, z)`, each valued by `corner(i, j, k, o)`
+/// (`(i, j, k)` its lattice point modulo 2³², `o` the offset from it to the sample), blended
+/// with the quintic fade.
+#[inline(always)]
+fn cell_blend(x: f64, y: f64, z: f64, corner: impl Fn(u32, u32, u32, [f64; 3]) -> f64) -> f64 {
     let (ix, fx) = cell(x);
     let (iy, fy) = cell(y);
     let (iz, fz) = cell(z);
@@ -67,36 +69,27 @@ pub fn value3(x: f64, y: f64, z: f64, seed: u32) -> f64 {
     for (dz, plane) in c.iter_mut().enumerate() {
         for (dy, row) in plane.iter_mut().enumerate() {
             for (dx, v) in row.iter_mut().enumerate() {
-                *v = hash3_unit(
-                    ix.wrapping_add(dx as u32),
-                    iy.wrapping_add(dy as u32),
-                    iz.wrapping_add(dz as u32),
-                    seed,
-                );
+                let (i, j, k) = (ix.wrapping_add(dx as u32), iy.wrapping_add(dy as u32), iz.wrapping_add(dz as u32));
+                *v = corner(i, j, k, [fx - dx as f64, fy - dy as f64, fz - dz as f64]);
             }
         }
     }
     blend(c, fade(fx), fade(fy), fade(fz))
 }
 
+/// Value noise at `(x, y, z)` (one lattice cell per unit) under `seed`; in `[0, 1)`.
+#[inline]
+pub fn value3(x: f64, y: f64, z: f64, seed: u32) -> f64 {
+    cell_blend(x, y, z, |i, j, k, _| hash3_unit(i, j, k, seed))
+}
+
 /// Gradient noise at `(x, y, z)` under `seed`; 0 at lattice points, within about ±1.04.
 #[inline]
 pub fn gradient3(x: f64, y: f64, z: f64, seed: u32) -> f64 {
-    let (ix, fx) = cell(x);
-    let (iy, fy) = cell(y);
-    let (iz, fz) = cell(z);
-    let mut c = [[[0.0; 2]; 2]; 2];
-    for (dz, plane) in c.iter_mut().enumerate() {
-        for (dy, row) in plane.iter_mut().enumerate() {
-            for (dx, v) in row.iter_mut().enumerate() {
-                let h =
-                    hash3_u32(ix.wrapping_add(dx as u32), iy.wrapping_add(dy as u32), iz.wrapping_add(dz as u32), seed);
-                let g = G3[(h % 12) as usize];
-                *v = g[0] * (fx - dx as f64) + g[1] * (fy - dy as f64) + g[2] * (fz - dz as f64);
-            }
-        }
-    }
-    blend(c, fade(fx), fade(fy), fade(fz))
+    cell_blend(x, y, z, |i, j, k, o| {
+        let g = G3[(hash3_u32(i, j, k, seed) % 12) as usize];
+        g[0] * o[0] + g[1] * o[1] + g[2] * o[2]
+    })
 }
 
 /// Fractal sum of [`gradient3`]: `octaves` octaves (at least 1) at `frequency` (lattice cells

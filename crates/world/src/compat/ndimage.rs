@@ -65,26 +65,26 @@ pub fn gaussian_kernel_half(sigma: f64, radius: usize) -> Vec<f64> {
     phi[radius..].iter().map(|p| p / sum).collect()
 }
 
-/// numpy's pairwise summation (`add.reduce` of a contiguous float64 array): fewer than 8 values
+/// numpy's pairwise summation (`add.reduce` of a contiguous float64 or float32 array, in its own
+/// precision): fewer than 8 values
 /// summed in order; up to 128 in eight interleaved partial sums combined as
 /// `((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))` plus the remainder in order; longer arrays split in
 /// two at a multiple of 8 near the middle.
-pub fn pairwise_sum(a: &[f64]) -> f64 {
+pub fn pairwise_sum<T: Copy + Default + std::ops::Add<Output = T>>(a: &[T]) -> T {
     let n = a.len();
     if n < 8 {
-        a.iter().fold(0.0, |s, v| s + v)
+        a.iter().fold(T::default(), |s, &v| s + v)
     } else if n <= 128 {
-        let mut r = [0.0f64; 8];
-        r.copy_from_slice(&a[..8]);
+        let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
         let full = n - n % 8;
         for chunk in a[8..full].chunks_exact(8) {
-            for (rj, v) in r.iter_mut().zip(chunk) {
-                *rj += v;
+            for (rj, &v) in r.iter_mut().zip(chunk) {
+                *rj = *rj + v;
             }
         }
         let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for v in &a[full..] {
-            res += v;
+        for &v in &a[full..] {
+            res = res + v;
         }
         res
     } else {

@@ -546,35 +546,6 @@ impl Builder<'_, '_> {
     }
 }
 
-/// numpy's pairwise summation of a contiguous float32 array, in float32 (as `np.sum` and
-/// `np.mean` reduce one): fewer than 8 values in order; up to 128 in eight partial sums combined
-/// as `((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))` plus the rest in order; longer arrays halved at a
-/// multiple of 8.
-fn pairwise_sum_f32(a: &[f32]) -> f32 {
-    let n = a.len();
-    if n < 8 {
-        a.iter().fold(0.0f32, |s, v| s + v)
-    } else if n <= 128 {
-        let mut r = [0f32; 8];
-        r.copy_from_slice(&a[..8]);
-        let full = n - n % 8;
-        for chunk in a[8..full].chunks_exact(8) {
-            for (rj, v) in r.iter_mut().zip(chunk) {
-                *rj += v;
-            }
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for v in &a[full..] {
-            res += v;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise_sum_f32(&a[..n2]) + pairwise_sum_f32(&a[n2..])
-    }
-}
-
 /// The graph of `site` over its owned `cells` (row-major), or `None` when it owns none or no
 /// terminal is wanted.
 pub(crate) fn build_tree_graph(
@@ -620,7 +591,8 @@ pub(crate) fn build_tree_graph(
     let top_xy = place([sx + lean[0], sy + lean[1]]);
     // pyworldgen's `np.mean(canopy_h[mask]) - 0.65·crown_depth` stays in float32.
     let roof: Vec<f32> = cells.iter().map(|&c| ctx.canopy[c]).collect();
-    let top_z = (pairwise_sum_f32(&roof) / roof.len() as f32 - (0.65 * p.crown_depth) as f32) as f64;
+    let top_z =
+        (crate::compat::ndimage::pairwise_sum(&roof) / roof.len() as f32 - (0.65 * p.crown_depth) as f32) as f64;
     let root_z = ctx.terrain[grid.cell_of(root_xy[0], root_xy[1])] as f64;
 
     // Terminals.
@@ -633,7 +605,7 @@ pub(crate) fn build_tree_graph(
     let rho = |c: usize| dist(grid.centre(c), top_xy) / reach;
     // pyworldgen's weights are float32: max(border, 0.05) over their float32 sum.
     let w32: Vec<f32> = interior.iter().map(|&c| ctx.border[c].max(0.05f32)).collect();
-    let total = pairwise_sum_f32(&w32);
+    let total = crate::compat::ndimage::pairwise_sum(&w32);
     let weights: Vec<f64> = interior
         .iter()
         .zip(&w32)

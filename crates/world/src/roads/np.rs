@@ -44,37 +44,8 @@ pub(crate) fn interp_index(x: f64, fp: &[f64]) -> f64 {
     slope * (x - j as f64) + fp[j]
 }
 
-/// numpy's pairwise summation of a contiguous float64 array (`np.sum` of a 1-D array):
-/// blocks of up to 128 summed with eight accumulators, halves summed recursively.
-pub(crate) fn pairwise_sum(a: &[f64]) -> f64 {
-    let n = a.len();
-    if n < 8 {
-        let mut res = 0.0;
-        for &v in a {
-            res += v;
-        }
-        res
-    } else if n <= 128 {
-        let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
-        let mut i = 8;
-        while i < n - (n % 8) {
-            for (k, rk) in r.iter_mut().enumerate() {
-                *rk += a[i + k];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        while i < n {
-            res += a[i];
-            i += 1;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise_sum(&a[..n2]) + pairwise_sum(&a[n2..])
-    }
-}
+/// numpy's pairwise summation (`np.sum` of a 1-D array): [`crate::compat::ndimage::pairwise_sum`].
+pub(crate) use crate::compat::ndimage::pairwise_sum;
 
 /// Exact `hypot` of two small integers: `√(i² + j²)` with the sum exact, so the one rounding is
 /// the square root's (what Python's `math.hypot` returns for them).
