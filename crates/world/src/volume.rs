@@ -179,6 +179,15 @@ pub fn generate_voxels(seed: &Seed, compat: Compat, p: &VoxelParams) -> Result<V
 
 /// The `implicit_cave` world of `seed`: its sampled blocks, smooth surface and chunks.
 pub fn generate_cave_volume(seed: &Seed, compat: Compat, p: &CaveParams) -> Result<VolumeProduct> {
+    p.validate()?;
+    let (a, b, c) = p.shape();
+    if a.saturating_mul(b).saturating_mul(c) > MAX_BLOCKS {
+        return Err(param(
+            "resolution",
+            p.resolution,
+            &format!("gives {a}×{c}×{b} blocks; a 3-D world holds at most {MAX_BLOCKS}"),
+        ));
+    }
     let vol = sample_cave(seed, compat, p)?;
     // (lateral, tunnel, up) → voxel frame (x lateral, y up, z tunnel).
     let dims = [vol.nx, vol.nz, vol.ny];

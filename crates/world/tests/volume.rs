@@ -65,6 +65,13 @@ fn cave_volume_is_the_sampled_cave_in_the_voxel_frame() {
 }
 
 #[test]
+fn a_cave_too_large_for_a_3d_world_is_refused_before_sampling() {
+    let p = CaveParams { resolution: 0.1, ..CaveParams::default() };
+    let e = generate_cave_volume(&Seed::Int(1), Compat::Pyworldgen, &p).unwrap_err().to_string();
+    assert!(e.contains("resolution") && e.contains("at most 268435456"), "{e}");
+}
+
+#[test]
 fn voxel_world_blocks_are_its_chunks_and_regenerate_identically() {
     let p = VoxelParams { chunk_size: 16, chunks_from: [-1, -1, 0], chunks_to: [0, 0, 1] };
     let v = generate_voxels(&Seed::Int(12345), Compat::Pyworldgen, &p).unwrap();
