@@ -380,3 +380,75 @@ fn voxels_and_implicit_cave_write_their_views_and_regenerate_byte_for_byte() {
         assert!(o.status.success(), "{gen} again: {}", text(&o.stderr));
     }
 }
+
+#[test]
+fn voxels_on_a_terrain_folder_follow_its_ground_and_regenerate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ground, a, b) = (tmp.path().join("ground"), tmp.path().join("a"), tmp.path().join("b"));
+    let o = bozkir(&[
+        "world",
+        "flat",
+        "--seed",
+        "3",
+        "--size",
+        "40",
+        "--param",
+        "resolution=2",
+        "--param",
+        "slope_x=0.25",
+        "--param",
+        "undulation_amp=3",
+        "--out",
+        s(&ground),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let args = [
+        "world",
+        "voxels",
+        "--seed",
+        "9",
+        "--on",
+        s(&ground),
+        "--param",
+        "block_size=2",
+        "--param",
+        "chunk_size=16",
+        "--chunks",
+        "0,0,0:2,1,2",
+        "--out",
+        s(&a),
+    ];
+    let o = bozkir(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let spec = std::fs::read_to_string(a.join("world.json")).unwrap();
+    assert!(spec.contains("\"on\"") && spec.contains("\"block_size\": 2.0"), "{spec}");
+    // The ground rises eastward (slope 0.25 over 80 m: about 10 blocks of 2 m).
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("volume.json")).unwrap()).unwrap();
+    assert_eq!(info["dims"], serde_json::json!([48, 32, 48]));
+    assert_eq!(info["block_size_m"], 2.0);
+    let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&b), files(&a));
+    // A real DEM (SRTM, 3″) in 30 m blocks; a bad block size is refused, nothing written.
+    let dem = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/dem/srtm_ref.tif");
+    let d = tmp.path().join("dem");
+    let o = bozkir(&[
+        "world",
+        "voxels",
+        "--on",
+        dem,
+        "--param",
+        "block_size=30",
+        "--chunks",
+        "0,0,0:1,1,1",
+        "--out",
+        s(&d),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("64×64×64 blocks"), "{}", text(&o.stdout));
+    let never = tmp.path().join("never");
+    let o = bozkir(&["world", "voxels", "--on", dem, "--param", "block_size=0", "--out", s(&never)]);
+    assert!(!o.status.success() && text(&o.stderr).contains("block_size"), "{}", text(&o.stderr));
+    assert!(!never.exists());
+}

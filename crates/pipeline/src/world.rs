@@ -93,7 +93,7 @@ pub fn world_cost(nx: usize, ny: usize) -> Cost {
 /// Checks a request before anything is generated or written: its shape (at least 2×2 cells, for
 /// the mesh) against the budget ([`budget::check`]). Returns the shape.
 pub fn check_request(req: &WorldRequest) -> Result<(usize, usize)> {
-    if bozkir_world::product::is_volume(&req.spec.generator) && req.base.is_none() {
+    if bozkir_world::product::is_volume(&req.spec.generator) {
         let dims = req.spec.volume_dims().map_err(world_err)?;
         budget::check(&crate::volume::volume_cost(dims))?;
         return Ok((dims[0], dims[2]));
@@ -133,8 +133,12 @@ pub fn check_request(req: &WorldRequest) -> Result<(usize, usize)> {
 pub fn generate_world(req: &WorldRequest, dir: &Path, obs: &dyn Observer) -> Result<WorldOutcome> {
     obs.step("generate");
     let (nx, ny) = check_request(req)?;
-    if bozkir_world::product::is_volume(&req.spec.generator) && req.base.is_none() {
-        let v = req.spec.generate_volume().map_err(world_err)?;
+    if bozkir_world::product::is_volume(&req.spec.generator) {
+        let v = match &req.base {
+            Some(b) => req.spec.generate_volume_on(b),
+            None => req.spec.generate_volume(),
+        }
+        .map_err(world_err)?;
         obs.step("write");
         return crate::volume::write_volume(&v, &req.spec, dir);
     }

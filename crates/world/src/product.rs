@@ -155,6 +155,45 @@ impl WorldSpec {
         spec.settled()
     }
 
+    /// The spec of a 3-D world built on an existing terrain named `on` (a folder or DEM path, kept
+    /// as given): `voxels` only, its terrain pass reading the height field.
+    pub fn resolve_volume_on(
+        generator_name: &str,
+        seed: Seed,
+        compat: Compat,
+        overrides: &Map<String, Value>,
+        on: &str,
+    ) -> Result<Self> {
+        if generator_name != "voxels" {
+            return Err(WorldError::Invalid(format!(
+                "world {generator_name}: only `roads` and `voxels` take a base terrain (--on)"
+            )));
+        }
+        let spec = WorldSpec {
+            format: SPEC_FORMAT,
+            generator: generator_name.to_string(),
+            seed,
+            compat,
+            version: WORLD_VERSION.to_string(),
+            parameters: to_map(&crate::volume::VoxelParams::from_overrides(overrides)?),
+            on: Some(on.to_string()),
+            palette: None,
+        };
+        spec.settled()
+    }
+
+    /// The 3-D world of an `on` spec built on `base` (the terrain it names).
+    pub fn generate_volume_on(&self, base: &WorldGrid) -> Result<crate::volume::VolumeProduct> {
+        if self.generator != "voxels" || self.on.is_none() {
+            return Err(WorldError::Invalid(format!(
+                "world {}: only `voxels --on` specs make a 3-D world on a base terrain",
+                self.generator
+            )));
+        }
+        let p = crate::volume::VoxelParams::from_overrides(&self.parameters)?;
+        crate::volume::generate_voxels_on(&self.seed, self.compat, &p, base)
+    }
+
     /// Roads of an `on` spec laid over `base` (the terrain it names); the product's grid is
     /// `base` graded along the roads.
     pub fn generate_on(&self, base: &WorldGrid) -> Result<WorldProduct> {
@@ -227,6 +266,9 @@ impl WorldSpec {
             None => resolve_params(generator(&s.generator)?, &s.parameters).map(|_| ())?,
             Some(_) if s.generator == "roads" => {
                 RoadParams::from_json(&Value::Object(s.parameters.clone())).map(|_| ())?
+            }
+            Some(_) if s.generator == "voxels" => {
+                crate::volume::VoxelParams::from_overrides(&s.parameters).map(|_| ())?
             }
             Some(_) => return Err(WorldError::Invalid(format!("world.json: `on` with generator `{}`", s.generator))),
         }

@@ -69,11 +69,16 @@ pub struct VoxelParams {
     pub chunks_from: [i32; 3],
     /// The last chunk (x, y, z) of the box, inclusive. Default (1, 0, 1): 4 × 2 × 4 chunks.
     pub chunks_to: [i32; 3],
+    /// Metres per block when the terrain is a height field (`bozkir world voxels --on`). Default 1.
+    pub block_size: f64,
+    /// Height in metres at block y = 0 over a height field; `null` (the default): its lowest
+    /// point.
+    pub datum: Option<f64>,
 }
 
 impl Default for VoxelParams {
     fn default() -> Self {
-        VoxelParams { chunk_size: 32, chunks_from: [-2, -1, -2], chunks_to: [1, 0, 1] }
+        VoxelParams { chunk_size: 32, chunks_from: [-2, -1, -2], chunks_to: [1, 0, 1], block_size: 1.0, datum: None }
     }
 }
 
@@ -98,6 +103,12 @@ impl VoxelParams {
                     &format!("must be at least chunks_from = {:?} on every axis", self.chunks_from),
                 ));
             }
+        }
+        if !(self.block_size > 0.0 && self.block_size.is_finite()) {
+            return Err(param("block_size", self.block_size, "must be positive and finite (metres per block)"));
+        }
+        if self.datum.is_some_and(|d| !d.is_finite()) {
+            return Err(param("datum", format!("{:?}", self.datum), "must be a finite height in metres"));
         }
         let blocks = self.dims_checked(size);
         match blocks {
@@ -142,10 +153,41 @@ impl VoxelParams {
 
 /// The `voxels` world of `seed`.
 pub fn generate_voxels(seed: &Seed, compat: Compat, p: &VoxelParams) -> Result<VolumeProduct> {
+    voxels_with(seed, compat, p, pyworldgen_passes())
+}
+
+/// The `voxels` world of `seed` over the height field `base` (any height-field world or DEM):
+/// pyworldgen's passes with the terrain pass reading `base` in blocks of `block_size` metres
+/// above `datum` (`voxels::terrain::GridSurface`); block (x, z) at `((x, z) + ½)·block_size`
+/// metres from the grid's north-west corner, z south.
+pub fn generate_voxels_on(
+    seed: &Seed,
+    compat: Compat,
+    p: &VoxelParams,
+    base: &crate::WorldGrid,
+) -> Result<VolumeProduct> {
+    p.validate()?;
+    let grid = base.height_grid();
+    let lo = grid.data().iter().copied().fold(f64::INFINITY, f64::min);
+    let surface =
+        crate::voxels::terrain::GridSurface::new(std::sync::Arc::new(grid), p.block_size, p.datum.unwrap_or(lo))?;
+    let mut passes = pyworldgen_passes();
+    passes[0] = Box::new(crate::voxels::terrain::TerrainPass::new(surface));
+    let mut v = voxels_with(seed, compat, p, passes)?;
+    v.block_size = p.block_size;
+    Ok(v)
+}
+
+fn voxels_with(
+    seed: &Seed,
+    compat: Compat,
+    p: &VoxelParams,
+    passes: Vec<Box<dyn crate::voxels::Pass>>,
+) -> Result<VolumeProduct> {
     p.validate()?;
     let size = ChunkSize::new(p.chunk_size).expect("validated");
     let world = VoxelWorld { seed: seed.pyworldgen_int(), compat, size, registry: BlockRegistry::pyworldgen() };
-    let sched = Scheduler::new(pyworldgen_passes())?;
+    let sched = Scheduler::new(passes)?;
     let dims = p.dims();
     let [nx, _, nz] = dims;
     let e = size.edge() as usize;

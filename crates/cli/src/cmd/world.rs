@@ -86,6 +86,10 @@ struct VoxelArgs {
     /// up), e.g. `-2,-1,-2:1,0,1` (the default).
     #[arg(long, value_name = "X0,Y0,Z0:X1,Y1,Z1")]
     chunks: Option<String>,
+    /// Build the terrain from an existing terrain folder or DEM instead of pyworldgen's noise
+    /// (blocks of `--param block_size=M` metres, y = 0 at its lowest point or `--param datum=M`).
+    #[arg(long, value_name = "DIR|DEM")]
+    on: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -124,7 +128,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
                 g.params.push(format!("chunks_from=[{},{},{}]", from[0], from[1], from[2]));
                 g.params.push(format!("chunks_to=[{},{},{}]", to[0], to[1], to[2]));
             }
-            generate("voxels", &g, quiet)
+            match &v.on {
+                Some(on) => voxels_on(on, &g, quiet),
+                None => generate("voxels", &g, quiet),
+            }
         }
         WorldCmd::Roads(r) => match &r.on {
             Some(on) => roads_on(on, &r.gen, quiet),
@@ -270,6 +277,17 @@ fn roads_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
     run_spec(spec, Some(base), &g.out, quiet)
 }
 
+fn voxels_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
+    if g.size.is_some() {
+        bail!("world voxels --on: --size does not apply (use --chunks and --param block_size)");
+    }
+    let base = base_terrain(on)?;
+    let on_text = on.to_str().with_context(|| format!("{}: not a UTF-8 path", on.display()))?;
+    let spec = WorldSpec::resolve_volume_on("voxels", Seed::parse(&g.seed), compat(g.compat), &overrides(g)?, on_text)
+        .context("world voxels --on")?;
+    run_spec(spec, Some(base), &g.out, quiet)
+}
+
 fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
     let text = std::fs::read_to_string(&r.spec).with_context(|| format!("{}: cannot read", r.spec.display()))?;
     let spec = WorldSpec::from_json(&text)
@@ -293,7 +311,7 @@ fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
 fn run_spec(spec: WorldSpec, base: Option<WorldGrid>, out: &std::path::Path, quiet: bool) -> Result<()> {
     let req = WorldRequest { spec, base };
     let (nx, ny) = check_request(&req)?;
-    let volume = bozkir_world::product::is_volume(&req.spec.generator) && req.base.is_none();
+    let volume = bozkir_world::product::is_volume(&req.spec.generator);
     let st = Staging::new(out)?.expecting(&[
         "terrain.json",
         WORLD_JSON,
