@@ -73,7 +73,7 @@ fn a_cave_too_large_for_a_3d_world_is_refused_before_sampling() {
 
 #[test]
 fn voxel_world_blocks_are_its_chunks_and_regenerate_identically() {
-    let p = VoxelParams { chunk_size: 16, chunks_from: [-1, -1, 0], chunks_to: [0, 0, 1] };
+    let p = VoxelParams { chunk_size: 16, chunks_from: [-1, -1, 0], chunks_to: [0, 0, 1], ..VoxelParams::default() };
     let v = generate_voxels(&Seed::Int(12345), Compat::Pyworldgen, &p).unwrap();
     assert_eq!(v.dims, [32, 32, 32]);
     assert_eq!(v.origin, [-16, -16, 0]);
