@@ -24,7 +24,7 @@ use bozkir_world::voxels::mesh::Mesher;
 use serde_json::{json, Value};
 
 use crate::budget::Cost;
-use crate::world::{WorldOutcome, WORLD_JSON};
+use crate::world::{linear, write_text, WorldOutcome, WORLD_JSON};
 use crate::{PipelineError, Result};
 
 /// Bytes per block a 3-D world run holds at its peak (ids, chunks, mesh tiles, the `.vox`).
@@ -45,11 +45,6 @@ pub fn volume_cost(dims: [usize; 3]) -> Cost {
         memory: n * VOLUME_BYTES_PER_BLOCK,
         work: n * VOLUME_STEPS_PER_BLOCK,
     }
-}
-
-fn linear(c: u8) -> f32 {
-    let s = f64::from(c) / 255.0;
-    (if s <= 0.04045 { s / 12.92 } else { libm::pow((s + 0.055) / 1.055, 2.4) }) as f32
 }
 
 fn invalid(e: impl std::fmt::Display) -> PipelineError {
@@ -195,11 +190,6 @@ pub fn write_volume(p: &VolumeProduct, spec: &WorldSpec, dir: &Path) -> Result<W
         _ => (o[1], o[1]),
     };
     Ok(WorldOutcome { shape: (nx, nz), range_m: range, files: names, counts: (0, 0, 0), unrouted: Vec::new() })
-}
-
-fn write_text(path: &Path, text: &str) -> Result<()> {
-    bozkir_io::write_atomic(path, 1 << 16, |w| std::io::Write::write_all(w, text.as_bytes()))
-        .map_err(|e| PipelineError::step(format!("{}: cannot write", path.display()), e))
 }
 
 /// Top view, scaled up to about 512 pixels: a voxel world's surface blocks shaded by height and

@@ -248,7 +248,7 @@ fn sanitise(name: &str) -> String {
 }
 
 /// Writes `text` atomically, naming the file in an error.
-fn write_text(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
     bozkir_io::write_atomic(path, 1 << 16, |w| std::io::Write::write_all(w, text.as_bytes()))
         .map_err(|e| PipelineError::step(format!("{}: cannot write", path.display()), e))
 }
@@ -330,7 +330,7 @@ fn gltf_point(p: &WorldProduct, x: f64, y: f64, z: f64) -> [f32; 3] {
 }
 
 /// sRGB byte to linear (glTF vertex colours are linear).
-fn linear(c: u8) -> f32 {
+pub(crate) fn linear(c: u8) -> f32 {
     let s = f64::from(c) / 255.0;
     let l = if s <= 0.04045 { s / 12.92 } else { libm::pow((s + 0.055) / 1.055, 2.4) };
     l as f32

@@ -49,11 +49,12 @@ impl WorkChunk {
 
     /// The palette-compressed chunk (blocks compacted, light packed).
     pub fn into_chunk(self) -> Result<Chunk> {
-        let err = |e: bozkir_voxel::VoxelError| WorldError::Invalid(format!("chunk {}: {e}", self.coord));
-        let blocks = PalettedBlocks::from_dense(self.size, &self.blocks).map_err(err)?;
-        let light = LightStorage::from_dense(&self.light);
-        Chunk::from_parts(self.coord, self.state, blocks, self.biomes.clone(), self.heightmap.clone(), light)
-            .map_err(err)
+        let WorkChunk { coord, size, blocks, heightmap, biomes, light, state } = self;
+        let err = |e: bozkir_voxel::VoxelError| WorldError::Invalid(format!("chunk {coord}: {e}"));
+        let blocks = PalettedBlocks::from_dense(size, &blocks).map_err(err)?;
+        let light = LightStorage::from_dense(&light);
+        // The column arrays move into the chunk: no copy.
+        Chunk::from_parts(coord, state, blocks, biomes, heightmap, light).map_err(err)
     }
 
     /// The edge in blocks.
