@@ -24,10 +24,12 @@ pub mod pass;
 pub mod scheduler;
 pub mod terrain;
 pub mod trees;
+pub mod session;
 pub mod work;
 
 pub use pass::{Edit, Pass, PassCtx, PassKind, PassRng, VoxelWorld};
 pub use scheduler::Scheduler;
+pub use session::{ChunkMesh, SessionParams, SessionUpdate, VoxelSession};
 pub use work::WorkChunk;
 
 /// pyworldgen's standard pass list, in its order: terrain, biomes, caves, features,
