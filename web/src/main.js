@@ -19,6 +19,7 @@ import { figureName, settingsText } from './figure.js';
 import { captureSweep, PopMeter } from './capture.js';
 import { attachMeshMode } from './mesh.js';
 import { parseWorldParams, generateWorld, attachWorld, detachWorld, worldQuery } from './world.js';
+import { openVoxelWorld, attachVoxelWorld } from './voxels.js';
 
 const DEFAULT_GEN = { gen: 'rolling', seed: 0, size: 256 };
 
@@ -493,11 +494,15 @@ function loop(now) {
 
 /** The orbit camera input moves: the mesh mode's (metres) or the splat view's. */
 function activeCam() {
+  if (app.world?.walking) return app.world.cam;
   return app.mesh?.enabled ? app.mesh.cam : app.cam;
 }
 
 function settleCam() {
-  if (app.mesh?.enabled) {
+  if (app.world?.walking) {
+    const c = app.world.cam;
+    c.el = Math.max(-85, Math.min(85, c.el));
+  } else if (app.mesh?.enabled) {
     const c = app.mesh.cam;
     c.el = Math.max(1, Math.min(89, c.el));
     c.dist = Math.max(1, c.dist);
@@ -508,9 +513,14 @@ function settleCam() {
 async function openWorld(spec) {
   try {
     const t0 = performance.now();
-    const w = generateWorld(bz, spec);
+    if (spec.solid) {
+      attachVoxelWorld(app, openVoxelWorld(bz, spec), spec);
+    } else {
+      const w = generateWorld(bz, spec);
+      if (app.world?.voxel) detachWorld(app);
+      attachWorld(app, w, spec);
+    }
     const ms = performance.now() - t0;
-    attachWorld(app, w, spec);
     app.world.generateMs = ms;
     app.panel?.setWorld(app.world.label);
     app.world.note = message(`${app.world.label}: generated in ${ms.toFixed(0)} ms`, 'info');
@@ -556,6 +566,7 @@ function installCamera(canvas) {
     drag.x = e.clientX;
     drag.y = e.clientY;
     const c = activeCam();
+    if (drag.pan && !c.target) return;
     if (drag.pan) {
       const k = c.dist / canvas.clientHeight;
       const a = (c.az * Math.PI) / 180;
@@ -571,6 +582,7 @@ function installCamera(canvas) {
   });
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
+    if (!activeCam().target) return;
     activeCam().dist *= Math.exp(e.deltaY * 0.001);
     settleCam();
     app.dirty = true;
@@ -578,7 +590,7 @@ function installCamera(canvas) {
   }, { passive: false });
 }
 
-const MOVE_KEYS = ['w', 'a', 's', 'd', 'q', 'e', 'z', 'x', '+', '=', '-', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright', 'shift'];
+const MOVE_KEYS = ['w', 'a', 's', 'd', 'q', 'e', 'z', 'x', '+', '=', '-', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright', 'shift', ' '];
 
 /** Orbit step for held keys: WASD / arrows pan, Q/E turn, Z/X tilt, +/- zoom. */
 function orbitStep(held) {
@@ -625,6 +637,7 @@ function walkStep_(held, dt) {
 
 function installKeys(canvas) {
   const held = new Set();
+  app.held = held; // the voxel world's walker reads them each frame
   let lastT = 0;
   const step = (now) => {
     if (!held.size || [...held].every((k) => k === 'shift')) {
@@ -634,7 +647,8 @@ function installKeys(canvas) {
     }
     const dt = lastT ? Math.min(0.1, (now - lastT) / 1000) : 1 / 60;
     lastT = now;
-    if (app.walk) walkStep_(held, dt);
+    if (app.world?.walking) app.dirty = true; // the voxel world's render steps its walker
+    else if (app.walk) walkStep_(held, dt);
     else orbitStep(held);
     app.dirty = true;
     requestAnimationFrame(step);
@@ -644,6 +658,7 @@ function installKeys(canvas) {
     const key = e.key.toLowerCase();
     if (e.repeat && !MOVE_KEYS.includes(key)) return;
     if (key === 'm') return app.panel?.setMode(app.mode === 'research' ? 'explore' : 'research');
+    if (key === 'g' && app.world?.voxel) return app.world.toggleWalk();
     if (key === 'g' && !app.mesh?.enabled) return setWalk(!app.walk);
     if (key === 'f' && !e.ctrlKey && !e.metaKey) return setFigureMode(!app.figure);
     if (key === 'p' && !e.ctrlKey && !e.metaKey) {
@@ -805,7 +820,7 @@ async function start() {
     view: viewButton,
     preset: (name) => applyPreset(name),
     chapter: (n) => applyChapter(n),
-    walk: () => setWalk(!app.walk),
+    walk: () => (app.world?.voxel ? app.world.toggleWalk() : setWalk(!app.walk)),
     figure: () => setFigureMode(!app.figure),
     png: () => savePng(),
     capture: () => runCapture(),

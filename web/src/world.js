@@ -26,6 +26,7 @@ import { MeshView, MESH_DEFAULTS, sunDirection } from './mesh.js';
 import { cameraBasis, viewProjection } from './camera.js';
 import { program as link } from './gl-util.js';
 import { OVERLAY_VS, OVERLAY_FS, TREE_VS } from './world-shaders.js';
+import { VOXEL_GENERATORS } from './voxels.js';
 
 /** Height-field worlds the viewer opens (pyworldgen's names); the other pyworldgen generators are not height fields. */
 export const WORLD_GENERATORS = ['composite', 'flat', 'landscape', 'roads'];
@@ -66,21 +67,22 @@ export function parseWorldParams(search) {
   const compat = q.get('compat') ?? 'pyworldgen';
   for (const k of WORLD_URL_KEYS) q.delete(k);
   const rest = q.toString();
-  if (!WORLD_GENERATORS.includes(generator)) {
-    const other = ['forest', 'implicit_cave'].includes(generator) ? ' (not a height-field world)' : '';
-    errors.push(`unknown world "${generator}"${other}; worlds: ${WORLD_GENERATORS.join(', ')}`);
+  const solid = VOXEL_GENERATORS.includes(generator);
+  if (!WORLD_GENERATORS.includes(generator) && !solid) {
+    errors.push(`unknown world "${generator}"; worlds: ${[...WORLD_GENERATORS, ...VOXEL_GENERATORS].sort().join(', ')}`);
   }
   if (!WORLD_COMPATS.includes(compat)) errors.push(`compat "${compat}" must be ${WORLD_COMPATS.join(' or ')}`);
   let size = null;
   if (sizeText !== null) {
     size = Number(sizeText);
-    if (!Number.isInteger(size) || size < 2 || size > MAX_WORLD_SIZE) {
+    if (solid) errors.push(`world size: a 3-D world (${generator}) streams around the camera and has no size`);
+    else if (!Number.isInteger(size) || size < 2 || size > MAX_WORLD_SIZE) {
       errors.push(`world size "${sizeText}" must be a whole number of cells 2..${MAX_WORLD_SIZE}`);
     }
   }
   if (seed === '') errors.push('world seed is empty (an integer or a word: seed=atlas)');
   if (errors.length) return { world: null, errors, rest };
-  return { world: { generator, seed, size, compat }, errors, rest };
+  return { world: { generator, seed, size, compat, solid }, errors, rest };
 }
 
 /** The query of a world link (the inverse of `parseWorldParams` for its keys). */

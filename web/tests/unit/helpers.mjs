@@ -26,3 +26,18 @@ export function rng(seed = 1) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** FNV-1a 64 over byte chunks, in two 32-bit halves (prime 2⁴⁰ + 0x1b3). */
+export function fnv1a64(chunks) {
+  let hi = 0xcbf29ce4, lo = 0x84222325;
+  for (const c of chunks) {
+    const b = new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
+    for (let k = 0; k < b.length; k++) {
+      lo = (lo ^ b[k]) >>> 0;
+      const a = lo * 0x1b3;
+      hi = (hi * 0x1b3 + Math.floor(a / 4294967296) + (lo % 16777216) * 256) >>> 0;
+      lo = a >>> 0;
+    }
+  }
+  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+}

@@ -8,26 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { worldFromWasm, checkWorld } from '../../src/world.js';
+import { fnv1a64 } from './helpers.mjs';
 
 const pkg = new URL('../../pkg/', import.meta.url);
 const bz = await import(new URL('bozkir_wasm.js', pkg));
 bz.initSync({ module: readFileSync(new URL('bozkir_wasm_bg.wasm', pkg)) });
 const golden = JSON.parse(readFileSync(new URL('../../../crates/wasm/tests/golden/world.json', import.meta.url), 'utf8'));
-
-/** FNV-1a 64 over byte chunks, in two 32-bit halves (prime 2⁴⁰ + 0x1b3). */
-function fnv1a64(chunks) {
-  let hi = 0xcbf29ce4, lo = 0x84222325;
-  for (const c of chunks) {
-    const b = new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
-    for (let k = 0; k < b.length; k++) {
-      lo = (lo ^ b[k]) >>> 0;
-      const a = lo * 0x1b3;
-      hi = (hi * 0x1b3 + Math.floor(a / 4294967296) + (lo % 16777216) * 256) >>> 0;
-      lo = a >>> 0;
-    }
-  }
-  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
-}
 
 /** The bytes WorldView::checksum hashes, in its order, from the plain world object. */
 function worldChecksum(w) {

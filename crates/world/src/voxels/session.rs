@@ -191,6 +191,11 @@ impl VoxelSession {
         self.size
     }
 
+    /// The stream radii and budget.
+    pub fn stream_params(&self) -> StreamParams {
+        self.streamer.params()
+    }
+
     /// Metres per block.
     pub fn block_size(&self) -> f64 {
         self.block_size
@@ -206,6 +211,21 @@ impl VoxelSession {
         match &self.source {
             Source::Cave { dims, .. } => Some(([0; 3], *dims)),
             Source::Passes { .. } => None,
+        }
+    }
+
+    /// Where a visit starts (voxel frame, blocks): for the cave, on its corridor's axis three
+    /// blocks into the tunnel (the corridor is open there by construction); for the unbounded
+    /// world, above block (0, 0) at the terrain's top (pyworldgen's surface stays below y = 16).
+    pub fn start(&self) -> [f64; 3] {
+        match &self.source {
+            Source::Cave { params, seed, compat, .. } => {
+                let f = CaveField::for_seed(params, seed, *compat);
+                let r = params.resolution;
+                let z = 3.0 * r;
+                [(f.corr_x(z) + params.xb) / r, f.corr_y(z) / r, z / r]
+            }
+            Source::Passes { .. } => [0.5, 16.0, 0.5],
         }
     }
 
