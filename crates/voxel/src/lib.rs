@@ -16,6 +16,8 @@
 //! * [`codec`] — the chunk byte format (documented as a table), validating decoder.
 //! * [`nav`] — grid A* (pyworldgen's) and a voxel walker's A* over a [`ChunkMap`].
 //! * [`stream`] — chunk streaming around a moving viewer (nearest first, budget, hysteresis).
+//! * [`walker`] — [`Walker`]: a first-person walker's swept-box collision with blocks (gravity,
+//!   jumps, step-up onto 1-block ledges, fly mode) and [`settle`] for a free spawn spot.
 //!
 //! Conventions: y is up; integer block coordinates in `i32`; chunk coordinate = block coordinate
 //! floor-divided by the edge; voxel index in a chunk `x + s*(z + s*y)`, column index `x + s*z`.
@@ -73,6 +75,7 @@ pub mod nav;
 pub mod palette;
 pub mod query;
 pub mod stream;
+pub mod walker;
 
 pub use block::{BlockDef, BlockId, BlockRegistry};
 pub use chunk::{Chunk, ChunkState, DirtyFlags, LightStorage};
@@ -86,3 +89,4 @@ pub use nav::{grid_astar, voxel_path, WalkParams};
 pub use palette::PalettedBlocks;
 pub use query::{block_at, raycast, raycast_with, set_block, surface_height, surface_height_with, RayHit};
 pub use stream::{ChunkStreamer, StreamParams, StreamPlan};
+pub use walker::{overlaps_solid, settle, StepReport, WalkInput, Walker, WalkerParams};
