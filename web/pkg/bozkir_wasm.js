@@ -1,4 +1,67 @@
 /**
+ * A chunk's mesh in the view frame (see the module docs).
+ */
+export class ChunkMeshView {
+    static __wrap(ptr) {
+        const obj = Object.create(ChunkMeshView.prototype);
+        obj.__wbg_ptr = ptr;
+        ChunkMeshViewFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        ChunkMeshViewFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_chunkmeshview_free(ptr, 0);
+    }
+    /**
+     * sRGB colour and alpha per vertex, a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get colors() {
+        const ret = wasm.chunkmeshview_colors(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * Triangles, a `Uint32Array`.
+     * @returns {Uint32Array}
+     */
+    get indices() {
+        const ret = wasm.chunkmeshview_indices(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * Unit normals, view frame, a `Float32Array` of xyz.
+     * @returns {Float32Array}
+     */
+    get normals() {
+        const ret = wasm.chunkmeshview_normals(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * Vertex positions, metres, view frame, a `Float32Array` of xyz.
+     * @returns {Float32Array}
+     */
+    get positions() {
+        const ret = wasm.chunkmeshview_positions(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+}
+if (Symbol.dispose) ChunkMeshView.prototype[Symbol.dispose] = ChunkMeshView.prototype.free;
+
+/**
  * The class decision on an `n × n` tile grid, row 0 north.
  */
 export class Decision {
@@ -509,6 +572,241 @@ export class Terrain {
 if (Symbol.dispose) Terrain.prototype[Symbol.dispose] = Terrain.prototype.free;
 
 /**
+ * A live 3-D world (see the module docs).
+ */
+export class VoxelWorld {
+    static __wrap(ptr) {
+        const obj = Object.create(VoxelWorld.prototype);
+        obj.__wbg_ptr = ptr;
+        VoxelWorldFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        VoxelWorldFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_voxelworld_free(ptr, 0);
+    }
+    /**
+     * Metres per block.
+     * @returns {number}
+     */
+    get blockSize() {
+        const ret = wasm.voxelworld_blockSize(this.__wbg_ptr);
+        return ret;
+    }
+    /**
+     * The bounded world's box in the view frame (metres): `[x0, y0, z0, x1, y1, z1]`, or empty
+     * for an unbounded world.
+     * @returns {Float64Array}
+     */
+    get bounds() {
+        const ret = wasm.voxelworld_bounds(this.__wbg_ptr);
+        var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+        return v1;
+    }
+    /**
+     * Blocks per chunk edge.
+     * @returns {number}
+     */
+    get chunkSize() {
+        const ret = wasm.voxelworld_chunkSize(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * `"pyworldgen"` or `"canonical"`.
+     * @returns {string}
+     */
+    get compat() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.voxelworld_compat(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * Generator name.
+     * @returns {string}
+     */
+    get generator() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.voxelworld_generator(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * Whether block `(x, y, z)` (voxel frame) stops a walker.
+     * @param {number} x
+     * @param {number} y
+     * @param {number} z
+     * @returns {boolean}
+     */
+    isSolid(x, y, z) {
+        const ret = wasm.voxelworld_isSolid(this.__wbg_ptr, x, y, z);
+        return ret !== 0;
+    }
+    /**
+     * Loaded chunks.
+     * @returns {number}
+     */
+    get loadedCount() {
+        const ret = wasm.voxelworld_loadedCount(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * Mesh chunk `(cx, cy, cz)` (loaded) over its loaded neighbours.
+     * @param {number} cx
+     * @param {number} cy
+     * @param {number} cz
+     * @returns {ChunkMeshView}
+     */
+    mesh(cx, cy, cz) {
+        const ret = wasm.voxelworld_mesh(this.__wbg_ptr, cx, cy, cz);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return ChunkMeshView.__wrap(ret[0]);
+    }
+    /**
+     * Whether the walker stands on the ground.
+     * @returns {boolean}
+     */
+    get onGround() {
+        const ret = wasm.voxelworld_onGround(this.__wbg_ptr);
+        return ret !== 0;
+    }
+    /**
+     * Up to `max` chunks whose mesh is due, nearest first: xyz per chunk.
+     * @param {number} max
+     * @returns {Int32Array}
+     */
+    pending(max) {
+        const ret = wasm.voxelworld_pending(this.__wbg_ptr, max);
+        var v1 = getArrayI32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * Put the walker at a free standing place near view-frame `(x, y, z)` metres (searching up
+     * then outward over the loaded blocks); returns its eye `[x, y, z]`, or an error when there
+     * is none within 24 blocks.
+     * @param {number} x
+     * @param {number} y
+     * @param {number} z
+     * @returns {Float64Array}
+     */
+    placeWalker(x, y, z) {
+        const ret = wasm.voxelworld_placeWalker(this.__wbg_ptr, x, y, z);
+        if (ret[3]) {
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+        return v1;
+    }
+    /**
+     * Stream radius across, chunks.
+     * @returns {number}
+     */
+    get radius() {
+        const ret = wasm.voxelworld_radius(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
+     * The seed as given.
+     * @returns {string}
+     */
+    get seed() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.voxelworld_seed(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * Where a visit starts, view frame metres `[x, y, z]`: on the cave's corridor axis three
+     * blocks in, or above the unbounded world's origin.
+     * @returns {Float64Array}
+     */
+    get start() {
+        const ret = wasm.voxelworld_start(this.__wbg_ptr);
+        var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+        return v1;
+    }
+    /**
+     * Height in metres (view frame z) of the ground under view-frame `(x, y)` among the loaded
+     * chunks, or NaN.
+     * @param {number} x
+     * @param {number} y
+     * @returns {number}
+     */
+    surface(x, y) {
+        const ret = wasm.voxelworld_surface(this.__wbg_ptr, x, y);
+        return ret;
+    }
+    /**
+     * Stream around a viewer at view-frame `(x, y, z)` metres (see the module docs).
+     * @param {number} x
+     * @param {number} y
+     * @param {number} z
+     * @returns {Int32Array}
+     */
+    update(x, y, z) {
+        const ret = wasm.voxelworld_update(this.__wbg_ptr, x, y, z);
+        if (ret[3]) {
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        var v1 = getArrayI32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * One walk step of `dt` seconds: `vx`, `vy` the wanted velocity east and north (m/s),
+     * `up` the vertical velocity when flying (m/s), `jump` from the ground; returns the eye
+     * `[x, y, z]` (view frame, metres).
+     * @param {number} dt
+     * @param {number} vx
+     * @param {number} vy
+     * @param {number} up
+     * @param {boolean} jump
+     * @param {boolean} fly
+     * @returns {Float64Array}
+     */
+    walk(dt, vx, vy, up, jump, fly) {
+        const ret = wasm.voxelworld_walk(this.__wbg_ptr, dt, vx, vy, up, jump, fly);
+        if (ret[3]) {
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+        return v1;
+    }
+}
+if (Symbol.dispose) VoxelWorld.prototype[Symbol.dispose] = VoxelWorld.prototype.free;
+
+/**
  * A generated world as typed arrays (see the module docs).
  */
 export class WorldView {
@@ -923,6 +1221,36 @@ export function hashU32(x, y, seed) {
 }
 
 /**
+ * Open a 3-D world: `name` `voxels` or `implicit_cave`, `seed` an integer or a word,
+ * `paramsJson` a JSON object (see the module docs).
+ * @param {string} name
+ * @param {string} seed
+ * @param {string} params_json
+ * @returns {VoxelWorld}
+ */
+export function openVoxelWorld(name, seed, params_json) {
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+        ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passStringToWasm0(seed, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len1 = WASM_VECTOR_LEN;
+        ptr2 = passStringToWasm0(params_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.openVoxelWorld(ptr0, len0, ptr1, len1, ptr2, len2);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return VoxelWorld.__wrap(ret[0]);
+}
+
+/**
  * Profile names in group order.
  * @returns {string[]}
  */
@@ -1054,6 +1382,9 @@ function __wbg_get_imports() {
     };
 }
 
+const ChunkMeshViewFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_chunkmeshview_free(ptr, 1));
 const DecisionFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_decision_free(ptr, 1));
@@ -1072,6 +1403,9 @@ const StarterTilesetFinalization = (typeof FinalizationRegistry === 'undefined')
 const TerrainFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_terrain_free(ptr, 1));
+const VoxelWorldFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_voxelworld_free(ptr, 1));
 const WorldViewFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_worldview_free(ptr, 1));
@@ -1090,6 +1424,11 @@ function getArrayF32FromWasm0(ptr, len) {
 function getArrayF64FromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return getFloat64ArrayMemory0().subarray(ptr / 8, ptr / 8 + len);
+}
+
+function getArrayI32FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getInt32ArrayMemory0().subarray(ptr / 4, ptr / 4 + len);
 }
 
 function getArrayJsValueFromWasm0(ptr, len) {
@@ -1135,6 +1474,14 @@ function getFloat64ArrayMemory0() {
         cachedFloat64ArrayMemory0 = new Float64Array(wasm.memory.buffer);
     }
     return cachedFloat64ArrayMemory0;
+}
+
+let cachedInt32ArrayMemory0 = null;
+function getInt32ArrayMemory0() {
+    if (cachedInt32ArrayMemory0 === null || cachedInt32ArrayMemory0.byteLength === 0) {
+        cachedInt32ArrayMemory0 = new Int32Array(wasm.memory.buffer);
+    }
+    return cachedInt32ArrayMemory0;
 }
 
 function getStringFromWasm0(ptr, len) {
@@ -1263,6 +1610,7 @@ function __wbg_finalize_init(instance, module) {
     cachedDataViewMemory0 = null;
     cachedFloat32ArrayMemory0 = null;
     cachedFloat64ArrayMemory0 = null;
+    cachedInt32ArrayMemory0 = null;
     cachedUint32ArrayMemory0 = null;
     cachedUint8ArrayMemory0 = null;
     wasm.__wbindgen_start();

@@ -33,6 +33,7 @@ use wasm_bindgen::prelude::*;
 
 use bozkir_splat::tiling::scene::{self, MappingArgs, SceneFieldData};
 
+pub mod voxels;
 pub mod world;
 
 /// Metres from the lowest to the highest point: `bozkir terrain`'s default `--height-range`.
