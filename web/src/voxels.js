@@ -99,7 +99,7 @@ export class VoxelView {
     this.reach = (vw.radius + 1) * vw.chunkSize * vw.blockSize;
     const b = vw.bounds;
     this.bounds = b.length === 6 ? { lo: [b[0], b[1], b[2]], hi: [b[3], b[4], b[5]] } : null;
-    this.counts = { loaded: 0, meshed: 0, triangles: 0, pending: 0, generateMs: 0, meshMs: 0 };
+    this.counts = { loaded: 0, meshed: 0, triangles: 0, pending: 0, loading: true, generateMs: 0, meshMs: 0 };
   }
 
   /**
@@ -108,7 +108,7 @@ export class VoxelView {
    */
   step(at, budgetMs = 8) {
     const t0 = performance.now();
-    const { unloaded } = splitUpdate(this.vw.update(at[0], at[1], at[2]));
+    const { loaded, unloaded } = splitUpdate(this.vw.update(at[0], at[1], at[2]));
     const t1 = performance.now();
     this.counts.generateMs += t1 - t0;
     for (const [x, y, z] of unloaded) this.drop(chunkKey(x, y, z));
@@ -133,7 +133,9 @@ export class VoxelView {
     this.counts.meshed = this.chunks.size;
     this.counts.triangles = [...this.chunks.values()].reduce((s, c) => s + c.count / 3, 0);
     this.counts.pending = pending.length / 3;
-    return pending.length > 0;
+    // Still streaming while this call loaded chunks (the next may load more).
+    this.counts.loading = loaded.length > 0;
+    return this.counts.loading || pending.length > 0;
   }
 
   drop(key) {
@@ -149,8 +151,9 @@ export class VoxelView {
     if (this.bounds) {
       const { lo, hi } = this.bounds;
       const w = hi[0] - lo[0], h = hi[2] - lo[2];
-      // The tunnel runs south (−y) from its mouth at y = 0; look at the mouth from the north.
-      return { target: [0.5 * (lo[0] + hi[0]), hi[1], 0.45 * (lo[2] + hi[2])], az: 200, el: 14, dist: 1.25 * Math.max(w, h), fov };
+      // The tunnel runs south (−y) from its mouth at y = 0; look at its sunlit southern mouth
+      // from the south-south-west.
+      return { target: [0.5 * (lo[0] + hi[0]), lo[1], 0.45 * (lo[2] + hi[2])], az: 20, el: 12, dist: 1.25 * Math.max(w, h), fov };
     }
     const g = this.vw.surface(0, 0);
     const z = Number.isFinite(g) ? g : 10;
@@ -180,9 +183,12 @@ export class VoxelView {
       gl.uniformMatrix4fv(u.uViewProj, false, vp);
       gl.uniform1f(u.uExag, 1);
       gl.uniform3fv(u.uEye, basis.eye);
-      // Fog from a third of the stream radius, nearly opaque at its edge: chunks appear in the haze.
+      // Fog from a third of the stream radius, nearly opaque at its edge: chunks appear in the
+      // haze. A bounded world is all there: its fog starts beyond its far side.
       const R = this.reach;
-      gl.uniform2f(u.uFog, 0.3 * R, o.fog > 0 ? 2.2 / R : 0);
+      const b = this.bounds;
+      const start = b ? Math.hypot(b.hi[0] - b.lo[0], b.hi[1] - b.lo[1], b.hi[2] - b.lo[2]) * 1.5 : 0.45 * R;
+      gl.uniform2f(u.uFog, start, o.fog > 0 ? (b ? 1 : 1.4) / R : 0);
       gl.uniform1f(u.uFogAmount, o.fog > 0 ? 1 : 0);
       gl.uniform3fv(u.uSkyAmbient, [0.2, 0.26, 0.38]);
       gl.uniform3fv(u.uBounce, [0.16, 0.13, 0.1]);

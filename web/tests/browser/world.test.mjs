@@ -74,3 +74,87 @@ test('a bad world link is a message, and the page still works', { skip }, async 
   assert.equal(await page.evaluate(() => window.bozkir.world ?? null), null);
   await page.close();
 });
+
+/** Waits until the 3-D world has nothing left to load or mesh around the camera. */
+async function settled(page, timeout = 60000) {
+  await page.waitForFunction(() => {
+    const w = window.bozkir.world;
+    window.bozkir.dirty = true;
+    return w?.voxel && w.counts.loaded > 0 && w.counts.pending === 0 && !w.counts.loading && w.counts.meshed > 0;
+  }, null, { timeout, polling: 200 });
+}
+
+test('?world=voxels streams chunks around the camera, and the walker stands on them', { skip }, async () => {
+  const { page, errors, ok } = await ctx.open('?world=voxels&seed=12345', { width: 900, height: 560 });
+  assert.equal(ok, true);
+  await page.waitForFunction(() => window.bozkir.world?.voxel && window.bozkir.mesh?.enabled);
+  await settled(page);
+  const c = await page.evaluate(() => ({ ...window.bozkir.world.counts, label: window.bozkir.world.label,
+    errs: window.bozkir.messages.filter((m) => m.kind === 'error').map((m) => m.text) }));
+  assert.deepEqual(c.errs, []);
+  assert.deepEqual(errors, []);
+  assert.match(c.label, /world voxels seed 12345 · voxel world, 1 m blocks, chunks of 32/);
+  // The stream cylinder: 81 columns of radius 5 × 5 layers.
+  assert.equal(c.loaded, 405, JSON.stringify(c));
+  assert.ok(c.triangles > 10000, JSON.stringify(c));
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 200)));
+  const s = await pixelStats(page);
+  assert.ok(s.background < 0.9 && s.std > 8 && s.colours > 40, `a picture: ${JSON.stringify(s)}`);
+  await ctx.shot(page, 'world-voxels-orbit');
+  // Walk: g places the walker on the ground; held w walks it; it never sinks into a block.
+  await page.keyboard.press('g');
+  const w0 = await page.evaluate(() => ({ walking: window.bozkir.world.walking, eye: window.bozkir.world.cam.eye }));
+  assert.equal(w0.walking, true);
+  await page.keyboard.down('w');
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 1500)));
+  await page.keyboard.up('w');
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 600)));
+  const w1 = await page.evaluate(() => {
+    const b = window.bozkir, vw = b.world.view.vw, e = b.world.cam.eye;
+    const bs = vw.blockSize;
+    // The walker's box (0.6 m wide, feet 1.62 m under the eye) against the blocks.
+    const feet = [e[0] / bs, (e[2] - 1.62) / bs, -e[1] / bs];
+    let inside = 0;
+    for (let x = Math.floor(feet[0] - 0.3); x <= Math.floor(feet[0] + 0.3 - 1e-9); x++) {
+      for (let y = Math.floor(feet[1] + 1e-9); y <= Math.floor(feet[1] + 1.8 - 1e-9); y++) {
+        for (let z = Math.floor(feet[2] - 0.3); z <= Math.floor(feet[2] + 0.3 - 1e-9); z++) inside += vw.isSolid(x, y, z) ? 1 : 0;
+      }
+    }
+    const below = vw.isSolid(Math.floor(feet[0]), Math.round(feet[1]) - 1, Math.floor(feet[2]));
+    return { eye: e, onGround: vw.onGround, inside, below, feetY: feet[1] };
+  });
+  assert.equal(w1.inside, 0, `the walker overlaps no block: ${JSON.stringify(w1)}`);
+  assert.equal(w1.onGround, true, JSON.stringify(w1));
+  assert.ok(Math.abs(w1.feetY - Math.round(w1.feetY)) < 1e-6, `feet on a block top: ${JSON.stringify(w1)}`);
+  assert.ok(Math.hypot(w1.eye[0] - w0.eye[0], w1.eye[1] - w0.eye[1]) > 2, `it walked: ${JSON.stringify([w0, w1])}`);
+  await settled(page);
+  await ctx.shot(page, 'world-voxels-walk');
+  await page.close();
+});
+
+test('?world=implicit_cave shows the cave, and the walker starts inside its corridor', { skip }, async () => {
+  const { page, errors, ok } = await ctx.open('?world=implicit_cave&seed=cave', { width: 900, height: 560 });
+  assert.equal(ok, true);
+  await page.waitForFunction(() => window.bozkir.world?.voxel && window.bozkir.mesh?.enabled);
+  await settled(page);
+  assert.deepEqual(errors, []);
+  const s = await pixelStats(page);
+  assert.ok(s.background < 0.95 && s.std > 6, `a picture: ${JSON.stringify(s)}`);
+  await ctx.shot(page, 'world-cave-orbit');
+  await page.keyboard.press('g');
+  await settled(page);
+  const w = await page.evaluate(() => {
+    const b = window.bozkir, vw = b.world.view.vw, e = b.world.cam.eye, bs = vw.blockSize;
+    const box = vw.bounds;
+    return { eye: e, box, onGround: vw.onGround, headFree: !vw.isSolid(Math.floor(e[0] / bs), Math.floor(e[2] / bs), Math.floor(-e[1] / bs)) };
+  });
+  assert.ok(w.headFree, JSON.stringify(w));
+  assert.ok(w.eye[0] > w.box[0] && w.eye[0] < w.box[3] && w.eye[1] > w.box[1] && w.eye[1] < w.box[4] && w.eye[2] > w.box[2] && w.eye[2] < w.box[5], `inside the cave's box: ${JSON.stringify(w)}`);
+  // Look down the tunnel (south).
+  await page.evaluate(() => { window.bozkir.world.cam.az = 180; window.bozkir.dirty = true; });
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
+  const inside = await pixelStats(page);
+  assert.ok(inside.std > 6 && inside.colours > 20, `the tunnel is drawn: ${JSON.stringify(inside)}`);
+  await ctx.shot(page, 'world-cave-walk');
+  await page.close();
+});
