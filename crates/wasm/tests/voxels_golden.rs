@@ -12,7 +12,12 @@ use serde_json::{json, Value};
 /// (generator, seed, paramsJson, viewer x y z in view-frame metres).
 const CASES: [(&str, &str, &str, [f64; 3]); 3] = [
     ("voxels", "7", r#"{"chunk_size": 16, "radius": 1, "vradius": 1, "budget": 5}"#, [5.0, -5.0, 10.0]),
-    ("voxels", "atlas", r#"{"chunk_size": 8, "radius": 2, "vradius": 1, "budget": 64, "compat": "canonical"}"#, [-3.0, 4.0, 9.0]),
+    (
+        "voxels",
+        "atlas",
+        r#"{"chunk_size": 8, "radius": 2, "vradius": 1, "budget": 64, "compat": "canonical"}"#,
+        [-3.0, 4.0, 9.0],
+    ),
     ("implicit_cave", "cave", r#"{"length": 24.0, "radius": 3, "vradius": 3, "budget": 64}"#, [40.0, -10.0, 20.0]),
 ];
 
@@ -70,7 +75,9 @@ fn native_voxel_worlds_match_the_golden_file() {
         })
         .collect();
     if std::env::var("BOZKIR_BLESS").is_ok_and(|v| v == "1") {
-        let text = serde_json::to_string_pretty(&json!({"hash": "fnv1a64", "walk_dt": 1.0 / 30.0, "cases": cases})).unwrap() + "\n";
+        let text = serde_json::to_string_pretty(&json!({"hash": "fnv1a64", "walk_dt": 1.0 / 30.0, "cases": cases}))
+            .unwrap()
+            + "\n";
         std::fs::write(&path, text).unwrap();
         return;
     }

@@ -22,9 +22,9 @@ pub mod light;
 pub mod mesh;
 pub mod pass;
 pub mod scheduler;
+pub mod session;
 pub mod terrain;
 pub mod trees;
-pub mod session;
 pub mod work;
 
 pub use pass::{Edit, Pass, PassCtx, PassKind, PassRng, VoxelWorld};

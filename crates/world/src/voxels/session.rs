@@ -142,7 +142,12 @@ impl VoxelSession {
                 }
                 let p = VoxelParams::from_overrides(&spec.parameters)?;
                 let size = ChunkSize::new(p.chunk_size).expect("validated");
-                let world = VoxelWorld { seed: spec.seed.pyworldgen_int(), compat: spec.compat, size, registry: registry.clone() };
+                let world = VoxelWorld {
+                    seed: spec.seed.pyworldgen_int(),
+                    compat: spec.compat,
+                    size,
+                    registry: registry.clone(),
+                };
                 let sched = Box::new(Scheduler::new(pyworldgen_passes())?);
                 (Source::Passes { world, sched }, size, 1.0, None)
             }
@@ -166,7 +171,8 @@ impl VoxelSession {
                 )))
             }
         };
-        let streamer = ChunkStreamer::new(params.stream, size).map_err(|e| WorldError::Invalid(format!("stream: {e}")))?;
+        let streamer =
+            ChunkStreamer::new(params.stream, size).map_err(|e| WorldError::Invalid(format!("stream: {e}")))?;
         Ok(VoxelSession {
             generator: spec.generator.clone(),
             source,
@@ -334,7 +340,14 @@ impl VoxelSession {
             }
             Source::Cave { params, seed, compat, dims } => {
                 let field = CaveSolid(CaveField::for_seed(params, seed, *compat));
-                cave_mesh(&field, params.resolution, *dims, c, self.size, self.registry.get(STONE).ok().map(|d| d.colour))?
+                cave_mesh(
+                    &field,
+                    params.resolution,
+                    *dims,
+                    c,
+                    self.size,
+                    self.registry.get(STONE).ok().map(|d| d.colour),
+                )?
             }
         };
         let mask = self.mask(c);
@@ -350,7 +363,11 @@ impl VoxelSession {
             .map(|(i, &b)| {
                 let base = self.registry.get(BlockId(b)).map(|d| d.colour).unwrap_or([255, 0, 255, 255]);
                 let k = AO_SHADE[usize::from(m.ao.get(i).copied().unwrap_or(3).min(3))];
-                [0, 1, 2].map(|q| (f32::from(base[q]) * k).round() as u8).into_iter().chain([base[3]]).collect::<Vec<_>>()
+                [0, 1, 2]
+                    .map(|q| (f32::from(base[q]) * k).round() as u8)
+                    .into_iter()
+                    .chain([base[3]])
+                    .collect::<Vec<_>>()
             })
             .map(|v| [v[0], v[1], v[2], v[3]])
             .collect();
