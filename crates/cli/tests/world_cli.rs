@@ -236,6 +236,64 @@ fn landscape_composite_roads_and_roads_on_a_terrain_regenerate_byte_for_byte() {
 }
 
 #[test]
+fn forest_writes_branches_glb_and_regenerates_byte_for_byte() {
+    use bozkir_world::forest::{forest_mesh, generate_forest, ForestMeshParams, ForestParams};
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("forest"), tmp.path().join("forest-again"));
+    let o = bozkir(&[
+        "world",
+        "forest",
+        "--seed",
+        "002",
+        "--param",
+        "domain_size=[45,39]",
+        "--param",
+        "target_tree_count=8",
+        "--out",
+        s(&a),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let fa = files(&a);
+    for f in ["trees.glb", "branches.glb", "ground.glb", "world.json", "terrain.json"] {
+        assert!(fa.contains_key(f), "{f} missing: {:?}", fa.keys());
+    }
+    // The library's forest of the run's world.json, meshed at the default parameters.
+    let spec = bozkir_world::product::WorldSpec::from_json(&text(&fa["world.json"])).unwrap();
+    let p = ForestParams::from_json(&serde_json::Value::Object(spec.parameters.clone())).unwrap();
+    assert_eq!((p.domain_size, p.target_tree_count), ((45.0, 39.0), 8));
+    let f = generate_forest(&spec.seed, spec.compat, &p).unwrap();
+    assert!(!f.graphs.is_empty());
+    let m = forest_mesh(&f, &ForestMeshParams::default()).unwrap();
+    // branches.glb parses as glTF: one mesh with POSITION, NORMAL and COLOR_0 of that many vertices.
+    let glb = &fa["branches.glb"];
+    assert_eq!(&glb[..4], b"glTF");
+    assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
+    let jlen = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    assert_eq!(&glb[16..20], b"JSON");
+    let doc: serde_json::Value = serde_json::from_slice(&glb[20..20 + jlen]).unwrap();
+    assert_eq!(doc["asset"]["version"], "2.0");
+    let prim = &doc["meshes"][0]["primitives"][0];
+    for attr in ["POSITION", "NORMAL", "COLOR_0"] {
+        let k = prim["attributes"][attr].as_u64().unwrap_or_else(|| panic!("{attr} missing")) as usize;
+        assert_eq!(doc["accessors"][k]["count"], m.vertex_count(), "{attr}");
+    }
+    let k = prim["indices"].as_u64().unwrap() as usize;
+    assert_eq!(doc["accessors"][k]["count"], 3 * m.triangle_count());
+    // Listed in the sidecar with the other world files.
+    let sc: serde_json::Value = serde_json::from_slice(&fa["terrain.json"]).unwrap();
+    let listed = sc["settings"]["world_files"].as_array().unwrap();
+    assert!(listed.iter().any(|f| f["path"] == "branches.glb" && f["format"] == "glb"), "{listed:?}");
+    // Regenerated from world.json: the same bytes, file for file, on one thread too.
+    let o = bozkir(&["world", "regen", s(&a.join("world.json")), "--out", s(&b)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&b), fa);
+    let c = tmp.path().join("forest-one-thread");
+    let o = bozkir(&["--threads", "1", "world", "regen", s(&a.join("world.json")), "--out", s(&c)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(files(&c), fa);
+}
+
+#[test]
 fn composite_with_a_palette_file_records_it_and_refuses_unknown_keys() {
     let tmp = tempfile::tempdir().unwrap();
     let pal = tmp.path().join("steppe.toml");

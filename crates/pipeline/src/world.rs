@@ -16,6 +16,7 @@
 //! | `ground.glb` | the height mesh with vertex colours |
 //! | `roads.glb` | the road ribbon with vertex colours |
 //! | `trees.glb` | one crown mesh drawn per tree (`EXT_mesh_gpu_instancing`) |
+//! | `branches.glb` | the trees' branch graphs meshed: bark tubes and leaf clusters, vertex colours |
 //! | `preview.png` | hillshade tinted by colour, water and roads |
 //! | `world.json` | the spec: regenerating from it gives these files byte for byte |
 //!
@@ -336,7 +337,7 @@ pub(crate) fn linear(c: u8) -> f32 {
     l as f32
 }
 
-/// `ground.glb`, `roads.glb`, `trees.glb`.
+/// `ground.glb`, `roads.glb`, `trees.glb`, `branches.glb`.
 fn write_glbs(
     dir: &Path,
     p: &WorldProduct,
@@ -383,6 +384,38 @@ fn write_glbs(
         write_trees(dir, p)?;
         extra.push(json!({ "path": "trees.glb", "role": "tree_instances", "format": "glb" }));
     }
+    if !p.tree_graphs.is_empty() {
+        write_branches(dir, p)?;
+        extra.push(json!({ "path": "branches.glb", "role": "tree_meshes", "format": "glb" }));
+    }
+    Ok(())
+}
+
+/// Bark colour of `branches.glb` (sRGB; written linear).
+const BARK_SRGB: [u8; 3] = [92, 64, 42];
+/// Leaf colour of `branches.glb` (sRGB; written linear).
+const LEAF_SRGB: [u8; 3] = [62, 112, 44];
+
+/// `branches.glb`: the tree graphs meshed by `bozkir_world::forest::mesh` at its default
+/// parameters (bark tubes, leaf clusters), in the glTF frame, coloured by part.
+fn write_branches(dir: &Path, p: &WorldProduct) -> Result<()> {
+    use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams, LEAVES};
+    let m = graphs_mesh(&p.tree_graphs, &ForestMeshParams::default()).map_err(world_err)?;
+    let pos: Vec<[f32; 3]> =
+        m.positions.iter().map(|v| gltf_point(p, f64::from(v[0]), f64::from(v[1]), f64::from(v[2]))).collect();
+    let nrm: Vec<[f32; 3]> = m.normals.iter().map(|n| [n[0], n[2], -n[1]]).collect();
+    let (bark, leaf) = (BARK_SRGB.map(linear), LEAF_SRGB.map(linear));
+    let col: Vec<[f32; 3]> = m.block.iter().map(|&b| if b == LEAVES { leaf } else { bark }).collect();
+    let mesh = Mesh {
+        name: "branches",
+        positions: &pos,
+        normals: &nrm,
+        uvs: &[],
+        colours: Colours::RgbF32(&col),
+        indices: &m.indices,
+    };
+    let node = Node { name: "branches", mesh: 0, instances: None };
+    gltf::write_scene(dir.join("branches.glb"), &Scene { name: "branches", meshes: &[mesh], nodes: &[node] })?;
     Ok(())
 }
 
@@ -585,6 +618,77 @@ mod tests {
         let doc: Value = serde_json::from_slice(&glb[20..20 + jlen]).unwrap();
         assert!(doc["nodes"][0]["extensions"][gltf::INSTANCING]["attributes"]["SCALE"].is_u64());
         assert_eq!(gltf_point(&p, 5.0, 20.0, 2.0), [4.0, 2.0, (8.5 * 3.0 - 20.0) as f32]);
+    }
+
+    /// The JSON chunk and the BIN chunk of a GLB.
+    fn glb_parts(glb: &[u8]) -> (Value, &[u8]) {
+        let jlen = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let doc: Value = serde_json::from_slice(&glb[20..20 + jlen]).unwrap();
+        (doc, &glb[20 + jlen + 8..])
+    }
+
+    #[test]
+    fn tree_graphs_become_branches_glb_in_the_gltf_frame() {
+        use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams, BARK};
+        use bozkir_world::forest::{BranchEdge, NodeKind, TreeGraph, TreeNode};
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = full_product();
+        let node = |position: [f64; 3], parent: Option<u32>, kind, radius| TreeNode {
+            position,
+            parent,
+            kind,
+            order: 0,
+            radius,
+        };
+        p.tree_graphs = vec![TreeGraph {
+            tree_id: 0,
+            species: 0,
+            radius_gamma: 2.0,
+            terminal_radius: 0.1,
+            nodes: vec![
+                node([5.0, 20.0, 2.0], None, NodeKind::Root, 0.3),
+                node([5.2, 20.1, 6.0], Some(0), NodeKind::Trunk, 0.25),
+                node([6.5, 21.0, 7.5], Some(1), NodeKind::Terminal, 0.1),
+                node([4.0, 19.5, 7.0], Some(1), NodeKind::Terminal, 0.1),
+            ],
+            edges: vec![
+                BranchEdge { parent: 0, child: 1 },
+                BranchEdge { parent: 1, child: 2 },
+                BranchEdge { parent: 1, child: 3 },
+            ],
+        }];
+        let spec = WorldSpec::resolve("flat", Seed::Int(5), Compat::Pyworldgen, &Map::new()).unwrap();
+        let out = write_product(&p, &spec, dir.path()).unwrap();
+        assert!(out.files.iter().any(|f| f == "branches.glb"));
+        let (sc, _) = folder::read_terrain_folder(dir.path(), "a test").unwrap_or_else(|e| panic!("{e}"));
+        assert!(sc.settings["world_files"].as_array().unwrap().iter().any(|f| f["path"] == "branches.glb"));
+        let glb = std::fs::read(dir.path().join("branches.glb")).unwrap();
+        let (doc, bin) = glb_parts(&glb);
+        let prim = &doc["meshes"][0]["primitives"][0];
+        let acc = |name: &str| &doc["accessors"][prim["attributes"][name].as_u64().unwrap() as usize];
+        // 3 tubes of 4·6 + 2 vertices, 2 leaf clusters of 42.
+        let want = graphs_mesh(&p.tree_graphs, &ForestMeshParams::default()).unwrap();
+        assert_eq!(want.vertex_count(), 3 * 26 + 2 * 42);
+        assert_eq!(acc("POSITION")["count"], want.vertex_count());
+        assert_eq!(acc("COLOR_0")["count"], want.vertex_count());
+        assert_eq!(acc("COLOR_0")["type"], "VEC3");
+        assert_eq!(doc["accessors"][prim["indices"].as_u64().unwrap() as usize]["count"], want.indices.len());
+        // Every position is the world point moved into the glTF frame; colours follow the part.
+        let view = &doc["bufferViews"][acc("POSITION")["bufferView"].as_u64().unwrap() as usize];
+        let start = view["byteOffset"].as_u64().unwrap() as usize;
+        let cview = &doc["bufferViews"][acc("COLOR_0")["bufferView"].as_u64().unwrap() as usize];
+        let cstart = cview["byteOffset"].as_u64().unwrap() as usize;
+        let f = |at: usize| f32::from_le_bytes(bin[at..at + 4].try_into().unwrap());
+        for (k, v) in want.positions.iter().enumerate() {
+            let got = [0, 1, 2].map(|c| f(start + 12 * k + 4 * c));
+            let w = gltf_point(&p, f64::from(v[0]), f64::from(v[1]), f64::from(v[2]));
+            assert_eq!(got, w, "vertex {k}");
+            let colour = [0, 1, 2].map(|c| f(cstart + 12 * k + 4 * c));
+            let part = if want.block[k] == BARK { BARK_SRGB } else { LEAF_SRGB };
+            assert_eq!(colour, part.map(linear), "vertex {k}");
+        }
+        // The root's cap centre (vertex 3·6 of the first tube) sits on the world point.
+        assert_eq!([0, 1, 2].map(|c| f(start + 12 * 18 + 4 * c)), gltf_point(&p, 5.0, 20.0, 2.0));
     }
 
     #[test]

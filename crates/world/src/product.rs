@@ -607,6 +607,9 @@ pub struct WorldProduct {
     pub ribbon: Option<RibbonMesh>,
     /// Trees as instances.
     pub trees: Vec<TreeInstance>,
+    /// Branch graphs of the trees, in site order, when the generator grows them (the forest);
+    /// [`crate::forest::mesh`] turns them into bark and leaf meshes.
+    pub tree_graphs: Vec<crate::forest::TreeGraph>,
     /// Materials per cell (water → upland), when the generator classifies them.
     pub materials: Option<Classes>,
     /// Hub pairs the road network could not join, each with what blocked it (empty when every
@@ -616,7 +619,7 @@ pub struct WorldProduct {
 
 impl WorldProduct {
     /// A forest as a height-field world: the terrain, a tree instance per site (its base on the
-    /// terrain), and a colour per cell showing the crowns that own the canopy (each crown its
+    /// terrain), the branch graphs, and a colour per cell showing the crowns that own the canopy (each crown its
     /// own green, darker towards its border and lower canopy).
     pub fn from_forest(f: &Forest) -> Self {
         let height: Vec<f64> = f.terrain.iter().map(|&v| f64::from(v)).collect();
@@ -636,6 +639,7 @@ impl WorldProduct {
                 height: s.height,
             })
             .collect();
+        p.tree_graphs = f.graphs.clone();
         let (lo, hi) = f.canopy.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
         let span = f64::from((hi - lo).max(1e-6));
         p.colour = Some(
@@ -674,6 +678,7 @@ impl WorldProduct {
             rivers: Vec::new(),
             ribbon: None,
             trees: Vec::new(),
+            tree_graphs: Vec::new(),
             materials: None,
             unrouted: Vec::new(),
         }

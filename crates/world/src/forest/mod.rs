@@ -2,7 +2,8 @@
 //! against an ecological density, crowns as a power diagram (weighted Voronoi; Aurenhammer 1987)
 //! with one Lloyd relaxation, the canopy roof over the owned cells, the distance to each crown's
 //! border, and one branch graph per tree inside its own crown cell ([`graph`]), of a species
-//! drawn per site ([`species`]); [`validate_forest`] checks the invariants.
+//! drawn per site ([`species`]); [`validate_forest`] checks the invariants; [`mesh`] turns the
+//! graphs into triangle meshes (bark tubes and leaf clusters).
 //!
 //! * **Fields** of (x, y) by value-noise fBM: terrain height, moisture, fertility, density
 //!   `clip(0.25 + 0.55·fertility + 0.20·moisture, 0, 1)`, and the canopy base (terrain + mean
@@ -26,10 +27,12 @@
 //! (the graphs are built in parallel, one tree per task, collected in site order).
 
 pub mod graph;
+pub mod mesh;
 pub mod species;
 pub mod validate;
 
 pub use graph::{BranchEdge, NodeKind, TreeGraph, TreeNode};
+pub use mesh::{forest_mesh, graphs_mesh, tree_mesh, ForestMeshParams};
 pub use species::{CrownShape, Species};
 pub use validate::{inspect_forest, validate_forest, ForestReport};
 
