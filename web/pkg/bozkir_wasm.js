@@ -827,6 +827,46 @@ export class WorldView {
         wasm.__wbg_worldview_free(ptr, 0);
     }
     /**
+     * r" Branch mesh colours, sRGB, a `Uint8Array`.
+     * @returns {Uint8Array}
+     */
+    get branchColors() {
+        const ret = wasm.worldview_branchColors(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * r" Branch mesh triangles, a `Uint32Array`.
+     * @returns {Uint32Array}
+     */
+    get branchIndices() {
+        const ret = wasm.worldview_branchIndices(this.__wbg_ptr);
+        var v1 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * r" Branch mesh normals, xyz, a `Float32Array`.
+     * @returns {Float32Array}
+     */
+    get branchNormals() {
+        const ret = wasm.worldview_branchNormals(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
+     * r" Branch mesh vertices (bark tubes and leaf clusters), xyz, a `Float32Array` (empty: none).
+     * @returns {Float32Array}
+     */
+    get branchPositions() {
+        const ret = wasm.worldview_branchPositions(this.__wbg_ptr);
+        var v1 = getArrayF32FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v1;
+    }
+    /**
      * FNV-1a 64 (hex) over nx, ny (u32), dx, dy (f64) and every array's little-endian bytes in
      * the order of the getters: what native and WebAssembly must agree on bit for bit.
      * @returns {string}

@@ -10,7 +10,9 @@
 //     color:  Uint8Array ny·nx·3 (sRGB ground colour per cell),
 //     roads:  { positions: Float32Array xyz, colors: Uint8Array rgb, indices: Uint32Array,
 //               bridge: Uint8Array per vertex, tunnel: Uint8Array per vertex } | null,
-//     trees:  Float32Array [x, y, z, crownRadius, height]* }
+//     trees:  Float32Array [x, y, z, crownRadius, height]*,
+//     branches: { positions: Float32Array xyz, normals: Float32Array xyz, colors: Uint8Array rgb,
+//                 indices: Uint32Array } | null   (the forest's trees meshed: bark and leaves) }
 // Positions (roads, trees) are in the world frame: metres, x east from the west edge, y north
 // from the south edge, z up; cell (i, j) has its centre at ((i + ½)·dx, (j + ½)·dy).
 //
@@ -29,7 +31,7 @@ import { OVERLAY_VS, OVERLAY_FS, TREE_VS } from './world-shaders.js';
 import { VOXEL_GENERATORS } from './voxels.js';
 
 /** Height-field worlds the viewer opens (pyworldgen's names); the other pyworldgen generators are not height fields. */
-export const WORLD_GENERATORS = ['composite', 'flat', 'landscape', 'roads'];
+export const WORLD_GENERATORS = ['composite', 'flat', 'forest', 'landscape', 'roads'];
 /** Randomness choices (`compat`): pyworldgen's worlds, or ours. */
 export const WORLD_COMPATS = ['pyworldgen', 'canonical'];
 /** URL parameters of a world link. */
@@ -116,7 +118,36 @@ export function checkWorld(w) {
     throw new Error(`world: trees must be a Float32Array of 5 values per tree, has ${w.trees?.length}`);
   }
   if (w.roads != null) checkRoads(w.roads);
+  if (w.branches != null) checkBranches(w.branches);
   return w;
+}
+
+function checkBranches(b) {
+  const nv = b.positions?.length / 3;
+  if (!(b.positions instanceof Float32Array) || !Number.isInteger(nv)) throw new Error(`world branches: positions must be xyz triples, has ${b.positions?.length}`);
+  if (!(b.normals instanceof Float32Array) || b.normals.length !== 3 * nv) throw new Error(`world branches: normals must be a Float32Array of ${3 * nv} values, has ${b.normals?.length}`);
+  if (!(b.colors instanceof Uint8Array) || b.colors.length !== 3 * nv) throw new Error(`world branches: colors must be a Uint8Array of ${3 * nv} values, has ${b.colors?.length}`);
+  if (!(b.indices instanceof Uint32Array) || b.indices.length % 3 !== 0) throw new Error(`world branches: indices must be triangles, has ${b.indices?.length}`);
+  for (const i of b.indices) if (i >= nv) throw new Error(`world branches: index ${i} ≥ ${nv} vertices`);
+}
+
+/**
+ * The forest's branch mesh in the view frame (x − nx·dx/2, y − ny·dy/2), colours with alpha:
+ * {positions, colors (rgba), normals, indices, triangles}, or null without branches.
+ */
+export function branchGeometry(w) {
+  const b = w.branches;
+  if (!b || !b.indices.length) return null;
+  const [ox, oy] = worldOffset(w);
+  const nv = b.positions.length / 3;
+  const positions = new Float32Array(b.positions.length), colors = new Uint8Array(4 * nv);
+  for (let v = 0; v < nv; v++) {
+    positions[3 * v] = b.positions[3 * v] - ox;
+    positions[3 * v + 1] = b.positions[3 * v + 1] - oy;
+    positions[3 * v + 2] = b.positions[3 * v + 2];
+    colors.set([b.colors[3 * v], b.colors[3 * v + 1], b.colors[3 * v + 2], 255], 4 * v);
+  }
+  return { positions, colors, normals: b.normals, indices: b.indices, triangles: b.indices.length / 3 };
 }
 
 function checkRoads(r) {
@@ -479,12 +510,16 @@ export function worldFromWasm(v) {
   try {
     const hasRoads = v.hasRoads;
     const color = v.color;
-    return {
+    const out = {
       generator: v.generator, seed: v.seed, compat: v.compat, nx: v.nx, ny: v.ny, dx: v.dx, dy: v.dy,
       // An empty colour array: the generator has none (a flat world); the page colours by height.
       height: v.height, water: v.water, color: color.length ? color : null, trees: v.trees,
       roads: hasRoads ? { positions: v.roadPositions, colors: v.roadColors, indices: v.roadIndices, bridge: v.roadBridge, tunnel: v.roadTunnel } : null,
+      branches: null,
     };
+    const bi = v.branchIndices;
+    if (bi.length) out.branches = { positions: v.branchPositions, normals: v.branchNormals, colors: v.branchColors, indices: bi };
+    return out;
   } finally {
     v.free?.();
   }
@@ -568,17 +603,21 @@ export class WorldView {
     this.mesh.setTerrain({ width: w.nx, height: w.ny, heights: northUpHeights(w), cellSize: [w.dx, w.dy], albedo: groundAlbedo(w), seed: 7 });
     this.freeBatches();
     const gl = this.gl;
-    const water = waterGeometry(w), roads = roadGeometry(w), trees = treeInstances(w);
+    const water = waterGeometry(w), roads = roadGeometry(w), branches = branchGeometry(w);
+    // Meshed trees replace the instanced crowns.
+    const trees = branches ? { data: new Float32Array(0), count: 0 } : treeInstances(w);
     const portals = tunnelPortals(w.roads);
     this.batches.water = water.cells ? uploadBatch(gl, water, [0, 0, 1]) : null;
     this.batches.roads = roads?.triangles ? uploadBatch(gl, roads) : null;
     this.batches.portals = portals.length ? uploadBatch(gl, portalGeometry(portals, worldOffset(w))) : null;
     this.batches.trees = trees.count ? uploadTrees(gl, trees) : null;
+    this.batches.branches = branches ? uploadBatch(gl, branches) : null;
     this.world = w;
     this.bounds = b;
     this.counts = {
       cells: w.nx * w.ny, waterCells: water.cells, roadTriangles: roads?.triangles ?? 0, hiddenTunnelTriangles: roads?.hidden ?? 0,
       bridgeVertices: roads?.bridgeVertices ?? 0, portals: portals.length, trees: trees.count,
+      branchTriangles: branches?.triangles ?? 0,
     };
     return this.counts;
   }
@@ -663,6 +702,7 @@ export class WorldView {
     if (B.roads) draw(B.roads);
     gl.disable(gl.POLYGON_OFFSET_FILL);
     if (B.portals) draw(B.portals);
+    if (B.branches) draw(B.branches);
     if (B.trees) {
       this.setUniforms(this.treeProg, camera, o);
       gl.bindVertexArray(B.trees.vao);

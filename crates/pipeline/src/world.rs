@@ -391,15 +391,11 @@ fn write_glbs(
     Ok(())
 }
 
-/// Bark colour of `branches.glb` (sRGB; written linear).
-const BARK_SRGB: [u8; 3] = [92, 64, 42];
-/// Leaf colour of `branches.glb` (sRGB; written linear).
-const LEAF_SRGB: [u8; 3] = [62, 112, 44];
 
 /// `branches.glb`: the tree graphs meshed by `bozkir_world::forest::mesh` at its default
 /// parameters (bark tubes, leaf clusters), in the glTF frame, coloured by part.
 fn write_branches(dir: &Path, p: &WorldProduct) -> Result<()> {
-    use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams, LEAVES};
+    use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams, BARK_SRGB, LEAF_SRGB, LEAVES};
     let m = graphs_mesh(&p.tree_graphs, &ForestMeshParams::default()).map_err(world_err)?;
     let pos: Vec<[f32; 3]> =
         m.positions.iter().map(|v| gltf_point(p, f64::from(v[0]), f64::from(v[1]), f64::from(v[2]))).collect();
@@ -629,7 +625,7 @@ mod tests {
 
     #[test]
     fn tree_graphs_become_branches_glb_in_the_gltf_frame() {
-        use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams, BARK};
+        use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams, BARK, BARK_SRGB, LEAF_SRGB};
         use bozkir_world::forest::{BranchEdge, NodeKind, TreeGraph, TreeNode};
         let dir = tempfile::tempdir().unwrap();
         let mut p = full_product();

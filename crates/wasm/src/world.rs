@@ -58,6 +58,9 @@ pub struct Parts {
     pub bridge_mask: Option<Vec<bool>>,
     /// Trees: base x, y, z, crown radius, height (metres).
     pub trees: Vec<[f64; 5]>,
+    /// The trees' branch graphs meshed (`forest::mesh` at its defaults), when the generator grows
+    /// them.
+    pub branches: Option<bozkir_mesh::Mesh>,
 }
 
 /// A generated world as typed arrays (see the module docs).
@@ -81,6 +84,10 @@ pub struct WorldView {
     road_bridge: Vec<u8>,
     road_tunnel: Vec<u8>,
     trees: Vec<f32>,
+    branch_positions: Vec<f32>,
+    branch_normals: Vec<f32>,
+    branch_colors: Vec<u8>,
+    branch_indices: Vec<u32>,
 }
 
 macro_rules! getters {
@@ -133,6 +140,14 @@ getters! {
     road_tunnel as roadTunnel: Vec<u8>;
     /// Trees, `[x, y, z, crownRadius, height]` each, a `Float32Array`.
     trees: Vec<f32>;
+    /// Branch mesh vertices (bark tubes and leaf clusters), xyz, a `Float32Array` (empty: none).
+    branch_positions as branchPositions: Vec<f32>;
+    /// Branch mesh normals, xyz, a `Float32Array`.
+    branch_normals as branchNormals: Vec<f32>;
+    /// Branch mesh colours, sRGB, a `Uint8Array`.
+    branch_colors as branchColors: Vec<u8>;
+    /// Branch mesh triangles, a `Uint32Array`.
+    branch_indices as branchIndices: Vec<u32>;
 }
 
 #[wasm_bindgen]
@@ -160,6 +175,12 @@ impl WorldView {
         b.extend(self.road_indices.iter().flat_map(|x| x.to_le_bytes()));
         b.extend(&self.road_bridge);
         b.extend(&self.road_tunnel);
+        // Worlds without branches add no bytes: their checksums are unchanged.
+        for v in [&self.branch_positions, &self.branch_normals] {
+            b.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+        }
+        b.extend(&self.branch_colors);
+        b.extend(self.branch_indices.iter().flat_map(|x| x.to_le_bytes()));
         b
     }
 
@@ -200,7 +221,19 @@ impl WorldView {
             road_bridge: Vec::new(),
             road_tunnel: Vec::new(),
             trees: p.trees.iter().flatten().map(|&x| x as f32).collect(),
+            branch_positions: Vec::new(),
+            branch_normals: Vec::new(),
+            branch_colors: Vec::new(),
+            branch_indices: Vec::new(),
         };
+        if let Some(m) = &p.branches {
+            use bozkir_world::forest::mesh::{BARK, BARK_SRGB, LEAF_SRGB};
+            m.validate().map_err(|e| format!("world branches: {e}"))?;
+            v.branch_positions = m.positions.iter().flatten().copied().collect();
+            v.branch_normals = m.normals.iter().flatten().copied().collect();
+            v.branch_colors = m.block.iter().flat_map(|&b| if b == BARK { BARK_SRGB } else { LEAF_SRGB }).collect();
+            v.branch_indices = m.indices.clone();
+        }
         if let Some(r) = &p.ribbon {
             v.set_ribbon(r, g, p.bridge_mask.as_deref())?;
         }
@@ -311,7 +344,7 @@ fn generate_parts(
     size: Option<u32>,
     params: &Map<String, Value>,
 ) -> Result<Parts, String> {
-    const WORLDS: [&str; 4] = ["composite", "flat", "landscape", "roads"];
+    const WORLDS: [&str; 5] = ["composite", "flat", "forest", "landscape", "roads"];
     if !WORLDS.contains(&name) {
         return Err(format!("unknown world `{name}`; worlds: {}", WORLDS.join(", ")));
     }
@@ -328,11 +361,11 @@ fn generate_parts(
         return Err(format!("world {name}: {nx}×{ny} cells is more than the page's {MAX_WORLD_CELLS}"));
     }
     let p = spec.generate().map_err(|e| e.to_string())?;
-    Ok(parts_of(p))
+    parts_of(p)
 }
 
 /// The parts of a world product the page draws.
-pub fn parts_of(p: WorldProduct) -> Parts {
+pub fn parts_of(p: WorldProduct) -> Result<Parts, String> {
     let ribbon = p.ribbon.map(|r| Ribbon {
         positions: r.positions,
         colours: r.colours.iter().map(|c| [c[0], c[1], c[2]]).collect(),
@@ -340,7 +373,21 @@ pub fn parts_of(p: WorldProduct) -> Parts {
     });
     let trees =
         p.trees.iter().map(|t| [t.position[0], t.position[1], t.position[2], t.crown_radius, t.height]).collect();
-    Parts { generator: p.generator, grid: p.grid, colour: p.colour, ribbon, bridge_mask: p.bridge_mask, trees }
+    let branches = if p.tree_graphs.is_empty() {
+        Ok(None)
+    } else {
+        use bozkir_world::forest::mesh::{graphs_mesh, ForestMeshParams};
+        graphs_mesh(&p.tree_graphs, &ForestMeshParams::default()).map(Some).map_err(|e| e.to_string())
+    };
+    Ok(Parts {
+        generator: p.generator,
+        grid: p.grid,
+        colour: p.colour,
+        ribbon,
+        bridge_mask: p.bridge_mask,
+        trees,
+        branches: branches?,
+    })
 }
 
 /// Generate world `name` for `seed` (an integer or a word) with `paramsJson` (see the module
@@ -385,6 +432,7 @@ mod tests {
             ribbon: Some(ribbon),
             bridge_mask: Some(bridge),
             trees: vec![[3.0, 4.0, 1.0, 2.0, 8.0]],
+            branches: None,
         }
     }
 

@@ -9,7 +9,7 @@ use bozkir_wasm::world::try_generate_world;
 use serde_json::{json, Value};
 
 /// (generator, seed, paramsJson): int and string seeds, both randomness paths, small sizes.
-const CASES: [(&str, &str, &str); 12] = [
+const CASES: [(&str, &str, &str); 14] = [
     ("flat", "atlas", r#"{"size": 40}"#),
     ("flat", "7", r#"{"size": 24, "slope_x": 0.05, "undulation_amp": 1.5}"#),
     ("flat", "rhine", r#"{"size": 32, "undulation_amp": 2.0, "compat": "canonical"}"#),
@@ -22,6 +22,8 @@ const CASES: [(&str, &str, &str); 12] = [
     ("composite", "5", r#"{"size": 40}"#),
     ("composite", "rhine", r#"{"size": 40, "compat": "canonical"}"#),
     ("composite", "-12", r#"{"size": 32}"#),
+    ("forest", "atlas", r#"{"size": 48, "target_tree_count": 12}"#),
+    ("forest", "7", r#"{"size": 40, "target_tree_count": 8, "compat": "canonical"}"#),
 ];
 
 fn native() -> Vec<Value> {
@@ -31,6 +33,7 @@ fn native() -> Vec<Value> {
             Ok(v) => out.push(json!({
                 "generator": generator, "seed": seed, "params": params, "nx": v.nx(), "ny": v.ny(),
                 "height_head": v.height()[..4].iter().map(|&x| f64::from(x)).collect::<Vec<f64>>(),
+                "branch_triangles": v.branch_indices().len() / 3,
                 "checksum": v.checksum(),
             })),
             Err(e) => panic!("{generator} {seed} {params}: {e}"),

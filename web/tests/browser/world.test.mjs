@@ -158,3 +158,22 @@ test('?world=implicit_cave shows the cave, and the walker starts inside its corr
   await ctx.shot(page, 'world-cave-walk');
   await page.close();
 });
+
+test('?world=forest draws every tree as its branch graph: bark tubes and leaf clusters', { skip }, async () => {
+  const { page, errors, ok } = await ctx.open('?world=forest&seed=atlas&size=80', { width: 900, height: 560 });
+  assert.equal(ok, true);
+  await page.waitForFunction(() => window.bozkir.world && window.bozkir.mesh?.enabled, null, { timeout: 60000 });
+  const c = await page.evaluate(() => window.bozkir.world.counts);
+  assert.deepEqual(errors, []);
+  assert.ok(c.branchTriangles > 10000 && c.trees === 0, `meshed trees replace the crowns: ${JSON.stringify(c)}`);
+  await page.evaluate(() => {
+    const m = window.bozkir.mesh;
+    m.cam = { ...m.cam, el: 24, dist: m.cam.dist * 0.55 };
+    window.bozkir.dirty = true;
+  });
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
+  const s = await pixelStats(page);
+  assert.ok(s.background < 0.9 && s.std > 8 && s.colours > 40, `a picture: ${JSON.stringify(s)}`);
+  await ctx.shot(page, 'world-forest');
+  await page.close();
+});

@@ -23,7 +23,9 @@ function worldChecksum(w) {
   head.setFloat64(8, w.dx, true);
   head.setFloat64(16, w.dy, true);
   const r = w.roads ?? { positions: new Float32Array(0), colors: new Uint8Array(0), indices: new Uint32Array(0), bridge: new Uint8Array(0), tunnel: new Uint8Array(0) };
-  return fnv1a64([new Uint8Array(head.buffer), w.height, w.water, r.positions, w.trees, w.color ?? new Uint8Array(0), r.colors, r.indices, r.bridge, r.tunnel]);
+  const b = w.branches ?? { positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0), indices: new Uint32Array(0) };
+  return fnv1a64([new Uint8Array(head.buffer), w.height, w.water, r.positions, w.trees, w.color ?? new Uint8Array(0), r.colors, r.indices, r.bridge, r.tunnel,
+    b.positions, b.normals, b.colors, b.indices]);
 }
 
 test('the JavaScript FNV-1a 64 is the pinned function', () => {

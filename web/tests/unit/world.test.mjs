@@ -39,11 +39,11 @@ function ribbon(n, { z = () => 1, bridge = () => 0, tunnel = () => 0 } = {}) {
 
 test('a world link is split off the query; its seed and size leave the rest', () => {
   const r = parseWorldParams('?world=composite&seed=atlas&size=128&look=mesh&compat=canonical');
-  assert.deepEqual(r.world, { generator: 'composite', seed: 'atlas', size: 128, compat: 'canonical' });
+  assert.deepEqual(r.world, { generator: 'composite', seed: 'atlas', size: 128, compat: 'canonical', solid: false });
   assert.deepEqual(r.errors, []);
   assert.equal(r.rest, 'look=mesh');
   const d = parseWorldParams('?world=flat');
-  assert.deepEqual(d.world, { generator: 'flat', seed: '0', size: null, compat: 'pyworldgen' });
+  assert.deepEqual(d.world, { generator: 'flat', seed: '0', size: null, compat: 'pyworldgen', solid: false });
   // Without a world, the query is the splat terrain's, seed included.
   assert.deepEqual(parseWorldParams('?gen=canyon&seed=3'), { world: null, errors: [], rest: 'gen=canyon&seed=3' });
   assert.equal(worldQuery(r.world), 'world=composite&seed=atlas&size=128&compat=canonical');
@@ -53,8 +53,8 @@ test('a world link is split off the query; its seed and size leave the rest', ()
 test('unknown world names and bad sizes are messages, not a world', () => {
   const u = parseWorldParams('?world=atlantis&seed=1');
   assert.equal(u.world, null);
-  assert.match(u.errors[0], /unknown world "atlantis".*composite, flat, landscape, roads/);
-  assert.match(parseWorldParams('?world=forest').errors[0], /not a height-field world/);
+  assert.match(u.errors[0], /unknown world "atlantis".*composite, flat, forest, implicit_cave, landscape, roads, voxels/);
+  assert.deepEqual(parseWorldParams('?world=forest').errors, []);
   assert.match(parseWorldParams('?world=flat&size=0').errors[0], /size "0" must be a whole number of cells 2\.\.1024/);
   assert.match(parseWorldParams('?world=flat&size=12.5').errors[0], /size "12.5"/);
   assert.match(parseWorldParams('?world=flat&compat=numpy').errors[0], /compat "numpy" must be pyworldgen or canonical/);

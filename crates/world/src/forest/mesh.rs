@@ -57,6 +57,10 @@ use crate::error::{param, Result, WorldError};
 pub const BARK: u16 = 1;
 /// Part id of leaf-cluster vertices (in [`Mesh::block`]).
 pub const LEAVES: u16 = 2;
+/// Bark colour, sRGB (what `branches.glb` and the viewer draw).
+pub const BARK_SRGB: [u8; 3] = [92, 64, 42];
+/// Leaf colour, sRGB.
+pub const LEAF_SRGB: [u8; 3] = [62, 112, 44];
 /// Most sides of a bark tube.
 pub const MAX_SIDES: u32 = 64;
 /// Most subdivisions of a leaf cluster's icosahedron (5,120 triangles).
