@@ -15,39 +15,41 @@
 //! A local palette of 2 slots whose entries are all below 64, or of 4 slots all below 8, lives
 //! **inline** in its section's descriptor (2 × 6 or 4 × 3 bits); any other local palette (every
 //! 16-slot one) lives in the **slot store**, groups of 4 `u16` slots (1 group for 2 or 4 slots,
-//! 4 groups for 16), addressed by group number. The chunk palette is in
-//! order of first appearance, so on terrain the common kinds (air, stone, dirt, grass, water)
-//! have the small indices and nearly every 1- and 2-bit section is inline: such a section costs
-//! its descriptor and its index words only (288 or 544 bits for 256 voxels, where a local
-//! palette in a word of its own would add 64). That is what brings the chunks the surface
-//! crosses in many thin sections of 2–4 kinds under 1 bit per voxel (issue 22).
+//! 4 groups for 16) addressed by group number. The chunk palette is in order of first
+//! appearance, so on terrain the common kinds (air, stone, dirt, grass, water) have the small
+//! indices and nearly every 1- and 2-bit section is inline: such a section costs its descriptor
+//! and its index words only (288 or 544 bits for 256 voxels, where a local palette in a word of
+//! its own would add 64). That brings the chunks that the surface crosses in many thin sections
+//! of 2–4 kinds under 1 bit per voxel (issue 22).
 //!
 //! Descriptor (`u32`): kind code `c` in bits 29–31 — 7 uniform (chunk-palette index in bits
 //! 0–15, the rest 0); 0–4 packed at `b = 2^c` bits per voxel (0–2 local, 3–4 direct). A packed
-//! descriptor holds the offset of its index words in bits 0–14, in units of `L / 64` words (the
-//! size of a 1-bit section; units keep the offset within 15 bits up to edge 64); a local one
-//! also holds, in bits 15–27, either its inline slots (bit 28 set; slot `k` at bit
-//! `15 + k·(6 >> c)`) or its first slot-store group (bit 28 clear). A local palette is its
-//! distinct used slots, then unused ones (and a 2-slot palette's padding to its group) that
-//! repeat the last used slot: the first repeat marks the first unused slot, no sentinel value.
+//! descriptor holds the offset `u` of its index words in bits 0–14, in units of `L` bits (`L/64`
+//! words, the size of a 1-bit section: every section's words are whole units, and units keep
+//! the offset within 15 bits up to edge 64). A local one also holds, in bits 15–27, either its
+//! inline slots (bit 28 set; slot `k` at bit `15 + k·(6 >> c)`) or its first slot-store group
+//! (bit 28 clear). A local palette is its distinct used slots, then unused ones (and a 2-slot
+//! palette's padding to its group) repeating the last used slot: the first repeat marks the
+//! first unused slot, with no sentinel value.
 //!
-//! Widths are powers of two, so no entry straddles a `u64` word and a voxel is found by shifts and
-//! masks: section `i >> log2 L`, entry `j = i mod L` in word `j >> (6 - log2 b)` at bit
-//! `(j mod 64/b) * b` of the section's index words, then (local sections) its slot from the
-//! descriptor or the slot store. A chunk that is one id throughout keeps no section descriptors
-//! at all. This is the palette scheme of Minecraft's chunk sections (Mojang, 1.13+) refined to
-//! per-section palettes and widths, uniform sections and palettes inside the section headers:
-//! terrain is stratified, so most sections of a chunk are all stone or all air, and the
-//! sections the surface crosses hold 2–4 kinds (1–2 bits) whatever the chunk holds elsewhere.
+//! Widths are powers of two, so no entry straddles a `u64` word and a voxel is found by shifts
+//! and masks: section `i >> log2 L`, entry `j = i mod L` at bit `t = u·L + j·b` of the word
+//! store (word `t >> 6`, bit `t mod 64`: entry `j` at bit `(j mod 64/b)·b` of the section's
+//! index word `j / (64/b)`), then for a local section its slot, from the descriptor or the
+//! store. A chunk that is one id throughout keeps no section descriptors at all. This is the
+//! palette scheme of Minecraft's chunk sections (Mojang, 1.13+) refined to per-section palettes
+//! and widths, uniform sections and palettes inside the section headers: terrain is stratified,
+//! so most sections of a chunk are all stone or all air, and the sections the surface crosses
+//! hold 2–4 kinds (1–2 bits) whatever the chunk holds elsewhere.
 //!
 //! Growth and compaction. [`set`](PalettedBlocks::set) appends unseen ids to the chunk palette;
 //! a uniform section receiving another id becomes a 1-bit local section; a local palette that
 //! is full is widened (1 → 2 → 4 → direct 8 → direct 16), the section being re-packed at the end
-//! of the word store (its old words become garbage until `compact`); an inline palette receiving
-//! an entry too large for its slots moves to the end of the slot store. Nothing shrinks on
-//! `set`: [`compact`](PalettedBlocks::compact) drops unused chunk-palette entries, re-detects
-//! uniform sections, narrows every section to the least width, moves local palettes inline
-//! where they fit and drops garbage. After `compact` (and after
+//! of the word store (its old words and slot-store groups become garbage until `compact`); an
+//! inline palette receiving an entry too large for its slots moves to the end of the slot store.
+//! Nothing shrinks on `set`: [`compact`](PalettedBlocks::compact) drops unused chunk-palette
+//! entries, re-detects uniform sections, narrows every section to the least width, moves local
+//! palettes inline where they fit and drops garbage. After `compact` (and after
 //! [`from_dense`](PalettedBlocks::from_dense)) the representation is **canonical**: chunk
 //! palette in order of first appearance in voxel index order, each local palette in order of
 //! first appearance in its section, inline exactly when it fits, index words and slot-store
@@ -55,13 +57,13 @@
 //! [`codec`](crate::codec)).
 //!
 //! Size accounting ([`storage_bits`](PalettedBlocks::storage_bits)): 16 bits per chunk-palette
-//! entry, 32 per section descriptor, 16 per slot-store slot, 64 per index word (garbage
+//! entry, 32 per section descriptor, 16 per slot-store slot and 64 per index word (garbage
 //! included), 32 per entry of the sorted reverse lookup that chunk palettes over 16 entries
-//! keep; the struct itself (about 120 bytes) is not counted. Caps: at most 65,536 palette
-//! entries, `edge³` voxels (262,144 at edge 64). Before `compact` a section passes through each
-//! width at most once, so the stores stay bounded even with garbage: at most 31 offset units
-//! (1 + 2 + 4 + 8 + 16) of index words and 6 slot-store groups per section, under the
-//! descriptor fields' 2^15 units and 2^13 groups at every edge.
+//! keep; the struct itself (128 bytes on a 64-bit target) is not counted. Caps: at most 65,536
+//! palette entries, `edge³` voxels (262,144 at edge 64). Before `compact` a section passes
+//! through each width at most once, so the stores stay bounded even with garbage: at most 31
+//! offset units (1 + 2 + 4 + 8 + 16) of index words and 6 slot-store groups per section, within
+//! the descriptor fields' 2^15 units and 2^13 groups at every edge.
 
 use crate::block::BlockId;
 use crate::coords::{ChunkSize, LocalPos};
@@ -275,28 +277,34 @@ impl PalettedBlocks {
         ((d & OFF_MASK) as usize) << self.unit_shift()
     }
 
+    /// First index bit of packed descriptor `d` (a unit is `L` bits).
     #[inline]
-    fn read(&self, off: usize, c: u32, j: usize) -> usize {
-        let es = 6 - c;
-        let w = self.words[off + (j >> es)];
-        ((w >> ((j & ((1 << es) - 1)) << c)) & ((1u64 << (1 << c)) - 1)) as usize
+    fn bit_off(&self, d: u32) -> usize {
+        ((d & OFF_MASK) as usize) << self.sec_shift
+    }
+
+    /// Entry `j` of the section whose index bits start at `base`, at width code `c`.
+    #[inline]
+    fn read(&self, base: usize, c: u32, j: usize) -> usize {
+        let bit = base + (j << c);
+        ((self.words[bit >> 6] >> (bit & 63)) & ((1u64 << (1 << c)) - 1)) as usize
     }
 
     #[inline]
-    fn write(&mut self, off: usize, c: u32, j: usize, v: usize) {
-        let es = 6 - c;
-        let sh = (j & ((1 << es) - 1)) << c;
-        let mask = ((1u64 << (1 << c)) - 1) << sh;
-        let w = &mut self.words[off + (j >> es)];
-        *w = (*w & !mask) | ((v as u64) << sh);
+    fn write(&mut self, base: usize, c: u32, j: usize, v: usize) {
+        let bit = base + (j << c);
+        let mask = ((1u64 << (1 << c)) - 1) << (bit & 63);
+        let w = &mut self.words[bit >> 6];
+        *w = (*w & !mask) | ((v as u64) << (bit & 63));
     }
 
     /// Slot `k` of local descriptor `d` (inline or in the slot store).
     #[inline]
     fn slot(&self, d: u32, k: usize) -> u16 {
         if d & INLINE != 0 {
-            let sb = inline_bits(d >> CODE_SHIFT);
-            ((d >> (LP_SHIFT + k as u32 * sb)) & ((1 << sb) - 1)) as u16
+            // slot bits 6 >> c: slot k at 15 + (6k >> c), mask 0x3f >> 3c
+            let c = d >> CODE_SHIFT;
+            ((d >> (LP_SHIFT + ((6 * k as u32) >> c))) & (0x3f >> (3 * c))) as u16
         } else {
             self.slots[(((d >> LP_SHIFT) & LP_MASK) as usize) * 4 + k]
         }
@@ -338,9 +346,11 @@ impl PalettedBlocks {
         if c == UNIFORM_CODE {
             return (d & 0xffff) as usize;
         }
-        let v = self.read(self.word_off(d), c, i & (self.sec_len() - 1));
-        if c <= 2 {
-            self.slot(d, v) as usize
+        let v = self.read(self.bit_off(d), c, i & (self.sec_len() - 1));
+        if d & INLINE != 0 {
+            ((d >> (LP_SHIFT + ((6 * v as u32) >> c))) & (0x3f >> (3 * c))) as usize
+        } else if c <= 2 {
+            self.slots[(((d >> LP_SHIFT) & LP_MASK) as usize) * 4 + v] as usize
         } else {
             v
         }
@@ -385,10 +395,10 @@ impl PalettedBlocks {
                 debug_assert!(off >> self.unit_shift() <= OFF_MASK as usize, "word store beyond 2^15 units");
                 self.words.resize(off + self.idx_words(0), 0);
                 self.secs[s] = (off >> self.unit_shift()) as u32 | self.put_palette(0, &[u, p]);
-                self.write(off, 0, j, 1);
+                self.write(off << 6, 0, j, 1);
                 return;
             }
-            let off = self.word_off(d);
+            let off = self.bit_off(d);
             if c <= 2 {
                 // the slot holding `p`, else the first unused one (a repeat), else full
                 let n = lp_slots(c);
@@ -875,7 +885,7 @@ impl PalettedBlocks {
                 n
             };
             for j in 0..s.sec_len() {
-                let v = s.read(off, c, j);
+                let v = s.read(off << 6, c, j);
                 if v >= limit {
                     return corrupt(format!("section {k}: voxel {j} has index {v}, beyond {limit} entries"));
                 }
