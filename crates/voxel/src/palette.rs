@@ -477,19 +477,24 @@ impl PalettedBlocks {
         let per = 64 >> c;
         let pack = |c8: &[u8]| c8.iter().enumerate().fold(0u64, |w, (e, &v)| w | (v as u64) << ((e as u32) << c));
         if c <= 2 {
-            let mut lp = [0u16; 16];
-            let mut used = 0usize;
+            let mut lp = [idx[0]; 16];
+            let mut used = 1usize;
             let mut local = [0u8; 256];
+            // sections hold runs of one id: look the slot up where the value changes only
+            let (mut prev, mut k) = (idx[0], 0u8);
             for (o, &v) in local.iter_mut().zip(idx) {
-                let k = match lp[..used].iter().position(|&e| e == v) {
-                    Some(k) => k,
-                    None => {
-                        lp[used] = v;
-                        used += 1;
-                        used - 1
-                    }
-                };
-                *o = k as u8;
+                if v != prev {
+                    prev = v;
+                    k = match lp[..used].iter().position(|&e| e == v) {
+                        Some(q) => q as u8,
+                        None => {
+                            lp[used] = v;
+                            used += 1;
+                            (used - 1) as u8
+                        }
+                    };
+                }
+                *o = k;
             }
             debug_assert!(used <= lp_slots(c));
             d |= self.put_palette(c, &lp[..used]);
@@ -647,13 +652,23 @@ impl PalettedBlocks {
         }
         let mut pal = Pal::default();
         let mut idx = vec![0u16; data.len()];
-        let (mut last_id, mut last_p) = (None, 0u16);
-        for (o, &b) in idx.iter_mut().zip(data) {
-            if last_id != Some(b) {
-                last_p = pal.find_or_push(b);
-                last_id = Some(b);
+        let l = size.area().min(256);
+        let (mut last_id, mut last_p) = (data[0], pal.find_or_push(data[0]));
+        for (o, sec) in idx.chunks_exact_mut(l).zip(data.chunks_exact(l)) {
+            // a section of one id (most of them) is a vectorised compare and fill
+            if sec.iter().all(|&b| b == sec[0]) {
+                if sec[0] != last_id {
+                    (last_id, last_p) = (sec[0], pal.find_or_push(sec[0]));
+                }
+                o.fill(last_p);
+                continue;
             }
-            *o = last_p;
+            for (o, &b) in o.iter_mut().zip(sec) {
+                if b != last_id {
+                    (last_id, last_p) = (b, pal.find_or_push(b));
+                }
+                *o = last_p;
+            }
         }
         Ok(Self::from_indices(size, pal, &idx))
     }
@@ -678,10 +693,16 @@ impl PalettedBlocks {
                 continue;
             }
             distinct.clear();
-            for &v in sec {
-                if !seen[v as usize] {
-                    seen[v as usize] = true;
-                    distinct.push(v);
+            distinct.push(sec[0]);
+            seen[sec[0] as usize] = true;
+            let mut prev = sec[0];
+            for &v in &sec[1..] {
+                if v != prev {
+                    prev = v;
+                    if !seen[v as usize] {
+                        seen[v as usize] = true;
+                        distinct.push(v);
+                    }
                 }
             }
             for &v in &distinct {
