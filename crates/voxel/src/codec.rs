@@ -39,8 +39,8 @@
 //! (truncation names the field and offset), the edge, the state, the chunk range, each section
 //! descriptor (kind, width against the palette, unused bits), the stores' tiling by the
 //! sections, each local palette, every packed index against its palette, light levels,
-//! reserved bytes, trailing bytes. Allocation is bounded by the edge (at most about 1.3 MiB
-//! for a 64³ chunk), never by a length read from the bytes.
+//! reserved bytes, trailing bytes. Allocation is bounded by the edge (at most about 2 MiB for a
+//! 64³ chunk, version 1's conversion included), never by a length read from the bytes.
 //!
 //! Determinism: the encoder writes the canonical form (it compacts a copy of the blocks and the
 //! light, see [`PalettedBlocks::compact`](crate::palette::PalettedBlocks::compact)), so chunks
