@@ -592,5 +592,30 @@ mod tests {
                 prop_assert_eq!(decode_chunk(&encode_chunk(&d)).unwrap(), d);
             }
         }
+
+        /// The same for version 1 bytes (the fixtures of `reads_version_1`).
+        #[test]
+        fn version_1_mutations_never_panic(k in 0usize..3,
+                                           edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..4), 1..6)) {
+            let v1: [&[u8]; 3] = [
+                include_bytes!("../testdata/chunk_v1_s8_k5_lit.bin"),
+                include_bytes!("../testdata/chunk_v1_s16_k2.bin"),
+                include_bytes!("../testdata/chunk_v1_s16_layers.bin"),
+            ];
+            let mut b = v1[k].to_vec();
+            for (at, v, kind) in edits {
+                if b.is_empty() { break; }
+                let i = at % b.len();
+                match kind {
+                    0 => b[i] = v,
+                    1 => b[i] ^= 1 << (v % 8),
+                    2 => b.truncate(i),
+                    _ => b.insert(i, v),
+                }
+            }
+            if let Ok(d) = decode_chunk(&b) {
+                prop_assert_eq!(decode_chunk(&encode_chunk(&d)).unwrap(), d);
+            }
+        }
     }
 }
