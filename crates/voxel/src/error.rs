@@ -124,12 +124,14 @@ pub enum VoxelError {
         expected: [u8; 4],
     },
     /// Chunk bytes of a format version this build does not read.
-    #[error("chunk format version {found} is not supported (this build reads version {supported})")]
+    #[error("chunk format version {found} is not supported (this build reads versions {oldest} to {newest})")]
     UnsupportedVersion {
         /// Version in the bytes.
         found: u16,
-        /// Version this build reads.
-        supported: u16,
+        /// Oldest version this build reads.
+        oldest: u16,
+        /// Newest version this build reads (the one it writes).
+        newest: u16,
     },
     /// Chunk bytes that end before a field is complete.
     #[error("chunk bytes truncated: {field} needs {needed} bytes at offset {offset}, only {available} left")]

@@ -5,7 +5,8 @@
 //!   floor-div / positive-mod conversions; the index layout `x + s*(z + s*y)`.
 //! * [`block`] — [`BlockId`], [`BlockDef`], [`BlockRegistry`] (pyworldgen's 12 kinds).
 //! * [`palette`] — [`PalettedBlocks`]: chunk palette + 256-voxel sections, each uniform or
-//!   bit-packed (1/2/4 bits through a local palette, 8/16 direct); ≤ 1 bit/voxel on terrain.
+//!   bit-packed (1/2/4 bits through a local palette, inline in the section's descriptor when
+//!   small; 8/16 direct); ≤ 1 bit/voxel on terrain.
 //! * [`chunk`] — [`Chunk`] (blocks, biomes, heights, light, state, dirty flags).
 //! * [`map`] — [`ChunkMap`]: loaded chunks by position, sorted.
 //! * [`edits`] — deferred cross-chunk edits: [`DeferredEdit`], [`EditBatch`],
@@ -13,7 +14,8 @@
 //! * [`dda`] — [`VoxelWalk`]: Amanatides–Woo traversal of a segment through unit cells.
 //! * [`query`] — block get/set, column surface height and raycast over a [`ChunkMap`].
 //! * [`light`] — pyworldgen's per-chunk sunlight rule and a sky-light flood fill over a box.
-//! * [`codec`] — the chunk byte format (documented as a table), validating decoder.
+//! * [`codec`] — the chunk byte format (version 2, documented as a table; version 1 still
+//!   read), validating decoder.
 //! * [`nav`] — grid A* (pyworldgen's) and a voxel walker's A* over a [`ChunkMap`].
 //! * [`stream`] — chunk streaming around a moving viewer (nearest first, budget, hysteresis).
 //! * [`walker`] — [`Walker`]: a first-person walker's swept-box collision with blocks (gravity,
