@@ -391,7 +391,6 @@ fn write_glbs(
     Ok(())
 }
 
-
 /// `branches.glb`: the tree graphs meshed by `bozkir_world::forest::mesh` at its default
 /// parameters (bark tubes, leaf clusters), in the glTF frame, coloured by part.
 fn write_branches(dir: &Path, p: &WorldProduct) -> Result<()> {

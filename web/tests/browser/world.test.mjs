@@ -166,11 +166,6 @@ test('?world=forest draws every tree as its branch graph: bark tubes and leaf cl
   const c = await page.evaluate(() => window.bozkir.world.counts);
   assert.deepEqual(errors, []);
   assert.ok(c.branchTriangles > 10000 && c.trees === 0, `meshed trees replace the crowns: ${JSON.stringify(c)}`);
-  await page.evaluate(() => {
-    const m = window.bozkir.mesh;
-    m.cam = { ...m.cam, el: 24, dist: m.cam.dist * 0.55 };
-    window.bozkir.dirty = true;
-  });
   await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
   const s = await pixelStats(page);
   assert.ok(s.background < 0.9 && s.std > 8 && s.colours > 40, `a picture: ${JSON.stringify(s)}`);

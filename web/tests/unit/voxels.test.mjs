@@ -44,6 +44,6 @@ test('world links open 3-D worlds, refuse a size for them, and round-trip', () =
   const bad = parseWorldParams('?world=voxels&size=64');
   assert.equal(bad.world, null);
   assert.match(bad.errors[0], /3-D world \(voxels\) streams around the camera/);
-  assert.match(parseWorldParams('?world=atlantis').errors[0], /worlds: composite, flat, implicit_cave, landscape, roads, voxels/);
+  assert.match(parseWorldParams('?world=atlantis').errors[0], /worlds: composite, flat, forest, implicit_cave, landscape, roads, voxels/);
   assert.equal(parseWorldParams('?world=flat').world.solid, false);
 });

@@ -50,7 +50,7 @@ test('every golden world is the native one, bit for bit', () => {
 });
 
 test('unknown worlds and bad parameters are errors naming them', () => {
-  assert.throws(() => bz.generateWorld('atlantis', '1', ''), /unknown world `atlantis`; worlds: composite, flat, landscape, roads/);
+  assert.throws(() => bz.generateWorld('atlantis', '1', ''), /unknown world `atlantis`; worlds: composite, flat, forest, landscape, roads/);
   assert.throws(() => bz.generateWorld('flat', '1', '{"size": 1}'), /size 1: must be a whole number of cells 2\.\.=1024/);
   assert.throws(() => bz.generateWorld('flat', '1', '[1]'), /must be a JSON object/);
 });
