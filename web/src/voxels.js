@@ -223,6 +223,7 @@ export class VoxelView {
 export function openVoxelWorld(bz, spec) {
   const params = {};
   if (spec.compat) params.compat = spec.compat;
+  if (spec.radius != null) params.radius = spec.radius;
   return bz.openVoxelWorld(spec.generator, String(spec.seed), JSON.stringify(params));
 }
 

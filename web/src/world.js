@@ -35,7 +35,7 @@ export const WORLD_GENERATORS = ['composite', 'flat', 'forest', 'landscape', 'ro
 /** Randomness choices (`compat`): pyworldgen's worlds, or ours. */
 export const WORLD_COMPATS = ['pyworldgen', 'canonical'];
 /** URL parameters of a world link. */
-export const WORLD_URL_KEYS = ['world', 'seed', 'size', 'compat'];
+export const WORLD_URL_KEYS = ['world', 'seed', 'size', 'compat', 'radius'];
 /** Largest `size` (cells per side) the page generates. */
 export const MAX_WORLD_SIZE = 1024;
 
@@ -67,6 +67,7 @@ export function parseWorldParams(search) {
   const seed = q.get('seed') ?? '0';
   const sizeText = q.get('size');
   const compat = q.get('compat') ?? 'pyworldgen';
+  const radiusText = q.get('radius');
   for (const k of WORLD_URL_KEYS) q.delete(k);
   const rest = q.toString();
   const solid = VOXEL_GENERATORS.includes(generator);
@@ -83,8 +84,16 @@ export function parseWorldParams(search) {
     }
   }
   if (seed === '') errors.push('world seed is empty (an integer or a word: seed=atlas)');
+  let radius = null;
+  if (radiusText !== null) {
+    radius = Number(radiusText);
+    if (!solid) errors.push(`world radius: only a 3-D world streams chunks (${generator} is a height field)`);
+    else if (!Number.isInteger(radius) || radius < 1 || radius > 12) errors.push(`world radius "${radiusText}" must be a whole number of chunks 1..12`);
+  }
   if (errors.length) return { world: null, errors, rest };
-  return { world: { generator, seed, size, compat, solid }, errors, rest };
+  const world = { generator, seed, size, compat, solid };
+  if (radius !== null) world.radius = radius;
+  return { world, errors, rest };
 }
 
 /** The query of a world link (the inverse of `parseWorldParams` for its keys). */
@@ -92,6 +101,7 @@ export function worldQuery(spec) {
   const q = new URLSearchParams({ world: spec.generator, seed: String(spec.seed) });
   if (spec.size != null) q.set('size', String(spec.size));
   if (spec.compat && spec.compat !== 'pyworldgen') q.set('compat', spec.compat);
+  if (spec.radius != null) q.set('radius', String(spec.radius));
   return q.toString();
 }
 

@@ -85,7 +85,7 @@ async function settled(page, timeout = 60000) {
 }
 
 test('?world=voxels streams chunks around the camera, and the walker stands on them', { skip }, async () => {
-  const { page, errors, ok } = await ctx.open('?world=voxels&seed=12345', { width: 900, height: 560 });
+  const { page, errors, ok } = await ctx.open('?world=voxels&seed=12345&radius=3', { width: 900, height: 560 });
   assert.equal(ok, true);
   await page.waitForFunction(() => window.bozkir.world?.voxel && window.bozkir.mesh?.enabled);
   await settled(page);
@@ -94,9 +94,10 @@ test('?world=voxels streams chunks around the camera, and the walker stands on t
   assert.deepEqual(c.errs, []);
   assert.deepEqual(errors, []);
   assert.match(c.label, /world voxels seed 12345 · voxel world, 1 m blocks, chunks of 32/);
-  // The stream cylinder: 81 columns of radius 5 × 5 layers.
-  assert.equal(c.loaded, 405, JSON.stringify(c));
+  // The stream cylinder: 29 columns of radius 3 × 5 layers.
+  assert.equal(c.loaded, 145, JSON.stringify(c));
   assert.ok(c.triangles > 10000, JSON.stringify(c));
+  await page.waitForFunction(() => location.search.includes('radius=3'));
   await page.evaluate(() => new Promise((r) => setTimeout(r, 200)));
   const s = await pixelStats(page);
   assert.ok(s.background < 0.9 && s.std > 8 && s.colours > 40, `a picture: ${JSON.stringify(s)}`);

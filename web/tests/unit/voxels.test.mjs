@@ -46,4 +46,9 @@ test('world links open 3-D worlds, refuse a size for them, and round-trip', () =
   assert.match(bad.errors[0], /3-D world \(voxels\) streams around the camera/);
   assert.match(parseWorldParams('?world=atlantis').errors[0], /worlds: composite, flat, forest, implicit_cave, landscape, roads, voxels/);
   assert.equal(parseWorldParams('?world=flat').world.solid, false);
+  const r3 = parseWorldParams('?world=voxels&seed=1&radius=3');
+  assert.equal(r3.world.radius, 3);
+  assert.equal(worldQuery(r3.world), 'world=voxels&seed=1&radius=3');
+  assert.match(parseWorldParams('?world=voxels&radius=40').errors[0], /radius "40" must be a whole number of chunks 1\.\.12/);
+  assert.match(parseWorldParams('?world=flat&radius=2').errors[0], /only a 3-D world streams chunks/);
 });
