@@ -5,15 +5,19 @@
 //! so output is identical for any thread count.
 
 pub mod bake;
+pub mod camera;
 pub mod draw;
 pub mod hillshade;
 pub mod image;
+pub mod path;
 pub mod popping;
 pub mod preview;
 pub mod ramp;
 
 pub use bake::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
+pub use camera::{Camera, CameraError, Lens};
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 pub use image::Rgb8Image;
+pub use path::{frame_bounds, orbit, orbit_fit, turntable, FlyThrough, Keyframe};
 pub use preview::{shaded_relief, PreviewParams, Shading};
 pub use ramp::{categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL};
