@@ -14,6 +14,7 @@
 //! it wrote. Layouts are documented in `docs/formats.md`, section "Engine exports".
 
 pub mod exr;
+pub mod geometry;
 pub mod glb;
 pub mod gltf;
 pub mod godot;
