@@ -14,8 +14,11 @@ fn dir(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// Positions, normals, colours, indices.
+type Parts = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[u8; 3]>, Vec<u32>);
+
 /// A tetrahedron with awkward coordinates (shortest round-trip decimals matter).
-fn tetra() -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[u8; 3]>, Vec<u32>) {
+fn tetra() -> Parts {
     let p = vec![[0.1, -2.5e-7, 3.0], [1.0 / 3.0, 0.0, -1e6], [0.0, 7.25, 1.0e-3], [-4.0, 2.0, 0.5]];
     let n = vec![[0.0, 0.0, 1.0], [0.6, 0.8, 0.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]];
     let c = vec![[255, 0, 10], [1, 2, 3], [128, 64, 32], [0, 0, 0]];
