@@ -11,9 +11,11 @@ pub mod image;
 pub mod popping;
 pub mod preview;
 pub mod ramp;
+pub mod raster;
 
 pub use bake::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 pub use image::Rgb8Image;
 pub use preview::{shaded_relief, PreviewParams, Shading};
 pub use ramp::{categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL};
+pub use raster::{render_mesh, render_points, MeshParams, MeshRef, PointParams, PointsRef, RasterError, View};
