@@ -13,6 +13,7 @@ pub mod path;
 pub mod popping;
 pub mod preview;
 pub mod ramp;
+pub mod raster;
 
 pub use bake::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
 pub use camera::{Camera, CameraError, Lens};
@@ -21,3 +22,4 @@ pub use image::Rgb8Image;
 pub use path::{frame_bounds, orbit, orbit_fit, turntable, FlyThrough, Keyframe};
 pub use preview::{shaded_relief, PreviewParams, Shading};
 pub use ramp::{categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL};
+pub use raster::{render_mesh, render_points, MeshParams, MeshRef, PointParams, PointsRef, RasterError, View};

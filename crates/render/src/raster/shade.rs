@@ -1,0 +1,383 @@
+//! Shading and resolve: colour-space conversion, the sky, the sun's shadow map, Lambert
+//! lighting of mesh samples, and the box-filtered resolve of samples into pixels.
+//!
+//! The resolve visits each pixel's `s × s` samples, groups them by primitive id, shades each
+//! distinct primitive once (at its first sample, which lies inside it) and averages in linear
+//! light with weights `count / s²`; samples that hit nothing take the sky colour of the pixel's
+//! view ray. Output is sRGB-encoded through a 14-bit table.
+
+use super::pipeline::{bin_triangles, raster_depth_ids, transform, transform4, Mat4, Target};
+use super::{Fog, Shadows, Sky};
+use crate::image::Rgb8Image;
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// The sRGB decoding of a byte (IEC 61966-2-1).
+fn decode(u: u8) -> f64 {
+    let c = u as f64 / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        libm::pow((c + 0.055) / 1.055, 2.4)
+    }
+}
+
+fn encode(l: f64) -> f64 {
+    if l <= 0.0031308 {
+        12.92 * l
+    } else {
+        1.055 * libm::pow(l, 1.0 / 2.4) - 0.055
+    }
+}
+
+const ENC_STEPS: usize = 16384;
+
+fn decode_lut() -> &'static [f32; 256] {
+    static LUT: OnceLock<[f32; 256]> = OnceLock::new();
+    LUT.get_or_init(|| std::array::from_fn(|i| decode(i as u8) as f32))
+}
+
+fn encode_lut() -> &'static [u8] {
+    static LUT: OnceLock<Vec<u8>> = OnceLock::new();
+    LUT.get_or_init(|| {
+        (0..=ENC_STEPS).map(|i| (encode(i as f64 / ENC_STEPS as f64) * 255.0).round().clamp(0.0, 255.0) as u8).collect()
+    })
+}
+
+/// Linear value of an sRGB byte.
+#[inline]
+pub(crate) fn to_linear(u: u8) -> f64 {
+    decode_lut()[u as usize] as f64
+}
+
+/// Linear colour of an sRGB triple.
+#[inline]
+pub(crate) fn rgb_to_linear(c: [u8; 3]) -> [f64; 3] {
+    [to_linear(c[0]), to_linear(c[1]), to_linear(c[2])]
+}
+
+/// sRGB byte of a linear value (clamped to `[0, 1]`).
+#[inline]
+pub(crate) fn to_srgb8(l: f64) -> u8 {
+    let i = (l.clamp(0.0, 1.0) * ENC_STEPS as f64 + 0.5) as usize;
+    encode_lut()[i.min(ENC_STEPS)]
+}
+
+#[inline]
+pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[inline]
+pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[inline]
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+#[inline]
+pub(crate) fn scale(a: [f64; 3], s: f64) -> [f64; 3] {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+
+/// `a` over its length, or `None` for a (near-)zero vector.
+#[inline]
+pub(crate) fn normalise(a: [f64; 3]) -> Option<[f64; 3]> {
+    let l = dot(a, a).sqrt();
+    (l > 1e-300 && l.is_finite()).then(|| scale(a, 1.0 / l))
+}
+
+#[inline]
+fn mix(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
+    [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]
+}
+
+/// The sky gradient in linear light, and the view rays it is looked up with.
+pub(crate) struct SkyShader {
+    zenith: [f64; 3],
+    horizon: [f64; 3],
+    ground: [f64; 3],
+    up: [f64; 3],
+    inv: Mat4,
+}
+
+impl SkyShader {
+    pub fn new(sky: &Sky, up: [f64; 3], inv: Mat4) -> Self {
+        Self {
+            zenith: rgb_to_linear(sky.zenith),
+            horizon: rgb_to_linear(sky.horizon),
+            ground: rgb_to_linear(sky.ground),
+            up,
+            inv,
+        }
+    }
+
+    /// Unit direction of the view ray through NDC `(x, y)` (near plane to far plane).
+    pub fn ray(&self, x: f64, y: f64) -> [f64; 3] {
+        let a = transform4(&self.inv, [x, y, -1.0, 1.0]);
+        let b = transform4(&self.inv, [x, y, 1.0, 1.0]);
+        let pa = [a[0] / a[3], a[1] / a[3], a[2] / a[3]];
+        let pb = [b[0] / b[3], b[1] / b[3], b[2] / b[3]];
+        normalise(sub(pb, pa)).unwrap_or([0.0, 0.0, -1.0])
+    }
+
+    /// Sky colour seen along the unit direction `dir`: horizon to zenith above the horizon,
+    /// horizon to ground below, blended by √|sin elevation|.
+    pub fn colour(&self, dir: [f64; 3]) -> [f64; 3] {
+        let e = dot(dir, self.up).clamp(-1.0, 1.0);
+        if e >= 0.0 {
+            mix(self.horizon, self.zenith, e.sqrt())
+        } else {
+            mix(self.horizon, self.ground, (-e).sqrt())
+        }
+    }
+}
+
+/// A depth map of the scene seen from the sun along an orthographic view fit to the scene's
+/// bounds.
+pub(crate) struct ShadowMap {
+    m: Mat4,
+    res: usize,
+    depth: Vec<f32>,
+    /// Normal offset and depth bias in world units.
+    bias: f64,
+    /// `bias` in the map's depth units.
+    bias_d: f64,
+    pcf: i64,
+}
+
+impl ShadowMap {
+    /// Renders the map; `sun` is the unit direction towards the sun.
+    pub fn build(
+        n: usize,
+        pos: impl Fn(usize) -> [f64; 3] + Sync,
+        indices: &[u32],
+        sun: [f64; 3],
+        p: &Shadows,
+    ) -> Self {
+        // An orthonormal frame (u, v, sun).
+        let helper = if sun[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+        let u = normalise(cross(helper, sun)).unwrap_or([1.0, 0.0, 0.0]);
+        let v = cross(sun, u);
+        let init = (f64::INFINITY, f64::NEG_INFINITY);
+        let fold = |a: [(f64, f64); 3], q: [f64; 3]| {
+            let (pu, pv, ps) = (dot(q, u), dot(q, v), dot(q, sun));
+            [(a[0].0.min(pu), a[0].1.max(pu)), (a[1].0.min(pv), a[1].1.max(pv)), (a[2].0.min(ps), a[2].1.max(ps))]
+        };
+        let r = (0..n).into_par_iter().fold(|| [init; 3], |a, i| fold(a, pos(i))).reduce(
+            || [init; 3],
+            |a, b| {
+                [
+                    (a[0].0.min(b[0].0), a[0].1.max(b[0].1)),
+                    (a[1].0.min(b[1].0), a[1].1.max(b[1].1)),
+                    (a[2].0.min(b[2].0), a[2].1.max(b[2].1)),
+                ]
+            },
+        );
+        let ext = (r[0].1 - r[0].0).max(r[1].1 - r[1].0).max(r[2].1 - r[2].0);
+        let pad = 0.01 * ext + 1e-9 * (1.0 + r[0].0.abs().max(r[1].0.abs()).max(r[2].0.abs()));
+        let half = 0.5 * (r[0].1 - r[0].0).max(r[1].1 - r[1].0) + pad;
+        let (cu, cv) = (0.5 * (r[0].0 + r[0].1), 0.5 * (r[1].0 + r[1].1));
+        let (smin, smax) = (r[2].0 - pad, r[2].1 + pad);
+        let srange = smax - smin;
+        // x = (p·u − cu)/half, y = (p·v − cv)/half, z = −(2 p·s − smax − smin)/srange.
+        let mut m = [[0.0; 4]; 4];
+        for c in 0..3 {
+            m[c][0] = u[c] / half;
+            m[c][1] = v[c] / half;
+            m[c][2] = -2.0 * sun[c] / srange;
+        }
+        m[3] = [-cu / half, -cv / half, (smax + smin) / srange, 1.0];
+        let res = p.resolution as usize;
+        let t = Target { sw: res, sh: res };
+        let clip: Vec<[f64; 4]> = (0..n).into_par_iter().map(|i| transform(&m, pos(i))).collect();
+        let chunks = bin_triangles(&clip, indices, &t, false);
+        let mut depth = vec![f32::NEG_INFINITY; res * res];
+        raster_depth_ids(&chunks, &t, &mut depth, None);
+        let texel = 2.0 * half / res as f64;
+        let bias = texel * p.bias_texels;
+        Self { m, res, depth, bias, bias_d: bias * 2.0 / srange, pcf: p.pcf_radius as i64 }
+    }
+
+    /// Fraction of the PCF taps around `p` (a surface point with unit normal `n` facing the
+    /// viewer) that see the sun.
+    pub fn lit(&self, p: [f64; 3], n: [f64; 3]) -> f64 {
+        let q = [p[0] + n[0] * self.bias, p[1] + n[1] * self.bias, p[2] + n[2] * self.bias];
+        let c = transform(&self.m, q);
+        let res = self.res as f64;
+        let tx = ((c[0] + 1.0) * 0.5 * res).floor();
+        let ty = ((1.0 - c[1]) * 0.5 * res).floor();
+        if !(tx.is_finite() && ty.is_finite()) {
+            return 1.0;
+        }
+        let d = 1.0 - c[2] + self.bias_d;
+        let (tx, ty) = (tx as i64, ty as i64);
+        let (mut lit, mut taps) = (0u32, 0u32);
+        for j in -self.pcf..=self.pcf {
+            for i in -self.pcf..=self.pcf {
+                let (x, y) = (tx + i, ty + j);
+                taps += 1;
+                let outside = x < 0 || y < 0 || x >= self.res as i64 || y >= self.res as i64;
+                if outside || d >= self.depth[y as usize * self.res + x as usize] as f64 {
+                    lit += 1;
+                }
+            }
+        }
+        lit as f64 / taps as f64
+    }
+}
+
+/// Everything the mesh shading needs, borrowed from the caller or built per frame.
+pub(crate) struct MeshShader<'a, P: Fn(usize) -> [f64; 3] + Sync> {
+    pub pos: P,
+    pub normals: Option<&'a [[f32; 3]]>,
+    pub colours: Option<&'a [[u8; 3]]>,
+    pub indices: &'a [u32],
+    pub clip: &'a [[f64; 4]],
+    pub smooth: bool,
+    pub eye: [f64; 3],
+    pub up: [f64; 3],
+    pub sun: [f64; 3],
+    pub sun_colour: [f64; 3],
+    pub sky_light: [f64; 3],
+    pub ground_light: [f64; 3],
+    pub albedo: [f64; 3],
+    pub shadow: Option<ShadowMap>,
+    pub fog: Option<(Fog, [f64; 3])>,
+}
+
+impl<P: Fn(usize) -> [f64; 3] + Sync> MeshShader<'_, P> {
+    /// Linear colour and eye distance of triangle `tri` at NDC `(x, y)`; `to_eye` is the unit
+    /// direction back along the view ray.
+    pub fn shade(&self, tri: u32, x: f64, y: f64, to_eye: [f64; 3]) -> ([f64; 3], f64) {
+        let k = 3 * tri as usize;
+        let idx = [self.indices[k] as usize, self.indices[k + 1] as usize, self.indices[k + 2] as usize];
+        // Perspective-correct barycentrics from 2-D homogeneous coordinates (x, y, w): the
+        // weights of the original (unclipped) triangle at the pixel's ray.
+        let h = idx.map(|i| [self.clip[i][0], self.clip[i][1], self.clip[i][3]]);
+        let p = [x, y, 1.0];
+        let l = [dot(p, cross(h[1], h[2])), dot(p, cross(h[2], h[0])), dot(p, cross(h[0], h[1]))];
+        let sum = l[0] + l[1] + l[2];
+        let b = if sum != 0.0 && sum.is_finite() { [l[0] / sum, l[1] / sum, l[2] / sum] } else { [1.0 / 3.0; 3] };
+        let v = idx.map(|i| (self.pos)(i));
+        let mut world = [0.0; 3];
+        for c in 0..3 {
+            world[c] = b[0] * v[0][c] + b[1] * v[1][c] + b[2] * v[2][c];
+        }
+        let dist = dot(sub(world, self.eye), sub(world, self.eye)).sqrt();
+        let mut ng = normalise(cross(sub(v[1], v[0]), sub(v[2], v[0]))).unwrap_or(self.up);
+        if dot(ng, to_eye) < 0.0 {
+            ng = scale(ng, -1.0);
+        }
+        let n = match (self.smooth, self.normals) {
+            (true, Some(nr)) => {
+                let mut s = [0.0; 3];
+                for (bi, &i) in b.iter().zip(&idx) {
+                    for c in 0..3 {
+                        s[c] += bi * nr[i][c] as f64;
+                    }
+                }
+                match normalise(s) {
+                    Some(s) if dot(s, ng) < 0.0 => scale(s, -1.0),
+                    Some(s) => s,
+                    None => ng,
+                }
+            }
+            _ => ng,
+        };
+        let albedo = match self.colours {
+            Some(cl) => {
+                let mut a = [0.0; 3];
+                for (bi, &i) in b.iter().zip(&idx) {
+                    let lc = rgb_to_linear(cl[i]);
+                    for c in 0..3 {
+                        a[c] += bi * lc[c];
+                    }
+                }
+                a
+            }
+            None => self.albedo,
+        };
+        let ndl = dot(n, self.sun).max(0.0);
+        let lit = match &self.shadow {
+            Some(sm) if ndl > 0.0 => sm.lit(world, ng),
+            _ => 1.0,
+        };
+        let amb = mix(self.ground_light, self.sky_light, 0.5 + 0.5 * dot(n, self.up));
+        let mut out = [0.0; 3];
+        for c in 0..3 {
+            out[c] = albedo[c] * (self.sun_colour[c] * ndl * lit + amb[c]);
+        }
+        if let Some((fog, fc)) = &self.fog {
+            let f = 1.0 - libm::exp(-fog.density * (dist - fog.start).max(0.0));
+            out = mix(out, *fc, f);
+        }
+        (out, dist)
+    }
+}
+
+/// Resolves the id buffer into pixels: for each pixel, distinct ids among its `s × s` samples
+/// are shaded once by `shade(id, ndc_x, ndc_y, to_eye)` → (linear colour, eye distance) and
+/// box-filtered with the sky. Returns the image and each pixel's nearest eye distance (+∞ where
+/// every sample is sky).
+pub(crate) fn resolve<F>(ids: &[u32], t: &Target, s: usize, sky: &SkyShader, shade: F) -> (Rgb8Image, Vec<f32>)
+where
+    F: Fn(u32, f64, f64, [f64; 3]) -> ([f64; 3], f64) + Sync,
+{
+    let (w, h) = (t.sw / s, t.sh / s);
+    let mut img = Rgb8Image::new(w, h);
+    let mut dist = vec![f32::INFINITY; w * h];
+    let inv_n = 1.0 / (s * s) as f64;
+    img.data.par_chunks_mut(w * 3).zip(dist.par_chunks_mut(w)).enumerate().for_each(|(py, (row, drow))| {
+        let mut uniq = [(0u32, 0u32, 0usize, 0usize); 16];
+        for px in 0..w {
+            let mut n = 0;
+            let mut sky_count = 0u32;
+            for j in 0..s {
+                let sy = py * s + j;
+                for i in 0..s {
+                    let sx = px * s + i;
+                    let id = ids[sy * t.sw + sx];
+                    if id == u32::MAX {
+                        sky_count += 1;
+                    } else if let Some(u) = uniq[..n].iter_mut().find(|u| u.0 == id) {
+                        u.1 += 1;
+                    } else {
+                        uniq[n] = (id, 1, sx, sy);
+                        n += 1;
+                    }
+                }
+            }
+            let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
+            let ray = sky.ray(cx, cy);
+            let mut acc = [0.0; 3];
+            if sky_count > 0 {
+                acc = scale(sky.colour(ray), sky_count as f64);
+            }
+            let to_eye = scale(ray, -1.0);
+            let mut near = f64::INFINITY;
+            for &(id, count, sx, sy) in &uniq[..n] {
+                let (x, y) = t.ndc(sx, sy);
+                let (c, d) = shade(id, x, y, to_eye);
+                near = near.min(d);
+                for k in 0..3 {
+                    acc[k] += c[k] * count as f64;
+                }
+            }
+            drow[px] = near as f32;
+            for k in 0..3 {
+                row[px * 3 + k] = to_srgb8(acc[k] * inv_n);
+            }
+        }
+    });
+    (img, dist)
+}
+
+/// The id and depth buffers of a target, cleared.
+pub(crate) fn buffers(t: &Target) -> (Vec<f32>, Vec<u32>) {
+    let n = t.sw * t.sh;
+    (vec![f32::NEG_INFINITY; n], vec![u32::MAX; n])
+}
