@@ -14,6 +14,7 @@ pub mod popping;
 pub mod preview;
 pub mod ramp;
 pub mod raster;
+pub mod views;
 
 pub use bake::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
 pub use camera::{Camera, CameraError, Lens};
