@@ -95,7 +95,7 @@ impl Surface for HeightField<'_> {
         let (col, row) = (cell % (self.nx - 1), cell / (self.nx - 1));
         let b = self.vertex(col + 1, row);
         let c = self.vertex(col, row + 1);
-        if t % 2 == 0 {
+        if t.is_multiple_of(2) {
             [self.vertex(col, row), c, b]
         } else {
             [b, c, self.vertex(col + 1, row + 1)]
@@ -168,7 +168,7 @@ mod tests {
             let (col, row) = ((t / 2) % (nx - 1), (t / 2) / (nx - 1));
             let (u, v) = (p[0] / dx - col as f64, p[2] / dy - row as f64);
             assert!((-1e-9..=1.0 + 1e-9).contains(&u) && (-1e-9..=1.0 + 1e-9).contains(&v), "point {i}");
-            assert!(if t % 2 == 0 { u + v <= 1.0 + 1e-9 } else { u + v >= 1.0 - 1e-9 }, "point {i} half");
+            assert!(if t.is_multiple_of(2) { u + v <= 1.0 + 1e-9 } else { u + v >= 1.0 - 1e-9 }, "point {i} half");
             assert!(cloud.normals[i][1] > 0.0, "normal {i} points down");
         }
         assert!(worst < 1e-9, "worst height error {worst}");

@@ -385,7 +385,7 @@ mod tests {
             let c = &soup[cloud.triangle[i] as usize];
             let (b, dist) = barycentric(c, cloud.positions[i]);
             assert!(dist < 1e-6, "point {i} is {dist} off its triangle");
-            assert!(b.iter().all(|&w| w >= -1e-9 && w <= 1.0 + 1e-9), "point {i} barycentric {b:?}");
+            assert!(b.iter().all(|&w| (-1e-9..=1.0 + 1e-9).contains(&w)), "point {i} barycentric {b:?}");
             let n = triangle_normal(c);
             assert_eq!(cloud.normals[i], n);
             let len: f32 = n.iter().map(|v| v * v).sum::<f32>().sqrt();

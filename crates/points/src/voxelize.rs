@@ -125,7 +125,7 @@ pub fn voxelize_points(points: &[[f64; 3]], voxel_size: f64, origin: Option<[f64
         let top = ((hi[a] - origin[a]) / voxel_size).floor();
         // `top` may exceed the cap by any amount (or, rounding, be −0 for a point just at the
         // origin); compare as f64 before converting.
-        if !(top < MAX_AXIS as f64) {
+        if top.is_nan() || top >= MAX_AXIS as f64 {
             return Err(PointsError::param(
                 WHAT,
                 "voxels along an axis",
