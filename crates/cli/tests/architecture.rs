@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 const FACES: [&str; 3] = ["bozkir", "bozkir-wasm", "bozkir-py"];
 /// Crates that may not touch the outside (filesystem, network, clock, environment, terminal).
 /// `splat` is one too, except its formats module (`src/formats/`), which reads and writes files.
-const ALGORITHMS: [&str; 10] = [
+const ALGORITHMS: [&str; 11] = [
     "bozkir-core",
     "bozkir-terrain",
     "bozkir-material",
@@ -39,6 +39,7 @@ const ALGORITHMS: [&str; 10] = [
     "bozkir-spatial",
     "bozkir-voxel",
     "bozkir-mesh",
+    "bozkir-points",
 ];
 /// Libraries above the pipelines that serve files over the network (the viewer's embedded page,
 /// catalogue and HTTP server): files and sockets are their job, the clock, the environment and

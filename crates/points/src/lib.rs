@@ -8,9 +8,9 @@
 //! | [`fps`] | exact farthest-point sampling, bucketed k-d tree (QuickFPS-style), identical to the O(n·k) greedy | [`fps_exact`], [`fps_naive`], [`min_spacing`] |
 //! | [`fps_approx`] | approximate FPS for very large clouds (one random point per voxel cell, then exact FPS), with a stated guarantee | [`fps_approx()`] |
 //! | [`voxelize`] | points → dense occupancy voxels in the project's y-up volume layout | [`voxelize_points`] |
-//! | [`splat`] | one flat Gaussian per point (scale from the k-NN spacing, thin axis on the normal) and the standard 3DGS binary PLY | [`splats_from_cloud`], [`write_splat_ply`] |
+//! | [`splat`] | one flat Gaussian per point (scale from the k-NN spacing, thin axis on the normal) and the standard 3DGS binary PLY | [`splats_from_cloud`], [`checked_splat_ply`] |
 //!
-//! Pure library: no clock, no printing; files only in [`write_splat_ply`]. Coordinates are
+//! Pure library: no files, no clock, no printing. Coordinates are
 //! `f64` (normals and splat records `f32`). Randomness comes from the counter-based
 //! [`bozkir_core::rng::Rng`] seeded by the caller's `u64` seed (low word the seed, high word the
 //! stream), drawn per sample or per cell, so every result is deterministic and bit for bit the
@@ -55,7 +55,7 @@ pub use fps_approx::{fps_approx, ApproxFps};
 pub use heightfield::{heightfield_points, HeightField};
 pub use sample::{sample_surface, triangle_area, IndexedTriangles, Surface, MAX_SAMPLES};
 pub use splat::{
-    encode_splat_ply, normal_to_rotation, splats_from_cloud, splats_from_cloud_coloured, srgb_to_sh_dc,
-    write_splat_ply, write_splat_ply_to, Splat, SplatStyle,
+    checked_splat_ply, encode_splat_ply, normal_to_rotation, splats_from_cloud, splats_from_cloud_coloured,
+    srgb_to_sh_dc, write_splat_ply_to, Splat, SplatStyle,
 };
 pub use voxelize::{voxelize_points, Occupancy};

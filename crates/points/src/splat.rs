@@ -25,7 +25,7 @@
 //!
 //! # File
 //!
-//! [`write_splat_ply`] writes the standard 3DGS binary PLY (`binary_little_endian 1.0`, one
+//! [`checked_splat_ply`] encodes the standard 3DGS binary PLY (`binary_little_endian 1.0`, one
 //! `vertex` element, all `float`): `x y z nx ny nz f_dc_0 f_dc_1 f_dc_2 opacity scale_0
 //! scale_1 scale_2 rot_0 rot_1 rot_2 rot_3`, with the raw values above (`scale_*` = `ln σ`,
 //! `opacity` = logit, `rot_*` = `w x y z`) and the point's normal in `nx ny nz` (3DGS files
@@ -45,7 +45,6 @@ use crate::error::{PointsError, Result};
 use bozkir_spatial::KdTree;
 use rayon::prelude::*;
 use std::io::Write;
-use std::path::Path;
 
 /// Most neighbours the spacing may average over.
 pub const MAX_NEIGHBOURS: usize = 64;
@@ -279,11 +278,10 @@ pub fn encode_splat_ply(splats: &[Splat]) -> Vec<u8> {
     out
 }
 
-/// Writes `splats` to `path` as a 3DGS binary PLY, atomically (a temporary file beside it,
-/// synced, then renamed). Refuses an empty set and non-finite values (naming the splat); a
-/// failure leaves no file behind.
-pub fn write_splat_ply(path: &Path, splats: &[Splat]) -> Result<()> {
-    const WHAT: &str = "write_splat_ply";
+/// The bytes of `splats` as a 3DGS binary PLY, after checking them: refuses an empty set and
+/// non-finite values (naming the splat). Writing the bytes to a file is the io layer's job.
+pub fn checked_splat_ply(splats: &[Splat]) -> Result<Vec<u8>> {
+    const WHAT: &str = "checked_splat_ply";
     if splats.is_empty() {
         return Err(PointsError::Empty { what: WHAT, detail: "no splats to write" });
     }
@@ -293,23 +291,7 @@ pub fn write_splat_ply(path: &Path, splats: &[Splat]) -> Result<()> {
             return Err(PointsError::NonFinite { what: WHAT, item: "splat", index: i, value: f64::from(v) });
         }
     }
-    let io = |e: std::io::Error| PointsError::Io { path: path.to_path_buf(), message: e.to_string() };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        write_splat_ply_to(&mut w, splats)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
+    Ok(encode_splat_ply(splats))
 }
 
 #[cfg(test)]
@@ -416,23 +398,13 @@ mod tests {
         assert_eq!(f(9), s[7].opacity_logit);
         assert_eq!([f(13), f(14), f(15), f(16)], s[7].rotation);
 
-        let dir = std::env::temp_dir().join(format!("bozkir-points-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("cloud.ply");
-        write_splat_ply(&path, &s).unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), bytes);
-        assert!(!dir.join("cloud.ply.tmp").exists());
-        let e = write_splat_ply(&dir.join("none.ply"), &[]).unwrap_err().to_string();
+        assert_eq!(checked_splat_ply(&s).unwrap(), bytes);
+        let e = checked_splat_ply(&[]).unwrap_err().to_string();
         assert!(e.contains("no splats"), "{e}");
-        assert!(!dir.join("none.ply").exists());
         let mut bad = s.clone();
         bad[3].log_scale[1] = f32::NAN;
-        let e = write_splat_ply(&dir.join("bad.ply"), &bad).unwrap_err().to_string();
+        let e = checked_splat_ply(&bad).unwrap_err().to_string();
         assert!(e.contains("splat 3 is not finite (NaN)"), "{e}");
-        assert!(!dir.join("bad.ply").exists());
-        let e = write_splat_ply(&dir.join("no/such/dir.ply"), &s).unwrap_err();
-        assert!(matches!(e, PointsError::Io { .. }));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

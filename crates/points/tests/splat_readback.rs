@@ -2,7 +2,7 @@
 //! (`bozkir_splat::formats::ply`): every raw value bit for bit, and the file identical to the
 //! one `bozkir_splat` itself writes for the same splats, apart from the normals it zeroes.
 
-use bozkir_points::{encode_splat_ply, sample_surface, splats_from_cloud_coloured, write_splat_ply, SplatStyle};
+use bozkir_points::{checked_splat_ply, encode_splat_ply, sample_surface, splats_from_cloud_coloured, SplatStyle};
 use bozkir_splat::formats::ply::{encode_ply, parse_ply, read_ply, PlyEncoding};
 use bozkir_splat::{RawSplat, Splats};
 use std::path::Path;
@@ -51,7 +51,7 @@ fn the_splat_reader_reads_it_back_exactly() {
     let dir = std::env::temp_dir().join(format!("bozkir-points-readback-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("splats.ply");
-    write_splat_ply(&path, &s).unwrap();
+    std::fs::write(&path, checked_splat_ply(&s).unwrap()).unwrap();
     assert_eq!(read_ply(&path).unwrap(), back);
     std::fs::remove_dir_all(&dir).unwrap();
 }
