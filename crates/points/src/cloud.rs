@@ -83,6 +83,17 @@ impl PointCloud {
     }
 }
 
+/// Component-wise minimum and maximum of `points` (`±∞` for none).
+pub(crate) fn bounds<'a>(points: impl IntoIterator<Item = &'a [f64; 3]>) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in points {
+        lo = [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])];
+        hi = [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])];
+    }
+    (lo, hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,8 @@
 //! # The accelerated version ([`fps_exact`])
 //!
 //! The points are bucketed by a k-d tree built once (median splits across the widest extent of
-//! each node's tight bounding box; leaves of at most [`LEAF`] points). Every node keeps the
+//! the node's region, the parent's region cut at the split; leaves of at most [`LEAF`] points;
+//! large subtrees built in parallel, the same tree on any thread count). Every node keeps the
 //! tight bounding box of its points and its **best**: the largest `dᵢ` among its unpicked
 //! points with the lowest index on ties (a picked point counts as `dᵢ = −1`). The root's best
 //! is the next pick. After a pick `q`, the update descends from the root and skips every node
@@ -38,10 +39,14 @@
 //! No points; more than `u32::MAX − 1` points; a non-finite coordinate (named by point and
 //! value); `k` = 0 or `k` > number of points; `start` not a point index.
 
+use crate::cloud::bounds;
 use crate::error::{check_finite_points, PointsError, Result};
 
 /// Most points one leaf of the tree holds.
 pub const LEAF: usize = 32;
+
+/// Subtrees of at least this many points are built in parallel.
+const PAR_BUILD: usize = 1 << 15;
 
 /// `dᵢ` of a picked point: below every distance.
 const PICKED: f64 = -1.0;
@@ -140,41 +145,41 @@ struct Tree {
 impl Tree {
     fn build(points: &[[f64; 3]]) -> Tree {
         let n = points.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
+        // The tree is built over (point, index) pairs moved in place, so that every pass over a
+        // node's range reads contiguous memory.
+        let mut items: Vec<([f64; 3], u32)> = points.iter().enumerate().map(|(i, p)| (*p, i as u32)).collect();
+        let (lo, hi) = bounds(points);
         let mut nodes = Vec::with_capacity(2 * n.div_ceil(LEAF) + 1);
-        Self::build_node(points, &mut order, 0, &mut nodes);
-        let pts = order.iter().map(|&i| points[i as usize]).collect();
-        Tree { nodes, pts, orig: order, d: vec![f64::INFINITY; n] }
+        Self::build_node(&mut items, 0, &mut nodes, (lo, hi));
+        let (pts, orig) = items.into_iter().unzip();
+        Tree { nodes, pts, orig, d: vec![f64::INFINITY; n] }
     }
 
-    /// Builds the subtree over `order[..]` (slots from `base`), pushing nodes in pre-order.
-    fn build_node(points: &[[f64; 3]], order: &mut [u32], base: usize, nodes: &mut Vec<Node>) {
-        let mut lo = [f64::INFINITY; 3];
-        let mut hi = [f64::NEG_INFINITY; 3];
-        for &i in order.iter() {
-            let p = &points[i as usize];
-            for a in 0..3 {
-                lo[a] = lo[a].min(p[a]);
-                hi[a] = hi[a].max(p[a]);
-            }
-        }
+    /// Builds the subtree over `items` (slots from `base`), pushing its nodes in pre-order onto
+    /// `nodes` (child indices relative to `nodes`). `loose` is a box holding the items (the
+    /// parent's cut by the split); the split axis is its widest, the node's own box is the tight
+    /// box of its items, formed bottom-up. Large subtrees are built in parallel.
+    fn build_node(items: &mut [([f64; 3], u32)], base: usize, nodes: &mut Vec<Node>, loose: ([f64; 3], [f64; 3])) {
         let me = nodes.len();
         nodes.push(Node {
-            lo,
-            hi,
+            lo: [f64::INFINITY; 3],
+            hi: [f64::NEG_INFINITY; 3],
             best_d: f64::INFINITY,
             best_i: 0,
             best_slot: base as u32,
             start: base as u32,
-            end: (base + order.len()) as u32,
+            end: (base + items.len()) as u32,
             right: 0,
         });
-        if order.len() <= LEAF {
+        if items.len() <= LEAF {
             // Index order inside a leaf: the first of equal distances is the lowest index.
-            order.sort_unstable();
-            nodes[me].best_i = order[0];
+            items.sort_unstable_by_key(|it| it.1);
+            let n = &mut nodes[me];
+            (n.lo, n.hi) = bounds(items.iter().map(|it| &it.0));
+            n.best_i = items[0].1;
             return;
         }
+        let (lo, hi) = loose;
         let ext = [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]];
         let axis = if ext[0] >= ext[1] && ext[0] >= ext[2] {
             0
@@ -183,16 +188,43 @@ impl Tree {
         } else {
             2
         };
-        let mid = order.len() / 2;
-        order.select_nth_unstable_by(mid, |&a, &b| {
-            points[a as usize][axis].total_cmp(&points[b as usize][axis]).then(a.cmp(&b))
-        });
-        let (left, right) = order.split_at_mut(mid);
-        Self::build_node(points, left, base, nodes);
-        nodes[me].right = nodes.len() as u32;
-        Self::build_node(points, right, base + mid, nodes);
-        let (l, r) = (&nodes[me + 1], &nodes[nodes[me].right as usize]);
-        nodes[me].best_i = l.best_i.min(r.best_i);
+        let mid = items.len() / 2;
+        items.select_nth_unstable_by(mid, |a, b| a.0[axis].total_cmp(&b.0[axis]).then(a.1.cmp(&b.1)));
+        let cut = items[mid].0[axis];
+        let (mut lhi, mut rlo) = (hi, lo);
+        lhi[axis] = cut;
+        rlo[axis] = cut;
+        let (left, right) = items.split_at_mut(mid);
+        if left.len() + right.len() >= PAR_BUILD {
+            let (mut ln, mut rn) = rayon::join(
+                || {
+                    let mut v = Vec::new();
+                    Self::build_node(left, base, &mut v, (lo, lhi));
+                    v
+                },
+                || {
+                    let mut v = Vec::new();
+                    Self::build_node(right, base + mid, &mut v, (rlo, hi));
+                    v
+                },
+            );
+            let left_nodes = ln.len();
+            for (sub, off) in [(&mut ln, me + 1), (&mut rn, me + 1 + left_nodes)] {
+                sub.iter_mut().filter(|n| n.right != 0).for_each(|n| n.right += off as u32);
+            }
+            nodes.extend(ln);
+            nodes[me].right = nodes.len() as u32;
+            nodes.extend(rn);
+        } else {
+            Self::build_node(left, base, nodes, (lo, lhi));
+            nodes[me].right = nodes.len() as u32;
+            Self::build_node(right, base + mid, nodes, (rlo, hi));
+        }
+        let (l, r) = (nodes[me + 1], nodes[nodes[me].right as usize]);
+        let n = &mut nodes[me];
+        n.lo = [0, 1, 2].map(|a| l.lo[a].min(r.lo[a]));
+        n.hi = [0, 1, 2].map(|a| l.hi[a].max(r.hi[a]));
+        n.best_i = l.best_i.min(r.best_i);
     }
 
     /// Squared distance from `q` to the box of `node`, never above the computed distance of a

@@ -9,15 +9,17 @@
 //!    `⌊(p − lo)·2²¹/E⌋` (clamped to `2²¹ − 1`). Sorting `(code, index)` pairs orders the
 //!    points so that every cell of every octree level `L` (cells of side `E/2ᴸ`) is one run.
 //! 2. **Level.** One pass over the sorted codes counts the occupied cells of every level (a run
-//!    boundary at the highest differing bit belongs to that level and every finer one). The
-//!    grid used is the coarsest level with at least [`OVERSAMPLE`]`·k` occupied cells (so the
-//!    exact stage has several candidates per pick), or level 21 if none has, as long as it has
-//!    at least `k`.
+//!    boundary at the highest differing bit belongs to that level and every finer one). Among
+//!    the levels with at least [`MIN_OVERSAMPLE`]`·k` occupied cells, the grid used is the one
+//!    whose count is nearest (by ratio) to [`OVERSAMPLE`]`·k`, the coarser on a tie, so the
+//!    exact stage has a few candidates per pick but not many more (a filled volume gains 8×
+//!    cells per level, a surface 4×). If no level has `MIN_OVERSAMPLE·k` cells, level 21 is
+//!    used if it has at least `k`.
 //! 3. **Representatives.** In each cell the representative is the point with the smallest
 //!    `hash_u32(index, seed_lo, seed_hi)` (ties to the lower index): a uniform random member,
-//!    decided per cell, so the result does not depend on thread count or input order of the
-//!    other cells. `cover` = the largest distance of any point to its cell's representative is
-//!    measured exactly.
+//!    decided per cell, so the result does not depend on thread count. Every input point is
+//!    within `δ` = the cell diagonal `√3·E/2ᴸ` of its representative (plus `1e-9` relative for
+//!    the rounding of the codes), reported as [`ApproxFps::cover`].
 //! 4. **Exact FPS** ([`crate::fps_exact`]) on the representatives in Morton order, starting
 //!    from the representative of the cell that holds input point 0; indices are mapped back.
 //!
@@ -41,20 +43,24 @@
 //! best on `R` is at least `min_spacing(E) − 2δ`, and greedy on `R` gets half of that. The
 //! `k` picks on `R` cover `R` within twice `R`'s optimal k-center radius, which is at most the
 //! input's optimal radius plus `δ`, itself at most `ρ(E)`; add `δ` to reach every input point.
-//! `δ` is at most the cell diagonal `√3·E/2ᴸ` ([`ApproxFps::cell_size`] `·√3`) and usually
-//! well below the spacing, since the grid has at least `OVERSAMPLE·k` occupied cells.
+//! `δ` is the cell diagonal, usually well below the spacing since the grid has at least
+//! `MIN_OVERSAMPLE·k` occupied cells.
 //!
 //! # Errors
 //!
 //! Those of [`crate::fps_exact`] (empty cloud, non-finite point, `k` out of `1..=n`).
 
+use crate::cloud::bounds;
 use crate::error::Result;
-use crate::fps::{check_fps, dist2, fps_unchecked};
+use crate::fps::{check_fps, fps_unchecked};
 use bozkir_core::hash::hash_u32;
 use rayon::prelude::*;
 
 /// Occupied cells wanted per pick (see the module doc).
 pub const OVERSAMPLE: usize = 4;
+
+/// Fewest occupied cells per pick of a level the grid may use (see the module doc).
+pub const MIN_OVERSAMPLE: usize = 2;
 
 /// Bits per axis of the Morton code.
 const BITS: u32 = 21;
@@ -71,8 +77,8 @@ pub struct ApproxFps {
     pub cell_size: f64,
     /// Number of representatives the exact stage chose from (`n` on the exact path).
     pub representatives: usize,
-    /// `δ`: the largest distance from an input point to its cell's representative (0 on the
-    /// exact path). The guarantee of the module doc is stated with it.
+    /// `δ`: a bound on the distance from an input point to its cell's representative, the cell
+    /// diagonal (0 on the exact path). The guarantee of the module doc is stated with it.
     pub cover: f64,
 }
 
@@ -103,35 +109,54 @@ pub fn fps_approx(points: &[[f64; 3]], k: usize, seed: u64) -> Result<ApproxFps>
     if n <= OVERSAMPLE.saturating_mul(k) {
         return Ok(exact(points));
     }
+    let Some(Reps { reps, start, cell_size }) = representatives(points, k, seed) else {
+        return Ok(exact(points));
+    };
+    let rep_pts: Vec<[f64; 3]> = reps.iter().map(|&r| points[r]).collect();
+    // 4. Exact FPS on the representatives.
+    let picks = fps_unchecked(&rep_pts, k, start);
+    Ok(ApproxFps {
+        indices: picks.into_iter().map(|j| reps[j]).collect(),
+        cell_size,
+        representatives: reps.len(),
+        cover: cover_bound(cell_size),
+    })
+}
+
+/// `δ` for cells of side `cell_size` (see the module doc).
+fn cover_bound(cell_size: f64) -> f64 {
+    3f64.sqrt() * cell_size * (1.0 + 1e-9)
+}
+
+/// Steps 1–3 of the module doc.
+struct Reps {
+    /// One input index per occupied cell, in Morton order of the cells.
+    reps: Vec<usize>,
+    /// Position in `reps` of the representative of point 0's cell.
+    start: usize,
+    cell_size: f64,
+}
+
+/// Steps 1–3 of the module doc on checked input; `None` where the exact path must run.
+fn representatives(points: &[[f64; 3]], k: usize, seed: u64) -> Option<Reps> {
+    let n = points.len();
     // 1. Codes.
-    let (lo, hi) = points
-        .par_chunks(CHUNK)
-        .map(|c| {
-            let mut lo = [f64::INFINITY; 3];
-            let mut hi = [f64::NEG_INFINITY; 3];
-            for p in c {
-                for a in 0..3 {
-                    lo[a] = lo[a].min(p[a]);
-                    hi[a] = hi[a].max(p[a]);
-                }
-            }
-            (lo, hi)
-        })
-        .reduce(
-            || ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
-            |a, b| ([0, 1, 2].map(|i| a.0[i].min(b.0[i])), [0, 1, 2].map(|i| a.1[i].max(b.1[i]))),
-        );
+    let (lo, hi) = points.par_chunks(CHUNK).map(bounds).reduce(
+        || ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |a, b| ([0, 1, 2].map(|i| a.0[i].min(b.0[i])), [0, 1, 2].map(|i| a.1[i].max(b.1[i]))),
+    );
     let extent = (0..3).map(|a| hi[a] - lo[a]).fold(0.0f64, f64::max);
     if extent == 0.0 || !extent.is_finite() {
-        return Ok(exact(points));
+        return None;
     }
     let top = (1u64 << BITS) - 1;
     let scale = (1u64 << BITS) as f64 / extent;
     let mut keys: Vec<(u64, u32)> = Vec::with_capacity(n);
-    keys.par_extend(points.par_iter().enumerate().map(|(i, p)| {
+    let code = |p: &[f64; 3]| {
         let q = [0, 1, 2].map(|a| (((p[a] - lo[a]) * scale) as u64).min(top));
-        (spread(q[0]) | spread(q[1]) << 1 | spread(q[2]) << 2, i as u32)
-    }));
+        spread(q[0]) | spread(q[1]) << 1 | spread(q[2]) << 2
+    };
+    keys.par_extend(points.par_iter().enumerate().map(|(i, p)| (code(p), i as u32)));
     keys.par_sort_unstable();
     // 2. Level: new_cells[l] = number of run starts first appearing at level l (l = 1..=21).
     let mut new_cells = [0usize; BITS as usize + 1];
@@ -148,11 +173,15 @@ pub fn fps_approx(points: &[[f64; 3]], k: usize, seed: u64) -> Result<ApproxFps>
         acc += new_cells[l];
         occupied[l] = acc;
     }
-    let want = OVERSAMPLE * k;
-    let level = match (0..=BITS as usize).find(|&l| occupied[l] >= want) {
+    let (want, least) = (OVERSAMPLE * k, MIN_OVERSAMPLE * k);
+    let off = |l: usize| (occupied[l] as f64 / want as f64).ln().abs();
+    let level = match (0..=BITS as usize)
+        .filter(|&l| occupied[l] >= least)
+        .reduce(|a, b| if off(b) < off(a) { b } else { a })
+    {
         Some(l) => l,
         None if occupied[BITS as usize] >= k => BITS as usize,
-        None => return Ok(exact(points)),
+        None => return None,
     };
     let shift = 3 * (BITS as usize - level);
     // 3. Representatives: run starts, then the smallest hash per run, in parallel over runs.
@@ -162,38 +191,23 @@ pub fn fps_approx(points: &[[f64; 3]], k: usize, seed: u64) -> Result<ApproxFps>
     starts.extend((1..n).filter(|&i| cell(i) != cell(i - 1)));
     starts.push(n);
     let (s_lo, s_hi) = (seed as u32, (seed >> 32) as u32);
-    let reps: Vec<(usize, f64, bool)> = starts
+    let reps: Vec<usize> = starts
         .par_windows(2)
         .map(|w| {
-            let run = &keys[w[0]..w[1]];
             let mut best = (u32::MAX, u32::MAX);
-            for &(_, i) in run {
+            for &(_, i) in &keys[w[0]..w[1]] {
                 let h = hash_u32(i, s_lo, s_hi);
                 if (h, i) < best {
                     best = (h, i);
                 }
             }
-            let r = &points[best.1 as usize];
-            let mut cover = 0.0f64;
-            let mut has_zero = false;
-            for &(_, i) in run {
-                cover = cover.max(dist2(&points[i as usize], r));
-                has_zero |= i == 0;
-            }
-            (best.1 as usize, cover, has_zero)
+            best.1 as usize
         })
         .collect();
-    let cover = reps.iter().map(|r| r.1).fold(0.0f64, f64::max).sqrt();
-    let start = reps.iter().position(|r| r.2).unwrap_or(0);
-    let rep_pts: Vec<[f64; 3]> = reps.iter().map(|r| points[r.0]).collect();
-    // 4. Exact FPS on the representatives.
-    let picks = fps_unchecked(&rep_pts, k, start);
-    Ok(ApproxFps {
-        indices: picks.into_iter().map(|j| reps[j].0).collect(),
-        cell_size: extent / (1u64 << level) as f64,
-        representatives: reps.len(),
-        cover,
-    })
+    // The run holding point 0: its code's cell, found among the run starts.
+    let code0 = code(&points[0]) >> shift;
+    let start = starts[..reps.len()].partition_point(|&s| (keys[s].0 >> shift) < code0);
+    Some(Reps { reps, start, cell_size: extent / (1u64 << level) as f64 })
 }
 
 #[cfg(test)]
@@ -235,8 +249,8 @@ mod tests {
             let pts = surface_cloud(n, seed as u32);
             let a = fps_approx(&pts, k, seed).unwrap();
             assert_eq!(a.indices.len(), k);
-            assert!(a.representatives >= OVERSAMPLE * k && a.representatives < n, "{a:?}");
-            assert!(a.cover > 0.0 && a.cover <= a.cell_size * 3f64.sqrt() * (1.0 + 1e-12));
+            assert!(a.representatives >= MIN_OVERSAMPLE * k && a.representatives < n, "{a:?}");
+            assert!(a.cover > 0.0 && a.cover <= a.cell_size * 3f64.sqrt() * (1.0 + 1e-8));
             let mut u = a.indices.clone();
             u.sort_unstable();
             u.dedup();
@@ -248,6 +262,22 @@ mod tests {
             assert!(ra <= 2.0 * re + 3.0 * a.cover, "n {n} k {k}: radius {ra} vs exact {re}, cover {}", a.cover);
             // In practice it is much closer than the bound: record it.
             assert!(sa >= 0.5 * se, "n {n} k {k}: spacing {sa} vs exact {se}");
+        }
+    }
+
+    #[test]
+    fn every_point_is_within_cover_of_a_representative() {
+        for (pts, k) in [(surface_cloud(50_000, 7), 700usize), (surface_cloud(9_000, 8), 50)] {
+            let r = representatives(&pts, k, 3).unwrap();
+            let delta = cover_bound(r.cell_size);
+            let rep_pts: Vec<[f64; 3]> = r.reps.iter().map(|&i| pts[i]).collect();
+            let tree = bozkir_spatial::KdTree::<f64, 3>::try_new(&rep_pts).unwrap();
+            let worst = pts.iter().map(|p| tree.nearest(*p, usize::MAX).unwrap().1).fold(0.0, f64::max);
+            assert!(worst <= delta, "worst {worst} vs δ {delta}");
+            assert!(worst > 0.3 * delta, "the bound is not vacuous: worst {worst} vs δ {delta}");
+            assert!(r.reps.len() >= MIN_OVERSAMPLE * k);
+            // The start is the representative of point 0's cell: within δ of point 0.
+            assert!(crate::fps::dist2(&pts[0], &pts[r.reps[r.start]]).sqrt() <= delta);
         }
     }
 

@@ -40,7 +40,7 @@
 //! one per point; a position outside `f32`'s range; writing an empty set or an I/O failure
 //! (the file is written to a temporary name and renamed, so a failure leaves nothing).
 
-use crate::cloud::PointCloud;
+use crate::cloud::{bounds, PointCloud};
 use crate::error::{PointsError, Result};
 use bozkir_spatial::KdTree;
 use rayon::prelude::*;
@@ -197,14 +197,7 @@ fn splats_impl(
     sorted.sort_by(f64::total_cmp);
     let mut floor = 0.1 * sorted[n / 2];
     if floor == 0.0 {
-        let mut lo = [f64::INFINITY; 3];
-        let mut hi = [f64::NEG_INFINITY; 3];
-        for p in &cloud.positions {
-            for a in 0..3 {
-                lo[a] = lo[a].min(p[a]);
-                hi[a] = hi[a].max(p[a]);
-            }
-        }
+        let (lo, hi) = bounds(&cloud.positions);
         let diag = (0..3).map(|a| (hi[a] - lo[a]).powi(2)).sum::<f64>().sqrt();
         floor = if diag > 0.0 { 1e-6 * diag } else { 1e-6 };
     }

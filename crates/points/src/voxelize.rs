@@ -20,6 +20,7 @@
 //! [`MAX_AXIS`] on an axis or [`MAX_VOXELS`] in all (the dims are named) — checked before
 //! anything is allocated.
 
+use crate::cloud::bounds;
 use crate::error::{check_finite_points, PointsError, Result};
 use rayon::prelude::*;
 
@@ -91,14 +92,7 @@ pub fn voxelize_points(points: &[[f64; 3]], voxel_size: f64, origin: Option<[f64
     if !(voxel_size.is_finite() && voxel_size > 0.0) {
         return Err(PointsError::param(WHAT, "voxel_size", voxel_size, "finite and > 0"));
     }
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in points {
-        for a in 0..3 {
-            lo[a] = lo[a].min(p[a]);
-            hi[a] = hi[a].max(p[a]);
-        }
-    }
+    let (lo, hi) = bounds(points);
     let origin = match origin {
         Some(o) => {
             for a in 0..3 {
@@ -125,7 +119,7 @@ pub fn voxelize_points(points: &[[f64; 3]], voxel_size: f64, origin: Option<[f64
         let top = ((hi[a] - origin[a]) / voxel_size).floor();
         // `top` may exceed the cap by any amount (or, rounding, be −0 for a point just at the
         // origin); compare as f64 before converting.
-        if top.is_nan() || top >= MAX_AXIS as f64 {
+        if top.partial_cmp(&(MAX_AXIS as f64)) != Some(std::cmp::Ordering::Less) {
             return Err(PointsError::param(
                 WHAT,
                 "voxels along an axis",
