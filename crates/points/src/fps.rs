@@ -256,18 +256,17 @@ impl Tree {
             if holds_mark {
                 self.d[mark as usize] = PICKED;
             }
+            // `min` keeps a picked point's −1 (distances are ≥ 0) and an unpicked point's
+            // `min(dᵢ, e)`: the reference's update, without branches.
+            for (p, d) in self.pts[s..e].iter().zip(self.d[s..e].iter_mut()) {
+                *d = d.min(dist2(p, q));
+            }
             let mut best_d = PICKED;
             let mut best_slot = s;
-            for (slot, (p, d)) in self.pts[s..e].iter().zip(self.d[s..e].iter_mut()).enumerate() {
-                if *d != PICKED {
-                    let e = dist2(p, q);
-                    if e < *d {
-                        *d = e;
-                    }
-                    if *d > best_d {
-                        best_d = *d;
-                        best_slot = s + slot;
-                    }
+            for (slot, &d) in self.d[s..e].iter().enumerate() {
+                if d > best_d {
+                    best_d = d;
+                    best_slot = s + slot;
                 }
             }
             let n = &mut self.nodes[ni];

@@ -6,20 +6,28 @@
 //!
 //! 1. **Codes.** The cloud's bounding box is made a cube of side `E` (its largest extent) and
 //!    each point gets the Morton code of its 21-bit integer coordinates
-//!    `⌊(p − lo)·2²¹/E⌋` (clamped to `2²¹ − 1`). Sorting `(code, index)` pairs orders the
-//!    points so that every cell of every octree level `L` (cells of side `E/2ᴸ`) is one run.
-//! 2. **Level.** One pass over the sorted codes counts the occupied cells of every level (a run
-//!    boundary at the highest differing bit belongs to that level and every finer one). Among
-//!    the levels with at least [`MIN_OVERSAMPLE`]`·k` occupied cells, the grid used is the one
-//!    whose count is nearest (by ratio) to [`OVERSAMPLE`]`·k`, the coarser on a tie, so the
-//!    exact stage has a few candidates per pick but not many more (a filled volume gains 8×
-//!    cells per level, a surface 4×). If no level has `MIN_OVERSAMPLE·k` cells, level 21 is
-//!    used if it has at least `k`.
+//!    `⌊(p − lo)·2²¹/E⌋` (clamped to `2²¹ − 1`); its cell at octree level `L` (cells of side
+//!    `E/2ᴸ`, `L = 0..=21`) is the code's top `3L` bits, so cells in code order are in Morton
+//!    order.
+//! 2. **Level.** The number of occupied cells of each level decides the grid: among the levels
+//!    with at least [`MIN_OVERSAMPLE`]`·k` occupied cells, the one whose count is nearest (by
+//!    ratio) to [`OVERSAMPLE`]`·k`, the coarser on a tie, so the exact stage has a few
+//!    candidates per pick but not many more (a filled volume gains 8× cells per level, a
+//!    surface 4×). Counts come from an occupancy bitmap of level 7 (2²¹ bits, in cache), or if
+//!    no level up to 7 has `MIN_OVERSAMPLE·k` cells, of level 9 (2²⁷ bits): each parallel task
+//!    marks its own, merged by OR, and a coarser level's bit is set when any of its 8
+//!    children's is, which in Morton order is one byte; finer levels are considered only when
+//!    the bitmap's have too few cells. Only when level 9 has fewer than `MIN_OVERSAMPLE·k`
+//!    cells (k in the hundreds of thousands, or a strongly clustered cloud), or the cloud has
+//!    at most 2¹⁸ points, are the `(code, index)` pairs sorted instead to count every level (a
+//!    run boundary at the highest differing bit belongs to that level and every finer one); if
+//!    no level then has `MIN_OVERSAMPLE·k` cells, level 21 is used if it has at least `k`.
 //! 3. **Representatives.** In each cell the representative is the point with the smallest
-//!    `hash_u32(index, seed_lo, seed_hi)` (ties to the lower index): a uniform random member,
-//!    decided per cell, so the result does not depend on thread count. Every input point is
-//!    within `δ` = the cell diagonal `√3·E/2ᴸ` of its representative (plus `1e-9` relative for
-//!    the rounding of the codes), reported as [`ApproxFps::cover`].
+//!    `(hash_u32(index, seed_lo, seed_hi), index)`: a uniform random member, decided per cell
+//!    by a minimum (per-task minima merged by minimum on the bitmap path, a scan of the run on
+//!    the sorted path; both give the same), so the result does not depend on thread count. Every
+//!    input point is within `δ` = the cell diagonal `√3·E/2ᴸ` of its representative (plus
+//!    `1e-9` relative for the rounding of the codes), reported as [`ApproxFps::cover`].
 //! 4. **Exact FPS** ([`crate::fps_exact`]) on the representatives in Morton order, starting
 //!    from the representative of the cell that holds input point 0; indices are mapped back.
 //!
@@ -137,10 +145,70 @@ struct Reps {
     cell_size: f64,
 }
 
+/// Levels of the occupancy bitmaps tried in turn (see the module doc): 2²¹ bits (256 KiB, in
+/// cache), then 2²⁷ bits (16 MiB).
+const BITMAP_LEVELS: [usize; 2] = [7, 9];
+
+/// Clouds of at most this many points take the sorted path (cheaper than a 16 MiB bitmap).
+const SORT_BELOW: usize = 1 << 18;
+
+/// The quantiser of step 1.
+#[derive(Clone, Copy)]
+struct Quantiser {
+    lo: [f64; 3],
+    scale: f64,
+    extent: f64,
+}
+
+impl Quantiser {
+    /// The 63-bit Morton code of `p`.
+    #[inline]
+    fn code(&self, p: &[f64; 3]) -> u64 {
+        const TOP: u64 = (1 << BITS) - 1;
+        let q = [0, 1, 2].map(|a| (((p[a] - self.lo[a]) * self.scale) as u64).min(TOP));
+        spread(q[0]) | spread(q[1]) << 1 | spread(q[2]) << 2
+    }
+
+    /// The cell of `p` at `level`.
+    #[inline]
+    fn cell(&self, p: &[f64; 3], level: usize) -> u64 {
+        self.code(p) >> (3 * (BITS as usize - level))
+    }
+}
+
+/// The level chosen from `occupied[l]` for `l` in `levels` (see the module doc), if any has
+/// `MIN_OVERSAMPLE·k` cells.
+fn choose_level(occupied: &[usize], k: usize) -> Option<usize> {
+    let (want, least) = (OVERSAMPLE * k, MIN_OVERSAMPLE * k);
+    let off = |l: usize| (occupied[l] as f64 / want as f64).ln().abs();
+    (0..occupied.len()).filter(|&l| occupied[l] >= least).reduce(|a, b| if off(b) < off(a) { b } else { a })
+}
+
 /// Steps 1–3 of the module doc on checked input; `None` where the exact path must run.
 fn representatives(points: &[[f64; 3]], k: usize, seed: u64) -> Option<Reps> {
-    let n = points.len();
-    // 1. Codes.
+    let q = quantiser(points)?;
+    if points.len() > SORT_BELOW {
+        for top in BITMAP_LEVELS {
+            let bitmaps = occupancy_bitmaps(points, &q, top);
+            let occupied: Vec<usize> =
+                bitmaps.iter().map(|b| b.iter().map(|w| w.count_ones() as usize).sum()).collect();
+            if let Some(level) = choose_level(&occupied, k) {
+                return Some(reps_by_bitmap(points, &q, &bitmaps[level], level, seed));
+            }
+        }
+    }
+    let keys = sorted_codes(points, &q);
+    let occupied = occupied_by_level(&keys);
+    let level = match choose_level(&occupied, k) {
+        Some(l) => l,
+        None if occupied[BITS as usize] >= k => BITS as usize,
+        None => return None,
+    };
+    Some(reps_by_sort(points, &q, &keys, level, seed))
+}
+
+/// The quantiser of `points`, `None` when they all coincide.
+fn quantiser(points: &[[f64; 3]]) -> Option<Quantiser> {
     let (lo, hi) = points.par_chunks(CHUNK).map(bounds).reduce(
         || ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
         |a, b| ([0, 1, 2].map(|i| a.0[i].min(b.0[i])), [0, 1, 2].map(|i| a.1[i].max(b.1[i]))),
@@ -149,16 +217,121 @@ fn representatives(points: &[[f64; 3]], k: usize, seed: u64) -> Option<Reps> {
     if extent == 0.0 || !extent.is_finite() {
         return None;
     }
-    let top = (1u64 << BITS) - 1;
-    let scale = (1u64 << BITS) as f64 / extent;
-    let mut keys: Vec<(u64, u32)> = Vec::with_capacity(n);
-    let code = |p: &[f64; 3]| {
-        let q = [0, 1, 2].map(|a| (((p[a] - lo[a]) * scale) as u64).min(top));
-        spread(q[0]) | spread(q[1]) << 1 | spread(q[2]) << 2
+    Some(Quantiser { lo, scale: (1u64 << BITS) as f64 / extent, extent })
+}
+
+/// Runs `f(acc, index, point)` over `points` in at most 8 parallel tasks, each with its own
+/// accumulator from `init` (plain memory, no atomics), and returns the accumulators.
+fn per_task<T: Send>(
+    points: &[[f64; 3]],
+    init: impl Fn() -> T + Sync,
+    f: impl Fn(&mut T, u32, &[f64; 3]) + Sync,
+) -> Vec<T> {
+    let tasks = rayon::current_num_threads().clamp(1, 8);
+    let len = points.len().div_ceil(tasks).max(1);
+    points
+        .par_chunks(len)
+        .enumerate()
+        .map(|(c, ch)| {
+            let mut acc = init();
+            for (j, p) in ch.iter().enumerate() {
+                f(&mut acc, (c * len + j) as u32, p);
+            }
+            acc
+        })
+        .collect()
+}
+
+/// Occupancy bitmaps of levels `0..=top` (bit `c` of level `L` set when cell `c` holds a
+/// point; `top ≥ 2`). Each task marks its own bitmap; they are merged by OR, so the result does
+/// not depend on the split.
+fn occupancy_bitmaps(points: &[[f64; 3]], q: &Quantiser, top: usize) -> Vec<Vec<u64>> {
+    let words = (1usize << (3 * top)) / 64;
+    let mut parts = per_task(
+        points,
+        || vec![0u64; words],
+        |bits, _, p| {
+            let cell = q.cell(p, top);
+            bits[(cell >> 6) as usize] |= 1 << (cell & 63);
+        },
+    );
+    let mut fine = parts.pop().unwrap_or_else(|| vec![0u64; words]);
+    fine.par_chunks_mut(1 << 12).enumerate().for_each(|(c, out)| {
+        for other in &parts {
+            for (o, w) in out.iter_mut().zip(&other[c << 12..]) {
+                *o |= w;
+            }
+        }
+    });
+    drop(parts);
+    let mut levels = vec![fine];
+    for _ in 0..top {
+        // Parent bit 8w + b is set when byte b of child word w is non-zero.
+        let child = levels.last().map_or(&[][..], |v| &v[..]);
+        let mut parent = vec![0u64; child.len().div_ceil(8)];
+        for (w, &word) in child.iter().enumerate() {
+            let mut bits = 0u64;
+            for b in 0..8 {
+                bits |= u64::from((word >> (8 * b)) & 0xFF != 0) << b;
+            }
+            parent[w / 8] |= bits << (8 * (w % 8));
+        }
+        levels.push(parent);
+    }
+    levels.reverse();
+    levels
+}
+
+/// Step 3 on the bitmap path: one representative per set bit of `bitmap` (level `level`).
+/// Each task keeps its own minima; they are merged by minimum, so the result does not depend
+/// on the split.
+fn reps_by_bitmap(points: &[[f64; 3]], q: &Quantiser, bitmap: &[u64], level: usize, seed: u64) -> Reps {
+    let mut rank = Vec::with_capacity(bitmap.len());
+    let mut acc = 0u32;
+    for w in bitmap {
+        rank.push(acc);
+        acc += w.count_ones();
+    }
+    let compact = |cell: u64| {
+        let (w, b) = ((cell >> 6) as usize, cell & 63);
+        (rank[w] + (bitmap[w] & ((1u64 << b) - 1)).count_ones()) as usize
     };
-    keys.par_extend(points.par_iter().enumerate().map(|(i, p)| (code(p), i as u32)));
+    let (s_lo, s_hi) = (seed as u32, (seed >> 32) as u32);
+    let mut parts = per_task(
+        points,
+        || vec![u64::MAX; acc as usize],
+        |best, i, p| {
+            let key = u64::from(hash_u32(i, s_lo, s_hi)) << 32 | u64::from(i);
+            let b = &mut best[compact(q.cell(p, level))];
+            *b = (*b).min(key);
+        },
+    );
+    let mut best = parts.pop().unwrap_or_default();
+    best.par_chunks_mut(1 << 12).enumerate().for_each(|(c, out)| {
+        for other in &parts {
+            for (o, w) in out.iter_mut().zip(&other[c << 12..]) {
+                *o = (*o).min(*w);
+            }
+        }
+    });
+    Reps {
+        reps: best.into_iter().map(|b| (b & 0xFFFF_FFFF) as usize).collect(),
+        start: compact(q.cell(&points[0], level)),
+        cell_size: q.extent / (1u64 << level) as f64,
+    }
+}
+
+/// `(code, index)` of every point, sorted.
+fn sorted_codes(points: &[[f64; 3]], q: &Quantiser) -> Vec<(u64, u32)> {
+    let mut keys: Vec<(u64, u32)> = Vec::with_capacity(points.len());
+    keys.par_extend(points.par_iter().enumerate().map(|(i, p)| (q.code(p), i as u32)));
     keys.par_sort_unstable();
-    // 2. Level: new_cells[l] = number of run starts first appearing at level l (l = 1..=21).
+    keys
+}
+
+/// Occupied cells of every level `0..=21` from sorted codes.
+fn occupied_by_level(keys: &[(u64, u32)]) -> Vec<usize> {
+    // new_cells[l]: run boundaries first appearing at level l.
     let mut new_cells = [0usize; BITS as usize + 1];
     for w in keys.windows(2) {
         let x = w[0].0 ^ w[1].0;
@@ -167,27 +340,22 @@ fn representatives(points: &[[f64; 3]], k: usize, seed: u64) -> Option<Reps> {
             new_cells[(BITS - bit / 3) as usize] += 1;
         }
     }
-    let mut occupied = [0usize; BITS as usize + 1];
     let mut acc = 1;
-    for l in 0..=BITS as usize {
-        acc += new_cells[l];
-        occupied[l] = acc;
-    }
-    let (want, least) = (OVERSAMPLE * k, MIN_OVERSAMPLE * k);
-    let off = |l: usize| (occupied[l] as f64 / want as f64).ln().abs();
-    let level = match (0..=BITS as usize)
-        .filter(|&l| occupied[l] >= least)
-        .reduce(|a, b| if off(b) < off(a) { b } else { a })
-    {
-        Some(l) => l,
-        None if occupied[BITS as usize] >= k => BITS as usize,
-        None => return None,
-    };
+    new_cells
+        .iter()
+        .map(|c| {
+            acc += c;
+            acc
+        })
+        .collect()
+}
+
+/// Step 3 on the sorted path.
+fn reps_by_sort(points: &[[f64; 3]], q: &Quantiser, keys: &[(u64, u32)], level: usize, seed: u64) -> Reps {
+    let n = keys.len();
     let shift = 3 * (BITS as usize - level);
-    // 3. Representatives: run starts, then the smallest hash per run, in parallel over runs.
     let cell = |i: usize| keys[i].0 >> shift;
-    let mut starts: Vec<usize> = Vec::with_capacity(occupied[level] + 1);
-    starts.push(0);
+    let mut starts: Vec<usize> = vec![0];
     starts.extend((1..n).filter(|&i| cell(i) != cell(i - 1)));
     starts.push(n);
     let (s_lo, s_hi) = (seed as u32, (seed >> 32) as u32);
@@ -204,10 +372,9 @@ fn representatives(points: &[[f64; 3]], k: usize, seed: u64) -> Option<Reps> {
             best.1 as usize
         })
         .collect();
-    // The run holding point 0: its code's cell, found among the run starts.
-    let code0 = code(&points[0]) >> shift;
-    let start = starts[..reps.len()].partition_point(|&s| (keys[s].0 >> shift) < code0);
-    Some(Reps { reps, start, cell_size: extent / (1u64 << level) as f64 })
+    let cell0 = q.cell(&points[0], level);
+    let start = starts[..reps.len()].partition_point(|&s| (keys[s].0 >> shift) < cell0);
+    Reps { reps, start, cell_size: q.extent / (1u64 << level) as f64 }
 }
 
 #[cfg(test)]
@@ -262,6 +429,45 @@ mod tests {
             assert!(ra <= 2.0 * re + 3.0 * a.cover, "n {n} k {k}: radius {ra} vs exact {re}, cover {}", a.cover);
             // In practice it is much closer than the bound: record it.
             assert!(sa >= 0.5 * se, "n {n} k {k}: spacing {sa} vs exact {se}");
+        }
+    }
+
+    #[test]
+    fn bitmap_and_sorted_paths_agree() {
+        // Level counts 0..=9 and, at every level, the representatives and the start.
+        for (pts, seed) in [(surface_cloud(40_000, 3), 1u64), (surface_cloud(3_000, 4), 0xABCD_0000_0001)] {
+            let q = quantiser(&pts).unwrap();
+            let bitmaps = occupancy_bitmaps(&pts, &q, 9);
+            assert_eq!(occupancy_bitmaps(&pts, &q, 7)[..], bitmaps[..8]);
+            let keys = sorted_codes(&pts, &q);
+            let by_sort = occupied_by_level(&keys);
+            for level in 0..=9 {
+                let count: usize = bitmaps[level].iter().map(|w| w.count_ones() as usize).sum();
+                assert_eq!(count, by_sort[level], "level {level}");
+                let a = reps_by_bitmap(&pts, &q, &bitmaps[level], level, seed);
+                let b = reps_by_sort(&pts, &q, &keys, level, seed);
+                assert_eq!((a.reps, a.start, a.cell_size), (b.reps, b.start, b.cell_size), "level {level}");
+            }
+            assert_eq!(by_sort[0], 1);
+            assert!(by_sort[BITS as usize] <= pts.len());
+        }
+    }
+
+    #[test]
+    fn large_cloud_takes_the_bitmap_path_and_meets_the_guarantee() {
+        // k = 1500 is served by the level-7 bitmap, k = 20 000 needs the level-9 one (the sheet
+        // and blob have about 10⁴ occupied level-7 cells, fewer than 2·20 000).
+        let pts = surface_cloud(SORT_BELOW + 20_000, 12);
+        let extent = quantiser(&pts).unwrap().extent;
+        for (k, finer_than_7) in [(1500usize, false), (20_000, true)] {
+            let a = fps_approx(&pts, k, 8).unwrap();
+            let r = representatives(&pts, k, 8).unwrap();
+            assert_eq!(a.representatives, r.reps.len());
+            assert!(a.representatives >= MIN_OVERSAMPLE * k);
+            assert_eq!(a.cell_size < extent / 128.0 * (1.0 - 1e-12), finer_than_7, "k {k}: cell {}", a.cell_size);
+            let e = fps_exact(&pts, k, 0).unwrap();
+            let (sa, se) = (min_spacing(&pts, &a.indices), min_spacing(&pts, &e));
+            assert!(sa >= (se - 2.0 * a.cover) / 2.0 && sa >= 0.5 * se, "k {k}: spacing {sa} vs exact {se}");
         }
     }
 

@@ -6,7 +6,7 @@
 //! | [`sample`] | area-weighted random points on any triangle surface, with the triangle's normal | [`sample_surface`], [`Surface`] |
 //! | [`heightfield`] | the same straight from a height field (the terrain mesher's triangulation, no mesh built) | [`heightfield_points`] |
 //! | [`fps`] | exact farthest-point sampling, bucketed k-d tree (QuickFPS-style), identical to the O(n·k) greedy | [`fps_exact`], [`fps_naive`], [`min_spacing`] |
-//! | [`fps_approx`] | approximate FPS for very large clouds (one random point per voxel cell, then exact FPS), with a stated guarantee | [`fps_approx()`] |
+//! | [`mod@fps_approx`] | approximate FPS for very large clouds (one random point per voxel cell, then exact FPS), with a stated guarantee | [`fps_approx()`] |
 //! | [`voxelize`] | points → dense occupancy voxels in the project's y-up volume layout | [`voxelize_points`] |
 //! | [`splat`] | one flat Gaussian per point (scale from the k-NN spacing, thin axis on the normal) and the standard 3DGS binary PLY | [`splats_from_cloud`], [`checked_splat_ply`] |
 //!

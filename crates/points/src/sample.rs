@@ -19,7 +19,7 @@
 //!    probability `area_t / S_last`, and a zero-area triangle never (its `S_t` equals the one
 //!    before it).
 //! 3. **Point.** With `u₁, u₂` and `s = √u₁`, the point is `(1 − s)·a + s(1 − u₂)·b + s·u₂·c`
-//!    (Osada, Funkhouser, Chazelle and Dobkin, "Shape distributions", ACM TOG 2002, §4.2):
+//!    (Osada, Funkhouser, Chazelle and Dobkin, "Shape distributions", ACM TOG 2002):
 //!    uniform over the triangle, barycentric weights all in `[0, 1]`.
 //! 4. **Normal.** `normalize((b − a) × (c − a))` as `f32`.
 //!
