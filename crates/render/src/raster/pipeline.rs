@@ -12,7 +12,12 @@
 //!   to exactly one of them.
 //! * **Depth** is `d = 1 − z/w` (0 at the far plane, 2 at the near plane; larger is nearer), an
 //!   affine function of the sample position on each triangle. Storing `1 − z/w` rather than
-//!   `z/w` keeps the precision of `f32` where `z/w` crowds towards 1, as reversed-z does.
+//!   `z/w` keeps the precision of `f32` where `z/w` crowds towards 1, as reversed-z does. Buffers
+//!   start at 0 (so they come zeroed from the allocator and are first touched by the thread
+//!   that draws them): a sample is drawn when its `d > 0` beats the stored value, and ids are
+//!   stored plus one, 0 meaning empty.
+//! * Every vertex is transformed, classified against the clip planes and snapped once; a
+//!   triangle inside all planes (the common case) only reads its corners' snapped coordinates.
 //! * **Binning**: primitives are processed in fixed chunks of [`CHUNK`] in parallel; each chunk
 //!   lists its primitives per band of [`BAND_ROWS`] sample rows in primitive order. Bands are
 //!   then rasterised in parallel, each visiting the chunks in order, so every sample sees its
@@ -38,6 +43,21 @@ const SPAN_SOLVE_WIDTH: i32 = 12;
 
 /// A 4 × 4 matrix, column-major: `m[column][row]`.
 pub(crate) type Mat4 = [[f64; 4]; 4];
+
+/// `⌊x⌋` without a libm call (baseline x86-64 has no rounding instruction); saturates outside
+/// the `i64` range, NaN gives 0.
+#[inline]
+pub(crate) fn floor_i(x: f64) -> i64 {
+    let i = x as i64;
+    i - ((i as f64) > x) as i64
+}
+
+/// `⌈x⌉`, as [`floor_i`].
+#[inline]
+pub(crate) fn ceil_i(x: f64) -> i64 {
+    let i = x as i64;
+    i + ((i as f64) < x) as i64
+}
 
 /// `m · (p, 1)`.
 #[inline]
@@ -127,17 +147,17 @@ pub(crate) trait Rows {
     fn rows(&self) -> (i32, i32);
 }
 
-/// One chunk's primitives and, per band, the indices of those touching it (in order).
+/// One chunk's primitives sorted by band (a primitive touching several bands is copied into
+/// each), in submission order within a band, so a band reads its primitives sequentially.
 pub(crate) struct Chunk<T> {
-    pub items: Vec<T>,
+    items: Vec<T>,
     starts: Vec<u32>,
-    order: Vec<u32>,
 }
 
-impl<T: Rows> Chunk<T> {
-    fn new(items: Vec<T>, bands: usize) -> Self {
+impl<T: Rows + Copy> Chunk<T> {
+    fn new(src: &[T], bands: usize) -> Self {
         let mut starts = vec![0u32; bands + 1];
-        for it in &items {
+        for it in src {
             let (y0, y1) = it.rows();
             for b in (y0 as usize / BAND_ROWS)..=(y1 as usize / BAND_ROWS) {
                 starts[b + 1] += 1;
@@ -146,38 +166,44 @@ impl<T: Rows> Chunk<T> {
         for b in 0..bands {
             starts[b + 1] += starts[b];
         }
+        let Some(&first) = src.first() else {
+            return Self { items: Vec::new(), starts };
+        };
         let mut fill: Vec<u32> = starts[..bands].to_vec();
-        let mut order = vec![0u32; starts[bands] as usize];
-        for (k, it) in items.iter().enumerate() {
+        let mut items = vec![first; starts[bands] as usize];
+        for it in src {
             let (y0, y1) = it.rows();
             for b in (y0 as usize / BAND_ROWS)..=(y1 as usize / BAND_ROWS) {
-                order[fill[b] as usize] = k as u32;
+                items[fill[b] as usize] = *it;
                 fill[b] += 1;
             }
         }
-        Self { items, starts, order }
+        Self { items, starts }
     }
+}
 
+impl<T> Chunk<T> {
     /// The primitives touching band `b`, in submission order.
     #[inline]
-    pub fn band(&self, b: usize) -> impl Iterator<Item = &T> {
-        self.order[self.starts[b] as usize..self.starts[b + 1] as usize].iter().map(move |&k| &self.items[k as usize])
+    pub fn band(&self, b: usize) -> &[T] {
+        &self.items[self.starts[b] as usize..self.starts[b + 1] as usize]
     }
 }
 
 /// Runs `make(i, &mut out)` for every primitive `i < n` in parallel chunks and bins the
-/// results. Chunks come back in order.
+/// results. Chunks come back in order. The unsorted primitives go to a scratch vector reused
+/// by each worker.
 pub(crate) fn build_chunks<T, F>(n: usize, bands: usize, make: F) -> Vec<Chunk<T>>
 where
-    T: Rows + Send,
+    T: Rows + Copy + Send,
     F: Fn(usize, &mut Vec<T>) + Sync,
 {
     (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .map(|c| {
-            let mut items = Vec::with_capacity(CHUNK.min(n - c * CHUNK));
+        .map_init(Vec::new, |items, c| {
+            items.clear();
             for i in c * CHUNK..n.min((c + 1) * CHUNK) {
-                make(i, &mut items);
+                make(i, items);
             }
             Chunk::new(items, bands)
         })
@@ -191,7 +217,7 @@ pub(crate) struct Tri {
     /// Fixed-point sample coordinates of the corners.
     v: [[i32; 2]; 3],
     /// Inclusive sample bounding box `[x0, x1, y0, y1]`, clamped to the target.
-    bbox: [i32; 4],
+    bbox: [u16; 4],
     /// Depth at corner 0 and its gradient per sample in x and y.
     plane: [f64; 3],
     /// The primitive's id (the source triangle index).
@@ -201,7 +227,7 @@ pub(crate) struct Tri {
 impl Rows for Tri {
     #[inline]
     fn rows(&self) -> (i32, i32) {
-        (self.bbox[2], self.bbox[3])
+        (self.bbox[2] as i32, self.bbox[3] as i32)
     }
 }
 
@@ -229,21 +255,71 @@ fn outcode(c: &[f64; 4]) -> u8 {
     o
 }
 
-/// Clips the clip-space triangle `c` and appends its visible parts to `out` as snapped
-/// triangles. With `cull_back`, triangles counter-clockwise on screen (y up, the glTF front
-/// face) are kept and the others dropped.
-pub(crate) fn setup_triangle(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tri>) {
-    let codes = [outcode(&c[0]), outcode(&c[1]), outcode(&c[2])];
-    if codes[0] & codes[1] & codes[2] != 0 {
+/// A vertex's clip-plane outcode and, when it is inside all planes, its snapped sample position
+/// and depth.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Screen {
+    p: [i64; 2],
+    d: f64,
+    code: u8,
+}
+
+/// Perspective divide and snap: fixed-point sample position and depth `1 − z/w`, or `None`
+/// when `w ≤ 0`. The one function every corner goes through, clipped or not, so a vertex
+/// shared by two triangles snaps to the same point in both.
+#[inline]
+fn project(c: &[f64; 4], t: &Target) -> Option<([i64; 2], f64)> {
+    let w = c[3];
+    if w.is_nan() || w <= 0.0 {
+        return None;
+    }
+    let inv = 1.0 / w;
+    let scale = SUB as f64;
+    let sx = (c[0] * inv + 1.0) * 0.5 * t.sw as f64;
+    let sy = (1.0 - c[1] * inv) * 0.5 * t.sh as f64;
+    Some(([floor_i(sx * scale + 0.5), floor_i(sy * scale + 0.5)], 1.0 - c[2] * inv))
+}
+
+/// Classifies and snaps one vertex.
+#[inline]
+pub(crate) fn screen(c: &[f64; 4], t: &Target) -> Screen {
+    let code = outcode(c);
+    match (code, project(c, t)) {
+        (0, Some((p, d))) => Screen { p, d, code },
+        // Inside every plane but w ≤ 0 only happens for a degenerate all-zero vertex.
+        (0, None) => Screen { code: 0xff, ..Screen::default() },
+        _ => Screen { code, ..Screen::default() },
+    }
+}
+
+/// Sets up triangle `id` with corners `k`: trivially accepted, rejected, or clipped in
+/// homogeneous space; appends its visible parts to `out`. With `cull_back`, triangles
+/// counter-clockwise on screen (y up, the glTF front face) are kept and the others dropped.
+pub(crate) fn setup_triangle(
+    clip: &[[f64; 4]],
+    scr: &[Screen],
+    k: [usize; 3],
+    id: u32,
+    t: &Target,
+    cull_back: bool,
+    out: &mut Vec<Tri>,
+) {
+    let s = [scr[k[0]], scr[k[1]], scr[k[2]]];
+    if s[0].code & s[1].code & s[2].code != 0 {
         return;
     }
-    if codes[0] | codes[1] | codes[2] == 0 {
-        emit(c, id, t, cull_back, out);
+    let or = s[0].code | s[1].code | s[2].code;
+    if or == 0 {
+        emit([s[0].p, s[1].p, s[2].p], [s[0].d, s[1].d, s[2].d], id, t, cull_back, out);
         return;
     }
-    let or = codes[0] | codes[1] | codes[2];
+    if or == 0xff {
+        return;
+    }
     let mut poly = [[0.0f64; 4]; 9];
-    poly[..3].copy_from_slice(&c);
+    for (dst, &i) in poly.iter_mut().zip(&k) {
+        *dst = clip[i];
+    }
     let mut n = 3;
     for p in 0..6 {
         if or & (1 << p) == 0 {
@@ -262,10 +338,10 @@ pub(crate) fn setup_triangle(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: b
             if (da >= 0.0) != (db >= 0.0) {
                 // From the inside end towards the outside end, whichever way the edge runs.
                 let (pin, din, pout, dout) = if da >= 0.0 { (a, da, b, db) } else { (b, db, a, da) };
-                let s = din / (din - dout);
+                let f = din / (din - dout);
                 let mut v = [0.0; 4];
-                for k in 0..4 {
-                    v[k] = pin[k] + s * (pout[k] - pin[k]);
+                for c in 0..4 {
+                    v[c] = pin[c] + f * (pout[c] - pin[c]);
                 }
                 next[m] = v;
                 m += 1;
@@ -277,27 +353,21 @@ pub(crate) fn setup_triangle(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: b
             return;
         }
     }
-    for k in 1..n - 1 {
-        emit([poly[0], poly[k], poly[k + 1]], id, t, cull_back, out);
+    let mut pr = [([0i64; 2], 0.0f64); 9];
+    for i in 0..n {
+        match project(&poly[i], t) {
+            Some(q) => pr[i] = q,
+            None => return,
+        }
+    }
+    for i in 1..n - 1 {
+        emit([pr[0].0, pr[i].0, pr[i + 1].0], [pr[0].1, pr[i].1, pr[i + 1].1], id, t, cull_back, out);
     }
 }
 
-/// Divides, snaps and sets up one clipped triangle.
-fn emit(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tri>) {
-    let scale = (1u32 << SUB_BITS) as f64;
-    let mut v = [[0i64; 2]; 3];
-    let mut d = [0.0f64; 3];
-    for k in 0..3 {
-        let w = c[k][3];
-        if w.is_nan() || w <= 0.0 {
-            return;
-        }
-        let inv = 1.0 / w;
-        let sx = (c[k][0] * inv + 1.0) * 0.5 * t.sw as f64;
-        let sy = (1.0 - c[k][1] * inv) * 0.5 * t.sh as f64;
-        v[k] = [(sx * scale).round() as i64, (sy * scale).round() as i64];
-        d[k] = 1.0 - c[k][2] * inv;
-    }
+/// Sets up one snapped triangle: orientation, bounding box, depth plane.
+#[inline]
+fn emit(mut v: [[i64; 2]; 3], mut d: [f64; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tri>) {
     let area = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[2][0] - v[0][0]) * (v[1][1] - v[0][1]);
     if area == 0 || (cull_back && area > 0) {
         return;
@@ -306,8 +376,8 @@ fn emit(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tr
         v.swap(1, 2);
         d.swap(1, 2);
     }
-    let lo = |a: i64| (a - HALF + SUB - 1).div_euclid(SUB);
-    let hi = |a: i64| (a - HALF).div_euclid(SUB);
+    let lo = |a: i64| (a - HALF + SUB - 1) >> SUB_BITS;
+    let hi = |a: i64| (a - HALF) >> SUB_BITS;
     let x0 = lo(v[0][0].min(v[1][0]).min(v[2][0])).max(0);
     let x1 = hi(v[0][0].max(v[1][0]).max(v[2][0])).min(t.sw as i64 - 1);
     let y0 = lo(v[0][1].min(v[1][1]).min(v[2][1])).max(0);
@@ -315,17 +385,15 @@ fn emit(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tr
     if x0 > x1 || y0 > y1 {
         return;
     }
-    let f = |a: i64| a as f64 / scale;
-    let (a, b) = (f(v[1][0] - v[0][0]), f(v[1][1] - v[0][1]));
-    let (cc, e) = (f(v[2][0] - v[0][0]), f(v[2][1] - v[0][1]));
+    // Depth plane in sample units: d = d0 + ddx·(x − x0) + ddy·(y − y0).
+    let (a, b) = ((v[1][0] - v[0][0]) as f64, (v[1][1] - v[0][1]) as f64);
+    let (c, e) = ((v[2][0] - v[0][0]) as f64, (v[2][1] - v[0][1]) as f64);
     let (p, q) = (d[1] - d[0], d[2] - d[0]);
-    let area_f = a * e - cc * b;
-    let ddx = (p * e - q * b) / area_f;
-    let ddy = (a * q - cc * p) / area_f;
+    let k = SUB as f64 / area.abs() as f64;
     out.push(Tri {
-        v: [[v[0][0] as i32, v[0][1] as i32], [v[1][0] as i32, v[1][1] as i32], [v[2][0] as i32, v[2][1] as i32]],
-        bbox: [x0 as i32, x1 as i32, y0 as i32, y1 as i32],
-        plane: [d[0], ddx, ddy],
+        v: v.map(|p| [p[0] as i32, p[1] as i32]),
+        bbox: [x0 as u16, x1 as u16, y0 as u16, y1 as u16],
+        plane: [d[0], (p * e - q * b) * k, (a * q - c * p) * k],
         id,
     });
 }
@@ -334,12 +402,12 @@ fn emit(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tr
 /// covered sample (top-left fill rule), row by row, left to right.
 #[inline]
 pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnMut(usize, usize, f32)) {
-    let ylo = t.bbox[2].max(band_y0);
-    let yhi = t.bbox[3].min(band_y1);
+    let ylo = (t.bbox[2] as i32).max(band_y0);
+    let yhi = (t.bbox[3] as i32).min(band_y1);
     if ylo > yhi {
         return;
     }
-    let (xlo, xhi) = (t.bbox[0], t.bbox[1]);
+    let (xlo, xhi) = (t.bbox[0] as i32, t.bbox[1] as i32);
     let px = xlo as i64 * SUB + HALF;
     let py = ylo as i64 * SUB + HALF;
     let mut row = [0i64; 3];
@@ -401,8 +469,8 @@ pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnM
     }
 }
 
-/// Rasterises binned triangles into a depth buffer (`d`, larger nearer, cleared to −∞) and, when
-/// `ids` is given, an id buffer (cleared to `u32::MAX`). Nearer wins; on a tie the earlier
+/// Rasterises binned triangles into a depth buffer (`d`, larger nearer, cleared to 0) and, when
+/// `ids` is given, an id buffer of `id + 1` (cleared to 0). Nearer wins; on a tie the earlier
 /// triangle stays.
 pub(crate) fn raster_depth_ids(chunks: &[Chunk<Tri>], t: &Target, depth: &mut [f32], ids: Option<&mut [u32]>) {
     let sw = t.sw;
@@ -412,7 +480,7 @@ pub(crate) fn raster_depth_ids(chunks: &[Chunk<Tri>], t: &Target, depth: &mut [f
         let y1 = (y0 + BAND_ROWS).min(t.sh) - 1;
         for ch in chunks {
             for tri in ch.band(b) {
-                let id = tri.id;
+                let id = tri.id + 1;
                 raster_tri(tri, y0 as i32, y1 as i32, |x, y, d| {
                     let k = (y - y0) * sw + x;
                     if d > dband[k] {
@@ -442,9 +510,10 @@ pub(crate) fn transform_all(m: &Mat4, n: usize, pos: impl Fn(usize) -> [f64; 3] 
 
 /// Sets up and bins every triangle of `indices` over the clip coordinates `clip`.
 pub(crate) fn bin_triangles(clip: &[[f64; 4]], indices: &[u32], t: &Target, cull_back: bool) -> Vec<Chunk<Tri>> {
+    let scr: Vec<Screen> = clip.par_iter().map(|c| screen(c, t)).collect();
     build_chunks(indices.len() / 3, t.bands(), |i, out| {
-        let c = [clip[indices[3 * i] as usize], clip[indices[3 * i + 1] as usize], clip[indices[3 * i + 2] as usize]];
-        setup_triangle(c, i as u32, t, cull_back, out);
+        let k = [indices[3 * i] as usize, indices[3 * i + 1] as usize, indices[3 * i + 2] as usize];
+        setup_triangle(clip, &scr, k, i as u32, t, cull_back, out);
     })
 }
 

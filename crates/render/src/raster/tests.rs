@@ -331,6 +331,37 @@ fn triangles_crossing_the_near_plane_are_clipped_not_dropped() {
 // ---------------------------------------------------------------- shading
 
 #[test]
+fn sky_rays_match_unprojection() {
+    let persp = camera([1.0, 2.0, 3.0], [0.0, 0.5, -4.0], [0.0, 1.0, 0.0], 70.0, 64, 48);
+    let mut ortho = pixel_view(64, 48);
+    ortho.view_proj = mat_mul(&ortho.view_proj, &look_at([0.0; 3], [0.3, -0.5, 1.0], [0.0, 1.0, 0.0]));
+    let mut rng = Rng(5);
+    for v in [persp, ortho] {
+        let inv = pipeline::invert(&v.view_proj).unwrap();
+        let up = normalise([0.1, 1.0, 0.2]).unwrap();
+        let sky = shade::SkyShader::new(&Sky::default(), up, inv);
+        for _ in 0..100 {
+            let (x, y) = (rng.next() * 2.0 - 1.0, rng.next() * 2.0 - 1.0);
+            let want = dot(shade::ray(&inv, x, y), up);
+            let e = sky.sin_elevation(x, y);
+            assert!((e - want).abs() < 1e-9, "{e} vs {want}");
+            // The table agrees with the exact blend to within a level.
+            let exact = sky.colour_at(x, y).map(shade::to_srgb8);
+            assert!(close(sky.srgb_at(x, y), exact, 1));
+        }
+    }
+    // Looking up shows the zenith, down the ground, level the horizon.
+    let s = Sky::default();
+    for (target, want) in
+        [([0.0, 100.0, -1.0], s.zenith), ([0.0, -100.0, -1.0], s.ground), ([0.0, 0.0, -1.0], s.horizon)]
+    {
+        let v = camera([0.0; 3], target, [0.0, 1.0, 0.0], 1.0, 8, 8);
+        let sky = shade::SkyShader::new(&s, [0.0, 1.0, 0.0], pipeline::invert(&v.view_proj).unwrap());
+        assert!(close(sky.srgb_at(0.0, 0.0), want, 8), "{:?} vs {want:?}", sky.srgb_at(0.0, 0.0));
+    }
+}
+
+#[test]
 fn srgb_round_trips_every_byte() {
     for u in 0..=255u8 {
         assert_eq!(shade::to_srgb8(shade::to_linear(u)), u);
@@ -577,12 +608,13 @@ fn points_nearest_wins_and_footprints_are_exact() {
         assert!(close(f.image.pixel(20, 20), [0, 0, 200], 1));
         // A square of radius 2 centred on a pixel corner covers 4 × 4 pixels.
         assert_eq!(f.distance.iter().filter(|d| d.is_finite()).count(), 16);
-        let d = dot(sub([20.0, 20.0, -5.0], v.eye), sub([20.0, 20.0, -5.0], v.eye)).sqrt() as f32;
-        assert_eq!(f.distance[20 * 40 + 20], d);
+        // The distance is to the splat under the pixel centre (the splat lies at the point's depth).
+        let d = dot(sub([20.5, 20.5, -5.0], v.eye), sub([20.5, 20.5, -5.0], v.eye)).sqrt() as f32;
+        assert!((f.distance[20 * 40 + 20] - d).abs() < 1e-3, "{} vs {d}", f.distance[20 * 40 + 20]);
     }
-    // A disc of radius 3 on a pixel centre covers the 29 pixels within distance 3.
+    // A disc of radius 3.1 on a pixel centre covers the 29 pixels within distance 3 (√10 > 3.1).
     let one = vec![[20.5, 20.5, 0.0]];
-    let disc = PointParams { shape: PointShape::Disc, size: PointSize::Pixels(3.0), ..PointParams::default() };
+    let disc = PointParams { shape: PointShape::Disc, size: PointSize::Pixels(3.1), ..PointParams::default() };
     let f = render_points(&v, &PointsRef::new(&one), &disc).unwrap();
     assert_eq!(f.distance.iter().filter(|d| d.is_finite()).count(), 29);
     // Tiny radii still draw one pixel.
