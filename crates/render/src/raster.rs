@@ -12,12 +12,14 @@
 //! **Triangles** ([`render_mesh`]). Positions (`f32` or `f64`), optional per-vertex normals and
 //! sRGB colours, `u32` indices, three per triangle; both faces are drawn unless
 //! [`MeshParams::cull_backfaces`] (front = counter-clockwise on screen, glTF's convention).
-//! 1. Vertices are transformed; triangles are clipped in homogeneous space against the near and
-//!    far planes and a guard band (a triangle crossing the near plane keeps its visible part),
-//!    snapped to 1/256 sample in fixed point and binned into bands of sample rows.
-//! 2. Bands are rasterised in parallel with exact integer edge functions and the top-left fill
-//!    rule (shared edges are drawn exactly once: no gaps, no double hits), into a depth buffer
-//!    (`1 − z/w`, nearer wins, the earlier triangle on a tie) and a triangle-id buffer.
+//! 1. Vertices are transformed and snapped once; triangles are clipped in homogeneous space
+//!    against the near and far planes and a guard band (a triangle crossing the near plane keeps
+//!    its visible part), with corners snapped to 1/256 sample in fixed point.
+//! 2. Triangles are rasterised in parallel chunks with exact integer edge functions and the
+//!    top-left fill rule (shared edges are drawn exactly once: no gaps, no double hits). Each
+//!    sample keeps the maximum of a 64-bit key, depth `1 − z/w` above the complemented triangle
+//!    index, by atomic `fetch_max`: the nearest triangle wins, the earlier one on an exact tie,
+//!    whatever order the threads deliver fragments in.
 //! 3. Each pixel's samples are grouped by triangle; each triangle is shaded once at its first
 //!    sample with perspective-correct barycentrics of the *original* triangle (from 2-D
 //!    homogeneous coordinates, so clipping never distorts attributes), in linear light:
@@ -39,12 +41,13 @@
 //!
 //! **Points** ([`render_points`]). Each point becomes a square or disc of a radius in pixels or
 //! in world units (projected with the matrix's vertical scale, `r · |row₁(xyz)| / w · height/2`),
-//! at its centre's depth, z-tested like triangles, and shaded by depth (grey from light near to
-//! dark far over the visible range), normal (`(n + 1)/2` as sRGB bytes) or colour.
+//! at its centre's depth, z-tested with the same kind of atomic key (depth above the sRGB
+//! colour), and shaded by depth (grey from light near to dark far over the range of the pixels'
+//! distances), normal (`(n/|n| + 1)/2` as sRGB bytes) or colour. Unlit.
 //!
-//! **Determinism.** Work is split into fixed chunks and bands that do not depend on the thread
-//! count; each band sees its primitives in submission order. The bytes of the image and the
-//! distances are the same for any rayon pool size.
+//! **Determinism.** The depth test keeps a maximum, which does not depend on the order of the
+//! fragments, and every later pass computes each pixel on its own: the bytes of the image and the
+//! distances are the same for any rayon pool size. (Points tie-break equal depths by colour.)
 //!
 //! **Errors.** [`RasterError`], before anything is drawn: zero-size or oversized images, a
 //! non-finite or singular matrix, an empty mesh or cloud, a NaN or infinite position or normal,
@@ -61,10 +64,11 @@ mod tests;
 
 pub use error::RasterError;
 
-use pipeline::{bin_triangles, invert, raster_depth_ids, transform_all, Mat4, Target, MAX_SAMPLES_PER_AXIS};
+use pipeline::{draw_triangles, invert, transform_all, Mat4, Target, MAX_SAMPLES_PER_AXIS};
 use points::{resolve_points, splat_points, Radius};
 use rayon::prelude::*;
-use shade::{buffers, normalise, resolve, rgb_to_linear, EyeDir, MeshShader, ShadowMap, SkyShader};
+use shade::{key_buffer, normalise, resolve, rgb_to_linear, tri_key, EyeDir, MeshShader, ShadowMap, SkyShader};
+use std::sync::atomic::Ordering::Relaxed;
 
 use crate::image::Rgb8Image;
 
@@ -554,12 +558,14 @@ pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Resu
     let positions = mesh.positions;
     let pos = move |i: usize| positions.get(i);
     let clip = transform_all(&view.view_proj, positions.len(), pos);
-    let ids = {
-        let chunks = bin_triangles(&clip, mesh.indices, &t, params.cull_backfaces);
-        let (mut depth, mut ids) = buffers(&t);
-        raster_depth_ids(&chunks, &t, &mut depth, Some(&mut ids));
-        ids
-    };
+    let keys = key_buffer(&t);
+    draw_triangles(&clip, mesh.indices, &t, params.cull_backfaces, |x, y, d, id| {
+        let cell = &keys[y * t.sw + x];
+        let k = tri_key(d, id);
+        if k > cell.load(Relaxed) {
+            cell.fetch_max(k, Relaxed);
+        }
+    });
     let shadow = params.shadows.map(|sp| ShadowMap::build(positions.len(), pos, mesh.indices, sun, &sp));
     let shader = MeshShader {
         pos,
@@ -580,7 +586,7 @@ pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Resu
         fog: params.fog.map(|f| (f, rgb_to_linear(f.colour))),
     };
     let sky = SkyShader::new(&params.sky, up, inv);
-    let (image, distance) = resolve(&ids, &t, s, &sky, |id, x, y| shader.shade(id, x, y));
+    let (image, distance) = resolve(&keys, &t, s, &sky, |id, x, y| shader.shade(id, x, y));
     Ok(RasterFrame { image, distance })
 }
 

@@ -1,5 +1,5 @@
 //! The triangle pipeline shared by the colour pass and the shadow pass: transform, clip,
-//! snap, bin into row bands, and rasterise one band at a time.
+//! snap, and rasterise into a buffer of order-independent depth keys.
 //!
 //! * **Clipping** happens in homogeneous clip space against the near plane `z = −w`, the far
 //!   plane `z = w` and a guard band `|x|, |y| ≤ 4w` (Sutherland–Hodgman, the polygon fanned back
@@ -9,19 +9,18 @@
 //!   y down, sample `(i, j)` centred at `(i + ½, j + ½)`) in fixed point with
 //!   [`SUB_BITS`] fractional bits. Edge functions are then exact `i64` integers, so the top-left
 //!   rule is exact and meshes are watertight: a sample on an edge shared by two triangles belongs
-//!   to exactly one of them.
+//!   to exactly one of them. Every vertex is transformed, classified against the clip planes and
+//!   snapped once; a triangle inside all planes (the common case) only reads its corners.
 //! * **Depth** is `d = 1 − z/w` (0 at the far plane, 2 at the near plane; larger is nearer), an
 //!   affine function of the sample position on each triangle. Storing `1 − z/w` rather than
-//!   `z/w` keeps the precision of `f32` where `z/w` crowds towards 1, as reversed-z does. Buffers
-//!   start at 0 (so they come zeroed from the allocator and are first touched by the thread
-//!   that draws them): a sample is drawn when its `d > 0` beats the stored value, and ids are
-//!   stored plus one, 0 meaning empty.
-//! * Every vertex is transformed, classified against the clip planes and snapped once; a
-//!   triangle inside all planes (the common case) only reads its corners' snapped coordinates.
-//! * **Binning**: primitives are processed in fixed chunks of [`CHUNK`] in parallel; each chunk
-//!   lists its primitives per band of [`BAND_ROWS`] sample rows in primitive order. Bands are
-//!   then rasterised in parallel, each visiting the chunks in order, so every sample sees its
-//!   primitives in submission order whatever the thread count: the output is deterministic.
+//!   `z/w` keeps the precision of `f32` where `z/w` crowds towards 1, as reversed-z does.
+//! * **Order-independent depth test.** Fragments go to a caller's sink, which keeps per sample
+//!   the maximum of a key whose high bits are the depth's `f32` bits (positive floats order like
+//!   their bits) with an atomic `fetch_max`. A maximum does not depend on the order fragments
+//!   arrive in, so triangles are drawn in parallel chunks straight from the index list with no
+//!   binning or sorting, and the result is the same for any thread count. Triangles whose
+//!   bounding box exceeds [`BIG_SAMPLES`] are set aside and drawn afterwards in blocks of rows,
+//!   so one huge triangle still spreads over the threads.
 
 use rayon::prelude::*;
 
@@ -29,10 +28,12 @@ use rayon::prelude::*;
 pub(crate) const SUB_BITS: u32 = 8;
 const SUB: i64 = 1 << SUB_BITS;
 const HALF: i64 = SUB / 2;
-/// Sample rows per band (the unit of parallel work).
-pub(crate) const BAND_ROWS: usize = 16;
-/// Primitives per binning chunk.
+/// Primitives per unit of parallel work.
 pub(crate) const CHUNK: usize = 8192;
+/// Triangles covering a bounding box of more samples than this are drawn in row blocks.
+pub(crate) const BIG_SAMPLES: i64 = 64 * 64;
+/// Sample rows per block of a big triangle.
+const BLOCK_ROWS: i32 = 32;
 /// Guard band: clip x and y at ±`GUARD`·w.
 const GUARD: f64 = 4.0;
 /// Cap on samples per axis (keeps snapped coordinates and edge products far inside i32/i64).
@@ -129,11 +130,6 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.sh.div_ceil(BAND_ROWS)
-    }
-
     /// Normalised device coordinates of the centre of sample `(x, y)`.
     #[inline]
     pub fn ndc(&self, x: usize, y: usize) -> (f64, f64) {
@@ -141,94 +137,20 @@ impl Target {
     }
 }
 
-/// Something binned into bands: its inclusive sample-row range, already clamped to the target.
-pub(crate) trait Rows {
-    /// First and last sample rows touched.
-    fn rows(&self) -> (i32, i32);
-}
-
-/// One chunk's primitives sorted by band (a primitive touching several bands is copied into
-/// each), in submission order within a band, so a band reads its primitives sequentially.
-pub(crate) struct Chunk<T> {
-    items: Vec<T>,
-    starts: Vec<u32>,
-}
-
-impl<T: Rows + Copy> Chunk<T> {
-    fn new(src: &[T], bands: usize) -> Self {
-        let mut starts = vec![0u32; bands + 1];
-        for it in src {
-            let (y0, y1) = it.rows();
-            for b in (y0 as usize / BAND_ROWS)..=(y1 as usize / BAND_ROWS) {
-                starts[b + 1] += 1;
-            }
-        }
-        for b in 0..bands {
-            starts[b + 1] += starts[b];
-        }
-        let Some(&first) = src.first() else {
-            return Self { items: Vec::new(), starts };
-        };
-        let mut fill: Vec<u32> = starts[..bands].to_vec();
-        let mut items = vec![first; starts[bands] as usize];
-        for it in src {
-            let (y0, y1) = it.rows();
-            for b in (y0 as usize / BAND_ROWS)..=(y1 as usize / BAND_ROWS) {
-                items[fill[b] as usize] = *it;
-                fill[b] += 1;
-            }
-        }
-        Self { items, starts }
-    }
-}
-
-impl<T> Chunk<T> {
-    /// The primitives touching band `b`, in submission order.
-    #[inline]
-    pub fn band(&self, b: usize) -> &[T] {
-        &self.items[self.starts[b] as usize..self.starts[b + 1] as usize]
-    }
-}
-
-/// Runs `make(i, &mut out)` for every primitive `i < n` in parallel chunks and bins the
-/// results. Chunks come back in order. The unsorted primitives go to a scratch vector reused
-/// by each worker.
-pub(crate) fn build_chunks<T, F>(n: usize, bands: usize, make: F) -> Vec<Chunk<T>>
-where
-    T: Rows + Copy + Send,
-    F: Fn(usize, &mut Vec<T>) + Sync,
-{
-    (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map_init(Vec::new, |items, c| {
-            items.clear();
-            for i in c * CHUNK..n.min((c + 1) * CHUNK) {
-                make(i, items);
-            }
-            Chunk::new(items, bands)
-        })
-        .collect()
-}
-
 /// A snapped screen triangle, positively oriented in sample space (y down), with its sample
-/// bounding box and depth plane.
+/// bounding box and corner depths.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tri {
     /// Fixed-point sample coordinates of the corners.
     v: [[i32; 2]; 3],
     /// Inclusive sample bounding box `[x0, x1, y0, y1]`, clamped to the target.
     bbox: [u16; 4],
-    /// Depth at corner 0 and its gradient per sample in x and y.
-    plane: [f64; 3],
+    /// Depth `1 − z/w` at the corners.
+    d: [f64; 3],
+    /// One over twice the area in fixed-point units (the sum of the three edge functions).
+    inv_area: f64,
     /// The primitive's id (the source triangle index).
-    pub id: u32,
-}
-
-impl Rows for Tri {
-    #[inline]
-    fn rows(&self) -> (i32, i32) {
-        (self.bbox[2] as i32, self.bbox[3] as i32)
-    }
+    id: u32,
 }
 
 /// Signed distances of `c` to the six clip planes (inside when `>= 0`).
@@ -293,7 +215,7 @@ pub(crate) fn screen(c: &[f64; 4], t: &Target) -> Screen {
 }
 
 /// Sets up triangle `id` with corners `k`: trivially accepted, rejected, or clipped in
-/// homogeneous space; appends its visible parts to `out`. With `cull_back`, triangles
+/// homogeneous space; hands its visible parts to `sink`. With `cull_back`, triangles
 /// counter-clockwise on screen (y up, the glTF front face) are kept and the others dropped.
 pub(crate) fn setup_triangle(
     clip: &[[f64; 4]],
@@ -302,7 +224,7 @@ pub(crate) fn setup_triangle(
     id: u32,
     t: &Target,
     cull_back: bool,
-    out: &mut Vec<Tri>,
+    sink: &mut impl FnMut(&Tri),
 ) {
     let s = [scr[k[0]], scr[k[1]], scr[k[2]]];
     if s[0].code & s[1].code & s[2].code != 0 {
@@ -310,7 +232,7 @@ pub(crate) fn setup_triangle(
     }
     let or = s[0].code | s[1].code | s[2].code;
     if or == 0 {
-        emit([s[0].p, s[1].p, s[2].p], [s[0].d, s[1].d, s[2].d], id, t, cull_back, out);
+        emit([s[0].p, s[1].p, s[2].p], [s[0].d, s[1].d, s[2].d], id, t, cull_back, sink);
         return;
     }
     if or == 0xff {
@@ -361,21 +283,14 @@ pub(crate) fn setup_triangle(
         }
     }
     for i in 1..n - 1 {
-        emit([pr[0].0, pr[i].0, pr[i + 1].0], [pr[0].1, pr[i].1, pr[i + 1].1], id, t, cull_back, out);
+        emit([pr[0].0, pr[i].0, pr[i + 1].0], [pr[0].1, pr[i].1, pr[i + 1].1], id, t, cull_back, sink);
     }
 }
 
-/// Sets up one snapped triangle: orientation, bounding box, depth plane.
+/// Sets up one snapped triangle: bounding box, orientation.
 #[inline]
-fn emit(mut v: [[i64; 2]; 3], mut d: [f64; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tri>) {
-    let area = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[2][0] - v[0][0]) * (v[1][1] - v[0][1]);
-    if area == 0 || (cull_back && area > 0) {
-        return;
-    }
-    if area < 0 {
-        v.swap(1, 2);
-        d.swap(1, 2);
-    }
+fn emit(mut v: [[i64; 2]; 3], mut d: [f64; 3], id: u32, t: &Target, cull_back: bool, sink: &mut impl FnMut(&Tri)) {
+    // Most triangles of a dense mesh cover no sample centre: reject on the box first.
     let lo = |a: i64| (a - HALF + SUB - 1) >> SUB_BITS;
     let hi = |a: i64| (a - HALF) >> SUB_BITS;
     let x0 = lo(v[0][0].min(v[1][0]).min(v[2][0])).max(0);
@@ -385,25 +300,29 @@ fn emit(mut v: [[i64; 2]; 3], mut d: [f64; 3], id: u32, t: &Target, cull_back: b
     if x0 > x1 || y0 > y1 {
         return;
     }
-    // Depth plane in sample units: d = d0 + ddx·(x − x0) + ddy·(y − y0).
-    let (a, b) = ((v[1][0] - v[0][0]) as f64, (v[1][1] - v[0][1]) as f64);
-    let (c, e) = ((v[2][0] - v[0][0]) as f64, (v[2][1] - v[0][1]) as f64);
-    let (p, q) = (d[1] - d[0], d[2] - d[0]);
-    let k = SUB as f64 / area.abs() as f64;
-    out.push(Tri {
+    let area = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[2][0] - v[0][0]) * (v[1][1] - v[0][1]);
+    if area == 0 || (cull_back && area > 0) {
+        return;
+    }
+    if area < 0 {
+        v.swap(1, 2);
+        d.swap(1, 2);
+    }
+    sink(&Tri {
         v: v.map(|p| [p[0] as i32, p[1] as i32]),
         bbox: [x0 as u16, x1 as u16, y0 as u16, y1 as u16],
-        plane: [d[0], (p * e - q * b) * k, (a * q - c * p) * k],
+        d,
+        inv_area: 1.0 / area.abs() as f64,
         id,
     });
 }
 
-/// Rasterises `t` over sample rows `band_y0..=band_y1`, calling `frag(x, y, depth)` for every
+/// Rasterises `t` over sample rows `row0..=row1`, calling `frag(x, y, depth)` for every
 /// covered sample (top-left fill rule), row by row, left to right.
 #[inline]
-pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnMut(usize, usize, f32)) {
-    let ylo = (t.bbox[2] as i32).max(band_y0);
-    let yhi = (t.bbox[3] as i32).min(band_y1);
+pub(crate) fn raster_tri(t: &Tri, row0: i32, row1: i32, mut frag: impl FnMut(usize, usize, f32)) {
+    let ylo = (t.bbox[2] as i32).max(row0);
+    let yhi = (t.bbox[3] as i32).min(row1);
     if ylo > yhi {
         return;
     }
@@ -413,24 +332,50 @@ pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnM
     let mut row = [0i64; 3];
     let mut step_x = [0i64; 3];
     let mut step_y = [0i64; 3];
+    let mut bias = [0i64; 3];
     for e in 0..3 {
         let a = t.v[e];
         let b = t.v[(e + 1) % 3];
         let ex = (b[0] - a[0]) as i64;
         let ey = (b[1] - a[1]) as i64;
         let top_left = ey < 0 || (ey == 0 && ex > 0);
-        row[e] = ex * (py - a[1] as i64) - ey * (px - a[0] as i64) - if top_left { 0 } else { 1 };
+        bias[e] = if top_left { 0 } else { 1 };
+        row[e] = ex * (py - a[1] as i64) - ey * (px - a[0] as i64) - bias[e];
         step_x[e] = -ey * SUB;
         step_y[e] = ex * SUB;
     }
-    let scale = SUB as f64;
-    let ox = t.v[0][0] as f64 / scale;
-    let oy = t.v[0][1] as f64 / scale;
-    let [d0, ddx, ddy] = t.plane;
-    let solve = xhi - xlo >= SPAN_SOLVE_WIDTH;
+    let [d0, d1, d2] = t.d;
+    if xhi - xlo < SPAN_SOLVE_WIDTH {
+        // Small: test every sample of the box; depth from the edge functions, which are the
+        // barycentric weights times twice the area (edge e faces corner e + 2).
+        for y in ylo..=yhi {
+            let mut w = row;
+            for x in xlo..=xhi {
+                if (w[0] | w[1] | w[2]) >= 0 {
+                    let [b0, b1, b2] = [w[1] + bias[1], w[2] + bias[2], w[0] + bias[0]].map(|v| v as f64);
+                    frag(x as usize, y as usize, ((b0 * d0 + b1 * d1 + b2 * d2) * t.inv_area) as f32);
+                }
+                for e in 0..3 {
+                    w[e] += step_x[e];
+                }
+            }
+            for e in 0..3 {
+                row[e] += step_y[e];
+            }
+        }
+        return;
+    }
+    // Wide: the depth plane, d = d0 + ddx·(x − ox) + ddy·(y − oy) in sample units.
+    let f = |k: usize, c: usize| (t.v[k][c] - t.v[0][c]) as f64;
+    let (p, q) = (d1 - d0, d2 - d0);
+    let k = SUB as f64 * t.inv_area;
+    let ddx = (p * f(2, 1) - q * f(1, 1)) * k;
+    let ddy = (f(1, 0) * q - f(2, 0) * p) * k;
+    let ox = t.v[0][0] as f64 / SUB as f64;
+    let oy = t.v[0][1] as f64 / SUB as f64;
     for y in ylo..=yhi {
         let drow = d0 + ddx * (xlo as f64 + 0.5 - ox) + ddy * (y as f64 + 0.5 - oy);
-        if solve {
+        {
             // Exact span: edge e is non-negative from column xlo + k where w + s·k >= 0.
             let (mut lo, mut hi) = (0i64, (xhi - xlo) as i64);
             for e in 0..3 {
@@ -452,54 +397,10 @@ pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnM
             for k in lo..=hi {
                 frag((xlo as i64 + k) as usize, y as usize, (drow + ddx * k as f64) as f32);
             }
-        } else {
-            let mut w = row;
-            for x in xlo..=xhi {
-                if (w[0] | w[1] | w[2]) >= 0 {
-                    frag(x as usize, y as usize, (drow + ddx * (x - xlo) as f64) as f32);
-                }
-                for e in 0..3 {
-                    w[e] += step_x[e];
-                }
-            }
         }
         for e in 0..3 {
             row[e] += step_y[e];
         }
-    }
-}
-
-/// Rasterises binned triangles into a depth buffer (`d`, larger nearer, cleared to 0) and, when
-/// `ids` is given, an id buffer of `id + 1` (cleared to 0). Nearer wins; on a tie the earlier
-/// triangle stays.
-pub(crate) fn raster_depth_ids(chunks: &[Chunk<Tri>], t: &Target, depth: &mut [f32], ids: Option<&mut [u32]>) {
-    let sw = t.sw;
-    let band = BAND_ROWS * sw;
-    let run = |b: usize, dband: &mut [f32], mut iband: Option<&mut [u32]>| {
-        let y0 = b * BAND_ROWS;
-        let y1 = (y0 + BAND_ROWS).min(t.sh) - 1;
-        for ch in chunks {
-            for tri in ch.band(b) {
-                let id = tri.id + 1;
-                raster_tri(tri, y0 as i32, y1 as i32, |x, y, d| {
-                    let k = (y - y0) * sw + x;
-                    if d > dband[k] {
-                        dband[k] = d;
-                        if let Some(ib) = iband.as_deref_mut() {
-                            ib[k] = id;
-                        }
-                    }
-                });
-            }
-        }
-    };
-    match ids {
-        Some(ids) => depth
-            .par_chunks_mut(band)
-            .zip(ids.par_chunks_mut(band))
-            .enumerate()
-            .for_each(|(b, (dband, iband))| run(b, dband, Some(iband))),
-        None => depth.par_chunks_mut(band).enumerate().for_each(|(b, dband)| run(b, dband, None)),
     }
 }
 
@@ -508,27 +409,45 @@ pub(crate) fn transform_all(m: &Mat4, n: usize, pos: impl Fn(usize) -> [f64; 3] 
     (0..n).into_par_iter().map(|i| transform(m, pos(i))).collect()
 }
 
-/// Sets up and bins every triangle of `indices` over the clip coordinates `clip`.
-pub(crate) fn bin_triangles(clip: &[[f64; 4]], indices: &[u32], t: &Target, cull_back: bool) -> Vec<Chunk<Tri>> {
+/// Draws every triangle of `indices` over the clip coordinates `clip`, calling
+/// `frag(x, y, depth, triangle)` for each covered sample, from any thread and in no fixed
+/// order (the sink must be order-independent).
+pub(crate) fn draw_triangles<F>(clip: &[[f64; 4]], indices: &[u32], t: &Target, cull_back: bool, frag: F)
+where
+    F: Fn(usize, usize, f32, u32) + Sync,
+{
     let scr: Vec<Screen> = clip.par_iter().map(|c| screen(c, t)).collect();
-    build_chunks(indices.len() / 3, t.bands(), |i, out| {
-        let k = [indices[3 * i] as usize, indices[3 * i + 1] as usize, indices[3 * i + 2] as usize];
-        setup_triangle(clip, &scr, k, i as u32, t, cull_back, out);
-    })
-}
-
-/// Number of fragments each sample receives (no depth test): the watertightness check.
-#[cfg(test)]
-pub(crate) fn coverage_counts(chunks: &[Chunk<Tri>], t: &Target) -> Vec<u32> {
-    let mut count = vec![0u32; t.sw * t.sh];
-    for b in 0..t.bands() {
-        let y0 = b * BAND_ROWS;
-        let y1 = (y0 + BAND_ROWS).min(t.sh) - 1;
-        for ch in chunks {
-            for tri in ch.band(b) {
-                raster_tri(tri, y0 as i32, y1 as i32, |x, y, _| count[y * t.sw + x] += 1);
+    let n = indices.len() / 3;
+    let last_row = t.sh as i32 - 1;
+    let big: Vec<Vec<Tri>> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut big = Vec::new();
+            let mut sink = |tri: &Tri| {
+                let b = tri.bbox;
+                if (b[1] - b[0] + 1) as i64 * (b[3] - b[2] + 1) as i64 > BIG_SAMPLES {
+                    big.push(*tri);
+                } else {
+                    raster_tri(tri, 0, last_row, |x, y, d| frag(x, y, d, tri.id));
+                }
+            };
+            for i in c * CHUNK..n.min((c + 1) * CHUNK) {
+                let k = [indices[3 * i] as usize, indices[3 * i + 1] as usize, indices[3 * i + 2] as usize];
+                setup_triangle(clip, &scr, k, i as u32, t, cull_back, &mut sink);
             }
-        }
-    }
-    count
+            big
+        })
+        .collect();
+    let big: Vec<Tri> = big.into_iter().flatten().collect();
+    let jobs: Vec<(usize, i32)> = big
+        .iter()
+        .enumerate()
+        .flat_map(|(k, tri)| {
+            (tri.bbox[2] as i32..=tri.bbox[3] as i32).step_by(BLOCK_ROWS as usize).map(move |y| (k, y))
+        })
+        .collect();
+    jobs.par_iter().for_each(|&(k, y0)| {
+        let tri = &big[k];
+        raster_tri(tri, y0, (y0 + BLOCK_ROWS - 1).min(last_row), |x, y, d| frag(x, y, d, tri.id));
+    });
 }

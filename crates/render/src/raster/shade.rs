@@ -6,10 +6,11 @@
 //! light with weights `count / s²`; samples that hit nothing take the sky colour of the pixel's
 //! view ray. Output is sRGB-encoded through a 14-bit table.
 
-use super::pipeline::{bin_triangles, raster_depth_ids, transform, transform4, Mat4, Target};
+use super::pipeline::{draw_triangles, transform, transform4, Mat4, Target};
 use super::{Fog, Shadows, Sky};
 use crate::image::Rgb8Image;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 /// The sRGB decoding of a byte (IEC 61966-2-1).
@@ -212,7 +213,8 @@ impl EyeDir {
 pub(crate) struct ShadowMap {
     m: Mat4,
     res: usize,
-    depth: Vec<f32>,
+    /// Nearest-to-the-sun depth per texel as `f32` bits (0 = nothing).
+    depth: Vec<AtomicU32>,
     /// Normal offset and depth bias in world units.
     bias: f64,
     /// `bias` in the map's depth units.
@@ -265,9 +267,14 @@ impl ShadowMap {
         let res = p.resolution as usize;
         let t = Target { sw: res, sh: res };
         let clip: Vec<[f64; 4]> = (0..n).into_par_iter().map(|i| transform(&m, pos(i))).collect();
-        let chunks = bin_triangles(&clip, indices, &t, false);
-        let mut depth = vec![0.0f32; res * res];
-        raster_depth_ids(&chunks, &t, &mut depth, None);
+        let depth: Vec<AtomicU32> = (0..res * res).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        draw_triangles(&clip, indices, &t, false, |x, y, d, _| {
+            let cell = &depth[y * res + x];
+            let k = d.to_bits();
+            if k > cell.load(Relaxed) {
+                cell.fetch_max(k, Relaxed);
+            }
+        });
         let texel = 2.0 * half / res as f64;
         let bias = texel * p.bias_texels;
         Self { m, res, depth, bias, bias_d: bias * 2.0 / srange, pcf: p.pcf_radius as i64 }
@@ -292,7 +299,7 @@ impl ShadowMap {
                 let (x, y) = (tx + i, ty + j);
                 taps += 1;
                 let outside = x < 0 || y < 0 || x >= self.res as i64 || y >= self.res as i64;
-                if outside || d >= self.depth[y as usize * self.res + x as usize] as f64 {
+                if outside || d >= f32::from_bits(self.depth[y as usize * self.res + x as usize].load(Relaxed)) as f64 {
                     lit += 1;
                 }
             }
@@ -390,11 +397,18 @@ impl<P: Fn(usize) -> [f64; 3] + Sync> MeshShader<'_, P> {
     }
 }
 
-/// Resolves the id buffer (`id + 1`, 0 = sky) into pixels: for each pixel, distinct ids among
+/// The sample key of a triangle fragment: depth bits, then the complement of the id (so on a
+/// depth tie the earlier triangle wins, as in a sequential z-test). 0 means empty.
+#[inline]
+pub(crate) fn tri_key(d: f32, id: u32) -> u64 {
+    (d.to_bits() as u64) << 32 | !id as u64
+}
+
+/// Resolves the key buffer (see [`tri_key`]; 0 = sky) into pixels: for each pixel, distinct ids among
 /// its `s × s` samples are shaded once by `shade(id, ndc_x, ndc_y)` → (linear colour, eye
 /// distance) and box-filtered with the sky. Returns the image and each pixel's nearest eye
 /// distance (+∞ where every sample is sky).
-pub(crate) fn resolve<F>(ids: &[u32], t: &Target, s: usize, sky: &SkyShader, shade: F) -> (Rgb8Image, Vec<f32>)
+pub(crate) fn resolve<F>(keys: &[AtomicU64], t: &Target, s: usize, sky: &SkyShader, shade: F) -> (Rgb8Image, Vec<f32>)
 where
     F: Fn(u32, f64, f64) -> ([f64; 3], f64) + Sync,
 {
@@ -411,8 +425,9 @@ where
                 let sy = py * s + j;
                 for i in 0..s {
                     let sx = px * s + i;
-                    let id = ids[sy * t.sw + sx];
-                    if id == 0 {
+                    let key = keys[sy * t.sw + sx].load(Relaxed);
+                    let id = !(key as u32);
+                    if key == 0 {
                         sky_count += 1;
                     } else if let Some(u) = uniq[..n].iter_mut().find(|u| u.0 == id) {
                         u.1 += 1;
@@ -435,7 +450,7 @@ where
             let mut near = f64::INFINITY;
             for &(id, count, sx, sy) in &uniq[..n] {
                 let (x, y) = t.ndc(sx, sy);
-                let (c, d) = shade(id - 1, x, y);
+                let (c, d) = shade(id, x, y);
                 near = near.min(d);
                 for k in 0..3 {
                     acc[k] += c[k] * count as f64;
@@ -450,8 +465,7 @@ where
     (img, dist)
 }
 
-/// The depth and id buffers of a target, zeroed (empty).
-pub(crate) fn buffers(t: &Target) -> (Vec<f32>, Vec<u32>) {
-    let n = t.sw * t.sh;
-    (vec![0.0; n], vec![0; n])
+/// A zeroed (empty) key buffer for a target, first touched in parallel.
+pub(crate) fn key_buffer(t: &Target) -> Vec<AtomicU64> {
+    (0..t.sw * t.sh).into_par_iter().map(|_| AtomicU64::new(0)).collect()
 }
