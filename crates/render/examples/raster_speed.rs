@@ -2,7 +2,9 @@
 //! of a rolling height field at 1280 × 720, on a rayon pool of `THREADS` threads (default 2).
 //!
 //! `cargo run --release -p bozkir-render --example raster_speed` prints, per setting, the best and
-//! median wall time of 9 frames and the CPU time per frame over all threads. A measurement, not a test.
+//! median wall time of `FRAMES` frames (default 9) and the CPU time per frame summed over all
+//! threads (from /proc/self/stat; what a frame costs however busy the machine is). `ONLY=text`
+//! runs the settings whose name contains `text`. A measurement, not a test.
 
 use bozkir_render::raster::{
     render_mesh, render_points, MeshParams, MeshRef, NormalMode, PointParams, PointShading, PointShape, PointSize,

@@ -45,19 +45,29 @@ const SPAN_SOLVE_WIDTH: i32 = 12;
 /// A 4 × 4 matrix, column-major: `m[column][row]`.
 pub(crate) type Mat4 = [[f64; 4]; 4];
 
-/// `⌊x⌋` without a libm call (baseline x86-64 has no rounding instruction); saturates outside
-/// the `i64` range, NaN gives 0.
+/// 1.5 · 2⁵²: adding it rounds any `|x| < 2⁵¹` to an integer in the low mantissa bits.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+
+/// `x` rounded to the nearest integer (ties to even) by the add-magic trick: a float add and a
+/// bit cast, no libm call (baseline x86-64 has no rounding instruction) and no saturation
+/// checks. Meaningful for `|x| < 2⁵¹`; callers bound their inputs (or discard the result).
 #[inline]
-pub(crate) fn floor_i(x: f64) -> i64 {
-    let i = x as i64;
-    i - ((i as f64) > x) as i64
+fn round_i(x: f64) -> i64 {
+    (x + ROUND_MAGIC).to_bits() as i64 - ROUND_MAGIC.to_bits() as i64
 }
 
-/// `⌈x⌉`, as [`floor_i`].
+/// `⌊x⌋` for `|x| < 2⁵¹`.
+#[inline]
+pub(crate) fn floor_i(x: f64) -> i64 {
+    let r = round_i(x);
+    r - ((r as f64) > x) as i64
+}
+
+/// `⌈x⌉` for `|x| < 2⁵¹`.
 #[inline]
 pub(crate) fn ceil_i(x: f64) -> i64 {
-    let i = x as i64;
-    i + ((i as f64) < x) as i64
+    let r = round_i(x);
+    r + ((r as f64) < x) as i64
 }
 
 /// `m · (p, 1)`.
@@ -205,6 +215,10 @@ fn project(c: &[f64; 4], t: &Target) -> Option<([i64; 2], f64)> {
 /// Classifies and snaps one vertex.
 #[inline]
 pub(crate) fn screen(c: &[f64; 4], t: &Target) -> Screen {
+    if !c.iter().all(|v| v.is_finite()) {
+        // Only from positions so large that the transform overflowed: treated as degenerate.
+        return Screen { code: 0xff, ..Screen::default() };
+    }
     let code = outcode(c);
     match (code, project(c, t)) {
         (0, Some((p, d))) => Screen { p, d, code },

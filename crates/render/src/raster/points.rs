@@ -74,6 +74,10 @@ pub(crate) fn splat_points(
                 Radius::World(k) => k * inv,
             }
             .clamp(min_r, max_r);
+            // Far off screen (and inside the bounds the rounding helpers need).
+            if !(cx > -r && cx < sw + r && cy > -r && cy < sh + r) {
+                continue;
+            }
             let x0 = ceil_i(cx - r - 0.5).max(0);
             let y0 = ceil_i(cy - r - 0.5).max(0);
             let (x1, y1) = if disc {
