@@ -12,12 +12,14 @@
 //! **Triangles** ([`render_mesh`]). Positions (`f32` or `f64`), optional per-vertex normals and
 //! sRGB colours, `u32` indices, three per triangle; both faces are drawn unless
 //! [`MeshParams::cull_backfaces`] (front = counter-clockwise on screen, glTF's convention).
-//! 1. Vertices are transformed; triangles are clipped in homogeneous space against the near and
-//!    far planes and a guard band (a triangle crossing the near plane keeps its visible part),
-//!    snapped to 1/256 sample in fixed point and binned into bands of sample rows.
-//! 2. Bands are rasterised in parallel with exact integer edge functions and the top-left fill
-//!    rule (shared edges are drawn exactly once: no gaps, no double hits), into a depth buffer
-//!    (`1 − z/w`, nearer wins, the earlier triangle on a tie) and a triangle-id buffer.
+//! 1. Vertices are transformed and snapped once; triangles are clipped in homogeneous space
+//!    against the near and far planes and a guard band (a triangle crossing the near plane keeps
+//!    its visible part), with corners snapped to 1/256 sample in fixed point.
+//! 2. Triangles are rasterised in parallel chunks with exact integer edge functions and the
+//!    top-left fill rule (shared edges are drawn exactly once: no gaps, no double hits). Each
+//!    sample keeps the maximum of a 64-bit key, depth `1 − z/w` above the complemented triangle
+//!    index, by atomic `fetch_max`: the nearest triangle wins, the earlier one on an exact tie,
+//!    whatever order the threads deliver fragments in.
 //! 3. Each pixel's samples are grouped by triangle; each triangle is shaded once at its first
 //!    sample with perspective-correct barycentrics of the *original* triangle (from 2-D
 //!    homogeneous coordinates, so clipping never distorts attributes), in linear light:
@@ -39,12 +41,13 @@
 //!
 //! **Points** ([`render_points`]). Each point becomes a square or disc of a radius in pixels or
 //! in world units (projected with the matrix's vertical scale, `r · |row₁(xyz)| / w · height/2`),
-//! at its centre's depth, z-tested like triangles, and shaded by depth (grey from light near to
-//! dark far over the visible range), normal (`(n + 1)/2` as sRGB bytes) or colour.
+//! at its centre's depth, z-tested with the same kind of atomic key (depth above the sRGB
+//! colour), and shaded by depth (grey from light near to dark far over the range of the pixels'
+//! distances), normal (`(n/|n| + 1)/2` as sRGB bytes) or colour. Unlit.
 //!
-//! **Determinism.** Work is split into fixed chunks and bands that do not depend on the thread
-//! count; each band sees its primitives in submission order. The bytes of the image and the
-//! distances are the same for any rayon pool size.
+//! **Determinism.** The depth test keeps a maximum, which does not depend on the order of the
+//! fragments, and every later pass computes each pixel on its own: the bytes of the image and the
+//! distances are the same for any rayon pool size. (Points tie-break equal depths by colour.)
 //!
 //! **Errors.** [`RasterError`], before anything is drawn: zero-size or oversized images, a
 //! non-finite or singular matrix, an empty mesh or cloud, a NaN or infinite position or normal,
@@ -61,10 +64,11 @@ mod tests;
 
 pub use error::RasterError;
 
-use pipeline::{bin_triangles, invert, raster_depth_ids, transform_all, Mat4, Target, MAX_SAMPLES_PER_AXIS};
-use points::{bin_points, raster_points, visible_range, Radius};
+use pipeline::{draw_triangles, invert, transform_all, Mat4, Target, MAX_SAMPLES_PER_AXIS};
+use points::{resolve_points, splat_points, Radius};
 use rayon::prelude::*;
-use shade::{buffers, normalise, resolve, rgb_to_linear, to_linear, MeshShader, ShadowMap, SkyShader};
+use shade::{key_buffer, normalise, resolve, rgb_to_linear, tri_key, EyeDir, MeshShader, ShadowMap, SkyShader};
+use std::sync::atomic::Ordering::Relaxed;
 
 use crate::image::Rgb8Image;
 
@@ -455,6 +459,20 @@ fn light3(name: &'static str, v: [f64; 3]) -> Result<(), RasterError> {
     }
 }
 
+/// Index of the first element of `v` failing `ok`, searched in parallel blocks.
+fn first_bad<T: Sync>(v: &[T], ok: impl Fn(&T) -> bool + Sync) -> Option<usize> {
+    const BLOCK: usize = 1 << 16;
+    // A branch-free pass over each block (vectorisable); the search only where one fails.
+    v.par_chunks(BLOCK).enumerate().find_map_first(|(b, c)| {
+        let all = c.iter().fold(true, |a, x| a & ok(x));
+        if all {
+            None
+        } else {
+            c.iter().position(|x| !ok(x)).map(|k| b * BLOCK + k)
+        }
+    })
+}
+
 /// Positions finite, attributes of the right length and finite.
 fn check_attributes(
     positions: Positions<'_>,
@@ -462,14 +480,18 @@ fn check_attributes(
     colours: Option<&[[u8; 3]]>,
 ) -> Result<(), RasterError> {
     let n = positions.len();
-    if let Some(i) = (0..n).into_par_iter().position_first(|i| !finite3(positions.get(i))) {
+    let bad = match positions {
+        Positions::F32(p) => first_bad(p, |v| v[0].is_finite() & v[1].is_finite() & v[2].is_finite()),
+        Positions::F64(p) => first_bad(p, |v| v[0].is_finite() & v[1].is_finite() & v[2].is_finite()),
+    };
+    if let Some(i) = bad {
         return Err(RasterError::NonFinitePosition { index: i, value: positions.get(i) });
     }
     if let Some(nr) = normals {
         if nr.len() != n {
             return Err(RasterError::AttributeLength { attribute: "normals", len: nr.len(), positions: n });
         }
-        if let Some(i) = nr.par_iter().position_first(|v| !v.iter().all(|c| c.is_finite())) {
+        if let Some(i) = first_bad(nr, |v| v[0].is_finite() & v[1].is_finite() & v[2].is_finite()) {
             return Err(RasterError::NonFiniteNormal { index: i, value: nr[i] });
         }
     }
@@ -493,7 +515,7 @@ fn check_mesh(mesh: &MeshRef<'_>) -> Result<(), RasterError> {
         return Err(RasterError::TooMany { what: "triangles", count: idx.len() / 3, max: u32::MAX as usize - 1 });
     }
     let n = mesh.positions.len();
-    if let Some(at) = idx.par_iter().position_first(|&i| i as usize >= n) {
+    if let Some(at) = first_bad(idx, |&i| (i as usize) < n) {
         return Err(RasterError::IndexOutOfRange { index: idx[at], at, vertices: n });
     }
     check_attributes(mesh.positions, mesh.normals, mesh.colours)
@@ -536,12 +558,14 @@ pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Resu
     let positions = mesh.positions;
     let pos = move |i: usize| positions.get(i);
     let clip = transform_all(&view.view_proj, positions.len(), pos);
-    let ids = {
-        let chunks = bin_triangles(&clip, mesh.indices, &t, params.cull_backfaces);
-        let (mut depth, mut ids) = buffers(&t);
-        raster_depth_ids(&chunks, &t, &mut depth, Some(&mut ids));
-        ids
-    };
+    let keys = key_buffer(&t);
+    draw_triangles(&clip, mesh.indices, &t, params.cull_backfaces, |x, y, d, id| {
+        let cell = &keys[y * t.sw + x];
+        let k = tri_key(d, id);
+        if k > cell.load(Relaxed) {
+            cell.fetch_max(k, Relaxed);
+        }
+    });
     let shadow = params.shadows.map(|sp| ShadowMap::build(positions.len(), pos, mesh.indices, sun, &sp));
     let shader = MeshShader {
         pos,
@@ -549,6 +573,7 @@ pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Resu
         colours: mesh.colours,
         indices: mesh.indices,
         clip: &clip,
+        to_eye: EyeDir::new(&inv),
         smooth: params.normals == NormalMode::Smooth,
         eye: view.eye,
         up,
@@ -561,7 +586,7 @@ pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Resu
         fog: params.fog.map(|f| (f, rgb_to_linear(f.colour))),
     };
     let sky = SkyShader::new(&params.sky, up, inv);
-    let (image, distance) = resolve(&ids, &t, s, &sky, |id, x, y, e| shader.shade(id, x, y, e));
+    let (image, distance) = resolve(&keys, &t, s, &sky, |id, x, y| shader.shade(id, x, y));
     Ok(RasterFrame { image, distance })
 }
 
@@ -593,41 +618,20 @@ pub fn render_points(view: &View, points: &PointsRef<'_>, params: &PointParams) 
     let positions = points.positions;
     let pos = move |i: usize| positions.get(i);
     let disc = params.shape == PointShape::Disc;
-    let ids = {
-        let chunks = bin_points(n, pos, &view.view_proj, &t, radius, disc, MAX_RADIUS_PX * s as f64);
-        let (mut depth, mut ids) = buffers(&t);
-        raster_points(&chunks, &t, disc, &mut depth, &mut ids);
-        ids
+    let default = params.default_colour;
+    let colour = |i: usize| match params.shading {
+        PointShading::Colour => points.colours.map_or(default, |c| c[i]),
+        PointShading::Normal => {
+            let nr = points.normals.map_or([0.0; 3], |nr| nr[i]);
+            let v = normalise([nr[0] as f64, nr[1] as f64, nr[2] as f64]).unwrap_or([0.0; 3]);
+            v.map(|c| ((c + 1.0) * 0.5 * 255.0 + 0.5) as u8)
+        }
+        PointShading::Depth => [0; 3],
     };
-    let eye = view.eye;
-    let dist = |id: u32| {
-        let p = pos(id as usize);
-        let d = [p[0] - eye[0], p[1] - eye[1], p[2] - eye[2]];
-        (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
-    };
-    let range = match params.shading {
-        PointShading::Depth => visible_range(&ids, t.sw, dist),
-        _ => None,
-    };
-    let default = rgb_to_linear(params.default_colour);
-    let shade = |id: u32, _x: f64, _y: f64, _e: [f64; 3]| {
-        let i = id as usize;
-        let c = match params.shading {
-            PointShading::Colour => points.colours.map_or(default, |c| rgb_to_linear(c[i])),
-            PointShading::Normal => {
-                let nr = points.normals.map_or([0.0; 3], |nr| nr[i]);
-                let v = normalise([nr[0] as f64, nr[1] as f64, nr[2] as f64]).unwrap_or([0.0; 3]);
-                v.map(|c| to_linear(((c + 1.0) * 0.5 * 255.0).round() as u8))
-            }
-            PointShading::Depth => {
-                let (lo, hi) = range.unwrap_or((0.0, 1.0));
-                let k = if hi > lo { ((dist(id) - lo) / (hi - lo)).clamp(0.0, 1.0) } else { 0.0 };
-                [to_linear(((0.92 - 0.8 * k) * 255.0).round() as u8); 3]
-            }
-        };
-        (c, dist(id))
-    };
+    let max_r = MAX_RADIUS_PX * s as f64;
+    let buf = splat_points(n, pos, colour, &view.view_proj, &t, radius, disc, max_r);
     let sky = SkyShader::new(&params.sky, up, inv);
-    let (image, distance) = resolve(&ids, &t, s, &sky, shade);
+    let grey = params.shading == PointShading::Depth;
+    let (image, distance) = resolve_points(&buf, &t, s, &sky, inv, view.eye, grey);
     Ok(RasterFrame { image, distance })
 }

@@ -1,5 +1,5 @@
 //! The triangle pipeline shared by the colour pass and the shadow pass: transform, clip,
-//! snap, bin into row bands, and rasterise one band at a time.
+//! snap, and rasterise into a buffer of order-independent depth keys.
 //!
 //! * **Clipping** happens in homogeneous clip space against the near plane `z = −w`, the far
 //!   plane `z = w` and a guard band `|x|, |y| ≤ 4w` (Sutherland–Hodgman, the polygon fanned back
@@ -9,14 +9,18 @@
 //!   y down, sample `(i, j)` centred at `(i + ½, j + ½)`) in fixed point with
 //!   [`SUB_BITS`] fractional bits. Edge functions are then exact `i64` integers, so the top-left
 //!   rule is exact and meshes are watertight: a sample on an edge shared by two triangles belongs
-//!   to exactly one of them.
+//!   to exactly one of them. Every vertex is transformed, classified against the clip planes and
+//!   snapped once; a triangle inside all planes (the common case) only reads its corners.
 //! * **Depth** is `d = 1 − z/w` (0 at the far plane, 2 at the near plane; larger is nearer), an
 //!   affine function of the sample position on each triangle. Storing `1 − z/w` rather than
 //!   `z/w` keeps the precision of `f32` where `z/w` crowds towards 1, as reversed-z does.
-//! * **Binning**: primitives are processed in fixed chunks of [`CHUNK`] in parallel; each chunk
-//!   lists its primitives per band of [`BAND_ROWS`] sample rows in primitive order. Bands are
-//!   then rasterised in parallel, each visiting the chunks in order, so every sample sees its
-//!   primitives in submission order whatever the thread count: the output is deterministic.
+//! * **Order-independent depth test.** Fragments go to a caller's sink, which keeps per sample
+//!   the maximum of a key whose high bits are the depth's `f32` bits (positive floats order like
+//!   their bits) with an atomic `fetch_max`. A maximum does not depend on the order fragments
+//!   arrive in, so triangles are drawn in parallel chunks straight from the index list with no
+//!   binning or sorting, and the result is the same for any thread count. Triangles whose
+//!   bounding box exceeds [`BIG_SAMPLES`] are set aside and drawn afterwards in blocks of rows,
+//!   so one huge triangle still spreads over the threads.
 
 use rayon::prelude::*;
 
@@ -24,10 +28,12 @@ use rayon::prelude::*;
 pub(crate) const SUB_BITS: u32 = 8;
 const SUB: i64 = 1 << SUB_BITS;
 const HALF: i64 = SUB / 2;
-/// Sample rows per band (the unit of parallel work).
-pub(crate) const BAND_ROWS: usize = 16;
-/// Primitives per binning chunk.
+/// Primitives per unit of parallel work.
 pub(crate) const CHUNK: usize = 8192;
+/// Triangles covering a bounding box of more samples than this are drawn in row blocks.
+pub(crate) const BIG_SAMPLES: i64 = 64 * 64;
+/// Sample rows per block of a big triangle.
+const BLOCK_ROWS: i32 = 32;
 /// Guard band: clip x and y at ±`GUARD`·w.
 const GUARD: f64 = 4.0;
 /// Cap on samples per axis (keeps snapped coordinates and edge products far inside i32/i64).
@@ -38,6 +44,31 @@ const SPAN_SOLVE_WIDTH: i32 = 12;
 
 /// A 4 × 4 matrix, column-major: `m[column][row]`.
 pub(crate) type Mat4 = [[f64; 4]; 4];
+
+/// 1.5 · 2⁵²: adding it rounds any `|x| < 2⁵¹` to an integer in the low mantissa bits.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+
+/// `x` rounded to the nearest integer (ties to even) by the add-magic trick: a float add and a
+/// bit cast, no libm call (baseline x86-64 has no rounding instruction) and no saturation
+/// checks. Meaningful for `|x| < 2⁵¹`; callers bound their inputs (or discard the result).
+#[inline]
+fn round_i(x: f64) -> i64 {
+    (x + ROUND_MAGIC).to_bits() as i64 - ROUND_MAGIC.to_bits() as i64
+}
+
+/// `⌊x⌋` for `|x| < 2⁵¹`.
+#[inline]
+pub(crate) fn floor_i(x: f64) -> i64 {
+    let r = round_i(x);
+    r - ((r as f64) > x) as i64
+}
+
+/// `⌈x⌉` for `|x| < 2⁵¹`.
+#[inline]
+pub(crate) fn ceil_i(x: f64) -> i64 {
+    let r = round_i(x);
+    r + ((r as f64) < x) as i64
+}
 
 /// `m · (p, 1)`.
 #[inline]
@@ -109,11 +140,6 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.sh.div_ceil(BAND_ROWS)
-    }
-
     /// Normalised device coordinates of the centre of sample `(x, y)`.
     #[inline]
     pub fn ndc(&self, x: usize, y: usize) -> (f64, f64) {
@@ -121,88 +147,20 @@ impl Target {
     }
 }
 
-/// Something binned into bands: its inclusive sample-row range, already clamped to the target.
-pub(crate) trait Rows {
-    /// First and last sample rows touched.
-    fn rows(&self) -> (i32, i32);
-}
-
-/// One chunk's primitives and, per band, the indices of those touching it (in order).
-pub(crate) struct Chunk<T> {
-    pub items: Vec<T>,
-    starts: Vec<u32>,
-    order: Vec<u32>,
-}
-
-impl<T: Rows> Chunk<T> {
-    fn new(items: Vec<T>, bands: usize) -> Self {
-        let mut starts = vec![0u32; bands + 1];
-        for it in &items {
-            let (y0, y1) = it.rows();
-            for b in (y0 as usize / BAND_ROWS)..=(y1 as usize / BAND_ROWS) {
-                starts[b + 1] += 1;
-            }
-        }
-        for b in 0..bands {
-            starts[b + 1] += starts[b];
-        }
-        let mut fill: Vec<u32> = starts[..bands].to_vec();
-        let mut order = vec![0u32; starts[bands] as usize];
-        for (k, it) in items.iter().enumerate() {
-            let (y0, y1) = it.rows();
-            for b in (y0 as usize / BAND_ROWS)..=(y1 as usize / BAND_ROWS) {
-                order[fill[b] as usize] = k as u32;
-                fill[b] += 1;
-            }
-        }
-        Self { items, starts, order }
-    }
-
-    /// The primitives touching band `b`, in submission order.
-    #[inline]
-    pub fn band(&self, b: usize) -> impl Iterator<Item = &T> {
-        self.order[self.starts[b] as usize..self.starts[b + 1] as usize].iter().map(move |&k| &self.items[k as usize])
-    }
-}
-
-/// Runs `make(i, &mut out)` for every primitive `i < n` in parallel chunks and bins the
-/// results. Chunks come back in order.
-pub(crate) fn build_chunks<T, F>(n: usize, bands: usize, make: F) -> Vec<Chunk<T>>
-where
-    T: Rows + Send,
-    F: Fn(usize, &mut Vec<T>) + Sync,
-{
-    (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut items = Vec::with_capacity(CHUNK.min(n - c * CHUNK));
-            for i in c * CHUNK..n.min((c + 1) * CHUNK) {
-                make(i, &mut items);
-            }
-            Chunk::new(items, bands)
-        })
-        .collect()
-}
-
 /// A snapped screen triangle, positively oriented in sample space (y down), with its sample
-/// bounding box and depth plane.
+/// bounding box and corner depths.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tri {
     /// Fixed-point sample coordinates of the corners.
     v: [[i32; 2]; 3],
     /// Inclusive sample bounding box `[x0, x1, y0, y1]`, clamped to the target.
-    bbox: [i32; 4],
-    /// Depth at corner 0 and its gradient per sample in x and y.
-    plane: [f64; 3],
+    bbox: [u16; 4],
+    /// Depth `1 − z/w` at the corners.
+    d: [f64; 3],
+    /// One over twice the area in fixed-point units (the sum of the three edge functions).
+    inv_area: f64,
     /// The primitive's id (the source triangle index).
-    pub id: u32,
-}
-
-impl Rows for Tri {
-    #[inline]
-    fn rows(&self) -> (i32, i32) {
-        (self.bbox[2], self.bbox[3])
-    }
+    id: u32,
 }
 
 /// Signed distances of `c` to the six clip planes (inside when `>= 0`).
@@ -229,21 +187,75 @@ fn outcode(c: &[f64; 4]) -> u8 {
     o
 }
 
-/// Clips the clip-space triangle `c` and appends its visible parts to `out` as snapped
-/// triangles. With `cull_back`, triangles counter-clockwise on screen (y up, the glTF front
-/// face) are kept and the others dropped.
-pub(crate) fn setup_triangle(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tri>) {
-    let codes = [outcode(&c[0]), outcode(&c[1]), outcode(&c[2])];
-    if codes[0] & codes[1] & codes[2] != 0 {
+/// A vertex's clip-plane outcode and, when it is inside all planes, its snapped sample position
+/// and depth.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Screen {
+    p: [i64; 2],
+    d: f64,
+    code: u8,
+}
+
+/// Perspective divide and snap: fixed-point sample position and depth `1 − z/w`, or `None`
+/// when `w ≤ 0`. The one function every corner goes through, clipped or not, so a vertex
+/// shared by two triangles snaps to the same point in both.
+#[inline]
+fn project(c: &[f64; 4], t: &Target) -> Option<([i64; 2], f64)> {
+    let w = c[3];
+    if w.is_nan() || w <= 0.0 {
+        return None;
+    }
+    let inv = 1.0 / w;
+    let scale = SUB as f64;
+    let sx = (c[0] * inv + 1.0) * 0.5 * t.sw as f64;
+    let sy = (1.0 - c[1] * inv) * 0.5 * t.sh as f64;
+    Some(([floor_i(sx * scale + 0.5), floor_i(sy * scale + 0.5)], 1.0 - c[2] * inv))
+}
+
+/// Classifies and snaps one vertex.
+#[inline]
+pub(crate) fn screen(c: &[f64; 4], t: &Target) -> Screen {
+    if !c.iter().all(|v| v.is_finite()) {
+        // Only from positions so large that the transform overflowed: treated as degenerate.
+        return Screen { code: 0xff, ..Screen::default() };
+    }
+    let code = outcode(c);
+    match (code, project(c, t)) {
+        (0, Some((p, d))) => Screen { p, d, code },
+        // Inside every plane but w ≤ 0 only happens for a degenerate all-zero vertex.
+        (0, None) => Screen { code: 0xff, ..Screen::default() },
+        _ => Screen { code, ..Screen::default() },
+    }
+}
+
+/// Sets up triangle `id` with corners `k`: trivially accepted, rejected, or clipped in
+/// homogeneous space; hands its visible parts to `sink`. With `cull_back`, triangles
+/// counter-clockwise on screen (y up, the glTF front face) are kept and the others dropped.
+pub(crate) fn setup_triangle(
+    clip: &[[f64; 4]],
+    scr: &[Screen],
+    k: [usize; 3],
+    id: u32,
+    t: &Target,
+    cull_back: bool,
+    sink: &mut impl FnMut(&Tri),
+) {
+    let s = [scr[k[0]], scr[k[1]], scr[k[2]]];
+    if s[0].code & s[1].code & s[2].code != 0 {
         return;
     }
-    if codes[0] | codes[1] | codes[2] == 0 {
-        emit(c, id, t, cull_back, out);
+    let or = s[0].code | s[1].code | s[2].code;
+    if or == 0 {
+        emit([s[0].p, s[1].p, s[2].p], [s[0].d, s[1].d, s[2].d], id, t, cull_back, sink);
         return;
     }
-    let or = codes[0] | codes[1] | codes[2];
+    if or == 0xff {
+        return;
+    }
     let mut poly = [[0.0f64; 4]; 9];
-    poly[..3].copy_from_slice(&c);
+    for (dst, &i) in poly.iter_mut().zip(&k) {
+        *dst = clip[i];
+    }
     let mut n = 3;
     for p in 0..6 {
         if or & (1 << p) == 0 {
@@ -262,10 +274,10 @@ pub(crate) fn setup_triangle(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: b
             if (da >= 0.0) != (db >= 0.0) {
                 // From the inside end towards the outside end, whichever way the edge runs.
                 let (pin, din, pout, dout) = if da >= 0.0 { (a, da, b, db) } else { (b, db, a, da) };
-                let s = din / (din - dout);
+                let f = din / (din - dout);
                 let mut v = [0.0; 4];
-                for k in 0..4 {
-                    v[k] = pin[k] + s * (pout[k] - pin[k]);
+                for c in 0..4 {
+                    v[c] = pin[c] + f * (pout[c] - pin[c]);
                 }
                 next[m] = v;
                 m += 1;
@@ -277,26 +289,30 @@ pub(crate) fn setup_triangle(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: b
             return;
         }
     }
-    for k in 1..n - 1 {
-        emit([poly[0], poly[k], poly[k + 1]], id, t, cull_back, out);
+    let mut pr = [([0i64; 2], 0.0f64); 9];
+    for i in 0..n {
+        match project(&poly[i], t) {
+            Some(q) => pr[i] = q,
+            None => return,
+        }
+    }
+    for i in 1..n - 1 {
+        emit([pr[0].0, pr[i].0, pr[i + 1].0], [pr[0].1, pr[i].1, pr[i + 1].1], id, t, cull_back, sink);
     }
 }
 
-/// Divides, snaps and sets up one clipped triangle.
-fn emit(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tri>) {
-    let scale = (1u32 << SUB_BITS) as f64;
-    let mut v = [[0i64; 2]; 3];
-    let mut d = [0.0f64; 3];
-    for k in 0..3 {
-        let w = c[k][3];
-        if w.is_nan() || w <= 0.0 {
-            return;
-        }
-        let inv = 1.0 / w;
-        let sx = (c[k][0] * inv + 1.0) * 0.5 * t.sw as f64;
-        let sy = (1.0 - c[k][1] * inv) * 0.5 * t.sh as f64;
-        v[k] = [(sx * scale).round() as i64, (sy * scale).round() as i64];
-        d[k] = 1.0 - c[k][2] * inv;
+/// Sets up one snapped triangle: bounding box, orientation.
+#[inline]
+fn emit(mut v: [[i64; 2]; 3], mut d: [f64; 3], id: u32, t: &Target, cull_back: bool, sink: &mut impl FnMut(&Tri)) {
+    // Most triangles of a dense mesh cover no sample centre: reject on the box first.
+    let lo = |a: i64| (a - HALF + SUB - 1) >> SUB_BITS;
+    let hi = |a: i64| (a - HALF) >> SUB_BITS;
+    let x0 = lo(v[0][0].min(v[1][0]).min(v[2][0])).max(0);
+    let x1 = hi(v[0][0].max(v[1][0]).max(v[2][0])).min(t.sw as i64 - 1);
+    let y0 = lo(v[0][1].min(v[1][1]).min(v[2][1])).max(0);
+    let y1 = hi(v[0][1].max(v[1][1]).max(v[2][1])).min(t.sh as i64 - 1);
+    if x0 > x1 || y0 > y1 {
+        return;
     }
     let area = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[2][0] - v[0][0]) * (v[1][1] - v[0][1]);
     if area == 0 || (cull_back && area > 0) {
@@ -306,63 +322,74 @@ fn emit(c: [[f64; 4]; 3], id: u32, t: &Target, cull_back: bool, out: &mut Vec<Tr
         v.swap(1, 2);
         d.swap(1, 2);
     }
-    let lo = |a: i64| (a - HALF + SUB - 1).div_euclid(SUB);
-    let hi = |a: i64| (a - HALF).div_euclid(SUB);
-    let x0 = lo(v[0][0].min(v[1][0]).min(v[2][0])).max(0);
-    let x1 = hi(v[0][0].max(v[1][0]).max(v[2][0])).min(t.sw as i64 - 1);
-    let y0 = lo(v[0][1].min(v[1][1]).min(v[2][1])).max(0);
-    let y1 = hi(v[0][1].max(v[1][1]).max(v[2][1])).min(t.sh as i64 - 1);
-    if x0 > x1 || y0 > y1 {
-        return;
-    }
-    let f = |a: i64| a as f64 / scale;
-    let (a, b) = (f(v[1][0] - v[0][0]), f(v[1][1] - v[0][1]));
-    let (cc, e) = (f(v[2][0] - v[0][0]), f(v[2][1] - v[0][1]));
-    let (p, q) = (d[1] - d[0], d[2] - d[0]);
-    let area_f = a * e - cc * b;
-    let ddx = (p * e - q * b) / area_f;
-    let ddy = (a * q - cc * p) / area_f;
-    out.push(Tri {
-        v: [[v[0][0] as i32, v[0][1] as i32], [v[1][0] as i32, v[1][1] as i32], [v[2][0] as i32, v[2][1] as i32]],
-        bbox: [x0 as i32, x1 as i32, y0 as i32, y1 as i32],
-        plane: [d[0], ddx, ddy],
+    sink(&Tri {
+        v: v.map(|p| [p[0] as i32, p[1] as i32]),
+        bbox: [x0 as u16, x1 as u16, y0 as u16, y1 as u16],
+        d,
+        inv_area: 1.0 / area.abs() as f64,
         id,
     });
 }
 
-/// Rasterises `t` over sample rows `band_y0..=band_y1`, calling `frag(x, y, depth)` for every
+/// Rasterises `t` over sample rows `row0..=row1`, calling `frag(x, y, depth)` for every
 /// covered sample (top-left fill rule), row by row, left to right.
 #[inline]
-pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnMut(usize, usize, f32)) {
-    let ylo = t.bbox[2].max(band_y0);
-    let yhi = t.bbox[3].min(band_y1);
+pub(crate) fn raster_tri(t: &Tri, row0: i32, row1: i32, mut frag: impl FnMut(usize, usize, f32)) {
+    let ylo = (t.bbox[2] as i32).max(row0);
+    let yhi = (t.bbox[3] as i32).min(row1);
     if ylo > yhi {
         return;
     }
-    let (xlo, xhi) = (t.bbox[0], t.bbox[1]);
+    let (xlo, xhi) = (t.bbox[0] as i32, t.bbox[1] as i32);
     let px = xlo as i64 * SUB + HALF;
     let py = ylo as i64 * SUB + HALF;
     let mut row = [0i64; 3];
     let mut step_x = [0i64; 3];
     let mut step_y = [0i64; 3];
+    let mut bias = [0i64; 3];
     for e in 0..3 {
         let a = t.v[e];
         let b = t.v[(e + 1) % 3];
         let ex = (b[0] - a[0]) as i64;
         let ey = (b[1] - a[1]) as i64;
         let top_left = ey < 0 || (ey == 0 && ex > 0);
-        row[e] = ex * (py - a[1] as i64) - ey * (px - a[0] as i64) - if top_left { 0 } else { 1 };
+        bias[e] = if top_left { 0 } else { 1 };
+        row[e] = ex * (py - a[1] as i64) - ey * (px - a[0] as i64) - bias[e];
         step_x[e] = -ey * SUB;
         step_y[e] = ex * SUB;
     }
-    let scale = SUB as f64;
-    let ox = t.v[0][0] as f64 / scale;
-    let oy = t.v[0][1] as f64 / scale;
-    let [d0, ddx, ddy] = t.plane;
-    let solve = xhi - xlo >= SPAN_SOLVE_WIDTH;
+    let [d0, d1, d2] = t.d;
+    if xhi - xlo < SPAN_SOLVE_WIDTH {
+        // Small: test every sample of the box; depth from the edge functions, which are the
+        // barycentric weights times twice the area (edge e faces corner e + 2).
+        for y in ylo..=yhi {
+            let mut w = row;
+            for x in xlo..=xhi {
+                if (w[0] | w[1] | w[2]) >= 0 {
+                    let [b0, b1, b2] = [w[1] + bias[1], w[2] + bias[2], w[0] + bias[0]].map(|v| v as f64);
+                    frag(x as usize, y as usize, ((b0 * d0 + b1 * d1 + b2 * d2) * t.inv_area) as f32);
+                }
+                for e in 0..3 {
+                    w[e] += step_x[e];
+                }
+            }
+            for e in 0..3 {
+                row[e] += step_y[e];
+            }
+        }
+        return;
+    }
+    // Wide: the depth plane, d = d0 + ddx·(x − ox) + ddy·(y − oy) in sample units.
+    let f = |k: usize, c: usize| (t.v[k][c] - t.v[0][c]) as f64;
+    let (p, q) = (d1 - d0, d2 - d0);
+    let k = SUB as f64 * t.inv_area;
+    let ddx = (p * f(2, 1) - q * f(1, 1)) * k;
+    let ddy = (f(1, 0) * q - f(2, 0) * p) * k;
+    let ox = t.v[0][0] as f64 / SUB as f64;
+    let oy = t.v[0][1] as f64 / SUB as f64;
     for y in ylo..=yhi {
         let drow = d0 + ddx * (xlo as f64 + 0.5 - ox) + ddy * (y as f64 + 0.5 - oy);
-        if solve {
+        {
             // Exact span: edge e is non-negative from column xlo + k where w + s·k >= 0.
             let (mut lo, mut hi) = (0i64, (xhi - xlo) as i64);
             for e in 0..3 {
@@ -384,54 +411,10 @@ pub(crate) fn raster_tri(t: &Tri, band_y0: i32, band_y1: i32, mut frag: impl FnM
             for k in lo..=hi {
                 frag((xlo as i64 + k) as usize, y as usize, (drow + ddx * k as f64) as f32);
             }
-        } else {
-            let mut w = row;
-            for x in xlo..=xhi {
-                if (w[0] | w[1] | w[2]) >= 0 {
-                    frag(x as usize, y as usize, (drow + ddx * (x - xlo) as f64) as f32);
-                }
-                for e in 0..3 {
-                    w[e] += step_x[e];
-                }
-            }
         }
         for e in 0..3 {
             row[e] += step_y[e];
         }
-    }
-}
-
-/// Rasterises binned triangles into a depth buffer (`d`, larger nearer, cleared to −∞) and, when
-/// `ids` is given, an id buffer (cleared to `u32::MAX`). Nearer wins; on a tie the earlier
-/// triangle stays.
-pub(crate) fn raster_depth_ids(chunks: &[Chunk<Tri>], t: &Target, depth: &mut [f32], ids: Option<&mut [u32]>) {
-    let sw = t.sw;
-    let band = BAND_ROWS * sw;
-    let run = |b: usize, dband: &mut [f32], mut iband: Option<&mut [u32]>| {
-        let y0 = b * BAND_ROWS;
-        let y1 = (y0 + BAND_ROWS).min(t.sh) - 1;
-        for ch in chunks {
-            for tri in ch.band(b) {
-                let id = tri.id;
-                raster_tri(tri, y0 as i32, y1 as i32, |x, y, d| {
-                    let k = (y - y0) * sw + x;
-                    if d > dband[k] {
-                        dband[k] = d;
-                        if let Some(ib) = iband.as_deref_mut() {
-                            ib[k] = id;
-                        }
-                    }
-                });
-            }
-        }
-    };
-    match ids {
-        Some(ids) => depth
-            .par_chunks_mut(band)
-            .zip(ids.par_chunks_mut(band))
-            .enumerate()
-            .for_each(|(b, (dband, iband))| run(b, dband, Some(iband))),
-        None => depth.par_chunks_mut(band).enumerate().for_each(|(b, dband)| run(b, dband, None)),
     }
 }
 
@@ -440,26 +423,45 @@ pub(crate) fn transform_all(m: &Mat4, n: usize, pos: impl Fn(usize) -> [f64; 3] 
     (0..n).into_par_iter().map(|i| transform(m, pos(i))).collect()
 }
 
-/// Sets up and bins every triangle of `indices` over the clip coordinates `clip`.
-pub(crate) fn bin_triangles(clip: &[[f64; 4]], indices: &[u32], t: &Target, cull_back: bool) -> Vec<Chunk<Tri>> {
-    build_chunks(indices.len() / 3, t.bands(), |i, out| {
-        let c = [clip[indices[3 * i] as usize], clip[indices[3 * i + 1] as usize], clip[indices[3 * i + 2] as usize]];
-        setup_triangle(c, i as u32, t, cull_back, out);
-    })
-}
-
-/// Number of fragments each sample receives (no depth test): the watertightness check.
-#[cfg(test)]
-pub(crate) fn coverage_counts(chunks: &[Chunk<Tri>], t: &Target) -> Vec<u32> {
-    let mut count = vec![0u32; t.sw * t.sh];
-    for b in 0..t.bands() {
-        let y0 = b * BAND_ROWS;
-        let y1 = (y0 + BAND_ROWS).min(t.sh) - 1;
-        for ch in chunks {
-            for tri in ch.band(b) {
-                raster_tri(tri, y0 as i32, y1 as i32, |x, y, _| count[y * t.sw + x] += 1);
+/// Draws every triangle of `indices` over the clip coordinates `clip`, calling
+/// `frag(x, y, depth, triangle)` for each covered sample, from any thread and in no fixed
+/// order (the sink must be order-independent).
+pub(crate) fn draw_triangles<F>(clip: &[[f64; 4]], indices: &[u32], t: &Target, cull_back: bool, frag: F)
+where
+    F: Fn(usize, usize, f32, u32) + Sync,
+{
+    let scr: Vec<Screen> = clip.par_iter().map(|c| screen(c, t)).collect();
+    let n = indices.len() / 3;
+    let last_row = t.sh as i32 - 1;
+    let big: Vec<Vec<Tri>> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut big = Vec::new();
+            let mut sink = |tri: &Tri| {
+                let b = tri.bbox;
+                if (b[1] - b[0] + 1) as i64 * (b[3] - b[2] + 1) as i64 > BIG_SAMPLES {
+                    big.push(*tri);
+                } else {
+                    raster_tri(tri, 0, last_row, |x, y, d| frag(x, y, d, tri.id));
+                }
+            };
+            for i in c * CHUNK..n.min((c + 1) * CHUNK) {
+                let k = [indices[3 * i] as usize, indices[3 * i + 1] as usize, indices[3 * i + 2] as usize];
+                setup_triangle(clip, &scr, k, i as u32, t, cull_back, &mut sink);
             }
-        }
-    }
-    count
+            big
+        })
+        .collect();
+    let big: Vec<Tri> = big.into_iter().flatten().collect();
+    let jobs: Vec<(usize, i32)> = big
+        .iter()
+        .enumerate()
+        .flat_map(|(k, tri)| {
+            (tri.bbox[2] as i32..=tri.bbox[3] as i32).step_by(BLOCK_ROWS as usize).map(move |y| (k, y))
+        })
+        .collect();
+    jobs.par_iter().for_each(|&(k, y0)| {
+        let tri = &big[k];
+        raster_tri(tri, y0, (y0 + BLOCK_ROWS - 1).min(last_row), |x, y, d| frag(x, y, d, tri.id));
+    });
 }

@@ -6,10 +6,11 @@
 //! light with weights `count / s²`; samples that hit nothing take the sky colour of the pixel's
 //! view ray. Output is sRGB-encoded through a 14-bit table.
 
-use super::pipeline::{bin_triangles, raster_depth_ids, transform, transform4, Mat4, Target};
+use super::pipeline::{draw_triangles, transform, transform4, Mat4, Target};
 use super::{Fog, Shadows, Sky};
 use crate::image::Rgb8Image;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 /// The sRGB decoding of a byte (IEC 61966-2-1).
@@ -96,43 +97,114 @@ fn mix(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
 }
 
 /// The sky gradient in linear light, and the view rays it is looked up with.
+///
+/// The world direction of the ray through NDC `(x, y)` is affine in `(x, y)` before
+/// normalising: with `c = inv · (0, 0, 1, 0)` the centre of projection and
+/// `q = inv · (x, y, 0, 1)`, it is `±(q.xyz · c.w − q.w · c.xyz)`, for perspective and
+/// orthographic views alike. The three terms are found once per frame.
 pub(crate) struct SkyShader {
     zenith: [f64; 3],
     horizon: [f64; 3],
     ground: [f64; 3],
     up: [f64; 3],
-    inv: Mat4,
+    /// Ray direction = `x · dx + y · dy + d0` (unnormalised).
+    dx: [f64; 3],
+    dy: [f64; 3],
+    d0: [f64; 3],
+    /// sRGB bytes by `t = √|sin elevation|` in [`SKY_STEPS`] steps: above the horizon, then below.
+    srgb: Vec<[u8; 3]>,
 }
+
+/// Steps of the sky's sRGB table (a step changes the colour by under a quarter of a level).
+const SKY_STEPS: usize = 1024;
 
 impl SkyShader {
     pub fn new(sky: &Sky, up: [f64; 3], inv: Mat4) -> Self {
-        Self {
-            zenith: rgb_to_linear(sky.zenith),
-            horizon: rgb_to_linear(sky.horizon),
-            ground: rgb_to_linear(sky.ground),
-            up,
-            inv,
+        let c = transform4(&inv, [0.0, 0.0, 1.0, 0.0]);
+        let term = |q: [f64; 4]| [q[0] * c[3] - q[3] * c[0], q[1] * c[3] - q[3] * c[1], q[2] * c[3] - q[3] * c[2]];
+        let o = transform4(&inv, [0.0, 0.0, 0.0, 1.0]);
+        let (mut dx, mut dy, mut d0) =
+            (term(transform4(&inv, [1.0, 0.0, 0.0, 0.0])), term(transform4(&inv, [0.0, 1.0, 0.0, 0.0])), term(o));
+        if dot(d0, ray(&inv, 0.0, 0.0)) < 0.0 {
+            (dx, dy, d0) = (scale(dx, -1.0), scale(dy, -1.0), scale(d0, -1.0));
+        }
+        let (zenith, horizon, ground) =
+            (rgb_to_linear(sky.zenith), rgb_to_linear(sky.horizon), rgb_to_linear(sky.ground));
+        let srgb = [zenith, ground]
+            .iter()
+            .flat_map(|&end| (0..=SKY_STEPS).map(move |i| mix(horizon, end, i as f64 / SKY_STEPS as f64).map(to_srgb8)))
+            .collect();
+        Self { zenith, horizon, ground, up, dx, dy, d0, srgb }
+    }
+
+    /// `(sin elevation)` of the view ray through NDC `(x, y)`.
+    #[inline]
+    pub(crate) fn sin_elevation(&self, x: f64, y: f64) -> f64 {
+        let d: [f64; 3] = std::array::from_fn(|k| x * self.dx[k] + y * self.dy[k] + self.d0[k]);
+        let l = dot(d, d).sqrt();
+        if l > 0.0 {
+            (dot(d, self.up) / l).clamp(-1.0, 1.0)
+        } else {
+            0.0
         }
     }
 
-    /// Unit direction of the view ray through NDC `(x, y)` (near plane to far plane).
-    pub fn ray(&self, x: f64, y: f64) -> [f64; 3] {
-        let a = transform4(&self.inv, [x, y, -1.0, 1.0]);
-        let b = transform4(&self.inv, [x, y, 1.0, 1.0]);
-        let pa = [a[0] / a[3], a[1] / a[3], a[2] / a[3]];
-        let pb = [b[0] / b[3], b[1] / b[3], b[2] / b[3]];
-        normalise(sub(pb, pa)).unwrap_or([0.0, 0.0, -1.0])
-    }
-
-    /// Sky colour seen along the unit direction `dir`: horizon to zenith above the horizon,
-    /// horizon to ground below, blended by √|sin elevation|.
-    pub fn colour(&self, dir: [f64; 3]) -> [f64; 3] {
-        let e = dot(dir, self.up).clamp(-1.0, 1.0);
+    /// Linear sky colour seen through NDC `(x, y)`: horizon to zenith above the horizon,
+    /// horizon to ground below, blended by `√|sin elevation|`.
+    #[inline]
+    pub fn colour_at(&self, x: f64, y: f64) -> [f64; 3] {
+        let e = self.sin_elevation(x, y);
         if e >= 0.0 {
             mix(self.horizon, self.zenith, e.sqrt())
         } else {
             mix(self.horizon, self.ground, (-e).sqrt())
         }
+    }
+
+    /// [`Self::colour_at`] as sRGB bytes, from the table.
+    #[inline]
+    pub fn srgb_at(&self, x: f64, y: f64) -> [u8; 3] {
+        let e = self.sin_elevation(x, y);
+        let i = (e.abs().sqrt() * SKY_STEPS as f64 + 0.5) as usize;
+        self.srgb[i.min(SKY_STEPS) + if e < 0.0 { SKY_STEPS + 1 } else { 0 }]
+    }
+}
+
+/// Unit direction of the view ray through NDC `(x, y)` (near plane to far plane), for the
+/// inverse view-projection `inv`.
+pub(crate) fn ray(inv: &Mat4, x: f64, y: f64) -> [f64; 3] {
+    let a = transform4(inv, [x, y, -1.0, 1.0]);
+    let b = transform4(inv, [x, y, 1.0, 1.0]);
+    let pa = [a[0] / a[3], a[1] / a[3], a[2] / a[3]];
+    let pb = [b[0] / b[3], b[1] / b[3], b[2] / b[3]];
+    normalise(sub(pb, pa)).unwrap_or([0.0, 0.0, -1.0])
+}
+
+/// The direction from a world point back towards the viewer, from the centre of projection:
+/// the homogeneous point `c = inv · (0, 0, 1, 0)` that every view ray passes through (the eye
+/// for a perspective view, a point at infinity for an orthographic one). The direction at `p`
+/// is `±(c.xyz − p·c.w)`, the sign fixed once so it points against the view rays.
+pub(crate) struct EyeDir {
+    c: [f64; 4],
+}
+
+impl EyeDir {
+    pub fn new(inv: &Mat4) -> Self {
+        let mut c = transform4(inv, [0.0, 0.0, 1.0, 0.0]);
+        let m = transform4(inv, [0.0, 0.0, 0.0, 1.0]);
+        let mid = [m[0] / m[3], m[1] / m[3], m[2] / m[3]];
+        let back = [c[0] - mid[0] * c[3], c[1] - mid[1] * c[3], c[2] - mid[2] * c[3]];
+        if dot(back, ray(inv, 0.0, 0.0)) > 0.0 {
+            c = c.map(|v| -v);
+        }
+        Self { c }
+    }
+
+    /// Towards the viewer from `p` (not normalised).
+    #[inline]
+    pub fn at(&self, p: [f64; 3]) -> [f64; 3] {
+        let c = &self.c;
+        [c[0] - p[0] * c[3], c[1] - p[1] * c[3], c[2] - p[2] * c[3]]
     }
 }
 
@@ -141,7 +213,8 @@ impl SkyShader {
 pub(crate) struct ShadowMap {
     m: Mat4,
     res: usize,
-    depth: Vec<f32>,
+    /// Nearest-to-the-sun depth per texel as `f32` bits (0 = nothing).
+    depth: Vec<AtomicU32>,
     /// Normal offset and depth bias in world units.
     bias: f64,
     /// `bias` in the map's depth units.
@@ -194,9 +267,14 @@ impl ShadowMap {
         let res = p.resolution as usize;
         let t = Target { sw: res, sh: res };
         let clip: Vec<[f64; 4]> = (0..n).into_par_iter().map(|i| transform(&m, pos(i))).collect();
-        let chunks = bin_triangles(&clip, indices, &t, false);
-        let mut depth = vec![f32::NEG_INFINITY; res * res];
-        raster_depth_ids(&chunks, &t, &mut depth, None);
+        let depth: Vec<AtomicU32> = (0..res * res).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        draw_triangles(&clip, indices, &t, false, |x, y, d, _| {
+            let cell = &depth[y * res + x];
+            let k = d.to_bits();
+            if k > cell.load(Relaxed) {
+                cell.fetch_max(k, Relaxed);
+            }
+        });
         let texel = 2.0 * half / res as f64;
         let bias = texel * p.bias_texels;
         Self { m, res, depth, bias, bias_d: bias * 2.0 / srange, pcf: p.pcf_radius as i64 }
@@ -221,7 +299,7 @@ impl ShadowMap {
                 let (x, y) = (tx + i, ty + j);
                 taps += 1;
                 let outside = x < 0 || y < 0 || x >= self.res as i64 || y >= self.res as i64;
-                if outside || d >= self.depth[y as usize * self.res + x as usize] as f64 {
+                if outside || d >= f32::from_bits(self.depth[y as usize * self.res + x as usize].load(Relaxed)) as f64 {
                     lit += 1;
                 }
             }
@@ -237,6 +315,7 @@ pub(crate) struct MeshShader<'a, P: Fn(usize) -> [f64; 3] + Sync> {
     pub colours: Option<&'a [[u8; 3]]>,
     pub indices: &'a [u32],
     pub clip: &'a [[f64; 4]],
+    pub to_eye: EyeDir,
     pub smooth: bool,
     pub eye: [f64; 3],
     pub up: [f64; 3],
@@ -250,9 +329,8 @@ pub(crate) struct MeshShader<'a, P: Fn(usize) -> [f64; 3] + Sync> {
 }
 
 impl<P: Fn(usize) -> [f64; 3] + Sync> MeshShader<'_, P> {
-    /// Linear colour and eye distance of triangle `tri` at NDC `(x, y)`; `to_eye` is the unit
-    /// direction back along the view ray.
-    pub fn shade(&self, tri: u32, x: f64, y: f64, to_eye: [f64; 3]) -> ([f64; 3], f64) {
+    /// Linear colour and eye distance of triangle `tri` at NDC `(x, y)`.
+    pub fn shade(&self, tri: u32, x: f64, y: f64) -> ([f64; 3], f64) {
         let k = 3 * tri as usize;
         let idx = [self.indices[k] as usize, self.indices[k + 1] as usize, self.indices[k + 2] as usize];
         // Perspective-correct barycentrics from 2-D homogeneous coordinates (x, y, w): the
@@ -269,7 +347,7 @@ impl<P: Fn(usize) -> [f64; 3] + Sync> MeshShader<'_, P> {
         }
         let dist = dot(sub(world, self.eye), sub(world, self.eye)).sqrt();
         let mut ng = normalise(cross(sub(v[1], v[0]), sub(v[2], v[0]))).unwrap_or(self.up);
-        if dot(ng, to_eye) < 0.0 {
+        if dot(ng, self.to_eye.at(world)) < 0.0 {
             ng = scale(ng, -1.0);
         }
         let n = match (self.smooth, self.normals) {
@@ -319,13 +397,20 @@ impl<P: Fn(usize) -> [f64; 3] + Sync> MeshShader<'_, P> {
     }
 }
 
-/// Resolves the id buffer into pixels: for each pixel, distinct ids among its `s × s` samples
-/// are shaded once by `shade(id, ndc_x, ndc_y, to_eye)` → (linear colour, eye distance) and
-/// box-filtered with the sky. Returns the image and each pixel's nearest eye distance (+∞ where
-/// every sample is sky).
-pub(crate) fn resolve<F>(ids: &[u32], t: &Target, s: usize, sky: &SkyShader, shade: F) -> (Rgb8Image, Vec<f32>)
+/// The sample key of a triangle fragment: depth bits, then the complement of the id (so on a
+/// depth tie the earlier triangle wins, as in a sequential z-test). 0 means empty.
+#[inline]
+pub(crate) fn tri_key(d: f32, id: u32) -> u64 {
+    (d.to_bits() as u64) << 32 | !id as u64
+}
+
+/// Resolves the key buffer (see [`tri_key`]; 0 = sky) into pixels: for each pixel, distinct ids among
+/// its `s × s` samples are shaded once by `shade(id, ndc_x, ndc_y)` → (linear colour, eye
+/// distance) and box-filtered with the sky. Returns the image and each pixel's nearest eye
+/// distance (+∞ where every sample is sky).
+pub(crate) fn resolve<F>(keys: &[AtomicU64], t: &Target, s: usize, sky: &SkyShader, shade: F) -> (Rgb8Image, Vec<f32>)
 where
-    F: Fn(u32, f64, f64, [f64; 3]) -> ([f64; 3], f64) + Sync,
+    F: Fn(u32, f64, f64) -> ([f64; 3], f64) + Sync,
 {
     let (w, h) = (t.sw / s, t.sh / s);
     let mut img = Rgb8Image::new(w, h);
@@ -340,8 +425,9 @@ where
                 let sy = py * s + j;
                 for i in 0..s {
                     let sx = px * s + i;
-                    let id = ids[sy * t.sw + sx];
-                    if id == u32::MAX {
+                    let key = keys[sy * t.sw + sx].load(Relaxed);
+                    let id = !(key as u32);
+                    if key == 0 {
                         sky_count += 1;
                     } else if let Some(u) = uniq[..n].iter_mut().find(|u| u.0 == id) {
                         u.1 += 1;
@@ -351,17 +437,20 @@ where
                     }
                 }
             }
-            let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
-            let ray = sky.ray(cx, cy);
+            if n == 0 {
+                let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
+                row[px * 3..px * 3 + 3].copy_from_slice(&sky.srgb_at(cx, cy));
+                continue;
+            }
             let mut acc = [0.0; 3];
             if sky_count > 0 {
-                acc = scale(sky.colour(ray), sky_count as f64);
+                let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
+                acc = scale(sky.colour_at(cx, cy), sky_count as f64);
             }
-            let to_eye = scale(ray, -1.0);
             let mut near = f64::INFINITY;
             for &(id, count, sx, sy) in &uniq[..n] {
                 let (x, y) = t.ndc(sx, sy);
-                let (c, d) = shade(id, x, y, to_eye);
+                let (c, d) = shade(id, x, y);
                 near = near.min(d);
                 for k in 0..3 {
                     acc[k] += c[k] * count as f64;
@@ -376,8 +465,7 @@ where
     (img, dist)
 }
 
-/// The id and depth buffers of a target, cleared.
-pub(crate) fn buffers(t: &Target) -> (Vec<f32>, Vec<u32>) {
-    let n = t.sw * t.sh;
-    (vec![f32::NEG_INFINITY; n], vec![u32::MAX; n])
+/// A zeroed (empty) key buffer for a target, first touched in parallel.
+pub(crate) fn key_buffer(t: &Target) -> Vec<AtomicU64> {
+    (0..t.sw * t.sh).into_par_iter().map(|_| AtomicU64::new(0)).collect()
 }

@@ -1,9 +1,10 @@
 //! Tests of the software renderer: coverage against brute force, the fill rule, clipping,
 //! shading, shadows, fog, anti-aliasing, determinism and bad input.
 
-use super::pipeline::{bin_triangles, coverage_counts, transform_all, Mat4, Target};
+use super::pipeline::{draw_triangles, transform_all, Mat4, Target};
 use super::shade::{dot, normalise, sub};
 use super::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 // ---------------------------------------------------------------- helpers
 
@@ -88,7 +89,11 @@ fn counts(w: usize, h: usize, pos: &[[f64; 3]], idx: &[u32]) -> Vec<u32> {
     let v = pixel_view(w as u32, h as u32);
     let t = Target { sw: w, sh: h };
     let clip = transform_all(&v.view_proj, pos.len(), |i| pos[i]);
-    coverage_counts(&bin_triangles(&clip, idx, &t, false), &t)
+    let c: Vec<AtomicU32> = (0..w * h).map(|_| AtomicU32::new(0)).collect();
+    draw_triangles(&clip, idx, &t, false, |x, y, _, _| {
+        c[y * w + x].fetch_add(1, Relaxed);
+    });
+    c.into_iter().map(|a| a.into_inner()).collect()
 }
 
 /// Snaps to the rasteriser's 1/256 grid so brute force and raster see the same corners.
@@ -207,48 +212,52 @@ fn triangle_coverage_matches_brute_force_and_area() {
 
 #[test]
 fn shared_edges_are_drawn_exactly_once() {
-    // A jittered grid tiling the rectangle [8, 56] × [4, 44]; inner vertices move, the border stays
-    // straight. Both windings. Every sample inside is drawn once, every sample outside never.
+    // A jittered grid tiling the rectangle [8, W − 8] × [4, H − 4]; inner vertices move, the
+    // border stays straight. Both windings; small triangles, and big ones that are drawn in row
+    // blocks. Every sample inside is drawn once, every sample outside never.
     let mut rng = Rng(11);
-    let (nx, ny) = (9, 7);
-    for flip in [false, true] {
-        let mut pos = Vec::new();
-        for j in 0..=ny {
-            for i in 0..=nx {
-                let mut x = 8.0 + 48.0 * i as f64 / nx as f64;
-                let mut y = 4.0 + 40.0 * j as f64 / ny as f64;
-                let inner = i > 0 && i < nx && j > 0 && j < ny;
-                if inner && (i + j) % 3 == 0 {
-                    // Some vertices exactly on sample centres, the worst case for the rule.
-                    (x, y) = (x.floor() + 0.5, y.floor() + 0.5);
-                } else if inner {
-                    x += (rng.next() - 0.5) * 2.4;
-                    y += (rng.next() - 0.5) * 2.4;
+    for (w, h, nx, ny) in [(64usize, 48usize, 9usize, 7usize), (400, 300, 3, 2)] {
+        let (x0, x1, y0, y1) = (8.0, (w - 8) as f64, 4.0, (h - 4) as f64);
+        for flip in [false, true] {
+            let mut pos = Vec::new();
+            for j in 0..=ny {
+                for i in 0..=nx {
+                    let mut x = x0 + (x1 - x0) * i as f64 / nx as f64;
+                    let mut y = y0 + (y1 - y0) * j as f64 / ny as f64;
+                    let inner = i > 0 && i < nx && j > 0 && j < ny;
+                    if inner && (i + j) % 3 == 0 {
+                        // Some vertices exactly on sample centres, the worst case for the rule.
+                        (x, y) = (x.floor() + 0.5, y.floor() + 0.5);
+                    } else if inner {
+                        x += (rng.next() - 0.5) * 2.4;
+                        y += (rng.next() - 0.5) * 2.4;
+                    }
+                    pos.push([snap(x), snap(y), 0.0]);
                 }
-                pos.push([snap(x), snap(y), 0.0]);
             }
-        }
-        let mut idx = Vec::new();
-        for j in 0..ny {
-            for i in 0..nx {
-                let a = (j * (nx + 1) + i) as u32;
-                let b = a + nx as u32 + 1;
-                // Alternate the diagonal; straight diagonals run through sample centres.
-                let t = if (i + j) % 2 == 0 { [a, b, a + 1, a + 1, b, b + 1] } else { [a, b, b + 1, a, b + 1, a + 1] };
-                for tri in t.chunks(3) {
-                    if flip {
-                        idx.extend_from_slice(&[tri[0], tri[2], tri[1]]);
-                    } else {
-                        idx.extend_from_slice(tri);
+            let mut idx = Vec::new();
+            for j in 0..ny {
+                for i in 0..nx {
+                    let a = (j * (nx + 1) + i) as u32;
+                    let b = a + nx as u32 + 1;
+                    // Alternate the diagonal; straight diagonals run through sample centres.
+                    let t =
+                        if (i + j) % 2 == 0 { [a, b, a + 1, a + 1, b, b + 1] } else { [a, b, b + 1, a, b + 1, a + 1] };
+                    for tri in t.chunks(3) {
+                        if flip {
+                            idx.extend_from_slice(&[tri[0], tri[2], tri[1]]);
+                        } else {
+                            idx.extend_from_slice(tri);
+                        }
                     }
                 }
             }
-        }
-        let c = counts(64, 48, &pos, &idx);
-        for y in 0..48 {
-            for x in 0..64 {
-                let inside = (8..56).contains(&x) && (4..44).contains(&y);
-                assert_eq!(c[y * 64 + x], inside as u32, "sample ({x}, {y}), flip {flip}");
+            let c = counts(w, h, &pos, &idx);
+            for y in 0..h {
+                for x in 0..w {
+                    let inside = (8..w - 8).contains(&x) && (4..h - 4).contains(&y);
+                    assert_eq!(c[y * w + x], inside as u32, "{w}×{h}: sample ({x}, {y}), flip {flip}");
+                }
             }
         }
     }
@@ -268,6 +277,54 @@ fn shared_edges_are_drawn_exactly_once() {
             let (dx, dy) = (x as f64 + 0.5 - 32.5, y as f64 + 0.5 - 24.5);
             if dx * dx + dy * dy < 15.0 * 15.0 {
                 assert_eq!(c[y * 64 + x], 1, "({x}, {y})");
+            }
+        }
+    }
+}
+
+/// A grid of `n × n` cells over `[0, size]²` with depth `z(x, y)`, from vertex `base`.
+fn depth_grid(n: usize, size: f64, z: impl Fn(f64, f64) -> f64, base: u32) -> (Vec<[f64; 3]>, Vec<u32>) {
+    let mut p = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            let (x, y) = (size * i as f64 / n as f64, size * j as f64 / n as f64);
+            p.push([x, y, z(x, y)]);
+        }
+    }
+    let mut idx = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let a = base + (j * (n + 1) + i) as u32;
+            let b = a + n as u32 + 1;
+            idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+        }
+    }
+    (p, idx)
+}
+
+#[test]
+fn depth_is_interpolated_across_triangles() {
+    // A tilted surface z = 2 (x − 37.3) + (y − 50)/4 crossing the flat z = 0: the tilted one is
+    // nearer (smaller z) left of the line z = 0. Each drawn once as fine triangles (the
+    // per-sample path) and once as two big ones (the plane path), against the other.
+    let tilt = |x: f64, y: f64| 2.0 * (x - 37.3) + (y - 50.0) / 4.0;
+    let v = pixel_view(100, 100);
+    for (n_tilt, n_flat) in [(12, 1), (1, 12)] {
+        let (mut pos, mut idx) = depth_grid(n_tilt, 100.0, tilt, 0);
+        let (pf, if_) = depth_grid(n_flat, 100.0, |_, _| 0.0, pos.len() as u32);
+        let split = pos.len();
+        pos.extend(pf);
+        idx.extend(if_);
+        let col: Vec<[u8; 3]> = (0..pos.len()).map(|i| if i < split { [220, 40, 40] } else { [40, 40, 220] }).collect();
+        let f = render_mesh(&v, &MeshRef::new(&pos, &idx).with_colours(&col), &albedo_only()).unwrap();
+        for y in 0..100 {
+            for x in 0..100 {
+                let z = tilt(x as f64 + 0.5, y as f64 + 0.5);
+                if z.abs() < 0.3 {
+                    continue;
+                }
+                let want = if z < 0.0 { [220, 40, 40] } else { [40, 40, 220] };
+                assert!(close(f.image.pixel(x, y), want, 1), "({x}, {y}) z {z}, tilt grid {n_tilt}");
             }
         }
     }
@@ -329,6 +386,37 @@ fn triangles_crossing_the_near_plane_are_clipped_not_dropped() {
 }
 
 // ---------------------------------------------------------------- shading
+
+#[test]
+fn sky_rays_match_unprojection() {
+    let persp = camera([1.0, 2.0, 3.0], [0.0, 0.5, -4.0], [0.0, 1.0, 0.0], 70.0, 64, 48);
+    let mut ortho = pixel_view(64, 48);
+    ortho.view_proj = mat_mul(&ortho.view_proj, &look_at([0.0; 3], [0.3, -0.5, 1.0], [0.0, 1.0, 0.0]));
+    let mut rng = Rng(5);
+    for v in [persp, ortho] {
+        let inv = pipeline::invert(&v.view_proj).unwrap();
+        let up = normalise([0.1, 1.0, 0.2]).unwrap();
+        let sky = shade::SkyShader::new(&Sky::default(), up, inv);
+        for _ in 0..100 {
+            let (x, y) = (rng.next() * 2.0 - 1.0, rng.next() * 2.0 - 1.0);
+            let want = dot(shade::ray(&inv, x, y), up);
+            let e = sky.sin_elevation(x, y);
+            assert!((e - want).abs() < 1e-9, "{e} vs {want}");
+            // The table agrees with the exact blend to within a level.
+            let exact = sky.colour_at(x, y).map(shade::to_srgb8);
+            assert!(close(sky.srgb_at(x, y), exact, 1));
+        }
+    }
+    // Looking up shows the zenith, down the ground, level the horizon.
+    let s = Sky::default();
+    for (target, want) in
+        [([0.0, 100.0, -1.0], s.zenith), ([0.0, -100.0, -1.0], s.ground), ([0.0, 0.0, -1.0], s.horizon)]
+    {
+        let v = camera([0.0; 3], target, [0.0, 1.0, 0.0], 1.0, 8, 8);
+        let sky = shade::SkyShader::new(&s, [0.0, 1.0, 0.0], pipeline::invert(&v.view_proj).unwrap());
+        assert!(close(sky.srgb_at(0.0, 0.0), want, 8), "{:?} vs {want:?}", sky.srgb_at(0.0, 0.0));
+    }
+}
 
 #[test]
 fn srgb_round_trips_every_byte() {
@@ -577,12 +665,13 @@ fn points_nearest_wins_and_footprints_are_exact() {
         assert!(close(f.image.pixel(20, 20), [0, 0, 200], 1));
         // A square of radius 2 centred on a pixel corner covers 4 × 4 pixels.
         assert_eq!(f.distance.iter().filter(|d| d.is_finite()).count(), 16);
-        let d = dot(sub([20.0, 20.0, -5.0], v.eye), sub([20.0, 20.0, -5.0], v.eye)).sqrt() as f32;
-        assert_eq!(f.distance[20 * 40 + 20], d);
+        // The distance is to the splat under the pixel centre (the splat lies at the point's depth).
+        let d = dot(sub([20.5, 20.5, -5.0], v.eye), sub([20.5, 20.5, -5.0], v.eye)).sqrt() as f32;
+        assert!((f.distance[20 * 40 + 20] - d).abs() < 1e-3, "{} vs {d}", f.distance[20 * 40 + 20]);
     }
-    // A disc of radius 3 on a pixel centre covers the 29 pixels within distance 3.
+    // A disc of radius 3.1 on a pixel centre covers the 29 pixels within distance 3 (√10 > 3.1).
     let one = vec![[20.5, 20.5, 0.0]];
-    let disc = PointParams { shape: PointShape::Disc, size: PointSize::Pixels(3.0), ..PointParams::default() };
+    let disc = PointParams { shape: PointShape::Disc, size: PointSize::Pixels(3.1), ..PointParams::default() };
     let f = render_points(&v, &PointsRef::new(&one), &disc).unwrap();
     assert_eq!(f.distance.iter().filter(|d| d.is_finite()).count(), 29);
     // Tiny radii still draw one pixel.
