@@ -1,8 +1,11 @@
-//! Software rendering for bozkir previews: hillshade, colour ramps and shaded-relief images.
+//! Software rendering for bozkir: hillshade, colour ramps and shaded-relief previews, and the
+//! views of issue 23 — a pinhole [`camera`], orbits, turntables and fly-throughs ([`path`]), a
+//! z-buffered triangle rasteriser and point splatter with sun, shadows, sky and fog
+//! ([`raster`]), and the glue between them ([`views`]).
 //!
 //! Pure: values in, pixels out. Images are [`Rgb8Image`] buffers; writing them to files is the
-//! io crate's job. Work is split over rows with rayon and every pixel is computed independently,
-//! so output is identical for any thread count.
+//! io crate's job. Work is split with rayon and every result is independent of the thread count
+//! (pixels computed independently; the rasteriser's depth test an order-free atomic maximum).
 
 pub mod bake;
 pub mod camera;
