@@ -569,6 +569,23 @@ mod tests {
         assert!(e.contains("section 0") && e.contains("beyond 1 entries"), "{e}");
     }
 
+    /// Applies `edits` to `b`: (position, value, kind) with kind 0 set a byte, 1 flip a bit,
+    /// 2 truncate, 3 insert.
+    fn mutate(b: &mut Vec<u8>, edits: &[(usize, u8, u8)]) {
+        for &(at, v, kind) in edits {
+            if b.is_empty() {
+                break;
+            }
+            let i = at % b.len();
+            match kind {
+                0 => b[i] = v,
+                1 => b[i] ^= 1 << (v % 8),
+                2 => b.truncate(i),
+                _ => b.insert(i, v),
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
         /// Random byte changes, truncations and insertions of valid bytes decode to Ok or Err,
@@ -578,16 +595,7 @@ mod tests {
                                  edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..4), 1..6)) {
             let c = sample(ChunkSize::S8, seed, kinds, lit);
             let mut b = encode_chunk(&c);
-            for (at, v, kind) in edits {
-                if b.is_empty() { break; }
-                let i = at % b.len();
-                match kind {
-                    0 => b[i] = v,
-                    1 => b[i] ^= 1 << (v % 8),
-                    2 => b.truncate(i),
-                    _ => b.insert(i, v),
-                }
-            }
+            mutate(&mut b, &edits);
             if let Ok(d) = decode_chunk(&b) {
                 prop_assert_eq!(decode_chunk(&encode_chunk(&d)).unwrap(), d);
             }
@@ -603,16 +611,7 @@ mod tests {
                 include_bytes!("../testdata/chunk_v1_s16_layers.bin"),
             ];
             let mut b = v1[k].to_vec();
-            for (at, v, kind) in edits {
-                if b.is_empty() { break; }
-                let i = at % b.len();
-                match kind {
-                    0 => b[i] = v,
-                    1 => b[i] ^= 1 << (v % 8),
-                    2 => b.truncate(i),
-                    _ => b.insert(i, v),
-                }
-            }
+            mutate(&mut b, &edits);
             if let Ok(d) = decode_chunk(&b) {
                 prop_assert_eq!(decode_chunk(&encode_chunk(&d)).unwrap(), d);
             }
