@@ -14,7 +14,7 @@
 
 import { MeshView, MESH_DEFAULTS, sunDirection } from './mesh.js';
 import { cameraBasis, viewProjection } from './camera.js';
-import { program as link } from './gl-util.js';
+import { program as link, uploadBatch } from './gl-util.js';
 import { OVERLAY_VS, OVERLAY_FS } from './world-shaders.js';
 
 /** 3-D worlds the viewer opens (pyworldgen's names). */
@@ -61,29 +61,6 @@ export function walkIntent(keys, az, el, dt, o = VOXEL_WALK) {
   };
 }
 
-/** A chunk mesh on the GPU: a vertex array over position, colour and normal buffers. */
-function upload(gl, m) {
-  const vao = gl.createVertexArray(), bufs = [];
-  gl.bindVertexArray(vao);
-  const attr = (loc, data, size, type, norm) => {
-    const b = gl.createBuffer();
-    bufs.push(b);
-    gl.bindBuffer(gl.ARRAY_BUFFER, b);
-    gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
-    gl.enableVertexAttribArray(loc);
-    gl.vertexAttribPointer(loc, size, type, norm, 0, 0);
-  };
-  attr(0, m.positions, 3, gl.FLOAT, false);
-  attr(1, m.colors, 4, gl.UNSIGNED_BYTE, true);
-  attr(2, m.normals, 3, gl.FLOAT, false);
-  const ib = gl.createBuffer();
-  bufs.push(ib);
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ib);
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, m.indices, gl.STATIC_DRAW);
-  gl.bindVertexArray(null);
-  return { vao, bufs, count: m.indices.length };
-}
-
 export class VoxelView {
   /**
    * @param {WebGL2RenderingContext} gl the page's context
@@ -121,7 +98,7 @@ export class VoxelView {
         const key = chunkKey(x, y, z);
         this.drop(key);
         const geo = { positions: m.positions, colors: m.colors, normals: m.normals, indices: m.indices };
-        if (geo.indices.length) this.chunks.set(key, upload(this.gl, geo));
+        if (geo.indices.length) this.chunks.set(key, uploadBatch(this.gl, geo));
       } finally {
         m.free?.();
       }

@@ -26,7 +26,7 @@
 
 import { MeshView, MESH_DEFAULTS, sunDirection } from './mesh.js';
 import { cameraBasis, viewProjection } from './camera.js';
-import { program as link } from './gl-util.js';
+import { program as link, uploadBatch } from './gl-util.js';
 import { OVERLAY_VS, OVERLAY_FS, TREE_VS } from './world-shaders.js';
 import { VOXEL_GENERATORS } from './voxels.js';
 
@@ -540,29 +540,6 @@ export function generateWorld(bz, spec) {
   const params = spec.size != null ? { size: spec.size } : {};
   if (spec.compat) params.compat = spec.compat;
   return checkWorld(worldFromWasm(bz.generateWorld(spec.generator, String(spec.seed), JSON.stringify(params))));
-}
-
-/** One overlay batch on the GPU: a vertex array over position, colour and normal buffers. */
-function uploadBatch(gl, geo, normalDefault = null) {
-  const vao = gl.createVertexArray(), bufs = [];
-  gl.bindVertexArray(vao);
-  const attr = (loc, data, size, type, normalise) => {
-    const b = gl.createBuffer();
-    bufs.push(b);
-    gl.bindBuffer(gl.ARRAY_BUFFER, b);
-    gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
-    gl.enableVertexAttribArray(loc);
-    gl.vertexAttribPointer(loc, size, type, normalise, 0, 0);
-  };
-  attr(0, geo.positions, 3, gl.FLOAT, false);
-  attr(1, geo.colors, 4, gl.UNSIGNED_BYTE, true);
-  if (geo.normals) attr(2, geo.normals, 3, gl.FLOAT, false);
-  const ib = gl.createBuffer();
-  bufs.push(ib);
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ib);
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, geo.indices, gl.STATIC_DRAW);
-  gl.bindVertexArray(null);
-  return { vao, bufs, count: geo.indices.length, normalDefault };
 }
 
 function uploadTrees(gl, inst) {
