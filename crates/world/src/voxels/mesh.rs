@@ -63,7 +63,8 @@ pub fn apron(chunks: &BTreeMap<ChunkPos, WorkChunk>, coord: ChunkPos) -> Option<
     Some(out)
 }
 
-fn neighbours() -> impl Iterator<Item = (i32, i32, i32)> {
+/// The 27 offsets of a chunk's 3 × 3 × 3 block (itself included), `dx` slowest, `dz` fastest.
+pub(super) fn neighbours() -> impl Iterator<Item = (i32, i32, i32)> {
     (-1..=1).flat_map(|dx| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| (dx, dy, dz))))
 }
 

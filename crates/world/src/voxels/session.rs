@@ -392,11 +392,6 @@ impl VoxelSession {
         self.block(BlockPos::new(x, y, z)).is_some_and(|id| self.registry.is_solid(id))
     }
 
-    /// Loaded chunks whose mesh is current.
-    pub fn meshed(&self) -> impl Iterator<Item = ChunkPos> + '_ {
-        self.meshed.iter().filter(|(c, m)| self.mask(**c) == **m).map(|(c, _)| *c)
-    }
-
     /// The highest solid block of column `(x, z)` among the loaded chunks, plus one (the block a
     /// walker stands in), or `None` when the column has no loaded solid block.
     pub fn surface(&self, x: i32, z: i32) -> Option<i32> {
@@ -416,10 +411,9 @@ impl VoxelSession {
     }
 }
 
+/// The 26 neighbour offsets of a chunk, in the apron's `(dx, dy, dz)` order.
 fn neighbours() -> impl Iterator<Item = (i32, i32, i32)> {
-    (-1..=1)
-        .flat_map(|dx| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| (dx, dy, dz))))
-        .filter(|&d| d != (0, 0, 0))
+    super::mesh::neighbours().filter(|&d| d != (0, 0, 0))
 }
 
 /// Whether block `(x, y, z)` of the cave's box `dims` is rock: its shell layers across and up,
