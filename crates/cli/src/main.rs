@@ -86,6 +86,10 @@ enum Command {
     PopMetric(cmd::pop_metric::Args),
     /// Worlds by pyworldgen's generator names: flat, landscape, roads, composite (`list`, `regen`).
     World(cmd::world::Args),
+    /// Render any scene (terrain or world folder, mesh, point cloud, splats) headless: a still or a turntable (PNG, PPM, GIF, MP4).
+    Render(cmd::render::Args),
+    /// A point cloud from any scene (area-weighted on meshes, optional farthest-point thinning) as PLY or .xyz.
+    Points(cmd::points::Args),
     /// Render the README's figures (rule on/off, one rule on three terrains, validation κ) with the software renderer.
     Figures(cmd::figures::Args),
 }
@@ -140,6 +144,8 @@ fn main() -> ExitCode {
         Command::PopMetric(a) => cmd::pop_metric::run(a),
         Command::Figures(a) => cmd::figures::run(a, quiet),
         Command::World(a) => cmd::world::run(a, quiet),
+        Command::Render(a) => cmd::render::run(a, quiet),
+        Command::Points(a) => cmd::points::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

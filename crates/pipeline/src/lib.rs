@@ -17,6 +17,10 @@
 //! World workflow: [`world::generate_world`] (a `bozkir-world` generator's world from its spec,
 //! with every view of it and `world.json`).
 //!
+//! Views: [`views::load_scene`] (a terrain or world folder, a mesh, a point cloud or splats),
+//! [`views::render_scene`] (stills and turntables with the software renderer),
+//! [`views::scene_points`] (clouds and farthest-point subsets), [`views::write_views`].
+//!
 //! Capture workflows: [`capture::points_capture`] and [`capture::texture_capture`] (splats from a
 //! point cloud or a draped photo), [`inspect::inspect`] (screening), [`prepare::prepare_capture`],
 //! the reports of a patch search ([`patches`]) and [`pop_metric::pop_metric`] (frames read by
@@ -43,6 +47,7 @@ pub mod prepare;
 pub mod recipe;
 pub mod terrain;
 pub mod validation;
+pub mod views;
 pub mod volume;
 pub mod world;
 

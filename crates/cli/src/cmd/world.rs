@@ -6,6 +6,7 @@ use super::{load_dem, read_terrain_folder, MAX_TERRAIN_SIZE};
 use crate::outputs::{commit, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Context, Result};
+use bozkir_pipeline::views::{write_views, ViewKind, ViewsRequest};
 use bozkir_pipeline::world::{check_request, generate_world, WorldRequest, WORLD_JSON};
 use bozkir_world::compose::{Palette, PaletteSpec};
 use bozkir_world::product::{generator, WorldSpec, GENERATORS, WORLD_VERSION};
@@ -64,6 +65,10 @@ struct GenArgs {
     /// profile:NAME, recipe:NAME), color, tree_density, niche. Recorded in world.json.
     #[arg(long, value_name = "FILE")]
     palette: Option<PathBuf>,
+    /// Also write views into `OUT/views/`: `all`, or a list of still, turntable, points,
+    /// splats, voxels (`still.png`, `turntable.gif`, `points.ply`, `splats.ply`, `voxels.vox`).
+    #[arg(long, value_name = "all|LIST")]
+    views: Option<String>,
     /// Output directory (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -238,7 +243,7 @@ fn generate(name: &str, g: &GenArgs, quiet: bool) -> Result<()> {
         }
         spec = spec.with_palette(read_palette(path)?).with_context(|| format!("{}", path.display()))?;
     }
-    run_spec(spec, None, &g.out, quiet)
+    run_spec(spec, None, &g.out, g.views.as_deref(), quiet)
 }
 
 /// A palette file: JSON when its name ends in `.json`, TOML otherwise; unknown keys and bad
@@ -274,7 +279,7 @@ fn roads_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
     let on_text = on.to_str().with_context(|| format!("{}: not a UTF-8 path", on.display()))?;
     let spec = WorldSpec::resolve_on(Seed::parse(&g.seed), compat(g.compat), &overrides(g)?, on_text)
         .context("world roads --on")?;
-    run_spec(spec, Some(base), &g.out, quiet)
+    run_spec(spec, Some(base), &g.out, g.views.as_deref(), quiet)
 }
 
 fn voxels_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
@@ -285,7 +290,7 @@ fn voxels_on(on: &std::path::Path, g: &GenArgs, quiet: bool) -> Result<()> {
     let on_text = on.to_str().with_context(|| format!("{}: not a UTF-8 path", on.display()))?;
     let spec = WorldSpec::resolve_volume_on("voxels", Seed::parse(&g.seed), compat(g.compat), &overrides(g)?, on_text)
         .context("world voxels --on")?;
-    run_spec(spec, Some(base), &g.out, quiet)
+    run_spec(spec, Some(base), &g.out, g.views.as_deref(), quiet)
 }
 
 fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
@@ -304,11 +309,18 @@ fn regen(r: &RegenArgs, quiet: bool) -> Result<()> {
         Some(on) => Some(base_terrain(std::path::Path::new(on))?),
         None => None,
     };
-    run_spec(spec, base, &r.out, quiet)
+    run_spec(spec, base, &r.out, None, quiet)
 }
 
 /// Budget check, then generate into a staging folder and publish it.
-fn run_spec(spec: WorldSpec, base: Option<WorldGrid>, out: &std::path::Path, quiet: bool) -> Result<()> {
+fn run_spec(
+    spec: WorldSpec,
+    base: Option<WorldGrid>,
+    out: &std::path::Path,
+    views: Option<&str>,
+    quiet: bool,
+) -> Result<()> {
+    let views = views.map(ViewKind::parse_list).transpose()?;
     let req = WorldRequest { spec, base };
     let (nx, ny) = check_request(&req)?;
     let volume = bozkir_world::product::is_volume(&req.spec.generator);
@@ -322,7 +334,11 @@ fn run_spec(spec: WorldSpec, base: Option<WorldGrid>, out: &std::path::Path, qui
         "blocks.glb",
     ])?;
     let bar = Bar::new(quiet);
-    let outcome = generate_world(&req, st.path(), &bar)?;
+    let mut outcome = generate_world(&req, st.path(), &bar)?;
+    if let Some(kinds) = views {
+        let vr = ViewsRequest { kinds, ..ViewsRequest::default() };
+        outcome.files.extend(write_views(st.path(), &vr, &bar)?);
+    }
     let timings = bar.timings();
     bar.finish();
     commit(st)?;

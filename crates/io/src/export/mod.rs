@@ -7,6 +7,7 @@
 //! * [`weights`] — per-layer 8-bit weight maps and RGBA splat maps that sum to 255 per pixel.
 //! * [`mesh`], [`glb`], [`obj`] — chunked triangle meshes written as glTF 2.0 binary or OBJ;
 //!   [`gltf`] — the GLB scene encoder under [`glb`], with vertex colours and instancing.
+//! * [`image`] — rendered frames as PNG, PPM, animated GIF or MP4 (through `ffmpeg`).
 //! * [`vox`] — voxel volumes as MagicaVoxel `.vox`, split into ≤ 256³ models placed by the
 //!   scene graph.
 //!
@@ -18,6 +19,7 @@ pub mod geometry;
 pub mod glb;
 pub mod gltf;
 pub mod godot;
+pub mod image;
 pub mod mesh;
 pub mod obj;
 pub mod unity;
