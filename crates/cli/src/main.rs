@@ -90,6 +90,8 @@ enum Command {
     Render(cmd::render::Args),
     /// A point cloud from any scene (area-weighted on meshes, optional farthest-point thinning) as PLY or .xyz.
     Points(cmd::points::Args),
+    /// Every generator (profiles, recipes, worlds) rendered into a contact sheet and turntable GIFs.
+    Gallery(cmd::gallery::Args),
     /// Render the README's figures (rule on/off, one rule on three terrains, validation κ) with the software renderer.
     Figures(cmd::figures::Args),
 }
@@ -146,6 +148,7 @@ fn main() -> ExitCode {
         Command::World(a) => cmd::world::run(a, quiet),
         Command::Render(a) => cmd::render::run(a, quiet),
         Command::Points(a) => cmd::points::run(a),
+        Command::Gallery(a) => cmd::gallery::run(a, quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

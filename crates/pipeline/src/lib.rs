@@ -19,7 +19,8 @@
 //!
 //! Views: [`views::load_scene`] (a terrain or world folder, a mesh, a point cloud or splats),
 //! [`views::render_scene`] (stills and turntables with the software renderer),
-//! [`views::scene_points`] (clouds and farthest-point subsets), [`views::write_views`].
+//! [`views::scene_points`] (clouds and farthest-point subsets), [`views::write_views`];
+//! [`gallery::gallery`] (every generator rendered into a contact sheet and turntables).
 //!
 //! Capture workflows: [`capture::points_capture`] and [`capture::texture_capture`] (splats from a
 //! point cloud or a draped photo), [`inspect::inspect`] (screening), [`prepare::prepare_capture`],
@@ -39,6 +40,7 @@ pub mod error;
 pub mod export;
 pub mod figures;
 pub mod folder;
+pub mod gallery;
 pub mod heightmap;
 pub mod inspect;
 pub mod patches;

@@ -11,7 +11,7 @@
 //!
 //! | input | geometry |
 //! |---|---|
-//! | terrain folder (`terrain.json`; `bozkir terrain`, `analyze`, `erode`, `heightmap`, 2-D `world`) | the height mesh, at most [`MAX_RENDER_SIDE`] vertices a side (bilinear resampling above), coloured by the folder's `colour.png` when it has one of the grid's size, else the terrain ramp over the heights; plus a world folder's `roads.glb` and `branches.glb` (or `trees.glb`) |
+//! | terrain folder (`terrain.json`; `bozkir terrain`, `analyze`, `erode`, `heightmap`, 2-D `world`) | the height mesh, at most [`MAX_RENDER_SIDE`] vertices a side (bilinear resampling above), coloured by the folder's `colour.png` (a world's ground colour) when it has one of the grid's size, else its `albedo.png` (`bozkir bake`), else the terrain ramp over the heights; plus a world folder's `roads.glb` and `branches.glb` (or `trees.glb`) |
 //! | 3-D world folder (`volume.json`; `world implicit_cave`, `voxels`) | `smooth.glb` when present, else `blocks.glb` |
 //! | `.glb` / `.gltf`, `.obj` | a triangle mesh, y up by default (`--up`) |
 //! | `.ply` with 3DGS properties, `.splat`, `.spz` | Gaussian splats, z up by default |
@@ -40,7 +40,8 @@ use bozkir_points::{fps_exact, sample_surface, IndexedTriangles};
 use bozkir_render::camera::{Camera, Lens};
 use bozkir_render::path::{frame_bounds, orbit};
 use bozkir_render::raster::{
-    render_mesh, render_points, MeshParams, MeshRef, NormalMode, PointParams, PointShading, PointSize, PointsRef, View,
+    render_mesh, render_points, MeshParams, MeshRef, NormalMode, PointParams, PointShading, PointSize, PointsRef, Sky,
+    View,
 };
 use bozkir_render::{Ramp, Rgb8Image};
 use std::path::{Path, PathBuf};
@@ -53,6 +54,10 @@ pub const MAX_IMAGE_SIDE: usize = 8192;
 pub const MAX_TURNTABLE_FRAMES: usize = 3600;
 /// Most points [`scene_points`] draws.
 pub const MAX_POINTS: usize = 50_000_000;
+
+/// The background of every view: the renderer's sky above the horizon, a light grey below it
+/// (views look down at their scenes, so most of the background is below the horizon).
+pub const VIEW_SKY: Sky = Sky { zenith: [112, 152, 206], horizon: [206, 218, 228], ground: [178, 184, 190] };
 
 /// Which axis of an input file points up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,8 +261,17 @@ fn load_folder(dir: &Path) -> Result<Scene> {
         return Ok(Scene { geometry: SceneGeometry::Mesh(m), what: format!("3-D world {}", dir.display()) });
     }
     let (_, h) = crate::folder::read_terrain_folder(dir, "render")?;
+    // The world's ground colour, else the baked albedo (brought to the grid), else the ramp.
     let colour_file = dir.join("colour.png");
-    let colour = if colour_file.is_file() { Some(bozkir_io::read_rgb8(&colour_file)?) } else { None };
+    let albedo_file = dir.join("albedo.png");
+    let colour = if colour_file.is_file() {
+        Some(bozkir_io::read_rgb8(&colour_file)?)
+    } else if albedo_file.is_file() {
+        let a = bozkir_io::read_rgb8(&albedo_file)?;
+        Some(bozkir_io::export::resample_nearest(&a, h.width(), h.height()))
+    } else {
+        None
+    };
     let mut mesh = terrain_mesh(&h, colour.as_ref())?;
     // A world folder's roads and trees, already in the ground mesh's glTF frame.
     let trees = if dir.join("branches.glb").is_file() { "branches.glb" } else { "trees.glb" };
@@ -441,6 +455,7 @@ pub fn render_scene(scene: &Scene, req: &RenderRequest, obs: &dyn Observer) -> R
                 mr.normals = if req.flat { None } else { m.normals.as_deref() };
                 mr.colours = m.colours.as_deref();
                 let mut p = MeshParams {
+                    sky: VIEW_SKY,
                     normals: if req.flat { NormalMode::Flat } else { NormalMode::Smooth },
                     up,
                     supersample: req.supersample,
@@ -469,6 +484,7 @@ pub fn render_scene(scene: &Scene, req: &RenderRequest, obs: &dyn Observer) -> R
                     s => s,
                 };
                 let p = PointParams {
+                    sky: VIEW_SKY,
                     size: PointSize::Pixels(req.point_size_px),
                     shading,
                     up,
@@ -498,6 +514,7 @@ fn render_splat_scene(
     let pos: Vec<[f32; 3]> = s.positions().to_vec();
     let colours: Vec<[u8; 3]> = (0..s.len()).map(|i| splat_srgb(s, i)).collect();
     let p = PointParams {
+        sky: VIEW_SKY,
         size: PointSize::Pixels(req.point_size_px),
         up: [0.0, 0.0, 1.0],
         supersample: req.supersample,

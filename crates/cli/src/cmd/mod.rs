@@ -9,6 +9,7 @@ pub mod demo;
 pub mod erode;
 pub mod export;
 pub mod figures;
+pub mod gallery;
 pub mod heightmap;
 pub mod inspect;
 pub mod patches;
