@@ -391,7 +391,9 @@ impl<R: BufRead> PlyBody<'_, R> {
         }
         let w = &self.words[self.pos];
         self.pos += 1;
-        let v: f64 = w.parse().map_err(|_| IoError::malformed(self.path, "PLY", format!("ASCII value {w:?}")))?;
+        // A float token is parsed as f32 directly, so that its bits round-trip.
+        let parsed = if t == Scalar::F32 { w.parse::<f32>().map(f64::from).ok() } else { w.parse::<f64>().ok() };
+        let v = parsed.ok_or_else(|| IoError::malformed(self.path, "PLY", format!("ASCII value {w:?}")))?;
         if t != Scalar::F32 && t != Scalar::F64 && v.fract() != 0.0 {
             return Err(IoError::malformed(self.path, "PLY", format!("ASCII value {w:?} of an integer property")));
         }
@@ -636,6 +638,7 @@ pub fn read_xyz(path: impl AsRef<Path>) -> Result<SceneCloud> {
     let mut positions: Vec<[f64; 3]> = Vec::new();
     let mut extra: Vec<[f32; 6]> = Vec::new();
     let mut row = [0f64; 9];
+    let mut row32 = [0f32; 9];
     loop {
         let no = lines.no + 1;
         let Some(line) = lines.next_line()? else { break };
@@ -651,6 +654,8 @@ pub fn read_xyz(path: impl AsRef<Path>) -> Result<SceneCloud> {
             }
             if k < row.len() {
                 row[k] = v;
+                // Normals and colours are f32: parsed directly so their bits round-trip.
+                row32[k] = w.parse().unwrap_or(v as f32);
             }
             k += 1;
         }
@@ -670,7 +675,7 @@ pub fn read_xyz(path: impl AsRef<Path>) -> Result<SceneCloud> {
         }
         positions.push([row[0], row[1], row[2]]);
         if columns > 3 {
-            extra.push(std::array::from_fn(|i| row[3 + i] as f32));
+            extra.push(std::array::from_fn(|i| row32[3 + i]));
         }
         if positions.len() as u64 > MAX_POINTS {
             return Err(too_many(path, "XYZ points", positions.len() as u64, MAX_POINTS));
