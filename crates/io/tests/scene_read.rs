@@ -90,11 +90,11 @@ fn b64(bytes: &[u8]) -> String {
 /// A GLB container built by hand: header, JSON chunk, BIN chunk (when not empty).
 fn glb_bytes(doc: &Value, bin: &[u8]) -> Vec<u8> {
     let mut j = serde_json::to_vec(doc).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
@@ -649,7 +649,8 @@ fn absurd_counts_are_refused_before_allocating() {
 #[test]
 fn unsupported_gltf_features_are_refused_by_name() {
     let d = TmpDir::new("scene-gltf-bad");
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut Value)>, &str)> = vec![
+    type Patch = Box<dyn FnOnce(&mut Value)>;
+    let cases: Vec<(&str, Patch, &str)> = vec![
         ("mode", Box::new(|doc| doc["meshes"][0]["primitives"][0]["mode"] = 1.into()), "mode 1 (LINES)"),
         ("strip", Box::new(|doc| doc["meshes"][0]["primitives"][0]["mode"] = 5.into()), "TRIANGLE_STRIP"),
         ("sparse", Box::new(|doc| doc["accessors"][0]["sparse"] = json!({ "count": 1 })), "sparse accessor 0"),
