@@ -39,6 +39,7 @@ pub mod quantise;
 pub mod r16;
 pub mod region;
 pub mod rg16;
+pub mod scene;
 pub mod sidecar;
 mod tiff_common;
 pub mod tiff_f32;
