@@ -811,7 +811,7 @@ pub fn write_splats(out: &Path, pts: &ScenePoints) -> Result<()> {
 pub fn write_voxels(out: &Path, scene: &Scene, seed: u64) -> Result<()> {
     let (lo, hi) = scene.bounds().ok_or_else(|| invalid(format!("{}: empty", scene.what)))?;
     let across = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(hi[2] - lo[2]);
-    if !(across > 0.0) {
+    if across.is_nan() || across <= 0.0 {
         return Err(invalid(format!("{}: has no extent to voxelize", scene.what)));
     }
     let size = across / VOX_ACROSS;
