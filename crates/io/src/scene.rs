@@ -1358,9 +1358,9 @@ mod tests {
     fn srgb_transfer_matches_known_values() {
         assert_eq!(linear_to_srgb8(0.0), 0);
         assert_eq!(linear_to_srgb8(1.0), 255);
-        // 0.5 linear is 0.7354 sRGB → 187.5 → 188; 0.2140 linear is 0.5 sRGB.
+        // 0.5 linear is 0.7354 sRGB (187.5 → 188); 0.215861 linear is 128/255 sRGB.
         assert_eq!(linear_to_srgb8(0.5), 188);
-        assert_eq!(linear_to_srgb8(0.214_041), 128);
+        assert_eq!(linear_to_srgb8(0.215_861), 128);
         assert_eq!(linear_to_srgb8(f64::NAN), 0);
     }
 
