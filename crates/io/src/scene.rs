@@ -1164,8 +1164,22 @@ impl Gltf<'_> {
             let attrs = prim.get("attributes").ok_or_else(|| self.bad(format!("{ctx} has no attributes")))?;
             let attr = |key: &str| -> Result<Option<u64>> { self.u64_of(attrs, key, &format!("{ctx}.attributes")) };
             let pos_idx = attr("POSITION")?.ok_or_else(|| IoError::missing(self.path, format!("{ctx} POSITION")))?;
+            // The sizes first, so that instancing is refused before anything is decoded.
+            let n = self.accessor_layout(pos_idx, &["VEC3"])?.count;
+            let index_acc = self.u64_of(prim, "indices", &ctx)?;
+            let corners = match index_acc {
+                Some(i) => self.accessor_layout(i, &["SCALAR"])?.count,
+                None => n,
+            };
+            let total_v = b.mesh.positions.len() as u64 + (n as u64).saturating_mul(mats.len() as u64);
+            if total_v > MAX_POINTS {
+                return Err(too_many(self.path, "glTF vertices after instancing", total_v, MAX_POINTS));
+            }
+            let total_i = b.mesh.indices.len() as u64 + (corners as u64).saturating_mul(mats.len() as u64);
+            if total_i > MAX_INDICES {
+                return Err(too_many(self.path, "glTF triangle corners after instancing", total_i, MAX_INDICES));
+            }
             let pos = self.floats(pos_idx, &["VEC3"])?;
-            let n = pos.count();
             let normals = match attr("NORMAL")? {
                 Some(i) => Some(self.floats(i, &["VEC3"])?),
                 None => None,
@@ -1187,7 +1201,7 @@ impl Gltf<'_> {
                 )?,
                 None => None,
             };
-            let local: Vec<u32> = match self.u64_of(prim, "indices", &ctx)? {
+            let local: Vec<u32> = match index_acc {
                 Some(i) => self.indices(i)?,
                 None => (0..n as u32).collect(),
             };
@@ -1206,14 +1220,6 @@ impl Gltf<'_> {
                     })
                     .collect()
             });
-            let total_v = b.mesh.positions.len() as u64 + (n as u64).saturating_mul(mats.len() as u64);
-            if total_v > MAX_POINTS {
-                return Err(too_many(self.path, "glTF vertices after instancing", total_v, MAX_POINTS));
-            }
-            let total_i = b.mesh.indices.len() as u64 + (local.len() as u64).saturating_mul(mats.len() as u64);
-            if total_i > MAX_INDICES {
-                return Err(too_many(self.path, "glTF triangle corners after instancing", total_i, MAX_INDICES));
-            }
             b.all_normals &= normals.is_some();
             b.any_colour |= srgb.is_some();
             for m in mats {
@@ -1352,9 +1358,9 @@ mod tests {
     fn srgb_transfer_matches_known_values() {
         assert_eq!(linear_to_srgb8(0.0), 0);
         assert_eq!(linear_to_srgb8(1.0), 255);
-        // 0.5 linear is 0.7354 sRGB → 187.5 → 188; 0.2140 linear is 0.5 sRGB.
+        // 0.5 linear is 0.7354 sRGB (187.5 → 188); 0.215861 linear is 128/255 sRGB.
         assert_eq!(linear_to_srgb8(0.5), 188);
-        assert_eq!(linear_to_srgb8(0.214_041), 128);
+        assert_eq!(linear_to_srgb8(0.215_861), 128);
         assert_eq!(linear_to_srgb8(f64::NAN), 0);
     }
 
