@@ -8,6 +8,8 @@
 //! | [`fps`] | exact farthest-point sampling, bucketed k-d tree (QuickFPS-style), identical to the O(n·k) greedy | [`fps_exact`], [`fps_naive`], [`min_spacing`] |
 //! | [`mod@fps_approx`] | approximate FPS for very large clouds (one random point per voxel cell, then exact FPS), with a stated guarantee | [`fps_approx()`] |
 //! | [`voxelize`] | points → dense occupancy voxels in the project's y-up volume layout | [`voxelize_points`] |
+//! | [`compat`] | pyworldgen 0.1.8's point functions reproduced: same points, normals, FPS indices, grids and files for the same seed | [`compat::sample_mesh_surface`], [`compat::farthest_point_sampling`], [`compat::points_to_occupancy`], [`compat::write_ply`] |
+//! | [`numpy_rng`] | numpy's `default_rng(seed)` bit for bit (`SeedSequence` → PCG64 → `Generator`: `random`, weighted `choice`, `integers`) and its pairwise sum | [`numpy_rng::Generator`] |
 //! | [`splat`] | one flat Gaussian per point (scale from the k-NN spacing, thin axis on the normal) and the standard 3DGS binary PLY | [`splats_from_cloud`], [`checked_splat_ply`] |
 //!
 //! Pure library: no files, no clock, no printing. Coordinates are
@@ -40,10 +42,12 @@
 #![warn(missing_docs)]
 
 pub mod cloud;
+pub mod compat;
 pub mod error;
 pub mod fps;
 pub mod fps_approx;
 pub mod heightfield;
+pub mod numpy_rng;
 pub mod sample;
 pub mod splat;
 pub mod voxelize;
