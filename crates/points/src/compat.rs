@@ -275,7 +275,9 @@ fn push_f6(out: &mut String, v: f64) {
 
 fn check_columns(what: &'static str, name: &'static str, n: usize, cols: Option<&[[f64; 3]]>) -> Result<()> {
     match cols {
-        Some(c) if c.len() != n => Err(PointsError::Shape { what, detail: format!("{n} points but {} {name}", c.len()) }),
+        Some(c) if c.len() != n => {
+            Err(PointsError::Shape { what, detail: format!("{n} points but {} {name}", c.len()) })
+        }
         _ => Ok(()),
     }
 }
@@ -451,8 +453,13 @@ mod tests {
         let col = [[-3.0, 12.9, 300.0], [255.0, 0.5, f64::INFINITY]];
         let ply = String::from_utf8(write_ply(&pts, None, Some(&col), "c").unwrap()).unwrap();
         assert!(ply.starts_with("ply\nformat ascii 1.0\ncomment c\nelement vertex 2\nproperty float x\n"));
-        assert!(ply.ends_with("end_header\n0.007812 -0.000000 0.000000 0 12 255\n-0.000000 2.500000 123456789.000001 255 0 255\n"));
-        assert!(write_ply(&pts, Some(&nrm[..1]), None, "c").unwrap_err().to_string().contains("2 points but 1 normals"));
+        assert!(ply.ends_with(
+            "end_header\n0.007812 -0.000000 0.000000 0 12 255\n-0.000000 2.500000 123456789.000001 255 0 255\n"
+        ));
+        assert!(write_ply(&pts, Some(&nrm[..1]), None, "c")
+            .unwrap_err()
+            .to_string()
+            .contains("2 points but 1 normals"));
         assert!(write_ply(&pts, None, None, "a\nb").is_err());
         let nan_col = [[f64::NAN, 0.0, 0.0]; 2];
         assert!(write_ply(&pts, None, Some(&nan_col), "c").unwrap_err().to_string().contains("colour channel 0"));
