@@ -92,9 +92,9 @@ impl SeedSequence {
             }
         }
         for &w in entropy.iter().skip(POOL_WORDS) {
-            for dst in 0..POOL_WORDS {
+            for p in pool.iter_mut() {
                 let hashed = hashmix(w);
-                pool[dst] = mix(pool[dst], hashed);
+                *p = mix(*p, hashed);
             }
         }
         SeedSequence { pool }

@@ -235,13 +235,16 @@ fn farthest_point_sampling_is_index_for_index_pyworldgens() {
     assert_eq!(checked, 7);
 }
 
+/// An occupancy golden: key, cloud, resolution, whether the origin is given, pad.
+type OccCase<'a> = (&'a str, &'a [[f64; 3]], f64, bool, u32);
+
 #[test]
 fn points_to_occupancy_is_pyworldgens() {
     let r = records(POINTS);
     // (key, cloud, resolution, explicit origin?, pad) as the script runs them.
     let land = fps_points(&r, "landscape");
     let uneq = fps_points(&r, "unequal");
-    let cases: [(&str, &Vec<[f64; 3]>, f64, bool, u32); 5] = [
+    let cases: [OccCase; 5] = [
         ("occ.landscape.a", &land, 2.0, false, 0),
         ("occ.landscape.b", &land, 0.7, false, 2),
         ("occ.landscape.c", &land, 1.0, true, 1),
