@@ -16,7 +16,8 @@
 //! `f64` (normals and splat records `f32`). Randomness comes from the counter-based
 //! [`bozkir_core::rng::Rng`] seeded by the caller's `u64` seed (low word the seed, high word the
 //! stream), drawn per sample or per cell, so every result is deterministic and bit for bit the
-//! same on any number of threads. Every function refuses bad input (empty or degenerate
+//! same on any number of threads ([`compat`] draws numpy's `default_rng` instead, through
+//! [`numpy_rng`], to match pyworldgen). Every function refuses bad input (empty or degenerate
 //! surfaces, NaN coordinates, counts of 0 or past the documented caps) with a [`PointsError`]
 //! naming the value, and never panics on it.
 //!
