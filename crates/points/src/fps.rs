@@ -297,17 +297,25 @@ pub fn fps_exact(points: &[[f64; 3]], k: usize, start: usize) -> Result<Vec<usiz
 
 /// [`fps_exact`] on input already checked by [`check_fps`].
 pub(crate) fn fps_unchecked(points: &[[f64; 3]], k: usize, start: usize) -> Vec<usize> {
+    fps_with_gaps(points, k, start).0
+}
+
+/// [`fps_unchecked`], with the squared distance `dᵢ` each pick after the first won with (its
+/// squared distance to the nearest earlier pick): `k` picks and `k − 1` distances.
+pub(crate) fn fps_with_gaps(points: &[[f64; 3]], k: usize, start: usize) -> (Vec<usize>, Vec<f64>) {
     let mut t = Tree::build(points);
     let slot_of_start = t.orig.iter().position(|&o| o as usize == start).unwrap_or(0) as u32;
     let mut out = Vec::with_capacity(k);
+    let mut gaps = Vec::with_capacity(k.saturating_sub(1));
     let mut slot = slot_of_start;
     loop {
         out.push(t.orig[slot as usize] as usize);
         let q = t.pts[slot as usize];
         t.update(0, &q, slot);
         if out.len() == k {
-            return out;
+            return (out, gaps);
         }
+        gaps.push(t.nodes[0].best_d);
         slot = t.nodes[0].best_slot;
     }
 }

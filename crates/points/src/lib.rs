@@ -8,13 +8,16 @@
 //! | [`fps`] | exact farthest-point sampling, bucketed k-d tree (QuickFPS-style), identical to the O(n·k) greedy | [`fps_exact`], [`fps_naive`], [`min_spacing`] |
 //! | [`mod@fps_approx`] | approximate FPS for very large clouds (one random point per voxel cell, then exact FPS), with a stated guarantee | [`fps_approx()`] |
 //! | [`voxelize`] | points → dense occupancy voxels in the project's y-up volume layout | [`voxelize_points`] |
+//! | [`compat`] | pyworldgen 0.1.8's point functions reproduced: same points, normals, FPS indices, grids and files for the same seed | [`compat::sample_mesh_surface`], [`compat::farthest_point_sampling`], [`compat::points_to_occupancy`], [`compat::write_ply`] |
+//! | [`numpy_rng`] | numpy's `default_rng(seed)` bit for bit (`SeedSequence` → PCG64 → `Generator`: `random`, weighted `choice`, `integers`) and its pairwise sum | [`numpy_rng::Generator`] |
 //! | [`splat`] | one flat Gaussian per point (scale from the k-NN spacing, thin axis on the normal) and the standard 3DGS binary PLY | [`splats_from_cloud`], [`checked_splat_ply`] |
 //!
 //! Pure library: no files, no clock, no printing. Coordinates are
 //! `f64` (normals and splat records `f32`). Randomness comes from the counter-based
 //! [`bozkir_core::rng::Rng`] seeded by the caller's `u64` seed (low word the seed, high word the
 //! stream), drawn per sample or per cell, so every result is deterministic and bit for bit the
-//! same on any number of threads. Every function refuses bad input (empty or degenerate
+//! same on any number of threads ([`compat`] draws numpy's `default_rng` instead, through
+//! [`numpy_rng`], to match pyworldgen). Every function refuses bad input (empty or degenerate
 //! surfaces, NaN coordinates, counts of 0 or past the documented caps) with a [`PointsError`]
 //! naming the value, and never panics on it.
 //!
@@ -40,10 +43,12 @@
 #![warn(missing_docs)]
 
 pub mod cloud;
+pub mod compat;
 pub mod error;
 pub mod fps;
 pub mod fps_approx;
 pub mod heightfield;
+pub mod numpy_rng;
 pub mod sample;
 pub mod splat;
 pub mod voxelize;
