@@ -159,6 +159,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     } else {
         format!("{} files ({} … {})", files.len(), files[0].display(), files[files.len() - 1].display())
     };
+    if let Some((lo, hi)) = scene.bounds() {
+        println!(
+            "scene box (world frame, x east, y north, z up): x {:.2}..{:.2}, y {:.2}..{:.2}, z {:.2}..{:.2}",
+            lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]
+        );
+    }
     println!(
         "rendered {} ({} {}) into {} frame(s) of {width}×{height}: {what}",
         scene.what,
