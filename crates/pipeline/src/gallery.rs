@@ -111,6 +111,10 @@ pub fn item_ids() -> Vec<(String, &'static str, String)> {
 
 /// Generates, renders and lays out the gallery into `dir` (see the module docs).
 pub fn gallery(req: &GalleryRequest, dir: &Path, obs: &dyn Observer) -> Result<Vec<GalleryItem>> {
+    let (sw, sh) = req.still;
+    if !(32..=4096).contains(&sw) || !(32..=4096).contains(&sh) {
+        return Err(PipelineError::Invalid(format!("gallery still {sw}×{sh} outside 32..=4096 pixels a side")));
+    }
     if !(16..=2048).contains(&req.size) || !(16..=2048).contains(&req.world_size) {
         return Err(PipelineError::Invalid(format!(
             "gallery sizes {} and {} must be 16..=2048 cells",
@@ -176,7 +180,8 @@ pub fn gallery(req: &GalleryRequest, dir: &Path, obs: &dyn Observer) -> Result<V
             write_images(&dir.join(&f), &spin, 12.0)?;
             files.push(f);
         }
-        labelled.push(with_label(&frames[0], &id.replace('_', " "), 1, SHEET_BG, SHEET_INK));
+        let scale = if w >= 240 { 2 } else { 1 };
+        labelled.push(with_label(&frames[0], &id.replace('_', " "), scale, SHEET_BG, SHEET_INK));
         items.push(GalleryItem { id: id.clone(), kind, files });
     }
     obs.step("contact sheet");

@@ -15,6 +15,9 @@ pub struct Args {
     /// Cells per side of the 2-D worlds.
     #[arg(long, default_value_t = 128)]
     pub world_size: usize,
+    /// Size of each still, WIDTHxHEIGHT.
+    #[arg(long, default_value = "320x200")]
+    pub still: String,
     /// Only items whose id (`profile-canyon`, `recipe-ds2`, `world-forest`, …) contains this;
     /// repeatable.
     #[arg(long)]
@@ -28,7 +31,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
-    let mut req = GalleryRequest { size: a.size, world_size: a.world_size, only: a.only, ..GalleryRequest::default() };
+    let still = super::render::parse_size(&a.still)?;
+    let mut req =
+        GalleryRequest { size: a.size, world_size: a.world_size, still, only: a.only, ..GalleryRequest::default() };
     if !a.turntable.is_empty() {
         req.turntables = a.turntable;
     }
