@@ -45,17 +45,24 @@ fn render(cam: &Camera, cloud: &Cloud, params: &SplatParams) -> RasterFrame {
 }
 
 /// A round splat seen head-on: every pixel's alpha is `exp(−½ r²/σ²)` with
-/// `σ² = (f·σ_world/z)² + 0.3` (the low-pass term), within the viewer's cut-offs.
+/// `σ² = (f·σ_world/z)² + dilation` (the viewer's low-pass term 0.3 px², and a large one that
+/// must show), within the viewer's cut-offs.
 #[test]
 fn an_isotropic_splat_has_the_analytical_footprint() {
+    for dilation in [0.3, 12.0] {
+        isotropic_footprint(dilation);
+    }
+}
+
+fn isotropic_footprint(dilation: f64) {
     let (w, h) = (201, 201);
     let cam = camera(w, h);
     let sigma_w = 0.3;
     let mut cloud = Cloud::default();
     cloud.push([0.0; 3], [sigma_w; 3], ID, [1.0; 3], 1.0);
-    let frame = render(&cam, &cloud, &black());
+    let frame = render(&cam, &cloud, &SplatParams { dilation_px2: dilation, ..black() });
     let f = cam.intrinsics().fy;
-    let sigma2 = (f * sigma_w as f64 / 10.0).powi(2) + 0.3;
+    let sigma2 = (f * sigma_w as f64 / 10.0).powi(2) + dilation;
     assert!(sigma2 > 20.0, "a footprint of several pixels ({sigma2} px²)");
     let (mut checked, mut lit) = (0, 0);
     for y in 0..h {
@@ -79,6 +86,40 @@ fn an_isotropic_splat_has_the_analytical_footprint() {
     // The distance where the splat becomes half opaque: the centre's, 10 m, at the centre pixel.
     assert!((frame.distance[100 * w + 100] - 10.0).abs() < 1e-4);
     assert!(frame.distance[0].is_infinite());
+}
+
+/// A point-like splat (σ = 0) shows the viewer's footprint of the low-pass term alone, with
+/// its eigenvalue floors: `λ₁ = 0.3 + √0.1` along x, `λ₂ = 0.1` along y, cut at `d² = 8` — a
+/// row of five pixels, as the viewer's shader draws it.
+#[test]
+fn a_point_splat_draws_the_viewers_low_pass_footprint() {
+    let cam = camera(33, 33);
+    let mut cloud = Cloud::default();
+    cloud.push([0.0; 3], [0.0; 3], ID, [1.0; 3], 1.0);
+    let img = render(&cam, &cloud, &black()).image;
+    let (l1, l2) = (0.3 + 0.1f64.sqrt(), 0.1);
+    let byte = |d2: f64| if d2 <= 8.0 { ((-0.5 * d2).exp() * 255.0).round() as u8 } else { 0 };
+    for (dx, dy) in [(0i32, 0i32), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (2, 0), (0, 2)] {
+        let want = byte((dx * dx) as f64 / l1 + (dy * dy) as f64 / l2);
+        let want = if want as f64 / 255.0 < 0.004 { 0 } else { want };
+        let got = img.pixel((16 + dx) as usize, (16 + dy) as usize)[0];
+        assert!((got as i32 - want as i32).abs() <= 1, "offset ({dx}, {dy}): {got} vs {want}");
+    }
+    assert_eq!(img.pixel(17, 16)[0], 113);
+    assert_eq!(img.pixel(18, 16)[0], 10);
+    assert_eq!(img.pixel(16, 17)[0], 0);
+    assert_eq!(img.image_lit(), 5);
+}
+
+trait Lit {
+    /// Pixels that are not black.
+    fn image_lit(&self) -> usize;
+}
+
+impl Lit for bozkir_render::Rgb8Image {
+    fn image_lit(&self) -> usize {
+        self.data.chunks(3).filter(|p| p != &[0, 0, 0]).count()
+    }
 }
 
 /// Second moments of the image's red channel (as alpha over black): `[cxx, cxy, cyy]` and the
