@@ -431,7 +431,7 @@ fn exp_neg(x: f32) -> f32 {
     let f = t - i; // −½ ≤ f < ½
                    // 2^f, Taylor coefficients of e^(f·ln 2).
     let p = 1.0
-        + f * (0.693_147_2
+        + f * (std::f32::consts::LN_2
             + f * (0.240_226_5 + f * (0.055_504_11 + f * (0.009_618_129 + f * (0.001_333_355 + f * 0.000_154_035_3)))));
     p * f32::from_bits(((i as i32 + 127) << 23) as u32)
 }
