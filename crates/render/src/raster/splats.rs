@@ -236,9 +236,8 @@ pub fn render_splats(view: &View, splats: &SplatsRef<'_>, params: &SplatParams) 
             let y_lo = band * band_samples;
             let y_hi = (y_lo + band_samples).min(sh);
             let ns = (y_hi - y_lo) * sw;
-            let mut acc = vec![[0.0f32; 3]; ns];
-            let mut trans = vec![1.0f32; ns];
-            let mut half = vec![f32::INFINITY; ns];
+            let mut cells = vec![Sample { colour: [0.0; 3], trans: 1.0, half: f32::INFINITY }; ns];
+            let min_alpha = consts.min_alpha as f32;
             for lists in &bins {
                 for &id in &lists[band] {
                     let f = &fp[id as usize];
@@ -261,29 +260,30 @@ pub fn render_splats(view: &View, splats: &SplatsRef<'_>, params: &SplatParams) 
                             continue;
                         }
                         let row = (y - y_lo) * sw;
-                        for x in xa..=xb {
-                            let k = row + x;
-                            let tr = trans[k];
+                        let (ry, cy2) = (2.0 * f.qb * dy, f.qc * dy * dy);
+                        let mut dx = xa as f32 + 0.5 - f.cx;
+                        for cell in &mut cells[row + xa..=row + xb] {
+                            let (x, tr) = (dx, cell.trans);
+                            dx += 1.0;
                             if tr < T_STOP {
                                 continue;
                             }
-                            let dx = x as f32 + 0.5 - f.cx;
-                            let r2 = f.qa * dx * dx + 2.0 * f.qb * dx * dy + f.qc * dy * dy;
+                            let r2 = (f.qa * x + ry) * x + cy2;
                             if r2 > f.r2max {
                                 continue;
                             }
                             let a = f.opacity * exp_neg(r2);
-                            if a < consts.min_alpha as f32 {
+                            if a < min_alpha {
                                 continue;
                             }
                             let wgt = tr * a;
-                            for (c, v) in acc[k].iter_mut().zip(f.colour) {
+                            for (c, v) in cell.colour.iter_mut().zip(f.colour) {
                                 *c += wgt * v;
                             }
                             let tn = tr * (1.0 - a);
-                            trans[k] = tn;
+                            cell.trans = tn;
                             if tn <= 0.5 && tr > 0.5 {
-                                half[k] = f.dist;
+                                cell.half = f.dist;
                             }
                         }
                     }
@@ -297,10 +297,11 @@ pub fn render_splats(view: &View, splats: &SplatsRef<'_>, params: &SplatParams) 
                     for j in 0..s {
                         for i in 0..s {
                             let k = (py * s + j) * sw + px * s + i;
+                            let cell = &cells[k];
                             for c in 0..3 {
-                                sum[c] += acc[k][c] + trans[k] * bg[c];
+                                sum[c] += cell.colour[c] + cell.trans * bg[c];
                             }
-                            d = d.min(half[k]);
+                            d = d.min(cell.half);
                         }
                     }
                     for c in 0..3 {
@@ -312,6 +313,17 @@ pub fn render_splats(view: &View, splats: &SplatsRef<'_>, params: &SplatParams) 
         },
     );
     Ok(RasterFrame { image, distance })
+}
+
+/// What a sample has gathered so far (front to back).
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    /// `Σ T·α·colour`.
+    colour: [f32; 3],
+    /// Transmittance `T`.
+    trans: f32,
+    /// Eye distance of the splat that took `T` to ½ or below (+∞ until then).
+    half: f32,
 }
 
 /// The projection constants of one frame, in sample units.
