@@ -1,6 +1,6 @@
 //! Software rendering for bozkir: hillshade, colour ramps and shaded-relief previews, and the
 //! views of issue 23 — a pinhole [`camera`], orbits, turntables and fly-throughs ([`path`]), a
-//! z-buffered triangle rasteriser and point splatter with sun, shadows, sky and fog
+//! z-buffered triangle rasteriser, point splatter and Gaussian splat renderer with sun, shadows, sky and fog
 //! ([`raster`]), and the glue between them ([`views`]).
 //!
 //! Pure: values in, pixels out. Images are [`Rgb8Image`] buffers; writing them to files is the
@@ -26,4 +26,7 @@ pub use image::Rgb8Image;
 pub use path::{frame_bounds, orbit, orbit_fit, turntable, FlyThrough, Keyframe};
 pub use preview::{shaded_relief, PreviewParams, Shading};
 pub use ramp::{categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL};
-pub use raster::{render_mesh, render_points, MeshParams, MeshRef, PointParams, PointsRef, RasterError, View};
+pub use raster::{
+    render_mesh, render_points, render_splats, MeshParams, MeshRef, PointParams, PointsRef, RasterError, SplatParams,
+    SplatsRef, View,
+};

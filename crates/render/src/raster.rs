@@ -45,9 +45,16 @@
 //! colour), and shaded by depth (grey from light near to dark far over the range of the pixels'
 //! distances), normal (`(n/|n| + 1)/2` as sRGB bytes) or colour. Unlit.
 //!
+//! **Gaussian splats** ([`render_splats`], module `splats`). Each splat is a 3-D Gaussian projected
+//! to a 2-D one with the Jacobian of the projection at its centre (EWA), widened by the viewer's
+//! low-pass term, cut at the viewer's 2√2 σ, sorted by depth and alpha-blended over a flat
+//! background exactly as the browser viewer's WebGL2 path does (premultiplied, far to near,
+//! display-space colours). See [`SplatsRef`] and [`SplatParams`].
+//!
 //! **Determinism.** The depth test keeps a maximum, which does not depend on the order of the
 //! fragments, and every later pass computes each pixel on its own: the bytes of the image and the
-//! distances are the same for any rayon pool size. (Points tie-break equal depths by colour.)
+//! distances are the same for any rayon pool size. (Points tie-break equal depths by colour;
+//! splats are sorted with an index tie-break and each sample composites them in that order.)
 //!
 //! **Errors.** [`RasterError`], before anything is drawn: zero-size or oversized images, a
 //! non-finite or singular matrix, an empty mesh or cloud, a NaN or infinite position or normal,
@@ -59,10 +66,15 @@ mod error;
 mod pipeline;
 mod points;
 mod shade;
+mod splats;
 #[cfg(test)]
 mod tests;
 
 pub use error::RasterError;
+pub use splats::{
+    render_splats, SplatParams, SplatsRef, VIEWER_BACKGROUND, VIEWER_CUTOFF_SIGMA, VIEWER_DILATION_PX2,
+    VIEWER_MIN_ALPHA,
+};
 
 use pipeline::{draw_triangles, invert, transform_all, Mat4, Target, MAX_SAMPLES_PER_AXIS};
 use points::{resolve_points, splat_points, Radius};

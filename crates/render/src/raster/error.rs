@@ -4,8 +4,8 @@
 
 use thiserror::Error;
 
-/// Why [`render_mesh`](super::render_mesh) or [`render_points`](super::render_points) refused
-/// its input.
+/// Why [`render_mesh`](super::render_mesh), [`render_points`](super::render_points) or
+/// [`render_splats`](super::render_splats) refused its input.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum RasterError {
     /// The image has no pixels.
@@ -76,12 +76,24 @@ pub enum RasterError {
     /// A per-vertex (per-point) attribute array does not match the positions in length.
     #[error("{attribute} holds {len} entries for {positions} positions")]
     AttributeLength {
-        /// "normals" or "colours".
+        /// "normals", "colours", "scales", "rotations" or "opacities".
         attribute: &'static str,
         /// Entries in the attribute array.
         len: usize,
         /// Number of positions.
         positions: usize,
+    },
+    /// A splat attribute (scale, rotation, colour or opacity) is out of its range.
+    #[error("{attribute}[{index}] = {value}: {why}")]
+    BadSplat {
+        /// Which array: "scales", "rotations", "colours" or "opacities".
+        attribute: &'static str,
+        /// Index of the splat.
+        index: usize,
+        /// Its value, formatted.
+        value: String,
+        /// The documented range.
+        why: &'static str,
     },
     /// Normal shading of points was asked for a cloud without normals.
     #[error("point shading \"normal\" needs per-point normals, and the cloud has none")]
