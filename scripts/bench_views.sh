@@ -12,6 +12,8 @@
 #   SKIP_OURS=1      reuse target/criterion (our medians)
 #   SKIP_PEERS=1     reuse OUT_DIR/peers.json
 #   SKIP_GLB=1       leave out the GLB export bench (about a minute and 1 GB of writes a sample)
+#   MAX_LOAD=L      before each phase, wait until the 1-minute load average is below L (default
+#                    2.5), at most WAIT_MAX seconds (default 60); loads go to OUT_DIR/load.txt
 #   MESH_SUBSET, REPEAT, BIG_TIMEOUT: see scripts/bench_views_peer.py
 #
 # Steps: 1. write the shared inputs (views_inputs example) to OUT_DIR/inputs; 2. criterion:
@@ -22,7 +24,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-target/bench_views}
 PY=${PY:-/work/scratch/pwg/venv/bin/python}
+MAX_LOAD=${MAX_LOAD:-2.5}
+WAIT_MAX=${WAIT_MAX:-60}
 mkdir -p "$OUT"
+
+quiet() { # $1: phase name; wait (at most WAIT_MAX s) for the 1-minute load to drop below MAX_LOAD
+  local waited=0
+  while awk -v m="$MAX_LOAD" '{exit !($1 >= m)}' /proc/loadavg && [ "$waited" -lt "$WAIT_MAX" ]; do
+    sleep 10
+    waited=$((waited + 10))
+  done
+  echo "$(date -Is) $1: load $(cut -d' ' -f1-3 /proc/loadavg) (waited ${waited} s)" | tee -a "$OUT/load.txt"
+}
+
 {
   echo "nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "load $(cut -d' ' -f1-3 /proc/loadavg) at $(date -Is)"
@@ -34,14 +48,18 @@ if [ ! -f "$OUT/inputs/mesh_idx.npy" ] || [ ! -f "$OUT/inputs/fps_terrain_10M.np
 fi
 
 if [ -z "${SKIP_OURS:-}" ]; then
+  quiet points
   cargo bench -p bozkir-points --bench points -- --noplot 2>&1 | tee "$OUT/ours_points.txt"
+  quiet render
   cargo bench -p bozkir-render --bench raster -- --noplot 2>&1 | tee "$OUT/ours_render.txt"
   if [ -z "${SKIP_GLB:-}" ]; then
+    quiet glb
     cargo bench -p bozkir-io --bench glb -- --noplot 2>&1 | tee "$OUT/ours_glb.txt"
   fi
 fi
 
 if [ -z "${SKIP_PEERS:-}" ]; then
+  quiet peers
   "$PY" scripts/bench_views_peer.py peers "$OUT/inputs" "$OUT/peers.json"
 fi
 "$PY" scripts/bench_views_peer.py table "$OUT/peers.json" target/criterion "$OUT/table.md"
