@@ -75,9 +75,12 @@ fn normal_at(x: f64, z: f64) -> [f32; 3] {
     [-dx as f32 * 10.0, 1.0, -dz as f32 * 10.0]
 }
 
+/// Positions, normals and sRGB colours of a cloud.
+pub type Cloud = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[u8; 3]>);
+
 /// `n` points jittered over the 400 × 400 m square of [`height`] (xorshift seed 1), with
 /// normals and colours.
-pub fn render_cloud(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[u8; 3]>) {
+pub fn render_cloud(n: usize) -> Cloud {
     let mut r = XorShift::new(1);
     let mut pts = Vec::with_capacity(n);
     let mut nrm = Vec::with_capacity(n);
