@@ -102,24 +102,76 @@ pub struct Scene<'a> {
     pub nodes: &'a [Node<'a>],
 }
 
-/// The growing BIN chunk with its buffer views and accessors.
+/// The data of one buffer view, borrowed until the BIN chunk is filled.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    F32x2(&'a [[f32; 2]]),
+    F32x3(&'a [[f32; 3]]),
+    F32x4(&'a [[f32; 4]]),
+    U8x4(&'a [[u8; 4]]),
+    U32(&'a [u32]),
+}
+
+impl Source<'_> {
+    fn byte_len(&self) -> usize {
+        match self {
+            Source::F32x2(v) => v.len() * 8,
+            Source::F32x3(v) => v.len() * 12,
+            Source::F32x4(v) => v.len() * 16,
+            Source::U8x4(v) => v.len() * 4,
+            Source::U32(v) => v.len() * 4,
+        }
+    }
+
+    /// Writes the little-endian bytes into `out` (exactly [`Self::byte_len`] long).
+    fn fill(&self, out: &mut [u8]) {
+        fn words<'b>(out: &mut [u8], values: impl Iterator<Item = &'b [u8; 4]>) {
+            for (dst, v) in out.chunks_exact_mut(4).zip(values) {
+                dst.copy_from_slice(v);
+            }
+        }
+        match self {
+            Source::F32x2(v) => fill_f32(out, v.as_flattened()),
+            Source::F32x3(v) => fill_f32(out, v.as_flattened()),
+            Source::F32x4(v) => fill_f32(out, v.as_flattened()),
+            Source::U8x4(v) => words(out, v.iter()),
+            Source::U32(v) => {
+                for (dst, k) in out.chunks_exact_mut(4).zip(v.iter()) {
+                    dst.copy_from_slice(&k.to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
+fn fill_f32(out: &mut [u8], values: &[f32]) {
+    for (dst, x) in out.chunks_exact_mut(4).zip(values) {
+        dst.copy_from_slice(&x.to_le_bytes());
+    }
+}
+
+/// The layout of the BIN chunk: its buffer views and accessors, and where each view's data
+/// goes. The bytes are written once, into the final container, by [`fill_bin`].
 #[derive(Default)]
-struct Bin {
-    bytes: Vec<u8>,
+struct Bin<'a> {
+    /// Length so far (the end of the last view, unpadded).
+    len: usize,
+    /// Each view's offset and data.
+    parts: Vec<(usize, Source<'a>)>,
     views: Vec<Value>,
     accessors: Vec<Value>,
 }
 
-impl Bin {
-    /// Appends `data` as a new view (padded to 4 bytes first) with one accessor; returns the
-    /// accessor's index. `extra` holds the accessor's other keys (`min`, `max`, `normalized`).
-    fn push(&mut self, data: &[u8], target: Option<u32>, accessor: Value) -> usize {
-        while !self.bytes.len().is_multiple_of(4) {
-            self.bytes.push(0);
-        }
-        let start = self.bytes.len();
-        self.bytes.extend_from_slice(data);
-        let mut view = json!({ "buffer": 0, "byteOffset": start, "byteLength": data.len() });
+impl<'a> Bin<'a> {
+    /// Appends `data` as a new view (starting at a multiple of 4 bytes) with one accessor;
+    /// returns the accessor's index. `accessor` holds the accessor's other keys (`min`, `max`,
+    /// `normalized`).
+    fn push(&mut self, data: Source<'a>, target: Option<u32>, accessor: Value) -> usize {
+        let start = self.len.next_multiple_of(4);
+        let byte_len = data.byte_len();
+        self.len = start + byte_len;
+        self.parts.push((start, data));
+        let mut view = json!({ "buffer": 0, "byteOffset": start, "byteLength": byte_len });
         if let Some(t) = target {
             view["target"] = t.into();
         }
@@ -131,8 +183,46 @@ impl Bin {
     }
 }
 
-fn f32_bytes<const N: usize>(values: &[[f32; N]]) -> Vec<u8> {
-    values.iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
+/// Fills `out` (the BIN chunk, zeroed, at least `bin.len` long) with the views' data, on up to
+/// `available_parallelism` threads, each taking a contiguous run of views of about equal size.
+fn fill_bin(parts: &[(usize, Source)], out: &mut [u8]) {
+    let total: usize = parts.iter().map(|p| p.1.byte_len()).sum();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    if threads == 1 || total < (1 << 22) {
+        for (start, src) in parts {
+            src.fill(&mut out[*start..*start + src.byte_len()]);
+        }
+        return;
+    }
+    // Cut the views into `threads` contiguous runs of about equal size, and `out` at the
+    // runs' first view offsets (padding between views goes with the run before it).
+    let mut cuts = vec![0usize];
+    let mut acc = 0;
+    for (i, p) in parts.iter().enumerate() {
+        acc += p.1.byte_len();
+        if cuts.len() < threads && acc * threads >= total * cuts.len() && i + 1 < parts.len() {
+            cuts.push(i + 1);
+        }
+    }
+    cuts.push(parts.len());
+    let mut runs = Vec::with_capacity(threads);
+    let (mut rest, mut base) = (out, 0usize);
+    for w in cuts.windows(2) {
+        let end = if w[1] == parts.len() { base + rest.len() } else { parts[w[1]].0 };
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
+        runs.push((&parts[w[0]..w[1]], head, base));
+        (rest, base) = (tail, end);
+    }
+    std::thread::scope(|s| {
+        for (mine, chunk, base) in runs {
+            s.spawn(move || {
+                for (start, src) in mine {
+                    let at = start - base;
+                    src.fill(&mut chunk[at..at + src.byte_len()]);
+                }
+            });
+        }
+    });
 }
 
 fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
@@ -169,7 +259,7 @@ fn check_mesh(path: &Path, m: &Mesh) -> Result<()> {
 }
 
 /// The glTF JSON of one mesh, its data appended to `bin`.
-fn mesh_json(bin: &mut Bin, m: &Mesh) -> Value {
+fn mesh_json<'a>(bin: &mut Bin<'a>, m: &Mesh<'a>) -> Value {
     let n = m.positions.len();
     let (lo, hi) = bounds(m.positions);
     let vec = |t: &str| json!({ "componentType": FLOAT, "count": n, "type": t });
@@ -177,28 +267,27 @@ fn mesh_json(bin: &mut Bin, m: &Mesh) -> Value {
     pos["min"] = json!(lo);
     pos["max"] = json!(hi);
     let mut attributes = serde_json::Map::new();
-    attributes.insert("POSITION".into(), bin.push(&f32_bytes(m.positions), Some(ARRAY_BUFFER), pos).into());
+    attributes.insert("POSITION".into(), bin.push(Source::F32x3(m.positions), Some(ARRAY_BUFFER), pos).into());
     if !m.normals.is_empty() {
-        let a = bin.push(&f32_bytes(m.normals), Some(ARRAY_BUFFER), vec("VEC3"));
+        let a = bin.push(Source::F32x3(m.normals), Some(ARRAY_BUFFER), vec("VEC3"));
         attributes.insert("NORMAL".into(), a.into());
     }
     if !m.uvs.is_empty() {
-        attributes.insert("TEXCOORD_0".into(), bin.push(&f32_bytes(m.uvs), Some(ARRAY_BUFFER), vec("VEC2")).into());
+        attributes.insert("TEXCOORD_0".into(), bin.push(Source::F32x2(m.uvs), Some(ARRAY_BUFFER), vec("VEC2")).into());
     }
     let colour = match m.colours {
         Colours::None => None,
         Colours::Rgba8(c) => {
             let acc = json!({ "componentType": UNSIGNED_BYTE, "normalized": true, "count": n, "type": "VEC4" });
-            Some(bin.push(&c.concat(), Some(ARRAY_BUFFER), acc))
+            Some(bin.push(Source::U8x4(c), Some(ARRAY_BUFFER), acc))
         }
-        Colours::RgbF32(c) => Some(bin.push(&f32_bytes(c), Some(ARRAY_BUFFER), vec("VEC3"))),
+        Colours::RgbF32(c) => Some(bin.push(Source::F32x3(c), Some(ARRAY_BUFFER), vec("VEC3"))),
     };
     if let Some(a) = colour {
         attributes.insert("COLOR_0".into(), a.into());
     }
-    let idx: Vec<u8> = m.indices.iter().flat_map(|k| k.to_le_bytes()).collect();
     let indices = bin.push(
-        &idx,
+        Source::U32(m.indices),
         Some(ELEMENT_ARRAY_BUFFER),
         json!({ "componentType": UNSIGNED_INT, "count": m.indices.len(), "type": "SCALAR" }),
     );
@@ -206,7 +295,7 @@ fn mesh_json(bin: &mut Bin, m: &Mesh) -> Value {
 }
 
 /// The `EXT_mesh_gpu_instancing` object of a node's instances, data appended to `bin`.
-fn instancing_json(path: &Path, bin: &mut Bin, node: &Node, inst: &Instances) -> Result<Value> {
+fn instancing_json<'a>(path: &Path, bin: &mut Bin<'a>, node: &Node, inst: &Instances<'a>) -> Result<Value> {
     let n = inst.translations.len();
     let bad_len = |l: usize| l != 0 && l != n;
     if n == 0 || bad_len(inst.rotations.len()) || bad_len(inst.scales.len()) {
@@ -226,19 +315,19 @@ fn instancing_json(path: &Path, bin: &mut Bin, node: &Node, inst: &Instances) ->
     }
     let acc = |t: &str| json!({ "componentType": FLOAT, "count": n, "type": t });
     let mut attributes = serde_json::Map::new();
-    attributes.insert("TRANSLATION".into(), bin.push(&f32_bytes(inst.translations), None, acc("VEC3")).into());
+    attributes.insert("TRANSLATION".into(), bin.push(Source::F32x3(inst.translations), None, acc("VEC3")).into());
     if !inst.rotations.is_empty() {
-        attributes.insert("ROTATION".into(), bin.push(&f32_bytes(inst.rotations), None, acc("VEC4")).into());
+        attributes.insert("ROTATION".into(), bin.push(Source::F32x4(inst.rotations), None, acc("VEC4")).into());
     }
     if !inst.scales.is_empty() {
-        attributes.insert("SCALE".into(), bin.push(&f32_bytes(inst.scales), None, acc("VEC3")).into());
+        attributes.insert("SCALE".into(), bin.push(Source::F32x3(inst.scales), None, acc("VEC3")).into());
     }
     Ok(json!({ INSTANCING: { "attributes": attributes } }))
 }
 
 /// The bytes of a GLB holding `scene`; `path` names the file in errors (an inconsistent mesh,
 /// a node naming a missing mesh, over 4 GiB).
-pub fn encode_scene(path: &Path, scene: &Scene, generator: &str) -> Result<Vec<u8>> {
+pub fn encode_scene<'a>(path: &Path, scene: &Scene<'a>, generator: &str) -> Result<Vec<u8>> {
     let mut bin = Bin::default();
     let mut meshes = Vec::with_capacity(scene.meshes.len());
     for m in scene.meshes {
@@ -271,34 +360,27 @@ pub fn encode_scene(path: &Path, scene: &Scene, generator: &str) -> Result<Vec<u
         "scenes": [{ "name": scene.name, "nodes": node_ids }],
         "nodes": nodes,
         "meshes": meshes,
-        "accessors": bin.accessors,
-        "bufferViews": bin.views,
+        "accessors": std::mem::take(&mut bin.accessors),
+        "bufferViews": std::mem::take(&mut bin.views),
     });
     if instanced {
         doc["extensionsUsed"] = json!([INSTANCING]);
     }
-    container(path, &doc, bin.bytes)
+    container(path, &mut doc, &bin)
 }
 
-/// The GLB container of `doc` and its BIN chunk (omitted when empty).
-fn container(path: &Path, doc: &Value, mut bin: Vec<u8>) -> Result<Vec<u8>> {
-    if !bin.is_empty() {
-        let mut d = doc.clone();
-        d["buffers"] = Value::Array(vec![json!({ "byteLength": bin.len() })]);
-        return container_text(path, &d, &mut bin);
+/// The GLB container of `doc` and the BIN chunk laid out in `bin` (omitted when empty; the
+/// buffer's `byteLength` is the unpadded length, the chunk is padded with zeros).
+fn container(path: &Path, doc: &mut Value, bin: &Bin) -> Result<Vec<u8>> {
+    if bin.len > 0 {
+        doc["buffers"] = Value::Array(vec![json!({ "byteLength": bin.len })]);
     }
-    container_text(path, doc, &mut bin)
-}
-
-fn container_text(path: &Path, doc: &Value, bin: &mut Vec<u8>) -> Result<Vec<u8>> {
     let mut text = serde_json::to_vec(doc).map_err(|e| IoError::Json { path: path.to_path_buf(), error: e })?;
     while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let total = 12 + 8 + text.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let bin_len = bin.len.next_multiple_of(4);
+    let total = 12 + 8 + text.len() + if bin_len == 0 { 0 } else { 8 + bin_len };
     let total32 = u32::try_from(total).map_err(|_| IoError::TooMany {
         path: path.to_path_buf(),
         what: "GLB bytes",
@@ -312,10 +394,12 @@ fn container_text(path: &Path, doc: &Value, bin: &mut Vec<u8>) -> Result<Vec<u8>
     out.extend_from_slice(&(text.len() as u32).to_le_bytes());
     out.extend_from_slice(b"JSON");
     out.extend_from_slice(&text);
-    if !bin.is_empty() {
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    if bin_len > 0 {
+        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
         out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(bin);
+        let at = out.len();
+        out.resize(total, 0);
+        fill_bin(&bin.parts, &mut out[at..]);
     }
     Ok(out)
 }
@@ -325,4 +409,75 @@ pub fn write_scene(path: impl AsRef<Path>, scene: &Scene) -> Result<()> {
     let path = path.as_ref();
     let bytes = encode_scene(path, scene, concat!("bozkir ", env!("CARGO_PKG_VERSION")))?;
     atomic_write(path, |w| write_all(path, w, &bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The BIN chunk and JSON of a GLB, split by hand (header, JSON chunk, BIN chunk).
+    fn split(bytes: &[u8]) -> (Value, &[u8]) {
+        let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        assert_eq!(word(8), bytes.len());
+        let jl = word(12);
+        let doc: Value = serde_json::from_slice(&bytes[20..20 + jl]).unwrap();
+        let bl = word(20 + jl);
+        assert_eq!(&bytes[24 + jl..28 + jl], b"BIN\0");
+        (doc, &bytes[28 + jl..28 + jl + bl])
+    }
+
+    #[test]
+    fn large_scene_views_hold_their_data() {
+        // Big enough (> 4 MiB) for the BIN chunk to be filled on several threads; every view
+        // must hold exactly its mesh's data, little-endian, at a multiple of 4 bytes.
+        let n = 40_000usize;
+        let pos: Vec<Vec<[f32; 3]>> =
+            (0..9).map(|m| (0..n).map(|i| [i as f32, (m * i) as f32 * 0.5, -(i as f32)]).collect()).collect();
+        let uvs: Vec<[f32; 2]> = (0..n).map(|i| [i as f32 / n as f32, 0.25]).collect();
+        let rgba: Vec<[u8; 4]> = (0..n).map(|i| [i as u8, (i >> 8) as u8, 7, 255]).collect();
+        // 3 · 13,333 indices: a whole number of triangles.
+        let idx: Vec<u32> = (0..39_999u32).map(|k| (k * 7919) % n as u32).collect();
+        let meshes: Vec<Mesh> = pos
+            .iter()
+            .enumerate()
+            .map(|(m, p)| Mesh {
+                name: "m",
+                positions: p,
+                normals: if m % 2 == 0 { p } else { &[] },
+                uvs: if m % 3 == 0 { &uvs } else { &[] },
+                colours: if m == 4 { Colours::Rgba8(&rgba) } else { Colours::None },
+                indices: &idx[..(3 + m * 3_999).min(idx.len())],
+            })
+            .collect();
+        let nodes: Vec<Node> = (0..meshes.len()).map(|i| Node { name: "n", mesh: i, instances: None }).collect();
+        let bytes =
+            encode_scene(Path::new("big.glb"), &Scene { name: "s", meshes: &meshes, nodes: &nodes }, "t").unwrap();
+        assert!(bytes.len() > 1 << 22);
+        let (doc, bin) = split(&bytes);
+        let declared = doc["buffers"][0]["byteLength"].as_u64().unwrap() as usize;
+        assert!(declared <= bin.len() && bin.len() - declared < 4 && bin.len() % 4 == 0);
+        let view = |acc: &Value| {
+            let v = &doc["bufferViews"][acc.as_u64().unwrap() as usize];
+            let (o, l) = (v["byteOffset"].as_u64().unwrap() as usize, v["byteLength"].as_u64().unwrap() as usize);
+            assert_eq!(o % 4, 0);
+            &bin[o..o + l]
+        };
+        let f32s = |v: &[u8]| v.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+        for (m, mesh) in meshes.iter().enumerate() {
+            let prim = &doc["meshes"][m]["primitives"][0];
+            assert_eq!(f32s(view(&prim["attributes"]["POSITION"])), mesh.positions.as_flattened());
+            if !mesh.normals.is_empty() {
+                assert_eq!(f32s(view(&prim["attributes"]["NORMAL"])), mesh.normals.as_flattened());
+            }
+            if !mesh.uvs.is_empty() {
+                assert_eq!(f32s(view(&prim["attributes"]["TEXCOORD_0"])), mesh.uvs.as_flattened());
+            }
+            if let Colours::Rgba8(c) = mesh.colours {
+                assert_eq!(view(&prim["attributes"]["COLOR_0"]), c.as_flattened());
+            }
+            let got: Vec<u32> =
+                view(&prim["indices"]).chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+            assert_eq!(got, mesh.indices);
+        }
+    }
 }

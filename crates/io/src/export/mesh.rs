@@ -62,43 +62,62 @@ fn normal(h: &Grid<f64>, x: usize, y: usize) -> [f32; 3] {
 
 /// Triangulate `h` (at least 2 × 2, finite heights) into chunks of at most `chunk × chunk`
 /// quads, row by row of chunks. Panics when `chunk` is 0 or the grid is smaller than 2 × 2.
+///
+/// Chunks are built on up to `available_parallelism` threads, each taking a contiguous run of
+/// them; the result does not depend on the number of threads.
 pub fn height_mesh(h: &Grid<f64>, chunk: usize) -> Vec<MeshChunk> {
     assert!(chunk > 0, "height_mesh: chunk must be at least 1 quad");
     let (w, hh) = (h.width(), h.height());
     assert!(w >= 2 && hh >= 2, "height_mesh: need at least 2 × 2 vertices");
     let (qw, qh) = (w - 1, hh - 1);
+    // (chunk column, chunk row, first quad column, first quad row), in output order.
+    let cells: Vec<(usize, usize, usize, usize)> = (0..qh)
+        .step_by(chunk)
+        .enumerate()
+        .flat_map(|(cy, y0)| (0..qw).step_by(chunk).enumerate().map(move |(cx, x0)| (cx, cy, x0, y0)))
+        .collect();
+    let build = |&(cx, cy, x0, y0): &(usize, usize, usize, usize)| one_chunk(h, chunk, cx, cy, x0, y0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    if threads == 1 || w * hh < (1 << 16) {
+        return cells.iter().map(build).collect();
+    }
+    let per = cells.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let parts: Vec<_> =
+            cells.chunks(per.max(1)).map(|run| s.spawn(move || run.iter().map(build).collect::<Vec<_>>())).collect();
+        parts.into_iter().flat_map(|p| p.join().expect("height_mesh worker panicked")).collect()
+    })
+}
+
+/// The chunk at chunk column `cx`, row `cy`, whose first quad is (`x0`, `y0`).
+fn one_chunk(h: &Grid<f64>, chunk: usize, cx: usize, cy: usize, x0: usize, y0: usize) -> MeshChunk {
+    let (qw, qh) = (h.width() - 1, h.height() - 1);
     let (su, sv) = (1.0 / qw as f64, 1.0 / qh as f64);
-    let mut out = Vec::new();
-    for (cy, y0) in (0..qh).step_by(chunk).enumerate() {
-        for (cx, x0) in (0..qw).step_by(chunk).enumerate() {
-            let (nx, ny) = (chunk.min(qw - x0) + 1, chunk.min(qh - y0) + 1);
-            let mut c = MeshChunk {
-                name: format!("chunk_x{cx}_y{cy}"),
-                origin: (x0, y0),
-                vertices: (nx, ny),
-                positions: Vec::with_capacity(nx * ny),
-                normals: Vec::with_capacity(nx * ny),
-                uvs: Vec::with_capacity(nx * ny),
-                indices: Vec::with_capacity((nx - 1) * (ny - 1) * 6),
-            };
-            for y in y0..y0 + ny {
-                for x in x0..x0 + nx {
-                    c.positions.push([(x as f64 * h.dx) as f32, *h.get(x, y) as f32, (y as f64 * h.dy) as f32]);
-                    c.normals.push(normal(h, x, y));
-                    c.uvs.push([(x as f64 * su) as f32, (y as f64 * sv) as f32]);
-                }
-            }
-            for j in 0..ny - 1 {
-                for i in 0..nx - 1 {
-                    let a = (j * nx + i) as u32;
-                    let (b, cc, d) = (a + 1, a + nx as u32, a + nx as u32 + 1);
-                    c.indices.extend_from_slice(&[a, cc, b, b, cc, d]);
-                }
-            }
-            out.push(c);
+    let (nx, ny) = (chunk.min(qw - x0) + 1, chunk.min(qh - y0) + 1);
+    let mut c = MeshChunk {
+        name: format!("chunk_x{cx}_y{cy}"),
+        origin: (x0, y0),
+        vertices: (nx, ny),
+        positions: Vec::with_capacity(nx * ny),
+        normals: Vec::with_capacity(nx * ny),
+        uvs: Vec::with_capacity(nx * ny),
+        indices: Vec::with_capacity((nx - 1) * (ny - 1) * 6),
+    };
+    for y in y0..y0 + ny {
+        for x in x0..x0 + nx {
+            c.positions.push([(x as f64 * h.dx) as f32, *h.get(x, y) as f32, (y as f64 * h.dy) as f32]);
+            c.normals.push(normal(h, x, y));
+            c.uvs.push([(x as f64 * su) as f32, (y as f64 * sv) as f32]);
         }
     }
-    out
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            let a = (j * nx + i) as u32;
+            let (b, cc, d) = (a + 1, a + nx as u32, a + nx as u32 + 1);
+            c.indices.extend_from_slice(&[a, cc, b, b, cc, d]);
+        }
+    }
+    c
 }
 
 #[cfg(test)]
@@ -124,5 +143,22 @@ mod tests {
         }
         assert_eq!(c.normals[4], [0.0, 1.0, 0.0]);
         assert_eq!(c.uvs[8], [1.0, 1.0]);
+    }
+
+    #[test]
+    fn threaded_mesh_equals_chunk_by_chunk() {
+        // 300 × 260 vertices (above the threading threshold), 37-quad chunks with ragged last
+        // ones: the threaded build must equal building each chunk in order.
+        let h = Grid::from_fn(300, 260, |x, y| ((x * 7 + y * 3) % 23) as f64 * 0.5).with_cell_size(1.5, 2.0);
+        let m = height_mesh(&h, 37);
+        let mut k = 0;
+        for (cy, y0) in (0..259).step_by(37).enumerate() {
+            for (cx, x0) in (0..299).step_by(37).enumerate() {
+                assert_eq!(m[k], one_chunk(&h, 37, cx, cy, x0, y0));
+                assert_eq!(m[k].name, format!("chunk_x{cx}_y{cy}"));
+                k += 1;
+            }
+        }
+        assert_eq!(k, m.len());
     }
 }
