@@ -40,8 +40,8 @@ use bozkir_points::{fps_exact, sample_surface, IndexedTriangles};
 use bozkir_render::camera::{Camera, Lens};
 use bozkir_render::path::{frame_bounds, orbit};
 use bozkir_render::raster::{
-    render_mesh, render_points, MeshParams, MeshRef, NormalMode, PointParams, PointShading, PointSize, PointsRef, Sky,
-    View,
+    render_mesh, render_points, render_splats, MeshParams, MeshRef, NormalMode, PointParams, PointShading, PointSize,
+    PointsRef, Sky, SplatParams, SplatsRef, View,
 };
 use bozkir_render::{Ramp, Rgb8Image};
 use std::path::{Path, PathBuf};
@@ -504,23 +504,27 @@ pub fn render_scene(scene: &Scene, req: &RenderRequest, obs: &dyn Observer) -> R
     Ok(out)
 }
 
-/// Splats drawn as their centres (coloured by their degree-0 colour) until the Gaussian
-/// renderer is wired in.
+/// Splats drawn as depth-sorted projected Gaussians (`render_splats`, the viewer's
+/// conventions) over the views' horizon colour.
 fn render_splat_scene(
     view: &View,
     s: &bozkir_splat::Splats,
     req: &RenderRequest,
 ) -> std::result::Result<Rgb8Image, bozkir_render::raster::RasterError> {
-    let pos: Vec<[f32; 3]> = s.positions().to_vec();
-    let colours: Vec<[u8; 3]> = (0..s.len()).map(|i| splat_srgb(s, i)).collect();
-    let p = PointParams {
-        sky: VIEW_SKY,
-        size: PointSize::Pixels(req.point_size_px),
-        up: [0.0, 0.0, 1.0],
-        supersample: req.supersample,
-        ..PointParams::default()
+    let colours: Vec<[f32; 3]> = (0..s.len()).map(|i| s.base_rgb(i)).collect();
+    let splats = SplatsRef {
+        positions: s.positions(),
+        scales: s.scales(),
+        rotations: s.rotations(),
+        colours: &colours,
+        opacities: s.opacities(),
     };
-    Ok(render_points(view, &PointsRef::new(&pos).with_colours(&colours), &p)?.image)
+    let p = SplatParams {
+        background: VIEW_SKY.horizon.map(|c| f32::from(c) / 255.0),
+        supersample: req.supersample,
+        ..SplatParams::default()
+    };
+    Ok(render_splats(view, &splats, &p)?.image)
 }
 
 /// Splat `i`'s base colour as sRGB bytes.
