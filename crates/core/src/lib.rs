@@ -13,5 +13,6 @@ pub use grid::Grid;
 pub use hash::hash_u32;
 pub use progress::{NoProgress, Observer, Progress};
 pub mod noise;
+pub mod numpy_rng;
 pub mod rng;
 pub mod stats;

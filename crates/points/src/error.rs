@@ -92,10 +92,62 @@ impl PointsError {
     }
 }
 
+/// A refusal of the numpy generator ([`bozkir_core::numpy_rng`]) as this crate's error, worded
+/// as before the generator moved to `bozkir-core`.
+impl From<bozkir_core::numpy_rng::NumpyRngError> for PointsError {
+    fn from(e: bozkir_core::numpy_rng::NumpyRngError) -> Self {
+        use bozkir_core::numpy_rng::NumpyRngError as E;
+        const CHOICE: &str = "Generator::choice_p";
+        match e {
+            E::EmptyProbabilities => {
+                PointsError::Empty { what: CHOICE, detail: "no probabilities (a cannot be empty)" }
+            }
+            E::NanProbability { index, value } => {
+                PointsError::NonFinite { what: CHOICE, item: "probability", index, value }
+            }
+            E::NegativeProbability { index, value } => {
+                PointsError::param(CHOICE, "probability", value, format!("entry {index} must be non-negative"))
+            }
+            E::ProbabilitySum { sum, tolerance } => {
+                PointsError::param(CHOICE, "sum of probabilities", sum, format!("within {tolerance:e} of 1"))
+            }
+            E::EmptyRange { low, high } => PointsError::param(
+                "Generator::integers",
+                "high",
+                high as f64,
+                format!("above low = {low} (numpy: low >= high)"),
+            ),
+        }
+    }
+}
+
 /// Refuses the first non-finite coordinate of `points` (in index order).
 pub(crate) fn check_finite_points(what: &'static str, points: &[[f64; 3]]) -> Result<()> {
     match points.iter().enumerate().find_map(|(i, p)| p.iter().find(|v| !v.is_finite()).map(|&v| (i, v))) {
         Some((index, value)) => Err(PointsError::NonFinite { what, item: "point", index, value }),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numpy_rng::Generator;
+
+    /// The numpy generator's refusals read as they did when it lived in this crate.
+    #[test]
+    fn numpy_refusals_keep_their_wording() {
+        let mut g = Generator::default_rng(3);
+        let msg = |e: bozkir_core::numpy_rng::NumpyRngError| PointsError::from(e).to_string();
+        let e = msg(g.choice_p(&[0.5, 0.6], 3).unwrap_err());
+        assert!(e.starts_with("Generator::choice_p: sum of probabilities = 1.1 is out of range (within"), "{e}");
+        let e = msg(g.choice_p(&[0.5, f64::NAN], 3).unwrap_err());
+        assert_eq!(e, "Generator::choice_p: probability 1 is not finite (NaN)");
+        let e = msg(g.choice_p(&[1.5, -0.5], 3).unwrap_err());
+        assert_eq!(e, "Generator::choice_p: probability = -0.5 is out of range (entry 1 must be non-negative)");
+        let e = msg(g.choice_p(&[], 3).unwrap_err());
+        assert_eq!(e, "Generator::choice_p: the input is empty (no probabilities (a cannot be empty))");
+        let e = msg(g.integers(4, 4, 1).unwrap_err());
+        assert_eq!(e, "Generator::integers: high = 4 is out of range (above low = 4 (numpy: low >= high))");
     }
 }

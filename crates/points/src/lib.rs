@@ -9,7 +9,7 @@
 //! | [`mod@fps_approx`] | approximate FPS for very large clouds (one random point per voxel cell, then exact FPS), with a stated guarantee | [`fps_approx()`] |
 //! | [`voxelize`] | points → dense occupancy voxels in the project's y-up volume layout | [`voxelize_points`] |
 //! | [`compat`] | pyworldgen 0.1.8's point functions reproduced: same points, normals, FPS indices, grids and files for the same seed | [`compat::sample_mesh_surface`], [`compat::farthest_point_sampling`], [`compat::points_to_occupancy`], [`compat::write_ply`] |
-//! | [`numpy_rng`] | numpy's `default_rng(seed)` bit for bit (`SeedSequence` → PCG64 → `Generator`: `random`, weighted `choice`, `integers`) and its pairwise sum | [`numpy_rng::Generator`] |
+//! | [`numpy_rng`] | re-export of [`bozkir_core::numpy_rng`]: numpy's `default_rng(seed)` bit for bit (`SeedSequence` → PCG64 → `Generator`: `random`, weighted `choice`, `integers`, normals) and its pairwise sum | [`numpy_rng::Generator`] |
 //! | [`splat`] | one flat Gaussian per point (scale from the k-NN spacing, thin axis on the normal) and the standard 3DGS binary PLY | [`splats_from_cloud`], [`checked_splat_ply`] |
 //!
 //! Pure library: no files, no clock, no printing. Coordinates are
@@ -48,7 +48,9 @@ pub mod error;
 pub mod fps;
 pub mod fps_approx;
 pub mod heightfield;
-pub mod numpy_rng;
+/// numpy's `default_rng(seed)` bit for bit: the workspace's one port, in `bozkir-core`
+/// ([`bozkir_core::numpy_rng`]), re-exported here for [`compat`] and its users.
+pub use bozkir_core::numpy_rng;
 pub mod sample;
 pub mod splat;
 pub mod voxelize;

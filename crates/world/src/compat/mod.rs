@@ -1,6 +1,7 @@
 //! pyworldgen 0.1.8's primitives, reproduced so our generators give the peer's worlds:
 //! * [`pwg_hash`] — its integer multiply-and-mix hash (`core/hash.py`).
-//! * [`np_random`] — numpy's `default_rng(seed)`: `SeedSequence` → PCG64 → `Generator`.
+//! * [`np_random`] — numpy's `default_rng(seed)` as a [`Draws`](crate::random::Draws), over
+//!   [`bozkir_core::numpy_rng`] (`SeedSequence` → PCG64 → `Generator`).
 //! * [`ndimage`] — scipy's `gaussian_filter` (reflect mode, truncate 4).
 //! * [`py_random`] — CPython's `random.Random` (MT19937) and pyworldgen's `make_rng`, the
 //!   streams of its chunk passes.

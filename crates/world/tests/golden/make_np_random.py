@@ -1,8 +1,10 @@
-"""Golden outputs of numpy's default_rng for bozkir-world's compat::np_random.
+"""Golden outputs of numpy's default_rng for bozkir-world's compat::np_random (a wrapper over
+bozkir-core's numpy_rng, the one port of numpy's generator).
 
 Run with the pyworldgen venv (numpy 2.x):
     python crates/world/tests/golden/make_np_random.py            # writes np_random.json
     python crates/world/tests/golden/make_np_random.py --tables   # prints the ziggurat tables
+                                                                  # (crates/core/src/numpy_rng/ziggurat.rs)
 
 Floats are stored as 16-hex-digit IEEE-754 bit patterns so the Rust test compares bits.
 """

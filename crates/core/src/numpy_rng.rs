@@ -1,45 +1,57 @@
-//! numpy's `np.random.default_rng(seed)` in pure Rust, bit for bit (numpy 2.x, checked against
-//! numpy 2.4.6 by the goldens of `tests/pyworldgen.rs`): the draws pyworldgen 0.1.8's point
-//! functions make.
+//! numpy's `np.random.default_rng(seed)` in pure Rust, bit for bit (numpy 2.x): the one port of
+//! numpy's generator in bozkir. `bozkir-world` draws its pyworldgen-compatible streams from it
+//! (checked against numpy by `crates/world/tests/np_random_golden.rs`) and `bozkir-points` its
+//! pyworldgen point samples (checked against numpy 2.4.6 by `crates/points/tests/pyworldgen.rs`).
 //!
 //! # Algorithm
 //!
 //! 1. **`SeedSequence`** ([`SeedSequence`]). A non-negative integer seed is split into 32-bit
-//!    little-endian words (0 → `[0]`). Each of the first 4 words (0 for missing ones) is
-//!    hashed into a 4-word pool by `hashmix` (`v ← (w ⊕ h)·h'`, `h' = h·0x931e8875` kept as the
-//!    next `h`, then `v ⊕ (v ≫ 16)`, from `h = 0x43b0d7e5`); then every pool word is mixed with
-//!    the hash of every other (`mix(x, y) = (0xca01f9dd·x − 0x4973f715·y) ⊕ (… ≫ 16)`), and
+//!    little-endian words (0 → `[0]`, [`seed_words`]). Each of the first 4 words (0 for missing
+//!    ones) is hashed into a 4-word pool by `hashmix` (`v ← (w ⊕ h)·h'`, `h' = h·0x931e8875` kept
+//!    as the next `h`, then `v ⊕ (v ≫ 16)`, from `h = 0x43b0d7e5`); then every pool word is mixed
+//!    with the hash of every other (`mix(x, y) = (0xca01f9dd·x − 0x4973f715·y) ⊕ (… ≫ 16)`), and
 //!    any words past the 4th are mixed into all of them. `generate_state(n)` cycles the pool:
 //!    word `i` is `(pool[i mod 4] ⊕ h)·h'` with `h' = h·0x58f38ded` (from `h = 0x8b51f9dd`),
 //!    then `⊕ ≫ 16`; a `uint64` state is two such words, low word first. All arithmetic wraps
 //!    at 32 bits.
 //! 2. **PCG64** ([`Pcg64`]). `generate_state(4, uint64)` gives `s0 s1 s2 s3`; the LCG's seed is
-//!    `s0·2⁶⁴ + s1` and its stream `s2·2⁶⁴ + s3`. Seeding: `inc = 2·stream + 1`, `state = 0`,
-//!    one step, `state += seed`, one step. A step is `state ← state·M + inc` (mod 2¹²⁸,
-//!    `M = 0x2360ED051FC65DA44385DF649FCCF645`); an output is a step followed by XSL-RR:
-//!    `rotr64(hi ⊕ lo, state ≫ 122)`. A 32-bit draw returns the low half of a fresh 64-bit
-//!    output and keeps the high half for the next 32-bit draw (numpy's buffered word; 64-bit
-//!    draws neither use nor clear it).
-//! 3. **`Generator`** ([`Generator`]). `random()` is `(u64 ≫ 11)·2⁻⁵³`. `choice(n, size, p)`
-//!    with replacement ([`Generator::choice_p`]): numpy checks `p` (no NaN, no negative entry,
-//!    Kahan sum within `√ε` of 1), takes `cdf = cumsum(p)` (sequential additions), divides it by
-//!    its last entry, draws `size` doubles with `random()` and returns for each `u` the number
-//!    of `cdf` entries `≤ u` (`searchsorted(side='right')`). `integers(low, high, size)` (int64,
-//!    high excluded; [`Generator::integers`]) draws `off + bounded(high − low − 1)` with
-//!    Lemire's method: ranges below `2³² − 1` on 32-bit draws, exactly `2³² − 1` a raw 32-bit
-//!    draw, `2⁶⁴ − 1` a raw 64-bit draw, others Lemire on 64-bit draws.
+//!    `s0·2⁶⁴ + s1` and its stream `s2·2⁶⁴ + s3`. Seeding (`pcg_setseq_128_srandom`):
+//!    `inc = 2·stream + 1`, `state = 0`, one step, `state += seed`, one step. A step is
+//!    `state ← state·M + inc` (mod 2¹²⁸, `M = 0x2360ED051FC65DA44385DF649FCCF645`); an output is
+//!    a step followed by XSL-RR: `rotr64(hi ⊕ lo, state ≫ 122)`. A 32-bit draw returns the low
+//!    half of a fresh 64-bit output and keeps the high half for the next 32-bit draw (numpy's
+//!    `has_uint32`/`uinteger` buffer); 64-bit draws neither use nor clear it, and it persists
+//!    between [`Generator`] method calls.
+//! 3. **`Generator`** ([`Generator`]).
+//!    * `random()` is `(u64 ≫ 11)·2⁻⁵³`; `uniform(lo, hi)` is `lo + (hi − lo)·random()`.
+//!    * `integers(low, high, size)` (int64, high excluded; [`Generator::integers`]) draws
+//!      `low + bounded(high − low − 1)` ([`Generator::bounded_u64`], numpy's
+//!      `random_bounded_uint64`, unmasked): ranges below `2³² − 1` by Lemire's multiply-shift on
+//!      32-bit draws (`m = u·(r+1)`, rejected while `m mod 2³² < (2³² − r − 1) mod (r+1)`),
+//!      exactly `2³² − 1` a raw 32-bit draw, `2⁶⁴ − 1` a raw 64-bit draw, others Lemire on
+//!      64-bit draws with a 128-bit product.
+//!    * `choice(n, size, p)` with replacement ([`Generator::choice_p`]): numpy checks `p` (no
+//!      NaN, no negative entry, Kahan sum within `√ε` of 1), takes `cdf = cumsum(p)` (sequential
+//!      additions), divides it by its last entry, draws `size` doubles with `random()` and
+//!      returns for each `u` the number of `cdf` entries `≤ u` (`searchsorted(side='right')`).
+//!    * `standard_normal()` ([`Generator::standard_normal`], numpy's 256-layer ziggurat): a
+//!      64-bit word gives the layer `idx` (low 8 bits), then a sign bit and a 52-bit magnitude;
+//!      `x = ±rabs·w[idx]` is accepted when `rabs < k[idx]`; otherwise the base layer samples the
+//!      tail beyond r = 3.6541528853610088 (Marsaglia's exponential method with `log1p(−u)`), and
+//!      the other layers accept when `f[idx] + (f[idx−1] − f[idx])·u < exp(−x²/2)`. The tables
+//!      are numpy's own values (`numpy_rng/ziggurat.rs`).
 //!
 //! [`pairwise_sum`] is numpy's `add.reduce` of a contiguous `f64` array (its pairwise
-//! summation), which pyworldgen's area total goes through; [`kahan_sum`] is the sum `choice`
-//! checks.
+//! summation); [`kahan_sum`] is the compensated sum `choice` checks `p` with.
 //!
 //! # Errors
 //!
 //! [`Generator::choice_p`] refuses what numpy refuses (empty `p`, NaN or negative entries, a sum
-//! off 1 by more than `√ε`), naming the value; [`Generator::integers`] refuses `high ≤ low`.
-//! Nothing panics.
+//! off 1 by more than `√ε`) and [`Generator::integers`] refuses `high ≤ low`, each with a
+//! [`NumpyRngError`] naming the offending value. Nothing panics; everything is pure and
+//! deterministic (`libm` for `exp` and `log1p`).
 
-use crate::error::{PointsError, Result};
+mod ziggurat;
 
 const INIT_A: u32 = 0x43b0_d7e5;
 const MULT_A: u32 = 0x931e_8875;
@@ -56,6 +68,70 @@ pub const PCG64_MULTIPLIER: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
 
 /// `2⁻⁵³`.
 const TWO_POW_M53: f64 = 1.0 / 9_007_199_254_740_992.0;
+
+/// The ziggurat's rightmost layer edge r.
+pub const ZIGGURAT_R: f64 = 3.654_152_885_361_009;
+/// `1/r`, as numpy writes it.
+const ZIGGURAT_INV_R: f64 = 0.273_661_237_329_758_3;
+
+/// Why a [`Generator`] method refused its arguments (what numpy raises `ValueError` for).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NumpyRngError {
+    /// `choice` got no probabilities (numpy: "a cannot be empty").
+    EmptyProbabilities,
+    /// Probability `index` is NaN.
+    NanProbability {
+        /// Its index in `p`.
+        index: usize,
+        /// The value (NaN).
+        value: f64,
+    },
+    /// Probability `index` is negative.
+    NegativeProbability {
+        /// Its index in `p`.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// The Kahan sum of `p` is off 1 by more than `tolerance` (or NaN).
+    ProbabilitySum {
+        /// The Kahan sum.
+        sum: f64,
+        /// numpy's tolerance `√ε`.
+        tolerance: f64,
+    },
+    /// `integers(low, high, …)` with `high ≤ low` (numpy: "low >= high").
+    EmptyRange {
+        /// The lower bound.
+        low: i64,
+        /// The excluded upper bound.
+        high: i64,
+    },
+}
+
+impl core::fmt::Display for NumpyRngError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            NumpyRngError::EmptyProbabilities => {
+                write!(f, "Generator::choice_p: no probabilities (a cannot be empty)")
+            }
+            NumpyRngError::NanProbability { index, value } => {
+                write!(f, "Generator::choice_p: probability {index} is not finite ({value})")
+            }
+            NumpyRngError::NegativeProbability { index, value } => {
+                write!(f, "Generator::choice_p: probability = {value}: entry {index} must be non-negative")
+            }
+            NumpyRngError::ProbabilitySum { sum, tolerance } => {
+                write!(f, "Generator::choice_p: sum of probabilities = {sum} is not within {tolerance:e} of 1")
+            }
+            NumpyRngError::EmptyRange { low, high } => {
+                write!(f, "Generator::integers: high = {high} is not above low = {low} (numpy: low >= high)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NumpyRngError {}
 
 /// numpy's `SeedSequence` without spawn keys: the hashed 4-word pool (module doc, step 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +229,8 @@ impl Pcg64 {
         Pcg64::from_seed_and_stream(seed, stream)
     }
 
-    /// PCG's `srandom(seed, stream)`.
+    /// PCG's `srandom(seed, stream)`: `inc = 2·stream + 1`, state 0, one step, add `seed`, one
+    /// step.
     pub fn from_seed_and_stream(seed: u128, stream: u128) -> Pcg64 {
         let mut g = Pcg64 { state: 0, inc: stream << 1 | 1, half: None };
         g.step();
@@ -177,7 +254,7 @@ impl Pcg64 {
         self.state = self.state.wrapping_mul(PCG64_MULTIPLIER).wrapping_add(self.inc);
     }
 
-    /// One 64-bit output (`random_raw()`).
+    /// One 64-bit output (`random_raw()`): a step, then XSL-RR.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.step();
@@ -236,31 +313,33 @@ impl Generator {
         (0..size).map(|_| self.random()).collect()
     }
 
+    /// `uniform(lo, hi)`: `lo + (hi − lo)·random()`, as numpy's `random_uniform` computes it
+    /// (no check of the bounds, as numpy's own only refuses non-finite spans).
+    #[inline]
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.random()
+    }
+
     /// `choice(p.len(), size, replace=True, p=p)`: indices drawn with probabilities `p`, by
     /// numpy's inverse-CDF search (module doc, step 3). Refuses what numpy refuses.
-    pub fn choice_p(&mut self, p: &[f64], size: usize) -> Result<Vec<usize>> {
+    pub fn choice_p(&mut self, p: &[f64], size: usize) -> Result<Vec<usize>, NumpyRngError> {
         let cdf = choice_cdf(p)?;
         Ok((0..size).map(|_| search_right(&cdf, self.random())).collect())
     }
 
     /// `integers(low, high, size)` with numpy's defaults (int64, `high` excluded); refuses
     /// `high ≤ low`.
-    pub fn integers(&mut self, low: i64, high: i64, size: usize) -> Result<Vec<i64>> {
+    pub fn integers(&mut self, low: i64, high: i64, size: usize) -> Result<Vec<i64>, NumpyRngError> {
         if high <= low {
-            return Err(PointsError::param(
-                "Generator::integers",
-                "high",
-                high as f64,
-                format!("above low = {low} (numpy: low >= high)"),
-            ));
+            return Err(NumpyRngError::EmptyRange { low, high });
         }
         let range = (i128::from(high) - i128::from(low) - 1) as u64;
-        Ok((0..size).map(|_| (low as u64).wrapping_add(self.bounded(range)) as i64).collect())
+        Ok((0..size).map(|_| (low as u64).wrapping_add(self.bounded_u64(range)) as i64).collect())
     }
 
-    /// A uniform integer in `0..=range` the way numpy's `random_bounded_uint64_fill` draws it
-    /// (no masking).
-    fn bounded(&mut self, range: u64) -> u64 {
+    /// A uniform integer in `0..=range` the way numpy's `random_bounded_uint64` draws it
+    /// (unmasked; module doc, step 3). `range = 0` draws nothing.
+    pub fn bounded_u64(&mut self, range: u64) -> u64 {
         const U32: u64 = u32::MAX as u64;
         match range {
             0 => 0,
@@ -290,25 +369,60 @@ impl Generator {
             }
         }
     }
+
+    /// `standard_normal()`: numpy's `random_standard_normal` ziggurat (module doc, step 3).
+    pub fn standard_normal(&mut self) -> f64 {
+        use ziggurat::{FI, KI, WI};
+        loop {
+            let r = self.bits.next_u64();
+            let idx = (r & 0xff) as usize;
+            let r = r >> 8;
+            let rabs = (r >> 1) & 0x000f_ffff_ffff_ffff;
+            let mut x = rabs as f64 * WI[idx];
+            if r & 1 == 1 {
+                x = -x;
+            }
+            if rabs < KI[idx] {
+                return x;
+            }
+            if idx == 0 {
+                return self.normal_tail(rabs);
+            }
+            if (FI[idx - 1] - FI[idx]) * self.random() + FI[idx] < libm::exp(-0.5 * x * x) {
+                return x;
+            }
+        }
+    }
+
+    /// The tail beyond r: `xx = −ln(1−u₁)/r`, `yy = −ln(1−u₂)` until `2yy > xx²`; `±(r + xx)`
+    /// with the sign from bit 8 of the magnitude.
+    fn normal_tail(&mut self, rabs: u64) -> f64 {
+        loop {
+            let xx = -ZIGGURAT_INV_R * libm::log1p(-self.random());
+            let yy = -libm::log1p(-self.random());
+            if yy + yy > xx * xx {
+                return if (rabs >> 8) & 1 == 1 { -(ZIGGURAT_R + xx) } else { ZIGGURAT_R + xx };
+            }
+        }
+    }
 }
 
 /// numpy's checks on `choice`'s `p` and its normalised running sum `cumsum(p) / cumsum(p)[-1]`.
-pub(crate) fn choice_cdf(p: &[f64]) -> Result<Vec<f64>> {
-    const WHAT: &str = "Generator::choice_p";
+fn choice_cdf(p: &[f64]) -> Result<Vec<f64>, NumpyRngError> {
     if p.is_empty() {
-        return Err(PointsError::Empty { what: WHAT, detail: "no probabilities (a cannot be empty)" });
+        return Err(NumpyRngError::EmptyProbabilities);
     }
     if let Some((index, &value)) = p.iter().enumerate().find(|(_, v)| v.is_nan()) {
-        return Err(PointsError::NonFinite { what: WHAT, item: "probability", index, value });
+        return Err(NumpyRngError::NanProbability { index, value });
     }
-    if let Some((i, &v)) = p.iter().enumerate().find(|(_, &v)| v < 0.0) {
-        return Err(PointsError::param(WHAT, "probability", v, format!("entry {i} must be non-negative")));
+    if let Some((index, &value)) = p.iter().enumerate().find(|(_, &v)| v < 0.0) {
+        return Err(NumpyRngError::NegativeProbability { index, value });
     }
     let sum = kahan_sum(p);
     // numpy: `abs(kahan_sum(p) - 1.) > atol` with `atol = sqrt(finfo(float64).eps)`.
-    let atol = f64::EPSILON.sqrt();
-    if (sum - 1.0).abs() > atol || sum.is_nan() {
-        return Err(PointsError::param(WHAT, "sum of probabilities", sum, format!("within {atol:e} of 1")));
+    let tolerance = f64::EPSILON.sqrt();
+    if (sum - 1.0).abs() > tolerance || sum.is_nan() {
+        return Err(NumpyRngError::ProbabilitySum { sum, tolerance });
     }
     let mut cdf = Vec::with_capacity(p.len());
     let mut run = 0.0f64;
@@ -326,7 +440,7 @@ pub(crate) fn choice_cdf(p: &[f64]) -> Result<Vec<f64>> {
 
 /// `searchsorted(cdf, u, side='right')`: the number of entries `≤ u` (`cdf` is non-decreasing).
 #[inline]
-pub(crate) fn search_right(cdf: &[f64], u: f64) -> usize {
+fn search_right(cdf: &[f64], u: f64) -> usize {
     cdf.partition_point(|&c| c <= u)
 }
 
@@ -383,65 +497,4 @@ fn pairwise(a: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seed_words_split_low_first() {
-        assert_eq!(seed_words(0), vec![0]);
-        assert_eq!(seed_words(5), vec![5]);
-        assert_eq!(seed_words((1 << 32) + 7), vec![7, 1]);
-        assert_eq!(seed_words(u128::MAX), vec![u32::MAX; 4]);
-    }
-
-    #[test]
-    fn pairwise_sum_equals_a_plain_sum_on_exact_values() {
-        // Small integers add exactly in any order, so every blocking must give the plain sum.
-        for n in [0usize, 1, 7, 8, 9, 127, 128, 129, 1000, 4099] {
-            let a: Vec<f64> = (0..n).map(|i| ((i * 37) % 101) as f64).collect();
-            let want: f64 = (0..n).map(|i| ((i * 37) % 101) as f64).sum();
-            assert_eq!(pairwise_sum(&a), want, "n {n}");
-        }
-        // And it is not the sequential sum when rounding matters: 1 followed by 16 × 2⁻⁵³.
-        let mut a = vec![1.0];
-        a.extend([f64::EPSILON / 2.0; 16]);
-        let seq: f64 = a.iter().fold(0.0, |s, v| s + v);
-        assert_eq!(seq, 1.0);
-        assert!(pairwise_sum(&a) > 1.0);
-    }
-
-    #[test]
-    fn kahan_and_choice_checks() {
-        assert_eq!(kahan_sum(&[]), 0.0);
-        assert_eq!(kahan_sum(&[0.1; 10]), 1.0);
-        let mut g = Generator::default_rng(3);
-        let e = g.choice_p(&[0.5, 0.6], 3).unwrap_err().to_string();
-        assert!(e.contains("sum of probabilities = 1.1"), "{e}");
-        let e = g.choice_p(&[0.5, f64::NAN], 3).unwrap_err().to_string();
-        assert!(e.contains("probability 1 is not finite"), "{e}");
-        let e = g.choice_p(&[1.5, -0.5], 3).unwrap_err().to_string();
-        assert!(e.contains("probability = -0.5") && e.contains("entry 1"), "{e}");
-        assert!(g.choice_p(&[], 3).is_err());
-        let e = g.integers(4, 4, 1).unwrap_err().to_string();
-        assert!(e.contains("high = 4"), "{e}");
-        // Zero-probability entries are never drawn, the last one included.
-        let picks = g.choice_p(&[0.0, 0.25, 0.0, 0.75, 0.0], 10_000).unwrap();
-        assert!(picks.iter().all(|&i| i == 1 || i == 3));
-        let ones = picks.iter().filter(|&&i| i == 1).count();
-        assert!((2_300..2_700).contains(&ones), "{ones}");
-    }
-
-    #[test]
-    fn integers_stay_in_range_and_the_half_word_is_kept() {
-        let mut g = Generator::default_rng(11);
-        for (lo, hi) in [(0i64, 1i64), (-3, 4), (0, 1 << 32), (5, (1 << 40) + 3), (i64::MIN, i64::MAX)] {
-            for v in g.integers(lo, hi, 500).unwrap() {
-                assert!((lo..hi).contains(&v), "{v} not in {lo}..{hi}");
-            }
-        }
-        let mut a = Pcg64::from_seed_and_stream(1, 2);
-        let mut b = a.clone();
-        let w = b.next_u64();
-        assert_eq!((a.next_u32(), a.next_u32()), (w as u32, (w >> 32) as u32));
-    }
-}
+mod tests;
