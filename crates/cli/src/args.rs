@@ -156,3 +156,31 @@ pub fn resolve_search(a: &SearchArgs) -> Result<SearchSettings> {
     );
     Ok(st)
 }
+
+/// `--up`: which axis of a scene file points up (`render`, `points`, `mesh`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum UpArg {
+    /// The format's convention: y for .glb/.gltf/.obj, z for .ply/.xyz/splats.
+    Auto,
+    /// +y up.
+    Y,
+    /// +z up.
+    Z,
+}
+
+impl From<UpArg> for bozkir_pipeline::views::UpAxis {
+    fn from(u: UpArg) -> bozkir_pipeline::views::UpAxis {
+        match u {
+            UpArg::Auto => bozkir_pipeline::views::UpAxis::Auto,
+            UpArg::Y => bozkir_pipeline::views::UpAxis::Y,
+            UpArg::Z => bozkir_pipeline::views::UpAxis::Z,
+        }
+    }
+}
+
+/// `WxH` as two numbers.
+pub fn parse_size(text: &str) -> Result<(usize, usize)> {
+    let bad = || anyhow::anyhow!("--size {text:?}: expected WIDTHxHEIGHT, e.g. 960x540");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?))
+}

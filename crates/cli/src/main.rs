@@ -90,6 +90,8 @@ enum Command {
     Render(cmd::render::Args),
     /// A point cloud from any scene (area-weighted on meshes, optional farthest-point thinning) as PLY or .xyz.
     Points(cmd::points::Args),
+    /// Any scene with triangles (terrain or world folder, GLB, glTF, OBJ, PLY) as one OBJ, PLY or GLB mesh.
+    Mesh(cmd::mesh::Args),
     /// Every generator (profiles, recipes, worlds) rendered into a contact sheet and turntable GIFs.
     Gallery(cmd::gallery::Args),
     /// Render the README's figures (rule on/off, one rule on three terrains, validation κ) with the software renderer.
@@ -149,6 +151,7 @@ fn main() -> ExitCode {
         Command::Render(a) => cmd::render::run(a, quiet),
         Command::Points(a) => cmd::points::run(a),
         Command::Gallery(a) => cmd::gallery::run(a, quiet),
+        Command::Mesh(a) => cmd::mesh::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -282,11 +282,33 @@ const FLAGS: &[Flag] = &[
     f("world roads", "--seed", &HOSTILE),
     f("world composite", "--size", NONE),
     f("world composite", "--seed", &HOSTILE),
+    // Views: angles are any finite number; sizes, counts and rates have ranges.
+    f("render", "--turntable", NONE),
+    f("render", "--elevation", &["0", "-1", "1e-308"]),
+    f("render", "--azimuth", &["0", "-1", "1e308", "1e-308", "1e20", "18446744073709551616", "4294967297"]),
+    f("render", "--fps", TINY),
+    f("render", "--size", NONE),
+    f("render", "--fov", NONE),
+    f("render", "--supersample", NONE),
+    f("render", "--point-size", TINY),
+    f("render", "--camera", NONE),
+    f("points", "--count", NONE),
+    f("points", "--fps", NONE),
+    f("points", "--seed", SEED64),
+    f("gallery", "--size", NONE),
+    f("gallery", "--world-size", NONE),
+    f("gallery", "--still", NONE),
 ];
 
 /// Flags that take a value that is not a number (paths, names, lists of names).
 const NOT_NUMERIC: &[&str] = &[
     "--out",
+    "--views",
+    "--fly",
+    "--up",
+    "--shading",
+    "--only",
+    "--turntable",
     "--profile",
     "--recipe",
     "--until",
@@ -350,6 +372,10 @@ const COMMANDS: &[&str] = &[
     "world roads",
     "world composite",
     "world regen",
+    "render",
+    "points",
+    "mesh",
+    "gallery",
 ];
 
 /// The command line of one case: the command with the inputs it needs and an output in `out`
@@ -485,6 +511,33 @@ fn case_args(fx: &Fixtures, fl: &Flag, value: &str, out: &Path) -> (Vec<String>,
             }
             if fl.flag != "--grid" {
                 v.extend(["--grid".into(), "6".into()]);
+            }
+            v
+        }
+        "render" => {
+            out_path = Some(out.with_extension("png"));
+            let mut v = vec!["render".to_string(), fx.terrain.clone(), "--out".into(), s(&out.with_extension("png"))];
+            if fl.flag != "--size" {
+                v.extend(["--size".into(), "48x32".into()]);
+            }
+            v
+        }
+        "points" => {
+            out_path = Some(out.with_extension("ply"));
+            let mut v = vec!["points".to_string(), fx.terrain.clone(), "--out".into(), s(&out.with_extension("ply"))];
+            if fl.flag != "--count" {
+                v.extend(["--count".into(), "500".into()]);
+            }
+            v
+        }
+        "mesh" => vec!["mesh".into(), fx.terrain.clone(), "--out".into(), s(&out.with_extension("obj"))],
+        "gallery" => {
+            let mut v = vec!["gallery".to_string(), "--only".into(), "world-flat".into(), "--out".into(), o];
+            if fl.flag != "--world-size" {
+                v.extend(["--world-size".into(), "16".into()]);
+            }
+            if fl.flag != "--still" {
+                v.extend(["--still".into(), "48x32".into()]);
             }
             v
         }

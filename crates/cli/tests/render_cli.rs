@@ -221,3 +221,43 @@ fn gallery_lays_out_a_contact_sheet() {
     assert!(w > 2 * 320 && h > 200, "{w}×{h}");
     assert!(g.join("turntables/world-flat.gif").is_file() && !g.join("turntables/profile-canyon.gif").exists());
 }
+
+/// `bozkir mesh` writes the scene's one mesh: its GLB, rendered, is the folder's picture bit for
+/// bit, and OBJ/PLY read back with every vertex; a cloud has no mesh to write.
+#[test]
+fn meshes_round_trip_through_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = terrain(dir.path());
+    let direct = dir.path().join("direct.png");
+    ok(&bozkir(&["render", s(&t), "--out", s(&direct), "--size", "120x80"]));
+    for ext in ["glb", "obj", "ply"] {
+        let m = dir.path().join(format!("t.{ext}"));
+        ok(&bozkir(&["mesh", s(&t), "--out", s(&m)]));
+        match bozkir_io::scene::read_geometry(&m).unwrap() {
+            bozkir_io::scene::Geometry::Mesh(g) => {
+                assert_eq!((g.positions.len(), g.indices.len()), (32 * 32, 31 * 31 * 6), "{ext}");
+                assert!(g.colours.is_some() && g.normals.is_some(), "{ext}");
+            }
+            _ => panic!("{ext}: not a mesh"),
+        }
+        let img = dir.path().join(format!("{ext}.png"));
+        ok(&bozkir(&[
+            "render",
+            s(&m),
+            "--out",
+            s(&img),
+            "--size",
+            "120x80",
+            "--up",
+            if ext == "glb" { "y" } else { "z" },
+        ]));
+        if ext == "glb" {
+            assert_eq!(std::fs::read(&img).unwrap(), std::fs::read(&direct).unwrap(), "the GLB draws as the folder");
+        }
+    }
+    let cloud = dir.path().join("c.ply");
+    ok(&bozkir(&["points", s(&t), "--count", "100", "--out", s(&cloud)]));
+    let o = bozkir(&["mesh", s(&cloud), "--out", s(&dir.path().join("c.obj"))]);
+    assert!(!o.status.success() && text(&o.stderr).contains("no triangles"), "{}", text(&o.stderr));
+    assert!(!dir.path().join("c.obj").exists());
+}

@@ -18,7 +18,9 @@
 //! | other `.ply`, `.xyz` | a mesh when the PLY has faces, else a point cloud; z up by default |
 //!
 //! glTF's frame (x east, y up, z south) becomes the world frame by `(x, y, z) → (x, −z, y)`, a
-//! rotation; [`UpAxis`] applies the same to any input whose up is y.
+//! rotation; [`UpAxis`] applies the same to any input whose up is y. A terrain or world folder is
+//! then moved so that its cell centres sit at `((col + ½)·dx, (ny − row − ½)·dy)`: x east from
+//! the west edge, y north from the south edge, the frame of a world's GeoJSON.
 //!
 //! Cameras: a still looks at the scene's box from `azimuth` (clockwise from north) and
 //! `elevation` with [`bozkir_render::path::frame_bounds`] (the box fills the frame less a
@@ -38,7 +40,7 @@ use bozkir_io::export::mesh as hmesh;
 use bozkir_io::scene::{read_geometry, read_glb, Geometry, SceneCloud, SceneMesh};
 use bozkir_points::{fps_exact, sample_surface, IndexedTriangles};
 use bozkir_render::camera::{Camera, Lens};
-use bozkir_render::path::{frame_bounds, orbit};
+use bozkir_render::path::{frame_bounds, orbit, FlyThrough, Keyframe};
 use bozkir_render::raster::{
     render_mesh, render_points, render_splats, MeshParams, MeshRef, NormalMode, PointParams, PointShading, PointSize,
     PointsRef, Sky, SplatParams, SplatsRef, View,
@@ -195,6 +197,13 @@ pub fn terrain_mesh(h: &Grid<f64>, colour: Option<&Grid<[u8; 3]>>) -> Result<Sce
     }))
 }
 
+/// What puts the rotated glTF frame of a terrain folder's meshes (vertex `(col, row)` at
+/// `(col·dx, −row·dy)`) on the world frame of its cell centres: `((col + ½)·dx, (ny − row − ½)·dy)`,
+/// x east from the west edge, y north from the south edge (the frame of a world's GeoJSON).
+fn cell_centre_shift(h: &Grid<f64>) -> [f32; 2] {
+    [(0.5 * h.dx) as f32, ((h.height() as f64 - 0.5) * h.dy) as f32]
+}
+
 /// Reads a scene from a terrain or world folder or a geometry file (see the module docs).
 pub fn load_scene(path: &Path, up: UpAxis) -> Result<Scene> {
     if matches!(path.try_exists(), Ok(false)) {
@@ -273,6 +282,7 @@ fn load_folder(dir: &Path) -> Result<Scene> {
         None
     };
     let mut mesh = terrain_mesh(&h, colour.as_ref())?;
+    let shift = cell_centre_shift(&h);
     // A world folder's roads and trees, already in the ground mesh's glTF frame.
     let trees = if dir.join("branches.glb").is_file() { "branches.glb" } else { "trees.glb" };
     let mut extras = Vec::new();
@@ -283,11 +293,36 @@ fn load_folder(dir: &Path) -> Result<Scene> {
             extras.push(name);
         }
     }
+    for p in mesh.positions.iter_mut() {
+        p[0] += shift[0];
+        p[1] += shift[1];
+    }
     let with = if extras.is_empty() { String::new() } else { format!(" with {}", extras.join(", ")) };
     Ok(Scene {
         geometry: SceneGeometry::Mesh(mesh),
         what: format!("terrain folder {} ({}×{}){with}", dir.display(), h.width(), h.height()),
     })
+}
+
+/// A fly-through keyframe: where the eye is, what it looks at, when.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlyKey {
+    /// Eye, world frame.
+    pub eye: [f64; 3],
+    /// Target, world frame.
+    pub target: [f64; 3],
+    /// Seconds from any origin; strictly increasing along the keyframes.
+    pub time: f64,
+}
+
+/// Keyframes from JSON: `[{"eye": [x, y, z], "target": [x, y, z], "time": s}, …]`.
+pub fn parse_fly(text: &str) -> Result<Vec<FlyKey>> {
+    let keys: Vec<FlyKey> = serde_json::from_str(text).map_err(|e| invalid(format!("fly-through keyframes: {e}")))?;
+    if keys.len() < 2 {
+        return Err(invalid(format!("a fly-through needs at least 2 keyframes, got {}", keys.len())));
+    }
+    Ok(keys)
 }
 
 /// How a scene is drawn.
@@ -307,6 +342,11 @@ pub struct RenderRequest {
     pub azimuth_deg: f64,
     /// An explicit camera `(eye, target)` in the world frame instead of the framing (stills).
     pub camera: Option<([f64; 3], [f64; 3])>,
+    /// A fly-through instead of the framing: keyframes (world frame, times in seconds) joined
+    /// by a Catmull–Rom spline, sampled at `fly_fps`.
+    pub fly: Option<Vec<FlyKey>>,
+    /// Frames per second along `fly`. Default 12.
+    pub fly_fps: f64,
     /// Flat shading (one normal per triangle). Default smooth.
     pub flat: bool,
     /// Sun shadows on meshes. Default on.
@@ -331,6 +371,8 @@ impl Default for RenderRequest {
             elevation_deg: 35.0,
             azimuth_deg: 210.0,
             camera: None,
+            fly: None,
+            fly_fps: 12.0,
             flat: false,
             shadows: true,
             fog: false,
@@ -376,6 +418,17 @@ impl RenderRequest {
                 return Err(invalid("an explicit camera draws a still; a turntable frames the scene itself"));
             }
         }
+        if let Some(keys) = &self.fly {
+            if self.camera.is_some() || self.frames > 1 {
+                return Err(invalid("a fly-through sets its own cameras: give it without a camera or a turntable"));
+            }
+            if keys.len() < 2 {
+                return Err(invalid(format!("a fly-through needs at least 2 keyframes, got {}", keys.len())));
+            }
+            if !(self.fly_fps.is_finite() && self.fly_fps > 0.0 && self.fly_fps <= 120.0) {
+                return Err(invalid(format!("fly-through rate {} outside (0, 120] frames per second", self.fly_fps)));
+            }
+        }
         Ok(())
     }
 
@@ -396,6 +449,23 @@ pub fn cameras(b: ([f64; 3], [f64; 3]), req: &RenderRequest) -> Result<Vec<Camer
     // A flat or point-like scene still gets a box to frame.
     let pad = (diag * 1e-3).max(1e-3);
     let (lo, hi) = (b.0.map(|v| v - pad), b.1.map(|v| v + pad));
+    if let Some(keys) = &req.fly {
+        let frames: Vec<Keyframe> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                Camera::with_lens(k.eye, k.target, [0.0, 0.0, 1.0], lens)
+                    .map(|camera| Keyframe { camera, time: k.time })
+                    .map_err(|e| invalid(format!("fly-through keyframe {i}: {e}")))
+            })
+            .collect::<Result<_>>()?;
+        let fly = FlyThrough::new(frames).map_err(cam_err)?;
+        let n = ((fly.end() - fly.start()) * req.fly_fps).floor() + 1.0;
+        if n > MAX_TURNTABLE_FRAMES as f64 {
+            return Err(invalid(format!("the fly-through makes {n} frames, more than {MAX_TURNTABLE_FRAMES}")));
+        }
+        return fly.frames(req.fly_fps).map_err(cam_err);
+    }
     if let Some((eye, target)) = req.camera {
         let cam = Camera::with_lens(eye, target, [0.0, 0.0, 1.0], lens).map_err(cam_err)?;
         let d = (0..3).map(|k| (eye[k] - 0.5 * (lo[k] + hi[k])).powi(2)).sum::<f64>().sqrt();
@@ -850,4 +920,45 @@ pub fn write_voxels(out: &Path, scene: &Scene, seed: u64) -> Result<()> {
     }
     bozkir_io::export::vox::write_vox(out, occ.dims, &ids, &palette)?;
     Ok(())
+}
+
+/// Writes a mesh scene as `.obj`, `.ply` (binary, normals and colours when present) or `.glb`
+/// (vertex colours; glTF's y-up frame, so `(x, y, z) → (x, z, −y)`). OBJ and PLY keep the world
+/// frame (z up). Clouds and splats are refused (they have no triangles).
+pub fn write_mesh(out: &Path, scene: &Scene) -> Result<()> {
+    let SceneGeometry::Mesh(m) = &scene.geometry else {
+        return Err(invalid(format!("{} has no triangles to write as a mesh (use `bozkir points`)", scene.what)));
+    };
+    let ext = out.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let mr = bozkir_io::export::geometry::MeshRef {
+        positions: &m.positions,
+        normals: m.normals.as_deref(),
+        colours: m.colours.as_deref(),
+        indices: &m.indices,
+    };
+    match ext.as_str() {
+        "obj" => Ok(bozkir_io::export::geometry::write_obj_mesh(out, &mr)?),
+        "ply" => Ok(bozkir_io::export::geometry::write_ply_mesh(out, &mr)?),
+        "glb" => {
+            use bozkir_io::export::gltf;
+            let to_gltf = |p: &[f32; 3]| [p[0], p[2], -p[1]];
+            let positions: Vec<[f32; 3]> = m.positions.iter().map(to_gltf).collect();
+            let normals: Vec<[f32; 3]> =
+                m.normals.as_ref().map(|n| n.iter().map(to_gltf).collect()).unwrap_or_default();
+            let colours: Vec<[f32; 3]> =
+                m.colours.as_ref().map(|c| c.iter().map(|c| c.map(crate::world::linear)).collect()).unwrap_or_default();
+            let mesh = gltf::Mesh {
+                name: "mesh",
+                positions: &positions,
+                normals: &normals,
+                uvs: &[],
+                colours: if colours.is_empty() { gltf::Colours::None } else { gltf::Colours::RgbF32(&colours) },
+                indices: &m.indices,
+            };
+            let node = gltf::Node { name: "mesh", mesh: 0, instances: None };
+            let sc = gltf::Scene { name: "bozkir", meshes: &[mesh], nodes: &[node] };
+            Ok(gltf::write_scene(out, &sc)?)
+        }
+        _ => Err(invalid(format!("{}: unknown mesh extension {ext:?}: use .obj, .ply or .glb", out.display()))),
+    }
 }

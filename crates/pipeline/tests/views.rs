@@ -216,6 +216,10 @@ fn a_world_folder_gets_every_view() {
         .unwrap();
     let png = bozkir_io::read_rgb8(v.join("still.png")).unwrap();
     assert_eq!(png.data().iter().flatten().copied().collect::<Vec<u8>>(), a[0].data);
+    // The folder sits in the world frame of its GeoJSON: cell centres from (dx/2, dy/2).
+    let (lo, hi) = scene.bounds().unwrap();
+    assert!((lo[0] - 1.0).abs() < 1e-4 && (lo[1] - 1.0).abs() < 1e-4, "{lo:?}");
+    assert!((hi[0] - 95.0).abs() < 1e-4 && (hi[1] - 95.0).abs() < 1e-4, "{hi:?}");
     let (w, h) = ground_extent(&a[0]);
     assert!(w >= 100 && h >= 60 && w < 160 && h < 90, "the world fills the still, inside its margins: {w}×{h}");
 }
@@ -286,4 +290,33 @@ fn check_scene_file(p: &Path, n: usize, name: &str) {
         bozkir_io::scene::Geometry::Cloud(c) => assert_eq!(c.positions.len(), n, "{name}"),
         _ => panic!("{name}: not a cloud"),
     }
+}
+
+/// A fly-through passes through its keyframes at their times, one frame per 1/fps.
+#[test]
+fn fly_throughs_pass_through_their_keyframes() {
+    let keys = bozkir_pipeline::views::parse_fly(
+        r#"[{"eye": [0, -100, 50], "target": [0, 0, 0], "time": 0},
+            {"eye": [100, 0, 60], "target": [10, 0, 0], "time": 1.5},
+            {"eye": [0, 100, 40], "target": [0, 10, 5], "time": 2}]"#,
+    )
+    .unwrap();
+    let req =
+        RenderRequest { width: 64, height: 48, fly: Some(keys.clone()), fly_fps: 4.0, ..RenderRequest::default() };
+    let cams = cameras(([-10.0; 3], [10.0; 3]), &req).unwrap();
+    assert_eq!(cams.len(), 9, "2 s at 4 fps, both ends");
+    for (k, frame) in [(0, 0), (1, 6), (2, 8)] {
+        assert!(dist(cams[frame].eye(), keys[k].eye) < 1e-9, "frame {frame} at keyframe {k}: {:?}", cams[frame].eye());
+        assert!(dist(cams[frame].target(), keys[k].target) < 1e-9);
+    }
+    // Between keyframes the eye moves smoothly: no step longer than twice the mean.
+    let steps: Vec<f64> = cams.windows(2).map(|w| dist(w[0].eye(), w[1].eye())).collect();
+    let mean = steps.iter().sum::<f64>() / steps.len() as f64;
+    assert!(steps.iter().all(|&d| d < 2.5 * mean), "{steps:?}");
+    for bad in [r#"[{"eye": [0,0,1], "target": [0,0,0], "time": 0}]"#, r#"[{"eye": [0,0,1]}]"#, "not json"] {
+        assert!(bozkir_pipeline::views::parse_fly(bad).is_err(), "{bad}");
+    }
+    let back = r#"[{"eye": [0,-9,1], "target": [0,0,0], "time": 1}, {"eye": [0,9,1], "target": [0,0,0], "time": 0}]"#;
+    let r = RenderRequest { fly: Some(bozkir_pipeline::views::parse_fly(back).unwrap()), ..RenderRequest::default() };
+    assert!(cameras(([-1.0; 3], [1.0; 3]), &r).unwrap_err().to_string().contains("does not come after"));
 }

@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
-    let still = super::render::parse_size(&a.still)?;
+    let still = crate::args::parse_size(&a.still)?;
     let mut req =
         GalleryRequest { size: a.size, world_size: a.world_size, still, only: a.only, ..GalleryRequest::default() };
     if !a.turntable.is_empty() {

@@ -12,6 +12,7 @@ pub mod figures;
 pub mod gallery;
 pub mod heightmap;
 pub mod inspect;
+pub mod mesh;
 pub mod patches;
 pub mod points;
 pub mod pop_metric;

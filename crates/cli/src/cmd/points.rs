@@ -1,7 +1,7 @@
 //! `bozkir points`: a point cloud from any scene (area-weighted on meshes), optionally thinned
 //! by exact farthest-point sampling, written as PLY or `.xyz`.
 
-use super::render::UpArg;
+use crate::args::UpArg;
 use anyhow::Result;
 use bozkir_pipeline::views::{load_scene, scene_points, write_points};
 use std::path::PathBuf;

@@ -1,31 +1,12 @@
 //! `bozkir render`: a still or a turntable of any scene (terrain or world folder, mesh, point
 //! cloud, splats) with the software renderer, written as PNG, PPM, GIF or MP4.
 
+use crate::args::{parse_size, UpArg};
 use crate::progress::Bar;
-use anyhow::{bail, Result};
-use bozkir_pipeline::views::{is_animation, load_scene, render_scene, write_images, RenderRequest, UpAxis};
+use anyhow::{bail, Context, Result};
+use bozkir_pipeline::views::{is_animation, load_scene, parse_fly, render_scene, write_images, RenderRequest};
 use bozkir_render::raster::PointShading;
 use std::path::PathBuf;
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum UpArg {
-    /// The format's convention: y for .glb/.gltf/.obj, z for .ply/.xyz/splats.
-    Auto,
-    /// +y up.
-    Y,
-    /// +z up.
-    Z,
-}
-
-impl From<UpArg> for UpAxis {
-    fn from(u: UpArg) -> UpAxis {
-        match u {
-            UpArg::Auto => UpAxis::Auto,
-            UpArg::Y => UpAxis::Y,
-            UpArg::Z => UpAxis::Z,
-        }
-    }
-}
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum ShadeArg {
@@ -60,6 +41,10 @@ pub struct Args {
     /// An explicit camera, world frame (x east, y north, z up, metres): EX,EY,EZ:TX,TY,TZ (eye:target).
     #[arg(long, value_name = "EX,EY,EZ:TX,TY,TZ")]
     pub camera: Option<String>,
+    /// A fly-through: a JSON file of keyframes `[{"eye": [x,y,z], "target": [x,y,z], "time": s}, …]`
+    /// (world frame, seconds), joined by a Catmull–Rom spline and sampled at --fps.
+    #[arg(long, value_name = "KEYFRAMES.json")]
+    pub fly: Option<PathBuf>,
     /// Image size, WIDTHxHEIGHT.
     #[arg(long, default_value = "960x540")]
     pub size: String,
@@ -89,13 +74,6 @@ pub struct Args {
     shading: ShadeArg,
 }
 
-/// `WxH` as two numbers.
-pub fn parse_size(text: &str) -> Result<(usize, usize)> {
-    let bad = || anyhow::anyhow!("--size {text:?}: expected WIDTHxHEIGHT, e.g. 960x540");
-    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?))
-}
-
 fn parse_camera(text: &str) -> Result<([f64; 3], [f64; 3])> {
     let bad = || anyhow::anyhow!("--camera {text:?}: expected EX,EY,EZ:TX,TY,TZ (numbers)");
     let (a, b) = text.split_once(':').ok_or_else(bad)?;
@@ -121,6 +99,14 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         elevation_deg: a.elevation,
         azimuth_deg: a.azimuth,
         camera: a.camera.as_deref().map(parse_camera).transpose()?,
+        fly: match &a.fly {
+            Some(p) => Some(
+                parse_fly(&std::fs::read_to_string(p).with_context(|| format!("{}: cannot read", p.display()))?)
+                    .with_context(|| p.display().to_string())?,
+            ),
+            None => None,
+        },
+        fly_fps: a.fps,
         flat: a.flat,
         shadows: !a.no_shadows,
         fog: a.fog,
