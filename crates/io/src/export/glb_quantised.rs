@@ -46,7 +46,6 @@
 //! or over 65535 quads, non-finite heights or cell sizes, a file over 4 GiB.
 
 use super::checked_range;
-use super::mesh::normal_f64;
 use crate::error::{IoError, Result};
 use crate::fsio::{atomic_write, write_all};
 use bozkir_core::Grid;
@@ -112,8 +111,9 @@ impl Plan {
         (self.nx * self.ny * VERTEX_STRIDE + self.index_bytes()).next_multiple_of(4)
     }
 
+    /// The stored height of `h` (the same arithmetic as [`fill_chunk`]).
     fn qy(&self, h: f64) -> u16 {
-        ((h - self.h0) / self.scale[1]).round().clamp(0.0, 65_535.0) as u16
+        ((h - self.h0) * (1.0 / self.scale[1])).round().clamp(0.0, 65_535.0) as u16
     }
 }
 
@@ -158,49 +158,82 @@ fn plan_chunk(h: &Grid<f64>, cx: usize, cy: usize, x0: usize, y0: usize, chunk: 
     p
 }
 
-/// Writes chunk `p`'s views into `out` (exactly `p.bytes()` long, zeroed).
-fn fill_chunk(h: &Grid<f64>, p: &Plan, out: &mut [u8]) {
-    let (w, data) = (h.width(), h.data());
-    let (su, sv) = (65_535.0 / (h.width() - 1) as f64, 65_535.0 / (h.height() - 1) as f64);
-    let (vertices, indices) = out.split_at_mut(p.nx * p.ny * VERTEX_STRIDE);
+/// Writes chunk `p`'s views into `out` (exactly `p.bytes()` long, zeroed). `indices` caches
+/// the index bytes of the last chunk shape (they depend only on the vertex counts).
+fn fill_chunk(h: &Grid<f64>, p: &Plan, out: &mut [u8], indices: &mut ((usize, usize), Vec<u8>)) {
+    let (w, hh, data) = (h.width(), h.height(), h.data());
+    let (su, sv) = (65_535.0 / (w - 1) as f64, 65_535.0 / (hh - 1) as f64);
+    let (vertices, index_out) = out.split_at_mut(p.nx * p.ny * VERTEX_STRIDE);
+    // The normal m ∝ S·n with n ∝ (−∂h/∂x, 1, −∂h/∂z) (central differences, one-sided on the
+    // grid's border, as `height_mesh`): m ∝ (−sx·∂h/∂x, sy, −sz·∂h/∂z).
+    let [sx, sy, sz] = p.scale;
+    let inv_step = 1.0 / sy;
+    let qu: Vec<[u8; 2]> = (p.x0..p.x0 + p.nx).map(|x| ((x as f64 * su).round() as u16).to_le_bytes()).collect();
+    let gx_factor: Vec<f64> =
+        (p.x0..p.x0 + p.nx).map(|x| -sx / (((x + 1).min(w - 1) - x.saturating_sub(1)) as f64 * h.dx)).collect();
     let mut slots = vertices.chunks_exact_mut(VERTEX_STRIDE);
     for r in 0..p.ny {
         let y = p.y0 + r;
+        let (ya, yb) = (y.saturating_sub(1), (y + 1).min(hh - 1));
+        let gz_factor = -sz / ((yb - ya) as f64 * h.dy);
+        let (row, above, below) = (&data[y * w..(y + 1) * w], &data[ya * w..(ya + 1) * w], &data[yb * w..(yb + 1) * w]);
         let qv = ((y as f64 * sv).round() as u16).to_le_bytes();
         let qz = ((r * p.kz) as u16).to_le_bytes();
         for c in 0..p.nx {
             let x = p.x0 + c;
-            let v = slots.next().expect("one slot per vertex");
-            v[0..2].copy_from_slice(&((c * p.kx) as u16).to_le_bytes());
-            v[2..4].copy_from_slice(&p.qy(data[y * w + x]).to_le_bytes());
-            v[4..6].copy_from_slice(&qz);
-            let n = normal_f64(h, x, y);
-            let m = [n[0] * p.scale[0], n[1] * p.scale[1], n[2] * p.scale[2]];
-            let len = (m[0] * m[0] + m[1] * m[1] + m[2] * m[2]).sqrt();
-            for k in 0..3 {
-                v[8 + k] = ((m[k] / len * 127.0).round().clamp(-127.0, 127.0) as i8) as u8;
-            }
-            v[12..14].copy_from_slice(&((x as f64 * su).round() as u16).to_le_bytes());
-            v[14..16].copy_from_slice(&qv);
+            let (xa, xb) = (x.saturating_sub(1), (x + 1).min(w - 1));
+            let mx = (row[xb] - row[xa]) * gx_factor[c];
+            let mz = (below[x] - above[x]) * gz_factor;
+            let f = 127.0 / (mx * mx + sy * sy + mz * mz).sqrt();
+            let byte = |v: f64| ((v * f).round().clamp(-127.0, 127.0) as i8).to_le_bytes()[0];
+            let qx = ((c * p.kx) as u16).to_le_bytes();
+            let qy = (((row[x] - p.h0) * inv_step).round().clamp(0.0, 65_535.0) as u16).to_le_bytes();
+            let u = qu[c];
+            let v = [
+                qx[0],
+                qx[1],
+                qy[0],
+                qy[1],
+                qz[0],
+                qz[1],
+                0,
+                0,
+                byte(mx),
+                byte(sy),
+                byte(mz),
+                0,
+                u[0],
+                u[1],
+                qv[0],
+                qv[1],
+            ];
+            slots.next().expect("one slot per vertex").copy_from_slice(&v);
         }
     }
-    let nx = p.nx as u32;
-    let quads = (0..p.ny as u32 - 1).flat_map(|j| (0..nx - 1).map(move |i| j * nx + i));
-    if p.wide_indices() {
-        for (dst, a) in indices.chunks_exact_mut(24).zip(quads) {
-            let t = [a, a + nx, a + 1, a + 1, a + nx, a + nx + 1];
-            for (d, k) in dst.chunks_exact_mut(4).zip(t) {
-                d.copy_from_slice(&k.to_le_bytes());
-            }
-        }
-    } else {
-        for (dst, a) in indices.chunks_exact_mut(12).zip(quads) {
-            let t = [a, a + nx, a + 1, a + 1, a + nx, a + nx + 1];
-            for (d, k) in dst.chunks_exact_mut(2).zip(t) {
-                d.copy_from_slice(&(k as u16).to_le_bytes());
+    if indices.0 != (p.nx, p.ny) || indices.1.len() != index_out.len() {
+        *indices = ((p.nx, p.ny), index_bytes(p.nx, p.ny, p.wide_indices()));
+    }
+    index_out.copy_from_slice(&indices.1);
+}
+
+/// The index bytes of a chunk of `nx × ny` vertices: quads row by row, triangles `a c b` and
+/// `b c d` as in `height_mesh`, 32-bit when `wide`, else 16-bit, little-endian.
+fn index_bytes(nx: usize, ny: usize, wide: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity((nx - 1) * (ny - 1) * 6 * if wide { 4 } else { 2 });
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            let a = (j * nx + i) as u32;
+            let (n, b) = (nx as u32, a + 1);
+            for k in [a, a + n, b, b, a + n, b + n] {
+                if wide {
+                    out.extend_from_slice(&k.to_le_bytes());
+                } else {
+                    out.extend_from_slice(&(k as u16).to_le_bytes());
+                }
             }
         }
     }
+    out
 }
 
 /// Splits `items` into at most `threads` contiguous runs and runs `f` on each, in parallel
@@ -313,17 +346,20 @@ pub fn encode_glb_quantised(path: &Path, h: &Grid<f64>, chunk: usize, generator:
         count: total as u64,
         limit: u64::from(u32::MAX),
     })?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    out.extend_from_slice(&(bin_len as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    let at = out.len();
-    out.resize(total, 0);
+    // Zeroed by the allocator (fresh pages, not a memset): the pages are first touched by the
+    // threads that fill them.
+    let mut out = vec![0u8; total];
+    let mut head = Vec::with_capacity(28 + text.len());
+    head.extend_from_slice(b"glTF");
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&total32.to_le_bytes());
+    head.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    head.extend_from_slice(b"JSON");
+    head.extend_from_slice(&text);
+    head.extend_from_slice(&(bin_len as u32).to_le_bytes());
+    head.extend_from_slice(b"BIN\0");
+    let at = head.len();
+    out[..at].copy_from_slice(&head);
     // Cut the BIN chunk at the plans' offsets: each run of chunks gets its own slice.
     let per = plans.len().div_ceil(threads.max(1)).max(1);
     let mut slices: Vec<(&[Plan], &mut [u8])> = Vec::new();
@@ -335,9 +371,10 @@ pub fn encode_glb_quantised(path: &Path, h: &Grid<f64>, chunk: usize, generator:
         rest = tail;
     }
     let fill = |run: &[Plan], mut buf: &mut [u8]| {
+        let mut cache = ((0, 0), Vec::new());
         for p in run {
             let (head, tail) = std::mem::take(&mut buf).split_at_mut(p.bytes());
-            fill_chunk(h, p, head);
+            fill_chunk(h, p, head, &mut cache);
             buf = tail;
         }
     };

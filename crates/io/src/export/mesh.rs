@@ -51,18 +51,13 @@ impl MeshChunk {
 
 /// Unit normal at grid vertex (`x`, `y`) from central differences.
 fn normal(h: &Grid<f64>, x: usize, y: usize) -> [f32; 3] {
-    normal_f64(h, x, y).map(|v| v as f32)
-}
-
-/// [`normal`] in f64 (the quantised GLB encoder's input).
-pub(crate) fn normal_f64(h: &Grid<f64>, x: usize, y: usize) -> [f64; 3] {
     let (w, hh) = (h.width(), h.height());
     let (xa, xb) = (x.saturating_sub(1), (x + 1).min(w - 1));
     let (ya, yb) = (y.saturating_sub(1), (y + 1).min(hh - 1));
     let gx = if xb > xa { (h.get(xb, y) - h.get(xa, y)) / ((xb - xa) as f64 * h.dx) } else { 0.0 };
     let gz = if yb > ya { (h.get(x, yb) - h.get(x, ya)) / ((yb - ya) as f64 * h.dy) } else { 0.0 };
     let len = (gx * gx + 1.0 + gz * gz).sqrt();
-    [-gx / len, 1.0 / len, -gz / len]
+    [(-gx / len) as f32, (1.0 / len) as f32, (-gz / len) as f32]
 }
 
 /// Triangulate `h` (at least 2 × 2, finite heights) into chunks of at most `chunk × chunk`
