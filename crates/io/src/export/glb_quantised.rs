@@ -113,8 +113,18 @@ impl Plan {
 
     /// The stored height of `h` (the same arithmetic as [`fill_chunk`]).
     fn qy(&self, h: f64) -> u16 {
-        ((h - self.h0) * (1.0 / self.scale[1])).round().clamp(0.0, 65_535.0) as u16
+        round_u16((h - self.h0) * (1.0 / self.scale[1]))
     }
+}
+
+/// `v` (≥ 0) rounded half up, at most 65535 (a cast and an add, no libm call).
+fn round_u16(v: f64) -> u16 {
+    ((v + 0.5) as u32).min(65_535) as u16
+}
+
+/// `v` rounded half away from zero (the cast truncates towards zero, saturating).
+fn round_signed(v: f64) -> i32 {
+    (v + 0.5f64.copysign(v)) as i32
 }
 
 /// The largest whole `k ≤ kmax` with `d/k ≥ step`, at least 1.
@@ -168,7 +178,7 @@ fn fill_chunk(h: &Grid<f64>, p: &Plan, out: &mut [u8], indices: &mut ((usize, us
     // grid's border, as `height_mesh`): m ∝ (−sx·∂h/∂x, sy, −sz·∂h/∂z).
     let [sx, sy, sz] = p.scale;
     let inv_step = 1.0 / sy;
-    let qu: Vec<[u8; 2]> = (p.x0..p.x0 + p.nx).map(|x| ((x as f64 * su).round() as u16).to_le_bytes()).collect();
+    let qu: Vec<[u8; 2]> = (p.x0..p.x0 + p.nx).map(|x| round_u16(x as f64 * su).to_le_bytes()).collect();
     let gx_factor: Vec<f64> =
         (p.x0..p.x0 + p.nx).map(|x| -sx / (((x + 1).min(w - 1) - x.saturating_sub(1)) as f64 * h.dx)).collect();
     let mut slots = vertices.chunks_exact_mut(VERTEX_STRIDE);
@@ -177,7 +187,7 @@ fn fill_chunk(h: &Grid<f64>, p: &Plan, out: &mut [u8], indices: &mut ((usize, us
         let (ya, yb) = (y.saturating_sub(1), (y + 1).min(hh - 1));
         let gz_factor = -sz / ((yb - ya) as f64 * h.dy);
         let (row, above, below) = (&data[y * w..(y + 1) * w], &data[ya * w..(ya + 1) * w], &data[yb * w..(yb + 1) * w]);
-        let qv = ((y as f64 * sv).round() as u16).to_le_bytes();
+        let qv = round_u16(y as f64 * sv).to_le_bytes();
         let qz = ((r * p.kz) as u16).to_le_bytes();
         for c in 0..p.nx {
             let x = p.x0 + c;
@@ -185,9 +195,9 @@ fn fill_chunk(h: &Grid<f64>, p: &Plan, out: &mut [u8], indices: &mut ((usize, us
             let mx = (row[xb] - row[xa]) * gx_factor[c];
             let mz = (below[x] - above[x]) * gz_factor;
             let f = 127.0 / (mx * mx + sy * sy + mz * mz).sqrt();
-            let byte = |v: f64| ((v * f).round().clamp(-127.0, 127.0) as i8).to_le_bytes()[0];
+            let byte = |v: f64| (round_signed(v * f).clamp(-127, 127) as i8).to_le_bytes()[0];
             let qx = ((c * p.kx) as u16).to_le_bytes();
-            let qy = (((row[x] - p.h0) * inv_step).round().clamp(0.0, 65_535.0) as u16).to_le_bytes();
+            let qy = round_u16((row[x] - p.h0) * inv_step).to_le_bytes();
             let u = qu[c];
             let v = [
                 qx[0],
@@ -408,6 +418,15 @@ pub fn write_glb_quantised(path: impl AsRef<Path>, h: &Grid<f64>, chunk: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_without_libm() {
+        assert_eq!((round_u16(0.49), round_u16(0.5), round_u16(65_534.6), round_u16(1e9)), (0, 1, 65_535, 65_535));
+        assert_eq!(
+            (round_signed(-0.5), round_signed(-0.49), round_signed(126.5), round_signed(-3.2)),
+            (-1, 0, 127, -3)
+        );
+    }
 
     #[test]
     fn subdivisions_pick_the_finest_fitting_step() {
