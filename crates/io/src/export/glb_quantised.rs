@@ -95,6 +95,8 @@ struct Plan {
     qy_max: u16,
     /// Offset of the vertex view in the BIN chunk.
     offset: usize,
+    /// Whether every height of the chunk is finite.
+    finite: bool,
 }
 
 impl Plan {
@@ -145,13 +147,17 @@ fn subdivisions(d: f64, step: f64, kmax: usize) -> usize {
 fn plan_chunk(h: &Grid<f64>, cx: usize, cy: usize, x0: usize, y0: usize, chunk: usize) -> Plan {
     let (qw, qh) = (h.width() - 1, h.height() - 1);
     let (nx, ny) = (chunk.min(qw - x0) + 1, chunk.min(qh - y0) + 1);
-    let (mut h0, mut h1) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut h0, mut h1, mut finite) = (f64::INFINITY, f64::NEG_INFINITY, true);
     let data = h.data();
     for y in y0..y0 + ny {
         for &v in &data[y * h.width() + x0..y * h.width() + x0 + nx] {
             h0 = h0.min(v);
             h1 = h1.max(v);
+            finite &= v.is_finite();
         }
+    }
+    if !finite {
+        (h0, h1) = (0.0, 0.0);
     }
     let step = (h1 - h0) / 65_535.0;
     let mut kx = subdivisions(h.dx, step, 65_535 / (nx - 1));
@@ -163,7 +169,8 @@ fn plan_chunk(h: &Grid<f64>, cx: usize, cy: usize, x0: usize, y0: usize, chunk: 
     let (sx, sz) = (h.dx / kx as f64, h.dy / kz as f64);
     let sy = step.max(sx.min(sz));
     let translation = [x0 as f64 * h.dx, h0, y0 as f64 * h.dy];
-    let mut p = Plan { cx, cy, x0, y0, nx, ny, h0, kx, kz, scale: [sx, sy, sz], translation, qy_max: 0, offset: 0 };
+    let mut p =
+        Plan { cx, cy, x0, y0, nx, ny, h0, kx, kz, scale: [sx, sy, sz], translation, qy_max: 0, offset: 0, finite };
     p.qy_max = p.qy(h1);
     p
 }
@@ -325,7 +332,9 @@ pub fn encode_glb_quantised(path: &Path, h: &Grid<f64>, chunk: usize, generator:
     if !(1..=65_535).contains(&chunk) {
         return Err(IoError::invalid(path, format!("chunk size {chunk} quads must be 1..=65535")));
     }
-    checked_range(path, h)?;
+    if !(h.dx.is_finite() && h.dy.is_finite() && h.dx > 0.0 && h.dy > 0.0) {
+        return Err(IoError::invalid(path, format!("cell size ({}, {}) m must be finite and positive", h.dx, h.dy)));
+    }
     let (qw, qh) = (w - 1, hh - 1);
     let cells: Vec<(usize, usize, usize, usize)> = (0..qh)
         .step_by(chunk)
@@ -339,6 +348,11 @@ pub fn encode_glb_quantised(path: &Path, h: &Grid<f64>, chunk: usize, generator:
     .into_iter()
     .flatten()
     .collect();
+    if plans.iter().any(|p| !p.finite) {
+        // The finiteness check of the plan pass found a bad height: the shared check names it.
+        checked_range(path, h)?;
+        return Err(IoError::invalid(path, "a non-finite height"));
+    }
     let mut bin_len = 0usize;
     for p in &mut plans {
         p.offset = bin_len;
