@@ -5,12 +5,16 @@
 //!
 //! * `glb_4096/export_with_fsync` — mesh + encode + write + fsync (the whole export).
 //! * `glb_4096/height_mesh`, `glb_4096/encode`, `glb_4096/write_fsync` — the same split.
+//! * `glb_4096/export_quantised_with_fsync` — the `--quantise` export
+//!   ([`write_glb_quantised`]: `KHR_mesh_quantization`, straight from the grid, same chunks);
+//!   `glb_4096/encode_quantised` and `glb_4096/write_fsync_quantised` — its split.
 //!
-//! `cargo bench -p bozkir-io --bench glb`; prints the file size. The file goes to the system
+//! `cargo bench -p bozkir-io --bench glb`; prints the file sizes. The file goes to the system
 //! temporary directory (`TMPDIR`), so the fsync hits that disk.
 
 use bozkir_core::Grid;
 use bozkir_io::export::glb::{encode_glb, write_glb};
+use bozkir_io::export::glb_quantised::{encode_glb_quantised, write_glb_quantised};
 use bozkir_io::export::mesh::height_mesh;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::io::Write;
@@ -44,6 +48,17 @@ fn glb(c: &mut Criterion) {
         size as f64 / (1 << 20) as f64
     );
     let bytes = encode_glb(&path, &chunks, "bench").unwrap();
+    let qpath = dir.join("terrain_quantised.glb");
+    let q = write_glb_quantised(&qpath, &h, CHUNK).unwrap();
+    let qsize = std::fs::metadata(&qpath).unwrap().len();
+    println!(
+        "quantised GLB of {N}² ({} chunks, {} triangles): {qsize} bytes ({:.1} MiB), heights within {:.5} m",
+        q.chunks,
+        q.triangles,
+        qsize as f64 / (1 << 20) as f64,
+        q.max_height_error_m
+    );
+    let qbytes = encode_glb_quantised(&qpath, &h, CHUNK, "bench").unwrap().bytes;
 
     let mut g = c.benchmark_group("glb_4096");
     g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(20));
@@ -53,10 +68,17 @@ fn glb(c: &mut Criterion) {
             write_glb(&path, &chunks).unwrap();
         })
     });
+    g.bench_function("export_quantised_with_fsync", |b| {
+        b.iter(|| write_glb_quantised(&qpath, black_box(&h), CHUNK).unwrap())
+    });
+    g.bench_function("encode_quantised", |b| {
+        b.iter(|| encode_glb_quantised(&qpath, black_box(&h), CHUNK, "bench").unwrap())
+    });
     g.bench_function("height_mesh", |b| b.iter(|| height_mesh(black_box(&h), CHUNK)));
     g.bench_function("encode", |b| b.iter(|| encode_glb(&path, black_box(&chunks), "bench").unwrap()));
     let raw = dir.join("raw.bin");
     g.bench_function("write_fsync", |b| b.iter(|| write_synced(&raw, black_box(&bytes))));
+    g.bench_function("write_fsync_quantised", |b| b.iter(|| write_synced(&raw, black_box(&qbytes))));
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,9 @@
 //! was written.
 
 use bozkir_core::{Grid, Observer};
-use bozkir_io::export::{glb, godot, mesh, obj, resample_bilinear, resample_nearest, unity, unreal, weights};
+use bozkir_io::export::{
+    glb, glb_quantised, godot, mesh, obj, resample_bilinear, resample_nearest, unity, unreal, weights,
+};
 use bozkir_io::IoError;
 use bozkir_material::biomes::{soft_biome_file, Palette};
 use std::path::{Path, PathBuf};
@@ -129,6 +131,9 @@ pub struct ExportRequest {
     pub tile: Option<usize>,
     /// glTF/OBJ only: quads per chunk side (1..=4096).
     pub chunk: usize,
+    /// glTF only: write 16-bit positions, 8-bit normals, 16-bit UVs and 16-bit indices under
+    /// `KHR_mesh_quantization` ([`glb_quantised`]) instead of floats (about half the bytes).
+    pub quantise: bool,
 }
 
 fn param(msg: String) -> ExportError {
@@ -168,6 +173,9 @@ impl ExportRequest {
                     )));
                 }
             }
+        }
+        if self.quantise && e != Engine::Gltf {
+            return Err(param("--quantise applies to --engine gltf only".into()));
         }
         if matches!(e, Engine::Gltf | Engine::Obj) && !(1..=4096).contains(&self.chunk) {
             return Err(param(format!("--chunk {}: must be 1..=4096 quads", self.chunk)));
@@ -277,6 +285,19 @@ fn write_heights(
             files.extend([e.r16, e.exr, e.note]);
             format!("Godot: {}×{} .r16 and EXR, {:.2}–{:.2} m", h.width(), h.height(), e.low_m, e.high_m)
         }
+        Engine::Gltf if req.quantise => {
+            let p = dir.join("terrain.glb");
+            let q = glb_quantised::write_glb_quantised(&p, h, req.chunk)?;
+            let s = format!(
+                "{} (KHR_mesh_quantization): {} chunk(s), {} triangles, heights within {:.4} m",
+                name(&p),
+                q.chunks,
+                q.triangles,
+                q.max_height_error_m
+            );
+            files.push(p);
+            s
+        }
         Engine::Gltf | Engine::Obj => {
             let chunks = mesh::height_mesh(h, req.chunk);
             let tris: usize = chunks.iter().map(mesh::MeshChunk::triangle_count).sum();
@@ -373,13 +394,18 @@ fn weight_layers(layers: &TerrainLayers, size: (usize, usize)) -> Option<(Vec<Gr
 ///
 /// let out = tempfile::tempdir().unwrap();
 /// let h = Grid::from_fn(17, 17, |x, y| (x * y) as f64).with_cell_size(5.0, 5.0);
-/// let req = ExportRequest { terrain: "hill".into(), engine: Engine::Obj, size: None, tile: None, chunk: 8 };
+/// let req = ExportRequest { terrain: "hill".into(), engine: Engine::Obj, size: None, tile: None, chunk: 8, quantise: false };
 /// let done = export(&req, &h, &TerrainLayers::default(), out.path(), &NoProgress).unwrap();
 /// assert_eq!(done.summary, "terrain.obj: 4 chunk(s), 512 triangles");
 /// assert!(out.path().join("terrain.obj").exists() && out.path().join("export.json").exists());
 /// // Settings that do not apply to the engine are refused before anything is written.
-/// let bad = ExportRequest { tile: Some(505), ..req };
+/// let bad = ExportRequest { tile: Some(505), ..req.clone() };
 /// assert_eq!(bad.validate().unwrap_err().to_string(), "--tile applies to --engine unreal only");
+/// let bad = ExportRequest { quantise: true, ..req.clone() };
+/// assert_eq!(bad.validate().unwrap_err().to_string(), "--quantise applies to --engine gltf only");
+/// let q = ExportRequest { engine: Engine::Gltf, quantise: true, ..req };
+/// let done = export(&q, &h, &TerrainLayers::default(), out.path(), &NoProgress).unwrap();
+/// assert!(done.summary.starts_with("terrain.glb (KHR_mesh_quantization): 4 chunk(s), 512 triangles"));
 /// ```
 pub fn export(
     req: &ExportRequest,
@@ -412,7 +438,7 @@ pub fn export(
         files.push(w.note);
     }
     let soft = &layers.soft;
-    let manifest = serde_json::json!({
+    let mut manifest = serde_json::json!({
         "engine": req.engine.name(),
         "source": req.terrain.display().to_string(),
         "width": h.width(),
@@ -423,6 +449,9 @@ pub fn export(
         "files": files.iter().map(|p| name(p)).collect::<Vec<_>>(),
         "generator": format!("bozkir export {}", env!("CARGO_PKG_VERSION")),
     });
+    if req.quantise {
+        manifest["quantised"] = true.into();
+    }
     let mut text = serde_json::to_vec_pretty(&manifest).expect("a JSON value serialises");
     text.push(b'\n');
     let path = dir.join("export.json");

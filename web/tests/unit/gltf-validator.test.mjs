@@ -20,7 +20,8 @@ const ALLOWED_WARNINGS = new Map([]);
 
 // The runs: CLI arguments (OUT is the run's folder) and, per GLB file name, what it must hold.
 // `colours`: a COLOR_0 attribute on every primitive; `extensions`: in extensionsUsed;
-// `mode`: the primitives' mode (4 triangles, 0 points).
+// `mode`: the primitives' mode (4 triangles, 0 points); `required`: extensionsRequired (else
+// nothing); `componentTypes`: the component type of each attribute (and `indices`).
 const RUNS = [
   {
     name: 'terrain export (gltf)',
@@ -30,6 +31,25 @@ const RUNS = [
     ],
     dir: 'e',
     files: { 'terrain.glb': { colours: false, mode: 4 } },
+  },
+  {
+    // --quantise: 16-bit positions, 8-bit normals, 16-bit UVs and indices, which need (and
+    // require) KHR_mesh_quantization; the validator checks this extension's attribute types.
+    name: 'terrain export (gltf --quantise)',
+    steps: [
+      ['terrain', '--profile', 'canyon', '--seed', '1', '--size', '48', '--out', 'OUT/t'],
+      ['export', 'OUT/t', '--engine', 'gltf', '--chunk', '16', '--quantise', '--out', 'OUT/e'],
+    ],
+    dir: 'e',
+    files: {
+      'terrain.glb': {
+        colours: false,
+        mode: 4,
+        extensions: ['KHR_mesh_quantization'],
+        required: ['KHR_mesh_quantization'],
+        componentTypes: { POSITION: 5123, NORMAL: 5120, TEXCOORD_0: 5123, indices: 5123 },
+      },
+    },
   },
   {
     name: 'world flat',
@@ -207,7 +227,18 @@ test('every GLB the CLI writes passes the Khronos glTF validator', { timeout: 30
             }
           }
           assert.deepEqual(doc.extensionsUsed ?? [], want.extensions ?? [], `${where}: extensionsUsed`);
-          assert.deepEqual(doc.extensionsRequired ?? [], [], `${where}: nothing required (viewers without an extension still draw)`);
+          assert.deepEqual(doc.extensionsRequired ?? [], want.required ?? [], `${where}: extensionsRequired (only what viewers cannot draw without)`);
+          for (const [attr, ct] of Object.entries(want.componentTypes ?? {})) {
+            for (const p of prims) {
+              const a = attr === 'indices' ? p.indices : p.attributes[attr];
+              assert.equal(doc.accessors[a].componentType, ct, `${where}: ${attr} component type`);
+            }
+          }
+          if (want.required) {
+            // glTF's alignment rules for vertex attributes, checked by hand as well.
+            for (const v of doc.bufferViews) assert.equal((v.byteOffset ?? 0) % 4 + (v.byteStride ?? 0) % 4, 0, `${where}: view alignment`);
+            for (const a of doc.accessors) assert.equal((a.byteOffset ?? 0) % 4, 0, `${where}: accessor alignment`);
+          }
           if ((want.extensions ?? []).includes('EXT_mesh_gpu_instancing')) {
             const inst = doc.nodes.filter((n) => n.extensions?.EXT_mesh_gpu_instancing);
             assert.ok(inst.length > 0, `${where}: a node with instances`);

@@ -6,7 +6,8 @@
 //! * [`godot`] — `.r16` and a single-channel float32 OpenEXR ([`exr`]) in metres.
 //! * [`weights`] — per-layer 8-bit weight maps and RGBA splat maps that sum to 255 per pixel.
 //! * [`mesh`], [`glb`], [`obj`] — chunked triangle meshes written as glTF 2.0 binary or OBJ;
-//!   [`gltf`] — the GLB scene encoder under [`glb`], with vertex colours and instancing.
+//!   [`gltf`] — the GLB scene encoder under [`glb`], with vertex colours and instancing;
+//!   [`glb_quantised`] — the same terrain mesh with 16/8-bit attributes (`KHR_mesh_quantization`).
 //! * [`image`] — rendered frames as PNG, PPM, animated GIF or MP4 (through `ffmpeg`).
 //! * [`vox`] — voxel volumes as MagicaVoxel `.vox`, split into ≤ 256³ models placed by the
 //!   scene graph.
@@ -17,6 +18,7 @@
 pub mod exr;
 pub mod geometry;
 pub mod glb;
+pub mod glb_quantised;
 pub mod gltf;
 pub mod godot;
 pub mod image;
