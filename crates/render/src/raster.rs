@@ -65,6 +65,7 @@
 mod error;
 mod pipeline;
 mod points;
+mod scratch;
 mod shade;
 mod splats;
 #[cfg(test)]
@@ -77,7 +78,7 @@ pub use splats::{
 };
 
 use pipeline::{draw_triangles, invert, transform_all, Mat4, Target, MAX_SAMPLES_PER_AXIS};
-use points::{resolve_points, splat_points, Radius};
+use points::{draw_points, Radius};
 use rayon::prelude::*;
 use shade::{key_buffer, normalise, resolve, rgb_to_linear, tri_key, EyeDir, MeshShader, ShadowMap, SkyShader};
 use std::sync::atomic::Ordering::Relaxed;
@@ -559,6 +560,17 @@ fn check_mesh_params(p: &MeshParams) -> Result<(), RasterError> {
     Ok(())
 }
 
+/// Drops the frame buffers the renderers keep between frames (key buffers, shadow maps, clip
+/// coordinates and point bins: tens to hundreds of megabytes after a large frame). The next
+/// frame allocates them again.
+pub fn free_frame_buffers() {
+    pipeline::CLIP.clear();
+    pipeline::SCREEN.clear();
+    shade::KEYS.clear();
+    shade::DEPTH.clear();
+    points::free_bins();
+}
+
 /// Renders a triangle mesh: see the [module docs](self) for the pipeline, conventions and
 /// errors. The image is `view.width × view.height`.
 pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Result<RasterFrame, RasterError> {
@@ -599,6 +611,9 @@ pub fn render_mesh(view: &View, mesh: &MeshRef<'_>, params: &MeshParams) -> Resu
     };
     let sky = SkyShader::new(&params.sky, up, inv);
     let (image, distance) = resolve(&keys, &t, s, &sky, |id, x, y| shader.shade(id, x, y));
+    drop(shader);
+    pipeline::CLIP.give(clip);
+    shade::KEYS.give(keys);
     Ok(RasterFrame { image, distance })
 }
 
@@ -627,8 +642,6 @@ pub fn render_points(view: &View, points: &PointsRef<'_>, params: &PointParams) 
         return Err(RasterError::MissingNormals);
     }
     check_attributes(points.positions, points.normals, points.colours)?;
-    let positions = points.positions;
-    let pos = move |i: usize| positions.get(i);
     let disc = params.shape == PointShape::Disc;
     let default = params.default_colour;
     let colour = |i: usize| match params.shading {
@@ -641,9 +654,16 @@ pub fn render_points(view: &View, points: &PointsRef<'_>, params: &PointParams) 
         PointShading::Depth => [0; 3],
     };
     let max_r = MAX_RADIUS_PX * s as f64;
-    let buf = splat_points(n, pos, colour, &view.view_proj, &t, radius, disc, max_r);
     let sky = SkyShader::new(&params.sky, up, inv);
     let grey = params.shading == PointShading::Depth;
-    let (image, distance) = resolve_points(&buf, &t, s, &sky, inv, view.eye, grey);
+    let m = &view.view_proj;
+    // One instance per storage type, so the projection loop reads the slice directly.
+    let (image, distance) = match points.positions {
+        Positions::F32(p) => {
+            let pos = |i: usize| p[i].map(f64::from);
+            draw_points(n, pos, colour, m, &t, s, radius, disc, max_r, &sky, inv, view.eye, grey)
+        }
+        Positions::F64(p) => draw_points(n, |i| p[i], colour, m, &t, s, radius, disc, max_r, &sky, inv, view.eye, grey),
+    };
     Ok(RasterFrame { image, distance })
 }

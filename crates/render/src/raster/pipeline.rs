@@ -22,6 +22,7 @@
 //!   bounding box exceeds [`BIG_SAMPLES`] are set aside and drawn afterwards in blocks of rows,
 //!   so one huge triangle still spreads over the threads.
 
+use super::scratch::Pool;
 use rayon::prelude::*;
 
 /// Fractional bits of snapped sample coordinates.
@@ -420,8 +421,16 @@ pub(crate) fn raster_tri(t: &Tri, row0: i32, row1: i32, mut frag: impl FnMut(usi
 
 /// Clip coordinates of every vertex, in parallel.
 pub(crate) fn transform_all(m: &Mat4, n: usize, pos: impl Fn(usize) -> [f64; 3] + Sync) -> Vec<[f64; 4]> {
-    (0..n).into_par_iter().map(|i| transform(m, pos(i))).collect()
+    let mut clip = CLIP.take();
+    (0..n).into_par_iter().map(|i| transform(m, pos(i))).collect_into_vec(&mut clip);
+    clip
 }
+
+/// Clip coordinates, kept between frames (see [`scratch`](super::scratch)); give a
+/// [`transform_all`] result back with `CLIP.give`.
+pub(crate) static CLIP: Pool<[f64; 4]> = Pool::new();
+/// Snapped vertices, kept between frames.
+pub(crate) static SCREEN: Pool<Screen> = Pool::new();
 
 /// Draws every triangle of `indices` over the clip coordinates `clip`, calling
 /// `frag(x, y, depth, triangle)` for each covered sample, from any thread and in no fixed
@@ -430,7 +439,8 @@ pub(crate) fn draw_triangles<F>(clip: &[[f64; 4]], indices: &[u32], t: &Target, 
 where
     F: Fn(usize, usize, f32, u32) + Sync,
 {
-    let scr: Vec<Screen> = clip.par_iter().map(|c| screen(c, t)).collect();
+    let mut scr = SCREEN.take();
+    clip.par_iter().map(|c| screen(c, t)).collect_into_vec(&mut scr);
     let n = indices.len() / 3;
     let last_row = t.sh as i32 - 1;
     let big: Vec<Vec<Tri>> = (0..n.div_ceil(CHUNK))
@@ -464,4 +474,5 @@ where
         let tri = &big[k];
         raster_tri(tri, y0, (y0 + BLOCK_ROWS - 1).min(last_row), |x, y, d| frag(x, y, d, tri.id));
     });
+    SCREEN.give(scr);
 }

@@ -6,7 +6,8 @@
 //! light with weights `count / s²`; samples that hit nothing take the sky colour of the pixel's
 //! view ray. Output is sRGB-encoded through a 14-bit table.
 
-use super::pipeline::{draw_triangles, transform, transform4, Mat4, Target};
+use super::pipeline::{draw_triangles, transform, transform4, transform_all, Mat4, Target, CLIP};
+use super::scratch::Pool;
 use super::{Fog, Shadows, Sky};
 use crate::image::Rgb8Image;
 use rayon::prelude::*;
@@ -161,6 +162,31 @@ impl SkyShader {
         }
     }
 
+    /// [`Self::srgb_at`] for every pixel of a row: `out[px]` for NDC `x = (px + ½)/w · 2 − 1`
+    /// with `w = out.len()`, at NDC `y`. The same arithmetic, so the same bytes, in branch-free
+    /// passes over `scratch` that the compiler vectorises.
+    pub fn srgb_row(&self, y: f64, out: &mut [[u8; 3]], scratch: &mut Vec<f64>) {
+        let w = out.len() as f64;
+        let ydy = self.dy.map(|v| y * v);
+        scratch.clear();
+        scratch.extend((0..out.len()).map(|px| {
+            let x = (px as f64 + 0.5) / w * 2.0 - 1.0;
+            let d: [f64; 3] = std::array::from_fn(|k| x * self.dx[k] + ydy[k] + self.d0[k]);
+            let l = dot(d, d).sqrt();
+            let e = (dot(d, self.up) / l).clamp(-1.0, 1.0);
+            // l = 0 gives NaN above: the zero elevation of [`Self::sin_elevation`].
+            if l > 0.0 {
+                e
+            } else {
+                0.0
+            }
+        }));
+        for (o, &e) in out.iter_mut().zip(scratch.iter()) {
+            let i = (e.abs().sqrt() * SKY_STEPS as f64 + 0.5) as usize;
+            *o = self.srgb[i.min(SKY_STEPS) + if e < 0.0 { SKY_STEPS + 1 } else { 0 }];
+        }
+    }
+
     /// [`Self::colour_at`] as sRGB bytes, from the table.
     #[inline]
     pub fn srgb_at(&self, x: f64, y: f64) -> [u8; 3] {
@@ -266,8 +292,9 @@ impl ShadowMap {
         m[3] = [-cu / half, -cv / half, (smax + smin) / srange, 1.0];
         let res = p.resolution as usize;
         let t = Target { sw: res, sh: res };
-        let clip: Vec<[f64; 4]> = (0..n).into_par_iter().map(|i| transform(&m, pos(i))).collect();
-        let depth: Vec<AtomicU32> = (0..res * res).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+        let clip = transform_all(&m, n, pos);
+        let mut depth = DEPTH.take();
+        (0..res * res).into_par_iter().map(|_| AtomicU32::new(0)).collect_into_vec(&mut depth);
         draw_triangles(&clip, indices, &t, false, |x, y, d, _| {
             let cell = &depth[y * res + x];
             let k = d.to_bits();
@@ -275,6 +302,7 @@ impl ShadowMap {
                 cell.fetch_max(k, Relaxed);
             }
         });
+        CLIP.give(clip);
         let texel = 2.0 * half / res as f64;
         let bias = texel * p.bias_texels;
         Self { m, res, depth, bias, bias_d: bias * 2.0 / srange, pcf: p.pcf_radius as i64 }
@@ -465,7 +493,21 @@ where
     (img, dist)
 }
 
-/// A zeroed (empty) key buffer for a target, first touched in parallel.
+/// A zeroed (empty) key buffer for a target, filled in parallel; give it back with
+/// `KEYS.give`.
 pub(crate) fn key_buffer(t: &Target) -> Vec<AtomicU64> {
-    (0..t.sw * t.sh).into_par_iter().map(|_| AtomicU64::new(0)).collect()
+    let mut keys = KEYS.take();
+    (0..t.sw * t.sh).into_par_iter().map(|_| AtomicU64::new(0)).collect_into_vec(&mut keys);
+    keys
+}
+
+/// Key buffers, kept between frames (see [`scratch`](super::scratch)).
+pub(crate) static KEYS: Pool<AtomicU64> = Pool::new();
+/// Shadow maps, kept between frames.
+pub(crate) static DEPTH: Pool<AtomicU32> = Pool::new();
+
+impl Drop for ShadowMap {
+    fn drop(&mut self) {
+        DEPTH.give(std::mem::take(&mut self.depth));
+    }
 }

@@ -680,6 +680,85 @@ fn points_nearest_wins_and_footprints_are_exact() {
     assert_eq!(f.distance.iter().filter(|d| d.is_finite()).count(), 1);
 }
 
+/// Points drawn in bands of rows (6 bands here, the last one short) cover exactly the samples
+/// their definition gives and keep the nearest point's colour, for squares and discs of every
+/// size class, with footprints straddling band edges and the image borders.
+#[test]
+fn banded_points_match_brute_force_across_band_edges() {
+    let (w, h) = (2048usize, 128usize); // 24-row bands
+    let v = pixel_view(w as u32, h as u32);
+    let mut rng = Rng(11);
+    let q = |x: f64| (x * 64.0).round() / 64.0;
+    let n = 3000;
+    let pos: Vec<[f64; 3]> = (0..n)
+        .map(|_| [q(rng.next() * 2060.0 - 6.0), q(rng.next() * 140.0 - 6.0), q(rng.next() * 180.0 - 90.0)])
+        .collect();
+    let col: Vec<[u8; 3]> = (0..n).map(|_| [(rng.next() * 256.0) as u8, (rng.next() * 256.0) as u8, 7]).collect();
+    let code = |c: [u8; 3]| (c[0] as u32) | (c[1] as u32) << 8 | (c[2] as u32) << 16;
+    for (shape, r) in
+        [(PointShape::Square, 0.5), (PointShape::Square, 2.25), (PointShape::Disc, 1.5), (PointShape::Disc, 9.7)]
+    {
+        let pp = PointParams { shape, size: PointSize::Pixels(r), sky: Sky::default(), ..PointParams::default() };
+        let f = render_points(&v, &PointsRef::new(&pos).with_colours(&col), &pp).unwrap();
+        let mut best: Vec<Option<(u32, u32, usize)>> = vec![None; w * h];
+        for (i, p) in pos.iter().enumerate() {
+            let (cx, cy) = (p[0], p[1]);
+            let d = (1.0 - p[2] * 0.01) as f32;
+            let span =
+                |c: f64, n: usize| ((c - r - 1.0).max(0.0) as usize, ((c + r + 1.0).max(0.0) as usize).min(n - 1));
+            let ((x0, x1), (y0, y1)) = (span(cx, w), span(cy, h));
+            for py in y0..=y1 {
+                for px in x0..=x1 {
+                    let (sx, sy) = (px as f64 + 0.5, py as f64 + 0.5);
+                    let covered = match shape {
+                        PointShape::Square => sx >= cx - r && sx < cx + r && sy >= cy - r && sy < cy + r,
+                        PointShape::Disc => (sx - cx).powi(2) + (sy - cy).powi(2) <= r * r,
+                    };
+                    let k = (d.to_bits(), code(col[i]), i);
+                    let b = &mut best[py * w + px];
+                    if covered && b.is_none_or(|o| (k.0, k.1) > (o.0, o.1)) {
+                        *b = Some(k);
+                    }
+                }
+            }
+        }
+        let mut drawn = 0;
+        for py in 0..h {
+            for px in 0..w {
+                let got = f.image.pixel(px, py);
+                match best[py * w + px] {
+                    Some((_, _, i)) => {
+                        drawn += 1;
+                        assert_eq!(got, col[i], "{shape:?} r {r}: pixel ({px}, {py})");
+                        assert!(f.distance[py * w + px].is_finite());
+                    }
+                    None => {
+                        assert!(f.distance[py * w + px].is_infinite(), "{shape:?} r {r}: pixel ({px}, {py}) drawn");
+                    }
+                }
+            }
+        }
+        assert!(drawn > 2000, "{shape:?} r {r}: only {drawn} pixels drawn");
+    }
+}
+
+/// Buffers kept from a larger frame do not leak into a smaller one.
+#[test]
+fn kept_frame_buffers_do_not_change_the_next_frame() {
+    let (p, _, idx) = sphere([0.0, 0.0, 0.0], 1.0, 48, 24);
+    let mesh = MeshRef::new(&p, &idx);
+    let cloud: Vec<[f64; 3]> = p.iter().map(|v| [v[0] * 1.5, v[1] * 1.5, v[2] * 1.5]).collect();
+    let small = camera([0.0, 0.5, 4.0], [0.0; 3], [0.0, 1.0, 0.0], 50.0, 64, 48);
+    let big = camera([0.0, -1.0, 3.0], [0.0; 3], [0.0, 1.0, 0.0], 70.0, 320, 240);
+    free_frame_buffers();
+    let fresh_mesh = render_mesh(&small, &mesh, &MeshParams::default()).unwrap();
+    let fresh_points = render_points(&small, &PointsRef::new(&cloud), &PointParams::default()).unwrap();
+    render_mesh(&big, &mesh, &MeshParams { supersample: 3, ..MeshParams::default() }).unwrap();
+    render_points(&big, &PointsRef::new(&cloud), &PointParams::default()).unwrap();
+    assert!(render_mesh(&small, &mesh, &MeshParams::default()).unwrap() == fresh_mesh);
+    assert!(render_points(&small, &PointsRef::new(&cloud), &PointParams::default()).unwrap() == fresh_points);
+}
+
 #[test]
 fn point_shading_modes() {
     let v = camera([0.0, 0.0, 5.0], [0.0; 3], [0.0, 1.0, 0.0], 60.0, 64, 64);
