@@ -446,6 +446,9 @@ where
     let inv_n = 1.0 / (s * s) as f64;
     img.data.par_chunks_mut(w * 3).zip(dist.par_chunks_mut(w)).enumerate().for_each(|(py, (row, drow))| {
         let mut uniq = [(0u32, 0u32, 0usize, 0usize); 16];
+        let mut sky_row = vec![[0u8; 3]; w];
+        let mut scratch = Vec::new();
+        sky.srgb_row(1.0 - (py as f64 + 0.5) / h as f64 * 2.0, &mut sky_row, &mut scratch);
         for px in 0..w {
             let mut n = 0;
             let mut sky_count = 0u32;
@@ -466,8 +469,7 @@ where
                 }
             }
             if n == 0 {
-                let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
-                row[px * 3..px * 3 + 3].copy_from_slice(&sky.srgb_at(cx, cy));
+                row[px * 3..px * 3 + 3].copy_from_slice(&sky_row[px]);
                 continue;
             }
             let mut acc = [0.0; 3];

@@ -406,6 +406,15 @@ fn sky_rays_match_unprojection() {
             let exact = sky.colour_at(x, y).map(shade::to_srgb8);
             assert!(close(sky.srgb_at(x, y), exact, 1));
         }
+        // The row form gives the same bytes as the per-pixel form.
+        let (mut row, mut scratch) = (vec![[0u8; 3]; 64], Vec::new());
+        for py in 0..48 {
+            let y = 1.0 - (py as f64 + 0.5) / 48.0 * 2.0;
+            sky.srgb_row(y, &mut row, &mut scratch);
+            for (px, got) in row.iter().enumerate() {
+                assert_eq!(*got, sky.srgb_at((px as f64 + 0.5) / 64.0 * 2.0 - 1.0, y));
+            }
+        }
     }
     // Looking up shows the zenith, down the ground, level the horizon.
     let s = Sky::default();
