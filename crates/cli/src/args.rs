@@ -32,6 +32,44 @@ impl Scale {
     }
 }
 
+/// Where a generated terrain is placed: its CRS and the CRS coordinates of its south-west
+/// corner (docs/formats.md, "Georeferencing").
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct PlaceArgs {
+    /// CRS of the outputs: `EPSG:<code>` of a projected CRS in metres (e.g. EPSG:32633), or
+    /// `local` (default: a local metre frame).
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// CRS coordinates X,Y of the terrain's south-west corner (default 0,0).
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
+    pub origin: Option<String>,
+}
+
+impl PlaceArgs {
+    /// The placement of a `size_y`-row terrain of `cell`-metre cells.
+    pub fn placement(&self, size_y: usize, cell: f64) -> Result<bozkir_pipeline::folder::Placement> {
+        let crs = match &self.crs {
+            Some(c) => bozkir_io::Crs::parse(c).map_err(|e| anyhow::anyhow!("--crs {e}"))?,
+            None => bozkir_io::Crs::Local,
+        };
+        let origin = match &self.origin {
+            None => (0.0, 0.0),
+            Some(o) => {
+                let v: Vec<&str> = o.split(',').collect();
+                let num = |t: &str| t.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+                match v.as_slice() {
+                    [x, y] => match (num(x), num(y)) {
+                        (Some(x), Some(y)) => (x, y),
+                        _ => anyhow::bail!("--origin {o:?}: X and Y must be finite numbers"),
+                    },
+                    _ => anyhow::bail!("--origin {o:?}: give X,Y (two numbers separated by a comma)"),
+                }
+            }
+        };
+        Ok(bozkir_pipeline::folder::Placement::generated(crs, origin, size_y, cell, cell)?)
+    }
+}
+
 /// The rule's three controls, shared by `classify` and `validate-rule`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RuleOpts {

@@ -303,6 +303,8 @@ const FLAGS: &[Flag] = &[
 /// Flags that take a value that is not a number (paths, names, lists of names).
 const NOT_NUMERIC: &[&str] = &[
     "--out",
+    "--crs",
+    "--origin",
     "--views",
     "--fly",
     "--up",

@@ -56,6 +56,7 @@ pub enum CrsKind {
     Unknown,
 }
 
+use crate::georef::{Crs, GeoRef};
 pub use bozkir_core::geo::GeoTransform;
 
 /// A DEM: heights in metres with NaN for nodata/invalid cells, cell size in metres.
@@ -82,8 +83,16 @@ impl Dem {
     /// The largest all-valid axis-aligned window of the DEM (see [`crop_largest_valid`]).
     /// Refuses, naming the file, when it is smaller than 8×8.
     pub fn crop_valid(&self) -> Result<Grid<f64>> {
+        self.crop_valid_at().map(|(g, _)| g)
+    }
+
+    /// [`Self::crop_valid`] and the window's offset: the `(column, row)` of the DEM that is the
+    /// window's top-left cell.
+    pub fn crop_valid_at(&self) -> Result<(Grid<f64>, (usize, usize))> {
         match crop_largest_valid(&self.heights) {
-            Some((x0, y0, w, h)) if w >= MIN_VALID_SIDE && h >= MIN_VALID_SIDE => Ok(self.heights.crop(x0, y0, w, h)),
+            Some((x0, y0, w, h)) if w >= MIN_VALID_SIDE && h >= MIN_VALID_SIDE => {
+                Ok((self.heights.crop(x0, y0, w, h), (x0, y0)))
+            }
             found => {
                 Err(IoError::TooSmall {
                     path: self.source.clone(),
@@ -96,6 +105,20 @@ impl Dem {
                 })
             }
         }
+    }
+}
+
+impl Dem {
+    /// The georeference outputs made from this DEM carry (see [`crate::georef`]): its transform
+    /// and, when the file names one by EPSG code, its CRS ([`Crs::Unknown`] otherwise). `None`
+    /// when the file has no north-up transform.
+    pub fn output_georef(&self) -> Option<GeoRef> {
+        let crs = match self.crs_kind {
+            CrsKind::Geographic { epsg: Some(code), .. } => Crs::Epsg { code, geographic: true },
+            CrsKind::Projected { epsg: Some(code) } => Crs::Epsg { code, geographic: false },
+            _ => Crs::Unknown,
+        };
+        self.georef.map(|transform| GeoRef { crs, transform })
     }
 }
 

@@ -72,6 +72,30 @@ pub struct Sidecar {
     /// Files written with this sidecar.
     #[serde(default)]
     pub files: Vec<SidecarFile>,
+    /// Where the rasters are (absent in sidecars written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub georef: Option<SidecarGeo>,
+}
+
+/// A sidecar's georeference: what the folder's GeoTIFFs carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SidecarGeo {
+    /// `EPSG:<code>`, `local` (a local metre frame) or `unknown` (an input CRS without EPSG code).
+    pub crs: String,
+    /// GDAL geotransform `[x0, sx, 0, y0, 0, −sy]` in CRS units (degrees for a geographic CRS;
+    /// the cell size in metres is `dx_m`, `dy_m`).
+    pub transform: [f64; 6],
+    /// The `(column, row)` of the input that is these rasters' top-left cell, when the input
+    /// was cropped (`--crop largest-valid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crop_offset: Option<[usize; 2]>,
+}
+
+impl SidecarGeo {
+    /// The sidecar form of `g`, with the crop offset if any.
+    pub fn new(g: &crate::GeoRef, crop_offset: Option<(usize, usize)>) -> Self {
+        SidecarGeo { crs: g.crs.name(), transform: g.gdal_transform(), crop_offset: crop_offset.map(|(c, r)| [c, r]) }
+    }
 }
 
 impl Sidecar {
@@ -93,6 +117,7 @@ impl Sidecar {
             settings: serde_json::Map::new(),
             source: String::new(),
             files: Vec::new(),
+            georef: None,
         }
     }
 

@@ -152,20 +152,18 @@ pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
         f.file("slope.png", "mask/slope", Encoding::Png8),
         &mask(&a.slope, |s| s.atan().to_degrees() / 90.0),
     )?;
-    bozkir_io::write_tiff_f32(
-        f.file("slope.tif", "slope_rise_over_run", Encoding::TiffF32),
-        &a.slope.map(|&v| v as f32),
-    )?;
+    f.write_tiff("slope.tif", "slope_rise_over_run", &a.slope.map(|&v| v as f32))?;
     let sd = std_dev(&a.tpi).max(1e-12);
     bozkir_io::write_png8(f.file("tpi.png", "mask/tpi", Encoding::Png8), &mask(&a.tpi, |t| 0.5 + t / (6.0 * sd)))?;
-    bozkir_io::write_tiff_f32(f.file("tpi.tif", "tpi_m", Encoding::TiffF32), &a.tpi.map(|&v| v as f32))?;
+    f.write_tiff("tpi.tif", "tpi_m", &a.tpi.map(|&v| v as f32))?;
     bozkir_io::write_png8(f.file("landform.png", "landform_weiss_codes", Encoding::Png8), &a.landform)?;
     bozkir_io::write_rgb8(
         f.file("landform_rgb.png", "landform_weiss_colour", Encoding::Rgb8),
         &rgb_grid(&colourise_classes(&a.landform)),
     )?;
-    let labels = Grid::from_vec(h.width(), h.height(), a.watersheds.labels.iter().map(|&l| l as f32).collect());
-    bozkir_io::write_tiff_f32(f.file("watersheds.tif", "watershed_labels", Encoding::TiffF32), &labels)?;
+    let labels = Grid::from_vec(h.width(), h.height(), a.watersheds.labels.iter().map(|&l| l as f32).collect())
+        .with_cell_size(h.dx, h.dy);
+    f.write_tiff("watersheds.tif", "watershed_labels", &labels)?;
     let ws8 = a.watersheds.labels.iter().map(|&l| (l % 250) as u8 + 1).collect();
     bozkir_io::write_rgb8(
         f.file("watersheds.png", "watershed_colour", Encoding::Rgb8),
@@ -180,13 +178,11 @@ pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
 /// Drainage (log-scaled), accumulation, streams and D8 codes.
 fn write_drainage(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
     let n = a.acc.len() as f64;
-    let acc = Grid::from_vec(h.width(), h.height(), a.acc.iter().map(|&c| c as f64).collect());
+    let acc =
+        Grid::from_vec(h.width(), h.height(), a.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
     let ln_n = n.ln_1p();
     bozkir_io::write_png8(f.file("drainage.png", "mask/drainage", Encoding::Png8), &mask(&acc, |v| v.ln_1p() / ln_n))?;
-    bozkir_io::write_tiff_f32(
-        f.file("accumulation.tif", "accumulation_cells", Encoding::TiffF32),
-        &acc.map(|&v| v as f32),
-    )?;
+    f.write_tiff("accumulation.tif", "accumulation_cells", &acc.map(|&v| v as f32))?;
     let streams =
         Grid::from_vec(h.width(), h.height(), a.streams.mask.iter().map(|&s| if s { 255u8 } else { 0 }).collect());
     bozkir_io::write_png8(f.file("streams.png", "mask/streams", Encoding::Png8), &streams)?;

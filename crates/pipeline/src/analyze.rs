@@ -5,7 +5,7 @@
 
 use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Stats};
 use crate::compute::Compute;
-use crate::folder::{write_height, write_unit_mask, Folder};
+use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
@@ -22,6 +22,8 @@ pub struct AnalyzeRequest<'a> {
     pub source: String,
     /// TPI radius and stream threshold of the analysis.
     pub options: AnalysisOptions,
+    /// Where the DEM is (its georeference and crop offset), carried into every output.
+    pub placement: Placement,
 }
 
 /// What an analysis produced besides its files.
@@ -53,7 +55,7 @@ pub struct AnalyzeOutcome {
 /// let dem = Grid::from_vec(8, 8, v).with_cell_size(5.0, 5.0);
 /// let dir = tempfile::tempdir().unwrap();
 /// let options = AnalysisOptions { tpi_radius: 2, ..AnalysisOptions::default() };
-/// let req = AnalyzeRequest { dem: &dem, source: "pit".into(), options };
+/// let req = AnalyzeRequest { dem: &dem, source: "pit".into(), options, placement: Default::default() };
 /// let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
 /// assert_eq!(out.raised_cells, 1);
 /// assert!(dir.path().join("lake_depth.tif").is_file());
@@ -70,9 +72,10 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     let an = analyse(&filled, &req.options, obs);
     obs.step("write");
     let mut f = Folder::new(dir);
+    f.place(&req.placement);
     write_height(&mut f, "dem", "height", dem)?;
     let (lo, hi) = write_height(&mut f, "filled", "filled", &filled)?;
-    bozkir_io::write_tiff_f32(f.file("lake_depth.tif", "fill_depth_m", Encoding::TiffF32), &lakes.map(|&v| v as f32))?;
+    f.write_tiff("lake_depth.tif", "fill_depth_m", &lakes.map(|&v| v as f32))?;
     write_unit_mask(&mut f, "lakes.png", "mask/lake_depth", &lakes)?;
     write_maps(&mut f, &filled, &an)?;
     let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);

@@ -5,7 +5,7 @@
 
 use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Stats};
 use crate::compute::Compute;
-use crate::folder::{write_height, write_unit_mask, Folder};
+use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
@@ -21,6 +21,8 @@ pub struct ErodeRequest<'a> {
     pub source: String,
     /// The erosion's parameters (valid: the face checks them).
     pub params: StreamPowerParams,
+    /// Where the DEM is (its georeference and crop offset), carried into every output.
+    pub placement: Placement,
 }
 
 /// What an erosion run produced besides its files.
@@ -52,12 +54,10 @@ pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observe
     let an = analyse(&out.height, &AnalysisOptions::default(), obs);
     obs.step("write");
     let mut f = Folder::new(dir);
+    f.place(&req.placement);
     let (lo, hi) = write_height(&mut f, "height", "height", &out.height)?;
-    bozkir_io::write_tiff_f32(f.file("eroded.tif", "eroded_m", Encoding::TiffF32), &out.eroded.map(|&v| v as f32))?;
-    bozkir_io::write_tiff_f32(
-        f.file("sediment.tif", "sediment_m", Encoding::TiffF32),
-        &out.sediment.map(|&v| v as f32),
-    )?;
+    f.write_tiff("eroded.tif", "eroded_m", &out.eroded.map(|&v| v as f32))?;
+    f.write_tiff("sediment.tif", "sediment_m", &out.sediment.map(|&v| v as f32))?;
     write_unit_mask(&mut f, "wear.png", "mask/wear", &out.eroded)?;
     write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &out.sediment)?;
     write_maps(&mut f, &out.height, &an)?;

@@ -3,7 +3,7 @@
 
 use crate::{PipelineError, Result};
 use bozkir_core::Grid;
-use bozkir_io::{Encoding, IoError, Sidecar, SidecarFile};
+use bozkir_io::{Crs, Encoding, GeoRef, IoError, Sidecar, SidecarFile, SidecarGeo};
 use bozkir_render::Rgb8Image;
 use std::path::{Path, PathBuf};
 
@@ -15,16 +15,43 @@ pub const SIDECAR: &str = "terrain.json";
 ///
 /// The folder must exist; the caller owns it (the CLI hands its staging folder and moves the
 /// files into place when the workflow succeeded).
+///
+/// Its GeoTIFFs ([`Folder::write_tiff`]) and its sidecar carry one georeference: the one set by
+/// [`Folder::set_georef`] (an input DEM's, or a user's `--crs`/`--origin`), or else a local metre
+/// frame with the south-west corner at (0, 0) and the rasters' cell size.
 #[derive(Debug)]
 pub struct Folder {
     dir: PathBuf,
     files: Vec<SidecarFile>,
+    georef: Option<GeoRef>,
+    crop_offset: Option<(usize, usize)>,
 }
 
 impl Folder {
     /// Writing into `dir`, with no file listed yet.
     pub fn new(dir: &Path) -> Self {
-        Self { dir: dir.to_path_buf(), files: Vec::new() }
+        Self { dir: dir.to_path_buf(), files: Vec::new(), georef: None, crop_offset: None }
+    }
+
+    /// Georeferences every GeoTIFF written from now on, and the sidecar, by `georef` (`None`:
+    /// the local frame); `crop_offset` is where the rasters' top-left cell sits in the input
+    /// they were cropped from, recorded in the sidecar.
+    pub fn set_georef(&mut self, georef: Option<GeoRef>, crop_offset: Option<(usize, usize)>) {
+        self.georef = georef;
+        self.crop_offset = crop_offset;
+    }
+
+    /// The folder's georeference for a raster of `height` rows of `dx × dy` metres.
+    fn georef_for(&self, height: usize, dx: f64, dy: f64) -> GeoRef {
+        self.georef.unwrap_or_else(|| GeoRef::local((0.0, 0.0), height, dx, dy))
+    }
+
+    /// Writes `grid` as the float32 GeoTIFF `name` listed with `role`, georeferenced as the
+    /// folder (see [`Folder`]; the grid's cell size is used only for the local frame).
+    pub fn write_tiff(&mut self, name: &str, role: &str, grid: &Grid<f32>) -> Result<()> {
+        let geo = self.georef_for(grid.height(), grid.dx, grid.dy);
+        bozkir_io::write_geotiff_f32(self.file(name, role, Encoding::TiffF32), grid, &geo)?;
+        Ok(())
     }
 
     /// The folder written into.
@@ -51,8 +78,47 @@ impl Folder {
     /// Write `sidecar` as `terrain.json` with every file listed so far as its `files`.
     pub fn write_sidecar(mut self, mut sidecar: Sidecar) -> Result<()> {
         sidecar.files = self.take_files();
+        let geo = self.georef_for(sidecar.height, sidecar.dx_m, sidecar.dy_m);
+        sidecar.georef = Some(SidecarGeo::new(&geo, self.crop_offset));
         bozkir_io::write_sidecar(self.unlisted(SIDECAR), &sidecar)?;
         Ok(())
+    }
+}
+
+/// Where a workflow's rasters are: the georeference its folder carries and, for a cropped
+/// input, the crop window's offset (see [`Folder::set_georef`]). The default is the local metre
+/// frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Placement {
+    /// CRS and transform of the rasters' pixels; `None`: the local metre frame.
+    pub georef: Option<GeoRef>,
+    /// The `(column, row)` of the input that is the rasters' top-left cell, when cropped.
+    pub crop_offset: Option<(usize, usize)>,
+}
+
+impl Placement {
+    /// A generated terrain's placement: `size_y` rows of `dx × dy` metres in `crs` (projected,
+    /// in metres), the south-west corner at `origin`. Refuses a geographic CRS.
+    pub fn generated(crs: Crs, origin: (f64, f64), size_y: usize, dx: f64, dy: f64) -> Result<Placement> {
+        if crs.is_geographic() {
+            return Err(PipelineError::Invalid(format!(
+                "--crs {}: a generated terrain needs a projected CRS in metres (its cells are metres), not a geographic one",
+                crs.name()
+            )));
+        }
+        if !(origin.0.is_finite() && origin.1.is_finite()) {
+            return Err(PipelineError::Invalid(format!("--origin {},{} must be finite", origin.0, origin.1)));
+        }
+        let mut g = GeoRef::local(origin, size_y, dx, dy);
+        g.crs = crs;
+        Ok(Placement { georef: Some(g), crop_offset: None })
+    }
+}
+
+impl Folder {
+    /// Applies `p` (see [`Folder::set_georef`]).
+    pub fn place(&mut self, p: &Placement) {
+        self.set_georef(p.georef, p.crop_offset);
     }
 }
 
@@ -73,7 +139,7 @@ pub fn write_height(f: &mut Folder, stem: &str, role: &str, h: &Grid<f64>) -> Re
     bozkir_io::write_png16(f.file(&format!("{stem}.png"), role, Encoding::Png16), h, lo, hi)?;
     bozkir_io::write_rg16(f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16), h, lo, hi)?;
     bozkir_io::write_r16(f.file(&format!("{stem}.r16"), role, Encoding::R16), h, lo, hi)?;
-    bozkir_io::write_tiff_f32(f.file(&format!("{stem}.tif"), role, Encoding::TiffF32), &h.map(|&v| v as f32))?;
+    f.write_tiff(&format!("{stem}.tif"), role, &h.map(|&v| v as f32))?;
     Ok((lo, hi))
 }
 

@@ -151,6 +151,7 @@ pub fn gallery(req: &GalleryRequest, dir: &Path, obs: &dyn Observer) -> Result<V
                     cell_size: 5000.0 / req.size as f64,
                     seed: 3,
                     until: None,
+                    placement: Default::default(),
                 };
                 run_recipe(&r, Compute::cpu(), &folder, obs)?;
             }

@@ -6,7 +6,7 @@
 
 use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
 use crate::compute::Compute;
-use crate::folder::{write_height, Folder};
+use crate::folder::{write_height, Folder, Placement};
 use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
@@ -55,6 +55,8 @@ pub struct RecipeRequest<'a> {
     pub seed: u64,
     /// The stage count the recipe was cut to, recorded in the sidecar's `until`.
     pub until: Option<usize>,
+    /// Where the terrain is placed (default: the local metre frame).
+    pub placement: Placement,
 }
 
 /// What a recipe run produced besides its files.
@@ -82,7 +84,7 @@ pub struct RecipeOutcome {
 ///
 /// let recipe = bozkir_recipe::builtin::builtin("hills").unwrap();
 /// let dir = tempfile::tempdir().unwrap();
-/// let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 1, until: None };
+/// let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 1, until: None, placement: Default::default() };
 /// let out = run_recipe(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
 /// assert_eq!(out.stages.len(), recipe.stages.len());
 /// assert!(dir.path().join("height.tif").is_file());
@@ -98,6 +100,7 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     let an = analyse(&h, &AnalysisOptions::default(), obs);
     obs.step("write");
     let mut f = Folder::new(dir);
+    f.place(&req.placement);
     let range_m = write_height(&mut f, "height", "height", &h)?;
     // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
     // the raw layers in metres (or their own units) as f32 TIFFs.
@@ -155,7 +158,7 @@ fn write_masks(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>, sigma: f64) 
             f.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8),
             &to_u8(&norm),
         )?;
-        bozkir_io::write_tiff_f32(f.file(&format!("{name}.tif"), name, Encoding::TiffF32), &m.map(|&v| v as f32))?;
+        f.write_tiff(&format!("{name}.tif"), name, &m.map(|&v| v as f32))?;
     }
     Ok(())
 }

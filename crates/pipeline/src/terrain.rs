@@ -3,7 +3,7 @@
 //! Steps: `generate`, the analysis's (see [`crate::analysis`]), `write`.
 
 use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
-use crate::folder::{write_height, write_unit_mask, Folder};
+use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::Result;
 use bozkir_core::Observer;
 use bozkir_io::{Encoding, Sidecar};
@@ -28,6 +28,8 @@ pub struct TerrainRequest {
     pub height_range: f64,
     /// TPI radius in cells.
     pub tpi_radius: usize,
+    /// Where the terrain is placed (default: the local metre frame).
+    pub placement: Placement,
 }
 
 impl TerrainRequest {
@@ -44,6 +46,7 @@ impl TerrainRequest {
             cell_size: 10.0,
             height_range: 1000.0,
             tpi_radius: (size / 2).clamp(1, 8),
+            placement: Placement::default(),
         })
     }
 }
@@ -83,6 +86,7 @@ pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<T
     let an = analyse(&h, &options, obs);
     obs.step("write");
     let mut f = Folder::new(dir);
+    f.place(&req.placement);
     let (lo, hi) = write_height(&mut f, "height", "height", &h)?;
     write_height(&mut f, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
     write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &t.sediment)?;

@@ -201,7 +201,7 @@ pub fn write_product(p: &WorldProduct, spec: &WorldSpec, dir: &Path) -> Result<W
     let h = g.height_grid();
     let range = folder::write_height(&mut f, "height", "height", &h)?;
     let water = g.water_grid();
-    bozkir_io::write_tiff_f32(f.file("water_depth.tif", "water_depth", Encoding::TiffF32), &water.map(|&v| v as f32))?;
+    f.write_tiff("water_depth.tif", "water_depth", &water.map(|&v| v as f32))?;
     let colour = ground_colour(p, &h, range);
     bozkir_io::write_rgb8(f.file("colour.png", "colour", Encoding::Rgb8), &colour)?;
     write_classes(&mut f, p)?;

@@ -240,8 +240,14 @@ fn every_generator_has_mesh_points_and_voxels() {
     let r = dir.path().join("recipe");
     std::fs::create_dir_all(&r).unwrap();
     let recipe = bozkir_recipe::builtin::builtin("hills").unwrap();
-    let rr =
-        bozkir_pipeline::recipe::RecipeRequest { recipe: &recipe, size: 24, cell_size: 10.0, seed: 1, until: None };
+    let rr = bozkir_pipeline::recipe::RecipeRequest {
+        recipe: &recipe,
+        size: 24,
+        cell_size: 10.0,
+        seed: 1,
+        until: None,
+        placement: Default::default(),
+    };
     bozkir_pipeline::recipe::run_recipe(&rr, bozkir_pipeline::compute::Compute::cpu(), &r, &NoProgress).unwrap();
     seen.push(r);
     for g in bozkir_world::product::GENERATORS.iter().filter(|g| g.available) {

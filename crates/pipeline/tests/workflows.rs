@@ -77,6 +77,7 @@ fn analyze_fills_pits_and_records_the_backend() {
         dem: &dem,
         source: "x.tif".into(),
         options: AnalysisOptions { tpi_radius: 2, ..Default::default() },
+        placement: Default::default(),
     };
     let out = analyze(&req, compute, dir.path(), &NoProgress).unwrap();
     assert_eq!(out.raised_cells, 1);
@@ -92,7 +93,14 @@ fn a_recipe_announces_its_stages_then_the_analysis() {
     let recipe = bozkir_recipe::builtin::builtin("hills").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let obs = Steps::default();
-    let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 2, until: None };
+    let req = RecipeRequest {
+        recipe: &recipe,
+        size: 16,
+        cell_size: 10.0,
+        seed: 2,
+        until: None,
+        placement: Default::default(),
+    };
     let out = run_recipe(&req, Compute::cpu(), dir.path(), &obs).unwrap();
     let steps = obs.0.lock().unwrap().clone();
     let ops: Vec<&str> = recipe.stages.iter().map(|s| s.op.name()).collect();

@@ -41,8 +41,9 @@
 //!
 //! **Points** ([`render_points`]). Each point becomes a square or disc of a radius in pixels or
 //! in world units (projected with the matrix's vertical scale, `r · |row₁(xyz)| / w · height/2`),
-//! at its centre's depth, z-tested with the same kind of atomic key (depth above the sRGB
-//! colour), and shaded by depth (grey from light near to dark far over the range of the pixels'
+//! at its centre's depth, z-tested with the same kind of key (depth above the sRGB colour; the
+//! points are filed by bands of rows and each band drawn by one thread with plain maxima, see
+//! the `points` module), and shaded by depth (grey from light near to dark far over the range of the pixels'
 //! distances), normal (`(n/|n| + 1)/2` as sRGB bytes) or colour. Unlit.
 //!
 //! **Gaussian splats** ([`render_splats`], module `splats`). Each splat is a 3-D Gaussian projected
@@ -55,6 +56,10 @@
 //! fragments, and every later pass computes each pixel on its own: the bytes of the image and the
 //! distances are the same for any rayon pool size. (Points tie-break equal depths by colour;
 //! splats are sorted with an index tie-break and each sample composites them in that order.)
+//!
+//! **Buffers kept between frames.** Key buffers, shadow maps, clip coordinates and point bins
+//! of the last frame are kept for the next one (re-faulting tens of megabytes of fresh pages
+//! each frame cost more than drawing into them); [`free_frame_buffers`] drops them.
 //!
 //! **Errors.** [`RasterError`], before anything is drawn: zero-size or oversized images, a
 //! non-finite or singular matrix, an empty mesh or cloud, a NaN or infinite position or normal,

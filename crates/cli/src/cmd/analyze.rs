@@ -33,7 +33,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     bar.step("read");
-    let (dem, note) = super::load_dem(&a.dem)?;
+    let (dem, note, placement) = super::load_dem(&a.dem)?;
     let dem = a.scale.apply(dem)?;
     if a.tpi_radius == 0 || a.tpi_radius > dem.width().max(dem.height()) {
         anyhow::bail!("--tpi-radius must be 1..={}, got {}", dem.width().max(dem.height()), a.tpi_radius);
@@ -41,7 +41,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let options =
         AnalysisOptions { tpi_radius: a.tpi_radius, stream_threshold: a.stream_threshold, ..Default::default() };
-    let req = AnalyzeRequest { dem: &dem, source: super::file_name(&a.dem), options };
+    let req = AnalyzeRequest { dem: &dem, source: super::file_name(&a.dem), options, placement };
     let report = || Backend { backend: kernels.backend(), stages: Some(kernels.stages()) };
     let out = analyze(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;
     let timings = bar.timings();

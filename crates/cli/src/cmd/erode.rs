@@ -52,10 +52,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     bar.step("read");
-    let (dem, note) = super::load_dem(&a.dem)?;
+    let (dem, note, placement) = super::load_dem(&a.dem)?;
     let dem = a.scale.apply(dem)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
-    let req = ErodeRequest { dem: &dem, source: super::file_name(&a.dem), params };
+    let req = ErodeRequest { dem: &dem, source: super::file_name(&a.dem), params, placement };
     let report = || Backend { backend: kernels.backend(), stages: None };
     let out = erode(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;
     let timings = bar.timings();

@@ -29,6 +29,7 @@ pub mod world;
 
 use anyhow::{bail, Result};
 use bozkir_core::Grid;
+use bozkir_pipeline::folder::Placement;
 use std::path::Path;
 
 /// Largest side `bozkir terrain` accepts: 8192² (about 14 GB of working memory) fits in 24 GB.
@@ -78,20 +79,30 @@ pub fn num(v: f64, decimals: usize) -> String {
     }
 }
 
-/// Load a DEM by extension and crop it to its largest all-valid rectangle.
-pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String)> {
+/// Load a DEM by extension and crop it to its largest all-valid rectangle; also where it is
+/// (its georeference moved to the kept window, and the window's offset) for the outputs.
+pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String, Placement)> {
     if matches!(path.try_exists(), Ok(false)) {
         bail!("{}: no such file", path.display());
     }
     let dem = bozkir_io::read_dem(path)?;
     let (w, h) = (dem.heights.width(), dem.heights.height());
-    let cropped = dem.crop_valid()?;
-    let note = if cropped.width() != w || cropped.height() != h {
-        format!("cropped {w}×{h} to the largest all-valid rectangle {}×{}", cropped.width(), cropped.height())
+    let (cropped, (c0, r0)) = dem.crop_valid_at()?;
+    let was_cropped = cropped.width() != w || cropped.height() != h;
+    let note = if was_cropped {
+        format!(
+            "cropped {w}×{h} to the largest all-valid rectangle {}×{} at column {c0}, row {r0}",
+            cropped.width(),
+            cropped.height()
+        )
     } else {
         String::new()
     };
-    Ok((cropped, note))
+    let placement = Placement {
+        georef: dem.output_georef().map(|g| g.window(c0, r0)),
+        crop_offset: was_cropped.then_some((c0, r0)),
+    };
+    Ok((cropped, note, placement))
 }
 
 /// The file name of `path` (a sidecar's `source`), empty when it has none.

@@ -79,6 +79,8 @@ pub struct Args {
     pub stretch: Option<f64>,
     #[command(flatten)]
     pub gpu: crate::gpu::GpuArgs,
+    #[command(flatten)]
+    pub place: crate::args::PlaceArgs,
     /// With --recipe: run only its first N stages (write each prefix to its own folder to
     /// compare the erosion stack stage by stage, e.g. in the viewer's mesh mode).
     #[arg(long, requires = "recipe")]
@@ -161,7 +163,17 @@ fn request(a: &Args) -> Result<TerrainRequest> {
             params.set(name, v).map_err(|e| anyhow::anyhow!("--{e}"))?;
         }
     }
-    Ok(TerrainRequest { profile: a.profile.clone(), params, size, seed, cell_size, height_range, tpi_radius })
+    let placement = a.place.placement(size, cell_size)?;
+    Ok(TerrainRequest {
+        profile: a.profile.clone(),
+        params,
+        size,
+        seed,
+        cell_size,
+        height_range,
+        tpi_radius,
+        placement,
+    })
 }
 
 pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
@@ -181,10 +193,11 @@ pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
     let keep_extent = recipe.cell_size * recipe.size as f64 / size as f64;
     let cell_size = scale_in_range("cell-size", a.cell_size.unwrap_or(keep_extent))?;
     let seed = a.seed.unwrap_or(recipe.seed);
+    let placement = a.place.placement(size, cell_size)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let bar = Bar::new(quiet);
     let kernels = a.gpu.kernels()?;
-    let req = RecipeRequest { recipe: &recipe, size, cell_size, seed, until: a.until };
+    let req = RecipeRequest { recipe: &recipe, size, cell_size, seed, until: a.until, placement };
     let report = || Backend { backend: kernels.backend(), stages: Some(kernels.stages()) };
     let out =
         bozkir_pipeline::recipe::run_recipe(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;

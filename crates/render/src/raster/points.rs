@@ -342,7 +342,9 @@ fn finish<F: Footprint>(
         return resolve_grey(&keys, t, s, sky, un);
     }
     let mut img = Rgb8Image::new(w, h);
-    let mut dist = vec![f32::INFINITY; w * h];
+    // Zeroed pages, mapped lazily and first written by the bands in parallel; every distance
+    // is set by `resolve_band`.
+    let mut dist = vec![0.0f32; w * h];
     let band_px = band_h / s;
     img.data.par_chunks_mut(w * 3 * band_px).zip(dist.par_chunks_mut(w * band_px)).enumerate().for_each_init(
         Vec::new,
@@ -430,11 +432,13 @@ fn resolve_band(
                     *dst = un.distance_on(&ur, px, d) as f32;
                 } else {
                     out.copy_from_slice(sky_px);
+                    *dst = f32::INFINITY;
                 }
             }
             continue;
         }
         for (px, (out, dst)) in row.chunks_exact_mut(3).zip(drow.iter_mut()).enumerate() {
+            *dst = f32::INFINITY;
             let mut acc = [0.0f64; 3];
             let mut sky_count = 0u32;
             for j in 0..s {

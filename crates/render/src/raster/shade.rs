@@ -442,7 +442,8 @@ where
 {
     let (w, h) = (t.sw / s, t.sh / s);
     let mut img = Rgb8Image::new(w, h);
-    let mut dist = vec![f32::INFINITY; w * h];
+    // Zeroed pages, first written by the rows in parallel; every distance is set below.
+    let mut dist = vec![0.0f32; w * h];
     let inv_n = 1.0 / (s * s) as f64;
     img.data.par_chunks_mut(w * 3).zip(dist.par_chunks_mut(w)).enumerate().for_each(|(py, (row, drow))| {
         let mut uniq = [(0u32, 0u32, 0usize, 0usize); 16];
@@ -470,6 +471,7 @@ where
             }
             if n == 0 {
                 row[px * 3..px * 3 + 3].copy_from_slice(&sky_row[px]);
+                drow[px] = f32::INFINITY;
                 continue;
             }
             let mut acc = [0.0; 3];

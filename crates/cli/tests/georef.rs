@@ -1,0 +1,188 @@
+//! Georeferencing kept end to end (issue 24, scope 1): every GeoTIFF of a folder carries the
+//! folder's CRS, transform and NaN no-data; inputs' georeferences survive `analyze`/`erode`,
+//! crops move the transform and are recorded; generated terrains take `--crs`/`--origin`.
+//! Checked with our own GeoTIFF reader and, where installed (always in CI), with GDAL.
+
+use bozkir_io::{read_geotiff, read_sidecar, CrsKind, GeoTransform};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bozkir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
+}
+
+fn ok(o: &Output) {
+    assert!(o.status.success(), "bozkir failed: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn data(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data").join(rel)
+}
+
+/// Every `.tif` of `dir` with the georeference read back by our reader.
+fn tiffs(dir: &Path) -> Vec<(String, bozkir_io::Dem)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tif"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), read_geotiff(&p).unwrap()))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// `gdalinfo -json` of `path`, or `None` where GDAL is not installed (a failure under `CI=true`,
+/// where `.ci/run` installs it).
+fn gdalinfo(path: &Path) -> Option<serde_json::Value> {
+    match Command::new("gdalinfo").arg("-json").arg(path).output() {
+        Ok(o) => {
+            assert!(o.status.success(), "gdalinfo {}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
+            Some(serde_json::from_slice(&o.stdout).expect("gdalinfo JSON"))
+        }
+        Err(e) => {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+            assert!(!ci, "CI=true and gdalinfo cannot run: {e}");
+            eprintln!("skipping the GDAL checks: gdalinfo not found ({e})");
+            None
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn generated_terrain_takes_crs_and_origin_in_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    ok(&bozkir(&[
+        "terrain",
+        "--size",
+        "32",
+        "--crs",
+        "EPSG:32633",
+        "--origin",
+        "500000,4400000",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let want = GeoTransform { x0: 500_000.0, y0: 4_400_000.0 + 32.0 * 10.0, sx: 10.0, sy: 10.0 };
+    let files = tiffs(&out);
+    // height, sediment, slope, tpi, accumulation, watersheds: all of them, the same placement.
+    assert!(files.len() >= 6, "{:?}", files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    for (name, dem) in &files {
+        assert_eq!(dem.crs_kind, CrsKind::Projected { epsg: Some(32633) }, "{name}");
+        assert_eq!(dem.georef, Some(want), "{name}");
+        assert_eq!((dem.heights.dx, dem.heights.dy), (10.0, 10.0), "{name}");
+        assert!(dem.nodata.is_some_and(f64::is_nan), "{name}");
+    }
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    let g = sc.georef.expect("sidecar georef");
+    assert_eq!(g.crs, "EPSG:32633");
+    assert_eq!(g.transform, [500_000.0, 10.0, 0.0, 4_400_320.0, 0.0, -10.0]);
+    assert_eq!(g.crop_offset, None);
+    if let Some(j) = gdalinfo(&out.join("accumulation.tif")) {
+        let gt: Vec<f64> = j["geoTransform"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert_eq!(gt, vec![500_000.0, 10.0, 0.0, 4_400_320.0, 0.0, -10.0]);
+        let wkt = j["coordinateSystem"]["wkt"].as_str().unwrap();
+        assert!(wkt.contains("UTM zone 33N") && wkt.contains("\"EPSG\",32633"), "{wkt}");
+        assert!(
+            j["bands"][0]["noDataValue"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("nan")),
+            "{}",
+            j["bands"][0]
+        );
+        // A round trip through gdal_translate (tiled, DEFLATE with a float predictor) reads
+        // back the same samples and placement.
+        let copy = dir.path().join("copy.tif");
+        let o = Command::new("gdal_translate")
+            .args(["-q", "-co", "TILED=YES", "-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=3"])
+            .arg(out.join("height.tif"))
+            .arg(&copy)
+            .output()
+            .expect("gdal_translate");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (a, b) = (read_geotiff(out.join("height.tif")).unwrap(), read_geotiff(&copy).unwrap());
+        assert_eq!((a.crs_kind, a.georef), (b.crs_kind, b.georef));
+        assert!(a.heights.data().iter().zip(b.heights.data()).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+}
+
+#[test]
+fn default_terrain_is_in_a_local_metre_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    ok(&bozkir(&["terrain", "--size", "16", "--cell-size", "2.5", "--out", out.to_str().unwrap()]));
+    for (name, dem) in tiffs(&out) {
+        assert_eq!(dem.crs_kind, CrsKind::Projected { epsg: None }, "{name}");
+        assert_eq!(dem.georef, Some(GeoTransform { x0: 0.0, y0: 40.0, sx: 2.5, sy: 2.5 }), "{name}");
+    }
+    assert_eq!(read_sidecar(out.join("terrain.json")).unwrap().georef.unwrap().crs, "local");
+    if let Some(j) = gdalinfo(&out.join("height.tif")) {
+        let wkt = j["coordinateSystem"]["wkt"].as_str().unwrap_or("");
+        assert!(wkt.contains("metre"), "{wkt}");
+    }
+}
+
+#[test]
+fn analyze_keeps_the_inputs_crs_and_moves_the_transform_to_the_crop() {
+    let src = read_geotiff(data("dem/rmnp-dem.tif")).unwrap();
+    let geo = src.output_georef().expect("the RMNP DEM is georeferenced");
+    let dir = tempfile::tempdir().unwrap();
+    // Whole: the outputs carry the input's CRS and transform.
+    let whole = dir.path().join("whole");
+    ok(&bozkir(&["analyze", data("dem/rmnp-dem.tif").to_str().unwrap(), "--out", whole.to_str().unwrap()]));
+    for (name, dem) in tiffs(&whole) {
+        assert_eq!(dem.crs_kind, src.crs_kind, "{name}");
+        assert_eq!(dem.georef, Some(geo.transform), "{name}");
+    }
+    // A void in the top-left corner: the kept window starts below or right of it, and the
+    // outputs' transform is the input's moved to that window.
+    let (w, h) = (src.heights.width(), src.heights.height());
+    let mut g = src.heights.map(|&v| v as f32);
+    for y in 0..6 {
+        for x in 0..w / 2 {
+            *g.get_mut(x, y) = f32::NAN;
+        }
+    }
+    let holed = dir.path().join("holed.tif");
+    bozkir_io::write_geotiff_f32(&holed, &g, &geo).unwrap();
+    let out = dir.path().join("holed_out");
+    let o = bozkir(&["analyze", holed.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    ok(&o);
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    let crop = sc.georef.as_ref().unwrap().crop_offset.expect("crop offset recorded");
+    assert!(crop == [0, 6] || crop[0] >= w / 2, "{crop:?} in {w}×{h}");
+    let moved = geo.window(crop[0], crop[1]).transform;
+    for (name, dem) in tiffs(&out) {
+        assert_eq!(dem.georef, Some(moved), "{name}");
+    }
+    let t = sc.georef.unwrap().transform;
+    assert!(close(t[0], moved.x0) && close(t[3], moved.y0), "{t:?} vs {moved:?}");
+    if let Some(j) = gdalinfo(&out.join("dem.tif")) {
+        let gt: Vec<f64> = j["geoTransform"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert!(close(gt[0], moved.x0) && close(gt[3], moved.y0) && close(gt[1], moved.sx), "{gt:?}");
+    }
+}
+
+#[test]
+fn bad_placement_options_are_refused_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (&["--crs", "EPSG:4326"][..], "geographic"),
+        (&["--crs", "UTM33"][..], "not a CRS"),
+        (&["--crs", "EPSG:99999"][..], "outside"),
+        (&["--origin", "1,2,3"][..], "X,Y"),
+        (&["--origin", "nan,0"][..], "finite"),
+        (&["--origin", "0,-inf"][..], "finite"),
+    ] {
+        let out = dir.path().join("never");
+        let mut a = vec!["terrain", "--size", "8", "--out", out.to_str().unwrap()];
+        a.extend_from_slice(args);
+        let o = bozkir(&a);
+        assert!(!o.status.success(), "{args:?} accepted");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: wrote {}", out.display());
+    }
+}
