@@ -186,3 +186,28 @@ fn bad_placement_options_are_refused_and_write_nothing() {
         assert!(!out.exists(), "{args:?}: wrote {}", out.display());
     }
 }
+
+#[test]
+fn export_takes_an_analyze_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let an = dir.path().join("an");
+    ok(&bozkir(&["analyze", data("dem/rmnp-dem.tif").to_str().unwrap(), "--out", an.to_str().unwrap()]));
+    let out = dir.path().join("unity");
+    let o = bozkir(&["export", an.to_str().unwrap(), "--engine", "unity", "--out", out.to_str().unwrap()]);
+    ok(&o);
+    assert!(std::fs::read_dir(&out).unwrap().count() > 0);
+    // A sidecar whose height file leaves the folder is refused, naming the sidecar.
+    let side = an.join("terrain.json");
+    let text = std::fs::read_to_string(&side).unwrap().replacen("\"dem.tif\"", "\"../dem.tif\"", 1);
+    std::fs::write(&side, text).unwrap();
+    let o = bozkir(&[
+        "export",
+        an.to_str().unwrap(),
+        "--engine",
+        "unity",
+        "--out",
+        dir.path().join("u2").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a plain path"), "{}", String::from_utf8_lossy(&o.stderr));
+}

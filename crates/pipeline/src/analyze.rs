@@ -26,13 +26,21 @@ pub struct AnalyzeRequest<'a> {
     pub placement: Placement,
 }
 
+/// The largest raise, in metres, counted as the ε fill's slope across a flat rather than as a
+/// filled depression (the ε fill raises a flat cell by one ulp per cell of distance to its
+/// outlet: far below a micrometre for any real DEM).
+pub const FLAT_RAISE_M: f64 = 1e-6;
+
 /// What an analysis produced besides its files.
 #[derive(Debug, Clone, Copy)]
 pub struct AnalyzeOutcome {
     /// Lowest and highest height of the filled surface in metres.
     pub range_m: (f64, f64),
-    /// Cells the fill raised.
+    /// Cells the fill raised by more than [`FLAT_RAISE_M`] (depressions filled).
     pub raised_cells: usize,
+    /// Cells the fill raised by [`FLAT_RAISE_M`] or less: flats given a drainage slope of a few
+    /// ulps by the ε fill, not depressions.
+    pub flat_cells: usize,
     /// The analysis's summary numbers.
     pub stats: Stats,
 }
@@ -89,6 +97,31 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
         sc.settings.insert("backends".into(), stages.into());
     }
     f.write_sidecar(sc)?;
-    let raised_cells = lakes.data().iter().filter(|&&d| d > 0.0).count();
-    Ok(AnalyzeOutcome { range_m: (lo, hi), raised_cells, stats: stats(&an) })
+    let raised_cells = lakes.data().iter().filter(|&&d| d > FLAT_RAISE_M).count();
+    let flat_cells = lakes.data().iter().filter(|&&d| d > 0.0 && d <= FLAT_RAISE_M).count();
+    Ok(AnalyzeOutcome { range_m: (lo, hi), raised_cells, flat_cells, stats: stats(&an) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bozkir_core::NoProgress;
+
+    /// A pit is counted as filled; a flat terrace the ε fill only tilts is counted apart.
+    #[test]
+    fn filled_depressions_are_counted_apart_from_tilted_flats() {
+        // A plane falling to the west edge, with a 4-cell flat terrace and a 1 m pit.
+        let mut v: Vec<f64> = (0..144).map(|i| (i % 12) as f64).collect();
+        for x in 4..8 {
+            v[5 * 12 + x] = 4.0;
+        }
+        v[9 * 12 + 6] = 2.0;
+        let dem = Grid::from_vec(12, 12, v).with_cell_size(10.0, 10.0);
+        let dir = tempfile::tempdir().unwrap();
+        let options = AnalysisOptions { tpi_radius: 2, ..AnalysisOptions::default() };
+        let req = AnalyzeRequest { dem: &dem, source: "t".into(), options, placement: Placement::default() };
+        let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
+        assert_eq!(out.raised_cells, 1, "only the pit is a depression");
+        assert!((1..=3).contains(&out.flat_cells), "the terrace's cells away from its outlet: {}", out.flat_cells);
+    }
 }

@@ -157,8 +157,9 @@ fn unreadable(path: &Path, source: IoError) -> PipelineError {
 }
 
 /// A terrain folder written by `bozkir terrain`/`analyze`/`erode`/`heightmap`: its sidecar and
-/// its heights in metres with the sidecar's cell size. Refuses (naming the file) a missing or
-/// corrupt sidecar or `height.tif`, a size mismatch, fewer than 2×2 cells, a non-finite height,
+/// its heights in metres with the sidecar's cell size, from the file [`height_tiff_name`]
+/// picks (so any folder with heights: terrain, analyze, erode, world). Refuses (naming the file)
+/// a missing or corrupt sidecar or height TIFF, a size mismatch, fewer than 2×2 cells, a non-finite height,
 /// or a non-positive cell size; `what` names the reader in messages ("a bake").
 pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(Sidecar, Grid<f64>)> {
     let bad = |m: String| Err(PipelineError::Invalid(m));
@@ -167,13 +168,14 @@ pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(Sidecar, Grid<f64>
     }
     check_published(dir)?;
     let side = dir.join(SIDECAR);
-    let tif = dir.join("height.tif");
-    for p in [&side, &tif] {
-        if !is_listed(p) {
-            return bad(format!("{}: no such file", p.display()));
-        }
+    if !is_listed(&side) {
+        return bad(format!("{}: no such file", side.display()));
     }
     let sc = bozkir_io::read_sidecar(&side).map_err(|e| unreadable(&side, e))?;
+    let tif = dir.join(height_tiff_name(&sc).map_err(|m| PipelineError::Invalid(format!("{}: {m}", side.display())))?);
+    if !is_listed(&tif) {
+        return bad(format!("{}: no such file", tif.display()));
+    }
     let h32 = bozkir_io::read_tiff_f32(&tif).map_err(|e| unreadable(&tif, e))?;
     let (w, h) = (h32.width(), h32.height());
     if (w, h) != (sc.width, sc.height) {
@@ -196,6 +198,21 @@ pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(Sidecar, Grid<f64>
     }
     let height = h32.map(|&v| f64::from(v)).with_cell_size(sc.dx_m, sc.dy_m);
     Ok((sc, height))
+}
+
+/// The float32 TIFF holding a folder's heights: the first file the sidecar lists with role
+/// `height` and encoding `tiff_f32` (`height.tif` of `terrain`/`erode`/`world`, `dem.tif` of
+/// `analyze`), or `height.tif` for a sidecar that lists none. Refuses a listed path that is
+/// absolute or leaves the folder.
+pub fn height_tiff_name(sc: &Sidecar) -> std::result::Result<String, String> {
+    let Some(f) = sc.files.iter().find(|f| f.role == "height" && f.encoding == Encoding::TiffF32) else {
+        return Ok("height.tif".into());
+    };
+    let p = Path::new(&f.path);
+    if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err(format!("height file {:?} is not a plain path inside the folder", f.path));
+    }
+    Ok(f.path.clone())
 }
 
 /// An optional f32 TIFF layer beside a terrain's `height.tif` (`None` when the file is absent or

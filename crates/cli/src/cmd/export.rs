@@ -15,8 +15,9 @@ fn engine_parser() -> impl TypedValueParser<Value = Engine> {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A terrain directory written by `bozkir terrain`, `erode` or `heightmap` (terrain.json and
-    /// height.tif; landform.png, when present, becomes the weight maps' class map).
+    /// A folder with heights written by `bozkir terrain`, `erode`, `analyze`, `world` or
+    /// `heightmap` (terrain.json and the height TIFF it lists: height.tif, or dem.tif of
+    /// `analyze`; landform.png, when present, becomes the weight maps' class map).
     pub dir: PathBuf,
     /// Target engine or format.
     #[arg(long, value_parser = engine_parser())]
