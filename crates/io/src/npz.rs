@@ -12,6 +12,16 @@
 //!   converted to metres at the centre latitude `(ymin + ymax) / 2` (see [`crate::dem`]);
 //!   otherwise the spacing is taken as metres.
 //!
+//!
+//! Or, as xarray and netCDF tools export them, 1-D coordinate arrays of cell centres: `x`,
+//! `lon` or `longitude` for the columns and `y`, `lat` or `latitude` for the rows (both axes
+//! needed), ascending or descending. They must match the elevation's size, be finite, strictly
+//! monotone and evenly spaced (each step within 0.1 % of the mean); anything else is refused,
+//! naming the entry. `lon`/`lat` names mean degrees (taken as WGS 84, EPSG:4326; cells converted
+//! to metres at the centre latitude), `x`/`y` metres. Rows are reordered north first and columns
+//! west first, so a south-first array is not mirrored; the georeference is kept for the outputs.
+//! `dx`/`dy` beside them must agree with their spacing within 1 %.
+//!
 //! Matplotlib's `jacksboro_fault_dem.npz` holds `elevation` (int16, 344×403), `dx`, `dy`
 //! (1/1200°, i.e. 3″), `xmin`, `xmax`, `ymin`, `ymax` (degrees; its `ymin` is the larger
 //! latitude, which does not matter here). Non-finite heights and heights outside
@@ -124,6 +134,123 @@ fn spacing(path: &Path, arrays: &BTreeMap<String, NpyArray>, key: &str) -> Resul
     }
 }
 
+/// 1-D coordinate arrays of the columns (`x`, `lon`, `longitude`) and of the rows (`y`, `lat`,
+/// `latitude`), with whether the name means degrees.
+const X_NAMES: [(&str, bool); 3] = [("x", false), ("lon", true), ("longitude", true)];
+const Y_NAMES: [(&str, bool); 3] = [("y", false), ("lat", true), ("latitude", true)];
+
+/// An evenly spaced coordinate axis: first value, signed step, degrees or not, entry name.
+struct Axis {
+    first: f64,
+    step: f64,
+    degrees: bool,
+    name: &'static str,
+}
+
+/// The 1-D coordinate array among `names` for `n` cells, checked: the right length, finite,
+/// strictly monotone, evenly spaced (each step within 0.1 % of the mean), degrees within range.
+fn axis(
+    path: &Path,
+    arrays: &BTreeMap<String, NpyArray>,
+    names: &[(&'static str, bool)],
+    n: usize,
+    what: &str,
+) -> Result<Option<Axis>> {
+    let Some(&(name, degrees)) = names.iter().find(|(k, _)| arrays.get(*k).is_some_and(|a| a.shape.len() == 1)) else {
+        return Ok(None);
+    };
+    let bad = |m: String| Err(IoError::malformed(path, "NPZ", format!("{name}: {m}")));
+    let v = &arrays[name].data;
+    if v.len() != n {
+        return bad(format!("{} values, but the elevation has {n} {what}", v.len()));
+    }
+    if n < 2 {
+        return bad(format!("one value gives no spacing for the {what}"));
+    }
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return bad(format!("value {i} is {}", v[i]));
+    }
+    let step = (v[n - 1] - v[0]) / (n - 1) as f64;
+    if step == 0.0 || !step.is_finite() {
+        return bad("zero spacing (the first and last values are equal)".into());
+    }
+    if let Some(i) = (1..n).find(|&i| ((v[i] - v[i - 1]) - step).abs() > 1e-3 * step.abs()) {
+        return bad(format!(
+            "not evenly spaced: step {} between values {} and {i}, the mean step is {step}",
+            v[i] - v[i - 1],
+            i - 1
+        ));
+    }
+    let limit = if what == "columns" { 180.0 } else { 90.0 };
+    if degrees && v.iter().any(|x| x.abs() > limit + step.abs()) {
+        return bad(format!("values beyond ±{limit}° are not degrees"));
+    }
+    Ok(Some(Axis { first: v[0], step, degrees, name }))
+}
+
+/// A DEM placed by 1-D coordinate arrays (see the module docs), or `None` when there are none.
+fn from_coordinates(
+    path: &Path,
+    arrays: &BTreeMap<String, NpyArray>,
+    heights: bozkir_core::Grid<f64>,
+    (dx, dy): (Option<f64>, Option<f64>),
+) -> Result<Option<Dem>> {
+    let (w, h) = (heights.width(), heights.height());
+    let (ax, ay) = (axis(path, arrays, &X_NAMES, w, "columns")?, axis(path, arrays, &Y_NAMES, h, "rows")?);
+    let (ax, ay) = match (ax, ay) {
+        (None, None) => return Ok(None),
+        (Some(a), Some(b)) => (a, b),
+        (Some(a), None) | (None, Some(a)) => {
+            return Err(IoError::malformed(
+                path,
+                "NPZ",
+                format!("{} without a coordinate array for the other axis", a.name),
+            ))
+        }
+    };
+    if ax.degrees != ay.degrees {
+        return Err(IoError::malformed(
+            path,
+            "NPZ",
+            format!("{} and {}: one is in degrees, the other not", ax.name, ay.name),
+        ));
+    }
+    let (sx, sy) = (ax.step.abs(), ay.step.abs());
+    for (key, given, got) in [("dx", dx, sx), ("dy", dy, sy)] {
+        if let Some(g) = given {
+            if (g - got).abs() > 0.01 * got {
+                return Err(IoError::malformed(path, "NPZ", format!("{key} = {g} but the coordinates step by {got}")));
+            }
+        }
+    }
+    // Rows north first, columns west first: flip an ascending y (south-first rows) or a
+    // descending x.
+    let (flip_y, flip_x) = (ay.step > 0.0, ax.step < 0.0);
+    let src = heights.data();
+    let data: Vec<f64> = (0..h)
+        .flat_map(|r| {
+            let sr = if flip_y { h - 1 - r } else { r };
+            (0..w).map(move |c| src[sr * w + if flip_x { w - 1 - c } else { c }])
+        })
+        .collect();
+    let x_min = ax.first.min(ax.first + ax.step * (w - 1) as f64);
+    let y_max = ay.first.max(ay.first + ay.step * (h - 1) as f64);
+    let transform = crate::dem::GeoTransform { x0: x_min - sx / 2.0, y0: y_max + sy / 2.0, sx, sy };
+    let (crs_kind, (cx, cy)) = if ax.degrees {
+        let lat = y_max - sy * (h - 1) as f64 / 2.0;
+        (CrsKind::Geographic { epsg: Some(4326), centre_lat: lat }, geographic_cell_size(path, sx, sy, lat)?)
+    } else {
+        (CrsKind::Unknown, (sx, sy))
+    };
+    Ok(Some(Dem {
+        heights: bozkir_core::Grid::from_vec(w, h, data).with_cell_size(cx, cy),
+        crs_kind,
+        georef: Some(transform),
+        nodata: None,
+        source: path.to_path_buf(),
+    }))
+}
+
 /// Read a DEM from an NPZ archive (see the module documentation for the entries used).
 pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let path = path.as_ref();
@@ -148,6 +275,9 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
 
     let dx = spacing(path, &arrays, "dx")?;
     let dy = spacing(path, &arrays, "dy")?;
+    if let Some(dem) = from_coordinates(path, &arrays, heights.clone(), (dx, dy))? {
+        return Ok(dem);
+    }
     let bounds = ["xmin", "xmax", "ymin", "ymax"].map(|k| scalar(&arrays, k));
     let (sx, sy) = (dx.unwrap_or(1.0), dy.or(dx).unwrap_or(1.0));
     let geographic = match bounds {

@@ -3,7 +3,7 @@
 use bozkir_core::Grid;
 use bozkir_io::*;
 mod common;
-use common::TmpDir;
+use common::{npy, zip_of, TmpDir};
 use std::path::{Path, PathBuf};
 use tiff::encoder::{colortype, TiffEncoder};
 use tiff::tags::Tag;
@@ -125,6 +125,96 @@ fn crafted_rgba_and_rgb16_orthophotos() {
     let o = read_geotiff_rgb(&q).unwrap();
     assert_eq!(*o.rgb.get(0, 0), [1.0, 0.0, 0.2]);
     assert_eq!(o.georef, None);
+}
+
+/// The Jacksboro DEM rewritten as xarray/netCDF tools export it: float64 elevation with 1-D
+/// `lat` and `lon` cell-centre arrays, rows south first (`lat` ascending) when `south_first`,
+/// columns east first (`lon` descending) when `east_first`.
+fn jacksboro_with_coordinates(dir: &Path, south_first: bool, east_first: bool, names: (&str, &str)) -> PathBuf {
+    let all = read_npz(data("jacksboro_fault_dem.npz")).unwrap();
+    let e = &all["elevation"];
+    let (h, w) = (e.shape[0], e.shape[1]);
+    let step = 1.0 / 1200.0;
+    let (lon0, lat_top) = (-84.4, 36.73);
+    let mut elev = Vec::with_capacity(w * h);
+    for r in 0..h {
+        let sr = if south_first { h - 1 - r } else { r };
+        for c in 0..w {
+            let sc = if east_first { w - 1 - c } else { c };
+            elev.extend_from_slice(&e.data[sr * w + sc].to_le_bytes());
+        }
+    }
+    let lat: Vec<f64> = (0..h).map(|r| lat_top - step * (if south_first { h - 1 - r } else { r }) as f64).collect();
+    let lon: Vec<f64> = (0..w).map(|c| lon0 + step * (if east_first { w - 1 - c } else { c }) as f64).collect();
+    let bytes = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let entries = [
+        ("elevation.npy", npy("<f8", &format!("({h}, {w})"), &elev)),
+        (names.1, npy("<f8", &format!("({h},)"), &bytes(&lat))),
+        (names.0, npy("<f8", &format!("({w},)"), &bytes(&lon))),
+    ];
+    let p = dir.join(format!("j_{south_first}_{east_first}.npz"));
+    std::fs::write(&p, zip_of(&entries, true)).unwrap();
+    p
+}
+
+#[test]
+fn npz_with_1d_lat_lon_is_placed_north_up_in_degrees() {
+    let d = tmp_dir("npz-latlon");
+    let reference = read_npz_dem(data("jacksboro_fault_dem.npz")).unwrap();
+    let north_first = read_npz_dem(jacksboro_with_coordinates(&d, false, false, ("lon.npy", "lat.npy"))).unwrap();
+    // Same heights as the scalar-spaced original, in the same orientation.
+    assert_eq!(north_first.heights.data(), reference.heights.data());
+    assert!((north_first.heights.dx - reference.heights.dx).abs() < 0.05, "{}", north_first.heights.dx);
+    assert!((north_first.heights.dy - reference.heights.dy).abs() < 0.05, "{}", north_first.heights.dy);
+    assert!(matches!(north_first.crs_kind, CrsKind::Geographic { epsg: Some(4326), .. }));
+    let t = north_first.georef.unwrap();
+    let step = 1.0 / 1200.0;
+    assert!((t.x0 - (-84.4 - step / 2.0)).abs() < 1e-9 && (t.y0 - (36.73 + step / 2.0)).abs() < 1e-9, "{t:?}");
+    assert!((t.sx - step).abs() < 1e-12 && (t.sy - step).abs() < 1e-12);
+    // South-first rows and east-first columns read back identically: not mirrored.
+    for (s, e) in [(true, false), (false, true), (true, true)] {
+        let dem = read_npz_dem(jacksboro_with_coordinates(&d, s, e, ("longitude.npy", "latitude.npy"))).unwrap();
+        assert_eq!(dem.heights.data(), north_first.heights.data(), "south_first {s}, east_first {e}");
+        let g = dem.georef.unwrap();
+        assert!((g.x0 - t.x0).abs() < 1e-9 && (g.y0 - t.y0).abs() < 1e-9, "{g:?} vs {t:?}");
+    }
+}
+
+#[test]
+fn npz_coordinate_arrays_that_do_not_fit_are_refused() {
+    let d = tmp_dir("npz-coords-bad");
+    let elev: Vec<u8> = (0..12).flat_map(|i| (100.0 + i as f64).to_le_bytes()).collect();
+    let f = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let cases: [(&str, Vec<f64>, Vec<f64>, &str); 7] = [
+        ("short", vec![0.0, 1.0, 2.0], vec![0.0, 1.0, 2.0], "3 values, but the elevation has 4 columns"),
+        ("zero", vec![5.0, 5.0, 5.0, 5.0], vec![0.0, 1.0, 2.0], "zero spacing"),
+        ("uneven", vec![0.0, 1.0, 3.0, 4.0], vec![0.0, 1.0, 2.0], "not evenly spaced"),
+        ("backwards", vec![0.0, 1.0, 0.5, 3.0], vec![0.0, 1.0, 2.0], "not evenly spaced"),
+        ("nan", vec![0.0, f64::NAN, 2.0, 3.0], vec![0.0, 1.0, 2.0], "is NaN"),
+        ("degrees", vec![0.0, 1.0, 2.0, 3.0], vec![90.0, 92.0, 94.0], "not degrees"),
+        ("mixed", vec![0.0, 1.0, 2.0, 3.0], vec![0.0, 1.0, 2.0], "one is in degrees"),
+    ];
+    for (name, x, y, want) in cases {
+        let (xn, yn) = match name {
+            "degrees" => ("lon.npy", "lat.npy"),
+            "mixed" => ("x.npy", "lat.npy"),
+            _ => ("x.npy", "y.npy"),
+        };
+        let entries = [
+            ("elevation.npy", npy("<f8", "(3, 4)", &elev)),
+            (xn, npy("<f8", &format!("({},)", x.len()), &f(&x))),
+            (yn, npy("<f8", &format!("({},)", y.len()), &f(&y))),
+        ];
+        let p = d.join(format!("{name}.npz"));
+        std::fs::write(&p, zip_of(&entries, false)).unwrap();
+        let e = read_npz_dem(&p).unwrap_err().to_string();
+        assert!(e.contains(want) && e.contains(&format!("{name}.npz")), "{name}: {e}");
+    }
+    // One axis only.
+    let entries = [("elevation.npy", npy("<f8", "(3, 4)", &elev)), ("y.npy", npy("<f8", "(3,)", &f(&[0.0, 1.0, 2.0])))];
+    let p = d.join("one.npz");
+    std::fs::write(&p, zip_of(&entries, false)).unwrap();
+    assert!(read_npz_dem(&p).unwrap_err().to_string().contains("without a coordinate array"));
 }
 
 #[test]

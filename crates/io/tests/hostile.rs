@@ -14,7 +14,7 @@ use bozkir_io::{
     read_r16, read_rg16, read_rgb8, read_sidecar, read_tiff_f32, write_ply_points, write_png16, write_tiff_f32,
     IoError,
 };
-use common::TmpDir;
+use common::{npy, zip_of, TmpDir};
 use std::io::Write;
 use std::path::Path;
 
@@ -94,36 +94,6 @@ fn crc32(bytes: &[u8]) -> u32 {
         }
     }
     !c
-}
-
-/// An `.npy` file (version 1.0) with this header dict and data.
-fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + h.len() + 1) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    out.extend_from_slice(h.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
-
-/// A zip of `(name, bytes)` entries, deflated or stored.
-fn zip_of(entries: &[(&str, Vec<u8>)], deflate: bool) -> Vec<u8> {
-    let mut buf = std::io::Cursor::new(Vec::new());
-    {
-        let mut z = zip::ZipWriter::new(&mut buf);
-        let m = if deflate { zip::CompressionMethod::Deflated } else { zip::CompressionMethod::Stored };
-        let opt = zip::write::SimpleFileOptions::default().compression_method(m);
-        for (n, b) in entries {
-            z.start_file(*n, opt).unwrap();
-            z.write_all(b).unwrap();
-        }
-        z.finish().unwrap();
-    }
-    buf.into_inner()
 }
 
 /// A 3 × 2 float64 elevation with extra scalar entries.
