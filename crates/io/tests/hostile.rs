@@ -15,7 +15,6 @@ use bozkir_io::{
     IoError,
 };
 use common::{npy, zip_of, TmpDir};
-use std::io::Write;
 use std::path::Path;
 
 // ------------------------------------------------------------------ helpers
