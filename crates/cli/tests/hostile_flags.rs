@@ -154,6 +154,7 @@ const FLAGS: &[Flag] = &[
     f("analyze", "--height-range", NONE),
     f("analyze", "--tpi-radius", NONE),
     f("analyze", "--stream-threshold", &["0", "4294967297"]),
+    f("analyze", "--sea-level", &["0", "-1", "1e-308"]),
     f("erode", "--steps", NONE),
     f("erode", "--k", ZERO_TINY),
     f("erode", "--m", ZERO_TINY),

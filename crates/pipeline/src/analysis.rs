@@ -10,7 +10,9 @@ use crate::Result;
 use bozkir_core::{Grid, Observer};
 use bozkir_io::Encoding;
 use bozkir_render::{colourise_classes, shaded_relief, PreviewParams};
-use bozkir_terrain::hydrology::flow_graph::{accumulate_cells, d8_direction_codes, d8_receivers, FlowGraph};
+use bozkir_terrain::hydrology::flow_graph::{
+    accumulate_cells, build_stack, d8_direction_codes, d8_receivers, FlowGraph,
+};
 use bozkir_terrain::hydrology::streams::{stream_network, StreamNetwork, StreamParams, Threshold};
 use bozkir_terrain::hydrology::watersheds::{watersheds, Watersheds};
 use bozkir_terrain::landform::openness::{openness_with_progress, OpennessParams};
@@ -27,11 +29,36 @@ pub struct AnalysisOptions {
     pub stream_threshold: Option<u32>,
     /// Sky-view search radius in cells.
     pub sky_radius_cells: f64,
+    /// Sea level in metres: cells strictly below it are sea, each its own outlet (land drains
+    /// into the first sea cell it reaches; `analyze` leaves the sea floor unfilled). `None`: no
+    /// sea, the grid's border is the outlet.
+    pub sea_level: Option<f64>,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0 }
+        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0, sea_level: None }
+    }
+}
+
+impl AnalysisOptions {
+    /// Which cells of `h` are sea (strictly below [`Self::sea_level`]); `None` without a sea
+    /// level. Refuses a sea level that is not finite or lies above every cell.
+    pub fn sea_mask(&self, h: &Grid<f64>) -> Result<Option<Vec<bool>>> {
+        let Some(level) = self.sea_level else { return Ok(None) };
+        if !level.is_finite() {
+            return Err(crate::PipelineError::Invalid(format!(
+                "--sea-level {level} must be a finite height in metres"
+            )));
+        }
+        let sea: Vec<bool> = h.data().iter().map(|&v| v < level).collect();
+        if sea.iter().all(|&s| s) {
+            let top = h.min_max().map_or(f64::NAN, |(_, hi)| hi);
+            return Err(crate::PipelineError::Invalid(format!(
+                "--sea-level {level} m is above every cell (the highest is {top} m): nothing is land"
+            )));
+        }
+        Ok(Some(sea))
     }
 }
 
@@ -74,7 +101,21 @@ pub struct Analysis {
 /// ```
 pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Analysis {
     obs.step("flow routing");
-    let graph = d8_receivers(h);
+    let mut graph = d8_receivers(h);
+    if let Some(level) = opts.sea_level {
+        // Sea cells are outlets: each drains to itself, and the stack is rebuilt for it.
+        let mut changed = false;
+        for (i, &v) in h.data().iter().enumerate() {
+            if v < level && graph.receivers[i] as usize != i {
+                graph.receivers[i] = i as u32;
+                graph.dist[i] = 0.0;
+                changed = true;
+            }
+        }
+        if changed {
+            graph.stack = build_stack(&graph.receivers);
+        }
+    }
     obs.step("accumulation");
     let acc = accumulate_cells(&graph);
     let n = h.len() as u32;

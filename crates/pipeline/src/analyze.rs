@@ -41,6 +41,8 @@ pub struct AnalyzeOutcome {
     /// Cells the fill raised by [`FLAT_RAISE_M`] or less: flats given a drainage slope of a few
     /// ulps by the ε fill, not depressions.
     pub flat_cells: usize,
+    /// Cells below the sea level (0 without one).
+    pub sea_cells: usize,
     /// The analysis's summary numbers.
     pub stats: Stats,
 }
@@ -71,10 +73,26 @@ pub struct AnalyzeOutcome {
 pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<AnalyzeOutcome> {
     let dem = req.dem;
     check_analysis(dem.width(), dem.height(), dem.dx, dem.dy, &req.options)?;
+    let sea = req.options.sea_mask(dem)?;
     obs.step("fill");
-    let filled = match compute.kernels.fill(dem).map_err(PipelineError::Kernel)? {
-        Some(f) => f,
-        None => fill_epsilon(dem),
+    let filled = match &sea {
+        // Sea cells are left out of the fill (as no-data, so the land beside them drains into
+        // them) and keep their heights: the sea floor is not filled. On the CPU.
+        Some(sea) => {
+            let land = Grid::from_vec(
+                dem.width(),
+                dem.height(),
+                dem.data().iter().zip(sea).map(|(&v, &s)| if s { f64::NAN } else { v }).collect(),
+            )
+            .with_cell_size(dem.dx, dem.dy);
+            let f = fill_epsilon(&land);
+            let data = f.data().iter().zip(dem.data()).zip(sea).map(|((&w, &z), &s)| if s { z } else { w }).collect();
+            Grid::from_vec(dem.width(), dem.height(), data).with_cell_size(dem.dx, dem.dy)
+        }
+        None => match compute.kernels.fill(dem).map_err(PipelineError::Kernel)? {
+            Some(f) => f,
+            None => fill_epsilon(dem),
+        },
     };
     let lakes = fill_depth(dem, &filled);
     let an = analyse(&filled, &req.options, obs);
@@ -91,6 +109,9 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     sc.generator_version = env!("CARGO_PKG_VERSION").into();
     sc.source = req.source.clone();
     sc.settings.insert("tpi_radius".into(), req.options.tpi_radius.into());
+    if let Some(level) = req.options.sea_level {
+        sc.settings.insert("sea_level_m".into(), level.into());
+    }
     let backend = (compute.report)();
     sc.backend = backend.backend;
     if let Some(stages) = backend.stages {
@@ -99,7 +120,8 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     f.write_sidecar(sc)?;
     let raised_cells = lakes.data().iter().filter(|&&d| d > FLAT_RAISE_M).count();
     let flat_cells = lakes.data().iter().filter(|&&d| d > 0.0 && d <= FLAT_RAISE_M).count();
-    Ok(AnalyzeOutcome { range_m: (lo, hi), raised_cells, flat_cells, stats: stats(&an) })
+    let sea_cells = sea.map_or(0, |s| s.iter().filter(|&&b| b).count());
+    Ok(AnalyzeOutcome { range_m: (lo, hi), raised_cells, flat_cells, sea_cells, stats: stats(&an) })
 }
 
 #[cfg(test)]
@@ -123,5 +145,60 @@ mod tests {
         let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
         assert_eq!(out.raised_cells, 1, "only the pit is a depression");
         assert!((1..=3).contains(&out.flat_cells), "the terrace's cells away from its outlet: {}", out.flat_cells);
+    }
+
+    /// With a sea level the sea floor is not filled and the land drains into the sea; without
+    /// one the same floor's hollows are filled up to the border.
+    #[test]
+    fn sea_cells_are_outlets_and_stay_unfilled() {
+        // Land rising to the east (columns 6..16); a sea (columns 0..6) with a hollow floor.
+        let (w, h) = (16usize, 12usize);
+        let z: Vec<f64> = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                if x < 6 {
+                    -20.0 - 5.0 * ((x as f64 - 2.5).powi(2) + (y as f64 - 5.5).powi(2) < 6.0) as u8 as f64
+                } else {
+                    (x - 5) as f64 * 3.0 + (y % 3) as f64 * 0.5
+                }
+            })
+            .collect();
+        let dem = Grid::from_vec(w, h, z.clone()).with_cell_size(10.0, 10.0);
+        let run = |sea_level: Option<f64>| {
+            let dir = tempfile::tempdir().unwrap();
+            let options = AnalysisOptions { tpi_radius: 2, sea_level, ..AnalysisOptions::default() };
+            let req = AnalyzeRequest { dem: &dem, source: "s".into(), options, placement: Placement::default() };
+            let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
+            let filled = bozkir_io::read_tiff_f32(dir.path().join("filled.tif")).unwrap();
+            (out, filled)
+        };
+        let (with_sea, filled) = run(Some(0.0));
+        assert_eq!(with_sea.sea_cells, 6 * h);
+        for (i, (&f, &o)) in filled.data().iter().zip(&z).enumerate() {
+            if o < 0.0 {
+                assert_eq!(f as f64, o, "sea cell {i} changed");
+            }
+        }
+        assert_eq!(with_sea.raised_cells, 0, "nothing on land needs filling");
+        // Without a sea level the hollow in the floor is a depression and gets filled.
+        let (no_sea, filled) = run(None);
+        assert!(no_sea.raised_cells > 0);
+        assert!(filled.data().iter().zip(&z).any(|(&f, &o)| f as f64 > o + 1.0));
+        // Sea cells are outlets in the analysis's graph: land drains into the first sea cell.
+        let land_sea = {
+            let options = AnalysisOptions { tpi_radius: 2, sea_level: Some(0.0), ..AnalysisOptions::default() };
+            crate::analysis::analyse(&dem, &options, &NoProgress)
+        };
+        for i in 0..w * h {
+            let r = land_sea.graph.receivers[i] as usize;
+            if z[i] < 0.0 {
+                assert_eq!(r, i, "sea cell {i} is its own outlet");
+            }
+        }
+        // A sea level above every cell, or not finite, is refused.
+        for bad in [1e6, f64::NAN, f64::INFINITY] {
+            let options = AnalysisOptions { sea_level: Some(bad), ..AnalysisOptions::default() };
+            assert!(options.sea_mask(&dem).is_err(), "{bad}");
+        }
     }
 }

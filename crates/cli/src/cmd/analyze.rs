@@ -25,6 +25,10 @@ pub struct Args {
     /// Stream threshold in cells (default: max(12, cells / 2000)).
     #[arg(long)]
     pub stream_threshold: Option<u32>,
+    /// Sea level in metres: cells below it are sea, outlets the land drains into; the sea floor
+    /// is not filled (the fill then runs on the CPU).
+    #[arg(long, allow_hyphen_values = true)]
+    pub sea_level: Option<f64>,
     #[command(flatten)]
     pub gpu: crate::gpu::GpuArgs,
 }
@@ -38,9 +42,15 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if a.tpi_radius == 0 || a.tpi_radius > dem.width().max(dem.height()) {
         anyhow::bail!("--tpi-radius must be 1..={}, got {}", dem.width().max(dem.height()), a.tpi_radius);
     }
+    let options = AnalysisOptions {
+        tpi_radius: a.tpi_radius,
+        stream_threshold: a.stream_threshold,
+        sea_level: a.sea_level,
+        ..Default::default()
+    };
+    // Refused before any output is staged.
+    options.sea_mask(&dem)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
-    let options =
-        AnalysisOptions { tpi_radius: a.tpi_radius, stream_threshold: a.stream_threshold, ..Default::default() };
     let req = AnalyzeRequest { dem: &dem, source: super::file_name(&a.dem), options, placement };
     let report = || Backend { backend: kernels.backend(), stages: Some(kernels.stages()) };
     let out = analyze(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;
@@ -62,6 +72,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         println!("{note}");
     }
     let share = |n: usize| 100.0 * n as f64 / dem.len() as f64;
+    if let Some(level) = a.sea_level {
+        println!("sea                    {:.2} % of cells below {level} m (outlets, not filled)", share(out.sea_cells));
+    }
     println!(
         "filled depressions     {:.2} % of cells raised by more than 1 µm; {:.2} % on flats raised by less (ε slope)",
         share(out.raised_cells),
