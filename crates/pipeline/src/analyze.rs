@@ -189,10 +189,9 @@ mod tests {
             let options = AnalysisOptions { tpi_radius: 2, sea_level: Some(0.0), ..AnalysisOptions::default() };
             crate::analysis::analyse(&dem, &options, &NoProgress)
         };
-        for i in 0..w * h {
-            let r = land_sea.graph.receivers[i] as usize;
-            if z[i] < 0.0 {
-                assert_eq!(r, i, "sea cell {i} is its own outlet");
+        for (i, &zi) in z.iter().enumerate() {
+            if zi < 0.0 {
+                assert_eq!(land_sea.graph.receivers[i] as usize, i, "sea cell {i} is its own outlet");
             }
         }
         // A sea level above every cell, or not finite, is refused.
