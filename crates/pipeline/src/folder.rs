@@ -41,6 +41,11 @@ impl Folder {
         self.crop_offset = crop_offset;
     }
 
+    /// Applies `p` (see [`Folder::set_georef`]).
+    pub fn place(&mut self, p: &Placement) {
+        self.set_georef(p.georef, p.crop_offset);
+    }
+
     /// The folder's georeference for a raster of `height` rows of `dx × dy` metres.
     fn georef_for(&self, height: usize, dx: f64, dy: f64) -> GeoRef {
         self.georef.unwrap_or_else(|| GeoRef::local((0.0, 0.0), height, dx, dy))
@@ -112,13 +117,6 @@ impl Placement {
         let mut g = GeoRef::local(origin, size_y, dx, dy);
         g.crs = crs;
         Ok(Placement { georef: Some(g), crop_offset: None })
-    }
-}
-
-impl Folder {
-    /// Applies `p` (see [`Folder::set_georef`]).
-    pub fn place(&mut self, p: &Placement) {
-        self.set_georef(p.georef, p.crop_offset);
     }
 }
 

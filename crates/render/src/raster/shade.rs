@@ -445,55 +445,58 @@ where
     // Zeroed pages, first written by the rows in parallel; every distance is set below.
     let mut dist = vec![0.0f32; w * h];
     let inv_n = 1.0 / (s * s) as f64;
-    img.data.par_chunks_mut(w * 3).zip(dist.par_chunks_mut(w)).enumerate().for_each(|(py, (row, drow))| {
-        let mut uniq = [(0u32, 0u32, 0usize, 0usize); 16];
-        let mut sky_row = vec![[0u8; 3]; w];
-        let mut scratch = Vec::new();
-        sky.srgb_row(1.0 - (py as f64 + 0.5) / h as f64 * 2.0, &mut sky_row, &mut scratch);
-        for px in 0..w {
-            let mut n = 0;
-            let mut sky_count = 0u32;
-            for j in 0..s {
-                let sy = py * s + j;
-                for i in 0..s {
-                    let sx = px * s + i;
-                    let key = keys[sy * t.sw + sx].load(Relaxed);
-                    let id = !(key as u32);
-                    if key == 0 {
-                        sky_count += 1;
-                    } else if let Some(u) = uniq[..n].iter_mut().find(|u| u.0 == id) {
-                        u.1 += 1;
-                    } else {
-                        uniq[n] = (id, 1, sx, sy);
-                        n += 1;
+    // Each worker keeps its sky row and scratch across rows.
+    let rows = img.data.par_chunks_mut(w * 3).zip(dist.par_chunks_mut(w)).enumerate();
+    rows.for_each_init(
+        || (vec![[0u8; 3]; w], Vec::new()),
+        |(sky_row, scratch), (py, (row, drow))| {
+            let mut uniq = [(0u32, 0u32, 0usize, 0usize); 16];
+            sky.srgb_row(1.0 - (py as f64 + 0.5) / h as f64 * 2.0, sky_row, scratch);
+            for px in 0..w {
+                let mut n = 0;
+                let mut sky_count = 0u32;
+                for j in 0..s {
+                    let sy = py * s + j;
+                    for i in 0..s {
+                        let sx = px * s + i;
+                        let key = keys[sy * t.sw + sx].load(Relaxed);
+                        let id = !(key as u32);
+                        if key == 0 {
+                            sky_count += 1;
+                        } else if let Some(u) = uniq[..n].iter_mut().find(|u| u.0 == id) {
+                            u.1 += 1;
+                        } else {
+                            uniq[n] = (id, 1, sx, sy);
+                            n += 1;
+                        }
                     }
                 }
-            }
-            if n == 0 {
-                row[px * 3..px * 3 + 3].copy_from_slice(&sky_row[px]);
-                drow[px] = f32::INFINITY;
-                continue;
-            }
-            let mut acc = [0.0; 3];
-            if sky_count > 0 {
-                let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
-                acc = scale(sky.colour_at(cx, cy), sky_count as f64);
-            }
-            let mut near = f64::INFINITY;
-            for &(id, count, sx, sy) in &uniq[..n] {
-                let (x, y) = t.ndc(sx, sy);
-                let (c, d) = shade(id, x, y);
-                near = near.min(d);
+                if n == 0 {
+                    row[px * 3..px * 3 + 3].copy_from_slice(&sky_row[px]);
+                    drow[px] = f32::INFINITY;
+                    continue;
+                }
+                let mut acc = [0.0; 3];
+                if sky_count > 0 {
+                    let (cx, cy) = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0, 1.0 - (py as f64 + 0.5) / h as f64 * 2.0);
+                    acc = scale(sky.colour_at(cx, cy), sky_count as f64);
+                }
+                let mut near = f64::INFINITY;
+                for &(id, count, sx, sy) in &uniq[..n] {
+                    let (x, y) = t.ndc(sx, sy);
+                    let (c, d) = shade(id, x, y);
+                    near = near.min(d);
+                    for k in 0..3 {
+                        acc[k] += c[k] * count as f64;
+                    }
+                }
+                drow[px] = near as f32;
                 for k in 0..3 {
-                    acc[k] += c[k] * count as f64;
+                    row[px * 3 + k] = to_srgb8(acc[k] * inv_n);
                 }
             }
-            drow[px] = near as f32;
-            for k in 0..3 {
-                row[px * 3 + k] = to_srgb8(acc[k] * inv_n);
-            }
-        }
-    });
+        },
+    );
     (img, dist)
 }
 
