@@ -24,7 +24,7 @@ proptest! {
         w in 1usize..=32,
         h in 1usize..=32,
         seed in any::<u32>(),
-        classes in prop::collection::vec(0u8..4, 1024),
+        classes in prop::collection::vec(0u8..4, 32 * 32 + 1),
     ) {
         let l = s.layout(w, h, seed).unwrap();
         prop_assert_eq!((l.width(), l.height()), (w, h));
