@@ -1,9 +1,9 @@
 //! Where an output raster is: its coordinate reference system and pixel-to-CRS transform,
 //! written into float32 GeoTIFFs as GeoTIFF 1.0 tags so GIS tools overlay it on its input.
 //!
-//! Tags written by [`write_geotiff_f32`] (the `tiff` crate encodes the file and the tags; the
-//! GeoKey directory is a plain list of SHORTs we lay out here, see the module docs of
-//! [`crate::read_geotiff`] for the keys):
+//! Tags written by [`write_geotiff_f32`] and [`crate::write_geotiff_f32_opts`] (the file is laid
+//! out by [`crate::geotiff_write`]; the GeoKey directory is a plain list of SHORTs built here,
+//! see the module docs of [`crate::read_geotiff`] for the keys):
 //!
 //! * 33550 `ModelPixelScaleTag` `(sx, sy, 0)` and 33922 `ModelTiepointTag`
 //!   `(0, 0, 0, x0, y0, 0)`: the outer corner of the top-left pixel, CRS units;
@@ -14,15 +14,11 @@
 //!   (34737 `GeoAsciiParamsTag`) naming it;
 //! * 42113 `GDAL_NODATA` `nan`: the outputs mark no data with NaN.
 
-use crate::error::{IoError, Result};
-use crate::fsio::atomic_write;
-use crate::limits::check_raster_size;
-use crate::tiff_common::map_tiff;
+use crate::error::Result;
+use crate::geotiff_write::{write_geotiff_f32_opts, TiffOptions};
 use bozkir_core::geo::GeoTransform;
 use bozkir_core::Grid;
 use std::path::Path;
-use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
-use tiff::tags::Tag;
 
 /// A coordinate reference system an output is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +101,7 @@ impl GeoRef {
 }
 
 /// The GeoKey directory (SHORTs) and ASCII parameters of `crs`.
-fn geokeys(crs: Crs) -> Option<(Vec<u16>, Option<&'static str>)> {
+pub(crate) fn geokeys(crs: Crs) -> Option<(Vec<u16>, Option<&'static str>)> {
     const CITATION: &str = "bozkir local engineering frame (metres)|";
     let mut keys: Vec<[u16; 4]> = Vec::new();
     match crs {
@@ -129,8 +125,9 @@ fn geokeys(crs: Crs) -> Option<(Vec<u16>, Option<&'static str>)> {
 }
 
 /// Writes `grid` as a float32 GeoTIFF, bit for bit, georeferenced by `geo` with NaN as its
-/// no-data value (layout as [`crate::write_tiff_f32`]; tags in the module docs). Refuses a
-/// non-finite or non-positive pixel size or a non-finite origin, writing nothing.
+/// no-data value: uncompressed strips, IFD before the data ([`TiffOptions::strips`]; tags in
+/// the module docs). Refuses a non-finite or non-positive pixel size or a non-finite origin,
+/// writing nothing. [`crate::write_geotiff_f32_opts`] writes COGs and compressed files.
 ///
 /// # Examples
 ///
@@ -153,31 +150,7 @@ fn geokeys(crs: Crs) -> Option<(Vec<u16>, Option<&'static str>)> {
 /// assert!(dem.nodata.unwrap().is_nan());
 /// ```
 pub fn write_geotiff_f32(path: impl AsRef<Path>, grid: &Grid<f32>, geo: &GeoRef) -> Result<()> {
-    let path = path.as_ref();
-    let (w, h) = check_raster_size(path, grid.width() as u64, grid.height() as u64)?;
-    let t = geo.transform;
-    if !(t.sx.is_finite() && t.sy.is_finite() && t.sx > 0.0 && t.sy > 0.0) {
-        return Err(IoError::invalid(path, format!("pixel size ({}, {}) must be finite and > 0", t.sx, t.sy)));
-    }
-    if !(t.x0.is_finite() && t.y0.is_finite()) {
-        return Err(IoError::invalid(path, format!("origin ({}, {}) must be finite", t.x0, t.y0)));
-    }
-    let keys = geokeys(geo.crs);
-    atomic_write(path, |wr| {
-        let m = |e| map_tiff(path, e);
-        let mut enc = TiffEncoder::new(wr).map_err(m)?;
-        let mut img = enc.new_image::<Gray32Float>(w as u32, h as u32).map_err(m)?;
-        img.encoder().write_tag(Tag::ModelPixelScaleTag, &[t.sx, t.sy, 0.0][..]).map_err(m)?;
-        img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0, 0.0, 0.0, t.x0, t.y0, 0.0][..]).map_err(m)?;
-        if let Some((dir, ascii)) = &keys {
-            img.encoder().write_tag(Tag::GeoKeyDirectoryTag, &dir[..]).map_err(m)?;
-            if let Some(a) = ascii {
-                img.encoder().write_tag(Tag::GeoAsciiParamsTag, *a).map_err(m)?;
-            }
-        }
-        img.encoder().write_tag(Tag::GdalNodata, "nan").map_err(m)?;
-        img.write_data(grid.data()).map_err(m)
-    })
+    write_geotiff_f32_opts(path, grid, geo, &TiffOptions::strips())
 }
 
 #[cfg(test)]

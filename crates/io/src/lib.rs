@@ -2,7 +2,9 @@
 //!
 //! Rasters: 16-bit greyscale PNG ([`write_png16`]), the browser's `rg16` PNG
 //! ([`write_rg16`]), `.r16` raw ([`write_r16`]), float32 TIFF ([`write_tiff_f32`]), 8-bit
-//! masks and RGB previews ([`write_png8`], [`write_rgb8`]), each with its reader; RGB(A)
+//! masks and RGB previews ([`write_png8`], [`write_rgb8`]), each with its reader; georeferenced
+//! float32 GeoTIFF ([`write_geotiff_f32`], and Cloud-Optimised or compressed through
+//! [`write_geotiff_f32_opts`] with [`TiffOptions`]); RGB(A)
 //! GeoTIFF orthophotos ([`read_geotiff_rgb`]). DEMs:
 //! GeoTIFF ([`read_geotiff`], with its [`GeoTransform`]) and NumPy NPZ ([`read_npz_dem`]), with cell sizes always in
 //! metres. Point clouds: PLY ([`read_ply_points`]) and LAS/LAZ ([`read_las`]) (turned into height
@@ -26,6 +28,7 @@ mod fsio;
 pub mod georef;
 pub mod geotiff;
 pub mod geotiff_rgb;
+pub mod geotiff_write;
 pub mod json;
 pub mod las;
 pub mod limits;
@@ -44,6 +47,7 @@ pub mod scene;
 pub mod sidecar;
 mod tiff_common;
 pub mod tiff_f32;
+mod tiff_write;
 
 pub use crop::crop_largest_valid;
 pub use dem::{metres_per_degree, CrsKind, Dem, GeoTransform};
@@ -52,6 +56,7 @@ pub use fsio::write_atomic;
 pub use georef::{write_geotiff_f32, Crs, GeoRef};
 pub use geotiff::read_geotiff;
 pub use geotiff_rgb::{read_geotiff_rgb, Ortho};
+pub use geotiff_write::{write_geotiff_f32_opts, TiffCompression, TiffLayout, TiffOptions, TiffPredictor};
 pub use las::{read_las, write_las, LasLayout, LasPoints};
 pub use npz::{read_npz, read_npz_dem};
 pub use ply::{read_ply_points, write_ply_points};

@@ -41,7 +41,7 @@ pub(crate) fn map_tiff(path: &Path, e: TiffError) -> IoError {
 /// positioned on the first image, `(width, height)` and the samples per pixel.
 pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> {
     let (mut file, len) = open_with_magic(path, &TIFF_MAGICS, "TIFF")?;
-    check_ifd_values(path, &mut file, len)?;
+    let little_endian = check_ifd_values(path, &mut file, len)?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(MAX_CELLS * 8).unwrap_or(usize::MAX);
     limits.intermediate_buffer_size = 1 << 30;
@@ -51,7 +51,7 @@ pub(crate) fn open_any(path: &Path) -> Result<(TiffDecoder, usize, usize, u16)> 
     let (w, h) = dec.dimensions().map_err(|e| map_tiff(path, e))?;
     let (width, height) = check_raster_size(path, u64::from(w), u64::from(h))?;
     let spp: u16 = dec.find_tag_unsigned(Tag::SamplesPerPixel).map_err(|e| map_tiff(path, e))?.unwrap_or(1);
-    check_claims(path, &mut dec, width, height, spp, len)?;
+    check_claims(path, &mut dec, width, height, spp, len, little_endian)?;
     Ok((dec, width, height, spp))
 }
 
@@ -69,7 +69,8 @@ const fn type_bytes(t: u16) -> u64 {
 /// Every entry of the first IFD must claim no more value bytes than the file holds, checked
 /// on the raw entries before the decoder reads any tag (the decoder reserves room for a tag's
 /// claimed count first: a 306-byte file claiming 83,886,086 doubles asked for 2.68 GB).
-fn check_ifd_values(path: &Path, file: &mut File, len: u64) -> Result<()> {
+/// Returns whether the file is little-endian.
+fn check_ifd_values(path: &Path, file: &mut File, len: u64) -> Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
     let mut head = [0u8; 16];
     file.seek(SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
@@ -86,7 +87,7 @@ fn check_ifd_values(path: &Path, file: &mut File, len: u64) -> Result<()> {
     // Classic TIFF only; BigTIFF (43) is left to the decoder's own limits.
     if got < 8 || u16_at(&head[2..4]) != 42 {
         file.seek(SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
-        return Ok(());
+        return Ok(le);
     }
     let ifd = u64::from(u32_at(&head[4..8]));
     if ifd + 2 <= len {
@@ -108,7 +109,7 @@ fn check_ifd_values(path: &Path, file: &mut File, len: u64) -> Result<()> {
         }
     }
     file.seek(SeekFrom::Start(0)).map_err(|e| IoError::io(path, e))?;
-    Ok(())
+    Ok(le)
 }
 
 /// The most bytes one compressed byte can decode to, by TIFF `Compression` code: none 1,
@@ -126,8 +127,17 @@ pub(crate) const fn max_expansion(compression: u64) -> u64 {
 /// Check what the first image's header claims against the file, before anything is decoded:
 /// every sample 8, 16, 32 or 64 bits; every strip or tile inside the file; and the decoded
 /// size `width × height × samples × bytes` no more than the strips' bytes can give
-/// ([`max_expansion`] per compressed byte, plus 1 KiB per strip for small images).
-fn check_claims(path: &Path, dec: &mut TiffDecoder, width: usize, height: usize, spp: u16, len: u64) -> Result<()> {
+/// ([`max_expansion`] per compressed byte, plus 1 KiB per strip for small images); and not the
+/// floating-point predictor in a big-endian file.
+fn check_claims(
+    path: &Path,
+    dec: &mut TiffDecoder,
+    width: usize,
+    height: usize,
+    spp: u16,
+    len: u64,
+    little_endian: bool,
+) -> Result<()> {
     let m = |e| map_tiff(path, e);
     if spp == 0 {
         return Err(IoError::malformed(path, "TIFF", "SamplesPerPixel 0"));
@@ -152,6 +162,16 @@ fn check_claims(path: &Path, dec: &mut TiffDecoder, width: usize, height: usize,
     let sample_bytes = bits.iter().copied().max().unwrap_or(8) / 8;
     let need = (width as u64) * (height as u64) * u64::from(spp) * sample_bytes;
     let compression = dec.find_tag_unsigned::<u64>(Tag::Compression).map_err(m)?.unwrap_or(1);
+    // The `tiff` crate (0.9) returns byte-swapped samples for some blocks of a big-endian file
+    // with the floating-point predictor: refuse it rather than read wrong heights.
+    let predictor = dec.find_tag_unsigned::<u16>(Tag::Predictor).map_err(m)?.unwrap_or(1);
+    if predictor == 3 && !little_endian {
+        return Err(IoError::unsupported(
+            path,
+            "big-endian TIFF with the floating-point predictor (3); rewrite it little-endian, \
+             e.g. gdal_translate -co ENDIANNESS=LITTLE",
+        ));
+    }
     let tiled = dec.find_tag(Tag::TileOffsets).map_err(m)?.is_some();
     let (off_tag, count_tag, what) = if tiled {
         (Tag::TileOffsets, Tag::TileByteCounts, "tile")
