@@ -237,15 +237,24 @@ fn gdal_reads_the_cog_and_its_validator_accepts_it() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(bits(read_tiff_f32(&copy).unwrap().data()), bits(g.data()));
 
+    // The validator, on this COG and on a BigTIFF one with 256 tiles (three overviews).
+    let big = dir.join("big.tif");
+    write_geotiff_f32_opts(&big, &g, &georef(), &TiffOptions { bigtiff: true, tile_size: 256, ..TiffOptions::cog() })
+        .unwrap();
+    let info = gdalinfo(&big).unwrap();
+    assert_eq!(info["bands"][0]["block"], serde_json::json!([256, 256]), "{info:#}");
+    assert_eq!(info["bands"][0]["overviews"].as_array().map(Vec::len), Some(3), "{info:#}");
     match python_with_gdal() {
         Some(py) => {
-            let o = Command::new(py)
-                .args(["-m", "osgeo_utils.samples.validate_cloud_optimized_geotiff", "--full-check=yes"])
-                .arg(&p)
-                .output()
-                .unwrap();
-            let said = String::from_utf8_lossy(&o.stdout);
-            assert!(o.status.success() && said.contains("is a valid cloud optimized GeoTIFF"), "{said}");
+            for f in [&p, &big] {
+                let o = Command::new(py)
+                    .args(["-m", "osgeo_utils.samples.validate_cloud_optimized_geotiff", "--full-check=yes"])
+                    .arg(f)
+                    .output()
+                    .unwrap();
+                let said = String::from_utf8_lossy(&o.stdout);
+                assert!(o.status.success() && said.contains("is a valid cloud optimized GeoTIFF"), "{said}");
+            }
         }
         None => eprintln!("GDAL's COG validator (osgeo_utils) not found: not run"),
     }
