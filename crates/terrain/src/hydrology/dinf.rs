@@ -63,21 +63,21 @@ const FACETS: [(usize, usize, bool, f64, f64); 8] = [
     (0, 7, true, 4.0, -1.0),
 ];
 
-/// Steepest direction `(r, slope)` on one facet (Tarboton 1997, eqs. 1–3 with the edge clamps).
+/// Steepest direction `(r, slope)` on one facet (Tarboton 1997, eqs. 1–3 with the edge clamps);
+/// `edge = atan2(d2, d1)` and `diag = hypot(d1, d2)` are passed in, computed once per grid.
 #[inline]
-fn facet(e0: f64, e1: f64, e2: f64, d1: f64, d2: f64) -> (f64, f64) {
+fn facet(e0: f64, e1: f64, e2: f64, d1: f64, d2: f64, edge: f64, diag: f64) -> (f64, f64) {
     let s1 = (e0 - e1) / d1;
     let s2 = (e1 - e2) / d2;
     let mut r = libm::atan2(s2, s1);
     let mut s = libm::hypot(s1, s2);
-    let edge = libm::atan2(d2, d1);
     if r < 0.0 {
         r = 0.0;
         s = s1;
     }
     if r > edge {
         r = edge;
-        s = (e0 - e2) / libm::hypot(d1, d2);
+        s = (e0 - e2) / diag;
     }
     (r, s)
 }
@@ -114,6 +114,8 @@ pub fn dinf_directions(h: &Grid<f64>) -> Result<Grid<f64>, HydroError> {
         return Ok(out);
     }
     let (dx, dy) = (h.dx, h.dy);
+    // Facet constants: east–west cardinal leg (d1 = dx, d2 = dy) or north–south (d1 = dy, d2 = dx).
+    let (edge_ew, edge_ns, diag) = (libm::atan2(dy, dx), libm::atan2(dx, dy), libm::hypot(dx, dy));
     let z = h.data();
     let off = NEIGHBOURS.map(|(ox, oy)| oy * w as isize + ox);
     out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
@@ -131,8 +133,8 @@ pub fn dinf_directions(h: &Grid<f64>) -> Result<Grid<f64>, HydroError> {
             for &(c, d, ew, ac, af) in &FACETS {
                 let e1 = z[(i + off[c]) as usize];
                 let e2 = z[(i + off[d]) as usize];
-                let (d1, d2) = if ew { (dx, dy) } else { (dy, dx) };
-                let (r, s) = facet(e0, e1, e2, d1, d2);
+                let (d1, d2, edge) = if ew { (dx, dy, edge_ew) } else { (dy, dx, edge_ns) };
+                let (r, s) = facet(e0, e1, e2, d1, d2, edge, diag);
                 // NaN slopes (a NaN neighbour) never compare greater: that facet is skipped.
                 if s > best {
                     best = s;

@@ -65,7 +65,8 @@ impl MfdParams {
 /// # Errors
 ///
 /// [`HydroError::CellSize`], [`HydroError::Parameter`] for a negative or non-finite exponent,
-/// [`HydroError::LengthMismatch`] for `weights` of the wrong length.
+/// [`HydroError::LengthMismatch`] for `weights` of the wrong length, [`HydroError::TooLarge`]
+/// beyond `u32` cell indices.
 ///
 /// # Examples
 ///
@@ -88,6 +89,9 @@ pub fn mfd_accumulation(h: &Grid<f64>, params: &MfdParams, weights: Option<&[f64
     }
     let (w, ht) = (h.width(), h.height());
     let n = w * ht;
+    if n > u32::MAX as usize {
+        return Err(HydroError::TooLarge { cells: n });
+    }
     let mut acc = match weights {
         Some(wt) => {
             check_len("mfd_accumulation weights", n, wt.len())?;

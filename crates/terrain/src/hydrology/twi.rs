@@ -26,7 +26,8 @@ pub const TWI_MIN_TAN_SLOPE: f64 = 1e-3;
 
 /// TWI from contributing area in cells and the heights `h` (Horn slope of `h`): see the
 /// [module docs](self). The result has the shape and cell size of `h`; NaN where the area or the
-/// height is NaN, or where `tan β = 0` and `min_tan_slope = 0`.
+/// height is NaN, or where `tan β = 0` and `min_tan_slope = 0`; `−∞` where the area is 0 (only
+/// with zero weights).
 ///
 /// # Errors
 ///
