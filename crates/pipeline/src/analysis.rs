@@ -15,7 +15,7 @@ use bozkir_terrain::hydrology::flow_graph::{
 };
 use bozkir_terrain::hydrology::streams::{stream_network, StreamNetwork, StreamParams, Threshold};
 use bozkir_terrain::hydrology::watersheds::{watersheds, Watersheds};
-use bozkir_terrain::landform::openness::{openness_with_progress, OpennessParams};
+use bozkir_terrain::landform::openness::{sky_view_with_progress, OpennessParams};
 use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
 use bozkir_terrain::landform::tpi::{tpi, TpiParams};
 use bozkir_terrain::landform::weiss::{weiss_landform, WeissParams};
@@ -136,7 +136,7 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
     let landform = weiss_landform(h, &WeissParams::default());
     obs.step("sky view");
     let radius = opts.sky_radius_cells * h.dx.max(h.dy);
-    let sky_view = openness_with_progress(h, &OpennessParams { radius, ..OpennessParams::default() }, obs).sky_view;
+    let sky_view = sky_view_with_progress(h, &OpennessParams { radius, ..OpennessParams::default() }, obs);
     Analysis { graph, acc, streams, watersheds, slope, tpi, landform, sky_view }
 }
 
