@@ -4,6 +4,7 @@
 use anyhow::{bail, Context, Result};
 use bozkir_splat::capture::patches::preset::{PresetError, Presets};
 use bozkir_splat::capture::patches::SearchSettings;
+use bozkir_pipeline::analysis::{Output, Outputs};
 use std::path::{Path, PathBuf};
 
 /// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).
@@ -67,6 +68,72 @@ impl PlaceArgs {
             }
         };
         Ok(bozkir_pipeline::folder::Placement::generated(crs, origin, size_y, cell, cell)?)
+    }
+}
+
+/// `--outputs`: the maps a terrain workflow writes (`terrain`, a recipe, `analyze`, `erode`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct OutputsArg {
+    /// Maps to write, comma-separated: height, filled (analyze only), d8, acc, streams,
+    /// watersheds, slope, tpi, landform, skyview, preview; or all. The heights are always
+    /// written, and only the analysis stages the maps need are run. Default: all (erode:
+    /// height,preview).
+    #[arg(long, value_name = "LIST")]
+    pub outputs: Option<String>,
+}
+
+impl OutputsArg {
+    /// The set asked for, or `default`; `filled` named on a command other than `analyze`
+    /// (`analyze = false`) is refused.
+    pub fn resolve(&self, default: Outputs, analyze: bool) -> Result<Outputs> {
+        let Some(list) = &self.outputs else { return Ok(default) };
+        if !analyze && list.split(',').any(|t| t.trim() == "filled") {
+            bail!("--outputs filled: only `bozkir analyze` writes a filled surface");
+        }
+        let o = Outputs::parse(list)?;
+        Ok(if analyze { o } else { o.without(Output::Filled) })
+    }
+}
+
+/// What to do with a DEM's no-data voids (`analyze`, `erode`).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct VoidArgs {
+    /// Fill no-data voids with a smooth surface (harmonic interpolation from their valid
+    /// borders; docs/formats.md, "Voids") instead of keeping them as no data.
+    #[arg(long, conflicts_with = "crop")]
+    pub fill_voids: bool,
+    /// Crop the DEM: `largest-valid` keeps its largest all-valid rectangle (the window's offset
+    /// goes into the sidecar and the georeference).
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub crop: Option<Crop>,
+}
+
+/// `--crop`'s values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crop {
+    /// The largest axis-aligned rectangle of valid cells.
+    LargestValid,
+}
+
+/// What becomes of a DEM's voids when it is loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Voids {
+    /// Kept as `NaN` (analysed as no data).
+    Keep,
+    /// Filled by harmonic interpolation.
+    Fill,
+    /// Cropped away: the largest all-valid rectangle is kept.
+    Crop,
+}
+
+impl VoidArgs {
+    /// The policy asked for; `keep` when neither option is given.
+    pub fn policy(&self) -> Voids {
+        match (self.fill_voids, self.crop) {
+            (true, _) => Voids::Fill,
+            (false, Some(Crop::LargestValid)) => Voids::Crop,
+            (false, None) => Voids::Keep,
+        }
     }
 }
 

@@ -513,9 +513,18 @@ pub fn commit(st: Staging) -> Result<()> {
 /// The summary lines after a terrain workflow: channel share, slope, largest outlet, and the
 /// timing of each step.
 pub fn print_stats(s: &Stats, timings: &[(String, Duration)]) {
-    println!("channel-network share  {:.1} %  (cells with ln(1 + drained cells) > 2.5)", 100.0 * s.channel_share);
-    println!("slope                  median {:.1}°, max {:.1}°", s.slope_median_deg, s.slope_max_deg);
-    println!("largest outlet drains  {:.1} % of the grid", 100.0 * s.outlet_share);
+    if s.void_share > 0.0 {
+        println!("voids                  {:.2} % of cells (no data; the figures below count valid cells)", 100.0 * s.void_share);
+    }
+    if let Some(c) = s.channel_share {
+        println!("channel-network share  {:.1} %  (cells with ln(1 + drained cells) > 2.5)", 100.0 * c);
+    }
+    if let (Some(med), Some(max)) = (s.slope_median_deg, s.slope_max_deg) {
+        println!("slope                  median {med:.1}°, max {max:.1}°");
+    }
+    if let Some(o) = s.outlet_share {
+        println!("largest outlet drains  {:.1} % of the grid", 100.0 * o);
+    }
     let parts: Vec<String> = timings.iter().map(|(n, d)| format!("{n} {:.2} s", d.as_secs_f64())).collect();
     println!("timings                {}", parts.join(", "));
 }

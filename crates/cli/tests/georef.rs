@@ -148,7 +148,7 @@ fn analyze_keeps_the_inputs_crs_and_moves_the_transform_to_the_crop() {
     let holed = dir.path().join("holed.tif");
     bozkir_io::write_geotiff_f32(&holed, &g, &geo).unwrap();
     let out = dir.path().join("holed_out");
-    let o = bozkir(&["analyze", holed.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = bozkir(&["analyze", holed.to_str().unwrap(), "--out", out.to_str().unwrap(), "--crop", "largest-valid"]);
     ok(&o);
     let sc = read_sidecar(out.join("terrain.json")).unwrap();
     let crop = sc.georef.as_ref().unwrap().crop_offset.expect("crop offset recorded");
@@ -163,6 +163,82 @@ fn analyze_keeps_the_inputs_crs_and_moves_the_transform_to_the_crop() {
         let gt: Vec<f64> = j["geoTransform"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
         assert!(close(gt[0], moved.x0) && close(gt[3], moved.y0) && close(gt[1], moved.sx), "{gt:?}");
     }
+}
+
+/// A geographic tile with voids (SRTM with a 20 × 20 hole and a no-data strip along its lowest
+/// rows, as a Copernicus tile with voids): by default every output overlays the input to the
+/// pixel, voids stay no data in place, and every valid cell is analysed; `--fill-voids` fills
+/// them smoothly.
+#[test]
+fn voids_stay_in_place_and_every_valid_cell_is_analysed() {
+    let src = read_geotiff(data("dem/srtm_ref.tif")).unwrap();
+    let geo = src.output_georef().expect("the SRTM tile is georeferenced");
+    let (w, h) = (src.heights.width(), src.heights.height());
+    let mut g = src.heights.map(|&v| v as f32);
+    for y in 30..50 {
+        for x in 40..60 {
+            *g.get_mut(x, y) = f32::NAN;
+        }
+    }
+    for y in h - 5..h {
+        for x in 0..w {
+            *g.get_mut(x, y) = f32::NAN;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let holed = dir.path().join("holed.tif");
+    bozkir_io::write_geotiff_f32(&holed, &g, &geo).unwrap();
+    let voids = g.data().iter().filter(|v| v.is_nan()).count();
+    let out = dir.path().join("kept");
+    let o = bozkir(&["analyze", holed.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(&format!("kept {voids} void cells")), "{text}");
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    assert_eq!((sc.width, sc.height), (w, h), "no crop");
+    assert_eq!(sc.georef.as_ref().unwrap().crop_offset, None);
+    for (name, dem) in tiffs(&out) {
+        assert_eq!(dem.crs_kind, src.crs_kind, "{name}");
+        assert_eq!(dem.georef, Some(geo.transform), "{name}");
+        assert_eq!((dem.heights.width(), dem.heights.height()), (w, h), "{name}");
+        // Voids are no data in every raster; every valid cell has a value (read raw: the DEM
+        // reader takes values outside Earth's heights, such as large accumulations, as invalid).
+        let raw = bozkir_io::read_tiff_f32(out.join(&name)).unwrap();
+        for (i, (v, o)) in raw.data().iter().zip(g.data()).enumerate() {
+            assert_eq!(v.is_nan(), o.is_nan(), "{name}: cell {i} ({v} over {o})");
+        }
+    }
+    if let Some(j) = gdalinfo(&out.join("slope.tif")) {
+        let gt: Vec<f64> = j["geoTransform"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        let t = geo.transform;
+        assert!(close(gt[0], t.x0) && close(gt[3], t.y0) && close(gt[1], t.sx) && close(gt[5], -t.sy), "{gt:?}");
+        assert_eq!(j["size"], serde_json::json!([w, h]));
+        assert!(j["bands"][0]["noDataValue"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("nan")), "{}", j["bands"][0]);
+    }
+    // Filled: no void left, the valid cells unchanged, the fill within the surrounding heights.
+    let filled = dir.path().join("filled");
+    ok(&bozkir(&["analyze", holed.to_str().unwrap(), "--out", filled.to_str().unwrap(), "--fill-voids"]));
+    let dem = read_geotiff(filled.join("dem.tif")).unwrap();
+    let (lo, hi) = g.min_max().unwrap();
+    for (v, o) in dem.heights.data().iter().zip(g.data()) {
+        assert!(v.is_finite() && *v >= f64::from(lo) - 1e-3 && *v <= f64::from(hi) + 1e-3);
+        if !o.is_nan() {
+            assert_eq!(*v as f32, *o);
+        }
+    }
+    // Both at once, or an unknown crop, are refused before anything is written.
+    for bad in [&["--fill-voids", "--crop", "largest-valid"][..], &["--crop", "biggest"][..]] {
+        let never = dir.path().join("never");
+        let mut a = vec!["analyze", holed.to_str().unwrap(), "--out", never.to_str().unwrap()];
+        a.extend_from_slice(bad);
+        let o = bozkir(&a);
+        assert!(!o.status.success() && !never.exists(), "{bad:?}");
+    }
+    // erode needs a complete surface: refused with the way out named.
+    let never = dir.path().join("never");
+    let o = bozkir(&["erode", holed.to_str().unwrap(), "--out", never.to_str().unwrap(), "--steps", "2"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--fill-voids") && !never.exists(), "{err}");
 }
 
 #[test]

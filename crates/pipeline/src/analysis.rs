@@ -2,10 +2,15 @@
 //! directions, accumulation, streams, watersheds), slope, TPI, landform, sky view, and the
 //! shaded preview; the maps each workflow writes and the statistics the faces print.
 //!
-//! Steps reported to the observer, in order: `flow routing`, `accumulation`, `streams`,
-//! `watersheds`, `slope`, `tpi`, `landform`, `sky view`.
+//! Steps reported to the observer, in order, for the maps asked for ([`Outputs`]): `flow
+//! routing`, `accumulation`, `streams`, `watersheds`, `slope`, `tpi`, `landform`, `sky view`.
+//!
+//! **Voids.** A `NaN` height is a void (no data) and stays one in every map: the valid cells
+//! beside it are outlets, as the grid's border cells are (water leaves the DEM there), its
+//! slope, TPI and sky view are `NaN` (class 0 in the landform map), and the statistics count
+//! only the valid cells.
 
-use crate::folder::{mask, rgb_grid, Folder};
+use crate::folder::{mask, rgb_grid, run_jobs, Folder, Job};
 use crate::Result;
 use bozkir_core::{Grid, Observer};
 use bozkir_io::Encoding;
@@ -20,6 +25,125 @@ use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
 use bozkir_terrain::landform::tpi::{tpi, TpiParams};
 use bozkir_terrain::landform::weiss::{weiss_landform, WeissParams};
 
+/// One map (or set of files) a terrain workflow can write: a name of `--outputs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// The heights in every format (always written: a terrain folder needs them).
+    Height,
+    /// `analyze`: the filled surface, lake depths and lakes mask.
+    Filled,
+    /// D8 directions as ESRI codes (`d8.png`).
+    D8,
+    /// Drained cells (`accumulation.tif`, `drainage.png`).
+    Acc,
+    /// The stream mask (`streams.png`).
+    Streams,
+    /// Watershed labels (`watersheds.tif`, `watersheds.png`).
+    Watersheds,
+    /// Slope (`slope.tif`, `slope.png`).
+    Slope,
+    /// Topographic position index (`tpi.tif`, `tpi.png`).
+    Tpi,
+    /// Weiss landform classes (`landform.png`, `landform_rgb.png`).
+    Landform,
+    /// Sky-view factor (`sky_view.png`; also shades the preview).
+    Skyview,
+    /// The shaded preview (`preview.png`).
+    Preview,
+}
+
+/// The names of [`Output`] on the command line, in writing order.
+pub const OUTPUT_NAMES: [(&str, Output); 11] = [
+    ("height", Output::Height),
+    ("filled", Output::Filled),
+    ("d8", Output::D8),
+    ("acc", Output::Acc),
+    ("streams", Output::Streams),
+    ("watersheds", Output::Watersheds),
+    ("slope", Output::Slope),
+    ("tpi", Output::Tpi),
+    ("landform", Output::Landform),
+    ("skyview", Output::Skyview),
+    ("preview", Output::Preview),
+];
+
+/// A set of [`Output`]s: what a workflow writes and so which analysis stages it runs.
+///
+/// # Examples
+///
+/// ```
+/// use bozkir_pipeline::analysis::{Output, Outputs};
+/// let o = Outputs::parse("slope, preview").unwrap();
+/// assert!(o.has(Output::Height) && o.has(Output::Slope) && !o.has(Output::Skyview));
+/// assert_eq!(o.names(), ["height", "slope", "preview"]);
+/// assert!(Outputs::parse("all").unwrap().has(Output::Skyview));
+/// assert!(Outputs::parse("slope,hillshade").unwrap_err().to_string().contains("hillshade"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outputs(u32);
+
+impl Outputs {
+    /// Every map.
+    pub const ALL: Outputs = Outputs((1 << OUTPUT_NAMES.len()) - 1);
+    /// The heights and the preview: `erode`'s default.
+    pub const MINIMAL: Outputs = Outputs(1 << Output::Height as u32 | 1 << Output::Preview as u32);
+
+    /// Whether `o` is in the set (the heights always are).
+    pub fn has(self, o: Output) -> bool {
+        o == Output::Height || self.0 & (1 << o as u32) != 0
+    }
+
+    /// `self` less `o` (the heights stay).
+    pub fn without(self, o: Output) -> Outputs {
+        Outputs(self.0 & !(1 << o as u32))
+    }
+
+    /// The names in the set, in writing order.
+    pub fn names(self) -> Vec<&'static str> {
+        OUTPUT_NAMES.iter().filter(|(_, o)| self.has(*o)).map(|(n, _)| *n).collect()
+    }
+
+    /// A comma-separated list of names of [`OUTPUT_NAMES`], or `all`; the heights are always
+    /// included. Refuses an empty list or an unknown name, naming it and the known ones.
+    pub fn parse(list: &str) -> Result<Outputs> {
+        let mut bits = 1 << Output::Height as u32;
+        let mut any = false;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            any = true;
+            if name == "all" {
+                bits = Outputs::ALL.0;
+                continue;
+            }
+            match OUTPUT_NAMES.iter().find(|(n, _)| *n == name) {
+                Some((_, o)) => bits |= 1 << *o as u32,
+                None => {
+                    let known: Vec<&str> = OUTPUT_NAMES.iter().map(|(n, _)| *n).collect();
+                    return Err(crate::PipelineError::Invalid(format!(
+                        "--outputs: unknown output '{name}' (known: {}, all)",
+                        known.join(", ")
+                    )));
+                }
+            }
+        }
+        if !any {
+            return Err(crate::PipelineError::Invalid("--outputs: the list is empty".into()));
+        }
+        Ok(Outputs(bits))
+    }
+
+    /// Whether the D8 graph is needed (drainage maps).
+    fn drainage(self) -> bool {
+        [Output::D8, Output::Acc, Output::Streams, Output::Watersheds].iter().any(|&o| self.has(o))
+    }
+}
+
+impl Default for Outputs {
+    /// Every map.
+    fn default() -> Self {
+        Outputs::ALL
+    }
+}
+
 /// Options of the analysis.
 #[derive(Debug, Clone)]
 pub struct AnalysisOptions {
@@ -33,11 +157,13 @@ pub struct AnalysisOptions {
     /// into the first sea cell it reaches; `analyze` leaves the sea floor unfilled). `None`: no
     /// sea, the grid's border is the outlet.
     pub sea_level: Option<f64>,
+    /// The maps to compute and write (default: all).
+    pub outputs: Outputs,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0, sea_level: None }
+        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0, sea_level: None, outputs: Outputs::ALL }
     }
 }
 
@@ -62,9 +188,9 @@ impl AnalysisOptions {
     }
 }
 
-/// The analysed maps of one height field.
+/// Drainage maps of one height field.
 #[derive(Debug, Clone)]
-pub struct Analysis {
+pub struct Drainage {
     /// D8 receivers (fixed tie-break).
     pub graph: FlowGraph,
     /// Drained cells per cell, itself included.
@@ -73,14 +199,26 @@ pub struct Analysis {
     pub streams: StreamNetwork,
     /// Watershed labels by outlet.
     pub watersheds: Watersheds,
+}
+
+/// The analysed maps of one height field; a map is `None` when the outputs asked for did not
+/// need it.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// Valid (non-void) cells.
+    pub valid_cells: usize,
+    /// D8 graph, accumulation, streams and watersheds.
+    pub drainage: Option<Drainage>,
     /// Slope, rise over run.
-    pub slope: Grid<f64>,
+    pub slope: Option<Grid<f64>>,
     /// Topographic position index in metres.
-    pub tpi: Grid<f64>,
+    pub tpi: Option<Grid<f64>>,
     /// Weiss landform class codes.
-    pub landform: Grid<u8>,
+    pub landform: Option<Grid<u8>>,
     /// Sky-view factor in 0..1.
-    pub sky_view: Grid<f64>,
+    pub sky_view: Option<Grid<f64>>,
+    /// The maps asked for.
+    pub outputs: Outputs,
 }
 
 /// Analyse `h` (metres, with its cell size). `h` should drain (filled) for the drainage maps to
@@ -96,25 +234,58 @@ pub struct Analysis {
 /// let h = Grid::from_vec(16, 16, (0..256).map(|i| (16 - i % 16) as f64).collect()).with_cell_size(10.0, 10.0);
 /// let a = analyse(&h, &AnalysisOptions { tpi_radius: 2, ..AnalysisOptions::default() }, &NoProgress);
 /// // Border cells are outlets: each inner row drains east, 14 inner cells into its border cell.
-/// assert_eq!(a.acc.iter().copied().max(), Some(15));
-/// assert!((stats(&a).slope_median_deg - 0.1f64.atan().to_degrees()).abs() < 1e-9);
+/// assert_eq!(a.drainage.as_ref().unwrap().acc.iter().copied().max(), Some(15));
+/// assert!((stats(&a).slope_median_deg.unwrap() - 0.1f64.atan().to_degrees()).abs() < 1e-9);
 /// ```
 pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Analysis {
+    let o = opts.outputs;
+    let valid_cells = h.data().iter().filter(|v| !v.is_nan()).count();
+    let drainage = o.drainage().then(|| drainage(h, opts, obs));
+    // Slope is also the statistics' (and cheap); TPI, landform and sky view only when asked.
+    obs.step("slope");
+    let slope = Some(slope(h));
+    let tpi = o.has(Output::Tpi).then(|| {
+        obs.step("tpi");
+        tpi(h, &TpiParams::box_cells(opts.tpi_radius))
+    });
+    let landform = o.has(Output::Landform).then(|| {
+        obs.step("landform");
+        weiss_landform(h, &WeissParams::default())
+    });
+    let sky_view = o.has(Output::Skyview).then(|| {
+        obs.step("sky view");
+        let radius = opts.sky_radius_cells * h.dx.max(h.dy);
+        let sky_view = sky_view_with_progress(h, &OpennessParams { radius, ..OpennessParams::default() }, obs);
+        // Voids have no sky.
+        Grid::from_vec(
+            h.width(),
+            h.height(),
+            sky_view.data().iter().zip(h.data()).map(|(&s, z)| if z.is_nan() { f64::NAN } else { s }).collect(),
+        )
+        .with_cell_size(h.dx, h.dy)
+    });
+    Analysis { valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o }
+}
+
+/// D8 routing (sea cells made outlets), accumulation, streams and watersheds.
+fn drainage(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Drainage {
     obs.step("flow routing");
     let mut graph = d8_receivers(h);
-    if let Some(level) = opts.sea_level {
-        // Sea cells are outlets: each drains to itself, and the stack is rebuilt for it.
-        let mut changed = false;
-        for (i, &v) in h.data().iter().enumerate() {
-            if v < level && graph.receivers[i] as usize != i {
-                graph.receivers[i] = i as u32;
-                graph.dist[i] = 0.0;
-                changed = true;
-            }
+    // Sea cells, and cells beside a void (as border cells are), are outlets: each drains to
+    // itself, and the stack is rebuilt for it.
+    let level = opts.sea_level.unwrap_or(f64::NEG_INFINITY);
+    let beside_void = void_neighbours(h);
+    let mut changed = false;
+    for (i, &v) in h.data().iter().enumerate() {
+        let outlet = v < level || beside_void.as_ref().is_some_and(|b| b[i]);
+        if outlet && graph.receivers[i] as usize != i {
+            graph.receivers[i] = i as u32;
+            graph.dist[i] = 0.0;
+            changed = true;
         }
-        if changed {
-            graph.stack = build_stack(&graph.receivers);
-        }
+    }
+    if changed {
+        graph.stack = build_stack(&graph.receivers);
     }
     obs.step("accumulation");
     let acc = accumulate_cells(&graph);
@@ -128,16 +299,29 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
     );
     obs.step("watersheds");
     let watersheds = watersheds(&graph);
-    obs.step("slope");
-    let slope = slope(h);
-    obs.step("tpi");
-    let tpi = tpi(h, &TpiParams::box_cells(opts.tpi_radius));
-    obs.step("landform");
-    let landform = weiss_landform(h, &WeissParams::default());
-    obs.step("sky view");
-    let radius = opts.sky_radius_cells * h.dx.max(h.dy);
-    let sky_view = sky_view_with_progress(h, &OpennessParams { radius, ..OpennessParams::default() }, obs);
-    Analysis { graph, acc, streams, watersheds, slope, tpi, landform, sky_view }
+    Drainage { graph, acc, streams, watersheds }
+}
+
+/// Which valid cells have a void (`NaN`) among their 8 neighbours; `None` without voids.
+fn void_neighbours(h: &Grid<f64>) -> Option<Vec<bool>> {
+    if !h.data().iter().any(|v| v.is_nan()) {
+        return None;
+    }
+    let (w, ht) = (h.width() as isize, h.height() as isize);
+    Some(
+        (0..h.len())
+            .map(|i| {
+                let (x, y) = ((i as isize) % w, (i as isize) / w);
+                !h.data()[i].is_nan()
+                    && (-1..=1).any(|dy| {
+                        (-1..=1).any(|dx| {
+                            let (nx, ny) = (x + dx, y + dy);
+                            (0..w).contains(&nx) && (0..ht).contains(&ny) && h.data()[(ny * w + nx) as usize].is_nan()
+                        })
+                    })
+            })
+            .collect(),
+    )
 }
 
 /// The budget check of [`analyse`] on a `w × h` grid of `dx × dy` cells (the sky view's ray
@@ -147,92 +331,135 @@ pub fn check_analysis(w: usize, h: usize, dx: f64, dy: f64, opts: &AnalysisOptio
     crate::budget::check(&crate::budget::analysis_cost(w, h, dx, dy, opts.sky_radius_cells))
 }
 
-/// Summary numbers a face prints after a run.
+/// Summary numbers a face prints after a run, over the valid cells; `None` where the maps
+/// asked for did not include the stage behind it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
     /// Share of cells with `ln(1 + drained cells) > 2.5` (the original's channel-network share).
-    pub channel_share: f64,
+    pub channel_share: Option<f64>,
     /// Median slope in degrees.
-    pub slope_median_deg: f64,
+    pub slope_median_deg: Option<f64>,
     /// Steepest slope in degrees.
-    pub slope_max_deg: f64,
+    pub slope_max_deg: Option<f64>,
     /// Largest outlet's drained share of the grid.
-    pub outlet_share: f64,
+    pub outlet_share: Option<f64>,
+    /// Share of the cells that are voids (no data).
+    pub void_share: f64,
 }
 
 /// The summary numbers of an analysis.
 pub fn stats(a: &Analysis) -> Stats {
-    let n = a.acc.len().max(1) as f64;
-    let channel = a.acc.iter().filter(|&&c| (c as f64).ln_1p() > 2.5).count() as f64 / n;
-    let mut s: Vec<f64> = a.slope.data().iter().copied().filter(|v| v.is_finite()).collect();
-    s.sort_by(f64::total_cmp);
-    let median = s.get(s.len() / 2).copied().unwrap_or(0.0);
-    let max = s.last().copied().unwrap_or(0.0);
-    let outlet = a
-        .graph
-        .receivers
-        .iter()
-        .enumerate()
-        .filter(|&(i, &r)| r as usize == i)
-        .map(|(i, _)| a.acc[i])
-        .max()
-        .unwrap_or(0);
-    Stats {
-        channel_share: channel,
-        slope_median_deg: slope_to_degrees(median),
-        slope_max_deg: slope_to_degrees(max),
-        outlet_share: outlet as f64 / n,
+    let (mut channel_share, mut outlet_share) = (None, None);
+    let total = a.slope.as_ref().map_or(0, |s| s.len());
+    let n = a.valid_cells.max(1) as f64;
+    if let Some(d) = &a.drainage {
+        // A void is its own receiver with 1 drained cell: never a channel, never the largest outlet
+        // unless nothing drains anywhere.
+        let channel = d.acc.iter().filter(|&&c| (c as f64).ln_1p() > 2.5).count() as f64;
+        channel_share = Some(channel / n);
+        let outlet = d
+            .graph
+            .receivers
+            .iter()
+            .enumerate()
+            .filter(|&(i, &r)| r as usize == i)
+            .map(|(i, _)| d.acc[i])
+            .max()
+            .unwrap_or(0);
+        outlet_share = Some(outlet as f64 / n);
     }
+    let (mut slope_median_deg, mut slope_max_deg) = (None, None);
+    if let Some(slope) = &a.slope {
+        let mut s: Vec<f64> = slope.data().iter().copied().filter(|v| v.is_finite()).collect();
+        s.sort_by(f64::total_cmp);
+        slope_median_deg = Some(slope_to_degrees(s.get(s.len() / 2).copied().unwrap_or(0.0)));
+        slope_max_deg = Some(slope_to_degrees(s.last().copied().unwrap_or(0.0)));
+    }
+    let void_share = if total == 0 { 0.0 } else { (total - a.valid_cells) as f64 / total as f64 };
+    Stats { channel_share, slope_median_deg, slope_max_deg, outlet_share, void_share }
 }
 
-/// Write the analysis maps of `h` into `f`: drainage, accumulation, streams, D8 codes, slope,
-/// TPI, landform, watersheds, sky view and the shaded preview.
+/// Writes the analysis maps of `h` that `a` holds into `f` (the outputs asked for): drainage,
+/// accumulation, streams, D8 codes, slope, TPI, landform, watersheds, sky view and the shaded
+/// preview, each file encoded on its own thread. Voids are `NaN` in the TIFFs and 0 in the
+/// 8-bit maps.
 pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
-    write_drainage(f, h, a)?;
-    bozkir_io::write_png8(
-        f.file("slope.png", "mask/slope", Encoding::Png8),
-        &mask(&a.slope, |s| s.atan().to_degrees() / 90.0),
-    )?;
-    f.write_tiff("slope.tif", "slope_rise_over_run", &a.slope.map(|&v| v as f32))?;
-    let sd = std_dev(&a.tpi).max(1e-12);
-    bozkir_io::write_png8(f.file("tpi.png", "mask/tpi", Encoding::Png8), &mask(&a.tpi, |t| 0.5 + t / (6.0 * sd)))?;
-    f.write_tiff("tpi.tif", "tpi_m", &a.tpi.map(|&v| v as f32))?;
-    bozkir_io::write_png8(f.file("landform.png", "landform_weiss_codes", Encoding::Png8), &a.landform)?;
-    bozkir_io::write_rgb8(
-        f.file("landform_rgb.png", "landform_weiss_colour", Encoding::Rgb8),
-        &rgb_grid(&colourise_classes(&a.landform)),
-    )?;
-    let labels = Grid::from_vec(h.width(), h.height(), a.watersheds.labels.iter().map(|&l| l as f32).collect())
-        .with_cell_size(h.dx, h.dy);
-    f.write_tiff("watersheds.tif", "watershed_labels", &labels)?;
-    let ws8 = a.watersheds.labels.iter().map(|&l| (l % 250) as u8 + 1).collect();
-    bozkir_io::write_rgb8(
-        f.file("watersheds.png", "watershed_colour", Encoding::Rgb8),
-        &rgb_grid(&colourise_classes(&Grid::from_vec(h.width(), h.height(), ws8))),
-    )?;
-    bozkir_io::write_png8(f.file("sky_view.png", "mask/sky_view", Encoding::Png8), &mask(&a.sky_view, |v| v))?;
-    let preview = shaded_relief(h, Some(&a.sky_view), &PreviewParams::default());
-    bozkir_io::write_rgb8(f.file("preview.png", "preview", Encoding::Rgb8), &rgb_grid(&preview))?;
-    Ok(())
-}
-
-/// Drainage (log-scaled), accumulation, streams and D8 codes.
-fn write_drainage(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
-    let n = a.acc.len() as f64;
-    let acc =
-        Grid::from_vec(h.width(), h.height(), a.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
-    let ln_n = n.ln_1p();
-    bozkir_io::write_png8(f.file("drainage.png", "mask/drainage", Encoding::Png8), &mask(&acc, |v| v.ln_1p() / ln_n))?;
-    f.write_tiff("accumulation.tif", "accumulation_cells", &acc.map(|&v| v as f32))?;
-    let streams =
-        Grid::from_vec(h.width(), h.height(), a.streams.mask.iter().map(|&s| if s { 255u8 } else { 0 }).collect());
-    bozkir_io::write_png8(f.file("streams.png", "mask/streams", Encoding::Png8), &streams)?;
-    let codes = d8_direction_codes(&a.graph);
-    bozkir_io::write_png8(
-        f.file("d8.png", "d8_esri_codes", Encoding::Png8),
-        &Grid::from_vec(h.width(), h.height(), codes),
-    )?;
-    Ok(())
+    let o = a.outputs;
+    let mut jobs: Vec<Job> = Vec::new();
+    let (w, ht, dx, dy) = (h.width(), h.height(), h.dx, h.dy);
+    let void = |i: usize| h.data()[i].is_nan();
+    if let Some(d) = &a.drainage {
+        let n = d.acc.len() as f64;
+        let acc = Grid::from_vec(w, ht, d.acc.iter().enumerate().map(|(i, &c)| if void(i) { f64::NAN } else { c as f64 }).collect())
+            .with_cell_size(dx, dy);
+        if o.has(Output::Acc) {
+            let ln_n = n.ln_1p();
+            let p = f.file("drainage.png", "mask/drainage", Encoding::Png8);
+            let m = mask(&acc, |v| v.ln_1p() / ln_n);
+            jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &m)?)));
+            jobs.push(f.tiff_job("accumulation.tif", "accumulation_cells", acc.map(|&v| v as f32)));
+        }
+        if o.has(Output::Streams) {
+            let p = f.file("streams.png", "mask/streams", Encoding::Png8);
+            jobs.push(Box::new(move || {
+                let g = Grid::from_vec(w, ht, d.streams.mask.iter().map(|&s| if s { 255u8 } else { 0 }).collect());
+                Ok(bozkir_io::write_png8(p, &g)?)
+            }));
+        }
+        if o.has(Output::D8) {
+            let p = f.file("d8.png", "d8_esri_codes", Encoding::Png8);
+            jobs.push(Box::new(move || {
+                Ok(bozkir_io::write_png8(p, &Grid::from_vec(w, ht, d8_direction_codes(&d.graph)))?)
+            }));
+        }
+    }
+    if let (Some(s), true) = (&a.slope, o.has(Output::Slope)) {
+        let p = f.file("slope.png", "mask/slope", Encoding::Png8);
+        jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &mask(s, |s| s.atan().to_degrees() / 90.0))?)));
+        jobs.push(f.tiff_job("slope.tif", "slope_rise_over_run", s.map(|&v| v as f32)));
+    }
+    if let Some(t) = &a.tpi {
+        let p = f.file("tpi.png", "mask/tpi", Encoding::Png8);
+        jobs.push(Box::new(move || {
+            let sd = std_dev(t).max(1e-12);
+            Ok(bozkir_io::write_png8(p, &mask(t, |t| 0.5 + t / (6.0 * sd)))?)
+        }));
+        jobs.push(f.tiff_job("tpi.tif", "tpi_m", t.map(|&v| v as f32)));
+    }
+    if let Some(l) = &a.landform {
+        let p = f.file("landform.png", "landform_weiss_codes", Encoding::Png8);
+        jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, l)?)));
+        let p = f.file("landform_rgb.png", "landform_weiss_colour", Encoding::Rgb8);
+        jobs.push(Box::new(move || Ok(bozkir_io::write_rgb8(p, &rgb_grid(&colourise_classes(l)))?)));
+    }
+    if let (Some(d), true) = (&a.drainage, o.has(Output::Watersheds)) {
+        let labels = Grid::from_vec(
+            w,
+            ht,
+            d.watersheds.labels.iter().enumerate().map(|(i, &l)| if void(i) { f32::NAN } else { l as f32 }).collect(),
+        )
+        .with_cell_size(dx, dy);
+        jobs.push(f.tiff_job("watersheds.tif", "watershed_labels", labels));
+        let p = f.file("watersheds.png", "watershed_colour", Encoding::Rgb8);
+        jobs.push(Box::new(move || {
+            let ws8 =
+                d.watersheds.labels.iter().enumerate().map(|(i, &l)| if void(i) { 0 } else { (l % 250) as u8 + 1 }).collect();
+            Ok(bozkir_io::write_rgb8(p, &rgb_grid(&colourise_classes(&Grid::from_vec(w, ht, ws8))))?)
+        }));
+    }
+    if let Some(sv) = &a.sky_view {
+        let p = f.file("sky_view.png", "mask/sky_view", Encoding::Png8);
+        jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &mask(sv, |v| v))?)));
+    }
+    if o.has(Output::Preview) {
+        let p = f.file("preview.png", "preview", Encoding::Rgb8);
+        let sky = a.sky_view.as_ref();
+        jobs.push(Box::new(move || {
+            let preview = shaded_relief(h, sky, &PreviewParams::default());
+            Ok(bozkir_io::write_rgb8(p, &rgb_grid(&preview))?)
+        }));
+    }
+    run_jobs(jobs)
 }
 
 fn std_dev(g: &Grid<f64>) -> f64 {

@@ -3,7 +3,7 @@
 //!
 //! Steps: `fill`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Stats};
+use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Output, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::{PipelineError, Result};
@@ -16,7 +16,7 @@ use std::path::Path;
 /// A DEM to analyse.
 #[derive(Debug, Clone)]
 pub struct AnalyzeRequest<'a> {
-    /// Heights in metres with their cell size (all finite).
+    /// Heights in metres with their cell size; `NaN` cells are voids (no data), kept as voids.
     pub dem: &'a Grid<f64>,
     /// Where the DEM came from (the sidecar's `source`: the input's file name).
     pub source: String,
@@ -75,6 +75,7 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     check_analysis(dem.width(), dem.height(), dem.dx, dem.dy, &req.options)?;
     let sea = req.options.sea_mask(dem)?;
     obs.step("fill");
+    let has_voids = dem.data().iter().any(|v| v.is_nan());
     let filled = match &sea {
         // Sea cells are left out of the fill (as no-data, so the land beside them drains into
         // them) and keep their heights: the sea floor is not filled. On the CPU.
@@ -89,6 +90,9 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
             let data = f.data().iter().zip(dem.data()).zip(sea).map(|((&w, &z), &s)| if s { z } else { w }).collect();
             Grid::from_vec(dem.width(), dem.height(), data).with_cell_size(dem.dx, dem.dy)
         }
+        // Voids are no-data to the CPU fill: the cells beside them drain into them, and they
+        // stay voids.
+        None if has_voids => fill_epsilon(dem),
         None => match compute.kernels.fill(dem).map_err(PipelineError::Kernel)? {
             Some(f) => f,
             None => fill_epsilon(dem),
@@ -100,9 +104,12 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     let mut f = Folder::new(dir);
     f.place(&req.placement);
     write_height(&mut f, "dem", "height", dem)?;
-    let (lo, hi) = write_height(&mut f, "filled", "filled", &filled)?;
-    f.write_tiff("lake_depth.tif", "fill_depth_m", &lakes.map(|&v| v as f32))?;
-    write_unit_mask(&mut f, "lakes.png", "mask/lake_depth", &lakes)?;
+    let (lo, hi) = filled.min_max().unwrap_or((0.0, 0.0));
+    if req.options.outputs.has(Output::Filled) {
+        write_height(&mut f, "filled", "filled", &filled)?;
+        f.write_tiff("lake_depth.tif", "fill_depth_m", &lakes.map(|&v| v as f32))?;
+        write_unit_mask(&mut f, "lakes.png", "mask/lake_depth", &lakes)?;
+    }
     write_maps(&mut f, &filled, &an)?;
     let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir analyze".into();
@@ -191,7 +198,7 @@ mod tests {
         };
         for (i, &zi) in z.iter().enumerate() {
             if zi < 0.0 {
-                assert_eq!(land_sea.graph.receivers[i] as usize, i, "sea cell {i} is its own outlet");
+                assert_eq!(land_sea.drainage.as_ref().unwrap().graph.receivers[i] as usize, i, "sea cell {i} is its own outlet");
             }
         }
         // A sea level above every cell, or not finite, is refused.

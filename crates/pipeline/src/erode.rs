@@ -3,7 +3,7 @@
 //!
 //! Steps: `erode`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Stats};
+use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Outputs, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::{PipelineError, Result};
@@ -23,6 +23,9 @@ pub struct ErodeRequest<'a> {
     pub params: StreamPowerParams,
     /// Where the DEM is (its georeference and crop offset), carried into every output.
     pub placement: Placement,
+    /// The analysis maps to write besides the heights, eroded depth and sediment (the CLI's
+    /// default: [`Outputs::MINIMAL`]).
+    pub outputs: Outputs,
 }
 
 /// What an erosion run produced besides its files.
@@ -45,13 +48,14 @@ pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observe
     let (dem, params) = (req.dem, &req.params);
     let (w, h, dx, dy) = (dem.width(), dem.height(), dem.dx, dem.dy);
     crate::budget::check(&crate::budget::erosion_cost(w, h, dx, dy, params.steps, params.kappa, params.dt))?;
-    check_analysis(w, h, dx, dy, &AnalysisOptions::default())?;
+    let options = AnalysisOptions { outputs: req.outputs, ..AnalysisOptions::default() };
+    check_analysis(w, h, dx, dy, &options)?;
     obs.step("erode");
     let out = match compute.kernels.stream_power(dem, params, obs).map_err(PipelineError::Kernel)? {
         Some(o) => o,
         None => stream_power(dem, params, obs),
     };
-    let an = analyse(&out.height, &AnalysisOptions::default(), obs);
+    let an = analyse(&out.height, &options, obs);
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);

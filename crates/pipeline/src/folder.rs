@@ -59,6 +59,13 @@ impl Folder {
         Ok(())
     }
 
+    /// [`Folder::write_tiff`] as a job to run later (with others, in parallel: [`run_jobs`]).
+    pub(crate) fn tiff_job<'a>(&mut self, name: &str, role: &str, grid: Grid<f32>) -> Job<'a> {
+        let geo = self.georef_for(grid.height(), grid.dx, grid.dy);
+        let path = self.file(name, role, Encoding::TiffF32);
+        Box::new(move || Ok(bozkir_io::write_geotiff_f32(path, &grid, &geo)?))
+    }
+
     /// The folder written into.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -125,6 +132,17 @@ pub fn rgb_grid(img: &Rgb8Image) -> Grid<[u8; 3]> {
     Grid::from_vec(img.width, img.height, img.data.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect())
 }
 
+/// A file to encode, run with the others in parallel by [`run_jobs`].
+pub(crate) type Job<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
+
+/// Runs `jobs` in parallel (each file is encoded on its own thread); the first error in job
+/// order is returned.
+pub(crate) fn run_jobs(jobs: Vec<Job<'_>>) -> Result<()> {
+    use rayon::prelude::*;
+    let results: Vec<Result<()>> = jobs.into_par_iter().map(|j| j()).collect();
+    results.into_iter().collect()
+}
+
 /// A grid mapped by `f` into 0..1 (clamped) and quantised to 8 bits; non-finite cells are 0.
 pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64) -> Grid<u8> {
     g.map(|&v| if v.is_finite() { (f(v).clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
@@ -132,12 +150,28 @@ pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64) -> Grid<u8> {
 
 /// Heights in every format: 16-bit PNG, rg16 PNG, `.r16`, f32 TIFF (metres), as `stem.*`.
 /// Returns the (lowest, highest) height, the range the 16-bit files span.
+///
+/// Voids (`NaN`) stay `NaN` in the TIFF; the 16-bit files, which have no code for them, store
+/// them as code 0 (the lowest height), so their void cells are known only from the TIFF.
 pub fn write_height(f: &mut Folder, stem: &str, role: &str, h: &Grid<f64>) -> Result<(f64, f64)> {
     let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
-    bozkir_io::write_png16(f.file(&format!("{stem}.png"), role, Encoding::Png16), h, lo, hi)?;
-    bozkir_io::write_rg16(f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16), h, lo, hi)?;
-    bozkir_io::write_r16(f.file(&format!("{stem}.r16"), role, Encoding::R16), h, lo, hi)?;
-    f.write_tiff(&format!("{stem}.tif"), role, &h.map(|&v| v as f32))?;
+    let solid_copy;
+    let solid = if h.data().iter().any(|v| v.is_nan()) {
+        solid_copy = h.map(|&v| if v.is_nan() { lo } else { v });
+        &solid_copy
+    } else {
+        h
+    };
+    let png = f.file(&format!("{stem}.png"), role, Encoding::Png16);
+    let rg = f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16);
+    let r16 = f.file(&format!("{stem}.r16"), role, Encoding::R16);
+    let tif = f.tiff_job(&format!("{stem}.tif"), role, h.map(|&v| v as f32));
+    run_jobs(vec![
+        Box::new(move || Ok(bozkir_io::write_png16(png, solid, lo, hi)?)),
+        Box::new(move || Ok(bozkir_io::write_rg16(rg, solid, lo, hi)?)),
+        Box::new(move || Ok(bozkir_io::write_r16(r16, solid, lo, hi)?)),
+        tif,
+    ])?;
     Ok((lo, hi))
 }
 

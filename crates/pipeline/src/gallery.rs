@@ -152,6 +152,7 @@ pub fn gallery(req: &GalleryRequest, dir: &Path, obs: &dyn Observer) -> Result<V
                     seed: 3,
                     until: None,
                     placement: Default::default(),
+                    outputs: Default::default(),
                 };
                 run_recipe(&r, Compute::cpu(), &folder, obs)?;
             }

@@ -4,7 +4,7 @@
 //! Steps: each stage's op name as it starts (`noise`, `stream_power`, …; a name may repeat),
 //! the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Outputs, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, Folder, Placement};
 use crate::{PipelineError, Result};
@@ -57,6 +57,8 @@ pub struct RecipeRequest<'a> {
     pub until: Option<usize>,
     /// Where the terrain is placed (default: the local metre frame).
     pub placement: Placement,
+    /// The analysis maps to write (the heights and the recipe's masks always are).
+    pub outputs: Outputs,
 }
 
 /// What a recipe run produced besides its files.
@@ -84,7 +86,7 @@ pub struct RecipeOutcome {
 ///
 /// let recipe = bozkir_recipe::builtin::builtin("hills").unwrap();
 /// let dir = tempfile::tempdir().unwrap();
-/// let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 1, until: None, placement: Default::default() };
+/// let req = RecipeRequest { recipe: &recipe, size: 16, cell_size: 10.0, seed: 1, until: None, placement: Default::default(), outputs: Default::default() };
 /// let out = run_recipe(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
 /// assert_eq!(out.stages.len(), recipe.stages.len());
 /// assert!(dir.path().join("height.tif").is_file());
@@ -96,8 +98,9 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
         StageEvent::Done(report) => stages.push(report),
     })?;
     let h = state.height.clone();
-    crate::analysis::check_analysis(h.width(), h.height(), h.dx, h.dy, &AnalysisOptions::default())?;
-    let an = analyse(&h, &AnalysisOptions::default(), obs);
+    let options = AnalysisOptions { outputs: req.outputs, ..AnalysisOptions::default() };
+    crate::analysis::check_analysis(h.width(), h.height(), h.dx, h.dy, &options)?;
+    let an = analyse(&h, &options, obs);
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
@@ -107,9 +110,11 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     let sigma = 2.0 * h.dx.max(h.dy);
     write_soft_biomes(&mut f, &state.masks)?;
     write_masks(&mut f, &state.masks, sigma)?;
-    let area =
-        Grid::from_vec(h.width(), h.height(), an.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
-    bozkir_io::write_png8(f.file("flow_mask.png", "mask/flow", Encoding::Png8), &to_u8(&flow_mask(&area, sigma, 1.0)))?;
+    if let Some(d) = &an.drainage {
+        let area =
+            Grid::from_vec(h.width(), h.height(), d.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
+        bozkir_io::write_png8(f.file("flow_mask.png", "mask/flow", Encoding::Png8), &to_u8(&flow_mask(&area, sigma, 1.0)))?;
+    }
     write_maps(&mut f, &h, &an)?;
     f.write_sidecar(sidecar(req, &h, range_m, compute))?;
     Ok(RecipeOutcome { stages, range_m, stats: stats(&an) })

@@ -2,7 +2,7 @@
 //!
 //! Steps: `generate`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Stats};
+use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Outputs, Stats};
 use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::Result;
 use bozkir_core::Observer;
@@ -30,6 +30,8 @@ pub struct TerrainRequest {
     pub tpi_radius: usize,
     /// Where the terrain is placed (default: the local metre frame).
     pub placement: Placement,
+    /// The analysis maps to write (the heights and sediment always are).
+    pub outputs: Outputs,
 }
 
 impl TerrainRequest {
@@ -47,6 +49,7 @@ impl TerrainRequest {
             height_range: 1000.0,
             tpi_radius: (size / 2).clamp(1, 8),
             placement: Placement::default(),
+            outputs: Outputs::ALL,
         })
     }
 }
@@ -78,7 +81,7 @@ pub struct TerrainOutcome {
 /// ```
 pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<TerrainOutcome> {
     let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
-    let options = AnalysisOptions { tpi_radius: req.tpi_radius, ..AnalysisOptions::default() };
+    let options = AnalysisOptions { tpi_radius: req.tpi_radius, outputs: req.outputs, ..AnalysisOptions::default() };
     crate::analysis::check_analysis(size, size, cell, cell, &options)?;
     obs.step("generate");
     let t = generate(size, seed, &req.params, obs);

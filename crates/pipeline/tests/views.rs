@@ -247,6 +247,7 @@ fn every_generator_has_mesh_points_and_voxels() {
         seed: 1,
         until: None,
         placement: Default::default(),
+        outputs: Default::default(),
     };
     bozkir_pipeline::recipe::run_recipe(&rr, bozkir_pipeline::compute::Compute::cpu(), &r, &NoProgress).unwrap();
     seen.push(r);

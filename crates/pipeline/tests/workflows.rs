@@ -100,6 +100,7 @@ fn a_recipe_announces_its_stages_then_the_analysis() {
         seed: 2,
         until: None,
         placement: Default::default(),
+        outputs: Default::default(),
     };
     let out = run_recipe(&req, Compute::cpu(), dir.path(), &obs).unwrap();
     let steps = obs.0.lock().unwrap().clone();
@@ -136,4 +137,91 @@ fn a_missing_terrain_folder_is_refused_by_name() {
     let e = BakeInputs::read(dir.path()).unwrap_err();
     assert!(matches!(e, PipelineError::Invalid(_)), "{e:?}");
     assert!(e.to_string().ends_with("terrain.json: no such file"), "{e}");
+}
+
+/// `--outputs`: only the maps asked for are written (and listed), and only the stages they need
+/// run; the heights always are.
+#[test]
+fn only_the_outputs_asked_for_are_computed_and_written() {
+    use bozkir_pipeline::analysis::Outputs;
+    let mut req = TerrainRequest::profile("hills", 24, 5).unwrap();
+    req.outputs = Outputs::parse("slope,preview").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let obs = Steps::default();
+    let out = terrain(&req, dir.path(), &obs).unwrap();
+    let steps = obs.0.lock().unwrap().clone();
+    assert_eq!(steps, ["generate", "slope", "write"]);
+    let mut files = listed(dir.path());
+    files.sort();
+    assert_eq!(files, on_disk(dir.path()), "the sidecar lists exactly the files written");
+    let want = [
+        "height.png",
+        "height.r16",
+        "height.rg16.png",
+        "height.tif",
+        "preview.png",
+        "sediment.png",
+        "sediment.r16",
+        "sediment.rg16.png",
+        "sediment.tif",
+        "sediment_mask.png",
+        "slope.png",
+        "slope.tif",
+    ];
+    assert_eq!(files, want);
+    // Statistics of stages not run are absent; the slope's are those of the full analysis.
+    assert_eq!((out.stats.channel_share, out.stats.outlet_share), (None, None));
+    let full = terrain(&TerrainRequest::profile("hills", 24, 5).unwrap(), tempfile::tempdir().unwrap().path(), &NoProgress)
+        .unwrap();
+    assert_eq!(out.stats.slope_median_deg, full.stats.slope_median_deg);
+    assert!(full.stats.channel_share.is_some());
+    // The same bytes for the files both wrote.
+    // (The preview of a run without sky view is a plain hillshade; the heights are identical.)
+    let again = tempfile::tempdir().unwrap();
+    terrain(&TerrainRequest::profile("hills", 24, 5).unwrap(), again.path(), &NoProgress).unwrap();
+    for f in ["height.tif", "slope.tif", "height.png"] {
+        assert_eq!(std::fs::read(dir.path().join(f)).unwrap(), std::fs::read(again.path().join(f)).unwrap(), "{f}");
+    }
+}
+
+/// Voids stay voids through `analyze`: no crop, NaN in place in every raster, the cells beside
+/// a void drain into it, every valid cell is analysed, and the statistics count valid cells.
+#[test]
+fn analyze_keeps_voids_in_place() {
+    let (w, h) = (30usize, 24usize);
+    // A plane falling west with a 5 × 4 void in the middle and a pit beside it.
+    let mut v: Vec<f64> = (0..w * h).map(|i| (i % w) as f64 * 2.0 + (i / w) as f64 * 0.1).collect();
+    for y in 10..14 {
+        for x in 12..17 {
+            v[y * w + x] = f64::NAN;
+        }
+    }
+    let dem = Grid::from_vec(w, h, v.clone()).with_cell_size(10.0, 10.0);
+    let dir = tempfile::tempdir().unwrap();
+    let req = AnalyzeRequest {
+        dem: &dem,
+        source: "holed".into(),
+        options: AnalysisOptions { tpi_radius: 2, ..Default::default() },
+        placement: Default::default(),
+    };
+    let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
+    assert!((out.stats.void_share - 20.0 / (w * h) as f64).abs() < 1e-12);
+    for name in ["dem.tif", "filled.tif", "slope.tif", "tpi.tif", "accumulation.tif", "watersheds.tif", "lake_depth.tif"] {
+        let g = bozkir_io::read_tiff_f32(dir.path().join(name)).unwrap();
+        assert_eq!((g.width(), g.height()), (w, h), "{name}");
+        for (i, (a, o)) in g.data().iter().zip(&v).enumerate() {
+            assert_eq!(a.is_nan(), o.is_nan(), "{name} cell {i}: {a}");
+        }
+    }
+    // The cells just east of the void (uphill of it) drain into it: they are outlets.
+    let a = analyse(&dem, &AnalysisOptions { tpi_radius: 2, ..Default::default() }, &NoProgress);
+    let d = a.drainage.as_ref().unwrap();
+    for y in 10..14 {
+        let i = y * w + 17;
+        assert_eq!(d.graph.receivers[i] as usize, i, "cell east of the void, row {y}");
+        assert!(d.acc[i] > 1, "it gathers the cells east of it");
+    }
+    // The slope median counts valid cells only and is the plane's.
+    let want = (0.2f64.hypot(0.01)).atan().to_degrees();
+    assert!((out.stats.slope_median_deg.unwrap() - want).abs() < 1e-9, "{:?}", out.stats.slope_median_deg);
 }

@@ -12,5 +12,6 @@ pub mod param;
 pub mod points;
 pub mod profiles;
 pub mod sculpt;
+pub mod voids;
 
 pub use param::ParamError;

@@ -5,7 +5,7 @@ use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::Result;
 use bozkir_core::Observer;
-use bozkir_pipeline::analysis::AnalysisOptions;
+use bozkir_pipeline::analysis::{AnalysisOptions, Outputs};
 use bozkir_pipeline::analyze::{analyze, AnalyzeRequest};
 use bozkir_pipeline::compute::{Backend, Compute};
 use std::path::PathBuf;
@@ -30,14 +30,19 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     pub sea_level: Option<f64>,
     #[command(flatten)]
+    pub outputs: crate::args::OutputsArg,
+    #[command(flatten)]
+    pub voids: crate::args::VoidArgs,
+    #[command(flatten)]
     pub gpu: crate::gpu::GpuArgs,
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
+    let outputs = a.outputs.resolve(Outputs::ALL, true)?;
     let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     bar.step("read");
-    let (dem, note, placement) = super::load_dem(&a.dem)?;
+    let (dem, note, placement) = super::load_dem(&a.dem, a.voids.policy())?;
     let dem = a.scale.apply(dem)?;
     if a.tpi_radius == 0 || a.tpi_radius > dem.width().max(dem.height()) {
         anyhow::bail!("--tpi-radius must be 1..={}, got {}", dem.width().max(dem.height()), a.tpi_radius);
@@ -46,6 +51,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         tpi_radius: a.tpi_radius,
         stream_threshold: a.stream_threshold,
         sea_level: a.sea_level,
+        outputs,
         ..Default::default()
     };
     // Refused before any output is staged.

@@ -5,6 +5,8 @@ use crate::progress::Bar;
 use anyhow::{bail, Result};
 use bozkir_core::Observer;
 use bozkir_pipeline::compute::{Backend, Compute};
+use crate::args::Voids;
+use bozkir_pipeline::analysis::Outputs;
 use bozkir_pipeline::erode::{erode, ErodeRequest};
 use bozkir_terrain::erosion::stream_power::StreamPowerParams;
 use std::path::PathBuf;
@@ -44,18 +46,29 @@ pub struct Args {
     #[command(flatten)]
     pub scale: crate::args::Scale,
     #[command(flatten)]
+    pub outputs: crate::args::OutputsArg,
+    #[command(flatten)]
+    pub voids: crate::args::VoidArgs,
+    #[command(flatten)]
     pub gpu: crate::gpu::GpuArgs,
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
     let params = params(&a)?;
+    let outputs = a.outputs.resolve(Outputs::MINIMAL, false)?;
     let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     bar.step("read");
-    let (dem, note, placement) = super::load_dem(&a.dem)?;
+    let (dem, note, placement) = super::load_dem(&a.dem, a.voids.policy())?;
+    if a.voids.policy() == Voids::Keep && dem.data().iter().any(|v| v.is_nan()) {
+        bail!(
+            "{}: {note}; erosion needs a complete surface: give --fill-voids or --crop largest-valid",
+            a.dem.display()
+        );
+    }
     let dem = a.scale.apply(dem)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
-    let req = ErodeRequest { dem: &dem, source: super::file_name(&a.dem), params, placement };
+    let req = ErodeRequest { dem: &dem, source: super::file_name(&a.dem), params, placement, outputs };
     let report = || Backend { backend: kernels.backend(), stages: None };
     let out = erode(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;
     let timings = bar.timings();

@@ -27,6 +27,7 @@ pub mod tileset;
 pub mod validate_rule;
 pub mod world;
 
+use crate::args::Voids;
 use anyhow::{bail, Result};
 use bozkir_core::Grid;
 use bozkir_pipeline::folder::Placement;
@@ -79,14 +80,35 @@ pub fn num(v: f64, decimals: usize) -> String {
     }
 }
 
-/// Load a DEM by extension and crop it to its largest all-valid rectangle; also where it is
-/// (its georeference moved to the kept window, and the window's offset) for the outputs.
-pub fn load_dem(path: &Path) -> Result<(Grid<f64>, String, Placement)> {
+/// Load a DEM by extension, its voids (no-data cells, `NaN`) kept, filled or cropped away as
+/// `voids` says; also where it is (its georeference, moved to the kept window when cropped, and
+/// the window's offset) for the outputs. The note says what became of the voids.
+pub fn load_dem(path: &Path, voids: Voids) -> Result<(Grid<f64>, String, Placement)> {
     if matches!(path.try_exists(), Ok(false)) {
         bail!("{}: no such file", path.display());
     }
     let dem = bozkir_io::read_dem(path)?;
     let (w, h) = (dem.heights.width(), dem.heights.height());
+    let n_voids = bozkir_terrain::voids::count_voids(&dem.heights);
+    if voids != Voids::Crop {
+        let share = 100.0 * n_voids as f64 / (w * h).max(1) as f64;
+        let (grid, note) = match voids {
+            _ if n_voids == 0 => (dem.heights.clone(), String::new()),
+            Voids::Fill => {
+                let filled = bozkir_terrain::voids::fill_voids(&dem.heights)
+                    .ok_or_else(|| anyhow::anyhow!("{}: no valid height (every cell is no data)", path.display()))?;
+                (filled, format!("filled {n_voids} void cells ({share:.2} %) by harmonic interpolation"))
+            }
+            _ => {
+                if n_voids == w * h {
+                    bail!("{}: no valid height (every cell is no data)", path.display());
+                }
+                (dem.heights.clone(), format!("kept {n_voids} void cells ({share:.2} %) as no data"))
+            }
+        };
+        let placement = Placement { georef: dem.output_georef(), crop_offset: None };
+        return Ok((grid, note, placement));
+    }
     let (cropped, (c0, r0)) = dem.crop_valid_at()?;
     let was_cropped = cropped.width() != w || cropped.height() != h;
     let note = if was_cropped {

@@ -5,6 +5,7 @@ use super::{non_negative, MAX_TERRAIN_SIZE};
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Result};
+use bozkir_pipeline::analysis::Outputs;
 use bozkir_pipeline::compute::{Backend, Compute};
 use bozkir_pipeline::heightmap::scale_in_range;
 use bozkir_pipeline::recipe::{load_recipe, RecipeRequest};
@@ -81,6 +82,8 @@ pub struct Args {
     pub gpu: crate::gpu::GpuArgs,
     #[command(flatten)]
     pub place: crate::args::PlaceArgs,
+    #[command(flatten)]
+    pub outputs: crate::args::OutputsArg,
     /// With --recipe: run only its first N stages (write each prefix to its own folder to
     /// compare the erosion stack stage by stage, e.g. in the viewer's mesh mode).
     #[arg(long, requires = "recipe")]
@@ -173,6 +176,7 @@ fn request(a: &Args) -> Result<TerrainRequest> {
         height_range,
         tpi_radius,
         placement,
+        outputs: a.outputs.resolve(Outputs::ALL, false)?,
     })
 }
 
@@ -194,10 +198,11 @@ pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
     let cell_size = scale_in_range("cell-size", a.cell_size.unwrap_or(keep_extent))?;
     let seed = a.seed.unwrap_or(recipe.seed);
     let placement = a.place.placement(size, cell_size)?;
+    let outputs = a.outputs.resolve(Outputs::ALL, false)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let bar = Bar::new(quiet);
     let kernels = a.gpu.kernels()?;
-    let req = RecipeRequest { recipe: &recipe, size, cell_size, seed, until: a.until, placement };
+    let req = RecipeRequest { recipe: &recipe, size, cell_size, seed, until: a.until, placement, outputs };
     let report = || Backend { backend: kernels.backend(), stages: Some(kernels.stages()) };
     let out =
         bozkir_pipeline::recipe::run_recipe(&req, Compute { kernels: &kernels, report: &report }, st.path(), &bar)?;

@@ -20,8 +20,11 @@
 //!   deviations, summed-area tables) runs in a fixed sequential order, so results are bit-identical
 //!   for any number of threads. Transcendental functions come from `libm`.
 //!
-//! Non-finite heights are not supported as "no data": they propagate into every output cell
-//! whose neighbourhood contains them.
+//! **No data.** A `NaN` height is a void (no data). A void cell's output is `NaN` (class 0 for
+//! [`weiss_landform()`]); its neighbours are still computed: a 3×3 operator reads a void
+//! neighbour as the centre cell's own height (as the replicate padding does at the grid edge),
+//! and a window operator averages only the valid cells of its window. Infinite heights are not
+//! supported and propagate.
 
 pub mod aspect;
 pub mod curvature;
@@ -58,14 +61,26 @@ where
     if w == 0 || h == 0 {
         return out;
     }
+    // Rows holding a void: only windows touching one of them need the no-data rule.
+    let void_row: Vec<bool> = z.data().par_chunks(w).map(|r| r.iter().any(|v| v.is_nan())).collect();
     out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        let rn = z.row(y.saturating_sub(1));
-        let rc = z.row(y);
-        let rs = z.row((y + 1).min(h - 1));
+        let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let (rn, rc, rs) = (z.row(yn), z.row(y), z.row(ys));
+        let voids = void_row[yn] || void_row[y] || void_row[ys];
         for (x, o) in row.iter_mut().enumerate() {
             let xw = x.saturating_sub(1);
             let xe = (x + 1).min(w - 1);
-            let win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
+            let mut win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
+            if voids {
+                let c = win[4];
+                // A void centre: every value void, so a float output is NaN. A void neighbour:
+                // the centre's height.
+                for v in &mut win {
+                    if v.is_nan() || c.is_nan() {
+                        *v = if c.is_nan() { f64::NAN } else { c };
+                    }
+                }
+            }
             *o = f(&win);
         }
     });

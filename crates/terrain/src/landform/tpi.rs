@@ -133,7 +133,9 @@ impl Sat {
             let row = z.row(y);
             let mut acc = (0.0, 0.0);
             for (x, &v) in row.iter().enumerate() {
-                acc = dd_add(acc, (v - offset, 0.0));
+                // A void adds nothing (its count is in the void table).
+                let v = if v.is_nan() { 0.0 } else { v - offset };
+                acc = dd_add(acc, (v, 0.0));
                 let up = y * stride + x + 1;
                 let s = dd_add((hi[up], lo[up]), acc);
                 hi[up + stride] = s.0;
@@ -158,10 +160,46 @@ impl Sat {
     }
 }
 
+/// Summed-area table of the void (NaN) cells; empty (every count 0) when the grid has none.
+struct VoidTable {
+    stride: usize,
+    n: Vec<u64>,
+}
+
+impl VoidTable {
+    fn new(z: &Grid<f64>) -> Self {
+        let (w, h) = (z.width(), z.height());
+        if !z.data().iter().any(|v| v.is_nan()) {
+            return Self { stride: 0, n: Vec::new() };
+        }
+        let stride = w + 1;
+        let mut n = vec![0u64; stride * (h + 1)];
+        for y in 0..h {
+            let mut acc = 0u64;
+            for (x, v) in z.row(y).iter().enumerate() {
+                acc += u64::from(v.is_nan());
+                n[(y + 1) * stride + x + 1] = n[y * stride + x + 1] + acc;
+            }
+        }
+        Self { stride, n }
+    }
+
+    /// Voids in columns `[x0, x1)` and rows `[y0, y1)`.
+    #[inline(always)]
+    fn rect(&self, x0: usize, x1: usize, y0: usize, y1: usize) -> usize {
+        if self.n.is_empty() {
+            return 0;
+        }
+        let at = |x: usize, y: usize| self.n[y * self.stride + x] as usize;
+        at(x1, y1) + at(x0, y0) - at(x1, y0) - at(x0, y1)
+    }
+}
+
 /// Topographic position index `z − mean(window)` in metres; positive on crests, negative in
 /// hollows. See the module docs for windows, edges and accuracy.
 ///
-/// A cell whose window (after clamping and removing the core) holds no cell gets 0.
+/// A cell whose window (after clamping and removing the core) holds no valid cell gets 0; a
+/// void (NaN) cell gets NaN, and voids are left out of every window's mean.
 ///
 /// # Examples
 ///
@@ -186,6 +224,7 @@ pub fn tpi(z: &Grid<f64>, p: &TpiParams) -> Grid<f64> {
     let (sum, n) = compensated_sum(z.data().iter().copied());
     let offset = if n > 0 { sum / n as f64 } else { 0.0 };
     let sat = Sat::new(z, offset);
+    let voids = VoidTable::new(z);
     out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
         let y0 = y.saturating_sub(r.ry);
         let y1 = (y + r.ry + 1).min(h);
@@ -193,15 +232,19 @@ pub fn tpi(z: &Grid<f64>, p: &TpiParams) -> Grid<f64> {
         for (x, o) in row.iter_mut().enumerate() {
             let x0 = x.saturating_sub(r.rx);
             let x1 = (x + r.rx + 1).min(w);
+            if zrow[x].is_nan() {
+                *o = f64::NAN;
+                continue;
+            }
             let mut s = sat.rect(x0, x1, y0, y1);
-            let mut count = (x1 - x0) * (y1 - y0);
+            let mut count = (x1 - x0) * (y1 - y0) - voids.rect(x0, x1, y0, y1);
             if r.ix > 0 && r.iy > 0 {
                 let cx0 = x + 1 - r.ix.min(x + 1);
                 let cx1 = (x + r.ix).min(w);
                 let cy0 = y + 1 - r.iy.min(y + 1);
                 let cy1 = (y + r.iy).min(h);
                 s = dd_add(s, dd_neg(sat.rect(cx0, cx1, cy0, cy1)));
-                count -= (cx1 - cx0) * (cy1 - cy0);
+                count -= (cx1 - cx0) * (cy1 - cy0) - voids.rect(cx0, cx1, cy0, cy1);
             }
             *o = if count == 0 { 0.0 } else { (zrow[x] - offset) - (s.0 + s.1) / count as f64 };
         }
