@@ -75,22 +75,27 @@ impl PlaceArgs {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct OutputsArg {
     /// Maps to write, comma-separated: height, filled (analyze only), d8, acc, streams,
-    /// watersheds, slope, tpi, landform, skyview, preview; or all. The heights are always
-    /// written, and only the analysis stages the maps need are run. Default: all (erode:
-    /// height,preview).
+    /// watersheds, slope, tpi, landform, skyview, preview, hand, twi, dinf, mfd, vectors; or all. The heights are always
+    /// written, and only the analysis stages the maps need are run. `hand`, `twi`, `dinf`,
+    /// `mfd` and `vectors` (stream segments as GeoJSON) add hydrology maps. Default: every map
+    /// but those five (erode: height,preview).
     #[arg(long, value_name = "LIST")]
     pub outputs: Option<String>,
+    /// Write the GeoTIFFs as Cloud-Optimised GeoTIFFs: 512² tiles, overviews, DEFLATE with the
+    /// floating-point predictor (docs/formats.md).
+    #[arg(long)]
+    pub cog: bool,
 }
 
 impl OutputsArg {
     /// The set asked for, or `default`; `filled` named on a command other than `analyze`
     /// (`analyze = false`) is refused.
     pub fn resolve(&self, default: Outputs, analyze: bool) -> Result<Outputs> {
-        let Some(list) = &self.outputs else { return Ok(default) };
+        let Some(list) = &self.outputs else { return Ok(default.with_cog(self.cog)) };
         if !analyze && list.split(',').any(|t| t.trim() == "filled") {
             bail!("--outputs filled: only `bozkir analyze` writes a filled surface");
         }
-        let o = Outputs::parse(list)?;
+        let o = Outputs::parse(list)?.with_cog(self.cog);
         Ok(if analyze { o } else { o.without(Output::Filled) })
     }
 }

@@ -241,6 +241,97 @@ fn voids_stay_in_place_and_every_valid_cell_is_analysed() {
     assert!(!o.status.success() && err.contains("--fill-voids") && !never.exists(), "{err}");
 }
 
+/// `--outputs` with the hydrology extras and `--cog`: only the maps asked for are written, every
+/// GeoTIFF is a tiled COG with the input's placement, and the stream vectors open in GDAL's
+/// vector reader with the input's CRS and one feature per segment.
+#[test]
+fn outputs_lists_hydrology_extras_and_cogs() {
+    let src = read_geotiff(data("dem/rmnp-dem.tif")).unwrap();
+    let geo = src.output_georef().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("extras");
+    let dem = data("dem/rmnp-dem.tif");
+    let o = bozkir(&[
+        "analyze",
+        dem.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--outputs",
+        "hand,twi,dinf,mfd,vectors",
+        "--cog",
+    ]);
+    ok(&o);
+    let mut names: Vec<String> = tiffs(&out).into_iter().map(|(n, _)| n).collect();
+    names.sort();
+    assert_eq!(names, ["dem.tif", "dinf_acc.tif", "dinf_angle.tif", "hand.tif", "mfd_acc.tif", "twi.tif"]);
+    assert!(!out.join("slope.png").exists() && !out.join("sky_view.png").exists() && !out.join("preview.png").exists());
+    for (name, d) in tiffs(&out) {
+        assert_eq!(d.georef, Some(geo.transform), "{name}");
+    }
+    let text = std::fs::read_to_string(out.join("streams.geojson")).unwrap();
+    let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let features = j["features"].as_array().unwrap();
+    assert!(features.len() > 10, "{} segments", features.len());
+    let orders: Vec<u64> = features.iter().map(|f| f["properties"]["order"].as_u64().unwrap()).collect();
+    assert!(orders.contains(&1) && orders.iter().max().unwrap() >= &2);
+    // Every vertex lies inside the DEM's footprint.
+    let (w, h) = (src.heights.width() as f64, src.heights.height() as f64);
+    let t = geo.transform;
+    for f in features {
+        for p in f["geometry"]["coordinates"].as_array().unwrap() {
+            let (x, y) = (p[0].as_f64().unwrap(), p[1].as_f64().unwrap());
+            assert!(x > t.x0 && x < t.x0 + w * t.sx && y < t.y0 && y > t.y0 - h * t.sy, "({x}, {y})");
+        }
+    }
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    assert!(sc.files.iter().any(|f| f.path == "streams.geojson"));
+    if let Some(j) = gdalinfo(&out.join("hand.tif")) {
+        assert_eq!(j["bands"][0]["block"], serde_json::json!([512, 512]), "{}", j["bands"][0]);
+        assert_eq!(j["metadata"]["IMAGE_STRUCTURE"]["COMPRESSION"], "DEFLATE");
+        let ov = j["bands"][0]["overviews"].as_array().map_or(0, |v| v.len());
+        assert!(ov >= 1 || src.heights.width().max(src.heights.height()) <= 512, "overviews: {ov}");
+        let o = Command::new("ogrinfo").args(["-so", "-al"]).arg(out.join("streams.geojson")).output().unwrap();
+        let info = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "ogrinfo: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(info.contains(&format!("Feature Count: {}", features.len())), "{info}");
+        let epsg = match geo.crs {
+            bozkir_io::Crs::Epsg { code, .. } => code,
+            other => panic!("RMNP CRS {other:?}"),
+        };
+        assert!(info.contains(&format!("\"EPSG\",{epsg}]]")) || info.contains(&format!("EPSG:{epsg}")), "{info}");
+    }
+    // Unknown or empty lists, and `filled` outside analyze, are refused before anything is written.
+    for (cmd, list, want) in [
+        ("analyze", "slope,hillshade", "hillshade"),
+        ("analyze", ",", "empty"),
+        ("erode", "filled", "only `bozkir analyze`"),
+    ] {
+        let never = dir.path().join("never");
+        let o = bozkir(&[cmd, dem.to_str().unwrap(), "--out", never.to_str().unwrap(), "--outputs", list]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want) && !never.exists(), "{cmd} {list}: {err}");
+    }
+    // erode's default: the heights, its own layers and the preview, nothing more.
+    let er = dir.path().join("eroded");
+    ok(&bozkir(&["erode", dem.to_str().unwrap(), "--out", er.to_str().unwrap(), "--steps", "3"]));
+    let mut files: Vec<String> = read_sidecar(er.join("terrain.json")).unwrap().files.into_iter().map(|f| f.path).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "eroded.tif",
+            "height.png",
+            "height.r16",
+            "height.rg16.png",
+            "height.tif",
+            "preview.png",
+            "sediment.tif",
+            "sediment_mask.png",
+            "wear.png"
+        ]
+    );
+}
+
 #[test]
 fn bad_placement_options_are_refused_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();

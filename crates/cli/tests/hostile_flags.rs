@@ -341,6 +341,8 @@ const NOT_NUMERIC: &[&str] = &[
     "--param",
     "--palette",
     "--on",
+    "--outputs",
+    "--crop",
 ];
 
 /// Every command path, for the help comparison.

@@ -29,6 +29,9 @@ pub enum Encoding {
     Png8,
     /// 8-bit RGB PNG (previews).
     Rgb8,
+    /// GeoJSON vectors (stream segments), in the folder's CRS.
+    #[serde(rename = "geojson")]
+    GeoJson,
 }
 
 /// One file written alongside the sidecar.

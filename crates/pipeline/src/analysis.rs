@@ -50,10 +50,20 @@ pub enum Output {
     Skyview,
     /// The shaded preview (`preview.png`).
     Preview,
+    /// Height above nearest drainage over the D8 streams (`hand.tif`).
+    Hand,
+    /// Topographic wetness index from the D8 area (`twi.tif`).
+    Twi,
+    /// D∞ flow angles and accumulation (`dinf_angle.tif`, `dinf_acc.tif`).
+    Dinf,
+    /// MFD accumulation, Freeman's p = 1.1 (`mfd_acc.tif`).
+    Mfd,
+    /// Stream segments with Strahler order as GeoJSON (`streams.geojson`).
+    Vectors,
 }
 
 /// The names of [`Output`] on the command line, in writing order.
-pub const OUTPUT_NAMES: [(&str, Output); 11] = [
+pub const OUTPUT_NAMES: [(&str, Output); 16] = [
     ("height", Output::Height),
     ("filled", Output::Filled),
     ("d8", Output::D8),
@@ -65,6 +75,11 @@ pub const OUTPUT_NAMES: [(&str, Output); 11] = [
     ("landform", Output::Landform),
     ("skyview", Output::Skyview),
     ("preview", Output::Preview),
+    ("hand", Output::Hand),
+    ("twi", Output::Twi),
+    ("dinf", Output::Dinf),
+    ("mfd", Output::Mfd),
+    ("vectors", Output::Vectors),
 ];
 
 /// A set of [`Output`]s: what a workflow writes and so which analysis stages it runs.
@@ -80,22 +95,35 @@ pub const OUTPUT_NAMES: [(&str, Output); 11] = [
 /// assert!(Outputs::parse("slope,hillshade").unwrap_err().to_string().contains("hillshade"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outputs(u32);
+pub struct Outputs {
+    maps: u32,
+    /// Write the GeoTIFFs as Cloud-Optimised GeoTIFFs (`--cog`: tiled, overviews, DEFLATE with
+    /// the floating-point predictor) instead of plain strips.
+    pub cog: bool,
+}
 
 impl Outputs {
     /// Every map.
-    pub const ALL: Outputs = Outputs((1 << OUTPUT_NAMES.len()) - 1);
+    pub const ALL: Outputs = Outputs { maps: (1 << OUTPUT_NAMES.len()) - 1, cog: false };
+    /// The maps `terrain` and `analyze` write by default: all but the hydrologist's extras
+    /// (`hand`, `twi`, `dinf`, `mfd`, `vectors`).
+    pub const STANDARD: Outputs = Outputs { maps: (1 << (Output::Preview as u32 + 1)) - 1, cog: false };
     /// The heights and the preview: `erode`'s default.
-    pub const MINIMAL: Outputs = Outputs(1 << Output::Height as u32 | 1 << Output::Preview as u32);
+    pub const MINIMAL: Outputs = Outputs { maps: 1 << Output::Height as u32 | 1 << Output::Preview as u32, cog: false };
 
     /// Whether `o` is in the set (the heights always are).
     pub fn has(self, o: Output) -> bool {
-        o == Output::Height || self.0 & (1 << o as u32) != 0
+        o == Output::Height || self.maps & (1 << o as u32) != 0
+    }
+
+    /// `self` with [`Outputs::cog`] set to `cog`.
+    pub fn with_cog(self, cog: bool) -> Outputs {
+        Outputs { cog, ..self }
     }
 
     /// `self` less `o` (the heights stay).
     pub fn without(self, o: Output) -> Outputs {
-        Outputs(self.0 & !(1 << o as u32))
+        Outputs { maps: self.maps & !(1 << o as u32), ..self }
     }
 
     /// The names in the set, in writing order.
@@ -111,7 +139,7 @@ impl Outputs {
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             any = true;
             if name == "all" {
-                bits = Outputs::ALL.0;
+                bits = Outputs::ALL.maps;
                 continue;
             }
             match OUTPUT_NAMES.iter().find(|(n, _)| *n == name) {
@@ -128,19 +156,21 @@ impl Outputs {
         if !any {
             return Err(crate::PipelineError::Invalid("--outputs: the list is empty".into()));
         }
-        Ok(Outputs(bits))
+        Ok(Outputs { maps: bits, cog: false })
     }
 
     /// Whether the D8 graph is needed (drainage maps).
     fn drainage(self) -> bool {
-        [Output::D8, Output::Acc, Output::Streams, Output::Watersheds].iter().any(|&o| self.has(o))
+        [Output::D8, Output::Acc, Output::Streams, Output::Watersheds, Output::Hand, Output::Twi, Output::Vectors]
+            .iter()
+            .any(|&o| self.has(o))
     }
 }
 
 impl Default for Outputs {
-    /// Every map.
+    /// [`Outputs::STANDARD`].
     fn default() -> Self {
-        Outputs::ALL
+        Outputs::STANDARD
     }
 }
 
@@ -157,13 +187,13 @@ pub struct AnalysisOptions {
     /// into the first sea cell it reaches; `analyze` leaves the sea floor unfilled). `None`: no
     /// sea, the grid's border is the outlet.
     pub sea_level: Option<f64>,
-    /// The maps to compute and write (default: all).
+    /// The maps to compute and write (default: [`Outputs::STANDARD`]).
     pub outputs: Outputs,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0, sea_level: None, outputs: Outputs::ALL }
+        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0, sea_level: None, outputs: Outputs::STANDARD }
     }
 }
 
@@ -451,6 +481,7 @@ pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
         let p = f.file("sky_view.png", "mask/sky_view", Encoding::Png8);
         jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &mask(sv, |v| v))?)));
     }
+    write_extras(f, h, a, &mut jobs)?;
     if o.has(Output::Preview) {
         let p = f.file("preview.png", "preview", Encoding::Rgb8);
         let sky = a.sky_view.as_ref();
@@ -460,6 +491,57 @@ pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
         }));
     }
     run_jobs(jobs)
+}
+
+/// The hydrologist's extras asked for: HAND, TWI, D∞, MFD and the stream vectors.
+fn write_extras<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis, jobs: &mut Vec<Job<'a>>) -> Result<()> {
+    use bozkir_terrain::hydrology::{dinf, hand, mfd, twi, vectors};
+    let o = a.outputs;
+    let hydro = |e: bozkir_terrain::hydrology::HydroError| crate::PipelineError::Invalid(e.to_string());
+    let f32s = |g: &Grid<f64>| g.map(|&v| v as f32);
+    if let Some(d) = &a.drainage {
+        if o.has(Output::Hand) {
+            let g = hand::hand(h, &d.graph, &d.streams.mask).map_err(hydro)?;
+            jobs.push(f.tiff_job("hand.tif", "hand_m", f32s(&g)));
+        }
+        if o.has(Output::Twi) {
+            let area: Vec<f64> = d.acc.iter().map(|&c| f64::from(c)).collect();
+            let slope = a.slope.as_ref().expect("the slope is always computed");
+            let g = twi::twi_from_slope(&area, slope, twi::TWI_MIN_TAN_SLOPE).map_err(hydro)?;
+            jobs.push(f.tiff_job("twi.tif", "twi", f32s(&g)));
+        }
+        if o.has(Output::Vectors) {
+            let segments = vectors::stream_segments(&d.graph, &d.streams, &d.acc).map_err(hydro)?;
+            let (geo, crs) = f.georef_and_crs(h.height(), h.dx, h.dy);
+            let mut json = vectors::segments_geojson(&segments, |c, r| geo.transform.pixel_centre(c, r));
+            if let Some(code) = crs {
+                // The CRS member GDAL and QGIS read (RFC 7946 has none: its coordinates are WGS 84).
+                let head = r#"{"type":"FeatureCollection","#;
+                json = json.replacen(
+                    head,
+                    &format!(r#"{head}"crs":{{"type":"name","properties":{{"name":"urn:ogc:def:crs:EPSG::{code}"}}}},"#),
+                    1,
+                );
+            }
+            let p = f.file("streams.geojson", "stream_vectors", Encoding::GeoJson);
+            jobs.push(Box::new(move || {
+                use std::io::Write;
+                bozkir_io::write_atomic(&p, 1 << 16, |w| w.write_all(json.as_bytes()))
+                    .map_err(|e| crate::PipelineError::Invalid(format!("{}: cannot write: {e}", p.display())))
+            }));
+        }
+    }
+    if o.has(Output::Dinf) {
+        let angle = dinf::dinf_directions(h).map_err(hydro)?;
+        let acc = dinf::dinf_accumulation(&angle, None).map_err(hydro)?;
+        jobs.push(f.tiff_job("dinf_angle.tif", "dinf_angle_rad", f32s(&angle)));
+        jobs.push(f.tiff_job("dinf_acc.tif", "dinf_accumulation_cells", f32s(&acc)));
+    }
+    if o.has(Output::Mfd) {
+        let acc = mfd::mfd_accumulation(h, &mfd::MfdParams::default(), None).map_err(hydro)?;
+        jobs.push(f.tiff_job("mfd_acc.tif", "mfd_accumulation_cells", f32s(&acc)));
+    }
+    Ok(())
 }
 
 fn std_dev(g: &Grid<f64>) -> f64 {

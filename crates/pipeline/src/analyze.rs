@@ -103,6 +103,7 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
+    f.set_cog(req.options.outputs.cog);
     write_height(&mut f, "dem", "height", dem)?;
     let (lo, hi) = filled.min_max().unwrap_or((0.0, 0.0));
     if req.options.outputs.has(Output::Filled) {

@@ -59,6 +59,7 @@ pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observe
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
+    f.set_cog(req.outputs.cog);
     let (lo, hi) = write_height(&mut f, "height", "height", &out.height)?;
     f.write_tiff("eroded.tif", "eroded_m", &out.eroded.map(|&v| v as f32))?;
     f.write_tiff("sediment.tif", "sediment_m", &out.sediment.map(|&v| v as f32))?;

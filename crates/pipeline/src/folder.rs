@@ -3,7 +3,7 @@
 
 use crate::{PipelineError, Result};
 use bozkir_core::Grid;
-use bozkir_io::{Crs, Encoding, GeoRef, IoError, Sidecar, SidecarFile, SidecarGeo};
+use bozkir_io::{Crs, Encoding, GeoRef, IoError, Sidecar, SidecarFile, SidecarGeo, TiffOptions};
 use bozkir_render::Rgb8Image;
 use std::path::{Path, PathBuf};
 
@@ -25,12 +25,13 @@ pub struct Folder {
     files: Vec<SidecarFile>,
     georef: Option<GeoRef>,
     crop_offset: Option<(usize, usize)>,
+    tiff: TiffOptions,
 }
 
 impl Folder {
     /// Writing into `dir`, with no file listed yet.
     pub fn new(dir: &Path) -> Self {
-        Self { dir: dir.to_path_buf(), files: Vec::new(), georef: None, crop_offset: None }
+        Self { dir: dir.to_path_buf(), files: Vec::new(), georef: None, crop_offset: None, tiff: TiffOptions::strips() }
     }
 
     /// Georeferences every GeoTIFF written from now on, and the sidecar, by `georef` (`None`:
@@ -39,6 +40,12 @@ impl Folder {
     pub fn set_georef(&mut self, georef: Option<GeoRef>, crop_offset: Option<(usize, usize)>) {
         self.georef = georef;
         self.crop_offset = crop_offset;
+    }
+
+    /// Writes the GeoTIFFs from now on as Cloud-Optimised GeoTIFFs (`true`: tiled, overviews,
+    /// DEFLATE with the floating-point predictor) or plain strips (`false`, the default).
+    pub fn set_cog(&mut self, cog: bool) {
+        self.tiff = if cog { TiffOptions::cog() } else { TiffOptions::strips() };
     }
 
     /// Applies `p` (see [`Folder::set_georef`]).
@@ -55,15 +62,27 @@ impl Folder {
     /// folder (see [`Folder`]; the grid's cell size is used only for the local frame).
     pub fn write_tiff(&mut self, name: &str, role: &str, grid: &Grid<f32>) -> Result<()> {
         let geo = self.georef_for(grid.height(), grid.dx, grid.dy);
-        bozkir_io::write_geotiff_f32(self.file(name, role, Encoding::TiffF32), grid, &geo)?;
+        bozkir_io::write_geotiff_f32_opts(self.file(name, role, Encoding::TiffF32), grid, &geo, &self.tiff)?;
         Ok(())
+    }
+
+    /// The folder's georeference for a raster of `height` rows of `dx × dy` metres, and its
+    /// EPSG code when it has one.
+    pub(crate) fn georef_and_crs(&self, height: usize, dx: f64, dy: f64) -> (GeoRef, Option<u16>) {
+        let g = self.georef_for(height, dx, dy);
+        let code = match g.crs {
+            Crs::Epsg { code, .. } => Some(code),
+            _ => None,
+        };
+        (g, code)
     }
 
     /// [`Folder::write_tiff`] as a job to run later (with others, in parallel: [`run_jobs`]).
     pub(crate) fn tiff_job<'a>(&mut self, name: &str, role: &str, grid: Grid<f32>) -> Job<'a> {
         let geo = self.georef_for(grid.height(), grid.dx, grid.dy);
         let path = self.file(name, role, Encoding::TiffF32);
-        Box::new(move || Ok(bozkir_io::write_geotiff_f32(path, &grid, &geo)?))
+        let opts = self.tiff;
+        Box::new(move || Ok(bozkir_io::write_geotiff_f32_opts(path, &grid, &geo, &opts)?))
     }
 
     /// The folder written into.

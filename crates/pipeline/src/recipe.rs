@@ -104,6 +104,7 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
+    f.set_cog(req.outputs.cog);
     let range_m = write_height(&mut f, "height", "height", &h)?;
     // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
     // the raw layers in metres (or their own units) as f32 TIFFs.

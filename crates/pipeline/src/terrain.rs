@@ -49,7 +49,7 @@ impl TerrainRequest {
             height_range: 1000.0,
             tpi_radius: (size / 2).clamp(1, 8),
             placement: Placement::default(),
-            outputs: Outputs::ALL,
+            outputs: Outputs::STANDARD,
         })
     }
 }
@@ -90,6 +90,7 @@ pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<T
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
+    f.set_cog(req.outputs.cog);
     let (lo, hi) = write_height(&mut f, "height", "height", &h)?;
     write_height(&mut f, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
     write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &t.sediment)?;

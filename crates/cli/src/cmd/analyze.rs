@@ -38,7 +38,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
-    let outputs = a.outputs.resolve(Outputs::ALL, true)?;
+    let outputs = a.outputs.resolve(Outputs::STANDARD, true)?;
     let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
     bar.step("read");

@@ -176,7 +176,7 @@ fn request(a: &Args) -> Result<TerrainRequest> {
         height_range,
         tpi_radius,
         placement,
-        outputs: a.outputs.resolve(Outputs::ALL, false)?,
+        outputs: a.outputs.resolve(Outputs::STANDARD, false)?,
     })
 }
 
@@ -198,7 +198,7 @@ pub fn run_recipe(spec: &str, a: &Args, quiet: bool) -> Result<()> {
     let cell_size = scale_in_range("cell-size", a.cell_size.unwrap_or(keep_extent))?;
     let seed = a.seed.unwrap_or(recipe.seed);
     let placement = a.place.placement(size, cell_size)?;
-    let outputs = a.outputs.resolve(Outputs::ALL, false)?;
+    let outputs = a.outputs.resolve(Outputs::STANDARD, false)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
     let bar = Bar::new(quiet);
     let kernels = a.gpu.kernels()?;
