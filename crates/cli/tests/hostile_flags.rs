@@ -169,6 +169,7 @@ const FLAGS: &[Flag] = &[
     f("heightmap", "--smooth", ZERO),
     f("heightmap", "--cell-size", NONE),
     f("heightmap", "--height-range", NONE),
+    f("heightmap", "--classes", NONE),
     f("export", "--size", NONE),
     f("export", "--tile", NONE),
     f("export", "--chunk", NONE),
