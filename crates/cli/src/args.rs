@@ -2,9 +2,9 @@
 //! no command reaches into another's module.
 
 use anyhow::{bail, Context, Result};
+use bozkir_pipeline::analysis::{Output, Outputs};
 use bozkir_splat::capture::patches::preset::{PresetError, Presets};
 use bozkir_splat::capture::patches::SearchSettings;
-use bozkir_pipeline::analysis::{Output, Outputs};
 use std::path::{Path, PathBuf};
 
 /// Metric scale for inputs that carry none (height PNGs are 0..1 with unit cells).

@@ -514,7 +514,10 @@ pub fn commit(st: Staging) -> Result<()> {
 /// timing of each step.
 pub fn print_stats(s: &Stats, timings: &[(String, Duration)]) {
     if s.void_share > 0.0 {
-        println!("voids                  {:.2} % of cells (no data; the figures below count valid cells)", 100.0 * s.void_share);
+        println!(
+            "voids                  {:.2} % of cells (no data; the figures below count valid cells)",
+            100.0 * s.void_share
+        );
     }
     if let Some(c) = s.channel_share {
         println!("channel-network share  {:.1} %  (cells with ln(1 + drained cells) > 2.5)", 100.0 * c);

@@ -213,7 +213,11 @@ fn voids_stay_in_place_and_every_valid_cell_is_analysed() {
         let t = geo.transform;
         assert!(close(gt[0], t.x0) && close(gt[3], t.y0) && close(gt[1], t.sx) && close(gt[5], -t.sy), "{gt:?}");
         assert_eq!(j["size"], serde_json::json!([w, h]));
-        assert!(j["bands"][0]["noDataValue"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("nan")), "{}", j["bands"][0]);
+        assert!(
+            j["bands"][0]["noDataValue"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("nan")),
+            "{}",
+            j["bands"][0]
+        );
     }
     // Filled: no void left, the valid cells unchanged, the fill within the surrounding heights.
     let filled = dir.path().join("filled");
@@ -314,7 +318,8 @@ fn outputs_lists_hydrology_extras_and_cogs() {
     // erode's default: the heights, its own layers and the preview, nothing more.
     let er = dir.path().join("eroded");
     ok(&bozkir(&["erode", dem.to_str().unwrap(), "--out", er.to_str().unwrap(), "--steps", "3"]));
-    let mut files: Vec<String> = read_sidecar(er.join("terrain.json")).unwrap().files.into_iter().map(|f| f.path).collect();
+    let mut files: Vec<String> =
+        read_sidecar(er.join("terrain.json")).unwrap().files.into_iter().map(|f| f.path).collect();
     files.sort();
     assert_eq!(
         files,

@@ -116,7 +116,9 @@ impl TiffOptions {
         if self.predictor == TiffPredictor::FloatingPoint && self.compression == TiffCompression::None {
             return Err("the floating-point predictor needs a compression (readers ignore it without one)".into());
         }
-        if self.layout == TiffLayout::Cog && !(self.tile_size.is_multiple_of(16) && (16..=4096).contains(&self.tile_size)) {
+        if self.layout == TiffLayout::Cog
+            && !(self.tile_size.is_multiple_of(16) && (16..=4096).contains(&self.tile_size))
+        {
             return Err(format!("tile size {} is not a multiple of 16 in 16..=4096", self.tile_size));
         }
         Ok(())

@@ -63,9 +63,9 @@ pub use ply::{read_ply_points, write_ply_points};
 pub use png16::{read_png16, write_png16, write_png16_codes};
 pub use png8::{read_png8, read_rgb8, write_png8, write_rgb8};
 pub use quantise::{dequantise_u16, quantise_u16};
-pub use r16::{read_r16, write_r16};
+pub use r16::{read_r16, write_r16, write_r16_codes};
 pub use region::{write_region, RegionReader};
-pub use rg16::{read_height_png, read_rg16, write_rg16};
+pub use rg16::{read_height_png, read_rg16, write_rg16, write_rg16_codes};
 pub use sidecar::{read_sidecar, write_sidecar, Encoding, Sidecar, SidecarFile, SidecarGeo, SIDECAR_FORMAT_VERSION};
 pub use tiff_f32::{read_tiff_f32, write_tiff_f32};
 

@@ -18,7 +18,14 @@ pub fn write_r16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) -> 
     let path = path.as_ref();
     check_raster_size(path, grid.width() as u64, grid.height() as u64)?;
     let codes = quantise_u16(path, grid, lo, hi)?;
-    let bytes: Vec<u8> = codes.iter().flat_map(|q| q.to_le_bytes()).collect();
+    write_r16_codes(path, &Grid::from_vec(grid.width(), grid.height(), codes))
+}
+
+/// Write 16-bit codes (already quantised) as `.r16`.
+pub fn write_r16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
+    let path = path.as_ref();
+    check_raster_size(path, codes.width() as u64, codes.height() as u64)?;
+    let bytes: Vec<u8> = codes.data().iter().flat_map(|q| q.to_le_bytes()).collect();
     atomic_write(path, |w| write_all(path, w, &bytes))
 }
 

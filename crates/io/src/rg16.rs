@@ -15,12 +15,17 @@ use std::path::Path;
 pub fn write_rg16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<()> {
     let path = path.as_ref();
     let codes = quantise_u16(path, grid, lo, hi)?;
+    write_rg16_codes(path, &Grid::from_vec(grid.width(), grid.height(), codes))
+}
+
+/// Write 16-bit codes (already quantised) as an `rg16` PNG.
+pub fn write_rg16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
     let mut bytes = Vec::with_capacity(codes.len() * 3);
-    for q in codes {
+    for &q in codes.data() {
         let hi8 = (q >> 8) as u8;
         bytes.extend_from_slice(&[hi8, (q & 0xFF) as u8, hi8]);
     }
-    encode(path, grid.width(), grid.height(), png::ColorType::Rgb, png::BitDepth::Eight, &bytes)
+    encode(path.as_ref(), codes.width(), codes.height(), png::ColorType::Rgb, png::BitDepth::Eight, &bytes)
 }
 
 /// Read an `rg16` PNG (8-bit RGB or RGBA; blue and alpha are ignored) as 16-bit codes.

@@ -193,7 +193,13 @@ pub struct AnalysisOptions {
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        Self { tpi_radius: 8, stream_threshold: None, sky_radius_cells: 16.0, sea_level: None, outputs: Outputs::STANDARD }
+        Self {
+            tpi_radius: 8,
+            stream_threshold: None,
+            sky_radius_cells: 16.0,
+            sea_level: None,
+            outputs: Outputs::STANDARD,
+        }
     }
 }
 
@@ -235,6 +241,8 @@ pub struct Drainage {
 /// need it.
 #[derive(Debug, Clone)]
 pub struct Analysis {
+    /// Cells of the grid.
+    pub cells: usize,
     /// Valid (non-void) cells.
     pub valid_cells: usize,
     /// D8 graph, accumulation, streams and watersheds.
@@ -271,9 +279,11 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
     let o = opts.outputs;
     let valid_cells = h.data().iter().filter(|v| !v.is_nan()).count();
     let drainage = o.drainage().then(|| drainage(h, opts, obs));
-    // Slope is also the statistics' (and cheap); TPI, landform and sky view only when asked.
-    obs.step("slope");
-    let slope = Some(slope(h));
+    // Slope also gives the printed slope figures and TWI's tan β.
+    let slope = (o.has(Output::Slope) || o.has(Output::Twi)).then(|| {
+        obs.step("slope");
+        slope(h)
+    });
     let tpi = o.has(Output::Tpi).then(|| {
         obs.step("tpi");
         tpi(h, &TpiParams::box_cells(opts.tpi_radius))
@@ -294,7 +304,7 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
         )
         .with_cell_size(h.dx, h.dy)
     });
-    Analysis { valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o }
+    Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o }
 }
 
 /// D8 routing (sea cells made outlets), accumulation, streams and watersheds.
@@ -380,7 +390,7 @@ pub struct Stats {
 /// The summary numbers of an analysis.
 pub fn stats(a: &Analysis) -> Stats {
     let (mut channel_share, mut outlet_share) = (None, None);
-    let total = a.slope.as_ref().map_or(0, |s| s.len());
+    let total = a.cells;
     let n = a.valid_cells.max(1) as f64;
     if let Some(d) = &a.drainage {
         // A void is its own receiver with 1 drained cell: never a channel, never the largest outlet
@@ -400,10 +410,13 @@ pub fn stats(a: &Analysis) -> Stats {
     }
     let (mut slope_median_deg, mut slope_max_deg) = (None, None);
     if let Some(slope) = &a.slope {
+        // The upper median by selection (the value a full sort puts at len / 2), and the maximum.
         let mut s: Vec<f64> = slope.data().iter().copied().filter(|v| v.is_finite()).collect();
-        s.sort_by(f64::total_cmp);
-        slope_median_deg = Some(slope_to_degrees(s.get(s.len() / 2).copied().unwrap_or(0.0)));
-        slope_max_deg = Some(slope_to_degrees(s.last().copied().unwrap_or(0.0)));
+        let mid = s.len() / 2;
+        let median = if s.is_empty() { 0.0 } else { *s.select_nth_unstable_by(mid, f64::total_cmp).1 };
+        let max = s.iter().copied().fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        slope_median_deg = Some(slope_to_degrees(median));
+        slope_max_deg = Some(slope_to_degrees(max.unwrap_or(0.0)));
     }
     let void_share = if total == 0 { 0.0 } else { (total - a.valid_cells) as f64 / total as f64 };
     Stats { channel_share, slope_median_deg, slope_max_deg, outlet_share, void_share }
@@ -414,14 +427,23 @@ pub fn stats(a: &Analysis) -> Stats {
 /// preview, each file encoded on its own thread. Voids are `NaN` in the TIFFs and 0 in the
 /// 8-bit maps.
 pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
+    run_jobs(map_jobs(f, h, a)?)
+}
+
+/// [`write_maps`] as jobs to run later (with others, in parallel: [`run_jobs`]).
+pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) -> Result<Vec<Job<'a>>> {
     let o = a.outputs;
     let mut jobs: Vec<Job> = Vec::new();
     let (w, ht, dx, dy) = (h.width(), h.height(), h.dx, h.dy);
     let void = |i: usize| h.data()[i].is_nan();
     if let Some(d) = &a.drainage {
         let n = d.acc.len() as f64;
-        let acc = Grid::from_vec(w, ht, d.acc.iter().enumerate().map(|(i, &c)| if void(i) { f64::NAN } else { c as f64 }).collect())
-            .with_cell_size(dx, dy);
+        let acc = Grid::from_vec(
+            w,
+            ht,
+            d.acc.iter().enumerate().map(|(i, &c)| if void(i) { f64::NAN } else { c as f64 }).collect(),
+        )
+        .with_cell_size(dx, dy);
         if o.has(Output::Acc) {
             let ln_n = n.ln_1p();
             let p = f.file("drainage.png", "mask/drainage", Encoding::Png8);
@@ -472,8 +494,13 @@ pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
         jobs.push(f.tiff_job("watersheds.tif", "watershed_labels", labels));
         let p = f.file("watersheds.png", "watershed_colour", Encoding::Rgb8);
         jobs.push(Box::new(move || {
-            let ws8 =
-                d.watersheds.labels.iter().enumerate().map(|(i, &l)| if void(i) { 0 } else { (l % 250) as u8 + 1 }).collect();
+            let ws8 = d
+                .watersheds
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| if void(i) { 0 } else { (l % 250) as u8 + 1 })
+                .collect();
             Ok(bozkir_io::write_rgb8(p, &rgb_grid(&colourise_classes(&Grid::from_vec(w, ht, ws8))))?)
         }));
     }
@@ -490,7 +517,7 @@ pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
             Ok(bozkir_io::write_rgb8(p, &rgb_grid(&preview))?)
         }));
     }
-    run_jobs(jobs)
+    Ok(jobs)
 }
 
 /// The hydrologist's extras asked for: HAND, TWI, D∞, MFD and the stream vectors.
@@ -506,7 +533,7 @@ fn write_extras<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis, jobs: &mu
         }
         if o.has(Output::Twi) {
             let area: Vec<f64> = d.acc.iter().map(|&c| f64::from(c)).collect();
-            let slope = a.slope.as_ref().expect("the slope is always computed");
+            let slope = a.slope.as_ref().expect("TWI asks for the slope");
             let g = twi::twi_from_slope(&area, slope, twi::TWI_MIN_TAN_SLOPE).map_err(hydro)?;
             jobs.push(f.tiff_job("twi.tif", "twi", f32s(&g)));
         }
@@ -519,7 +546,9 @@ fn write_extras<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis, jobs: &mu
                 let head = r#"{"type":"FeatureCollection","#;
                 json = json.replacen(
                     head,
-                    &format!(r#"{head}"crs":{{"type":"name","properties":{{"name":"urn:ogc:def:crs:EPSG::{code}"}}}},"#),
+                    &format!(
+                        r#"{head}"crs":{{"type":"name","properties":{{"name":"urn:ogc:def:crs:EPSG::{code}"}}}},"#
+                    ),
                     1,
                 );
             }

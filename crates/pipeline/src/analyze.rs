@@ -199,7 +199,11 @@ mod tests {
         };
         for (i, &zi) in z.iter().enumerate() {
             if zi < 0.0 {
-                assert_eq!(land_sea.drainage.as_ref().unwrap().graph.receivers[i] as usize, i, "sea cell {i} is its own outlet");
+                assert_eq!(
+                    land_sea.drainage.as_ref().unwrap().graph.receivers[i] as usize,
+                    i,
+                    "sea cell {i} is its own outlet"
+                );
             }
         }
         // A sea level above every cell, or not finite, is refused.

@@ -3,9 +3,9 @@
 //!
 //! Steps: `erode`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Outputs, Stats};
+use crate::analysis::{analyse, check_analysis, map_jobs, stats, AnalysisOptions, Outputs, Stats};
 use crate::compute::Compute;
-use crate::folder::{write_height, write_unit_mask, Folder, Placement};
+use crate::folder::{height_jobs, run_jobs, unit_mask_job, Folder, Placement};
 use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
@@ -60,12 +60,14 @@ pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observe
     let mut f = Folder::new(dir);
     f.place(&req.placement);
     f.set_cog(req.outputs.cog);
-    let (lo, hi) = write_height(&mut f, "height", "height", &out.height)?;
-    f.write_tiff("eroded.tif", "eroded_m", &out.eroded.map(|&v| v as f32))?;
-    f.write_tiff("sediment.tif", "sediment_m", &out.sediment.map(|&v| v as f32))?;
-    write_unit_mask(&mut f, "wear.png", "mask/wear", &out.eroded)?;
-    write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &out.sediment)?;
-    write_maps(&mut f, &out.height, &an)?;
+    // Every file encoded at once, one per thread.
+    let ((lo, hi), mut jobs) = height_jobs(&mut f, "height", "height", &out.height)?;
+    jobs.push(f.tiff_job("eroded.tif", "eroded_m", out.eroded.map(|&v| v as f32)));
+    jobs.push(f.tiff_job("sediment.tif", "sediment_m", out.sediment.map(|&v| v as f32)));
+    jobs.push(unit_mask_job(&mut f, "wear.png", "mask/wear", &out.eroded));
+    jobs.push(unit_mask_job(&mut f, "sediment_mask.png", "mask/sediment", &out.sediment));
+    jobs.extend(map_jobs(&mut f, &out.height, &an)?);
+    run_jobs(jobs)?;
     let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir erode (stream power, Braun & Willett 2013)".into();
     sc.generator_version = env!("CARGO_PKG_VERSION").into();

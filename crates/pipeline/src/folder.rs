@@ -173,33 +173,54 @@ pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64) -> Grid<u8> {
 /// Voids (`NaN`) stay `NaN` in the TIFF; the 16-bit files, which have no code for them, store
 /// them as code 0 (the lowest height), so their void cells are known only from the TIFF.
 pub fn write_height(f: &mut Folder, stem: &str, role: &str, h: &Grid<f64>) -> Result<(f64, f64)> {
+    let (range, jobs) = height_jobs(f, stem, role, h)?;
+    run_jobs(jobs)?;
+    Ok(range)
+}
+
+/// [`write_height`] as jobs to run later (with others, in parallel: [`run_jobs`]).
+pub(crate) fn height_jobs<'a>(
+    f: &mut Folder,
+    stem: &str,
+    role: &str,
+    h: &'a Grid<f64>,
+) -> Result<((f64, f64), Vec<Job<'a>>)> {
+    use std::sync::Arc;
     let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
-    let solid_copy;
-    let solid = if h.data().iter().any(|v| v.is_nan()) {
-        solid_copy = h.map(|&v| if v.is_nan() { lo } else { v });
-        &solid_copy
-    } else {
-        h
-    };
     let png = f.file(&format!("{stem}.png"), role, Encoding::Png16);
     let rg = f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16);
     let r16 = f.file(&format!("{stem}.r16"), role, Encoding::R16);
     let tif = f.tiff_job(&format!("{stem}.tif"), role, h.map(|&v| v as f32));
-    run_jobs(vec![
-        Box::new(move || Ok(bozkir_io::write_png16(png, solid, lo, hi)?)),
-        Box::new(move || Ok(bozkir_io::write_rg16(rg, solid, lo, hi)?)),
-        Box::new(move || Ok(bozkir_io::write_r16(r16, solid, lo, hi)?)),
+    // Quantised once for the three 16-bit files (voids as the lowest code).
+    let codes = if h.data().iter().any(|v| v.is_nan()) {
+        bozkir_io::quantise_u16(&png, &h.map(|&v| if v.is_nan() { lo } else { v }), lo, hi)?
+    } else {
+        bozkir_io::quantise_u16(&png, h, lo, hi)?
+    };
+    let codes = Arc::new(Grid::from_vec(h.width(), h.height(), codes));
+    let (c1, c2, c3) = (codes.clone(), codes.clone(), codes);
+    let jobs: Vec<Job<'a>> = vec![
+        Box::new(move || Ok(bozkir_io::write_png16_codes(png, &c1)?)),
+        Box::new(move || Ok(bozkir_io::write_rg16_codes(rg, &c2)?)),
+        Box::new(move || Ok(bozkir_io::write_r16_codes(r16, &c3)?)),
         tif,
-    ])?;
-    Ok((lo, hi))
+    ];
+    Ok(((lo, hi), jobs))
 }
 
 /// A unit-range layer (sediment, wear) as an 8-bit mask scaled by its maximum.
 pub fn write_unit_mask(f: &mut Folder, name: &str, role: &str, g: &Grid<f64>) -> Result<()> {
-    let hi = g.min_max().map(|(_, hi)| hi).unwrap_or(0.0);
-    let s = if hi > 0.0 { 1.0 / hi } else { 0.0 };
-    bozkir_io::write_png8(f.file(name, role, Encoding::Png8), &mask(g, |v| v * s))?;
-    Ok(())
+    run_jobs(vec![unit_mask_job(f, name, role, g)])
+}
+
+/// [`write_unit_mask`] as a job to run later.
+pub(crate) fn unit_mask_job<'a>(f: &mut Folder, name: &str, role: &str, g: &'a Grid<f64>) -> Job<'a> {
+    let path = f.file(name, role, Encoding::Png8);
+    Box::new(move || {
+        let hi = g.min_max().map(|(_, hi)| hi).unwrap_or(0.0);
+        let s = if hi > 0.0 { 1.0 / hi } else { 0.0 };
+        Ok(bozkir_io::write_png8(path, &mask(g, |v| v * s))?)
+    })
 }
 
 /// A file of a terrain folder that could not be read; the message names it.

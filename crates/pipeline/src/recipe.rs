@@ -114,7 +114,10 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     if let Some(d) = &an.drainage {
         let area =
             Grid::from_vec(h.width(), h.height(), d.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
-        bozkir_io::write_png8(f.file("flow_mask.png", "mask/flow", Encoding::Png8), &to_u8(&flow_mask(&area, sigma, 1.0)))?;
+        bozkir_io::write_png8(
+            f.file("flow_mask.png", "mask/flow", Encoding::Png8),
+            &to_u8(&flow_mask(&area, sigma, 1.0)),
+        )?;
     }
     write_maps(&mut f, &h, &an)?;
     f.write_sidecar(sidecar(req, &h, range_m, compute))?;

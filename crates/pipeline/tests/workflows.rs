@@ -171,8 +171,9 @@ fn only_the_outputs_asked_for_are_computed_and_written() {
     assert_eq!(files, want);
     // Statistics of stages not run are absent; the slope's are those of the full analysis.
     assert_eq!((out.stats.channel_share, out.stats.outlet_share), (None, None));
-    let full = terrain(&TerrainRequest::profile("hills", 24, 5).unwrap(), tempfile::tempdir().unwrap().path(), &NoProgress)
-        .unwrap();
+    let full =
+        terrain(&TerrainRequest::profile("hills", 24, 5).unwrap(), tempfile::tempdir().unwrap().path(), &NoProgress)
+            .unwrap();
     assert_eq!(out.stats.slope_median_deg, full.stats.slope_median_deg);
     assert!(full.stats.channel_share.is_some());
     // The same bytes for the files both wrote.
@@ -206,7 +207,9 @@ fn analyze_keeps_voids_in_place() {
     };
     let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
     assert!((out.stats.void_share - 20.0 / (w * h) as f64).abs() < 1e-12);
-    for name in ["dem.tif", "filled.tif", "slope.tif", "tpi.tif", "accumulation.tif", "watersheds.tif", "lake_depth.tif"] {
+    for name in
+        ["dem.tif", "filled.tif", "slope.tif", "tpi.tif", "accumulation.tif", "watersheds.tif", "lake_depth.tif"]
+    {
         let g = bozkir_io::read_tiff_f32(dir.path().join(name)).unwrap();
         assert_eq!((g.width(), g.height()), (w, h), "{name}");
         for (i, (a, o)) in g.data().iter().zip(&v).enumerate() {

@@ -140,8 +140,8 @@ impl Level {
     fn relax(&mut self, voids: &[usize], tol: f64) {
         let w = self.w;
         let colours: [Vec<usize>; 2] = [
-            voids.iter().copied().filter(|&i| (i % w + i / w) % 2 == 0).collect(),
-            voids.iter().copied().filter(|&i| (i % w + i / w) % 2 == 1).collect(),
+            voids.iter().copied().filter(|&i| (i % w + i / w).is_multiple_of(2)).collect(),
+            voids.iter().copied().filter(|&i| !(i % w + i / w).is_multiple_of(2)).collect(),
         ];
         for _ in 0..MAX_SWEEPS {
             let mut moved = 0.0f64;

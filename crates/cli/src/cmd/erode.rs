@@ -1,12 +1,12 @@
 //! `bozkir erode`: stream-power erosion (Braun & Willett 2013) on an existing DEM.
 
+use crate::args::Voids;
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Result};
 use bozkir_core::Observer;
-use bozkir_pipeline::compute::{Backend, Compute};
-use crate::args::Voids;
 use bozkir_pipeline::analysis::Outputs;
+use bozkir_pipeline::compute::{Backend, Compute};
 use bozkir_pipeline::erode::{erode, ErodeRequest};
 use bozkir_terrain::erosion::stream_power::StreamPowerParams;
 use std::path::PathBuf;

@@ -264,7 +264,11 @@ fn compat(c: CompatArg) -> Compat {
 
 /// The terrain folder or DEM `on` as a world grid (row 0 south).
 fn base_terrain(on: &std::path::Path) -> Result<WorldGrid> {
-    let grid = if on.is_dir() { read_terrain_folder(on, "world roads --on")?.1 } else { load_dem(on, crate::args::Voids::Crop)?.0 };
+    let grid = if on.is_dir() {
+        read_terrain_folder(on, "world roads --on")?.1
+    } else {
+        load_dem(on, crate::args::Voids::Crop)?.0
+    };
     Ok(WorldGrid::from_grid(&grid))
 }
 
