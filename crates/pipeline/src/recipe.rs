@@ -4,9 +4,9 @@
 //! Steps: each stage's op name as it starts (`noise`, `stream_power`, …; a name may repeat),
 //! the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Outputs, Stats};
+use crate::analysis::{analyse, map_jobs, stats, AnalysisOptions, Outputs, Stats};
 use crate::compute::Compute;
-use crate::folder::{write_height, Folder, Placement};
+use crate::folder::{height_jobs, run_jobs, Folder, Job, Placement};
 use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
@@ -105,21 +105,23 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     let mut f = Folder::new(dir);
     f.place(&req.placement);
     f.set_cog(req.outputs.cog);
-    let range_m = write_height(&mut f, "height", "height", &h)?;
+    // Every file computed and encoded at once, one per thread.
+    let (range_m, mut jobs) = height_jobs(&mut f, "height", "height", &h)?;
     // Erosion-driven masks (seed 001 §5): blur + tanh(x / (k·mean)) into 0..1, as 8-bit PNGs;
     // the raw layers in metres (or their own units) as f32 TIFFs.
     let sigma = 2.0 * h.dx.max(h.dy);
-    write_soft_biomes(&mut f, &state.masks)?;
-    write_masks(&mut f, &state.masks, sigma)?;
+    soft_biome_jobs(&mut f, &state.masks, &mut jobs);
+    mask_jobs(&mut f, &state.masks, sigma, &mut jobs);
     if let Some(d) = &an.drainage {
-        let area =
-            Grid::from_vec(h.width(), h.height(), d.acc.iter().map(|&c| c as f64).collect()).with_cell_size(h.dx, h.dy);
-        bozkir_io::write_png8(
-            f.file("flow_mask.png", "mask/flow", Encoding::Png8),
-            &to_u8(&flow_mask(&area, sigma, 1.0)),
-        )?;
+        let p = f.file("flow_mask.png", "mask/flow", Encoding::Png8);
+        let (w, ht, dx, dy) = (h.width(), h.height(), h.dx, h.dy);
+        jobs.push(Box::new(move || {
+            let area = Grid::from_vec(w, ht, d.acc.iter().map(|&c| c as f64).collect()).with_cell_size(dx, dy);
+            Ok(bozkir_io::write_png8(p, &to_u8(&flow_mask(&area, sigma, 1.0)))?)
+        }));
     }
-    write_maps(&mut f, &h, &an)?;
+    jobs.extend(map_jobs(&mut f, &h, &an)?);
+    run_jobs(jobs)?;
     f.write_sidecar(sidecar(req, &h, range_m, compute))?;
     Ok(RecipeOutcome { stages, range_m, stats: stats(&an) })
 }
@@ -148,46 +150,56 @@ fn sidecar(req: &RecipeRequest, h: &Grid<f64>, range_m: (f64, f64), compute: Com
 
 /// The recorded masks except the soft biome weights: `biome` as ids and palette colours, every
 /// other as `NAME_mask.png` (normalised) and `NAME.tif` (raw).
-fn write_masks(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>, sigma: f64) -> Result<()> {
+fn mask_jobs<'a>(f: &mut Folder, masks: &'a BTreeMap<String, Grid<f64>>, sigma: f64, jobs: &mut Vec<Job<'a>>) {
     for (name, m) in masks {
         if name.starts_with(bozkir_recipe::SOFT_BIOME_PREFIX) {
             continue;
         }
         if name == "biome" {
             // A class map, not a mask: ids as 8-bit codes, and the palette's colours.
-            let ids = m.map(|&v| v as u8);
-            let pal = bozkir_material::biomes::Palette::default_biomes();
-            let rgb = Grid::from_vec(ids.width(), ids.height(), bozkir_material::biomes::to_rgb(&ids, &pal));
-            bozkir_io::write_png8(f.file("biomes.png", "biome_ids", Encoding::Png8), &ids)?;
-            bozkir_io::write_rgb8(f.file("biomes_rgb.png", "biome_colour", Encoding::Rgb8), &rgb)?;
+            let (ids_path, rgb_path) = (
+                f.file("biomes.png", "biome_ids", Encoding::Png8),
+                f.file("biomes_rgb.png", "biome_colour", Encoding::Rgb8),
+            );
+            jobs.push(Box::new(move || {
+                let ids = m.map(|&v| v as u8);
+                let pal = bozkir_material::biomes::Palette::default_biomes();
+                let rgb = Grid::from_vec(ids.width(), ids.height(), bozkir_material::biomes::to_rgb(&ids, &pal));
+                bozkir_io::write_png8(ids_path, &ids)?;
+                Ok(bozkir_io::write_rgb8(rgb_path, &rgb)?)
+            }));
             continue;
         }
-        let norm = normalise_mask(m, sigma, 1.0);
-        bozkir_io::write_png8(
-            f.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8),
-            &to_u8(&norm),
-        )?;
-        f.write_tiff(&format!("{name}.tif"), name, &m.map(|&v| v as f32))?;
+        let p = f.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8);
+        jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &to_u8(&normalise_mask(m, sigma, 1.0)))?)));
+        jobs.push(f.tiff_job(&format!("{name}.tif"), name, m.map(|&v| v as f32)));
     }
-    Ok(())
 }
 
 /// The soft biome weights a `biomes` stage recorded, as 8-bit maps summing to 255 per pixel
 /// (largest remainder): `biome_weights_<palette name>.png`, one per biome present.
-fn write_soft_biomes(f: &mut Folder, masks: &BTreeMap<String, Grid<f64>>) -> Result<()> {
+fn soft_biome_jobs<'a>(f: &mut Folder, masks: &'a BTreeMap<String, Grid<f64>>, jobs: &mut Vec<Job<'a>>) {
     let soft = bozkir_recipe::soft_biome_masks(masks);
     if soft.is_empty() {
-        return Ok(());
+        return;
     }
-    let grids: Vec<Grid<f64>> = soft.iter().map(|(_, g)| (*g).clone()).collect();
-    let layers = bozkir_io::export::weights::soft_layers(&grids);
     let pal = bozkir_material::biomes::Palette::default_biomes();
-    for ((id, _), layer) in soft.iter().zip(&layers) {
-        let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
-        let file = bozkir_material::biomes::soft_biome_file(&name);
-        bozkir_io::write_png8(f.file(&file, &format!("biome_weight/{name}"), Encoding::Png8), layer)?;
-    }
-    Ok(())
+    let paths: Vec<_> = soft
+        .iter()
+        .map(|(id, _)| {
+            let name = pal.entries.get(*id as usize).map_or_else(|| format!("biome{id}"), |e| e.name.clone());
+            let file = bozkir_material::biomes::soft_biome_file(&name);
+            f.file(&file, &format!("biome_weight/{name}"), Encoding::Png8)
+        })
+        .collect();
+    // The layers share one largest-remainder pass: computed together, then written.
+    jobs.push(Box::new(move || {
+        let grids: Vec<Grid<f64>> = soft.iter().map(|(_, g)| (*g).clone()).collect();
+        for (p, layer) in paths.into_iter().zip(bozkir_io::export::weights::soft_layers(&grids)) {
+            bozkir_io::write_png8(p, &layer)?;
+        }
+        Ok(())
+    }));
 }
 
 fn to_u8(m: &Grid<f64>) -> Grid<u8> {
