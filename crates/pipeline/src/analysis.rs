@@ -4,6 +4,8 @@
 //!
 //! Steps reported to the observer, in order, for the maps asked for ([`Outputs`]): `flow
 //! routing`, `accumulation`, `streams`, `watersheds`, `slope`, `tpi`, `landform`, `sky view`.
+//! When drainage maps and window maps (slope, TPI, landform, sky view) are both asked for, they
+//! are computed at once and reported as the single step `analysis`.
 //!
 //! **Voids.** A `NaN` height is a void (no data) and stays one in every map: the valid cells
 //! beside it are outlets, as the grid's border cells are (water leaves the DEM there), its
@@ -12,7 +14,7 @@
 
 use crate::folder::{mask, rgb_grid, run_jobs, Folder, Job};
 use crate::Result;
-use bozkir_core::{Grid, Observer};
+use bozkir_core::{Grid, NoProgress, Observer, Progress};
 use bozkir_io::Encoding;
 use bozkir_render::{colourise_classes, shaded_relief, PreviewParams};
 use bozkir_terrain::hydrology::flow_graph::{
@@ -278,7 +280,44 @@ pub struct Analysis {
 pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Analysis {
     let o = opts.outputs;
     let valid_cells = h.data().iter().filter(|v| !v.is_nan()).count();
-    let drainage = o.drainage().then(|| drainage(h, opts, obs));
+    let maps_wanted =
+        [Output::Slope, Output::Twi, Output::Tpi, Output::Landform, Output::Skyview].iter().any(|&m| o.has(m));
+    let (drainage, maps) = if o.drainage() && maps_wanted {
+        // The drainage maps are mostly sequential work (the stack, the accumulation, the
+        // watersheds): they run alongside the window maps, which take the threads they leave
+        // idle. The steps overlap, so they are timed as one.
+        obs.step("analysis");
+        rayon::join(|| Some(drainage(h, opts, &NoProgress)), || window_maps(h, opts, &Quiet(obs)))
+    } else {
+        (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, obs))
+    };
+    let (slope, tpi, landform, sky_view) = maps;
+    Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o }
+}
+
+/// An observer that passes progress on but not steps (for work timed as part of a larger step).
+struct Quiet<'a>(&'a dyn Observer);
+
+impl Progress for Quiet<'_> {
+    fn report(&self, stage: &str, done: u64, total: u64) {
+        self.0.report(stage, done, total)
+    }
+    fn cancelled(&self) -> bool {
+        self.0.cancelled()
+    }
+}
+
+impl Observer for Quiet<'_> {
+    fn note(&self, text: &str) {
+        self.0.note(text)
+    }
+}
+
+/// Slope, TPI, landform classes and sky view, as the outputs ask.
+type WindowMaps = (Option<Grid<f64>>, Option<Grid<f64>>, Option<Grid<u8>>, Option<Grid<f64>>);
+
+fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> WindowMaps {
+    let o = opts.outputs;
     // Slope also gives the printed slope figures and TWI's tan β.
     let slope = (o.has(Output::Slope) || o.has(Output::Twi)).then(|| {
         obs.step("slope");
@@ -304,7 +343,7 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
         )
         .with_cell_size(h.dx, h.dy)
     });
-    Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o }
+    (slope, tpi, landform, sky_view)
 }
 
 /// D8 routing (sea cells made outlets), accumulation, streams and watersheds.

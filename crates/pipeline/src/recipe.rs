@@ -12,6 +12,7 @@ use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
 use bozkir_recipe::{run_with, Recipe, StageEvent, StageReport};
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -116,7 +117,7 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
         let p = f.file("flow_mask.png", "mask/flow", Encoding::Png8);
         let (w, ht, dx, dy) = (h.width(), h.height(), h.dx, h.dy);
         jobs.push(Box::new(move || {
-            let area = Grid::from_vec(w, ht, d.acc.iter().map(|&c| c as f64).collect()).with_cell_size(dx, dy);
+            let area = Grid::from_vec(w, ht, d.acc.par_iter().map(|&c| c as f64).collect()).with_cell_size(dx, dy);
             Ok(bozkir_io::write_png8(p, &to_u8(&flow_mask(&area, sigma, 1.0)))?)
         }));
     }

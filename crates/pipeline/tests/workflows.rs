@@ -24,8 +24,8 @@ impl Observer for Steps {
     }
 }
 
-const ANALYSIS_STEPS: [&str; 8] =
-    ["flow routing", "accumulation", "streams", "watersheds", "slope", "tpi", "landform", "sky view"];
+/// The default outputs ask for drainage and window maps: computed at once, one step.
+const ANALYSIS_STEPS: [&str; 1] = ["analysis"];
 
 fn listed(dir: &Path) -> Vec<String> {
     let sc = bozkir_io::read_sidecar(dir.join("terrain.json")).unwrap();
@@ -106,7 +106,7 @@ fn a_recipe_announces_its_stages_then_the_analysis() {
     let steps = obs.0.lock().unwrap().clone();
     let ops: Vec<&str> = recipe.stages.iter().map(|s| s.op.name()).collect();
     assert_eq!(steps[..ops.len()], ops[..]);
-    assert_eq!(steps[ops.len()..ops.len() + 8], ANALYSIS_STEPS.map(String::from)[..]);
+    assert_eq!(steps[ops.len()..ops.len() + 1], ANALYSIS_STEPS.map(String::from)[..]);
     assert_eq!(steps.last().map(String::as_str), Some("write"));
     assert_eq!(out.stages.len(), ops.len());
     let sc = bozkir_io::read_sidecar(dir.path().join("terrain.json")).unwrap();

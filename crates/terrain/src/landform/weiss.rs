@@ -30,6 +30,7 @@
 use super::slope::{slope, slope_to_degrees};
 use super::tpi::{standardised_tpi, TpiParams, TpiWindow};
 use bozkir_core::Grid;
+use rayon::prelude::*;
 
 /// Class names indexed by code; index 0 is "no data".
 pub const WEISS_CLASS_NAMES: [&str; 11] = [
@@ -116,7 +117,7 @@ pub fn weiss_landform_from(small: &Grid<f64>, large: &Grid<f64>, slope_deg: &Gri
     );
     let data = small
         .data()
-        .iter()
+        .par_iter()
         .zip(large.data())
         .zip(slope_deg.data())
         .map(|((&s, &l), &g)| weiss_class(s, l, g, p))
@@ -126,9 +127,20 @@ pub fn weiss_landform_from(small: &Grid<f64>, large: &Grid<f64>, slope_deg: &Gri
 
 /// Weiss (2001) landform classes of `z` (codes in [`WEISS_CLASS_NAMES`]).
 pub fn weiss_landform(z: &Grid<f64>, p: &WeissParams) -> Grid<u8> {
-    let small = standardised_tpi(z, &TpiParams { window: p.small });
-    let large = standardised_tpi(z, &TpiParams { window: p.large });
-    let deg = slope(z).map(|&s| slope_to_degrees(s));
+    // The two scales and the slope are independent: computed at once.
+    let ((small, large), deg) = rayon::join(
+        || {
+            rayon::join(
+                || standardised_tpi(z, &TpiParams { window: p.small }),
+                || standardised_tpi(z, &TpiParams { window: p.large }),
+            )
+        },
+        || {
+            let s = slope(z);
+            let deg = s.data().par_iter().map(|&v| slope_to_degrees(v)).collect();
+            Grid::from_vec(s.width(), s.height(), deg).with_cell_size(s.dx, s.dy)
+        },
+    );
     weiss_landform_from(&small, &large, &deg, p)
 }
 

@@ -47,7 +47,12 @@ pub fn deposit_mask(deposit: &Grid<f64>, blur_sigma_m: f64, k: f64) -> Grid<f64>
 /// Flow mask from drainage area (cells or m²): log-scaled as `ln(1 + A)` first (§5: "A
 /// (log-scaled)"), then normalised.
 pub fn flow_mask(area: &Grid<f64>, blur_sigma_m: f64, k: f64) -> Grid<f64> {
-    let logged = area.map(|&a| if a > 0.0 { libm::log1p(a) } else { 0.0 });
+    let mut logged = area.same_shape(0.0);
+    logged
+        .data_mut()
+        .par_iter_mut()
+        .zip(area.data())
+        .for_each(|(l, &a)| *l = if a > 0.0 { libm::log1p(a) } else { 0.0 });
     normalise_mask(&logged, blur_sigma_m, k)
 }
 
