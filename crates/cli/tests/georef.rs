@@ -383,3 +383,75 @@ fn export_takes_an_analyze_folder() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a plain path"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `--ocean auto` on a georeferenced DEM: the sea along the west border (below 0 m, touching
+/// the border) is left unfilled and counted, a closed basin below 0 m inland is filled; the
+/// flag needs an EPSG CRS, excludes `--sea-level`, and finding no ocean is a note.
+#[test]
+fn ocean_auto_takes_the_border_connected_sea_and_fills_inland_basins() {
+    let (w, h) = (32usize, 24usize);
+    let sea = |x: usize| x < 8;
+    let basin = |x: usize, y: usize| (18..22).contains(&x) && (10..14).contains(&y);
+    let g = bozkir_core::Grid::from_fn(w, h, |x, y| {
+        if sea(x) {
+            -30.0 + 2.0 * x as f32 - if (x, y) == (3, 12) { 5.0 } else { 0.0 }
+        } else if basin(x, y) {
+            -12.0
+        } else {
+            3.0 * (x as f32 - 7.0) + 0.5 * (y % 3) as f32
+        }
+    });
+    let geo = bozkir_io::GeoRef {
+        crs: bozkir_io::Crs::Epsg { code: 32633, geographic: false },
+        transform: GeoTransform { x0: 500_000.0, y0: 4_400_240.0, sx: 10.0, sy: 10.0 },
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let coast = dir.path().join("coast.tif");
+    bozkir_io::write_geotiff_f32(&coast, &g, &geo).unwrap();
+    let out = dir.path().join("ocean");
+    let o = bozkir(&["analyze", coast.to_str().unwrap(), "--out", out.to_str().unwrap(), "--ocean", "auto"]);
+    ok(&o);
+    let ocean = 8 * h;
+    let text = String::from_utf8_lossy(&o.stdout);
+    let share = 100.0 * ocean as f64 / (w * h) as f64;
+    assert!(text.contains(&format!("ocean                  {share:.2} % of cells ({ocean} cells")), "{text}");
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    assert_eq!(sc.settings["ocean"], "auto");
+    assert_eq!(sc.settings["ocean_cells"], ocean as u64);
+    let filled = bozkir_io::read_tiff_f32(out.join("filled.tif")).unwrap();
+    let lakes = bozkir_io::read_tiff_f32(out.join("lake_depth.tif")).unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            if sea(x) {
+                assert_eq!(filled.get(x, y), g.get(x, y), "sea ({x}, {y}) unfilled");
+                assert_eq!(*lakes.get(x, y), 0.0);
+            } else if basin(x, y) {
+                assert!(*filled.get(x, y) >= 0.0 && *lakes.get(x, y) >= 12.0, "basin ({x}, {y}) filled");
+            }
+        }
+    }
+    // `--sea-level` and `--ocean` exclude each other; without an EPSG CRS `--ocean auto` is
+    // refused with the way out named; both before anything is written.
+    let plain = dir.path().join("plain.tif");
+    bozkir_io::write_tiff_f32(&plain, &g.clone().with_cell_size(10.0, 10.0)).unwrap();
+    for (input, extra, want) in
+        [(&coast, &["--sea-level", "0"][..], "cannot be used with"), (&plain, &[][..], "--sea-level H")]
+    {
+        let never = dir.path().join("never");
+        let mut a = vec!["analyze", input.to_str().unwrap(), "--out", never.to_str().unwrap(), "--ocean", "auto"];
+        a.extend_from_slice(extra);
+        let o = bozkir(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{extra:?}: {err}");
+        assert!(!never.exists(), "{extra:?}");
+    }
+    // Land only (the basin inland): a note, and the run goes on.
+    let land = dir.path().join("land.tif");
+    bozkir_io::write_geotiff_f32(&land, &g.map(|&v| if v < -12.5 { 40.0 } else { v }), &geo).unwrap();
+    let out = dir.path().join("land");
+    let o = bozkir(&["analyze", land.to_str().unwrap(), "--out", out.to_str().unwrap(), "--ocean", "auto"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--ocean auto: no ocean found (no cell below 0 m connected to the border)"), "{err}");
+    assert_eq!(read_sidecar(out.join("terrain.json")).unwrap().settings["ocean_cells"], 0);
+}

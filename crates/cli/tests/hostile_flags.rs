@@ -344,6 +344,7 @@ const NOT_NUMERIC: &[&str] = &[
     "--on",
     "--outputs",
     "--crop",
+    "--ocean",
 ];
 
 /// Every command path, for the help comparison.

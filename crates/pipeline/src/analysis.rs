@@ -12,10 +12,10 @@
 //! slope, TPI and sky view are `NaN` (class 0 in the landform map), and the statistics count
 //! only the valid cells.
 
-use crate::folder::{mask, rgb_grid, run_jobs, Folder, Job};
+use crate::folder::{mask, rgb_grid, run_jobs, Folder, Job, Placement};
 use crate::Result;
 use bozkir_core::{Grid, NoProgress, Observer, Progress};
-use bozkir_io::Encoding;
+use bozkir_io::{Crs, Encoding};
 use bozkir_render::{colourise_classes, shaded_relief, PreviewParams};
 use bozkir_terrain::hydrology::flow_graph::{
     accumulate_cells, build_stack, d8_direction_codes, d8_receivers, FlowGraph,
@@ -176,6 +176,78 @@ impl Default for Outputs {
     }
 }
 
+/// Where the sea is: its cells are outlets the land drains into, each its own receiver in the
+/// D8 graph, and `analyze` leaves them out of the fill (the sea floor keeps its heights).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Sea {
+    /// No sea: the grid's border (and the cells beside voids) are the outlets.
+    #[default]
+    None,
+    /// `--sea-level H`: every cell strictly below `H` metres is sea.
+    Level(f64),
+    /// `--ocean auto`: sea level 0 m of the input's vertical datum; the sea is the cells below
+    /// 0 m 4-connected to the grid's border through cells below 0 m or voids. Cells below 0 m
+    /// cut off from the border (a Dead Sea, a polder) stay land and are filled as depressions.
+    /// Needs a georeferenced input with an EPSG CRS ([`AnalysisOptions::sea_mask`]).
+    Auto,
+}
+
+impl Sea {
+    /// The sea cells of `h` by this rule, unchecked; `None` for [`Sea::None`]. On a surface the
+    /// ε fill raised around the sea (as `analyze` fills it) the rule gives the same cells as on
+    /// the input: the fill keeps the sea's heights and only raises the land.
+    pub fn cells(&self, h: &Grid<f64>) -> Option<Vec<bool>> {
+        match *self {
+            Sea::None => None,
+            Sea::Level(level) => Some(h.data().iter().map(|&v| v < level).collect()),
+            Sea::Auto => Some(ocean_cells(h)),
+        }
+    }
+}
+
+/// The cells below 0 m that are 4-connected to the grid's border through cells below 0 m or
+/// voids (`NaN`): the ocean of [`Sea::Auto`]. Voids are crossed but never part of it.
+pub fn ocean_cells(h: &Grid<f64>) -> Vec<bool> {
+    let (w, ht) = (h.width(), h.height());
+    let z = h.data();
+    if z.is_empty() {
+        return Vec::new();
+    }
+    let open = |i: usize| z[i] < 0.0 || z[i].is_nan();
+    let mut seen = vec![false; z.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    let visit = |i: usize, seen: &mut Vec<bool>, stack: &mut Vec<usize>| {
+        if !seen[i] && open(i) {
+            seen[i] = true;
+            stack.push(i);
+        }
+    };
+    for x in 0..w {
+        visit(x, &mut seen, &mut stack);
+        visit((ht - 1) * w + x, &mut seen, &mut stack);
+    }
+    for y in 0..ht {
+        visit(y * w, &mut seen, &mut stack);
+        visit(y * w + w - 1, &mut seen, &mut stack);
+    }
+    while let Some(i) = stack.pop() {
+        let (x, y) = (i % w, i / w);
+        if x > 0 {
+            visit(i - 1, &mut seen, &mut stack);
+        }
+        if x + 1 < w {
+            visit(i + 1, &mut seen, &mut stack);
+        }
+        if y > 0 {
+            visit(i - w, &mut seen, &mut stack);
+        }
+        if y + 1 < ht {
+            visit(i + w, &mut seen, &mut stack);
+        }
+    }
+    seen.iter().zip(z).map(|(&s, v)| s && !v.is_nan()).collect()
+}
+
 /// Options of the analysis.
 #[derive(Debug, Clone)]
 pub struct AnalysisOptions {
@@ -185,10 +257,8 @@ pub struct AnalysisOptions {
     pub stream_threshold: Option<u32>,
     /// Sky-view search radius in cells.
     pub sky_radius_cells: f64,
-    /// Sea level in metres: cells strictly below it are sea, each its own outlet (land drains
-    /// into the first sea cell it reaches; `analyze` leaves the sea floor unfilled). `None`: no
-    /// sea, the grid's border is the outlet.
-    pub sea_level: Option<f64>,
+    /// The sea, if any ([`Sea`]).
+    pub sea: Sea,
     /// The maps to compute and write (default: [`Outputs::STANDARD`]).
     pub outputs: Outputs,
 }
@@ -199,28 +269,44 @@ impl Default for AnalysisOptions {
             tpi_radius: 8,
             stream_threshold: None,
             sky_radius_cells: 16.0,
-            sea_level: None,
+            sea: Sea::None,
             outputs: Outputs::STANDARD,
         }
     }
 }
 
 impl AnalysisOptions {
-    /// Which cells of `h` are sea (strictly below [`Self::sea_level`]); `None` without a sea
-    /// level. Refuses a sea level that is not finite or lies above every cell.
-    pub fn sea_mask(&self, h: &Grid<f64>) -> Result<Option<Vec<bool>>> {
-        let Some(level) = self.sea_level else { return Ok(None) };
-        if !level.is_finite() {
-            return Err(crate::PipelineError::Invalid(format!(
-                "--sea-level {level} must be a finite height in metres"
-            )));
-        }
-        let sea: Vec<bool> = h.data().iter().map(|&v| v < level).collect();
-        if sea.iter().all(|&s| s) {
+    /// Which cells of `h` are sea by [`Self::sea`]; `None` without a sea, or when
+    /// [`Sea::Auto`] finds no ocean (no cell below 0 m connected to the border: land only).
+    /// Refuses a sea level that is not finite, a sea that covers every valid cell, and
+    /// [`Sea::Auto`] on an input without an EPSG CRS (`placement`: where `h` is).
+    pub fn sea_mask(&self, h: &Grid<f64>, placement: &Placement) -> Result<Option<Vec<bool>>> {
+        let what = match self.sea {
+            Sea::None => return Ok(None),
+            Sea::Level(level) if !level.is_finite() => {
+                return Err(crate::PipelineError::Invalid(format!(
+                    "--sea-level {level} must be a finite height in metres"
+                )));
+            }
+            Sea::Level(level) => format!("--sea-level {level} m is above every cell"),
+            Sea::Auto => {
+                if !placement.georef.is_some_and(|g| matches!(g.crs, Crs::Epsg { .. })) {
+                    return Err(crate::PipelineError::Invalid(
+                        "--ocean auto needs a georeferenced input with a known CRS (an EPSG code): \
+                         0 m is sea level only on a real-world DEM; give --sea-level H instead"
+                            .into(),
+                    ));
+                }
+                "--ocean auto: every valid cell is below 0 m and connected to the border".into()
+            }
+        };
+        let Some(sea) = self.sea.cells(h) else { return Ok(None) };
+        if h.data().iter().zip(&sea).all(|(v, &s)| s || v.is_nan()) {
             let top = h.min_max().map_or(f64::NAN, |(_, hi)| hi);
-            return Err(crate::PipelineError::Invalid(format!(
-                "--sea-level {level} m is above every cell (the highest is {top} m): nothing is land"
-            )));
+            return Err(crate::PipelineError::Invalid(format!("{what} (the highest is {top} m): nothing is land")));
+        }
+        if self.sea == Sea::Auto && !sea.contains(&true) {
+            return Ok(None);
         }
         Ok(Some(sea))
     }
@@ -352,11 +438,11 @@ fn drainage(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Draina
     let mut graph = d8_receivers(h);
     // Sea cells, and cells beside a void (as border cells are), are outlets: each drains to
     // itself, and the stack is rebuilt for it.
-    let level = opts.sea_level.unwrap_or(f64::NEG_INFINITY);
+    let sea = opts.sea.cells(h);
     let beside_void = void_neighbours(h);
     let mut changed = false;
-    for (i, &v) in h.data().iter().enumerate() {
-        let outlet = v < level || beside_void.as_ref().is_some_and(|b| b[i]);
+    for i in 0..h.len() {
+        let outlet = sea.as_ref().is_some_and(|s| s[i]) || beside_void.as_ref().is_some_and(|b| b[i]);
         if outlet && graph.receivers[i] as usize != i {
             graph.receivers[i] = i as u32;
             graph.dist[i] = 0.0;

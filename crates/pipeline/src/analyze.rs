@@ -3,7 +3,7 @@
 //!
 //! Steps: `fill`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Output, Stats};
+use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Output, Sea, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::{PipelineError, Result};
@@ -41,7 +41,7 @@ pub struct AnalyzeOutcome {
     /// Cells the fill raised by [`FLAT_RAISE_M`] or less: flats given a drainage slope of a few
     /// ulps by the ε fill, not depressions.
     pub flat_cells: usize,
-    /// Cells below the sea level (0 without one).
+    /// Sea cells: below the sea level, or the ocean of [`Sea::Auto`] (0 without a sea).
     pub sea_cells: usize,
     /// The analysis's summary numbers.
     pub stats: Stats,
@@ -73,7 +73,10 @@ pub struct AnalyzeOutcome {
 pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Observer) -> Result<AnalyzeOutcome> {
     let dem = req.dem;
     check_analysis(dem.width(), dem.height(), dem.dx, dem.dy, &req.options)?;
-    let sea = req.options.sea_mask(dem)?;
+    let sea = req.options.sea_mask(dem, &req.placement)?;
+    if req.options.sea == Sea::Auto && sea.is_none() {
+        obs.note("--ocean auto: no ocean found (no cell below 0 m connected to the border)");
+    }
     obs.step("fill");
     let has_voids = dem.data().iter().any(|v| v.is_nan());
     let filled = match &sea {
@@ -117,8 +120,17 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     sc.generator_version = env!("CARGO_PKG_VERSION").into();
     sc.source = req.source.clone();
     sc.settings.insert("tpi_radius".into(), req.options.tpi_radius.into());
-    if let Some(level) = req.options.sea_level {
-        sc.settings.insert("sea_level_m".into(), level.into());
+    let sea_cells = sea.as_ref().map_or(0, |s| s.iter().filter(|&&b| b).count());
+    match req.options.sea {
+        Sea::None => {}
+        Sea::Level(level) => {
+            sc.settings.insert("sea_level_m".into(), level.into());
+        }
+        Sea::Auto => {
+            sc.settings.insert("ocean".into(), "auto".into());
+            sc.settings.insert("ocean_cells".into(), sea_cells.into());
+            sc.settings.insert("ocean_share".into(), (sea_cells as f64 / dem.len().max(1) as f64).into());
+        }
     }
     let backend = (compute.report)();
     sc.backend = backend.backend;
@@ -128,7 +140,6 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     f.write_sidecar(sc)?;
     let raised_cells = lakes.data().iter().filter(|&&d| d > FLAT_RAISE_M).count();
     let flat_cells = lakes.data().iter().filter(|&&d| d > 0.0 && d <= FLAT_RAISE_M).count();
-    let sea_cells = sea.map_or(0, |s| s.iter().filter(|&&b| b).count());
     Ok(AnalyzeOutcome { range_m: (lo, hi), raised_cells, flat_cells, sea_cells, stats: stats(&an) })
 }
 
@@ -172,15 +183,15 @@ mod tests {
             })
             .collect();
         let dem = Grid::from_vec(w, h, z.clone()).with_cell_size(10.0, 10.0);
-        let run = |sea_level: Option<f64>| {
+        let run = |sea: Sea| {
             let dir = tempfile::tempdir().unwrap();
-            let options = AnalysisOptions { tpi_radius: 2, sea_level, ..AnalysisOptions::default() };
+            let options = AnalysisOptions { tpi_radius: 2, sea, ..AnalysisOptions::default() };
             let req = AnalyzeRequest { dem: &dem, source: "s".into(), options, placement: Placement::default() };
             let out = analyze(&req, Compute::cpu(), dir.path(), &NoProgress).unwrap();
             let filled = bozkir_io::read_tiff_f32(dir.path().join("filled.tif")).unwrap();
             (out, filled)
         };
-        let (with_sea, filled) = run(Some(0.0));
+        let (with_sea, filled) = run(Sea::Level(0.0));
         assert_eq!(with_sea.sea_cells, 6 * h);
         for (i, (&f, &o)) in filled.data().iter().zip(&z).enumerate() {
             if o < 0.0 {
@@ -189,12 +200,12 @@ mod tests {
         }
         assert_eq!(with_sea.raised_cells, 0, "nothing on land needs filling");
         // Without a sea level the hollow in the floor is a depression and gets filled.
-        let (no_sea, filled) = run(None);
+        let (no_sea, filled) = run(Sea::None);
         assert!(no_sea.raised_cells > 0);
         assert!(filled.data().iter().zip(&z).any(|(&f, &o)| f as f64 > o + 1.0));
         // Sea cells are outlets in the analysis's graph: land drains into the first sea cell.
         let land_sea = {
-            let options = AnalysisOptions { tpi_radius: 2, sea_level: Some(0.0), ..AnalysisOptions::default() };
+            let options = AnalysisOptions { tpi_radius: 2, sea: Sea::Level(0.0), ..AnalysisOptions::default() };
             crate::analysis::analyse(&dem, &options, &NoProgress)
         };
         for (i, &zi) in z.iter().enumerate() {
@@ -208,8 +219,8 @@ mod tests {
         }
         // A sea level above every cell, or not finite, is refused.
         for bad in [1e6, f64::NAN, f64::INFINITY] {
-            let options = AnalysisOptions { sea_level: Some(bad), ..AnalysisOptions::default() };
-            assert!(options.sea_mask(&dem).is_err(), "{bad}");
+            let options = AnalysisOptions { sea: Sea::Level(bad), ..AnalysisOptions::default() };
+            assert!(options.sea_mask(&dem, &Placement::default()).is_err(), "{bad}");
         }
     }
 }
