@@ -16,8 +16,10 @@
 //! Or, as xarray and netCDF tools export them, 1-D coordinate arrays of cell centres: `x`,
 //! `lon` or `longitude` for the columns and `y`, `lat` or `latitude` for the rows (both axes
 //! needed), ascending or descending. They must match the elevation's size, be finite, strictly
-//! monotone and evenly spaced (each step within 0.1 % of the mean); anything else is refused,
-//! naming the entry. `lon`/`lat` names mean degrees (taken as WGS 84, EPSG:4326; cells converted
+//! monotone and evenly spaced (each step within 0.1 % of the mean, or within 4 units in the last
+//! place of the largest value at the precision the values are stored in: float32 coordinate
+//! arrays, common in netCDF exports, round their steps by more than 0.1 % at fine spacings);
+//! anything else is refused, naming the entry. `lon`/`lat` names mean degrees (taken as WGS 84, EPSG:4326; cells converted
 //! to metres at the centre latitude), `x`/`y` metres. Rows are reordered north first and columns
 //! west first, so a south-first array is not mirrored; the georeference is kept for the outputs.
 //! `dx`/`dy` beside them must agree with their spacing within 1 %.
@@ -148,7 +150,8 @@ struct Axis {
 }
 
 /// The 1-D coordinate array among `names` for `n` cells, checked: the right length, finite,
-/// strictly monotone, evenly spaced (each step within 0.1 % of the mean), degrees within range.
+/// strictly monotone, evenly spaced (each step within 0.1 % of the mean or the values' rounding),
+/// degrees within range.
 fn axis(
     path: &Path,
     arrays: &BTreeMap<String, NpyArray>,
@@ -174,7 +177,13 @@ fn axis(
     if step == 0.0 || !step.is_finite() {
         return bad("zero spacing (the first and last values are equal)".into());
     }
-    if let Some(i) = (1..n).find(|&i| ((v[i] - v[i - 1]) - step).abs() > 1e-3 * step.abs()) {
+    // Coordinates stored as float32 (every value representable in it) carry that rounding: a
+    // step may then be off by a few units in the last place of the largest value.
+    let f32_stored = v.iter().all(|&x| f64::from(x as f32) == x);
+    let ulp = if f32_stored { f64::from(f32::EPSILON) } else { f64::EPSILON };
+    let largest = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let tolerance = (1e-3 * step.abs()).max(4.0 * ulp * largest);
+    if let Some(i) = (1..n).find(|&i| ((v[i] - v[i - 1]) - step).abs() > tolerance) {
         return bad(format!(
             "not evenly spaced: step {} between values {} and {i}, the mean step is {step}",
             v[i] - v[i - 1],

@@ -217,6 +217,39 @@ fn npz_coordinate_arrays_that_do_not_fit_are_refused() {
     assert!(read_npz_dem(&p).unwrap_err().to_string().contains("without a coordinate array"));
 }
 
+/// Float32 coordinate arrays (as netCDF exports often store them) round a fine step by more
+/// than 0.1 %: they are read as evenly spaced; an uneven float32 array is still refused.
+#[test]
+fn npz_float32_coordinates_are_evenly_spaced_at_their_precision() {
+    let d = tmp_dir("npz-f32");
+    let (w, h, step) = (240usize, 180usize, 1.0 / 1200.0);
+    let elev: Vec<u8> = (0..w * h).flat_map(|i| (10.0 + (i % 7) as f64).to_le_bytes()).collect();
+    let lon: Vec<f32> = (0..w).map(|c| (-123.9 + step * c as f64) as f32).collect();
+    let lat: Vec<f32> = (0..h).map(|r| (49.4 - step * r as f64) as f32).collect();
+    let f4 = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    // The rounding to float32 moves some steps by more than 0.1 % of the step.
+    let worst = lon.windows(2).map(|p| ((p[1] - p[0]) as f64 - step).abs() / step).fold(0.0, f64::max);
+    assert!(worst > 1e-3, "the test array should need the float32 tolerance ({worst})");
+    let write = |name: &str, lon: &[f32]| {
+        let entries = [
+            ("elevation.npy", npy("<f8", &format!("({h}, {w})"), &elev)),
+            ("lon.npy", npy("<f4", &format!("({w},)"), &f4(lon))),
+            ("lat.npy", npy("<f4", &format!("({h},)"), &f4(&lat))),
+        ];
+        let p = d.join(name);
+        std::fs::write(&p, zip_of(&entries, false)).unwrap();
+        p
+    };
+    let dem = read_npz_dem(write("ok.npz", &lon)).unwrap();
+    let t = dem.georef.unwrap();
+    assert!((t.sx - step).abs() < 1e-7 && (t.sy - step).abs() < 1e-7, "{t:?}");
+    assert!(matches!(dem.crs_kind, CrsKind::Geographic { epsg: Some(4326), .. }));
+    let mut uneven = lon.clone();
+    uneven[100] += (step * 0.2) as f32;
+    let e = read_npz_dem(write("uneven.npz", &uneven)).unwrap_err().to_string();
+    assert!(e.contains("not evenly spaced"), "{e}");
+}
+
 #[test]
 fn jacksboro_npz_loads_with_its_spacing() {
     let dem = read_npz_dem(data("jacksboro_fault_dem.npz")).unwrap();
