@@ -62,10 +62,13 @@ impl Crs {
 
     /// The CRS an output carries for an input's GeoKeys `keys` (no EPSG code): their
     /// horizontal part ([`GeoKeySet::horizontal`]), or [`Crs::Local`] when they are exactly the
-    /// keys bozkir writes for its local frame.
+    /// keys bozkir writes for its local frame, or [`Crs::Unknown`] when there are none (only a
+    /// raster type or a vertical CRS).
     pub fn from_keys(keys: &GeoKeySet) -> Crs {
         let h = keys.horizontal();
-        if h == local_keys() {
+        if h.keys.is_empty() {
+            Crs::Unknown
+        } else if h == local_keys() {
             Crs::Local
         } else {
             Crs::Keys(Arc::new(h))
@@ -486,6 +489,8 @@ mod tests {
         assert_eq!(local.dir, vec![1, 1, 0, 5, 1024, 0, 1, 1, 1025, 0, 1, 1, 1026, 34737, n, 0, 3072, 0, 1, 32767, 3076, 0, 1, 9001]);
         assert_eq!(local.ascii, Some(format!("{LOCAL_CITATION}|")));
         assert_eq!(Crs::from_keys(&local_keys()), Crs::Local);
+        let raster_type_only = GeoKeySet::new([1, 1, 0], vec![(1025, GeoKeyValue::Short(vec![2]))]).unwrap();
+        assert_eq!(Crs::from_keys(&raster_type_only), Crs::Unknown);
         assert_eq!(geokeys(&Crs::Unknown), None);
     }
 

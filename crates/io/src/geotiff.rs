@@ -11,6 +11,10 @@
 //!   `GeographicTypeGeoKey`, 2054 `GeogAngularUnitsGeoKey` (9102 degree, 9101 radian), 3072
 //!   `ProjectedCSTypeGeoKey`, 3076 `ProjLinearUnitsGeoKey` (9001 m, 9002 ft, 9003 US ft,
 //!   9030 nautical mile, 9036 km), 4099 `VerticalUnitsGeoKey` (same codes; heights converted);
+//!   every key, whatever its type, is also kept with its value in [`Dem::geokeys`] (a user-defined
+//!   CRS is carried into the outputs that way, see [`Dem::output_georef`]);
+//! * 34736 `GeoDoubleParamsTag` and 34737 `GeoAsciiParamsTag`: the values of DOUBLE and ASCII
+//!   keys (a key whose values lie outside its tag is refused, naming the key);
 //! * 42113 `GDAL_NODATA` (ASCII number).
 //!
 //! Geographic (model type 2, or no model type but a geographic and no projected CRS key):
