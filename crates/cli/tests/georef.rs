@@ -6,6 +6,9 @@
 use bozkir_io::{read_geotiff, read_sidecar, CrsKind, GeoTransform};
 use std::path::Path;
 use std::process::{Command, Output};
+#[path = "../../io/tests/common/gdal.rs"]
+mod gdal;
+use gdal::gdalinfo;
 
 fn bozkir(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bozkir")).arg("--quiet").args(args).output().expect("run bozkir")
@@ -29,23 +32,6 @@ fn tiffs(dir: &Path) -> Vec<(String, bozkir_io::Dem)> {
         .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
-}
-
-/// `gdalinfo -json` of `path`, or `None` where GDAL is not installed (a failure under `CI=true`,
-/// where `.ci/run` installs it).
-fn gdalinfo(path: &Path) -> Option<serde_json::Value> {
-    match Command::new("gdalinfo").arg("-json").arg(path).output() {
-        Ok(o) => {
-            assert!(o.status.success(), "gdalinfo {}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
-            Some(serde_json::from_slice(&o.stdout).expect("gdalinfo JSON"))
-        }
-        Err(e) => {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-            assert!(!ci, "CI=true and gdalinfo cannot run: {e}");
-            eprintln!("skipping the GDAL checks: gdalinfo not found ({e})");
-            None
-        }
-    }
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -454,4 +440,37 @@ fn ocean_auto_takes_the_border_connected_sea_and_fills_inland_basins() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--ocean auto: no ocean found (no cell below 0 m connected to the border)"), "{err}");
     assert_eq!(read_sidecar(out.join("terrain.json")).unwrap().settings["ocean_cells"], 0);
+}
+
+/// A DEM whose CRS has no EPSG code (GDAL-written, a user-defined Lambert Conformal Conic; a
+/// geographic CRS on its own ellipsoid): `analyze` carries its GeoKeys into every GeoTIFF, GDAL
+/// reads the input's CRS from the outputs, and the sidecar names it by its citation.
+#[test]
+fn analyze_carries_a_crs_without_epsg_code() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, name) in [
+        ("lcc_custom_i16.tif", "Anatolia custom LCC"),
+        ("geog_custom_ellps_i16_point.tif", "Custom ellipsoid geographic"),
+    ] {
+        let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../io/tests/data/geotiff").join(file);
+        let src = read_geotiff(&dem).unwrap();
+        let geo = src.output_georef().unwrap();
+        assert!(matches!(geo.crs, bozkir_io::Crs::Keys(_)), "{file}: {:?}", geo.crs);
+        let out = dir.path().join(file);
+        ok(&bozkir(&["analyze", dem.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+        let files = tiffs(&out);
+        assert!(files.iter().any(|f| f.0 == "dem.tif") && files.iter().any(|f| f.0 == "slope.tif"), "{file}");
+        for (n, d) in &files {
+            assert_eq!(d.output_georef().as_ref(), Some(&geo), "{file}: {n}");
+            assert_eq!(d.crs_kind, src.crs_kind, "{file}: {n}");
+        }
+        let sc = read_sidecar(out.join("terrain.json")).unwrap();
+        assert_eq!(sc.georef.unwrap().crs, name, "{file}");
+        let Some(wkt_in) = gdal::gdal_wkt(&dem) else { return };
+        assert!(!wkt_in.is_empty() && !wkt_in.contains("\"EPSG\",32767"), "{wkt_in}");
+        for n in ["dem.tif", "slope.tif"] {
+            assert_eq!(gdal::gdal_wkt(&out.join(n)).unwrap(), wkt_in, "{file}: {n}");
+            assert_eq!(gdal::gdal_transform(&out.join(n)), gdal::gdal_transform(&dem), "{file}: {n}");
+        }
+    }
 }

@@ -56,8 +56,9 @@ pub enum CrsKind {
     Unknown,
 }
 
-use crate::georef::{Crs, GeoRef};
+use crate::georef::{Crs, GeoKeySet, GeoRef};
 pub use bozkir_core::geo::GeoTransform;
+use std::sync::Arc;
 
 /// A DEM: heights in metres with NaN for nodata/invalid cells, cell size in metres.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +73,9 @@ pub struct Dem {
     pub nodata: Option<f64>,
     /// The file the DEM came from.
     pub source: PathBuf,
+    /// Every GeoKey of the file (GeoTIFF with a GeoKeyDirectory only): the CRS definition
+    /// outputs carry when it has no EPSG code (see [`Dem::output_georef`]).
+    pub geokeys: Option<Arc<GeoKeySet>>,
 }
 
 impl Dem {
@@ -110,15 +114,18 @@ impl Dem {
 
 impl Dem {
     /// The georeference outputs made from this DEM carry (see [`crate::georef`]): its transform
-    /// and, when the file names one by EPSG code, its CRS ([`Crs::Unknown`] otherwise). `None`
-    /// when the file has no north-up transform.
+    /// and its CRS: [`Crs::Epsg`] when the file names one by EPSG code, else the file's own
+    /// GeoKeys ([`Crs::from_keys`]: a user-defined CRS carried verbatim), else
+    /// [`Crs::Unknown`]. `None` when the file has no north-up transform.
     pub fn output_georef(&self) -> Option<GeoRef> {
-        let crs = match self.crs_kind {
-            CrsKind::Geographic { epsg: Some(code), .. } => Crs::Epsg { code, geographic: true },
-            CrsKind::Projected { epsg: Some(code) } => Crs::Epsg { code, geographic: false },
-            _ => Crs::Unknown,
+        let transform = self.georef?;
+        let crs = match (self.crs_kind, &self.geokeys) {
+            (CrsKind::Geographic { epsg: Some(code), .. }, _) => Crs::Epsg { code, geographic: true },
+            (CrsKind::Projected { epsg: Some(code) }, _) => Crs::Epsg { code, geographic: false },
+            (_, Some(keys)) => Crs::from_keys(keys),
+            (_, None) => Crs::Unknown,
         };
-        self.georef.map(|transform| GeoRef { crs, transform })
+        Some(GeoRef { crs, transform })
     }
 }
 

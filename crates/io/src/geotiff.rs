@@ -11,6 +11,10 @@
 //!   `GeographicTypeGeoKey`, 2054 `GeogAngularUnitsGeoKey` (9102 degree, 9101 radian), 3072
 //!   `ProjectedCSTypeGeoKey`, 3076 `ProjLinearUnitsGeoKey` (9001 m, 9002 ft, 9003 US ft,
 //!   9030 nautical mile, 9036 km), 4099 `VerticalUnitsGeoKey` (same codes; heights converted);
+//!   every key, whatever its type, is also kept with its value in [`Dem::geokeys`] (a user-defined
+//!   CRS is carried into the outputs that way, see [`Dem::output_georef`]);
+//! * 34736 `GeoDoubleParamsTag` and 34737 `GeoAsciiParamsTag`: the values of DOUBLE and ASCII
+//!   keys (a key whose values lie outside its tag is refused, naming the key);
 //! * 42113 `GDAL_NODATA` (ASCII number).
 //!
 //! Geographic (model type 2, or no model type but a geographic and no projected CRS key):
@@ -24,12 +28,14 @@
 
 use crate::dem::{clean_heights, geographic_cell_size, CrsKind, Dem, GeoTransform};
 use crate::error::{IoError, Result};
+use crate::georef::{GeoKeySet, GeoKeyValue};
 use crate::tiff_common::{f64_tag, map_tiff, open, read_image, TiffDecoder};
 use std::path::Path;
+use std::sync::Arc;
 use tiff::decoder::DecodingResult;
 use tiff::tags::Tag;
 
-/// The SHORT-valued geokeys we use.
+/// The SHORT-valued geokeys we use, and every key with its value.
 #[derive(Debug, Default)]
 struct GeoKeys {
     model_type: Option<u16>,
@@ -39,6 +45,8 @@ struct GeoKeys {
     projected_type: Option<u16>,
     linear_units: Option<u16>,
     vertical_units: Option<u16>,
+    all: Vec<(u16, GeoKeyValue)>,
+    version: [u16; 3],
 }
 
 fn read_geokeys(path: &Path, dec: &mut TiffDecoder) -> Result<Option<GeoKeys>> {
@@ -56,22 +64,57 @@ fn read_geokeys(path: &Path, dec: &mut TiffDecoder) -> Result<Option<GeoKeys>> {
             format!("GeoKeyDirectory declares {n} keys, holds {}", (dir.len() - 4) / 4),
         ));
     }
-    let mut keys = GeoKeys::default();
+    let doubles = f64_tag(path, dec, Tag::GeoDoubleParamsTag)?.unwrap_or_default();
+    let ascii = match dec.find_tag(Tag::GeoAsciiParamsTag).map_err(|e| map_tiff(path, e))? {
+        None => String::new(),
+        Some(v) => v.into_string().map_err(|e| map_tiff(path, e))?,
+    };
+    let mut keys = GeoKeys { version: [dir[0], dir[1], dir[2]], ..GeoKeys::default() };
     for k in dir[4..4 + 4 * n].chunks_exact(4) {
-        // Only keys stored inline (location 0, count 1) are SHORT values.
-        if k[1] != 0 {
-            continue;
+        let (id, loc, count, off) = (k[0], k[1], usize::from(k[2]), usize::from(k[3]));
+        let bad = |what: &str, len: usize| {
+            IoError::malformed(
+                path,
+                "GeoTIFF",
+                format!("GeoKey {id}: {count} values at {off} of {what}, which holds {len}"),
+            )
+        };
+        let value = match loc {
+            // Stored inline: the SHORT value itself.
+            0 => GeoKeyValue::Short(vec![k[3]]),
+            34735 => GeoKeyValue::Short(
+                dir.get(off..off + count).ok_or_else(|| bad("the GeoKeyDirectory", dir.len()))?.to_vec(),
+            ),
+            34736 => GeoKeyValue::Double(
+                doubles.get(off..off + count).ok_or_else(|| bad("GeoDoubleParams", doubles.len()))?.to_vec(),
+            ),
+            34737 => {
+                let b = ascii.as_bytes().get(off..off + count).ok_or_else(|| bad("GeoAsciiParams", ascii.len()))?;
+                // The count includes the text's terminating `|`.
+                let b = b.strip_suffix(b"|").unwrap_or(b);
+                GeoKeyValue::Ascii(
+                    String::from_utf8(b.to_vec()).map_err(|_| bad("GeoAsciiParams (not text there)", ascii.len()))?,
+                )
+            }
+            other => {
+                return Err(IoError::malformed(path, "GeoTIFF", format!("GeoKey {id} stored in tag {other}")));
+            }
+        };
+        if loc == 0 {
+            let v = Some(k[3]);
+            match id {
+                1024 => keys.model_type = v,
+                1025 => keys.raster_type = v,
+                2048 => keys.geographic_type = v,
+                2054 => keys.angular_units = v,
+                3072 => keys.projected_type = v,
+                3076 => keys.linear_units = v,
+                4099 => keys.vertical_units = v,
+                _ => {}
+            }
         }
-        let v = Some(k[3]);
-        match k[0] {
-            1024 => keys.model_type = v,
-            1025 => keys.raster_type = v,
-            2048 => keys.geographic_type = v,
-            2054 => keys.angular_units = v,
-            3072 => keys.projected_type = v,
-            3076 => keys.linear_units = v,
-            4099 => keys.vertical_units = v,
-            _ => {}
+        if count > 0 {
+            keys.all.push((id, value));
         }
     }
     Ok(Some(keys))
@@ -144,6 +187,8 @@ pub(crate) struct GeoInfo {
     pub vertical: f64,
     pub transform: Option<GeoTransform>,
     pub nodata: Option<f64>,
+    /// Every GeoKey of the file, when it has a GeoKeyDirectory.
+    pub keys: Option<Arc<GeoKeySet>>,
 }
 
 /// Read the georeferencing tags of the first image (see the module documentation).
@@ -199,7 +244,13 @@ pub(crate) fn geo_info(path: &Path, dec: &mut TiffDecoder, w: usize, h: usize) -
         (_, Some(((sx, sy), _, _))) => (CrsKind::Unknown, (sx, sy), 1.0),
         (_, None) => (CrsKind::Unknown, (1.0, 1.0), 1.0),
     };
-    Ok(GeoInfo { crs_kind, cell, vertical, transform, nodata })
+    let keys = match keys {
+        Some(k) => {
+            Some(Arc::new(GeoKeySet::new(k.version, k.all).map_err(|e| IoError::malformed(path, "GeoTIFF", e))?))
+        }
+        None => None,
+    };
+    Ok(GeoInfo { crs_kind, cell, vertical, transform, nodata, keys })
 }
 
 fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
@@ -222,7 +273,7 @@ fn nodata_of(path: &Path, dec: &mut TiffDecoder) -> Result<Option<f64>> {
 pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
     let path = path.as_ref();
     let (mut dec, w, h) = open(path)?;
-    let GeoInfo { crs_kind, cell: (dx, dy), vertical, transform, nodata } = geo_info(path, &mut dec, w, h)?;
+    let GeoInfo { crs_kind, cell: (dx, dy), vertical, transform, nodata, keys } = geo_info(path, &mut dec, w, h)?;
 
     let decoded = read_image(path, &mut dec)?;
     let nd = nodata.unwrap_or(f64::NAN);
@@ -256,5 +307,12 @@ pub fn read_geotiff(path: impl AsRef<Path>) -> Result<Dem> {
             return Err(IoError::unsupported(path, "64-bit integer samples for a DEM"));
         }
     }?;
-    Ok(Dem { heights: heights.with_cell_size(dx, dy), crs_kind, georef: transform, nodata, source: path.to_path_buf() })
+    Ok(Dem {
+        heights: heights.with_cell_size(dx, dy),
+        crs_kind,
+        georef: transform,
+        nodata,
+        source: path.to_path_buf(),
+        geokeys: keys,
+    })
 }

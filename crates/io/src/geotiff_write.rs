@@ -174,10 +174,13 @@ pub fn write_geotiff_f32_opts(
         (33550, Value::Double(vec![t.sx, t.sy, 0.0])),
         (33922, Value::Double(vec![0.0, 0.0, 0.0, t.x0, t.y0, 0.0])),
     ];
-    if let Some((dir, ascii)) = geokeys(geo.crs) {
-        geo_tags.push((34735, Value::Short(dir)));
-        if let Some(a) = ascii {
-            geo_tags.push((34737, Value::Ascii(a.to_string())));
+    if let Some(k) = geokeys(&geo.crs) {
+        geo_tags.push((34735, Value::Short(k.dir)));
+        if let Some(d) = k.doubles {
+            geo_tags.push((34736, Value::Double(d)));
+        }
+        if let Some(a) = k.ascii {
+            geo_tags.push((34737, Value::Ascii(a)));
         }
     }
     geo_tags.push((42113, Value::Ascii("nan".into())));

@@ -53,7 +53,7 @@ pub use crop::crop_largest_valid;
 pub use dem::{metres_per_degree, CrsKind, Dem, GeoTransform};
 pub use error::{IoError, Result};
 pub use fsio::write_atomic;
-pub use georef::{write_geotiff_f32, Crs, GeoRef};
+pub use georef::{write_geotiff_f32, Crs, GeoKeySet, GeoKeyValue, GeoRef};
 pub use geotiff::read_geotiff;
 pub use geotiff_rgb::{read_geotiff_rgb, Ortho};
 pub use geotiff_write::{write_geotiff_f32_opts, TiffCompression, TiffLayout, TiffOptions, TiffPredictor};
@@ -85,6 +85,7 @@ pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
             georef: None,
             nodata: None,
             source: path.to_path_buf(),
+            geokeys: None,
         }),
         other => Err(IoError::unsupported(path, format!("DEM file extension {other:?} (use .tif, .npz or .png)"))),
     }

@@ -257,6 +257,7 @@ fn from_coordinates(
         georef: Some(transform),
         nodata: None,
         source: path.to_path_buf(),
+        geokeys: None,
     }))
 }
 
@@ -312,5 +313,6 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
         georef: None,
         nodata: None,
         source: path.to_path_buf(),
+        geokeys: None,
     })
 }

@@ -83,7 +83,9 @@ pub struct Sidecar {
 /// A sidecar's georeference: what the folder's GeoTIFFs carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SidecarGeo {
-    /// `EPSG:<code>`, `local` (a local metre frame) or `unknown` (an input CRS without EPSG code).
+    /// `EPSG:<code>`, `local` (a local metre frame), the name of an input's own CRS without
+    /// EPSG code carried as its GeoKeys (its citation, or `user-defined (GeoTIFF keys)`), or
+    /// `unknown` (an input without GeoKeys).
     pub crs: String,
     /// GDAL geotransform `[x0, sx, 0, y0, 0, −sy]` in CRS units (degrees for a geographic CRS;
     /// the cell size in metres is `dx_m`, `dy_m`).

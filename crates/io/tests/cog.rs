@@ -10,6 +10,9 @@ use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 mod common;
 use common::TmpDir;
+#[path = "common/gdal.rs"]
+mod gdal;
+use gdal::gdalinfo;
 
 /// 1100 × 700 (neither side a multiple of 512): a smooth surface, scattered NaN cells and a
 /// 4 × 4 NaN corner, so a first-overview cell can be all NaN.
@@ -153,22 +156,6 @@ fn other_option_sets_keep_the_samples_and_bad_ones_write_nothing() {
         let e = write_geotiff_f32_opts(&p, &g, &georef(), &opts).unwrap_err();
         assert!(matches!(e, IoError::InvalidArgument { .. }) && e.to_string().contains(says), "{e}");
         assert!(!p.exists());
-    }
-}
-
-/// `gdalinfo -json` of `path`, or `None` where GDAL is not installed (a failure under `CI=true`).
-fn gdalinfo(path: &Path) -> Option<serde_json::Value> {
-    match Command::new("gdalinfo").arg("-json").arg(path).output() {
-        Ok(o) => {
-            assert!(o.status.success(), "gdalinfo {}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
-            Some(serde_json::from_slice(&o.stdout).expect("gdalinfo JSON"))
-        }
-        Err(e) => {
-            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-            assert!(!ci, "CI=true and gdalinfo cannot run: {e}");
-            eprintln!("skipping the GDAL checks: gdalinfo not found ({e})");
-            None
-        }
     }
 }
 

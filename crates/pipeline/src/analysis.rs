@@ -290,9 +290,9 @@ impl AnalysisOptions {
             }
             Sea::Level(level) => format!("--sea-level {level} m is above every cell"),
             Sea::Auto => {
-                if !placement.georef.is_some_and(|g| matches!(g.crs, Crs::Epsg { .. })) {
+                if !placement.georef.as_ref().is_some_and(|g| matches!(g.crs, Crs::Epsg { .. } | Crs::Keys(_))) {
                     return Err(crate::PipelineError::Invalid(
-                        "--ocean auto needs a georeferenced input with a known CRS (an EPSG code): \
+                        "--ocean auto needs a georeferenced input with a known CRS (an EPSG code or GeoTIFF keys): \
                          0 m is sea level only on a real-world DEM; give --sea-level H instead"
                             .into(),
                     ));

@@ -50,12 +50,12 @@ impl Folder {
 
     /// Applies `p` (see [`Folder::set_georef`]).
     pub fn place(&mut self, p: &Placement) {
-        self.set_georef(p.georef, p.crop_offset);
+        self.set_georef(p.georef.clone(), p.crop_offset);
     }
 
     /// The folder's georeference for a raster of `height` rows of `dx × dy` metres.
     fn georef_for(&self, height: usize, dx: f64, dy: f64) -> GeoRef {
-        self.georef.unwrap_or_else(|| GeoRef::local((0.0, 0.0), height, dx, dy))
+        self.georef.clone().unwrap_or_else(|| GeoRef::local((0.0, 0.0), height, dx, dy))
     }
 
     /// Writes `grid` as the float32 GeoTIFF `name` listed with `role`, georeferenced as the
@@ -119,7 +119,7 @@ impl Folder {
 /// Where a workflow's rasters are: the georeference its folder carries and, for a cropped
 /// input, the crop window's offset (see [`Folder::set_georef`]). The default is the local metre
 /// frame.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Placement {
     /// CRS and transform of the rasters' pixels; `None`: the local metre frame.
     pub georef: Option<GeoRef>,
