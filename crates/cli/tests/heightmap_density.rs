@@ -19,7 +19,7 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Autzen (`data/lidar/autzen_trim.laz`, US survey feet) keeping every k-th point, k chosen for
+/// Autzen (`data/lidar/autzen_trim.laz`, in feet) keeping every k-th point, k chosen for
 /// about 0.2 points/m² over its bounding box; the thinned file and its density.
 fn thinned(dir: &Path) -> (PathBuf, f64) {
     let src = format!("{}/../../data/lidar/autzen_trim.laz", env!("CARGO_MANIFEST_DIR"));
@@ -34,9 +34,11 @@ fn thinned(dir: &Path) -> (PathBuf, f64) {
     }
     let area_m2 = (hi[0] - lo[0]) * (hi[1] - lo[1]) * unit * unit;
     let k = ((las.xyz.len() as f64 / area_m2) / 0.2).round().max(1.0) as usize;
-    let xyz: Vec<[f64; 3]> = las.xyz.iter().step_by(k).copied().collect();
+    // Written in metres (no GeoKeys: read as metres).
+    let xyz: Vec<[f64; 3]> = las.xyz.iter().step_by(k).map(|p| p.map(|v| v * unit)).collect();
     let class: Vec<u8> = las.classification.iter().step_by(k).copied().collect();
-    let layout = LasLayout { point_format: 1, scale: [0.01; 3], offset: [lo[0].floor(), lo[1].floor(), 0.0] };
+    let layout =
+        LasLayout { point_format: 1, scale: [0.01; 3], offset: [(lo[0] * unit).floor(), (lo[1] * unit).floor(), 0.0] };
     let p = dir.join("autzen_thin.las");
     write_las(&p, &xyz, &class, &layout).unwrap();
     (p, xyz.len() as f64 / area_m2)
@@ -59,9 +61,10 @@ fn a_thinned_survey_is_gridded_from_its_spacing_without_a_warning() {
     assert_eq!(sc.settings["cell_size_from"], "from the point spacing");
     let h = read_tiff_f32(out.join("height.tif")).unwrap();
     assert!(h.data().iter().all(|v| v.is_finite()));
-    // Heights stay within the survey's z range (406.26..520.51 ft): IDW never overshoots.
+    // Heights stay within the survey's z range (406.26..520.51 ft, 123.83..158.65 m): IDW
+    // never overshoots.
     let (lo, hi) = h.min_max().unwrap();
-    assert!(lo >= 406.2 && hi <= 520.6, "{lo}..{hi}");
+    assert!(lo >= 123.82 && hi <= 158.66, "{lo}..{hi}");
     // The same survey at a quarter of the default cell: warned, with a cell size that reaches it.
     let cell = sc.dx_m / 4.0;
     let fine = tmp.path().join("fine");
@@ -119,4 +122,32 @@ fn hostile_cell_sizes_and_classes_on_a_cloud_are_refused() {
             assert!(!out.exists(), "{flag}={v} left its folder");
         }
     }
+}
+
+/// Autzen's coordinates are feet (its GeoKeys say 0.3048 m): the cells and heights come out
+/// in metres, with a note, not feet labelled metres.
+#[test]
+fn a_survey_in_feet_is_gridded_in_metres() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = format!("{}/../../data/lidar/autzen_trim.laz", env!("CARGO_MANIFEST_DIR"));
+    let ft = read_las(&src).unwrap().horizontal_unit_m.unwrap();
+    assert_eq!(ft, 0.3048);
+    let out = tmp.path().join("hm");
+    let o = bozkir(&["heightmap", &src, "--out", s(&out)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("converted to metres"), "{}", text(&o.stderr));
+    // Mean spacing 2.18 ft = 0.666 m; 1.5 spacings = 0.999 m, tidied up to 1 m cells.
+    let sc = read_sidecar(out.join("terrain.json")).unwrap();
+    assert_eq!((sc.dx_m, sc.dy_m), (1.0, 1.0));
+    let spacing = sc.settings["point_spacing_m"].as_f64().unwrap();
+    assert!((spacing - 2.184 * ft).abs() < 2e-3, "{spacing}");
+    let h = read_tiff_f32(out.join("height.tif")).unwrap();
+    let (lo, hi) = h.min_max().unwrap();
+    assert!((123.8..130.0).contains(&lo) && (145.0..158.66).contains(&hi), "{lo}..{hi}");
+    // --cell-size is metres too: 3 m cells over the same ground give about a ninth of the cells.
+    let coarse = tmp.path().join("coarse");
+    assert!(bozkir(&["heightmap", &src, "--out", s(&coarse), "--cell-size", "3"]).status.success());
+    let c = read_tiff_f32(coarse.join("height.tif")).unwrap();
+    let ratio = h.len() as f64 / c.len() as f64;
+    assert!((8.0..10.0).contains(&ratio), "{ratio}");
 }

@@ -2,7 +2,8 @@
 //! writes).
 //!
 //! Steps (reported through [`Observer::step`]): `read` — a point cloud (`.ply`, `.las`, `.laz`,
-//! in its own frame and units with z up) is gridded by [`bozkir_terrain::points`] (15th
+//! in its own frame with z up; LAS coordinates in feet or another linear unit its GeoKeys name are
+//! converted to metres first, with a note) is gridded by [`bozkir_terrain::points`] (15th
 //! percentile per cell, empty cells filled by inverse-distance weighting of the 8 nearest filled
 //! cells); any other file is read as a DEM ([`bozkir_io::read_dem`]) and cropped to its largest
 //! all-valid rectangle. Then the optional [`Rescale`]; `resample` — inputs longer than `size`
@@ -11,7 +12,7 @@
 //! A point cloud's cells (issue 24), first match wins:
 //! 1. `size` and `rescale.cell_size` together are refused;
 //! 2. `size = Some(n)`: `n × n` cells over the p1–p99 square ([`Gridding::inventory`]);
-//! 3. `rescale.cell_size = Some(c)`: square cells of side `c` (the cloud's units) over the points'
+//! 3. `rescale.cell_size = Some(c)`: square cells of side `c` metres (the cloud's units for a PLY) over the points'
 //!    bounding box ([`Cells::cover`]);
 //! 4. neither: cells of [`cell_size_for`] — the mean spacing `√(area / points)` of the (kept)
 //!    points over the area of their occupied coarse cells, times
@@ -45,7 +46,7 @@ pub const MIN_OCCUPIED_SHARE: f64 = 0.5;
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Rescale {
     /// DEMs: metres per cell, replacing the file's own spacing. Point clouds: the side of the
-    /// gridding's cells, in the cloud's units.
+    /// gridding's cells in metres (a PLY's own units).
     pub cell_size: Option<f64>,
     /// Multiply heights by this many metres (for 0..1 height PNGs).
     pub height_range: Option<f64>,
@@ -89,7 +90,7 @@ pub struct CloudGridding {
     /// Mean spacing of the kept points ([`bozkir_terrain::points::mean_spacing`]), `None` when
     /// they span no area.
     pub spacing: Option<f64>,
-    /// Side of a cell (x), in the cloud's units.
+    /// Side of a cell (x), metres (a PLY's own units).
     pub cell_size: f64,
     /// How it was chosen.
     pub choice: CellChoice,
@@ -256,6 +257,17 @@ fn read_cloud(path: &Path, ext: &str, classes: Option<&[u8]>, obs: &dyn Observer
             None => format!("no finite point among {total}"),
         };
         return Err(PipelineError::invalid(format!("{}: {why}", path.display())));
+    }
+    // Cells and heights are metres: coordinates in feet (the GeoKeys' linear units; heights in
+    // the vertical unit, else the horizontal one) are converted.
+    let (hu, vu) = (las.horizontal_unit_m.unwrap_or(1.0), las.vertical_unit_m.or(las.horizontal_unit_m).unwrap_or(1.0));
+    if hu != 1.0 || vu != 1.0 {
+        obs.note(&format!(
+            "note: {} gives its coordinates in units of {hu} m (heights {vu} m): converted to metres",
+            path.display()
+        ));
+        let pts = pts.into_iter().map(|[x, y, z]| [x * hu, y * hu, z * vu]).collect();
+        return Ok((pts, total));
     }
     Ok((pts, total))
 }

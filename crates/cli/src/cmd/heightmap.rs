@@ -25,7 +25,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub smooth: usize,
     /// DEMs: metres per cell, replacing the file's own spacing. Point clouds: the side of the
-    /// cells, in the cloud's units (default: the mean point spacing, rounded up to a tidy value).
+    /// cells in metres (LAS in feet is converted; a PLY's own units) (default: the mean point
+    /// spacing, rounded up to a tidy value).
     #[arg(long)]
     pub cell_size: Option<f64>,
     /// Multiply heights by this many metres (for 0..1 height PNGs).
@@ -81,6 +82,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if let Some(c) = &cloud {
         sc.settings.insert("cell_size_from".into(), choice(c.choice).into());
         sc.settings.insert("occupied_share".into(), c.occupied_share().into());
+        if let Some(spacing) = c.spacing {
+            sc.settings.insert("point_spacing_m".into(), spacing.into());
+        }
         if let Some(classes) = &a.classes {
             sc.settings.insert("classes".into(), classes.clone().into());
         }
@@ -97,9 +101,9 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         hi
     );
     if let Some(c) = &cloud {
-        let spacing = c.spacing.map_or(String::new(), |s| format!(", mean spacing {}", super::num(s, 3)));
+        let spacing = c.spacing.map_or(String::new(), |s| format!(", mean spacing {} m", super::num(s, 3)));
         println!(
-            "{} of {} points{spacing}; cells of {} ({}); {:.1} % of {} cells hold a point, the rest filled by \
+            "{} of {} points{spacing}; cells of {} m ({}); {:.1} % of {} cells hold a point, the rest filled by \
              inverse-distance weighting (8 nearest, power 2)",
             c.kept,
             c.points,
