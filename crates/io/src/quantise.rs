@@ -43,7 +43,8 @@ pub fn quantise_u16(path: &Path, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<V
         return Ok(vec![0; grid.len()]);
     }
     let scale = Q16_MAX / range;
-    Ok(grid.data().iter().map(|&v| ((v - lo) * scale).round().clamp(0.0, Q16_MAX) as u16).collect())
+    use rayon::prelude::*;
+    Ok(grid.data().par_iter().map(|&v| ((v - lo) * scale).round().clamp(0.0, Q16_MAX) as u16).collect())
 }
 
 /// Inverse of [`quantise_u16`]: heights `lo + q / 65535 · (hi − lo)`, keeping the cell size.

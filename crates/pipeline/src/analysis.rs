@@ -12,7 +12,7 @@
 //! slope, TPI and sky view are `NaN` (class 0 in the landform map), and the statistics count
 //! only the valid cells.
 
-use crate::folder::{mask, rgb_grid, run_jobs, Folder, Job, Placement};
+use crate::folder::{f32_grid, mask, rgb_grid, run_jobs, Folder, Job, Placement};
 use crate::Result;
 use bozkir_core::{Grid, NoProgress, Observer, Progress};
 use bozkir_io::{Crs, Encoding};
@@ -26,6 +26,7 @@ use bozkir_terrain::landform::openness::{sky_view_with_progress, OpennessParams}
 use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
 use bozkir_terrain::landform::tpi::{tpi, TpiParams};
 use bozkir_terrain::landform::weiss::{weiss_landform, WeissParams};
+use rayon::prelude::*;
 
 /// One map (or set of files) a terrain workflow can write: a name of `--outputs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -563,18 +564,18 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
     let void = |i: usize| h.data()[i].is_nan();
     if let Some(d) = &a.drainage {
         let n = d.acc.len() as f64;
-        let acc = Grid::from_vec(
-            w,
-            ht,
-            d.acc.iter().enumerate().map(|(i, &c)| if void(i) { f64::NAN } else { c as f64 }).collect(),
-        )
-        .with_cell_size(dx, dy);
+        // Drained cells as a grid, voids NaN: built in each job that needs it.
+        let acc = move || {
+            let data = d.acc.par_iter().zip(h.data()).map(|(&c, z)| if z.is_nan() { f64::NAN } else { c as f64 });
+            Grid::from_vec(w, ht, data.collect()).with_cell_size(dx, dy)
+        };
         if o.has(Output::Acc) {
             let ln_n = n.ln_1p();
             let p = f.file("drainage.png", "mask/drainage", Encoding::Png8);
-            let m = mask(&acc, |v| v.ln_1p() / ln_n);
-            jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &m)?)));
-            jobs.push(f.tiff_job("accumulation.tif", "accumulation_cells", acc.map(|&v| v as f32)));
+            jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &mask(&acc(), |v| v.ln_1p() / ln_n))?)));
+            jobs.push(
+                f.tiff_job_with("accumulation.tif", "accumulation_cells", (w, ht, dx, dy), move || f32_grid(&acc())),
+            );
         }
         if o.has(Output::Streams) {
             let p = f.file("streams.png", "mask/streams", Encoding::Png8);
@@ -593,7 +594,7 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
     if let (Some(s), true) = (&a.slope, o.has(Output::Slope)) {
         let p = f.file("slope.png", "mask/slope", Encoding::Png8);
         jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &mask(s, |s| s.atan().to_degrees() / 90.0))?)));
-        jobs.push(f.tiff_job("slope.tif", "slope_rise_over_run", s.map(|&v| v as f32)));
+        jobs.push(f.tiff_job_f64("slope.tif", "slope_rise_over_run", s));
     }
     if let Some(t) = &a.tpi {
         let p = f.file("tpi.png", "mask/tpi", Encoding::Png8);
@@ -601,7 +602,7 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
             let sd = std_dev(t).max(1e-12);
             Ok(bozkir_io::write_png8(p, &mask(t, |t| 0.5 + t / (6.0 * sd)))?)
         }));
-        jobs.push(f.tiff_job("tpi.tif", "tpi_m", t.map(|&v| v as f32)));
+        jobs.push(f.tiff_job_f64("tpi.tif", "tpi_m", t));
     }
     if let Some(l) = &a.landform {
         let p = f.file("landform.png", "landform_weiss_codes", Encoding::Png8);
@@ -610,13 +611,11 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
         jobs.push(Box::new(move || Ok(bozkir_io::write_rgb8(p, &rgb_grid(&colourise_classes(l)))?)));
     }
     if let (Some(d), true) = (&a.drainage, o.has(Output::Watersheds)) {
-        let labels = Grid::from_vec(
-            w,
-            ht,
-            d.watersheds.labels.iter().enumerate().map(|(i, &l)| if void(i) { f32::NAN } else { l as f32 }).collect(),
-        )
-        .with_cell_size(dx, dy);
-        jobs.push(f.tiff_job("watersheds.tif", "watershed_labels", labels));
+        jobs.push(f.tiff_job_with("watersheds.tif", "watershed_labels", (w, ht, dx, dy), move || {
+            let data = d.watersheds.labels.par_iter().zip(h.data());
+            let labels = data.map(|(&l, z)| if z.is_nan() { f32::NAN } else { l as f32 }).collect();
+            Grid::from_vec(w, ht, labels).with_cell_size(dx, dy)
+        }));
         let p = f.file("watersheds.png", "watershed_colour", Encoding::Rgb8);
         jobs.push(Box::new(move || {
             let ws8 = d

@@ -62,8 +62,8 @@ pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observe
     f.set_cog(req.outputs.cog);
     // Every file encoded at once, one per thread.
     let ((lo, hi), mut jobs) = height_jobs(&mut f, "height", "height", &out.height)?;
-    jobs.push(f.tiff_job("eroded.tif", "eroded_m", out.eroded.map(|&v| v as f32)));
-    jobs.push(f.tiff_job("sediment.tif", "sediment_m", out.sediment.map(|&v| v as f32)));
+    jobs.push(f.tiff_job_f64("eroded.tif", "eroded_m", &out.eroded));
+    jobs.push(f.tiff_job_f64("sediment.tif", "sediment_m", &out.sediment));
     jobs.push(unit_mask_job(&mut f, "wear.png", "mask/wear", &out.eroded));
     jobs.push(unit_mask_job(&mut f, "sediment_mask.png", "mask/sediment", &out.sediment));
     jobs.extend(map_jobs(&mut f, &out.height, &an)?);

@@ -79,10 +79,32 @@ impl Folder {
 
     /// [`Folder::write_tiff`] as a job to run later (with others, in parallel: [`run_jobs`]).
     pub(crate) fn tiff_job<'a>(&mut self, name: &str, role: &str, grid: Grid<f32>) -> Job<'a> {
-        let geo = self.georef_for(grid.height(), grid.dx, grid.dy);
+        let like = (grid.width(), grid.height(), grid.dx, grid.dy);
+        self.tiff_job_with(name, role, like, move || grid)
+    }
+
+    /// A float32 GeoTIFF of `g`'s values (NaN stays NaN) as a job: the conversion runs in the job.
+    pub(crate) fn tiff_job_f64<'a>(&mut self, name: &str, role: &str, g: &'a Grid<f64>) -> Job<'a> {
+        self.tiff_job_with(name, role, (g.width(), g.height(), g.dx, g.dy), move || f32_grid(g))
+    }
+
+    /// A float32 GeoTIFF of the grid `make` builds (`width × height` cells of `dx × dy`) as a
+    /// job: the grid is built in the job, with the other files, not before them.
+    pub(crate) fn tiff_job_with<'a>(
+        &mut self,
+        name: &str,
+        role: &str,
+        (width, height, dx, dy): (usize, usize, f64, f64),
+        make: impl FnOnce() -> Grid<f32> + Send + 'a,
+    ) -> Job<'a> {
+        let geo = self.georef_for(height, dx, dy);
         let path = self.file(name, role, Encoding::TiffF32);
         let opts = self.tiff;
-        Box::new(move || Ok(bozkir_io::write_geotiff_f32_opts(path, &grid, &geo, &opts)?))
+        Box::new(move || {
+            let grid = make();
+            debug_assert_eq!((grid.width(), grid.height()), (width, height), "{}", path.display());
+            Ok(bozkir_io::write_geotiff_f32_opts(path, &grid, &geo, &opts)?)
+        })
     }
 
     /// The folder written into.
@@ -163,8 +185,17 @@ pub(crate) fn run_jobs(jobs: Vec<Job<'_>>) -> Result<()> {
 }
 
 /// A grid mapped by `f` into 0..1 (clamped) and quantised to 8 bits; non-finite cells are 0.
-pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64) -> Grid<u8> {
-    g.map(|&v| if v.is_finite() { (f(v).clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 })
+pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64 + Sync) -> Grid<u8> {
+    use rayon::prelude::*;
+    let data =
+        g.data().par_iter().map(|&v| if v.is_finite() { (f(v).clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 });
+    Grid::from_vec(g.width(), g.height(), data.collect()).with_cell_size(g.dx, g.dy)
+}
+
+/// `g` as float32 (rounded to nearest; NaN stays NaN), converted in parallel.
+pub(crate) fn f32_grid(g: &Grid<f64>) -> Grid<f32> {
+    use rayon::prelude::*;
+    Grid::from_vec(g.width(), g.height(), g.data().par_iter().map(|&v| v as f32).collect()).with_cell_size(g.dx, g.dy)
 }
 
 /// Heights in every format: 16-bit PNG, rg16 PNG, `.r16`, f32 TIFF (metres), as `stem.*`.
@@ -190,7 +221,7 @@ pub(crate) fn height_jobs<'a>(
     let png = f.file(&format!("{stem}.png"), role, Encoding::Png16);
     let rg = f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16);
     let r16 = f.file(&format!("{stem}.r16"), role, Encoding::R16);
-    let tif = f.tiff_job(&format!("{stem}.tif"), role, h.map(|&v| v as f32));
+    let tif = f.tiff_job_f64(&format!("{stem}.tif"), role, h);
     // Quantised once for the three 16-bit files (voids as the lowest code).
     let codes = if h.data().iter().any(|v| v.is_nan()) {
         bozkir_io::quantise_u16(&png, &h.map(|&v| if v.is_nan() { lo } else { v }), lo, hi)?

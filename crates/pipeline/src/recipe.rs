@@ -173,7 +173,7 @@ fn mask_jobs<'a>(f: &mut Folder, masks: &'a BTreeMap<String, Grid<f64>>, sigma: 
         }
         let p = f.file(&format!("{name}_mask.png"), &format!("mask/{name}"), Encoding::Png8);
         jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &to_u8(&normalise_mask(m, sigma, 1.0)))?)));
-        jobs.push(f.tiff_job(&format!("{name}.tif"), name, m.map(|&v| v as f32)));
+        jobs.push(f.tiff_job_f64(&format!("{name}.tif"), name, m));
     }
 }
 

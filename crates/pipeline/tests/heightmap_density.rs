@@ -1,22 +1,11 @@
 //! `heightmap` on point clouds (issue 24): cells sized from the point spacing, the occupied
 //! share and its warning, `--size`/`--cell-size` precedence, and the LAS class filter.
 
-use bozkir_core::{Observer, Progress};
 use bozkir_pipeline::heightmap::{heightmap, CellChoice, HeightmapRequest, Rescale, MIN_OCCUPIED_SHARE};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-/// Collects the notes.
-#[derive(Default)]
-struct Notes(Mutex<Vec<String>>);
-
-impl Progress for Notes {}
-
-impl Observer for Notes {
-    fn note(&self, text: &str) {
-        self.0.lock().unwrap().push(text.to_string());
-    }
-}
+mod common;
+use common::Notes;
 
 impl Notes {
     fn warned(&self) -> bool {

@@ -3,25 +3,16 @@
 //! from the border stay land and are filled; the ocean is left unfilled, each cell its own
 //! outlet, and the land drains into it.
 
-use bozkir_core::{Grid, Observer, Progress};
+use bozkir_core::Grid;
 use bozkir_io::{Crs, GeoRef, GeoTransform};
 use bozkir_pipeline::analysis::{analyse, ocean_cells, AnalysisOptions, Sea};
 use bozkir_pipeline::analyze::{analyze, AnalyzeRequest};
 use bozkir_pipeline::compute::Compute;
 use bozkir_pipeline::folder::Placement;
 use bozkir_terrain::hydrology::priority_flood::fill_epsilon;
-use std::sync::Mutex;
 
-/// Records the notes a workflow gives.
-#[derive(Default)]
-struct Notes(Mutex<Vec<String>>);
-
-impl Progress for Notes {}
-impl Observer for Notes {
-    fn note(&self, text: &str) {
-        self.0.lock().unwrap().push(text.to_string());
-    }
-}
+mod common;
+use common::Notes;
 
 /// A projected placement (UTM 33N), 10 m cells.
 fn utm(height_cells: usize) -> Placement {
