@@ -59,7 +59,13 @@ pub fn gaussian_blur(grid: &Grid<f64>, p: &BlurParams) -> Grid<f64> {
             pad[..rx].fill(s[0]);
             pad[rx..rx + w].copy_from_slice(s);
             pad[rx + w..].fill(s[w - 1]);
-            for (i, &wt) in kx.iter().enumerate() {
+            // The first tap is stored as `0 + w·p` (the bits of adding it to 0) without reading
+            // the output first: reading fresh zeroed pages before writing them maps the shared
+            // zero page and then copies it on the write, a second fault per page.
+            for (v, &p) in row.iter_mut().zip(&pad[..w]) {
+                *v = 0.0 + kx[0] * p;
+            }
+            for (i, &wt) in kx.iter().enumerate().skip(1) {
                 for (v, &p) in row.iter_mut().zip(&pad[i..i + w]) {
                     *v += wt * p;
                 }
@@ -71,8 +77,15 @@ pub fn gaussian_blur(grid: &Grid<f64>, p: &BlurParams) -> Grid<f64> {
         for (i, wt) in ky.iter().enumerate() {
             let yy = (y as isize + i as isize - ry).clamp(0, h as isize - 1) as usize;
             let s = &tmp[yy * w..(yy + 1) * w];
-            for (v, &t) in row.iter_mut().zip(s) {
-                *v += wt * t;
+            if i == 0 {
+                // Written before it is read (see the horizontal pass).
+                for (v, &t) in row.iter_mut().zip(s) {
+                    *v = 0.0 + wt * t;
+                }
+            } else {
+                for (v, &t) in row.iter_mut().zip(s) {
+                    *v += wt * t;
+                }
             }
         }
     });
