@@ -415,8 +415,8 @@ fn tiny_terrain_works_and_laz_is_imported() {
     let o = bozkir(&["terrain", "--profile", "dunes", "--size", "4", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(read_tiff_f32(out.join("height.tif")).unwrap().width(), 4);
-    // A real LAZ file: the height field is what the library makes of the decompressed points,
-    // and stays inside the header's z bounds (406.26..520.51, file units).
+    // A real LAZ file: the height field is what the library makes of the decompressed points
+    // converted from feet to metres, and stays inside the header's z bounds (406.26..520.51 ft).
     let laz = data("lidar/autzen_trim.laz");
     let hm = tmp.path().join("laz");
     let o = bozkir(&["heightmap", &laz, "--size", "64", "--out", hm.to_str().unwrap()]);
@@ -425,11 +425,14 @@ fn tiny_terrain_works_and_laz_is_imported() {
     assert_eq!((h.width(), h.height()), (64, 64));
     let pts = bozkir_io::read_las(&laz).unwrap();
     assert_eq!(pts.xyz.len(), 110_000);
+    let ft = pts.horizontal_unit_m.unwrap();
+    assert_eq!(ft, 0.3048);
+    let metres: Vec<[f64; 3]> = pts.xyz.iter().map(|p| p.map(|v| v * ft)).collect();
     let want =
-        bozkir_terrain::points::height_from_points(&pts.xyz, &bozkir_terrain::points::Gridding::inventory(64)).heights;
+        bozkir_terrain::points::height_from_points(&metres, &bozkir_terrain::points::Gridding::inventory(64)).heights;
     for (a, b) in h.data().iter().zip(want.data()) {
         assert_eq!(*a, *b as f32);
-        assert!((406.26..=520.51).contains(&f64::from(*a)), "{a}");
+        assert!((406.26 * ft..=520.51 * ft).contains(&f64::from(*a)), "{a}");
     }
     // A file named .laz that is not one still fails cleanly.
     let bad = tmp.path().join("cloud.laz");
