@@ -7,6 +7,7 @@
 //! io crate's job. Work is split with rayon and every result is independent of the thread count
 //! (pixels computed independently; the rasteriser's depth test an order-free atomic maximum).
 
+pub mod antitile;
 pub mod bake;
 pub mod camera;
 pub mod draw;
@@ -19,6 +20,7 @@ pub mod ramp;
 pub mod raster;
 pub mod views;
 
+pub use antitile::{DetailTexture, Tiling, TilingParams};
 pub use bake::{bake_albedo, bake_micro_normal, BakeMasks, BakeParams};
 pub use camera::{Camera, CameraError, Lens};
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};

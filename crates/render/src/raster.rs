@@ -71,7 +71,7 @@ mod error;
 mod pipeline;
 mod points;
 mod scratch;
-mod shade;
+pub(crate) mod shade;
 mod splats;
 #[cfg(test)]
 mod tests;

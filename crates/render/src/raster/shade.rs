@@ -16,7 +16,11 @@ use std::sync::OnceLock;
 
 /// The sRGB decoding of a byte (IEC 61966-2-1).
 fn decode(u: u8) -> f64 {
-    let c = u as f64 / 255.0;
+    srgb_decode(u as f64 / 255.0)
+}
+
+/// The sRGB decoding of an encoded value in `[0, 1]` (IEC 61966-2-1).
+pub(crate) fn srgb_decode(c: f64) -> f64 {
     if c <= 0.04045 {
         c / 12.92
     } else {
