@@ -54,6 +54,9 @@ enum Command {
     Export(cmd::export::Args),
     /// Bake albedo and micro-normal textures (albedo.png, normal.png) at 1–4× a terrain's grid.
     Bake(cmd::bake::Args),
+    /// A ground photo over a plane under each anti-tiling mode (plain, hex-linear, hex-vp,
+    /// hex-mikkelsen, two-sample), side by side, with the repetition left and contrast kept.
+    Antitile(cmd::antitile::Args),
     /// Decide materials on a tile grid over a terrain with the bozkir rule (class map, confidence, weights).
     Classify(cmd::classify::Args),
     /// Score the bozkir rule against real ground: a DTM with an orthophoto (and DSM), or a classified LAS/LAZ cloud.
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
         Command::Export(a) => cmd::export::run(a, quiet),
         Command::Bake(a) => cmd::bake::run(a, quiet),
+        Command::Antitile(a) => cmd::antitile::run(a, quiet),
         Command::Classify(a) => cmd::classify::run(a, quiet),
         Command::ValidateRule(a) => cmd::validate_rule::run(a, quiet),
         Command::Inspect(a) => cmd::inspect::run(a),

@@ -82,3 +82,80 @@ fn bake_refuses_bad_input_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("height.tif"));
     assert_eq!(listing(&t), before, "nothing written into the terrain directory");
 }
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/textures").join(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn bake_lays_photos_over_materials_and_records_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = terrain(tmp.path());
+    let (plain, photo) = (tmp.path().join("plain"), tmp.path().join("photo"));
+    let o = bozkir(&["bake", t.to_str().unwrap(), "--out", plain.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let grass = format!("grass={}", data("grass.png"));
+    let rock = format!("rock={}", data("gravel.png"));
+    for out in [&photo, &t] {
+        let o = bozkir(&[
+            "bake",
+            t.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--texture",
+            &grass,
+            "--texture",
+            &rock,
+            "--tiling",
+            "two-sample",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let a = bozkir_io::read_rgb8(plain.join("albedo.png")).unwrap();
+    let b = bozkir_io::read_rgb8(photo.join("albedo.png")).unwrap();
+    let differ = a.data().iter().zip(b.data()).filter(|(x, y)| x != y).count();
+    assert!(differ * 2 > a.data().len(), "the photos changed {differ} of {} texels", a.data().len());
+    // Into the terrain folder: the sidecar records the photos and the mode.
+    let sc: serde_json::Value = serde_json::from_slice(&std::fs::read(t.join("terrain.json")).unwrap()).unwrap();
+    let bt = &sc["settings"]["bake_textures"];
+    assert_eq!(bt["tiling"], "two-sample");
+    assert!(bt["textures"]["grass"].as_str().unwrap().ends_with("grass.png"), "{bt}");
+    assert!(bt["scale_m"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bake_refuses_bad_textures_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = terrain(tmp.path());
+    let before = listing(&t);
+    let palette = tmp.path().join("palette.png");
+    {
+        let f = std::fs::File::create(&palette).unwrap();
+        let mut e = png::Encoder::new(f, 1, 1);
+        e.set_color(png::ColorType::Indexed);
+        e.set_palette(vec![1u8, 2, 3]);
+        e.write_header().unwrap().write_image_data(&[0]).unwrap();
+    }
+    let grass = format!("grass={}", data("grass.png"));
+    let cases: [(Vec<String>, &str); 7] = [
+        (vec!["--texture".into(), "lava=x.png".into()], "no such material"),
+        (vec!["--texture".into(), "grass".into()], "MATERIAL=PNG"),
+        (vec!["--texture".into(), grass.clone(), "--texture".into(), grass.clone()], "two textures"),
+        (vec!["--texture".into(), grass.clone(), "--tiling".into(), "hexagons".into()], "no such mode"),
+        (vec!["--texture".into(), "grass=/no/such/photo.png".into()], "no such file"),
+        (vec!["--texture".into(), format!("snow={}", palette.display())], "palette"),
+        (vec!["--texture-strength".into(), "1.5".into()], "texture strength"),
+    ];
+    for (extra, want) in cases {
+        let out = tmp.path().join("out");
+        let mut args = vec!["bake".to_string(), t.to_str().unwrap().into(), "--out".into(), out.to_str().unwrap().into()];
+        args.extend(extra.iter().cloned());
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = bozkir(&refs);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?} was accepted");
+        assert!(err.contains(want), "{extra:?}: {err}");
+        assert!(!out.exists() || listing(&out).is_empty(), "{extra:?}: wrote {:?}", listing(&out));
+    }
+    assert_eq!(listing(&t), before);
+}

@@ -174,6 +174,13 @@ const FLAGS: &[Flag] = &[
     f("export", "--tile", NONE),
     f("export", "--chunk", NONE),
     f("bake", "--scale", NONE),
+    f("bake", "--texture-scale", TINY),
+    f("bake", "--texture-strength", ZERO_TINY),
+    f("bake", "--hex-size", NONE),
+    f("antitile", "--size", NONE),
+    f("antitile", "--repeats", NONE),
+    f("antitile", "--hex-size", NONE),
+    f("antitile", "--seed", SEED32),
     f("classify", "--classes", NONE),
     f("classify", "--share", ZERO_TINY),
     f("classify", "--grid", NONE),
@@ -345,6 +352,9 @@ const NOT_NUMERIC: &[&str] = &[
     "--outputs",
     "--crop",
     "--ocean",
+    "--texture",
+    "--tiling",
+    "--modes",
 ];
 
 /// Every command path, for the help comparison.
@@ -356,6 +366,7 @@ const COMMANDS: &[&str] = &[
     "heightmap",
     "export",
     "bake",
+    "antitile",
     "classify",
     "validate-rule",
     "inspect",
@@ -428,6 +439,13 @@ fn case_args(fx: &Fixtures, fl: &Flag, value: &str, out: &Path) -> (Vec<String>,
             vec!["export".into(), fx.terrain.clone(), "--engine".into(), engine.into(), "--out".into(), o]
         }
         "bake" => vec!["bake".into(), fx.terrain.clone(), "--out".into(), o],
+        "antitile" => {
+            let mut v = vec!["antitile".to_string(), fx.image.clone(), "--out".into(), o];
+            if fl.flag != "--size" {
+                v.extend(["--size".into(), "64".into()]);
+            }
+            v
+        }
         "classify" => {
             let mut v = vec!["classify".to_string(), fx.terrain.clone(), "--out".into(), o];
             if fl.flag != "--grid" {

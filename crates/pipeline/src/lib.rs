@@ -29,6 +29,7 @@
 
 pub mod analysis;
 pub mod analyze;
+pub mod antitile;
 pub mod bake;
 pub mod budget;
 pub mod capture;

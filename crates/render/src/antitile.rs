@@ -474,6 +474,29 @@ pub fn triplanar_weights(n: [f64; 3], k: f64) -> [f64; 3] {
     w.map(|c| c / sum)
 }
 
+/// The texture under `p` over a flat square seen from straight above: `size × size` pixels
+/// covering `repeats × repeats` texture repeats, every pixel at its centre, every fetch at the
+/// level of one pixel's footprint. Linear colour, row-major (rows in parallel; the same for any
+/// thread count).
+pub fn render_plane(tex: &DetailTexture, p: &TilingParams, size: usize, repeats: f64) -> Vec<[f64; 3]> {
+    use rayon::prelude::*;
+    let step = repeats / size.max(1) as f64;
+    let lod = tex.lod_for(step);
+    let mut out = vec![[0.0; 3]; size * size];
+    out.par_chunks_mut(size.max(1)).enumerate().for_each(|(y, row)| {
+        let v = (y as f64 + 0.5) * step;
+        for (x, px) in row.iter_mut().enumerate() {
+            *px = sample(tex, p, (x as f64 + 0.5) * step, v, lod);
+        }
+    });
+    out
+}
+
+/// The sRGB bytes of a linear colour (clamped to `[0, 1]`).
+pub fn encode_srgb8(c: [f64; 3]) -> [u8; 3] {
+    c.map(crate::raster::shade::to_srgb8)
+}
+
 /// The canonical hash as the shaders compute it, for tests that pin a shader's offsets:
 /// `hash_u32(i, j, seed)` of the vertex's coordinates as two's complement.
 pub fn vertex_hash(i: i64, j: i64, seed: u32) -> u32 {

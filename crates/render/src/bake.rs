@@ -26,6 +26,8 @@
 //! Pure and deterministic: rows are computed in parallel with rayon, every texel independently,
 //! so the output is identical for any thread count.
 
+use crate::antitile::{triplanar, DetailTexture, TilingParams};
+use crate::raster::shade::{to_linear, to_srgb8};
 use bozkir_core::noise::{fbm, gradient, FbmParams};
 use bozkir_core::{hash::hash_unit, Grid};
 use bozkir_terrain::landform::slope::slope;
@@ -308,6 +310,46 @@ fn sample_opt(m: Option<&Grid<f64>>, fx: f64, fy: f64) -> f64 {
 /// masks, with wear/flow luminance shifts and slope-scaled luminance grain. See the
 /// [module docs](self). Panics on an empty grid or output, or a mask of another shape.
 pub fn bake_albedo(height: &Grid<f64>, masks: &BakeMasks, p: &BakeParams, out_w: usize, out_h: usize) -> Grid<[u8; 3]> {
+    bake_albedo_with(height, masks, p, None, out_w, out_h)
+}
+
+/// Photos laid over the materials of the albedo: the CPU twin of the mesh look's detail sets.
+///
+/// Where a texel's material has a texture, its colour is the palette colour in linear light times
+/// `1 + strength·(c/μ − 1)` per channel, `c` the texture sampled with [`triplanar`] (weights
+/// `|n|^k` of the terrain normal there, each plane sampled under [`TilingParams`]) at the texel's
+/// point in metres, `μ` the texture's mean colour: the palette keeps the mean, the photo gives
+/// the grain and, for a colour photo, its tint. Every fetch takes the level of detail of the
+/// texel's footprint (texel size × √(1 + slope²) over the repeat), as `textureGrad` would.
+#[derive(Debug, Clone, Copy)]
+pub struct BakeDetail<'a> {
+    /// Texture of rock, scree/sediment, grass/soil and snow, in that order; `None` keeps the
+    /// plain palette colour (and its grain) for that material.
+    pub textures: [Option<&'a DetailTexture>; 4],
+    /// How each plane is sampled (mode, lattice, seed).
+    pub tiling: TilingParams,
+    /// Metres per texture repeat.
+    pub scale_m: f64,
+    /// Triplanar exponent k (4–8).
+    pub triplanar_k: f64,
+    /// How much of the photo's contrast reaches the albedo (0 none, 1 all).
+    pub strength: f64,
+}
+
+impl BakeDetail<'_> {
+    /// The material names in the order of [`textures`](Self::textures).
+    pub const MATERIALS: [&'static str; 4] = ["rock", "scree", "grass", "snow"];
+}
+
+/// [`bake_albedo`] with photos over some materials ([`BakeDetail`]); `None` is `bake_albedo`.
+pub fn bake_albedo_with(
+    height: &Grid<f64>,
+    masks: &BakeMasks,
+    p: &BakeParams,
+    detail: Option<&BakeDetail>,
+    out_w: usize,
+    out_h: usize,
+) -> Grid<[u8; 3]> {
     check_mask("wear", masks.wear, height);
     check_mask("deposit", masks.deposit, height);
     check_mask("flow", masks.flow, height);
@@ -349,10 +391,58 @@ pub fn bake_albedo(height: &Grid<f64>, masks: &BakeMasks, p: &BakeParams, out_w:
             if m != Material::Snow {
                 lum *= 1.0 - p.flow_darken * sample.flow;
             }
-            *px = base.map(|c| (f64::from(c) * lum).round().clamp(0.0, 255.0) as u8);
+            let tex = detail.and_then(|d| d.textures[m as usize].map(|t| (d, t)));
+            *px = match tex {
+                None => base.map(|c| (f64::from(c) * lum).round().clamp(0.0, 255.0) as u8),
+                Some((d, t)) => {
+                    let c = detail_sample(d, t, height, &fr, fx, fy, z, sample.slope);
+                    let mu = t.mean();
+                    std::array::from_fn(|k| {
+                        let ratio = if mu[k] > 1e-4 { c[k] / mu[k] } else { 1.0 };
+                        let f = (1.0 + d.strength * (ratio - 1.0)).max(0.0);
+                        to_srgb8(to_linear(base[k]) * lum * f)
+                    })
+                }
+            };
         }
     });
     Grid::from_vec(out_w, out_h, data)
+}
+
+/// The texture of `d` at the texel at grid position `(fx, fy)` with height `z` and slope `slope`.
+#[allow(clippy::too_many_arguments)]
+fn detail_sample(
+    d: &BakeDetail,
+    t: &DetailTexture,
+    height: &Grid<f64>,
+    fr: &Frame,
+    fx: f64,
+    fy: f64,
+    z: f64,
+    slope: f64,
+) -> [f64; 3] {
+    // The normal from central differences over one cell.
+    let (w1, h1) = ((fr.w - 1) as f64, (fr.h - 1) as f64);
+    let (xa, xb) = ((fx - 0.5).max(0.0), (fx + 0.5).min(w1));
+    let (ya, yb) = ((fy - 0.5).max(0.0), (fy + 0.5).min(h1));
+    let gx = if xb > xa {
+        (sample_bilinear(height, xb, fy) - sample_bilinear(height, xa, fy)) / ((xb - xa) * fr.dx)
+    } else {
+        0.0
+    };
+    let gy = if yb > ya {
+        (sample_bilinear(height, fx, yb) - sample_bilinear(height, fx, ya)) / ((yb - ya) * fr.dy)
+    } else {
+        0.0
+    };
+    let (gx, gy) = (if gx.is_finite() { gx } else { 0.0 }, if gy.is_finite() { gy } else { 0.0 });
+    let len = (gx * gx + gy * gy + 1.0).sqrt();
+    let n = [-gx / len, -gy / len, 1.0 / len];
+    let (tx, ty) = fr.texel_m();
+    let footprint = tx.abs().max(ty.abs()) * (1.0 + slope * slope).sqrt() / d.scale_m.max(1e-12);
+    let lod = t.lod_for(footprint);
+    let z = if z.is_finite() { z } else { 0.0 };
+    triplanar(t, &d.tiling, [fx * fr.dx, fy * fr.dy, z], n, d.scale_m, d.triplanar_k, lod)
 }
 
 /// Tangent-space micro-normal texture at `out_w × out_h` texels: the normals of the fine detail
@@ -406,6 +496,36 @@ mod tests {
                 13.0
             }
         })
+    }
+
+    #[test]
+    fn a_photo_over_grass_keeps_the_palette_mean_and_adds_its_grain() {
+        use crate::antitile::{Tiling, TilingParams};
+        let h = Grid::from_fn(65, 65, |_, _| 0.0);
+        let p = BakeParams { grain: [0.0; 3], ..BakeParams::default() };
+        // Stripes of 0.4 and 0.6 (sRGB), 8 texels each, in a 16-texel photo (mild enough that the
+        // variance-preserving blend rarely leaves [0, 1], where clamping would move the mean).
+        let px: Vec<[f64; 3]> = (0..16 * 16).map(|i| [if (i % 16) < 8 { 0.4 } else { 0.6 }; 3]).collect();
+        let t = DetailTexture::from_srgb(16, 16, &px).unwrap();
+        let none = BakeDetail {
+            textures: [None; 4],
+            tiling: TilingParams::default(),
+            scale_m: 8.0,
+            triplanar_k: 6.0,
+            strength: 1.0,
+        };
+        let plain = bake_albedo(&h, &BakeMasks::default(), &p, 128, 128);
+        assert_eq!(bake_albedo_with(&h, &BakeMasks::default(), &p, Some(&none), 128, 128), plain);
+        for mode in Tiling::ALL {
+            let d = BakeDetail { textures: [None, None, Some(&t), None], tiling: TilingParams { mode, ..none.tiling }, ..none };
+            let img = bake_albedo_with(&h, &BakeMasks::default(), &p, Some(&d), 128, 128);
+            let lin = |g: &Grid<[u8; 3]>| g.data().iter().map(|c| to_linear(c[1])).collect::<Vec<f64>>();
+            let (a, b) = (lin(&img), lin(&plain));
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let sd = |v: &[f64]| (v.iter().map(|x| (x - mean(v)).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
+            assert!((mean(&a) / mean(&b) - 1.0).abs() < 0.06, "{mode}: mean {} vs {}", mean(&a), mean(&b));
+            assert!(sd(&b) < 1e-3 && sd(&a) > 0.2 * mean(&b), "{mode}: sd {} (plain palette {})", sd(&a), sd(&b));
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use crate::outputs::Staging;
 use anyhow::{bail, Result};
 use bozkir_core::NoProgress;
-use bozkir_pipeline::bake::{bake, BakeInputs, BakeRequest};
+use bozkir_pipeline::bake::{bake, BakeInputs, BakeRequest, DetailRequest};
+use bozkir_render::antitile::{Tiling, TilingParams};
 use std::path::{Path, PathBuf};
 
 /// Largest texture side `bozkir bake` writes.
@@ -21,6 +22,57 @@ pub struct Args {
     /// textures).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// A photo over one material, `MATERIAL=PNG` (material: rock, scree, grass, snow; PNG grey
+    /// or colour, 8 or 16 bits); repeat for several. The palette keeps each material's mean colour,
+    /// the photo gives its grain (and tint).
+    #[arg(long = "texture", value_name = "MATERIAL=PNG")]
+    pub textures: Vec<String>,
+    /// How the photos are sampled: plain, hex-linear, hex-vp, hex-mikkelsen or two-sample
+    /// (`iq-untiled`). Only with --texture.
+    #[arg(long, default_value = "hex-vp")]
+    pub tiling: String,
+    /// Metres per texture repeat (default: 48 texels of the output).
+    #[arg(long)]
+    pub texture_scale: Option<f64>,
+    /// Share of the photos' contrast kept, 0–1.
+    #[arg(long, default_value_t = 0.7)]
+    pub texture_strength: f64,
+    /// Side of the hex lattice's triangles in texture repeats (the hex modes).
+    #[arg(long, default_value_t = 0.5)]
+    pub hex_size: f64,
+}
+
+/// The `--texture`/`--tiling` options as a request (`None` without `--texture`).
+fn detail(a: &Args) -> Result<Option<DetailRequest>> {
+    let Some(mode) = Tiling::parse(&a.tiling) else {
+        bail!("--tiling {}: no such mode (one of {})", a.tiling, Tiling::names());
+    };
+    let textures = a
+        .textures
+        .iter()
+        .map(|t| match t.split_once('=') {
+            Some((m, p)) if !m.is_empty() && !p.is_empty() => Ok((m.to_string(), PathBuf::from(p))),
+            _ => bail!("--texture {t}: expected MATERIAL=PNG (e.g. grass=data/textures/grass.png)"),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let d = DetailRequest {
+        textures,
+        tiling: TilingParams { mode, hex_size: a.hex_size, ..TilingParams::default() },
+        scale_m: a.texture_scale,
+        strength: a.texture_strength,
+        ..DetailRequest::default()
+    };
+    // The values are checked with or without --texture, so a bad one is never silently ignored.
+    d.validate()?;
+    if d.textures.is_empty() {
+        return Ok(None);
+    }
+    for (_, p) in &d.textures {
+        if !p.is_file() {
+            bail!("--texture: {}: no such file", p.display());
+        }
+    }
+    Ok(Some(d))
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {
@@ -34,6 +86,7 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     if !(1..=4).contains(&a.scale) {
         bail!("--scale {}: must be 1..=4 texels per cell", a.scale);
     }
+    let detail = detail(&a)?;
     let inputs = BakeInputs::read(&a.dir)?;
     let (w, h) = (inputs.height.width(), inputs.height.height());
     let (out_w, out_h) = (w * a.scale, h * a.scale);
@@ -47,9 +100,13 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     // A bake into the terrain folder adds its textures to the terrain's files; elsewhere its
     // outputs replace the previous run's.
     let st = if into_terrain { Staging::adding(&out)? } else { Staging::new(&out)? };
-    bake(&BakeRequest { inputs: &inputs, scale: a.scale, into_terrain }, st.path(), &NoProgress)?;
+    let with = detail.as_ref().map(|d| d.textures.len()).unwrap_or(0);
+    bake(&BakeRequest { inputs: &inputs, scale: a.scale, into_terrain, detail }, st.path(), &NoProgress)?;
     let moved = st.commit()?;
     println!("baked {out_w}×{out_h} albedo and micro-normal ({}× the {w}×{h} grid)", a.scale);
+    if with > 0 {
+        println!("{with} photo(s) over the materials, sampled {}", a.tiling);
+    }
     println!("wrote {} files to {}", moved.len(), out.display());
     Ok(())
 }

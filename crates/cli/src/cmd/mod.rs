@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod antitile;
 pub mod bake;
 pub mod bench_viewer;
 pub mod capture;
