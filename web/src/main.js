@@ -827,6 +827,11 @@ async function start() {
     settingsText: () => settingsAsText(),
     modeChanged: () => scheduleUrl(),
     mesh: () => setMeshMode(!app.mesh?.enabled),
+    detail: (mode) => {
+      if (!app.mesh) return;
+      app.mesh.opts.detail = mode;
+      app.dirty = true;
+    },
     chooseScene: (name) => switchScene(name),
     chooseTerrain: (t) => switchTerrain(t),
     profiles,

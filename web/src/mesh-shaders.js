@@ -86,6 +86,86 @@ vec3 fogColour(vec3 d) {
 }
 `;
 
+/**
+ * Detail textures with anti-tiling (seed 003's study; the CPU twin is
+ * `bozkir_render::antitile`, same lattice, same hash, same blends). Modes (uDetailMode):
+ * 0 plain (1 fetch), 1 hex-linear (3), 2 hex-vp (3: variance-preserving, the texture's mean in
+ * linear light from the CPU), 3 hex-mikkelsen (3), 4 two-sample (2, Quilez's technique 3).
+ * Offsets come from the canonical integer hash of the lattice vertex (hashU, 32-bit unsigned
+ * arithmetic as in bozkir_core::hash::hash_u32). Every fetch uses textureGrad with the gradients
+ * of the unperturbed coordinates, so the offsets' jumps along lattice edges make no mip seam.
+ */
+export const DETAIL = /* glsl */ `
+uniform int uDetailMode;      // -1 off, else the mode above
+uniform float uHexSize;       // triangle side in texture repeats
+uniform uint uDetailSeed;
+
+uint hashU(uint x, uint y, uint s) {
+  uint h = (x * 0x27D4EB2Du) ^ (y * 0x165667B1u) ^ (s * 0x9E3779B1u);
+  h = (h ^ (h >> 15u)) * 0x85EBCA6Bu;
+  h = (h ^ (h >> 13u)) * 0xC2B2AE35u;
+  return h ^ (h >> 16u);
+}
+
+float hashUnit(uint x, uint y, uint s) {
+  return float(hashU(x, y, s)) * (1.0 / 4294967296.0);
+}
+
+// The texture offset of lattice vertex v, in repeats.
+vec2 vertexOffset(ivec2 v, uint seed) {
+  uint a = uint(v.x), b = uint(v.y);
+  return vec2(hashUnit(a, b, seed), hashUnit(a, b, seed ^ 0x5BD1E995u));
+}
+
+// Value noise of period p (smoothstep between lattice values hashUnit), in [0, 1).
+float valueNoise(vec2 q, float p, uint seed) {
+  vec2 f = q / p;
+  vec2 i = floor(f);
+  vec2 t = f - i;
+  vec2 sm = t * t * (3.0 - 2.0 * t);
+  uint ix = uint(int(i.x)), iy = uint(int(i.y));
+  float a = hashUnit(ix, iy, seed), b = hashUnit(ix + 1u, iy, seed);
+  float c = hashUnit(ix, iy + 1u, seed), d = hashUnit(ix + 1u, iy + 1u, seed);
+  float top = a + (b - a) * sm.x, bot = c + (d - c) * sm.x;
+  return top + (bot - top) * sm.y;
+}
+
+float detailLum(vec3 c) { return dot(c, vec3(0.2126, 0.7152, 0.0722)); }
+
+// One plane of a detail texture at uv (repeats) under uDetailMode; mean: its linear mean colour.
+vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed) {
+  if (uDetailMode == 0) return textureGrad(t, uv, gx, gy).rgb;
+  if (uDetailMode == 4) {
+    float k = valueNoise(uv, 4.0, seed ^ 0x2545F491u) * 8.0;
+    float ia = floor(k);
+    float f = k - ia;
+    vec2 oa = vertexOffset(ivec2(int(ia), -1), seed), ob = vertexOffset(ivec2(int(ia) + 1, -1), seed);
+    vec3 ca = textureGrad(t, uv + oa, gx, gy).rgb, cb = textureGrad(t, uv + ob, gx, gy).rgb;
+    float d = (ca.r - cb.r) + (ca.g - cb.g) + (ca.b - cb.b);
+    return mix(ca, cb, smoothstep(0.2, 0.8, f - 0.1 * d));
+  }
+  const float S3 = 1.7320508075688772;
+  float s = max(uHexSize, 1e-6);
+  vec2 ab = vec2(uv.x - uv.y / S3, 2.0 * uv.y / S3) / s;
+  vec2 fl = floor(ab), fr = ab - fl;
+  ivec2 b = ivec2(fl);
+  ivec2 v0, v1 = b + ivec2(1, 0), v2 = b + ivec2(0, 1);
+  vec3 w;
+  if (fr.x + fr.y < 1.0) { v0 = b; w = vec3(1.0 - fr.x - fr.y, fr.x, fr.y); }
+  else { v0 = b + ivec2(1, 1); w = vec3(fr.x + fr.y - 1.0, 1.0 - fr.y, 1.0 - fr.x); }
+  vec3 c0 = textureGrad(t, uv + vertexOffset(v0, seed), gx, gy).rgb;
+  vec3 c1 = textureGrad(t, uv + vertexOffset(v1, seed), gx, gy).rgb;
+  vec3 c2 = textureGrad(t, uv + vertexOffset(v2, seed), gx, gy).rgb;
+  if (uDetailMode == 1) return w.x * c0 + w.y * c1 + w.z * c2;
+  if (uDetailMode == 2) return mean + (w.x * (c0 - mean) + w.y * (c1 - mean) + w.z * (c2 - mean)) / length(w);
+  vec3 steer = max(vec3(1.0) + (vec3(detailLum(c0), detailLum(c1), detailLum(c2)) - 1.0) * 0.6, 0.0);
+  vec3 ww = steer * pow(max(w, 0.0), vec3(7.0));
+  float sum = ww.x + ww.y + ww.z;
+  if (sum <= 0.0) return w.x * c0 + w.y * c1 + w.z * c2;
+  return (ww.x * c0 + ww.y * c1 + ww.z * c2) / sum;
+}
+`;
+
 export const SKY_VS = /* glsl */ `#version 300 es
 // A full-screen triangle; the fragment shader turns each pixel into a view ray.
 out vec2 vNdc;
@@ -209,8 +289,15 @@ uniform float uFogAmount;    // 0..1 scale of the fog
 uniform vec3 uSkyAmbient;    // linear, from the sky hemisphere
 uniform vec3 uBounce;        // linear, from the ground below
 uniform vec2 uRelief;        // lowest height, 1 / height range (exaggerated metres)
+uniform sampler2D uDetail0;  // ground photo (sRGB, repeating, mipmapped): gentle ground, top projection
+uniform sampler2D uDetail1;  // rock photo: steep ground, triplanar
+uniform vec3 uDetailMean0;   // their linear mean colours
+uniform vec3 uDetailMean1;
+uniform float uDetailScale;  // metres per repeat
+uniform float uDetailStrength; // share of the photos' contrast kept (0..1)
 ${OUTPUT}
 ${ATMOSPHERE}
+${DETAIL}
 out vec4 fragColor;
 
 // Fallback albedo without a bake: a reduced, low-saturation palette by slope and height
@@ -238,6 +325,11 @@ void main() {
     n = dot(face, uEye - vWorld) < 0.0 ? -face : face;
   }
   float slope = 1.0 - n.z;
+  // Detail coordinates and their gradients, in uniform control flow (the planes of triplanar:
+  // top (x, -y), east (y, -z), north (x, -z); metres over the repeat).
+  vec3 dp = vWorld / max(uDetailScale, 1e-3);
+  vec2 uvz = vec2(dp.x, -dp.y), uvx = vec2(dp.y, -dp.z), uvy = vec2(dp.x, -dp.z);
+  vec2 gzx = dFdx(uvz), gzy = dFdy(uvz), gxx = dFdx(uvx), gxy = dFdy(uvx), gyx = dFdx(uvy), gyy = dFdy(uvy);
   vec3 albedo;
   if (uHasAlbedo == 1) {
     albedo = texture(uAlbedo, vUv).rgb * uAlbedoGain;
@@ -246,6 +338,22 @@ void main() {
     albedo = paletteAlbedo(clamp(slope * 3.0, 0.0, 1.0), hn);
   }
   if (skirt) albedo = uSkirt;
+  if (uDetailMode >= 0 && !skirt) {
+    // Ground photo from above; rock photo triplanar (weights |n|^6) on steep ground (seed 001
+    // §11.5); each as a ratio to its mean, so the albedo keeps its colour and gains the grain.
+    vec3 g = tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed) / max(uDetailMean0, vec3(1e-4));
+    float rockW = smoothstep(0.22, 0.5, slope);
+    if (rockW > 0.0) {
+      vec3 tw = pow(abs(n), vec3(6.0));
+      tw /= max(tw.x + tw.y + tw.z, 1e-6);
+      vec3 r = vec3(0.0);
+      if (tw.x > 1e-4) r += tw.x * tiledSample(uDetail1, uDetailMean1, uvx, gxx, gxy, uDetailSeed ^ 0x1B873593u);
+      if (tw.y > 1e-4) r += tw.y * tiledSample(uDetail1, uDetailMean1, uvy, gyx, gyy, uDetailSeed ^ 0xCC9E2D51u);
+      if (tw.z > 1e-4) r += tw.z * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed);
+      g = mix(g, r / max(uDetailMean1, vec3(1e-4)), rockW);
+    }
+    albedo *= max(vec3(1.0) + uDetailStrength * (g - 1.0), vec3(0.0));
+  }
   // Micro-normal: tangent-space grain on top of the macro normal (frame: east, north, up
   // carried onto the surface).
   if (uHasMicro == 1 && !skirt) {

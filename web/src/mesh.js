@@ -38,7 +38,18 @@ export const MESH_DEFAULTS = {
   micro: 1, // micro-normal strength
   shadows: true,
   albedoGain: 0.85,
+  detail: 'hex-vp', // ground photos' anti-tiling mode (DETAIL_MODES), or 'off'
+  detailScale: 6, // metres per photo repeat
+  detailStrength: 0.6, // share of the photos' contrast kept
+  hexSize: 0.5, // lattice triangle side in repeats (hex modes)
 };
+
+/** The anti-tiling modes of the detail photos, in the shader's order (mesh-shaders.js DETAIL). */
+export const DETAIL_MODES = ['plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'];
+/** Texture fetches per plane and photo of each mode. */
+export const DETAIL_FETCHES = { plain: 1, 'hex-linear': 3, 'hex-vp': 3, 'hex-mikkelsen': 3, 'two-sample': 2 };
+/** The bundled ground photos (CC0; web/textures/README.md): ground from above, rock triplanar. */
+export const DETAIL_PHOTOS = { ground: 'textures/grass.png', rock: 'textures/gravel.png' };
 
 const SKY = {
   zenith: [0.1, 0.2, 0.46],
@@ -266,7 +277,8 @@ export class MeshView {
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
     this.indexBuf = gl.createBuffer();
-    this.tex = { height: null, shape: null, albedo: null, micro: null };
+    this.tex = { height: null, shape: null, albedo: null, micro: null, detail0: null, detail1: null };
+    this.detailMeans = null;
     this.aniso = gl.getExtension('EXT_texture_filter_anisotropic');
     this.t = null;
     this.shapeKey = '';
@@ -329,6 +341,22 @@ export class MeshView {
     this.vistaKey = '';
   }
 
+  /**
+   * The detail photos (image sources, sRGB): `ground` over gentle ground from above, `rock`
+   * triplanar on steep ground; `null` removes them (the look falls back to the albedo alone).
+   */
+  setDetail(ground, rock = ground) {
+    const gl = this.gl;
+    this.saveState();
+    try {
+      this.tex.detail0 = this.imageTexture(this.tex.detail0, ground, true, gl.REPEAT);
+      this.tex.detail1 = this.imageTexture(this.tex.detail1, ground ? rock : null, true, gl.REPEAT);
+    } finally {
+      this.restoreState();
+    }
+    this.detailMeans = ground ? [meanLinear(ground), meanLinear(rock)] : null;
+  }
+
   params(min, mag, wrap = this.gl.CLAMP_TO_EDGE) {
     const gl = this.gl;
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, min);
@@ -338,7 +366,7 @@ export class MeshView {
   }
 
   /** A mipmapped, anisotropic texture from an image source, or a deleted one when there is none. */
-  imageTexture(tex, src, srgb) {
+  imageTexture(tex, src, srgb, wrap = this.gl.CLAMP_TO_EDGE) {
     const gl = this.gl;
     if (!src) {
       if (tex) gl.deleteTexture(tex);
@@ -365,7 +393,7 @@ export class MeshView {
       gl.texImage2D(gl.TEXTURE_2D, 0, internal, gl.RGBA, gl.UNSIGNED_BYTE, src);
     }
     gl.generateMipmap(gl.TEXTURE_2D);
-    this.params(gl.LINEAR_MIPMAP_LINEAR, gl.LINEAR);
+    this.params(gl.LINEAR_MIPMAP_LINEAR, gl.LINEAR, wrap);
     if (this.aniso) gl.texParameterf(gl.TEXTURE_2D, this.aniso.TEXTURE_MAX_ANISOTROPY_EXT, Math.min(8, gl.getParameter(this.aniso.MAX_TEXTURE_MAX_ANISOTROPY_EXT)));
     return tex;
   }
@@ -517,6 +545,18 @@ export class MeshView {
       // Unused samplers still point at a complete texture (the shape texture).
       bind(2, this.tex.albedo || this.tex.shape, u.uAlbedo);
       bind(3, this.tex.micro || this.tex.shape, u.uMicro);
+      const mode = this.detailMeans ? DETAIL_MODES.indexOf(o.detail) : -1;
+      gl.uniform1i(u.uDetailMode, mode);
+      gl.uniform1f(u.uHexSize, o.hexSize);
+      gl.uniform1ui(u.uDetailSeed, (t.seed >>> 0) || 0);
+      gl.uniform1f(u.uDetailScale, o.detailScale);
+      gl.uniform1f(u.uDetailStrength, o.detailStrength);
+      const means = this.detailMeans || [[0.2, 0.2, 0.2], [0.2, 0.2, 0.2]];
+      gl.uniform3fv(u.uDetailMean0, means[0]);
+      gl.uniform3fv(u.uDetailMean1, means[1]);
+      bind(4, this.tex.detail0 || this.tex.shape, u.uDetail0);
+      bind(5, this.tex.detail1 || this.tex.shape, u.uDetail1);
+      stats.detailFetches = mode >= 0 ? DETAIL_FETCHES[o.detail] : 0;
       gl.bindVertexArray(this.emptyVao);
       gl.drawElements(gl.TRIANGLES, this.indexCount, gl.UNSIGNED_INT, 0);
       stats.drawCalls += 1;
@@ -580,7 +620,7 @@ export class MeshView {
       arrayBuffer: gl.getParameter(gl.ARRAY_BUFFER_BINDING),
       framebuffer: gl.getParameter(gl.FRAMEBUFFER_BINDING),
       activeTexture: gl.getParameter(gl.ACTIVE_TEXTURE),
-      textures: [0, 1, 2, 3].map((k) => {
+      textures: [0, 1, 2, 3, 4, 5].map((k) => {
         gl.activeTexture(gl.TEXTURE0 + k);
         return gl.getParameter(gl.TEXTURE_BINDING_2D);
       }),
@@ -694,23 +734,40 @@ export async function loadCatalogueTerrain(entry, base = '') {
  *   sync()              (re)load the current terrain and its textures when it changed; Promise
  *   frame()             reset `cam` to show the whole terrain
  *   render(cam?)        draw one frame (default `cam`); returns MeshView stats
- *   status              {terrain, albedo, normal, error} of the last sync
+ *   status              {terrain, albedo, normal, error, detail, detailError} of the last sync
+ *                       (detail: whether the ground photos, DETAIL_PHOTOS, loaded; opts.detail
+ *                       picks their anti-tiling mode, 'off' for none)
  *   dispose()
  */
-export function attachMeshMode(app, { cellSize = 10 } = {}) {
+export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = {}) {
   const view = new MeshView(app.renderer.gl);
   let loadedKey = null;
+  let detail = null; // the photos' loading: a Promise, once
+  /** Load the detail photos once; a failure leaves the look without them and says why. */
+  const loadDetail = () => {
+    detail = detail || Promise.all([fetchImage(photos.ground), fetchImage(photos.rock)])
+      .then(([g, r]) => {
+        view.setDetail(g, r);
+        mesh.status.detail = true;
+      })
+      .catch((e) => {
+        mesh.status.detail = false;
+        mesh.status.detailError = `ground photos: ${e?.message || e}`;
+      });
+    return detail;
+  };
   const mesh = {
     enabled: false,
     view,
     cam: view.frameCamera(),
     opts: { ...MESH_DEFAULTS },
-    status: { terrain: null, albedo: false, normal: false, error: null },
+    status: { terrain: null, albedo: false, normal: false, error: null, detail: false, detailError: null },
     async sync() {
       const heights = app.terrainHeights, info = app.terrainInfo;
       if (!heights || !info) return;
       const entry = app.terrainName ? app.catalogue?.terrains?.find((t) => t.name === app.terrainName) : null;
       const key = entry ? `catalogue:${entry.name}` : heights;
+      await loadDetail();
       if (key === loadedKey) return;
       try {
         let albedo = null, normal = null;
@@ -726,7 +783,7 @@ export function attachMeshMode(app, { cellSize = 10 } = {}) {
         });
         loadedKey = key;
         mesh.cam = view.frameCamera(mesh.opts.exaggeration, app.state?.fov ?? 50);
-        mesh.status = { terrain: entry?.name ?? info.label ?? 'generated', albedo: !!albedo, normal: !!normal, error: null };
+        mesh.status = { ...mesh.status, terrain: entry?.name ?? info.label ?? 'generated', albedo: !!albedo, normal: !!normal, error: null };
       } catch (e) {
         mesh.status = { ...mesh.status, error: String(e?.message || e) };
         throw e;

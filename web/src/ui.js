@@ -82,6 +82,11 @@ export class Panel {
     };
     fs.add(actions, 'terrains').name('terrain window…');
     this.meshCtrl = fs.add(actions, 'mesh').name('terrain look (mesh, no splats)');
+    // The mesh look's ground photos and their anti-tiling mode (mesh.js DETAIL_MODES).
+    this.detailMenu = { detail: 'hex-vp' };
+    this.detailCtrl = fs.add(this.detailMenu, 'detail', ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'])
+      .name('ground photo tiling').onChange((v) => cb.detail?.(v));
+    this.detailCtrl.$select.id = 'detail';
     fs.add(actions, 'open').name('open tileset (.zip)…');
     const cam = this.gui.addFolder('Camera');
     cam.add(actions, 'ground').name('ground view');

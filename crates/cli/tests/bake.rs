@@ -148,7 +148,8 @@ fn bake_refuses_bad_textures_and_writes_nothing() {
     ];
     for (extra, want) in cases {
         let out = tmp.path().join("out");
-        let mut args = vec!["bake".to_string(), t.to_str().unwrap().into(), "--out".into(), out.to_str().unwrap().into()];
+        let mut args =
+            vec!["bake".to_string(), t.to_str().unwrap().into(), "--out".into(), out.to_str().unwrap().into()];
         args.extend(extra.iter().cloned());
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = bozkir(&refs);

@@ -73,10 +73,7 @@ pub fn read_photo(path: impl AsRef<Path>) -> Result<Grid<[f64; 3]>> {
             ))
         }
     };
-    let px = sample
-        .chunks_exact(channels)
-        .map(|p| if channels < 3 { [p[0]; 3] } else { [p[0], p[1], p[2]] })
-        .collect();
+    let px = sample.chunks_exact(channels).map(|p| if channels < 3 { [p[0]; 3] } else { [p[0], p[1], p[2]] }).collect();
     Ok(Grid::from_vec(png.width, png.height, px))
 }
 

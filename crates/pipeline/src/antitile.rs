@@ -106,9 +106,22 @@ pub fn antitile(req: &AntitileRequest, dir: &Path, obs: &dyn Observer) -> Result
         let grid = Grid::from_vec(n, n, img.iter().map(|&c| encode_srgb8(c)).collect());
         bozkir_io::write_rgb8(f.file(&file, mode.name(), Encoding::Rgb8), &grid)?;
         let im = Rgb8Image { width: n, height: n, data: grid.data().iter().flatten().copied().collect() };
-        let label = format!("{}  rep {:.2}  contrast {:.2}  {} fetch", mode.name(), repetition, sd / plain_sd.max(1e-12), mode.fetches());
+        let label = format!(
+            "{}  rep {:.2}  contrast {:.2}  {} fetch",
+            mode.name(),
+            repetition,
+            sd / plain_sd.max(1e-12),
+            mode.fetches()
+        );
         images.push(with_label(&im, &label, 2, [255, 255, 255], [20, 20, 20]));
-        reports.push(ModeReport { mode, fetches: mode.fetches(), repetition, contrast: sd / plain_sd.max(1e-12), mean, file });
+        reports.push(ModeReport {
+            mode,
+            fetches: mode.fetches(),
+            repetition,
+            contrast: sd / plain_sd.max(1e-12),
+            mean,
+            file,
+        });
     }
     let refs: Vec<&Rgb8Image> = images.iter().collect();
     let sheet = hstack(&refs, 8, [255, 255, 255]);

@@ -1,11 +1,11 @@
 //! Albedo and micro-normal textures of a terrain folder at 1–4× its grid (`bozkir bake`).
 
+use crate::antitile::load_texture;
 use crate::folder::{read_optional_layer, read_terrain_folder, Folder, SIDECAR};
+use crate::PipelineError;
 use crate::Result;
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar, SidecarFile};
-use crate::antitile::load_texture;
-use crate::PipelineError;
 use bozkir_render::antitile::{DetailTexture, TilingParams};
 use bozkir_render::{bake_albedo_with, bake_micro_normal, BakeDetail, BakeMasks, BakeParams};
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
@@ -106,7 +106,9 @@ impl DetailRequest {
         }
         if let Some(s) = self.scale_m {
             if !(s.is_finite() && s > 0.0 && s <= 1e6) {
-                return Err(PipelineError::invalid(format!("texture scale {s} m: must be in (0, 10⁶] metres per repeat")));
+                return Err(PipelineError::invalid(format!(
+                    "texture scale {s} m: must be in (0, 10⁶] metres per repeat"
+                )));
             }
         }
         if !(0.0..=1.0).contains(&self.strength) {

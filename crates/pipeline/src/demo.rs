@@ -64,7 +64,8 @@ pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<
     let terrain_outcome = terrain(&treq, &terrain_dir, obs)?;
     // The textures of the viewer's mesh mode (albedo.png, normal.png), as `bozkir bake` writes.
     let inputs = BakeInputs::read(&terrain_dir)?;
-    let texture_size = bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, &terrain_dir, obs)?;
+    let texture_size =
+        bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, &terrain_dir, obs)?;
     obs.step("starter tileset");
     let tileset_dir = dir.join(TILESET_DIR);
     create_dir(&tileset_dir)?;

@@ -121,7 +121,8 @@ fn a_bake_into_the_terrain_lists_its_textures_once() {
     for _ in 0..2 {
         let inputs = BakeInputs::read(dir.path()).unwrap();
         let size =
-            bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, dir.path(), &NoProgress).unwrap();
+            bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, dir.path(), &NoProgress)
+                .unwrap();
         assert_eq!(size, (24, 24));
     }
     let files = listed(dir.path());

@@ -628,8 +628,12 @@ mod tests {
                     // The point with weights (1 − wa − wb, wa, wb) in the lower triangle of (i, j).
                     let (a, b) = (i as f64 + wa, j as f64 + wb);
                     let (u, v) = ((a + b / 2.0) * s, b * SQRT3 / 2.0 * s);
-                    lin.push(sample(&tex, &TilingParams { mode: Tiling::HexLinear, ..Default::default() }, u, v, 0.0)[0]);
-                    vp.push(sample(&tex, &TilingParams { mode: Tiling::HexVariance, ..Default::default() }, u, v, 0.0)[0]);
+                    lin.push(
+                        sample(&tex, &TilingParams { mode: Tiling::HexLinear, ..Default::default() }, u, v, 0.0)[0],
+                    );
+                    vp.push(
+                        sample(&tex, &TilingParams { mode: Tiling::HexVariance, ..Default::default() }, u, v, 0.0)[0],
+                    );
                 }
             }
             let w = [1.0 - wa - wb, wa, wb];
@@ -656,9 +660,10 @@ mod tests {
         }
         let mut r = Rng::new(8);
         let n = 20_000;
-        let mean =
-            (0..n).map(|_| sample(&tex, &TilingParams::default(), r.range(0.0, 50.0), r.range(0.0, 50.0), 0.0)[0]).sum::<f64>()
-                / n as f64;
+        let mean = (0..n)
+            .map(|_| sample(&tex, &TilingParams::default(), r.range(0.0, 50.0), r.range(0.0, 50.0), 0.0)[0])
+            .sum::<f64>()
+            / n as f64;
         assert!((mean - mu[0]).abs() < 0.01, "{mean} vs {}", mu[0]);
     }
 

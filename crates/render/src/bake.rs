@@ -517,7 +517,11 @@ mod tests {
         let plain = bake_albedo(&h, &BakeMasks::default(), &p, 128, 128);
         assert_eq!(bake_albedo_with(&h, &BakeMasks::default(), &p, Some(&none), 128, 128), plain);
         for mode in Tiling::ALL {
-            let d = BakeDetail { textures: [None, None, Some(&t), None], tiling: TilingParams { mode, ..none.tiling }, ..none };
+            let d = BakeDetail {
+                textures: [None, None, Some(&t), None],
+                tiling: TilingParams { mode, ..none.tiling },
+                ..none
+            };
             let img = bake_albedo_with(&h, &BakeMasks::default(), &p, Some(&d), 128, 128);
             let lin = |g: &Grid<[u8; 3]>| g.data().iter().map(|c| to_linear(c[1])).collect::<Vec<f64>>();
             let (a, b) = (lin(&img), lin(&plain));

@@ -178,3 +178,107 @@ test('without a bake, mesh mode draws the palette and leaves the shared context 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** The canonical hash (bozkir_core::hash::hash_u32) in JS, for the shader's check. */
+function hashU(x, y, s) {
+  let h = (Math.imul(x, 0x27D4EB2D) ^ Math.imul(y, 0x165667B1) ^ Math.imul(s, 0x9E3779B1)) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x85EBCA6B) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xC2B2AE35) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+test('the ground photos: the shader hash is the CPU twin\'s, every anti-tiling mode draws', { skip }, async () => {
+  const { page, errors, ok, error } = await open(recipes.includes('ds2') ? 'ds2' : recipes[0]);
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  // 1. hashU and vertexOffset of the shader (mesh-shaders.js DETAIL) on a few vertices, read
+  //    back from an RGBA32UI target.
+  const cases = [[3, -2, 7], [0, 0, 0], [-5, 11, 0x5BD1E995], [123456, -98765, 42]];
+  const got = await page.evaluate(async (cs) => {
+    const { DETAIL } = await import(new URL('../src/mesh-shaders.js', location.href).href);
+    const gl = window.meshDev.gl;
+    const vs = '#version 300 es\nvoid main(){vec2 p=vec2(float((gl_VertexID<<1)&2),float(gl_VertexID&2))*2.0-1.0;gl_Position=vec4(p,0.0,1.0);}';
+    const fs = `#version 300 es
+precision highp float; precision highp int;
+${DETAIL}
+uniform ivec3 uCases[4];
+out uvec4 o;
+void main() {
+  ivec3 c = uCases[int(gl_FragCoord.x)];
+  vec2 off = vertexOffset(c.xy, uint(c.z));
+  o = uvec4(hashU(uint(c.x), uint(c.y), uint(c.z)), floatBitsToUint(off.x), floatBitsToUint(off.y), 0u);
+}`;
+    const sh = (type, src) => {
+      const s = gl.createShader(type);
+      gl.shaderSource(s, src);
+      gl.compileShader(s);
+      if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s));
+      return s;
+    };
+    const p = gl.createProgram();
+    gl.attachShader(p, sh(gl.VERTEX_SHADER, vs));
+    gl.attachShader(p, sh(gl.FRAGMENT_SHADER, fs));
+    gl.linkProgram(p);
+    if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(p));
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32UI, 4, 1);
+    const fb = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+    gl.viewport(0, 0, 4, 1);
+    gl.useProgram(p);
+    gl.uniform3iv(gl.getUniformLocation(p, 'uCases'), new Int32Array(cs.flat().map((v) => v | 0)));
+    gl.disable(gl.DEPTH_TEST);
+    gl.disable(gl.BLEND);
+    gl.bindVertexArray(null);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    const out = new Uint32Array(16);
+    gl.readPixels(0, 0, 4, 1, gl.RGBA_INTEGER, gl.UNSIGNED_INT, out);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    return Array.from(out);
+  }, cases);
+  const f32 = (u) => new Float32Array(new Uint32Array([u]).buffer)[0];
+  for (let k = 0; k < cases.length; k++) {
+    const [x, y, s] = cases[k];
+    const want = hashU(x >>> 0, y >>> 0, s >>> 0);
+    assert.equal(got[4 * k], want, `hashU(${cases[k]})`);
+    assert.ok(Math.abs(f32(got[4 * k + 1]) - want / 2 ** 32) < 1e-7, `offset u of ${cases[k]}`);
+    assert.ok(Math.abs(f32(got[4 * k + 2]) - hashU(x >>> 0, y >>> 0, (s ^ 0x5BD1E995) >>> 0) / 2 ** 32) < 1e-7);
+  }
+  // Pinned with the Rust twin (bozkir_render::antitile tests: PIN_HASH).
+  assert.equal(got[0], 628504207);
+
+  // 2. Every mode draws, close up where the photos resolve; they change the picture, and each
+  //    mode differently.
+  const shots = {};
+  for (const mode of ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample']) {
+    shots[mode] = await page.evaluate((m) => {
+      const d = window.meshDev;
+      d.opts.detail = m;
+      d.opts.fog = 0;
+      d.cam = { ...d.view.frameCamera(d.opts.exaggeration, 50), el: 35 };
+      d.cam.dist *= 0.12;
+      const st = d.render();
+      const { data } = d.view.readPixels();
+      let h = 0, sum = 0, sum2 = 0, n = 0;
+      for (let k = 0; k < data.length; k += 4) {
+        h = (Math.imul(h, 31) + data[k] + (data[k + 1] << 8)) | 0;
+        const l = 0.2126 * data[k] + 0.7152 * data[k + 1] + 0.0722 * data[k + 2];
+        sum += l; sum2 += l * l; n += 1;
+      }
+      const mean = sum / n;
+      return { fetches: st.detailFetches, h, mean, std: Math.sqrt(sum2 / n - mean * mean) };
+    }, mode);
+    await page.screenshot({ path: join(outDir, `mesh-detail-${mode}.png`) });
+  }
+  assert.deepEqual(errors, []);
+  assert.deepEqual(['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'].map((m) => shots[m].fetches), [0, 1, 3, 3, 3, 2]);
+  const hashes = new Set(Object.values(shots).map((s) => s.h));
+  assert.equal(hashes.size, 6, 'every mode gives another picture');
+  for (const m of ['plain', 'hex-vp', 'two-sample']) {
+    // The photos keep the albedo's mean within a few levels and add grain.
+    assert.ok(Math.abs(shots[m].mean - shots.off.mean) < 12, `${m}: mean ${shots[m].mean} vs ${shots.off.mean}`);
+    assert.ok(shots[m].std > shots.off.std, `${m}: spread ${shots[m].std} vs ${shots.off.std}`);
+  }
+  await page.close();
+});

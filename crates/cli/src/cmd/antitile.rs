@@ -49,7 +49,11 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
         bail!("--repeats {}: must be 2..=64", a.repeats);
     }
     if a.size == 0 || a.size > 4096 || a.size % a.repeats != 0 || a.size / a.repeats < 4 {
-        bail!("--size {}: must be at most 4096 and a multiple of --repeats {} (4 pixels or more per repeat)", a.size, a.repeats);
+        bail!(
+            "--size {}: must be at most 4096 and a multiple of --repeats {} (4 pixels or more per repeat)",
+            a.size,
+            a.repeats
+        );
     }
     if !(a.hex_size.is_finite() && (0.05..=16.0).contains(&a.hex_size)) {
         bail!("--hex-size {}: must be in [0.05, 16] texture repeats", a.hex_size);
