@@ -143,6 +143,9 @@ fn prepare(gpu: &Gpu, initial: &Grid<f64>, params: &DropletParams, fold: Fold) -
             "sequential droplets (one droplet after another) run on the CPU only".into(),
         ));
     }
+    if params.sea_level.is_some() {
+        return Err(GpuError::Unsupported("droplets with a sea level run on the CPU only".into()));
+    }
     let (w, h) = (initial.width(), initial.height());
     let n = w * h;
     let total = params.droplet_count(w, h);

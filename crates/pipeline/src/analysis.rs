@@ -16,7 +16,7 @@ use crate::folder::{f32_grid, mask, rgb_grid, run_jobs, Folder, Job, Placement};
 use crate::Result;
 use bozkir_core::{Grid, NoProgress, Observer, Progress};
 use bozkir_io::{Crs, Encoding};
-use bozkir_render::{colourise_classes, shaded_relief, PreviewParams};
+use bozkir_render::{colourise_classes, shaded_relief_water, PreviewParams};
 use bozkir_terrain::hydrology::flow_graph::{
     accumulate_cells, build_stack, d8_direction_codes, d8_receivers, FlowGraph,
 };
@@ -346,6 +346,9 @@ pub struct Analysis {
     pub sky_view: Option<Grid<f64>>,
     /// The maps asked for.
     pub outputs: Outputs,
+    /// Water depth in metres (sea, lakes, rivers; 0 or less on land), set by the caller when it
+    /// knows where water is: the preview draws it as water. `None` from [`analyse`].
+    pub water: Option<Grid<f64>>,
 }
 
 /// Analyse `h` (metres, with its cell size). `h` should drain (filled) for the drainage maps to
@@ -379,7 +382,7 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
         (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, obs))
     };
     let (slope, tpi, landform, sky_view) = maps;
-    Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o }
+    Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o, water: None }
 }
 
 /// An observer that passes progress on but not steps (for work timed as part of a larger step).
@@ -636,8 +639,9 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
     if o.has(Output::Preview) {
         let p = f.file("preview.png", "preview", Encoding::Rgb8);
         let sky = a.sky_view.as_ref();
+        let water = a.water.as_ref();
         jobs.push(Box::new(move || {
-            let preview = shaded_relief(h, sky, &PreviewParams::default());
+            let preview = shaded_relief_water(h, sky, &PreviewParams::default(), water);
             Ok(bozkir_io::write_rgb8(p, &rgb_grid(&preview))?)
         }));
     }

@@ -47,6 +47,34 @@ pub struct AnalyzeOutcome {
     pub stats: Stats,
 }
 
+/// Lakes this deep or deeper (metres of fill) are drawn as water in the preview; shallower fill
+/// (the ε-raised flats, puddles of a few centimetres) stays ground.
+pub const LAKE_MIN_DEPTH_M: f64 = 0.5;
+
+/// The water the preview draws: the sea (its depth below the sea level, 0 m for `--ocean auto`)
+/// and lakes at least [`LAKE_MIN_DEPTH_M`] deep; `None` when there is neither.
+fn water_depth(dem: &Grid<f64>, lakes: &Grid<f64>, sea: Option<&[bool]>, rule: &Sea) -> Option<Grid<f64>> {
+    let level = match rule {
+        Sea::Level(l) => *l,
+        _ => 0.0,
+    };
+    let depth: Vec<f64> = (0..dem.len())
+        .map(|i| {
+            if sea.is_some_and(|s| s[i]) {
+                (level - dem.data()[i]).max(1e-3)
+            } else if lakes.data()[i] >= LAKE_MIN_DEPTH_M {
+                lakes.data()[i]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    depth
+        .iter()
+        .any(|&d| d > 0.0)
+        .then(|| Grid::from_vec(dem.width(), dem.height(), depth).with_cell_size(dem.dx, dem.dy))
+}
+
 /// Fill `req.dem`'s depressions (through `compute`'s fill when it takes it), analyse the filled
 /// surface and write into `dir`: the DEM and the filled surface in every format, lake depths,
 /// the analysis maps and the sidecar.
@@ -102,7 +130,8 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
         },
     };
     let lakes = fill_depth(dem, &filled);
-    let an = analyse(&filled, &req.options, obs);
+    let mut an = analyse(&filled, &req.options, obs);
+    an.water = water_depth(dem, &lakes, sea.as_deref(), &req.options.sea);
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);

@@ -24,6 +24,9 @@ pub struct BakeInputs {
     pub deposit: Option<Grid<f64>>,
     /// The flow mask of `accumulation.tif`, when present.
     pub flow: Option<Grid<f64>>,
+    /// Water depth (m): below the sidecar's `sea_level_m` setting, and `water_depth.tif` when
+    /// present.
+    pub water: Option<Grid<f64>>,
 }
 
 /// An optional layer of the height grid's shape, non-finite values as 0.
@@ -47,7 +50,20 @@ impl BakeInputs {
         }
         .map(|g| normalise_mask(&cells(g), sigma, 1.0));
         let flow = read_layer(&dir.join("accumulation.tif"), w, h)?.map(|g| flow_mask(&cells(g), sigma, 1.0));
-        Ok(Self { sidecar, height, wear, deposit, flow })
+        let sea = sidecar.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
+        let lakes = read_layer(&dir.join("water_depth.tif"), w, h)?;
+        let water = (sea.is_some() || lakes.is_some()).then(|| {
+            let sea = sea.unwrap_or(f64::NEG_INFINITY);
+            let d = (0..height.len())
+                .map(|i| {
+                    let z = height.data()[i];
+                    let s = if z < sea { sea - z } else { 0.0 };
+                    s.max(lakes.as_ref().map_or(0.0, |g| g.data()[i]))
+                })
+                .collect();
+            cells(Grid::from_vec(w, h, d))
+        });
+        Ok(Self { sidecar, height, wear, deposit, flow, water })
     }
 }
 
@@ -136,7 +152,12 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize,
     crate::budget::check(&crate::budget::bake_cost(inp.height.width(), inp.height.height(), req.scale))?;
     obs.step("bake");
     let p = BakeParams { seed: inp.sidecar.seed.unwrap_or(0) as u32, ..BakeParams::default() };
-    let masks = BakeMasks { wear: inp.wear.as_ref(), deposit: inp.deposit.as_ref(), flow: inp.flow.as_ref() };
+    let masks = BakeMasks {
+        wear: inp.wear.as_ref(),
+        deposit: inp.deposit.as_ref(),
+        flow: inp.flow.as_ref(),
+        water: inp.water.as_ref(),
+    };
     let textures: Vec<(usize, DetailTexture)> = match &req.detail {
         None => Vec::new(),
         Some(d) => {

@@ -18,6 +18,9 @@ pub struct State {
     /// stages change the heights, a `roads` stage keeps the water surface (these heights plus
     /// the depth, where there was water) and takes the depth over the field as it stands.
     pub water_ground: Option<Grid<f64>>,
+    /// The sea level (m) a stage declared (`rivers`, `biomes`, `droplets` with `sea_level`; the
+    /// last one wins): ground below it is sea, drawn as water in the preview and the bake.
+    pub sea_level: Option<f64>,
 }
 
 impl State {
@@ -28,6 +31,7 @@ impl State {
             masks: BTreeMap::new(),
             seed,
             water_ground: None,
+            sea_level: None,
         }
     }
 
@@ -139,7 +143,7 @@ mod tests {
     #[test]
     fn resample_keeps_extent_and_corners() {
         let g = Grid::from_fn(33, 17, |x, y| x as f64 + 100.0 * y as f64).with_cell_size(2.0, 2.0);
-        let mut s = State { height: g.clone(), masks: BTreeMap::new(), seed: 0, water_ground: None };
+        let mut s = State { height: g.clone(), masks: BTreeMap::new(), seed: 0, water_ground: None, sea_level: None };
         s.masks.insert("m".into(), g.clone());
         s.resample_to(65);
         assert_eq!((s.height.width(), s.height.height()), (65, 33));

@@ -45,6 +45,9 @@ pub struct BakeMasks<'a> {
     pub deposit: Option<&'a Grid<f64>>,
     /// Drainage (log-scaled area): darkens, and lays sediment on gentle channel floors.
     pub flow: Option<&'a Grid<f64>>,
+    /// Water depth in metres (sea, lakes; 0 or less on land): water texels take the colour of
+    /// their depth ([`BakeParams::water`]) instead of a material.
+    pub water: Option<&'a Grid<f64>>,
 }
 
 /// Parameters of [`bake_albedo`] and [`bake_micro_normal`]. Slopes are rise over run (m/m);
@@ -102,6 +105,10 @@ pub struct BakeParams {
     /// Micro-normal detail amplitudes of the three octaves, in grid cells (metres ÷ cell size).
     /// Default 0.03, 0.015, 0.0075: halving as frequency doubles, a tilt of roughly 0.1 per octave.
     pub normal_amplitude: [f64; 3],
+    /// Water colours (sRGB) at the shore and in deep water, and the depth (m) at which the
+    /// colour is `1 − 1/e` of the way to the deep one. Default those of the preview:
+    /// `(86, 150, 166)`, `(20, 52, 94)`, 40 m.
+    pub water: ([u8; 3], [u8; 3], f64),
 }
 
 impl Default for BakeParams {
@@ -131,6 +138,7 @@ impl Default for BakeParams {
             grain_flat: 0.4,
             grain_slope_full: 1.0,
             normal_amplitude: [0.03, 0.015, 0.0075],
+            water: ([86, 150, 166], [20, 52, 94], 40.0),
         }
     }
 }
@@ -353,6 +361,7 @@ pub fn bake_albedo_with(
     check_mask("wear", masks.wear, height);
     check_mask("deposit", masks.deposit, height);
     check_mask("flow", masks.flow, height);
+    check_mask("water", masks.water, height);
     let fr = Frame::new(height, out_w, out_h);
     let (lo, hi) = height.min_max().unwrap_or((0.0, 0.0));
     let range = hi - lo;
@@ -366,6 +375,14 @@ pub fn bake_albedo_with(
     data.par_chunks_mut(out_w).enumerate().for_each(|(oy, row)| {
         for (ox, px) in row.iter_mut().enumerate() {
             let (fx, fy) = fr.grid_xy(ox, oy);
+            if let Some(d) = masks.water.map(|g| sample_bilinear(g, fx, fy)).filter(|d| *d > 0.0) {
+                let (shallow, deep, scale) = p.water;
+                let t = 1.0 - (-d / scale.max(1e-9)).exp();
+                *px = std::array::from_fn(|k| {
+                    (f64::from(shallow[k]) + (f64::from(deep[k]) - f64::from(shallow[k])) * t).round() as u8
+                });
+                continue;
+            }
             let z = sample_bilinear(height, fx, fy);
             let s = sample_bilinear(&fr.slope, fx, fy);
             let sample = Sample {

@@ -44,6 +44,10 @@ pub struct PreviewParams {
     pub hillshade_strength: f64,
     /// Strength `s_a ∈ [0, 1]` of the ambient term. Default 0.6.
     pub ambient_strength: f64,
+    /// Water colours (sRGB) at the shore and in deep water, and the depth in metres at which
+    /// the colour is `1 − 1/e` of the way to the deep one ([`shaded_relief_water`]). Default
+    /// `(86, 150, 166)`, `(20, 52, 94)`, 40 m.
+    pub water: ([u8; 3], [u8; 3], f64),
 }
 
 impl Default for PreviewParams {
@@ -54,6 +58,7 @@ impl Default for PreviewParams {
             shading: Shading::Single(HillshadeParams::default()),
             hillshade_strength: 0.8,
             ambient_strength: 0.6,
+            water: ([86, 150, 166], [20, 52, 94], 40.0),
         }
     }
 }
@@ -75,7 +80,35 @@ impl Default for PreviewParams {
 /// assert_eq!(im, shaded_relief(&z, None, &PreviewParams::default()));
 /// ```
 pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewParams) -> Rgb8Image {
+    shaded_relief_water(z, ambient, p, None)
+}
+
+/// The water colour of a depth `d > 0` metres under [`PreviewParams::water`].
+pub fn water_colour(p: &PreviewParams, d: f64) -> [u8; 3] {
+    let (shallow, deep, scale) = p.water;
+    let t = 1.0 - (-d.max(0.0) / scale.max(1e-9)).exp();
+    std::array::from_fn(|k| (f64::from(shallow[k]) + (f64::from(deep[k]) - f64::from(shallow[k])) * t).round() as u8)
+}
+
+/// [`shaded_relief`] with water: where `water` (depth in metres, same shape as `z`) is above
+/// zero the pixel is [`water_colour`] of that depth, flat (water is level: no sun term), dimmed
+/// by the ambient term only; the ground elsewhere as in `shaded_relief`, its ramp spanning the
+/// heights above the water (so a sea floor does not take the ramp's low end from the land).
+pub fn shaded_relief_water(
+    z: &Grid<f64>,
+    ambient: Option<&Grid<f64>>,
+    p: &PreviewParams,
+    water: Option<&Grid<f64>>,
+) -> Rgb8Image {
     let (w, h) = (z.width(), z.height());
+    if let Some(wd) = water {
+        assert!(
+            wd.width() == w && wd.height() == h,
+            "shaded_relief: water grid is {}x{}, heights {w}x{h}",
+            wd.width(),
+            wd.height()
+        );
+    }
     if let Some(a) = ambient {
         assert!(
             a.width() == w && a.height() == h,
@@ -89,7 +122,13 @@ pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewPara
         Shading::Multi(m) => (multi_hillshade(z, m), m.altitude_deg),
     };
     let level = libm::sin(altitude.to_radians()).max(1e-6);
-    let (lo, hi) = p.height_range.or_else(|| z.min_max()).unwrap_or((0.0, 1.0));
+    let wet = |i: usize| water.is_some_and(|wd| wd.data()[i] > 0.0);
+    let dry_range = || {
+        let it = z.data().iter().enumerate().filter(|&(i, v)| v.is_finite() && !wet(i)).map(|(_, &v)| v);
+        it.fold(None, |acc: Option<(f64, f64)>, v| Some(acc.map_or((v, v), |(a, b)| (a.min(v), b.max(v)))))
+    };
+    let range = if water.is_some() { dry_range().or_else(|| z.min_max()) } else { z.min_max() };
+    let (lo, hi) = p.height_range.or(range).unwrap_or((0.0, 1.0));
     let span = hi - lo;
     let sh = p.hillshade_strength.clamp(0.0, 1.0);
     let sa = p.ambient_strength.clamp(0.0, 1.0);
@@ -101,8 +140,18 @@ pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewPara
         let zr = z.row(y);
         let hr = hs.row(y);
         let ar = ambient.map(|a| a.row(y));
+        let wr = water.map(|g| g.row(y));
         for (x, px) in row.chunks_exact_mut(3).enumerate() {
             let v = zr[x];
+            if let Some(d) = wr.map(|r| r[x]).filter(|d| *d > 0.0) {
+                let a = ar.map_or(1.0, |r| if r[x].is_finite() { r[x].clamp(0.0, 1.0) } else { 1.0 });
+                let k = 1.0 - 0.5 * sa * (1.0 - a);
+                let c = water_colour(p, d);
+                for q in 0..3 {
+                    px[q] = (f64::from(c[q]) * k).round() as u8;
+                }
+                continue;
+            }
             if !v.is_finite() {
                 px.copy_from_slice(&[0, 0, 0]);
                 continue;

@@ -216,6 +216,9 @@ pub struct DropletStage {
     pub batch_per_cell: f64,
     /// "batched" (default) or "sequential" (the classic single-threaded variant).
     pub mode: String,
+    /// Sea level in metres: droplets do nothing under it and end on reaching it (their sediment
+    /// lost to the sea), so the sea floor is not gullied. Default: no sea.
+    pub sea_level: Option<f64>,
     /// Seed (32 bits); default: derived from the recipe seed and the stage's position.
     pub seed: Option<u64>,
 }
@@ -238,6 +241,7 @@ impl Default for DropletStage {
             batch_size: d.batch_size,
             batch_per_cell: 0.0,
             mode: "batched".into(),
+            sea_level: None,
             seed: None,
         }
     }
@@ -267,6 +271,7 @@ impl DropletStage {
             },
             mode: if self.mode == "sequential" { DropletMode::Sequential } else { DropletMode::Batched },
             seed,
+            sea_level: self.sea_level,
             ..DropletParams::default()
         }
     }
@@ -292,6 +297,9 @@ impl StageOp for DropletStage {
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let p = self.params(ctx.seed32(), state.height.len());
+        if self.sea_level.is_some() {
+            state.sea_level = self.sea_level;
+        }
         let out = match ctx.kernels.droplets(&state.height, &p, ctx.progress)? {
             Some(o) => o,
             None => erode_droplets(&state.height, &p, ctx.progress),

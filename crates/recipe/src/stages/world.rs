@@ -123,6 +123,7 @@ impl StageOp for RiversStage {
         Ok(self)
     }
     fn apply(&self, _ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
+        state.sea_level = Some(self.sea_level);
         let r = rivers(&state.height, self.sea_level, self.threshold_cells);
         let g: Grid<f64> = r.map(|&b| if b { 1.0 } else { 0.0 });
         state.masks.insert("rivers".into(), g);
@@ -184,6 +185,7 @@ impl StageOp for BiomeStage {
     }
     fn apply(&self, _ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         use bozkir_material::biomes::{classify, soft_weights, BiomeParams};
+        state.sea_level = Some(self.sea_level);
         let h = &state.height;
         let moist = state.masks.get("moisture").cloned().unwrap_or_else(|| h.same_shape(0.5));
         let slope = bozkir_terrain::landform::slope::slope(h);

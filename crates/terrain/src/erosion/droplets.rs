@@ -156,6 +156,10 @@ pub struct DropletParams {
     pub batch_size: u32,
     /// Batched (default) or sequential.
     pub mode: DropletMode,
+    /// Sea level (m): ground below it is under the sea. A droplet starting there does nothing;
+    /// one stepping into it ends there, its sediment lost to the sea as when it leaves the map.
+    /// `None` (default): no sea. The GPU path declines a run with a sea level (the CPU runs it).
+    pub sea_level: Option<f64>,
 }
 
 /// The most droplets per cell [`DropletParams::validate`] allows (a thousand droplets on every
@@ -183,6 +187,7 @@ impl Default for DropletParams {
             seed: 0,
             batch_size: 1024,
             mode: DropletMode::Batched,
+            sea_level: None,
         }
     }
 }
@@ -223,6 +228,11 @@ impl DropletParams {
         }
         if self.batch_size == 0 {
             return Err(E::new("batch_size", "droplets: batch_size must be >= 1"));
+        }
+        if let Some(sea) = self.sea_level {
+            if !sea.is_finite() {
+                return Err(E::new("sea_level", format!("droplets: sea_level must be finite, got {sea}")));
+            }
         }
         if let DropletCount::PerCell(p) = self.droplets {
             if !(0.0..=MAX_PER_CELL).contains(&p) {
@@ -531,6 +541,10 @@ impl<'a> Ctx<'a> {
         let dry = 1.0 - p.evaporation;
         // Height and gradient at (x, y); carried from the previous step on a frozen snapshot.
         let mut here = self.height_grad(s, x, y);
+        let sea = p.sea_level.unwrap_or(f64::NEG_INFINITY);
+        if here.0 < sea {
+            return (0, 0, 0, 0);
+        }
         for _ in 0..p.lifetime {
             let (h0, gx, gy) = here;
             dirx = dirx * keep - gx * turn;
@@ -547,6 +561,9 @@ impl<'a> Ctx<'a> {
             }
             let next = self.height_grad(s, nx, ny);
             let h1 = next.0;
+            if h1 < sea {
+                break;
+            }
             let dh = h1 - h0;
             let sed_m = sed as f64 * FIXED_UNIT;
             let cap = (-dh).max(min_drop) * speed * water * p.capacity;
@@ -666,6 +683,8 @@ impl Ctx<'_> {
     fn lane(&self, snap: &[f64], (x, y): (f64, f64)) -> Lane {
         let p = self.p;
         let here = self.height_grad(&Snap(snap), x, y);
+        // A droplet starting under the sea ends at its first step, having done nothing.
+        let wet = p.sea_level.is_some_and(|sea| here.0 < sea);
         Lane {
             x,
             y,
@@ -675,7 +694,7 @@ impl Ctx<'_> {
             water: p.initial_water,
             here,
             sed: 0,
-            left: p.lifetime,
+            left: if wet { 0 } else { p.lifetime },
         }
     }
 
@@ -714,6 +733,9 @@ impl Ctx<'_> {
         }
         let next = self.height_grad(&s, nx, ny);
         let h1 = next.0;
+        if p.sea_level.is_some_and(|sea| h1 < sea) {
+            return end(l, out);
+        }
         let dh = h1 - h0;
         let sed = l.sed;
         let sed_m = sed as f64 * FIXED_UNIT;
@@ -1204,6 +1226,47 @@ mod tests {
             }
         }
         h
+    }
+
+    #[test]
+    fn the_sea_is_left_alone_and_droplets_end_at_its_shore() {
+        // A cone island in a sea: land above 0 m in the middle, the sea floor falling to the
+        // border (like the island recipe's falloff, where droplets once gullied a comb).
+        let n = 96;
+        let c = (n - 1) as f64 / 2.0;
+        let g = Grid::from_fn(n, n, |x, y| {
+            let r = ((x as f64 - c).powi(2) + (y as f64 - c).powi(2)).sqrt();
+            120.0 - 4.0 * r + 3.0 * ((x as f64 * 0.7).sin() + (y as f64 * 0.9).cos())
+        })
+        .with_cell_size(10.0, 10.0);
+        let with = DropletParams { droplets: DropletCount::PerCell(2.0), sea_level: Some(0.0), ..Default::default() };
+        let without = DropletParams { sea_level: None, ..with };
+        let (a, b) = (erode_droplets(&g, &with, &NoProgress), erode_droplets(&g, &without, &NoProgress));
+        // Cells farther under the sea than the brush reaches from any land cell do not change.
+        let land: Vec<(usize, usize)> = (0..n * n).filter(|&i| g.data()[i] >= 0.0).map(|i| (i % n, i / n)).collect();
+        let reach = with.radius.ceil() as usize + 2;
+        let mut far_changed = (0, 0);
+        for i in 0..n * n {
+            let (x, y) = (i % n, i / n);
+            let near = land.iter().any(|&(lx, ly)| lx.abs_diff(x) <= reach && ly.abs_diff(y) <= reach);
+            if g.data()[i] < 0.0 && !near {
+                far_changed.0 += usize::from(a.height.data()[i] != g.data()[i]);
+                far_changed.1 += usize::from(b.height.data()[i] != g.data()[i]);
+            }
+        }
+        assert_eq!(far_changed.0, 0, "the sea floor changed under a sea level");
+        assert!(far_changed.1 > 500, "without a sea the sea floor erodes ({} cells)", far_changed.1);
+        // Land still erodes, and the mass balance holds (sediment reaching the sea is lost).
+        assert!(a.stats.eroded_units > 0 && a.stats.lost_units > 0);
+        assert_eq!(a.stats.eroded_units, a.stats.deposited_units + a.stats.lost_units);
+        // A grid wholly under the sea: nothing happens, in both step paths.
+        let deep = g.map(|v| v - 1000.0);
+        for mode in [DropletMode::Batched, DropletMode::Sequential] {
+            let o = erode_droplets(&deep, &DropletParams { mode, ..with }, &NoProgress);
+            assert_eq!(o.height.data(), deep.data(), "{mode:?}");
+            assert_eq!(o.stats.steps_total, 0);
+        }
+        assert!(DropletParams { sea_level: Some(f64::NAN), ..with }.validate().is_err());
     }
 
     #[test]
