@@ -217,3 +217,25 @@ fn gpu_require_runs_ds2_stream_power_within_tolerance() {
     let (sc, sg): (f64, f64) = (cpu.data().iter().map(|&v| v as f64).sum(), gpu.data().iter().map(|&v| v as f64).sum());
     assert!((sc - sg).abs() <= 1e-3 * sc.abs(), "mean heights {sc} and {sg}");
 }
+
+/// The share of the grid the largest outlet drains, from the run's summary line.
+fn largest_outlet(stdout: &str) -> f64 {
+    let line = stdout.lines().find(|l| l.starts_with("largest outlet drains")).expect("summary line");
+    line.split_whitespace().nth(3).unwrap().parse().unwrap()
+}
+
+#[test]
+fn ds2_rivers_drains_into_trunk_rivers_where_ds2_breaks_into_pits() {
+    // At 256² (the recipes' 512² gives 0.9 % and 26.7 %): the fine fluvial stage run after the
+    // polish carves through the pits the polish leaves in every channel floor.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut share = Vec::new();
+    for r in ["ds2", "ds2-rivers"] {
+        let out = tmp.path().join(r);
+        let o = bozkir(&["terrain", "--recipe", r, "--size", "256", "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{r}: {}", String::from_utf8_lossy(&o.stderr));
+        share.push(largest_outlet(&String::from_utf8_lossy(&o.stdout)));
+    }
+    assert!(share[0] < 5.0, "ds2: largest outlet {} %", share[0]);
+    assert!(share[1] >= 10.0, "ds2-rivers: largest outlet {} % (the target is 10 % of land cells)", share[1]);
+}

@@ -1,4 +1,5 @@
-//! Built-in recipes: `ds2` (seed 001 §2.2 with its §9 values), `island` (seed 003), and one
+//! Built-in recipes: `ds2` (seed 001 §2.2 with its §9 values), `ds2-rivers` (the same stages,
+//! the fine fluvial one last, so the result drains into trunk rivers), `island` (seed 003), and one
 //! per profile (`canyon`, `alpine`, …: the original generator alone).
 
 use crate::error::RecipeError;
@@ -6,8 +7,11 @@ use crate::parse::{parse, Recipe};
 use bozkir_terrain::profiles::{profile, profile_names};
 
 /// The built-in recipes' TOML sources.
-pub const SOURCES: [(&str, &str); 2] =
-    [("ds2", include_str!("../recipes/ds2.toml")), ("island", include_str!("../recipes/island.toml"))];
+pub const SOURCES: [(&str, &str); 3] = [
+    ("ds2", include_str!("../recipes/ds2.toml")),
+    ("ds2-rivers", include_str!("../recipes/ds2-rivers.toml")),
+    ("island", include_str!("../recipes/island.toml")),
+];
 
 /// Names of every built-in recipe.
 pub fn names() -> Vec<String> {
