@@ -251,7 +251,11 @@ function set(id, value, { fromPanel = false } = {}) {
     // makes it follow again.
     app.reliefFollows = Math.round(r.value) === Math.round(app.state.grid);
   }
-  if (id === 'grid' && !fromPanel && app.reliefFollows) app.state.reliefscale = Math.min(256, Math.max(4, r.value));
+  if (id === 'grid' && app.reliefFollows) {
+    // The relief scale follows the grid from the panel too, and its box shows the new value.
+    app.state.reliefscale = Math.min(256, Math.max(4, r.value));
+    app.panel?.refresh('reliefscale');
+  }
   if (!fromPanel) app.panel?.refresh(id);
   if (id === 'lodbase') app.quality.setUserLodBase(r.value);
   if (id === 'autoquality') {
@@ -278,6 +282,12 @@ function viewLink() {
   if (!app.reliefFollows) v.c.reliefscale = app.state.reliefscale;
   else delete v.c.reliefscale;
   if (app.walk) v.cam.walk = app.walk.eye.slice(0, 2).map((x) => round(x));
+  if (app.mesh?.enabled) {
+    // Mesh mode has its own camera (metres, terrain centred): a shared link restores it too.
+    const m = app.mesh.cam;
+    v.mesh = { t: m.target.map((x) => round(x)), az: round(m.az, 100), el: round(m.el, 100), d: round(m.dist) };
+    if (app.mesh.opts.detail !== 'hex-vp') v.mesh.detail = app.mesh.opts.detail;
+  }
   return v;
 }
 
@@ -325,6 +335,32 @@ function applyViewLink(text) {
       app.pendingWalk = { x: cam.walk[0], y: cam.walk[1], az: app.cam.az, el: app.cam.el };
     }
   }
+  const m = v.mesh;
+  if (m && typeof m === 'object') {
+    const num = (x) => typeof x === 'number' && Number.isFinite(x);
+    const ok = Array.isArray(m.t) && m.t.length === 3 && m.t.every(num) && num(m.az) && num(m.el) && num(m.d) && m.d > 0;
+    if (ok) app.pendingMeshCam = { target: m.t.slice(), az: m.az, el: m.el, dist: m.d };
+    else message('the view link\'s mesh camera is malformed; the framed view is used');
+    if (typeof m.detail === 'string') app.pendingDetail = m.detail;
+  }
+}
+
+/** The mesh camera and ground-photo mode a view link carried, once mesh mode is on. */
+function applyPendingMesh() {
+  if (!app.mesh?.enabled) return;
+  if (app.pendingMeshCam) {
+    Object.assign(app.mesh.cam, app.pendingMeshCam);
+    app.pendingMeshCam = null;
+  }
+  if (app.pendingDetail) {
+    const modes = ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'];
+    if (modes.includes(app.pendingDetail)) {
+      app.mesh.opts.detail = app.pendingDetail;
+      app.panel?.setDetail?.(app.pendingDetail);
+    } else message(`the view link's ground photo tiling "${app.pendingDetail}" is not one of ${modes.join(', ')}`);
+    app.pendingDetail = null;
+  }
+  app.dirty = true;
 }
 
 /** views.json, read once. */
@@ -831,6 +867,7 @@ async function start() {
       if (!app.mesh) return;
       app.mesh.opts.detail = mode;
       app.dirty = true;
+      scheduleUrl();
     },
     chooseScene: (name) => switchScene(name),
     chooseTerrain: (t) => switchTerrain(t),
@@ -892,7 +929,10 @@ async function start() {
   }
   app.panel.setPresets(Object.keys((await views()).presets || {}));
   if (params.look !== undefined) {
-    if (params.look === 'mesh') await setMeshMode(true);
+    if (params.look === 'mesh') {
+      await setMeshMode(true);
+      applyPendingMesh();
+    }
     else if (params.look !== 'splats') message(`look "${params.look}" must be splats or mesh`);
   }
   app.panel.refreshAll();

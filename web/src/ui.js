@@ -210,6 +210,11 @@ export class Panel {
     this.meshCtrl?.name(on ? 'back to the splats' : 'terrain look (mesh, no splats)');
   }
 
+  setDetail(mode) {
+    this.detailMenu.detail = mode;
+    this.detailCtrl?.updateDisplay();
+  }
+
   setWalk(on) {
     this.walkCtrl?.name(on ? 'back to orbit (G)' : 'walk on the ground (G)');
   }

@@ -64,7 +64,7 @@ pub fn antitile(req: &AntitileRequest, dir: &Path, obs: &dyn Observer) -> Result
     if req.modes.is_empty() {
         return Err(PipelineError::invalid("no modes to render"));
     }
-    if req.repeats < 2 || req.size == 0 || req.size % req.repeats != 0 || req.size / req.repeats < 4 {
+    if req.repeats < 2 || req.size == 0 || !req.size.is_multiple_of(req.repeats) || req.size / req.repeats < 4 {
         return Err(PipelineError::invalid(format!(
             "size {} with {} repeats: the size must be a multiple of the repeats (at least 2), 4 pixels or more each",
             req.size, req.repeats

@@ -193,6 +193,8 @@ test('the relief scale follows the grid until moved, flags repeats below it, and
   };
   await type('grid', 30);
   assert.deepEqual(await state(), { follows: true, rs: 30, flag: null });
+  // The box shows it too (it kept showing the old value once).
+  assert.equal(await page.evaluate(() => document.querySelector('#reliefscale').value), '30');
   await type('reliefscale', 12);
   let s = await state();
   assert.equal(s.follows, false);
@@ -207,4 +209,29 @@ test('the relief scale follows the grid until moved, flags repeats below it, and
   await type('grid', 50);
   assert.equal((await state()).rs, 50, 'following the grid again');
   await page.close();
+});
+
+test('a shared link restores the mesh look\'s camera and ground-photo mode', { skip }, async () => {
+  const { page, ok } = await ctx.open(`${QUERY}&look=mesh`);
+  assert.equal(ok, true);
+  await page.waitForFunction(() => window.bozkir.mesh?.enabled);
+  const cam = { target: [3.5, -2.25, 1.5], az: 123.5, el: 21.25, dist: 77 };
+  await page.evaluate((c) => {
+    Object.assign(window.bozkir.mesh.cam, c);
+    window.bozkir.panel.detailCtrl.setValue('two-sample');
+  }, cam);
+  // The URL is written a moment after a change.
+  await page.waitForFunction(() => /look=mesh/.test(location.search) && window.bozkir.mesh.opts.detail === 'two-sample');
+  await page.waitForTimeout(400);
+  const link = await page.evaluate(() => location.search);
+  await page.close();
+  const again = await ctx.open(link);
+  assert.equal(again.ok, true);
+  await again.page.waitForFunction(() => window.bozkir.mesh?.enabled);
+  const got = await again.page.evaluate(() => ({ cam: window.bozkir.mesh.cam, detail: window.bozkir.mesh.opts.detail }));
+  assert.deepEqual(got.cam.target, cam.target);
+  assert.deepEqual([got.cam.az, got.cam.el, got.cam.dist], [cam.az, cam.el, cam.dist]);
+  assert.equal(got.detail, 'two-sample');
+  assert.equal(await again.page.evaluate(() => document.querySelector('#detail').value), 'two-sample');
+  await again.page.close();
 });

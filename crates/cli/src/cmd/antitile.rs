@@ -48,7 +48,7 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     if !(2..=64).contains(&a.repeats) {
         bail!("--repeats {}: must be 2..=64", a.repeats);
     }
-    if a.size == 0 || a.size > 4096 || a.size % a.repeats != 0 || a.size / a.repeats < 4 {
+    if a.size == 0 || a.size > 4096 || !a.size.is_multiple_of(a.repeats) || a.size / a.repeats < 4 {
         bail!(
             "--size {}: must be at most 4096 and a multiple of --repeats {} (4 pixels or more per repeat)",
             a.size,
