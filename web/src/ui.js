@@ -313,6 +313,10 @@ export class Panel {
     this.menu.terrain = terrainName || 'generated';
     Object.assign(this.menu, { gen: gen.gen, seed: gen.seed, size: gen.size });
     for (const c of [this.terrainCtrl, this.genCtrl, this.seedCtrl, this.sizeCtrl]) c.updateDisplay();
+    // A catalogue terrain is not made by the generator's profile, seed and size: they are hidden
+    // while it is shown (they read "rolling, seed 0" beside a loaded canyon once), and come back
+    // with "generated".
+    for (const c of [this.genCtrl, this.seedCtrl, this.sizeCtrl]) c.show(!terrainName);
     this.renderInfo();
   }
 

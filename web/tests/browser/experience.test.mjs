@@ -235,3 +235,16 @@ test('a shared link restores the mesh look\'s camera and ground-photo mode', { s
   assert.equal(await again.page.evaluate(() => document.querySelector('#detail').value), 'two-sample');
   await again.page.close();
 });
+
+test('a catalogue terrain hides the generator\'s profile, seed and size; "generated" brings them back', { skip }, async () => {
+  const { page, ok } = await ctx.open('?scene=starter&terrain=canyon64');
+  assert.equal(ok, true);
+  const visible = () => page.evaluate(() => ['gen', 'seed', 'size'].map((id) => document.getElementById(id).offsetParent !== null));
+  assert.equal(await page.evaluate(() => window.bozkir.terrainName), 'canyon64');
+  assert.deepEqual(await visible(), [false, false, false]);
+  await page.selectOption('#terrain', 'generated');
+  // The controls come back when the generated terrain is in (it is made in a worker).
+  await page.waitForFunction(() => !window.bozkir.terrainName && document.getElementById('gen').offsetParent !== null, null, { timeout: 60000 });
+  assert.deepEqual(await visible(), [true, true, true]);
+  await page.close();
+});
