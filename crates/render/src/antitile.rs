@@ -640,7 +640,7 @@ mod tests {
             let expect = w.iter().map(|x| x * x).sum::<f64>();
             let (rl, rv) = (var(&lin) / v0, var(&vp) / v0);
             assert!((rl - expect).abs() < 0.08 * expect.max(0.3), "linear at {w:?}: {rl} vs {expect}");
-            assert!(rv >= 0.9 && rv < 1.12, "variance-preserving at {w:?}: {rv}");
+            assert!((0.9..1.12).contains(&rv), "variance-preserving at {w:?}: {rv}");
         }
     }
 
