@@ -306,20 +306,7 @@ impl DetailTexture {
     /// integer level `l`.
     fn bilinear(&self, l: usize, u: f64, v: f64) -> [f64; 3] {
         let (w, h, ref t) = self.levels[l.min(self.levels.len() - 1)];
-        let x = u * w as f64 - 0.5;
-        let y = v * h as f64 - 0.5;
-        let (x0, y0) = (x.floor(), y.floor());
-        let (fx, fy) = (x - x0, y - y0);
-        let xi = (x0 as i64).rem_euclid(w as i64) as usize;
-        let yi = (y0 as i64).rem_euclid(h as i64) as usize;
-        let (x1, y1) = ((xi + 1) % w, (yi + 1) % h);
-        let at = |xx: usize, yy: usize| t[yy * w + xx];
-        let (a, b, c, d) = (at(xi, yi), at(x1, yi), at(xi, y1), at(x1, y1));
-        std::array::from_fn(|k| {
-            let top = f64::from(a[k]) + (f64::from(b[k]) - f64::from(a[k])) * fx;
-            let bot = f64::from(c[k]) + (f64::from(d[k]) - f64::from(c[k])) * fx;
-            top + (bot - top) * fy
-        })
+        wrapping_bilinear(t, w, h, u * w as f64 - 0.5, v * h as f64 - 0.5)
     }
 
     /// Trilinear fetch at `(u, v)` repeats and level of detail `lod` (0 = full resolution;
@@ -338,29 +325,38 @@ impl DetailTexture {
     }
 }
 
+/// The texel index below `s` (texel coordinates, centres at integers) and the next one, both
+/// wrapped into `0..n`, and the fraction between them.
+#[inline]
+fn wrap_axis(s: f64, n: usize) -> (usize, usize, f64) {
+    let s0 = s.floor();
+    let i = (s0 as i64).rem_euclid(n as i64) as usize;
+    (i, (i + 1) % n, s - s0)
+}
+
+/// Bilinear interpolation of a wrapping `w × h` image at texel coordinates `(x, y)`.
+#[inline]
+fn wrapping_bilinear(t: &[[f32; 3]], w: usize, h: usize, x: f64, y: f64) -> [f64; 3] {
+    let (xa, xb, fx) = wrap_axis(x, w);
+    let (ya, yb, fy) = wrap_axis(y, h);
+    let at = |xx: usize, yy: usize| t[yy * w + xx].map(f64::from);
+    let (a, b, c, d) = (at(xa, ya), at(xb, ya), at(xa, yb), at(xb, yb));
+    std::array::from_fn(|k| {
+        let top = a[k] + (b[k] - a[k]) * fx;
+        let bot = c[k] + (d[k] - c[k]) * fx;
+        top + (bot - top) * fy
+    })
+}
+
 /// Wrapping bilinear resampling of a `w × h` image to `nw × nh` (texel centres mapped to texel
 /// centres of the same period).
 fn resample_wrapping(src: &[[f32; 3]], w: usize, h: usize, nw: usize, nh: usize) -> Vec<[f32; 3]> {
     let mut out = Vec::with_capacity(nw * nh);
     for y in 0..nh {
         let sy = (y as f64 + 0.5) * h as f64 / nh as f64 - 0.5;
-        let y0 = sy.floor();
-        let fy = sy - y0;
-        let ya = (y0 as i64).rem_euclid(h as i64) as usize;
-        let yb = (ya + 1) % h;
         for x in 0..nw {
             let sx = (x as f64 + 0.5) * w as f64 / nw as f64 - 0.5;
-            let x0 = sx.floor();
-            let fx = sx - x0;
-            let xa = (x0 as i64).rem_euclid(w as i64) as usize;
-            let xb = (xa + 1) % w;
-            let p = |xx: usize, yy: usize| src[yy * w + xx].map(f64::from);
-            let (a, b, c, d) = (p(xa, ya), p(xb, ya), p(xa, yb), p(xb, yb));
-            out.push(std::array::from_fn(|k| {
-                let top = a[k] + (b[k] - a[k]) * fx;
-                let bot = c[k] + (d[k] - c[k]) * fx;
-                (top + (bot - top) * fy) as f32
-            }));
+            out.push(wrapping_bilinear(src, w, h, sx, sy).map(|v| v as f32));
         }
     }
     out

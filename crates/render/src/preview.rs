@@ -101,21 +101,15 @@ pub fn shaded_relief_water(
     water: Option<&Grid<f64>>,
 ) -> Rgb8Image {
     let (w, h) = (z.width(), z.height());
-    if let Some(wd) = water {
-        assert!(
-            wd.width() == w && wd.height() == h,
-            "shaded_relief: water grid is {}x{}, heights {w}x{h}",
-            wd.width(),
-            wd.height()
-        );
-    }
-    if let Some(a) = ambient {
-        assert!(
-            a.width() == w && a.height() == h,
-            "shaded_relief: ambient grid is {}x{}, heights {w}x{h}",
-            a.width(),
-            a.height()
-        );
+    for (name, g) in [("water", water), ("ambient", ambient)] {
+        if let Some(g) = g {
+            assert!(
+                g.width() == w && g.height() == h,
+                "shaded_relief: {name} grid is {}x{}, heights {w}x{h}",
+                g.width(),
+                g.height()
+            );
+        }
     }
     let (hs, altitude) = match &p.shading {
         Shading::Single(s) => (hillshade(z, s), s.altitude_deg),
@@ -180,6 +174,27 @@ mod tests {
             30.0 * (xf * 0.2).sin() * (yf * 0.3).cos() + 0.5 * xf
         })
         .with_cell_size(2.0, 1.0)
+    }
+
+    #[test]
+    fn water_is_flat_and_coloured_by_depth_and_the_ramp_spans_the_dry_cells() {
+        // A ramp from −50 m (west) to +50 m (east); the sea below 0 m.
+        let z = Grid::from_fn(20, 4, |x, _| x as f64 * 100.0 / 19.0 - 50.0).with_cell_size(10.0, 10.0);
+        let depth = z.map(|&v| if v < 0.0 { -v } else { 0.0 });
+        let p = PreviewParams { hillshade_strength: 0.0, ambient_strength: 0.0, ..PreviewParams::default() };
+        let im = shaded_relief_water(&z, None, &p, Some(&depth));
+        for x in 0..20 {
+            let v = *z.get(x, 1);
+            if v < 0.0 {
+                assert_eq!(im.pixel(x, 1), water_colour(&p, -v), "x {x}");
+            }
+        }
+        // Deeper is darker; the first dry cell takes the ramp's low end, not its middle.
+        assert!(water_colour(&p, 40.0)[2] < water_colour(&p, 1.0)[2]);
+        assert_eq!(im.pixel(10, 1), p.ramp.sample(0.0));
+        // Without water the same heights are all ground.
+        let dry = shaded_relief(&z, None, &p);
+        assert_ne!(dry.pixel(0, 1), im.pixel(0, 1));
     }
 
     #[test]
