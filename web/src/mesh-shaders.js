@@ -246,10 +246,12 @@ uniform ivec2 uCells;        // height texture size
 uniform vec2 uCellM;         // metres per texel (x east, y north)
 uniform float uExag;         // vertical exaggeration
 uniform float uBaseZ;        // skirt bottom (metres, already exaggerated)
+uniform float uSeaZ;         // the sea's surface (exaggerated metres); very low without a sea
 uniform mat4 uViewProj;
 out vec3 vWorld;
 out vec2 vUv;
 out float vSkirt;
+out float vDepth;            // water depth under the surface (exaggerated metres), 0 on land
 void main() {
   int cols = uCount.x + 2;
   int i = gl_VertexID % cols - 1;
@@ -262,7 +264,9 @@ void main() {
   float h = texelFetch(uHeight, ivec2(c, r), 0).r * uExag;
   vec2 half_ = 0.5 * vec2(uCells - 1) * uCellM;
   vec2 xy = vec2(float(c) * uCellM.x - half_.x, half_.y - float(r) * uCellM.y);
-  float z = skirt ? uBaseZ : h;
+  // The sea is a level surface over its floor: the mesh stands at the water's height there.
+  float z = skirt ? uBaseZ : max(h, uSeaZ);
+  vDepth = skirt ? 0.0 : max(uSeaZ - h, 0.0);
   vWorld = vec3(xy, z);
   vUv = (vec2(c, r) + 0.5) / vec2(uCells);
   vSkirt = skirt ? 1.0 : 0.0;
@@ -275,6 +279,7 @@ precision highp float;
 in vec3 vWorld;
 in vec2 vUv;
 in float vSkirt;
+in float vDepth;
 uniform sampler2D uShape;    // RGBA8: macro normal x, y (·0.5+0.5), ambient occlusion, sun visibility
 uniform sampler2D uAlbedo;   // sRGB albedo (baked, or 1×1 when none)
 uniform sampler2D uMicro;    // micro-normal, tangent space x east, y north (·0.5+0.5)
@@ -369,9 +374,25 @@ void main() {
   float ndl = max(dot(n, uSunDir), 0.0);
   vec3 sky = mix(uBounce, uSkyAmbient, 0.5 + 0.5 * n.z);
   vec3 lit = albedo * (uSunColour * ndl * vis + sky * ao);
-  // Aerial perspective: exponential fog by distance, coloured as the sky behind.
   vec3 toP = vWorld - uEye;
   float dist = length(toP);
+  if (vDepth > 0.0 && !skirt) {
+    // Water: level (normal up), coloured by depth as preview.png is (shore (86, 150, 166) to deep
+    // (20, 52, 94) sRGB, 1 - 1/e of the way at 40 m), lit like the ground, plus the sky reflected
+    // by Schlick's Fresnel and the sun's glint; a lighter fringe where it is shallow.
+    vec3 shallow = vec3(0.093, 0.305, 0.381), deep = vec3(0.007, 0.034, 0.111);
+    vec3 wc = mix(shallow, deep, 1.0 - exp(-vDepth / 40.0));
+    vec3 v = -toP / max(dist, 1e-3);
+    vec3 up = vec3(0.0, 0.0, 1.0);
+    float cosv = max(v.z, 0.0);
+    float fres = 0.02 + 0.98 * pow(1.0 - cosv, 5.0);
+    vec3 body = wc * (uSunColour * max(uSunDir.z, 0.0) * 0.6 + uSkyAmbient);
+    vec3 refl = skyColour(reflect(-v, up));
+    float glint = pow(max(dot(normalize(v + uSunDir), up), 0.0), 400.0);
+    lit = mix(body, refl, fres) + uSunColour * glint * 0.8;
+    lit = mix(lit, albedo * (uSunColour * max(uSunDir.z, 0.0) + uSkyAmbient), 1.0 - smoothstep(0.0, 1.5, vDepth));
+  }
+  // Aerial perspective: exponential fog by distance, coloured as the sky behind.
   float f = uFogAmount * (1.0 - exp(-max(dist - uFog.x, 0.0) * uFog.y));
   vec3 c = mix(lit, fogColour(toP / max(dist, 1e-3)), f);
   fragColor = outColour(c);

@@ -335,6 +335,7 @@ export class MeshView {
     this.albedoMean = t.albedo ? meanLinear(t.albedo) : [0.3, 0.27, 0.21];
     this.t = {
       width, height, lo, hi, g, cellX: cx, cellY: cy, hasAlbedo: !!t.albedo, hasMicro: !!t.normal, seed: t.seed ?? 1,
+      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null,
       extent: Math.max((width - 1) * cx, (height - 1) * cy),
     };
     this.shapeKey = '';
@@ -523,6 +524,8 @@ export class MeshView {
       gl.uniform2f(u.uCellM, t.g.cellX * ((t.width - 1) / t.g.step / Math.max(t.g.width - 1, 1)), t.g.cellY * ((t.height - 1) / t.g.step / Math.max(t.g.height - 1, 1)));
       gl.uniform1f(u.uExag, o.exaggeration);
       gl.uniform1f(u.uBaseZ, this.baseZ - 0.01 * L);
+      gl.uniform1f(u.uSeaZ, t.seaLevel !== null ? t.seaLevel * o.exaggeration : -1e30);
+      stats.water = t.seaLevel !== null;
       gl.uniform3fv(u.uEye, eye);
       gl.uniform3fv(u.uSkirt, this.albedoMean.map((c) => c * 0.6));
       const fogStart = 0.17 * L, density = (0.2 / L) * Math.max(0, o.fog);
@@ -705,7 +708,7 @@ export async function loadCatalogueTerrain(entry, base = '') {
   ]);
   return {
     width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m, albedo, normal,
-    name: entry.name, recipe: entry.recipe ?? null,
+    name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
   };
 }
 
@@ -779,7 +782,7 @@ export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = 
         }
         view.setTerrain({
           width: info.width, height: info.height, heights, albedo, normal,
-          cellSize: entry?.cell_size_m ?? cellSize,
+          cellSize: entry?.cell_size_m ?? cellSize, seaLevel: entry?.sea_level_m ?? null,
         });
         loadedKey = key;
         mesh.cam = view.frameCamera(mesh.opts.exaggeration, app.state?.fov ?? 50);

@@ -110,6 +110,9 @@ pub struct TerrainEntry {
     pub normal: Option<PathBuf>,
     /// The recipe the folder came from (its sidecar's `settings.recipe`), when it says.
     pub recipe: Option<String>,
+    /// The sea level in metres (its sidecar's `settings.sea_level_m`), when it has a sea: the
+    /// mesh look draws water up to it.
+    pub sea_level_m: Option<f64>,
     /// The served folder (canonical) the baked textures are read from.
     root: PathBuf,
 }
@@ -129,6 +132,9 @@ impl TerrainEntry {
         });
         if let Some(r) = &self.recipe {
             e["recipe"] = r.clone().into();
+        }
+        if let Some(l) = self.sea_level_m {
+            e["sea_level_m"] = l.into();
         }
         e
     }
@@ -289,6 +295,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
     let albedo = baked_texture(dir, "albedo.png", w, hh);
     let normal = baked_texture(dir, "normal.png", w, hh);
     let recipe = sc.settings.get("recipe").and_then(|v| v.as_str()).map(str::to_string);
+    let sea_level_m = sc.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
     Ok(TerrainEntry {
         name,
         width: w,
@@ -302,6 +309,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
         albedo,
         normal,
         recipe,
+        sea_level_m,
         root: root.to_path_buf(),
     })
 }

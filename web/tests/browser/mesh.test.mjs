@@ -282,3 +282,28 @@ void main() {
   }
   await page.close();
 });
+
+test('the island\'s sea is a level water surface in the mesh look', { skip: skip || !recipes.includes('island') }, async () => {
+  const cat = await (await fetch(`${ctx.base}catalogue.json`)).json();
+  assert.equal(cat.terrains.find((t) => t.name === 'island').sea_level_m, 0);
+  assert.equal(cat.terrains.find((t) => t.name === 'ds2').sea_level_m, undefined);
+  const { page, errors, ok, error } = await open('island');
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  const s = await page.evaluate(() => {
+    const d = window.meshDev;
+    d.cam = { ...d.view.frameCamera(d.opts.exaggeration, 50), el: 60 };
+    const st = d.render();
+    const { data } = d.view.readPixels();
+    let blue = 0, n = 0;
+    for (let k = 0; k < data.length; k += 4) {
+      n += 1;
+      if (data[k + 2] > data[k] + 30) blue += 1;
+    }
+    return { water: st.water, blue: blue / n };
+  });
+  await page.screenshot({ path: join(outDir, 'mesh-island-sea.png') });
+  assert.deepEqual(errors, []);
+  assert.equal(s.water, true);
+  assert.ok(s.blue > 0.15, `water-coloured share ${s.blue}`);
+  await page.close();
+});
