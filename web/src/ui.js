@@ -60,7 +60,7 @@ export class Panel {
     this.seedCtrl = fs.add(menu, 'seed', 0, 9999, 1).name('seed').onFinishChange((v) => cb.chooseTerrain({ seed: Math.round(v) }));
     this.sizeCtrl = fs.add(menu, 'size', GEN_SIZES).name('size').onChange((v) => cb.chooseTerrain({ size: Number(v) }));
     this.presetMenu = { preset: '' };
-    this.presetCtrl = fs.add(this.presetMenu, 'preset', ['']).name('view preset').onChange((v) => {
+    this.presetCtrl = fs.add(this.presetMenu, 'preset', { '(choose a view)': '' }).name('view preset').onChange((v) => {
       if (v) cb.preset(v);
     });
     this.presetCtrl.$select.id = 'preset';
@@ -87,6 +87,7 @@ export class Panel {
     this.detailCtrl = fs.add(this.detailMenu, 'detail', ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'])
       .name('ground photo tiling').onChange((v) => cb.detail?.(v));
     this.detailCtrl.$select.id = 'detail';
+    this.detailCtrl.hide(); // shown in the mesh look (setMesh)
     fs.add(actions, 'open').name('open tileset (.zip)…');
     const cam = this.gui.addFolder('Camera');
     cam.add(actions, 'ground').name('ground view');
@@ -207,7 +208,14 @@ export class Panel {
   }
 
   setMesh(on) {
+    this.meshOn = on;
     this.meshCtrl?.name(on ? 'back to the splats' : 'terrain look (mesh, no splats)');
+    // The mesh look draws no splats: the material rule, the world grid and the tileset do not
+    // make it, so their sections and info lines leave while it is on; the ground-photo tiling
+    // only applies to it.
+    for (const name of ['Rule', 'World']) this.folders?.get(name)?.show(!on);
+    this.detailCtrl?.show(on);
+    this.renderInfo();
   }
 
   setDetail(mode) {
@@ -220,7 +228,7 @@ export class Panel {
   }
 
   setPresets(names) {
-    this.presetCtrl.options(['', ...names]).onChange((v) => {
+    this.presetCtrl.options({ '(choose a view)': '', ...Object.fromEntries(names.map((n) => [n, n])) }).onChange((v) => {
       if (v) this.cb.preset(v);
     });
     this.presetCtrl.$select.id = 'preset';
@@ -328,7 +336,7 @@ export class Panel {
   renderInfo() {
     const f = this.fields;
     // A world is the whole scene: the tileset and the material rule do not make it.
-    const lines = this.worldLabel ? [`terrain: ${f.terrain}`] : [f.tileset, `terrain: ${f.terrain}`, f.rule];
+    const lines = this.worldLabel || this.meshOn ? [`terrain: ${f.terrain}`] : [f.tileset, `terrain: ${f.terrain}`, f.rule];
     this.info.textContent = [...lines, `GPU: ${f.gpu}`].filter(Boolean).join('\n');
   }
 

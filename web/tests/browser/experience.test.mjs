@@ -233,6 +233,14 @@ test('a shared link restores the mesh look\'s camera and ground-photo mode', { s
   assert.deepEqual([got.cam.az, got.cam.el, got.cam.dist], [cam.az, cam.el, cam.dist]);
   assert.equal(got.detail, 'two-sample');
   assert.equal(await again.page.evaluate(() => document.querySelector('#detail').value), 'two-sample');
+  // The splat view's sections and info lines are not shown in the mesh look.
+  const shown = await again.page.evaluate(() => ({
+    rule: window.bozkir.panel.folders.get('Rule')._hidden, world: window.bozkir.panel.folders.get('World')._hidden,
+    info: document.getElementById('info').textContent,
+  }));
+  assert.equal(shown.rule, true);
+  assert.equal(shown.world, true);
+  assert.ok(!/tileset|rule/i.test(shown.info), shown.info);
   await again.page.close();
 });
 

@@ -54,9 +54,10 @@ test('the panel follows the world, messages clear the info box, and choosing a t
   await page.selectOption('#terrain', 'generated');
   await page.waitForFunction(() => window.bozkir.world === null);
   assert.equal(await page.isDisabled('#gen'), false);
+  // The page stays in the mesh look, which shows no tileset or rule lines (they do not make it).
   await page.waitForFunction(() => /terrain: generated|terrain: \w+ · /.test(document.querySelector('#info').textContent)
     && !/world composite/.test(document.querySelector('#info').textContent)
-    && /tiles/.test(document.querySelector('#info').textContent));
+    && /tiles/.test(document.querySelector('#info').textContent) !== window.bozkir.mesh.enabled);
   await page.waitForFunction(() => !/world/.test(window.bozkir.mesh?.status?.terrain ?? 'world'));
   await page.waitForFunction(() => !location.search.includes('world='));
   assert.equal(await page.locator('#messages .msg').count(), 0, "the world's message leaves with it");
