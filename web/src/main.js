@@ -996,7 +996,7 @@ async function runCapture() {
   const zip = await captureSweep(app, {
     arc: app.state.caparc,
     frames,
-    onProgress: (k, n) => app.panel?.status(`capturing frame ${k} of ${n}…`),
+    onProgress: (k, n) => app.panel?.status(`capturing frame ${k} of ${n}…`, { busy: false }),
   });
   app.panel?.status('');
   const name = `capture_${app.sceneName}_g${app.state.grid}_${app.state.ordering}_${frames}f.zip`;

@@ -340,9 +340,33 @@ export class Panel {
     this.info.textContent = [...lines, `GPU: ${f.gpu}`].filter(Boolean).join('\n');
   }
 
-  status(text) {
+  status(text, { busy = true } = {}) {
     this.statsEl.dataset.status = text;
     if (text) this.statsEl.textContent = text;
+    this.busy(busy ? text : '');
+  }
+
+  /**
+   * The busy indicator over the canvas while something long runs (a terrain generating, a
+   * capture): the status text, the seconds elapsed and a moving bar (the generator reports no
+   * fraction done, so the bar says "working", not how far); hidden with an empty text.
+   */
+  busy(text) {
+    const el = document.getElementById('busy');
+    if (!el) return;
+    clearInterval(this.busyTimer);
+    if (!text) {
+      el.hidden = true;
+      return;
+    }
+    const t0 = performance.now();
+    el.querySelector('.label').textContent = text;
+    const tick = () => {
+      el.querySelector('.elapsed').textContent = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    };
+    tick();
+    this.busyTimer = setInterval(tick, 100);
+    el.hidden = false;
   }
 
   setStats(s, dt) {

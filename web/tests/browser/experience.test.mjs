@@ -256,3 +256,23 @@ test('a catalogue terrain hides the generator\'s profile, seed and size; "genera
   assert.deepEqual(await visible(), [true, true, true]);
   await page.close();
 });
+
+test('a terrain generating in the page shows a busy indicator with the seconds elapsed, gone when done', { skip }, async () => {
+  const { page, ok } = await ctx.open(QUERY);
+  assert.equal(ok, true);
+  assert.equal(await page.isHidden('#busy'), true);
+  // Record what the indicator showed (a small terrain generates in well under a second).
+  await page.evaluate(() => {
+    const el = document.getElementById('busy');
+    window.busySeen = [];
+    new MutationObserver(() => {
+      if (!el.hidden) window.busySeen.push(el.textContent);
+    }).observe(el, { attributes: true, childList: true, subtree: true, characterData: true });
+  });
+  // A size and seed not generated before (the cache is per profile, seed and size).
+  await page.evaluate(() => window.bozkir.panel.cb.chooseTerrain({ gen: 'canyon', seed: 4711, size: 128 }));
+  await page.waitForFunction(() => window.bozkir.gen?.seed === 4711 && document.getElementById('busy').hidden, null, { timeout: 120000 });
+  const seen = await page.evaluate(() => window.busySeen);
+  assert.ok(seen.some((t) => /generating canyon, seed 4711/.test(t) && /\d+\.\d s/.test(t)), JSON.stringify(seen));
+  await page.close();
+});
