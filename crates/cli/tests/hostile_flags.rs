@@ -174,7 +174,7 @@ const FLAGS: &[Flag] = &[
     f("export", "--tile", NONE),
     f("export", "--chunk", NONE),
     f("bake", "--scale", NONE),
-    f("bake", "--texture-scale", TINY),
+    f("bake", "--texture-scale", NONE),
     f("bake", "--texture-strength", ZERO_TINY),
     f("bake", "--hex-size", NONE),
     f("antitile", "--size", NONE),

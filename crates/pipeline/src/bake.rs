@@ -121,9 +121,9 @@ impl DetailRequest {
             }
         }
         if let Some(s) = self.scale_m {
-            if !(s.is_finite() && s > 0.0 && s <= 1e6) {
+            if !(s.is_finite() && (1e-3..=1e6).contains(&s)) {
                 return Err(PipelineError::invalid(format!(
-                    "texture scale {s} m: must be in (0, 10⁶] metres per repeat"
+                    "texture scale {s} m: must be in [0.001, 10⁶] metres per repeat"
                 )));
             }
         }

@@ -295,8 +295,8 @@ impl DetailTexture {
     pub fn lod_for(&self, repeats_per_pixel: f64) -> f64 {
         let (w, h) = self.size();
         let t = repeats_per_pixel.abs() * w.max(h) as f64;
-        if t > 1.0 && t.is_finite() {
-            t.log2()
+        if t > 1.0 {
+            t.log2() // +∞ for an unbounded footprint: the mean (fetch clamps to the last level)
         } else {
             0.0
         }
@@ -313,7 +313,7 @@ impl DetailTexture {
     /// clamped to the chain).
     pub fn fetch(&self, u: f64, v: f64, lod: f64) -> [f64; 3] {
         let top = (self.levels.len() - 1) as f64;
-        let lod = if lod.is_finite() { lod.clamp(0.0, top) } else { 0.0 };
+        let lod = if lod.is_nan() { 0.0 } else { lod.clamp(0.0, top) };
         let l0 = lod.floor();
         let t = lod - l0;
         let a = self.bilinear(l0 as usize, u, v);
@@ -675,6 +675,7 @@ mod tests {
         // A level past the chain is the mean; lod for one texel per pixel is 0, for 4 is 2.
         assert_eq!(t.fetch(0.3, 0.7, 99.0)[1] as f32, m[1] as f32);
         assert_eq!(t.lod_for(1.0 / 8.0), 0.0);
+        assert_eq!(t.fetch(0.3, 0.7, t.lod_for(f64::INFINITY))[1] as f32, m[1] as f32);
         assert!((t.lod_for(4.0 / 8.0) - 2.0).abs() < 1e-12);
         assert_eq!(DetailTexture::from_srgb(0, 3, &[]), Err(TextureError::Empty(0, 3)));
         assert!(matches!(DetailTexture::from_srgb(2, 2, &[[0.0; 3]; 3]), Err(TextureError::Shape { .. })));
