@@ -869,6 +869,11 @@ async function start() {
       app.dirty = true;
       scheduleUrl();
     },
+    detailCompare: (mode) => {
+      if (!app.mesh) return;
+      app.mesh.opts.detailCompare = mode;
+      app.dirty = true;
+    },
     chooseScene: (name) => switchScene(name),
     chooseTerrain: (t) => switchTerrain(t),
     profiles,

@@ -97,8 +97,11 @@ vec3 fogColour(vec3 d) {
  */
 export const DETAIL = /* glsl */ `
 uniform int uDetailMode;      // -1 off, else the mode above
+uniform int uDetailModeB;     // A/B view: the mode right of uSplit (-2: no comparison)
+uniform float uSplit;         // A/B view: the split's x in framebuffer pixels
 uniform float uHexSize;       // triangle side in texture repeats
 uniform uint uDetailSeed;
+int detailMode = -1;          // this fragment's mode (set by the terrain shader's main)
 
 uint hashU(uint x, uint y, uint s) {
   uint h = (x * 0x27D4EB2Du) ^ (y * 0x165667B1u) ^ (s * 0x9E3779B1u);
@@ -132,10 +135,10 @@ float valueNoise(vec2 q, float p, uint seed) {
 
 float detailLum(vec3 c) { return dot(c, vec3(0.2126, 0.7152, 0.0722)); }
 
-// One plane of a detail texture at uv (repeats) under uDetailMode; mean: its linear mean colour.
+// One plane of a detail texture at uv (repeats) under detailMode; mean: its linear mean colour.
 vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed) {
-  if (uDetailMode == 0) return textureGrad(t, uv, gx, gy).rgb;
-  if (uDetailMode == 4) {
+  if (detailMode == 0) return textureGrad(t, uv, gx, gy).rgb;
+  if (detailMode == 4) {
     float k = valueNoise(uv, 4.0, seed ^ 0x2545F491u) * 8.0;
     float ia = floor(k);
     float f = k - ia;
@@ -156,8 +159,8 @@ vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed) {
   vec3 c0 = textureGrad(t, uv + vertexOffset(v0, seed), gx, gy).rgb;
   vec3 c1 = textureGrad(t, uv + vertexOffset(v1, seed), gx, gy).rgb;
   vec3 c2 = textureGrad(t, uv + vertexOffset(v2, seed), gx, gy).rgb;
-  if (uDetailMode == 1) return w.x * c0 + w.y * c1 + w.z * c2;
-  if (uDetailMode == 2) return mean + (w.x * (c0 - mean) + w.y * (c1 - mean) + w.z * (c2 - mean)) / length(w);
+  if (detailMode == 1) return w.x * c0 + w.y * c1 + w.z * c2;
+  if (detailMode == 2) return mean + (w.x * (c0 - mean) + w.y * (c1 - mean) + w.z * (c2 - mean)) / length(w);
   vec3 steer = max(vec3(1.0) + (vec3(detailLum(c0), detailLum(c1), detailLum(c2)) - 1.0) * 0.6, 0.0);
   vec3 ww = steer * pow(max(w, 0.0), vec3(7.0));
   float sum = ww.x + ww.y + ww.z;
@@ -343,7 +346,9 @@ void main() {
     albedo = paletteAlbedo(clamp(slope * 3.0, 0.0, 1.0), hn);
   }
   if (skirt) albedo = uSkirt;
-  if (uDetailMode >= 0 && !skirt) {
+  // The A/B view: the same geometry and light, only the sampling differs across the split.
+  detailMode = uDetailModeB > -2 && gl_FragCoord.x >= uSplit ? uDetailModeB : uDetailMode;
+  if (detailMode >= 0 && !skirt) {
     // Ground photo from above; rock photo triplanar (weights |n|^6) on steep ground (seed 001
     // §11.5); each as a ratio to its mean, so the albedo keeps its colour and gains the grain.
     vec3 g = tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed) / max(uDetailMean0, vec3(1e-4));
@@ -395,6 +400,7 @@ void main() {
   // Aerial perspective: exponential fog by distance, coloured as the sky behind.
   float f = uFogAmount * (1.0 - exp(-max(dist - uFog.x, 0.0) * uFog.y));
   vec3 c = mix(lit, fogColour(toP / max(dist, 1e-3)), f);
+  if (uDetailModeB > -2 && abs(gl_FragCoord.x - uSplit) < 1.0) c = vec3(1.0);
   fragColor = outColour(c);
 }
 `;

@@ -39,6 +39,7 @@ export const MESH_DEFAULTS = {
   shadows: true,
   albedoGain: 0.85,
   detail: 'hex-vp', // ground photos' anti-tiling mode (DETAIL_MODES), or 'off'
+  detailCompare: '', // A/B view: another mode (or 'off') for the right half; '' for none
   detailScale: 6, // metres per photo repeat
   detailStrength: 0.6, // share of the photos' contrast kept
   hexSize: 0.5, // lattice triangle side in repeats (hex modes)
@@ -550,6 +551,10 @@ export class MeshView {
       bind(3, this.tex.micro || this.tex.shape, u.uMicro);
       const mode = this.detailMeans ? DETAIL_MODES.indexOf(o.detail) : -1;
       gl.uniform1i(u.uDetailMode, mode);
+      const modeB = !o.detailCompare ? -2 : this.detailMeans ? DETAIL_MODES.indexOf(o.detailCompare) : -1;
+      gl.uniform1i(u.uDetailModeB, modeB);
+      gl.uniform1f(u.uSplit, Math.floor(W / 2) + 0.5);
+      stats.detailFetchesB = modeB >= 0 ? DETAIL_FETCHES[o.detailCompare] : 0;
       gl.uniform1f(u.uHexSize, o.hexSize);
       gl.uniform1ui(u.uDetailSeed, (t.seed >>> 0) || 0);
       gl.uniform1f(u.uDetailScale, o.detailScale);

@@ -88,6 +88,13 @@ export class Panel {
       .name('ground photo tiling').onChange((v) => cb.detail?.(v));
     this.detailCtrl.$select.id = 'detail';
     this.detailCtrl.hide(); // shown in the mesh look (setMesh)
+    // A/B view: another mode on the right half of the picture (same geometry and light).
+    this.detailMenu.compare = '';
+    const modes = ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'];
+    this.compareCtrl = fs.add(this.detailMenu, 'compare', { '(no comparison)': '', ...Object.fromEntries(modes.map((m) => [m, m])) })
+      .name('compare (right half)').onChange((v) => cb.detailCompare?.(v));
+    this.compareCtrl.$select.id = 'detail-compare';
+    this.compareCtrl.hide();
     fs.add(actions, 'open').name('open tileset (.zip)…');
     const cam = this.gui.addFolder('Camera');
     cam.add(actions, 'ground').name('ground view');
@@ -215,6 +222,7 @@ export class Panel {
     // only applies to it.
     for (const name of ['Rule', 'World']) this.folders?.get(name)?.show(!on);
     this.detailCtrl?.show(on);
+    this.compareCtrl?.show(on);
     this.renderInfo();
   }
 
