@@ -17,7 +17,7 @@ import { loadGenerated } from './terrain-cache.js';
 import { standAt, walkStep } from './walk.js';
 import { figureName, settingsText } from './figure.js';
 import { captureSweep, PopMeter } from './capture.js';
-import { attachMeshMode } from './mesh.js';
+import { attachMeshMode, DETAIL_MODES } from './mesh.js';
 import { parseWorldParams, generateWorld, attachWorld, detachWorld, worldQuery } from './world.js';
 import { openVoxelWorld, attachVoxelWorld } from './voxels.js';
 
@@ -353,7 +353,7 @@ function applyPendingMesh() {
     app.pendingMeshCam = null;
   }
   if (app.pendingDetail) {
-    const modes = ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'];
+    const modes = ['off', ...DETAIL_MODES];
     if (modes.includes(app.pendingDetail)) {
       app.mesh.opts.detail = app.pendingDetail;
       app.panel?.setDetail?.(app.pendingDetail);

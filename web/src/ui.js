@@ -6,6 +6,7 @@
 import GUI from '../vendor/lil-gui.esm.min.js';
 import { CONTROLS } from './controls.js';
 import { GEN_SIZES } from './controls.js';
+import { DETAIL_MODES } from './mesh.js';
 
 /** Hillshade of a height field into an ImageData-sized RGBA buffer (preview only). */
 export function hillshade(heights, w, h) {
@@ -84,14 +85,14 @@ export class Panel {
     this.meshCtrl = fs.add(actions, 'mesh').name('terrain look (mesh, no splats)');
     // The mesh look's ground photos and their anti-tiling mode (mesh.js DETAIL_MODES).
     this.detailMenu = { detail: 'hex-vp' };
-    this.detailCtrl = fs.add(this.detailMenu, 'detail', ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'])
+    const modes = ['off', ...DETAIL_MODES];
+    this.detailCtrl = fs.add(this.detailMenu, 'detail', modes)
       .name('ground photo tiling').onChange((v) => cb.detail?.(v));
     this.detailCtrl.$select.id = 'detail';
     this.detailCtrl.hide(); // shown in the mesh look (setMesh)
     // A/B view: another mode on the right half of the picture (same geometry and light).
     this.detailMenu.compare = '';
-    const modes = ['off', 'plain', 'hex-linear', 'hex-vp', 'hex-mikkelsen', 'two-sample'];
-    this.compareCtrl = fs.add(this.detailMenu, 'compare', { '(no comparison)': '', ...Object.fromEntries(modes.map((m) => [m, m])) })
+    this.compareCtrl = fs.add(this.detailMenu, 'compare', { '(none)': '', ...Object.fromEntries(modes.map((m) => [m, m])) })
       .name('compare (right half)').onChange((v) => cb.detailCompare?.(v));
     this.compareCtrl.$select.id = 'detail-compare';
     this.compareCtrl.hide();

@@ -351,6 +351,24 @@ pub struct Analysis {
     pub water: Option<Grid<f64>>,
 }
 
+/// Water depth in metres over `h`: below the sea level `sea` (when there is one) and the depths
+/// of `extra` (lakes and rivers a world stage recorded), the larger where both hold; `None`
+/// when there is neither or no cell is wet. What the preview and the bake draw as water.
+pub fn water_depth(h: &Grid<f64>, sea: Option<f64>, extra: Option<&Grid<f64>>) -> Option<Grid<f64>> {
+    if sea.is_none() && extra.is_none() {
+        return None;
+    }
+    let level = sea.unwrap_or(f64::NEG_INFINITY);
+    let depth: Vec<f64> = (0..h.len())
+        .map(|i| {
+            let z = h.data()[i];
+            let s = if z < level { level - z } else { 0.0 };
+            s.max(extra.map_or(0.0, |g| g.data()[i]))
+        })
+        .collect();
+    depth.iter().any(|&d| d > 0.0).then(|| Grid::from_vec(h.width(), h.height(), depth).with_cell_size(h.dx, h.dy))
+}
+
 /// Analyse `h` (metres, with its cell size). `h` should drain (filled) for the drainage maps to
 /// be meaningful; pits are routed to themselves.
 ///

@@ -52,17 +52,7 @@ impl BakeInputs {
         let flow = read_layer(&dir.join("accumulation.tif"), w, h)?.map(|g| flow_mask(&cells(g), sigma, 1.0));
         let sea = sidecar.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
         let lakes = read_layer(&dir.join("water_depth.tif"), w, h)?;
-        let water = (sea.is_some() || lakes.is_some()).then(|| {
-            let sea = sea.unwrap_or(f64::NEG_INFINITY);
-            let d = (0..height.len())
-                .map(|i| {
-                    let z = height.data()[i];
-                    let s = if z < sea { sea - z } else { 0.0 };
-                    s.max(lakes.as_ref().map_or(0.0, |g| g.data()[i]))
-                })
-                .collect();
-            cells(Grid::from_vec(w, h, d))
-        });
+        let water = crate::analysis::water_depth(&height, sea, lakes.as_ref());
         Ok(Self { sidecar, height, wear, deposit, flow, water })
     }
 }

@@ -102,7 +102,8 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     let options = AnalysisOptions { outputs: req.outputs, ..AnalysisOptions::default() };
     crate::analysis::check_analysis(h.width(), h.height(), h.dx, h.dy, &options)?;
     let mut an = analyse(&h, &options, obs);
-    an.water = water_depth(&state);
+    // The sea below the level a stage declared, and the `water_depth` mask world stages record.
+    an.water = crate::analysis::water_depth(&h, state.sea_level, state.masks.get("water_depth"));
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
@@ -130,26 +131,6 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     }
     f.write_sidecar(sc)?;
     Ok(RecipeOutcome { stages, range_m, stats: stats(&an) })
-}
-
-/// The water a recipe's result holds, in metres of depth: the sea below the level a stage
-/// declared, and the `water_depth` mask world stages record (lakes, rivers); `None` without
-/// either.
-fn water_depth(state: &bozkir_recipe::State) -> Option<Grid<f64>> {
-    let h = &state.height;
-    let mask = state.masks.get("water_depth");
-    if state.sea_level.is_none() && mask.is_none() {
-        return None;
-    }
-    let sea = state.sea_level.unwrap_or(f64::NEG_INFINITY);
-    let depth: Vec<f64> = (0..h.len())
-        .map(|i| {
-            let z = h.data()[i];
-            let s = if z < sea { sea - z } else { 0.0 };
-            s.max(mask.map_or(0.0, |m| m.data()[i]))
-        })
-        .collect();
-    depth.iter().any(|&d| d > 0.0).then(|| Grid::from_vec(h.width(), h.height(), depth).with_cell_size(h.dx, h.dy))
 }
 
 fn sidecar(req: &RecipeRequest, h: &Grid<f64>, range_m: (f64, f64), compute: Compute) -> Sidecar {

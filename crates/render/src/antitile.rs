@@ -42,7 +42,7 @@
 //! Colours are linear RGB in `[0, 1]` (`f64`). Pure and deterministic.
 
 use crate::raster::shade::srgb_decode;
-use bozkir_core::hash::{hash_u32, hash_unit};
+use bozkir_core::hash::hash_unit;
 use bozkir_core::noise::value_noise_at;
 use std::fmt;
 
@@ -493,15 +493,10 @@ pub fn encode_srgb8(c: [f64; 3]) -> [u8; 3] {
     c.map(crate::raster::shade::to_srgb8)
 }
 
-/// The canonical hash as the shaders compute it, for tests that pin a shader's offsets:
-/// `hash_u32(i, j, seed)` of the vertex's coordinates as two's complement.
-pub fn vertex_hash(i: i64, j: i64, seed: u32) -> u32 {
-    hash_u32(i as u32, j as u32, seed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bozkir_core::hash::hash_u32;
     use bozkir_core::rng::Rng;
 
     /// A random-phase texture of `n × n` texels: a sum of cosines whose periods divide `n` (so it
@@ -544,11 +539,10 @@ mod tests {
     #[test]
     fn offsets_are_pinned_to_the_canonical_hash() {
         // The values a shader must reproduce (hash_u32 / 2³²).
-        assert_eq!(vertex_hash(0, 0, 0), hash_u32(0, 0, 0));
         let (u, v) = vertex_offset(3, -2, 7);
         assert_eq!(u, hash_u32(3, (-2i64) as u32, 7) as f64 / 4_294_967_296.0);
         assert_eq!(v, hash_u32(3, (-2i64) as u32, 7 ^ 0x5BD1_E995) as f64 / 4_294_967_296.0);
-        assert_eq!(vertex_hash(3, -2, 7), PIN_HASH);
+        assert_eq!(hash_u32(3, (-2i64) as u32, 7), PIN_HASH);
     }
     // Computed independently in Python (big-integer arithmetic masked to 32 bits).
     const PIN_HASH: u32 = 628_504_207;

@@ -138,7 +138,7 @@ impl Default for BakeParams {
             grain_flat: 0.4,
             grain_slope_full: 1.0,
             normal_amplitude: [0.03, 0.015, 0.0075],
-            water: ([86, 150, 166], [20, 52, 94], 40.0),
+            water: crate::preview::WATER,
         }
     }
 }
@@ -376,11 +376,7 @@ pub fn bake_albedo_with(
         for (ox, px) in row.iter_mut().enumerate() {
             let (fx, fy) = fr.grid_xy(ox, oy);
             if let Some(d) = masks.water.map(|g| sample_bilinear(g, fx, fy)).filter(|d| *d > 0.0) {
-                let (shallow, deep, scale) = p.water;
-                let t = 1.0 - (-d / scale.max(1e-9)).exp();
-                *px = std::array::from_fn(|k| {
-                    (f64::from(shallow[k]) + (f64::from(deep[k]) - f64::from(shallow[k])) * t).round() as u8
-                });
+                *px = crate::preview::water_colour(p.water, d);
                 continue;
             }
             let z = sample_bilinear(height, fx, fy);

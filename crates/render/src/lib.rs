@@ -26,7 +26,7 @@ pub use camera::{Camera, CameraError, Lens};
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 pub use image::Rgb8Image;
 pub use path::{frame_bounds, orbit, orbit_fit, turntable, FlyThrough, Keyframe};
-pub use preview::{shaded_relief, shaded_relief_water, water_colour, PreviewParams, Shading};
+pub use preview::{shaded_relief, shaded_relief_water, water_colour, PreviewParams, Shading, WATER};
 pub use ramp::{categorical_colour, colourise, colourise_classes, colourise_diverging, Ramp, CATEGORICAL};
 pub use raster::{
     render_mesh, render_points, render_splats, MeshParams, MeshRef, PointParams, PointsRef, RasterError, SplatParams,

@@ -46,7 +46,7 @@ pub struct PreviewParams {
     pub ambient_strength: f64,
     /// Water colours (sRGB) at the shore and in deep water, and the depth in metres at which
     /// the colour is `1 − 1/e` of the way to the deep one ([`shaded_relief_water`]). Default
-    /// `(86, 150, 166)`, `(20, 52, 94)`, 40 m.
+    /// [`WATER`]: `(86, 150, 166)`, `(20, 52, 94)`, 40 m.
     pub water: ([u8; 3], [u8; 3], f64),
 }
 
@@ -58,7 +58,7 @@ impl Default for PreviewParams {
             shading: Shading::Single(HillshadeParams::default()),
             hillshade_strength: 0.8,
             ambient_strength: 0.6,
-            water: ([86, 150, 166], [20, 52, 94], 40.0),
+            water: WATER,
         }
     }
 }
@@ -83,9 +83,13 @@ pub fn shaded_relief(z: &Grid<f64>, ambient: Option<&Grid<f64>>, p: &PreviewPara
     shaded_relief_water(z, ambient, p, None)
 }
 
-/// The water colour of a depth `d > 0` metres under [`PreviewParams::water`].
-pub fn water_colour(p: &PreviewParams, d: f64) -> [u8; 3] {
-    let (shallow, deep, scale) = p.water;
+/// Water colours (sRGB) at the shore and in deep water, and the depth in metres at which the
+/// colour is `1 − 1/e` of the way to the deep one: the preview's and the bake's default.
+pub const WATER: ([u8; 3], [u8; 3], f64) = ([86, 150, 166], [20, 52, 94], 40.0);
+
+/// The colour of water `d > 0` metres deep under `water` ([`WATER`]'s layout).
+pub fn water_colour(water: ([u8; 3], [u8; 3], f64), d: f64) -> [u8; 3] {
+    let (shallow, deep, scale) = water;
     let t = 1.0 - (-d.max(0.0) / scale.max(1e-9)).exp();
     std::array::from_fn(|k| (f64::from(shallow[k]) + (f64::from(deep[k]) - f64::from(shallow[k])) * t).round() as u8)
 }
@@ -140,7 +144,7 @@ pub fn shaded_relief_water(
             if let Some(d) = wr.map(|r| r[x]).filter(|d| *d > 0.0) {
                 let a = ar.map_or(1.0, |r| if r[x].is_finite() { r[x].clamp(0.0, 1.0) } else { 1.0 });
                 let k = 1.0 - 0.5 * sa * (1.0 - a);
-                let c = water_colour(p, d);
+                let c = water_colour(p.water, d);
                 for q in 0..3 {
                     px[q] = (f64::from(c[q]) * k).round() as u8;
                 }
@@ -186,11 +190,11 @@ mod tests {
         for x in 0..20 {
             let v = *z.get(x, 1);
             if v < 0.0 {
-                assert_eq!(im.pixel(x, 1), water_colour(&p, -v), "x {x}");
+                assert_eq!(im.pixel(x, 1), water_colour(p.water, -v), "x {x}");
             }
         }
         // Deeper is darker; the first dry cell takes the ramp's low end, not its middle.
-        assert!(water_colour(&p, 40.0)[2] < water_colour(&p, 1.0)[2]);
+        assert!(water_colour(p.water, 40.0)[2] < water_colour(p.water, 1.0)[2]);
         assert_eq!(im.pixel(10, 1), p.ramp.sample(0.0));
         // Without water the same heights are all ground.
         let dry = shaded_relief(&z, None, &p);
