@@ -220,9 +220,13 @@ test('a shared link restores the mesh look\'s camera and ground-photo mode', { s
     Object.assign(window.bozkir.mesh.cam, c);
     window.bozkir.panel.detailCtrl.setValue('two-sample');
   }, cam);
-  // The URL is written a moment after a change.
-  await page.waitForFunction(() => /look=mesh/.test(location.search) && window.bozkir.mesh.opts.detail === 'two-sample');
-  await page.waitForTimeout(400);
+  // The URL is written a moment after a change (later still on a slow software renderer):
+  // wait for the link itself to carry the camera and the mode.
+  await page.waitForFunction(() => {
+    const b64 = (new URLSearchParams(location.search).get('v') || '').replace(/-/g, '+').replace(/_/g, '/');
+    const v = atob(b64);
+    return /look=mesh/.test(location.search) && v.includes('two-sample') && v.includes('123.5');
+  }, null, { timeout: 30000 });
   const link = await page.evaluate(() => location.search);
   await page.close();
   const again = await ctx.open(link);
