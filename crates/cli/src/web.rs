@@ -40,7 +40,10 @@ pub fn print_demo(d: &DemoOutcome, timings: &[(String, std::time::Duration)]) {
     crate::outputs::print_stats(&d.terrain_outcome.stats, timings);
     let (w, h) = d.texture_size;
     println!("baked {w}×{h} albedo and micro-normal (2× the {}×{} grid)", t.size, t.size);
-    println!("starter tileset: {} tiles ({}), {} splats", d.tiles, d.classes.join(", "), d.splats);
+    for (name, tiles, classes, splats) in &d.real {
+        println!("{name}: {tiles} tiles ({}), {splats} splats, from the images in sources/", classes.join(", "));
+    }
+    println!("starter tileset (fallback): {} tiles ({}), {} splats", d.tiles, d.classes.join(", "), d.splats);
 }
 
 /// The demo scene (`bozkir_pipeline::demo`), built into a temporary folder (removed when the

@@ -95,6 +95,14 @@ fn capture_refuses_bad_input() {
     let las = data("lidar/file_with_both_wkt_and_geotiff_vlrs.las");
     let mut cases = cases;
     cases.push((vec!["capture", "from-points", &las, "--out", o], "no colours"));
+    let photo = data("textures/gravel.png");
+    cases.push((vec!["capture", "from-texture", &photo, "--tint", "#zz0000", "--out", o], "--tint \"#zz0000\""));
+    cases.push((vec!["capture", "from-texture", &photo, "--tint", "10,20", "--out", o], "R,G,B"));
+    cases.push((vec!["capture", "from-texture", &photo, "--tint", "10,20,300", "--out", o], "0..255"));
+    cases.push((
+        vec!["capture", "from-texture", &photo, "--height", "no-dem.tif", "--out", o],
+        "no-dem.tif: no such file",
+    ));
     for (args, want) in cases {
         let r = bozkir(&args);
         assert!(!r.status.success(), "{args:?}");

@@ -215,6 +215,8 @@ const FLAGS: &[Flag] = &[
     f("capture from-texture", "--side", NONE),
     f("capture from-texture", "--relief", ZERO_TINY),
     f("capture from-texture", "--size", NONE),
+    // Larger than the photo: no shrinking.
+    f("capture from-texture", "--pixels", &["4294967297"]),
     f("prepare", "--radius-pct", TINY),
     f("prepare", "--floater-std", ZERO_TINY_BIG),
     f("prepare", "--max-extent-pct", TINY),
@@ -355,6 +357,7 @@ const NOT_NUMERIC: &[&str] = &[
     "--texture",
     "--tiling",
     "--modes",
+    "--tint",
 ];
 
 /// Every command path, for the help comparison.

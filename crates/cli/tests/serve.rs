@@ -285,7 +285,7 @@ fn site_writes_the_viewer_and_the_data_and_keeps_a_non_empty_folder() {
 }
 
 #[test]
-fn demo_no_serve_writes_both_scene_folders() {
+fn demo_no_serve_writes_the_scene_with_real_ground() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("demo");
     let o = ok(&["demo", "--no-serve", "--size", "32", "--out", out.to_str().unwrap()]);
@@ -301,6 +301,36 @@ fn demo_no_serve_writes_both_scene_folders() {
         let img = bozkir_io::read_rgb8(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert_eq!((img.width(), img.height()), (64, 64), "{f}");
     }
+    // Real ground: grass and gravel photos as two classes, the RMNP orthophoto over its DEM as
+    // one, made from the images the scene carries in sources/; the ground tileset is the default.
+    for f in ["grass.png", "gravel.png", "rmnp-rgb.tif", "rmnp-dem.tif", "README.md"] {
+        assert!(out.join("sources").join(f).is_file(), "{f}");
+    }
+    let ground = bozkir_splat::formats::tileset::read(&out.join("tileset-ground")).unwrap();
+    assert_eq!(ground.manifest.classes, ["grass", "gravel"]);
+    assert_eq!(ground.manifest.tiles.len(), 16);
+    assert_eq!(ground.manifest.verdict.as_ref().unwrap()["verdict"], "good", "{:?}", ground.manifest.warnings);
+    let rmnp = bozkir_splat::formats::tileset::read(&out.join("tileset-rmnp")).unwrap();
+    assert_eq!(rmnp.manifest.classes, ["ground"]);
+    assert_eq!(rmnp.manifest.verdict.as_ref().unwrap()["verdict"], "good", "{:?}", rmnp.manifest.warnings);
+    // Grass is greener than gravel (the tints), gravel lighter.
+    let mean = |ts: &bozkir_splat::tiling::tileset::Tileset, class: u8| {
+        let (mut sum, mut n) = ([0.0f64; 3], 0.0);
+        for t in ts.manifest.tiles.iter().filter(|t| t.class == class) {
+            let [start, count] = t.levels[0];
+            for i in start..start + count {
+                let c = ts.splats.base_rgb(i as usize);
+                (0..3).for_each(|k| sum[k] += f64::from(c[k]));
+                n += 1.0;
+            }
+        }
+        sum.map(|v| v / n)
+    };
+    let (g, v) = (mean(&ground, 0u8), mean(&ground, 1u8));
+    assert!(g[1] > g[0] && g[1] > g[2], "grass {g:?}");
+    assert!(v.iter().sum::<f64>() > g.iter().sum::<f64>(), "gravel {v:?} vs grass {g:?}");
+    let cat = bozkir_viewer::catalogue::Scene::scan(&out).unwrap().0.catalogue();
+    assert_eq!(cat["default"]["tileset"], "tileset-ground");
     let ts = bozkir_splat::formats::tileset::read(&out.join("tileset-starter")).unwrap();
     assert_eq!(ts.manifest.classes, ["sand", "scrub"]);
     assert!(ts.manifest.atlas.is_some());

