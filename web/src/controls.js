@@ -23,6 +23,8 @@ export const CONTROLS = [
   { id: 'classcoherence', section: 'Rule', label: 'coherence', kind: 'range', min: 0, max: 6, step: 1, value: 3, scene: true },
   { id: 'classblend', section: 'Rule', label: 'blend at boundaries', kind: 'bool', value: true, scene: true },
   { id: 'blendwidth', section: 'Rule', label: 'blend band', kind: 'range', min: 0.05, max: 1, step: 0.01, value: 0.35, scene: true },
+  { id: 'classedges', section: 'Rule', label: 'edges inside tiles', kind: 'bool', value: true, scene: true,
+    help: 'class boundaries follow the ground within a tile (both tiles drawn, each splat on its side), not tile by tile' },
   { id: 'classview', section: 'Rule', label: 'class overlay', kind: 'range', min: 0, max: 1, step: 0.05, value: 0 },
   // look
   { id: 'exposure', section: 'Look', label: 'exposure', kind: 'range', min: 0.5, max: 2, step: 0.01, value: 1 },

@@ -6,6 +6,7 @@
 
 import init, * as bz from '../pkg/bozkir_wasm.js';
 import { Renderer } from './renderer.js';
+import { subTileEdges } from './render-logic.js';
 import { openDrop, fetchTileset, openTileset, readZip, describe } from './tileset.js';
 import { AutoQuality } from './quality.js';
 import { BenchRecorder, report as benchReport, sweepCameras } from './bench.js';
@@ -196,6 +197,10 @@ function rebuildScene() {
   app.decision = decision;
   const strength = decision ? Float32Array.from(decision.strength) : new Float32Array(n * n).fill(1);
   const cls = decision ? decision.classes : new Uint8Array(n * n);
+  let draws = { alt: cells.alt, ownT: cells.ownThreshold, altT: cells.altThreshold, sub: null };
+  if (decision && s.classedges && classes === 2) {
+    draws = subTileEdges({ tile: cells.tile, alt: draws.alt, ownT: draws.ownT, altT: draws.altT, cls }, n, ts.manifest.tiles);
+  }
   app.cells = cells;
   app.scene = {
     n,
@@ -207,7 +212,7 @@ function rebuildScene() {
     compat: mapping.compat,
     field: { width: app.field.width, height: app.field.height, z: app.field.z, mask: app.field.mask, open: app.field.open },
     cells: {
-      tile: cells.tile, alt: cells.alt, ownT: cells.ownThreshold, altT: cells.altThreshold, mix: cells.mix, cls, strength,
+      tile: cells.tile, alt: draws.alt, ownT: draws.ownT, altT: draws.altT, mix: cells.mix, cls, strength, sub: draws.sub,
     },
   };
   app.mapping?.free?.();

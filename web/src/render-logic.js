@@ -428,6 +428,67 @@ export function cellDraws(cell, C, tiles) {
   return out;
 }
 
+/**
+ * Class edges inside tiles: every cell with a neighbour (of 8) of the other class gets the
+ * other class's tile for its own edge code as `alt` (the first such tile in manifest order, as
+ * scene.rs picks tiles), both drawn in full (ownT = altT = NONE), and `sub[c] = 1`; the splat
+ * shader then keeps each splat on its class's side of the continuous edge field (edgeField).
+ * Two classes only; cells without a tile of the other class for their code keep their draws.
+ * C = {tile, alt, ownT, altT, cls}, n the grid side, tiles the manifest's [{code, class}].
+ * Returns {alt, ownT, altT, sub, edges} (new arrays; edges = cells given a sub-tile edge).
+ */
+export function subTileEdges(C, n, tiles) {
+  const nn = n * n;
+  const alt = Uint32Array.from(C.alt ?? new Uint32Array(nn).fill(NONE));
+  const ownT = Uint32Array.from(C.ownT ?? new Uint32Array(nn).fill(NONE));
+  const altT = Uint32Array.from(C.altT ?? new Uint32Array(nn));
+  const sub = new Uint8Array(nn);
+  const byKey = new Map();
+  tiles.forEach((t, i) => {
+    const key = `${t.class}:${t.code.join(',')}`;
+    if (!byKey.has(key)) byKey.set(key, i);
+  });
+  let edges = 0;
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < n; i++) {
+      const c = j * n + i;
+      const k = C.cls[c];
+      let edge = false;
+      for (let dj = -1; dj <= 1 && !edge; dj++) {
+        for (let di = -1; di <= 1; di++) {
+          const ii = i + di, jj = j + dj;
+          if ((di || dj) && ii >= 0 && jj >= 0 && ii < n && jj < n && C.cls[jj * n + ii] !== k) { edge = true; break; }
+        }
+      }
+      if (!edge) continue;
+      const own = tiles[C.tile[c]];
+      const other = byKey.get(`${1 - k}:${own.code.join(',')}`);
+      if (other === undefined) continue;
+      alt[c] = other;
+      ownT[c] = NONE;
+      altT[c] = NONE;
+      sub[c] = 1;
+      edges++;
+    }
+  }
+  return { alt, ownT, altT, sub, edges };
+}
+
+/**
+ * The signed class field the edge decision reads, one value per cell (c = j·n + i):
+ * ±(0.25 + 0.75·strength), + for class 0 (strength clamped to 0..1, so a weak cell still holds
+ * its side against the noise warp of ±EDGE_WARP). Sampled bilinearly between cell centres, its
+ * zero line is the class edge inside the tiles, nearer the less certain cell.
+ */
+export function edgeField(cls, strength, n) {
+  const out = new Float32Array(n * n);
+  for (let c = 0; c < n * n; c++) {
+    const s = 0.25 + 0.75 * Math.max(0, Math.min(1, strength ? strength[c] : 1));
+    out[c] = cls[c] === 0 ? s : -s;
+  }
+  return out;
+}
+
 /** Slots a cell needs in a merged group: 2 when it blends (own + alt range), else 1. */
 export const cellSlots = (C) => (cell) => (C.alt && (C.alt[cell.c] >>> 0) !== NONE ? 2 : 1);
 

@@ -16,14 +16,16 @@
 //   Mapping: mapping.amplitude, mapping.reliefScale), detail, field: {width, height, z, mask,
 //   open} | null (SceneField planes, row 0 north), cells: {tile: Uint32Array, alt: Uint32Array
 //   (0xFFFFFFFF none), ownT: Uint32Array, altT: Uint32Array, mix?: Float32Array (display only),
-//   cls: Uint8Array, strength: Float32Array}} (c = j·n + i, i east, j south). A splat k of the
-//   own tile is drawn when hash ≤ ownT[c], of the alt tile when hash ≤ altT[c] (select.rs).
-//   Blend off: alt all NONE, ownT all 0xFFFFFFFF.
+//   cls: Uint8Array, strength: Float32Array, sub?: Uint8Array}} (c = j·n + i, i east, j south).
+//   A splat k of the own tile is drawn when hash ≤ ownT[c], of the alt tile when hash ≤ altT[c]
+//   (select.rs). Blend off: alt all NONE, ownT all 0xFFFFFFFF. sub[c] = 1 (subTileEdges): the
+//   cell draws both classes' tiles in full and each splat keeps to its class's side of the edge
+//   field (shaders.js EDGE_GLSL); the far field picks the tile per pixel the same way.
 
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from './camera.js';
 import {
   heightAt as sceneHeight, latticeHeight, planFrame, farStart, cellDraws, cellSlots, groupSlots,
-  toTileFrame, key2, meanColour, colourGain, bakeAtlas, NONE,
+  toTileFrame, key2, meanColour, colourGain, bakeAtlas, edgeField, NONE,
 } from './render-logic.js';
 import { SPLAT_VS, SPLAT_FS, FAR_VS, FAR_FS } from './shaders.js';
 import { createSorter, SyncSorter } from './sorter.js';
@@ -245,6 +247,22 @@ export class Renderer {
       cd[c * 4 + 3] = Math.round(255 * Math.min(1, Math.max(0, scene.cells.strength ? scene.cells.strength[c] : 1)));
     }
     this.tex.cells = dataTexture(gl, this.tex.cells, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE, n, n, cd);
+    // class edges inside tiles: the other tile of an edge cell, and the signed class field
+    // (LINEAR: read between cell centres)
+    const C = scene.cells;
+    const ad = new Uint8Array(n * n * 4);
+    if (C.sub) {
+      for (let c = 0; c < n * n; c++) {
+        if (!C.sub[c]) continue;
+        const a = C.alt[c] >>> 0;
+        ad[c * 4] = a & 255; ad[c * 4 + 1] = (a >> 8) & 255; ad[c * 4 + 2] = 255;
+      }
+    }
+    this.tex.altCells = dataTexture(gl, this.tex.altCells, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE, n, n, ad);
+    const ef = C.cls ? edgeField(C.cls, C.strength, n) : new Float32Array(n * n).fill(1);
+    this.tex.edge = dataTexture(gl, this.tex.edge, gl.R16F, gl.RED, gl.FLOAT, n, n, ef);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
     // far mesh: m×m vertices over the grid, in tiles from the grid centre (y north)
     const m = Math.min(512, Math.max(32, 2 * n + 1));
     const v = new Float32Array(m * m * 2);
@@ -413,6 +431,10 @@ export class Renderer {
       gl.activeTexture(gl.TEXTURE0);
       gl.bindTexture(gl.TEXTURE_2D, this.tex.field);
       gl.uniform1i(u.uField, 0);
+      gl.uniform1f(u.uGridN, scene.n);
+      gl.activeTexture(gl.TEXTURE4);
+      gl.bindTexture(gl.TEXTURE_2D, this.tex.edge);
+      gl.uniform1i(u.uEdge, 4);
     };
 
     // ---- far field first, opaque, with depth
@@ -429,6 +451,7 @@ export class Renderer {
       gl.activeTexture(gl.TEXTURE1); gl.bindTexture(gl.TEXTURE_2D, this.tex.atlas); gl.uniform1i(u.uAtlas, 1);
       gl.activeTexture(gl.TEXTURE2); gl.bindTexture(gl.TEXTURE_2D, this.tex.cells); gl.uniform1i(u.uCells, 2);
       gl.activeTexture(gl.TEXTURE3); gl.bindTexture(gl.TEXTURE_2D, this.tex.tileInfo); gl.uniform1i(u.uTileInfo, 3);
+      gl.activeTexture(gl.TEXTURE5); gl.bindTexture(gl.TEXTURE_2D, this.tex.altCells); gl.uniform1i(u.uAltCells, 5);
       gl.enable(gl.DEPTH_TEST);
       gl.depthFunc(gl.LESS);
       gl.disable(gl.BLEND);
@@ -457,11 +480,15 @@ export class Renderer {
     stats.groups = plan.groups.length;
 
     const cellXY = new Float32Array(16), slotCls = new Float32Array(16), slotT = new Uint32Array(8);
+    const slotSub = new Float32Array(8);
     const pushSlots = (n) => {
       gl.uniform2fv(u.uCellXY, cellXY, 0, 2 * n);
       gl.uniform2fv(u.uSlotCls, slotCls, 0, 2 * n);
       gl.uniform1uiv(u.uSlotT, slotT, 0, n);
+      gl.uniform1fv(u.uSlotSub, slotSub, 0, n);
     };
+    // The tile class a slot draws where its cell has a class edge inside it, else -1.
+    const subOf = (c, alt) => (C.sub && C.sub[c] ? (alt ? 1 - C.cls[c] : C.cls[c]) : -1);
     const drawRun = (buf, startIdx, count) => {
       if (count <= 0) return;
       gl.bindBuffer(gl.ARRAY_BUFFER, buf);
@@ -481,8 +508,10 @@ export class Renderer {
         g.slots.forEach((s, slot) => {
           const cl = cells[s.k];
           cellXY[slot * 2] = cl.x; cellXY[slot * 2 + 1] = cl.y;
-          slotCls[slot * 2] = C.cls ? C.cls[s.c] : 0; slotCls[slot * 2 + 1] = C.strength ? C.strength[s.c] : 1;
+          slotCls[slot * 2] = C.cls ? (s.alt ? 1 - C.cls[s.c] : C.cls[s.c]) : 0;
+          slotCls[slot * 2 + 1] = C.strength ? C.strength[s.c] : 1;
           slotT[slot] = s.t;
+          slotSub[slot] = subOf(s.c, s.alt);
         });
         pushSlots(g.slots.length);
         gl.uniform2f(u.uDoor, 0, 2);
@@ -497,6 +526,8 @@ export class Renderer {
       for (const d of cellDraws(cell, C, ts.tiles)) {
         if (!d.alt) stats.lodCounts[d.level]++;
         slotT[0] = d.t;
+        slotCls[0] = C.cls ? (d.alt ? 1 - C.cls[c] : C.cls[c]) : 0;
+        slotSub[0] = subOf(c, d.alt);
         pushSlots(1);
         gl.uniform2f(u.uDoor, d.door[0], d.door[1]);
         drawRun(this.orderBuf, d.start, d.count);

@@ -115,6 +115,24 @@ export const DOORWAY_GLSL = `
 float doorway(vec2 p) { return fract(52.9829189 * fract(dot(p, vec2(0.06711056, 0.00583715)))); }
 `;
 
+// The class edge inside tiles (render-logic.js subTileEdges, edgeField): the signed class field
+// sampled between cell centres, warped by value noise (periods 0.6 and 0.25 tile), is > 0 on
+// class 0's side. A splat of a cell marked for an edge is drawn on its class's side only, with
+// its survival hash dithering the decision over a band of EDGE_DITHER field units.
+export const EDGE_WARP = 0.35, EDGE_DITHER = 0.4;
+export const EDGE_GLSL = `
+uniform sampler2D uEdge;     // R16F n×n, LINEAR: edgeField
+uniform float uGridN;
+float edgeAt(vec2 w) {
+  vec2 l = vec2(uGridRot.x * w.x + uGridRot.y * w.y, -uGridRot.y * w.x + uGridRot.x * w.y) / uTile;
+  vec2 cc = vec2(l.x + 0.5 * uGridN, 0.5 * uGridN - l.y);
+  float f = texture(uEdge, cc / uGridN).r;
+  vec2 q = w / uTile;
+  float warp = 0.67 * valueNoise(q / 0.6 + vec2(41.3, 7.9)) + 0.33 * valueNoise(q / 0.25 + vec2(3.7, 29.1));
+  return f + ${EDGE_WARP.toFixed(3)} * (warp - 0.5) * 2.0;
+}
+`;
+
 // Colour pipeline shared by both programs: shading (only darkens), macro, exposure, saturation,
 // class overlay, fog.
 export const COLOUR_GLSL = `
@@ -151,8 +169,10 @@ uniform vec2 uFocal, uViewport;
 uniform vec2 uCellXY[8];     // cell centre per slot
 uniform uint uSlotT[8];      // survival threshold per slot: drawn when hash <= T (select.rs)
 uniform vec2 uSlotCls[8];    // rule class, strength (overlay)
+uniform float uSlotSub[8];   // the slot's tile class where its cell draws a class edge, else -1
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
+${EDGE_GLSL}
 ${COLOUR_GLSL}
 in vec2 aCorner;             // quad corner, ±2
 in uint aIndex;              // slot << INDEX_BITS | splat index (merge.js pack)
@@ -166,12 +186,19 @@ void cull() { gl_Position = vec4(0.0, 0.0, 2.0, 1.0); vColour = vec4(0.0); vCorn
 void main() {
   int slot = int(aIndex >> ${INDEX_BITS}u);
   int sid = int(aIndex & ${INDEX_MASK_HEX});
-  if (texelFetch(uHash, ivec2(sid & 2047, sid >> 11), 0).r > uSlotT[slot]) { cull(); return; }
+  uint hash = texelFetch(uHash, ivec2(sid & 2047, sid >> 11), 0).r;
+  if (hash > uSlotT[slot]) { cull(); return; }
   vec4 a = dataAt(sid, 0), b = dataAt(sid, 1), q = dataAt(sid, 2);
   mat3 spin = mat3(uGridRot.x, uGridRot.y, 0.0, -uGridRot.y, uGridRot.x, 0.0, 0.0, 0.0, 1.0);
   vec3 local = spin * a.xyz;
   // smooth placement: each splat anchored at its own xy
   vec2 anchor = uCellXY[slot] + local.xy;
+  float sub = uSlotSub[slot];
+  if (sub >= 0.0) {
+    // class edge: drawn only on its class's side, the hash dithering the band
+    float e = edgeAt(anchor) + ${EDGE_DITHER.toFixed(3)} * (float(hash) / 4294967296.0 - 0.5);
+    if ((e > 0.0) != (sub < 0.5)) { cull(); return; }
+  }
   vec2 g = terrainGrad(anchor);
   vec3 ju = vec3(1.0, 0.0, g.x), jv = vec3(0.0, 1.0, g.y);
   vec3 nrm = normalize(cross(ju, jv));
@@ -271,9 +298,11 @@ uniform sampler2D uCells;    // RGBA8 n×n: tile index lo, hi, class, strength
 uniform sampler2D uTileInfo; // RGBA32F count×2: row 0 gain, row 1 splat mean colour
 uniform vec2 uAtlasGrid;     // cols, rows
 uniform float uAtlasRes;     // pixels per tile
+uniform sampler2D uAltCells; // RGBA8 n×n: the edge's other tile index lo, hi, edge flag
 uniform float uN;
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
+${EDGE_GLSL}
 ${COLOUR_GLSL}
 in vec2 vGrid;
 in vec2 vWorld;
@@ -286,6 +315,12 @@ void main() {
   ivec2 cell = clamp(ivec2(floor(cc)), ivec2(0), ivec2(int(uN) - 1));
   vec4 ct = texelFetch(uCells, cell, 0);
   int t = int(ct.r * 255.0 + 0.5) + 256 * int(ct.g * 255.0 + 0.5);
+  vec4 ac = texelFetch(uAltCells, cell, 0);
+  if (ac.b > 0.5) {
+    // the same class edge as the splats', dithered over the band by a screen pattern
+    float e = edgeAt(vWorld) + ${EDGE_DITHER.toFixed(3)} * (doorway(gl_FragCoord.yx + 17.0) - 0.5);
+    if ((e > 0.0) != (ct.b * 255.0 < 0.5)) t = int(ac.r * 255.0 + 0.5) + 256 * int(ac.g * 255.0 + 0.5);
+  }
   vec2 lc = clamp(cc - vec2(cell), 0.5 / uAtlasRes, 1.0 - 0.5 / uAtlasRes); // no bleeding from atlas neighbours
   int cols = int(uAtlasGrid.x);
   vec2 uv = (vec2(float(t % cols), float(t / cols)) + lc) / uAtlasGrid;

@@ -81,6 +81,56 @@ test('moving the share control grows the collected class in the overlay', { skip
   await page.close();
 });
 
+test('class edges inside tiles move the boundary off the tile grid without holes or a change of share', { skip }, async () => {
+  const { page, ok } = await open('?scene=starter&gen=canyon&seed=3&size=64');
+  assert.equal(ok, true);
+  await page.evaluate(() => {
+    const b = window.bozkir;
+    b.set('classview', 1);
+    b.set('classblend', false);
+    b.set('farfield', false);
+    b.set('macro', 0);
+    b.cam.el = 89;
+    b.cam.az = 0;
+    b.cam.dist = 30;
+    b.cam.target = [0, 0, 0];
+  });
+  // Per sampled pixel: 1 amber (class 0), 2 blue (class 1), 0 else; and the overall stats.
+  const frame = async (edges) => {
+    await page.evaluate((e) => window.bozkir.set('classedges', e), edges);
+    const px = await pixelStats(page);
+    const labels = await page.evaluate(() => {
+      window.bozkir.renderFrame();
+      const { data } = window.bozkir.renderer.readPixels();
+      const out = [];
+      for (let k = 0; k < data.length; k += 16) out.push(data[k] > data[k + 2] + 40 ? 1 : data[k + 2] > data[k] + 40 ? 2 : 0);
+      return out;
+    });
+    const edgesCount = await page.evaluate(() => (window.bozkir.scene.cells.sub ?? []).reduce((a, v) => a + v, 0));
+    return { px, labels, edgesCount };
+  };
+  const off = await frame(false);
+  await shot(page, 'class-edges-off');
+  const on = await frame(true);
+  await shot(page, 'class-edges-on');
+  assert.equal(off.edgesCount, 0);
+  assert.ok(on.edgesCount > 10, `${on.edgesCount} edge cells`);
+  // The boundary moved: some pixels changed class ...
+  let moved = 0, both = 0;
+  for (let k = 0; k < on.labels.length; k++) {
+    if (on.labels[k] && off.labels[k]) {
+      both += 1;
+      if (on.labels[k] !== off.labels[k]) moved += 1;
+    }
+  }
+  assert.ok(moved / both > 0.004, `${moved} of ${both} pixels changed class`);
+  // ... but each class keeps its share of the picture, and no gap opened to the background.
+  assert.ok(Math.abs(on.px.amber - off.px.amber) < 0.03, `amber ${off.px.amber} → ${on.px.amber}`);
+  assert.ok(Math.abs(on.px.blue - off.px.blue) < 0.03, `blue ${off.px.blue} → ${on.px.blue}`);
+  assert.ok(on.px.background <= off.px.background + 0.005, `background ${off.px.background} → ${on.px.background}`);
+  await page.close();
+});
+
 test('a URL reopens the same view', { skip }, async () => {
   const first = await open('?scene=starter&gen=canyon&seed=3&size=64');
   const url = await first.page.evaluate(async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import {
   hashU32, valueNoise, heightAt, mirror, tileCentre, lodFor, farStart, visibleCells, toTileFrame, colourGain,
   bakeAtlas, gradStep, latticeHeight, gridGeometry, tileOrder, drawGroups, planFrame, lodDoors, cellDraws,
-  cellSlots, groupSlots, spreadHashes, NONE,
+  cellSlots, groupSlots, spreadHashes, subTileEdges, edgeField, NONE,
 } from '../../src/render-logic.js';
 import { cameraBasis, frustumPlanes, frustumDistance } from '../../src/camera.js';
 import { topoOrder } from '../../src/order.js';
@@ -304,4 +304,56 @@ test('far field gain and atlas bake', () => {
   assert.ok(px(16 + 8, 8)[1] > 200, 'tile 1 (green) right of tile 0');
   assert.ok(px(8, 16 + 8)[2] > 200, 'tile 2 (blue) below tile 0');
   assert.equal(a.meanRgb.length, 3);
+});
+
+test('class edges inside tiles: cells beside the other class draw both classes\' tiles for their code', () => {
+  // Two classes, two codes each; tile index = 2·class + code index, plus a class-0 duplicate of
+  // code A after them (the first tile of a (class, code) pair is the one used, as scene.rs).
+  const A = [0, 1, 0, 1], B = [1, 0, 1, 0];
+  const tiles = [{ class: 0, code: A }, { class: 0, code: B }, { class: 1, code: A }, { class: 1, code: B }, { class: 0, code: A }];
+  const n = 4;
+  // class 1 in the east column, class 0 elsewhere; codes alternate by column
+  const cls = new Uint8Array(n * n), tile = new Uint32Array(n * n);
+  for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) {
+    const c = j * n + i;
+    cls[c] = i === 3 ? 1 : 0;
+    tile[c] = 2 * cls[c] + (i % 2);
+  }
+  const alt = new Uint32Array(n * n).fill(NONE), ownT = new Uint32Array(n * n).fill(NONE), altT = new Uint32Array(n * n);
+  // a blend already on one cell away from the edge stays as it was
+  alt[0] = 2; ownT[0] = 1000; altT[0] = 7;
+  const e = subTileEdges({ tile, alt, ownT, altT, cls }, n, tiles);
+  assert.equal(e.edges, 2 * n, 'columns 2 and 3 border each other');
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < n; i++) {
+      const c = j * n + i;
+      if (i >= 2) {
+        assert.equal(e.sub[c], 1, `cell ${i},${j}`);
+        const want = tiles.findIndex((t) => t.class === 1 - cls[c] && t.code.join() === tiles[tile[c]].code.join());
+        assert.equal(e.alt[c], want, `cell ${i},${j}`);
+        assert.equal(e.ownT[c], NONE);
+        assert.equal(e.altT[c], NONE);
+      } else {
+        assert.equal(e.sub[c], 0, `cell ${i},${j}`);
+      }
+    }
+  }
+  assert.deepEqual([e.alt[0], e.ownT[0], e.altT[0]], [2, 1000, 7]);
+  assert.equal(alt[8 + 2], NONE, 'the input is not changed');
+  // a code with no tile of the other class keeps its draws
+  const lone = subTileEdges({ tile, alt, ownT, altT, cls }, n, tiles.slice(0, 2).concat([{ class: 1, code: [9, 9, 9, 9] }, { class: 1, code: [8, 8, 8, 8] }]));
+  assert.equal(lone.edges, 0);
+  // diagonal neighbours count: one class-1 cell in a corner marks its three neighbours and itself
+  const one = new Uint8Array(n * n); one[0] = 1;
+  const t1 = Uint32Array.from(one, (k, c) => 2 * k + ((c % n) % 2));
+  assert.equal(subTileEdges({ tile: t1, cls: one }, n, tiles).edges, 4);
+});
+
+test('the edge field is ±(0.25 + 0.75·strength), + for class 0', () => {
+  const f = edgeField(Uint8Array.from([0, 1, 0, 1]), Float32Array.from([0.8, 0.2, 0, 2]), 2);
+  assert.deepEqual(Array.from(f, (v) => Math.round(v * 1000) / 1000), [0.85, -0.4, 0.25, -1]);
+  // bilinear between two cell centres (class 0 at 0.85, class 1 at -0.4): the edge lies at
+  // 0.85 / 1.25 of the way, nearer the less certain cell
+  const [s0, s1] = [f[0], -f[1]];
+  close(s0 / (s0 + s1), 0.68, 1e-6);
 });
