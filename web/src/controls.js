@@ -31,6 +31,7 @@ export const CONTROLS = [
   { id: 'saturation', section: 'Look', label: 'saturation', kind: 'range', min: 0, max: 2, step: 0.01, value: 1 },
   { id: 'shade', section: 'Look', label: 'ground shading', kind: 'range', min: 0, max: 1, step: 0.01, value: 0.4 },
   { id: 'macro', section: 'Look', label: 'macro variation', kind: 'range', min: 0, max: 1, step: 0.01, value: 0.5 },
+  { id: 'tilelevel', section: 'Look', label: 'tile levelling', kind: 'range', min: 0, max: 1, step: 0.05, value: 1 },
   { id: 'fog', section: 'Look', label: 'fog', kind: 'range', min: 0, max: 3, step: 0.05, value: 0 },
   // rendering
   { id: 'farfield', section: 'Render', research: true, label: 'far field', kind: 'bool', value: true },

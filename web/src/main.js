@@ -473,6 +473,7 @@ function renderOptions() {
     saturation: s.saturation,
     shade: s.shade,
     macro: s.macro,
+    level: s.tilelevel,
     fog: s.fog,
     lodBase: app.quality.enabled ? Math.min(s.lodbase, app.quality.lodBase) : s.lodbase,
     farField: s.farfield,

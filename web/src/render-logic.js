@@ -526,6 +526,29 @@ export function meanColour(colors, start, count) {
   return w > 0 ? [r / w / 255, g / w / 255, b / w / 255] : [0.5, 0.5, 0.5];
 }
 
+/**
+ * Tile levelling: per tile, per channel, the gain that brings its level-0 mean colour to the
+ * mean of its class's tiles, clamp(classMean / tileMean, 0.6, 1.6) — tiles cut from lighter and
+ * darker parts of a capture no longer show the grid as light and dark squares; the texture
+ * inside each tile is kept. tiles [{class, levels}], colors RGBA8 per splat. Float32Array(T·3).
+ */
+export function tileLevels(tiles, colors) {
+  const means = tiles.map((t) => meanColour(colors, t.levels[0][0], t.levels[0][1]));
+  const sums = new Map();
+  tiles.forEach((t, k) => {
+    const s = sums.get(t.class ?? 0) ?? [0, 0, 0, 0];
+    for (let q = 0; q < 3; q++) s[q] += means[k][q];
+    s[3] += 1;
+    sums.set(t.class ?? 0, s);
+  });
+  const out = new Float32Array(tiles.length * 3);
+  tiles.forEach((t, k) => {
+    const s = sums.get(t.class ?? 0);
+    for (let q = 0; q < 3; q++) out[k * 3 + q] = Math.min(1.6, Math.max(0.6, s[q] / s[3] / Math.max(means[k][q], 1e-4)));
+  });
+  return out;
+}
+
 /** Far-field colour gain per channel: clamp(splatMean / atlasMean, 0.5, 2). */
 export function colourGain(splatMean, atlasMean) {
   return splatMean.map((s, k) => Math.min(2, Math.max(0.5, s / Math.max(atlasMean[k], 1e-4))));

@@ -25,7 +25,7 @@
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from './camera.js';
 import {
   heightAt as sceneHeight, latticeHeight, planFrame, farStart, cellDraws, cellSlots, groupSlots,
-  toTileFrame, key2, meanColour, colourGain, bakeAtlas, edgeField, NONE,
+  toTileFrame, key2, meanColour, colourGain, bakeAtlas, edgeField, tileLevels, NONE,
 } from './render-logic.js';
 import { SPLAT_VS, SPLAT_FS, FAR_VS, FAR_FS } from './shaders.js';
 import { createSorter, SyncSorter } from './sorter.js';
@@ -62,7 +62,7 @@ function padRows(Ctor, src, k, count, texelsPer = 1) {
 // ===================================================================== renderer
 
 const DEFAULTS = {
-  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, fog: 0, lodBase: 8, farField: true, detail: true,
+  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, detail: true,
   overlay: 0, renderScale: 1, ordering: 'topological', background: [0.62, 0.7, 0.8],
   mergeThreshold: 0.5,
 };
@@ -210,15 +210,17 @@ export class Renderer {
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
     this.tex.atlas = tex;
     const T = ts.tiles.length;
-    const info = new Float32Array(T * 2 * 4);
+    const info = new Float32Array(T * 3 * 4);
+    const lv = this.levels();
     ts.tiles.forEach((t, k) => {
       const mean = meanColour(ts.splats.colors, t.levels[0][0], t.levels[0][1]);
       const am = (atlas.meanRgb && atlas.meanRgb[k]) || mean;
       const g = colourGain(mean, am);
       info.set([g[0], g[1], g[2], 1], k * 4);
       info.set([mean[0], mean[1], mean[2], 1], (T + k) * 4);
+      info.set([lv[k * 3], lv[k * 3 + 1], lv[k * 3 + 2], 1], (2 * T + k) * 4);
     });
-    this.tex.tileInfo = dataTexture(gl, this.tex.tileInfo, gl.RGBA32F, gl.RGBA, gl.FLOAT, T, 2, info);
+    this.tex.tileInfo = dataTexture(gl, this.tex.tileInfo, gl.RGBA32F, gl.RGBA, gl.FLOAT, T, 3, info);
     this.atlasReady = true;
   }
 
@@ -359,6 +361,15 @@ export class Renderer {
     });
   }
 
+  /** The tileset's tile levelling gains (tileLevels), computed once per tileset. */
+  levels() {
+    if (!this.tileLevel || this.tileLevelOf !== this.ts) {
+      this.tileLevel = tileLevels(this.ts.tiles, this.ts.splats.colors);
+      this.tileLevelOf = this.ts;
+    }
+    return this.tileLevel;
+  }
+
   render(camera, opts = {}) {
     const t0 = performance.now();
     const o = { ...DEFAULTS, ...opts };
@@ -417,6 +428,7 @@ export class Renderer {
       gl.uniform1f(u.uTile, scene.tile);
       gl.uniform2f(u.uGridRot, Math.cos(ang), Math.sin(ang));
       gl.uniform1f(u.uMacro, o.macro);
+      gl.uniform1f(u.uLevel, o.level);
       gl.uniform1f(u.uShade, scene.field && scene.field.open ? o.shade : 0);
       gl.uniform1f(u.uExposure, o.exposure);
       gl.uniform1f(u.uSaturation, o.saturation);
@@ -480,8 +492,11 @@ export class Renderer {
     stats.groups = plan.groups.length;
 
     const cellXY = new Float32Array(16), slotCls = new Float32Array(16), slotT = new Uint32Array(8);
-    const slotSub = new Float32Array(8);
+    const slotSub = new Float32Array(8), slotGain = new Float32Array(24);
+    const lv = this.levels();
+    const gainOf = (slot, tile) => slotGain.set(lv.subarray(tile * 3, tile * 3 + 3), slot * 3);
     const pushSlots = (n) => {
+      gl.uniform3fv(u.uSlotGain, slotGain, 0, 3 * n);
       gl.uniform2fv(u.uCellXY, cellXY, 0, 2 * n);
       gl.uniform2fv(u.uSlotCls, slotCls, 0, 2 * n);
       gl.uniform1uiv(u.uSlotT, slotT, 0, n);
@@ -512,6 +527,7 @@ export class Renderer {
           slotCls[slot * 2 + 1] = C.strength ? C.strength[s.c] : 1;
           slotT[slot] = s.t;
           slotSub[slot] = subOf(s.c, s.alt);
+          gainOf(slot, s.tile);
         });
         pushSlots(g.slots.length);
         gl.uniform2f(u.uDoor, 0, 2);
@@ -528,6 +544,7 @@ export class Renderer {
         slotT[0] = d.t;
         slotCls[0] = C.cls ? (d.alt ? 1 - C.cls[c] : C.cls[c]) : 0;
         slotSub[0] = subOf(c, d.alt);
+        gainOf(0, d.tile);
         pushSlots(1);
         gl.uniform2f(u.uDoor, d.door[0], d.door[1]);
         drawRun(this.orderBuf, d.start, d.count);

@@ -170,6 +170,8 @@ uniform vec2 uCellXY[8];     // cell centre per slot
 uniform uint uSlotT[8];      // survival threshold per slot: drawn when hash <= T (select.rs)
 uniform vec2 uSlotCls[8];    // rule class, strength (overlay)
 uniform float uSlotSub[8];   // the slot's tile class where its cell draws a class edge, else -1
+uniform vec3 uSlotGain[8];   // the slot's tile levelling gain (tileLevels), mixed in by uLevel
+uniform float uLevel;
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
 ${EDGE_GLSL}
@@ -237,7 +239,7 @@ void main() {
 
   vec4 col = texelFetch(uColour, ivec2(sid & 2047, sid >> 11), 0);
   vec2 cls = uSlotCls[slot];
-  vec3 rgb = grade(col.rgb, anchor, cam.z, cls.x, cls.y);
+  vec3 rgb = grade(col.rgb * mix(vec3(1.0), uSlotGain[slot], uLevel), anchor, cam.z, cls.x, cls.y);
   vColour = vec4(rgb, a.w);
 }
 `;
@@ -295,7 +297,8 @@ precision highp int;
 precision highp sampler2D;
 uniform sampler2D uAtlas;
 uniform sampler2D uCells;    // RGBA8 n×n: tile index lo, hi, class, strength
-uniform sampler2D uTileInfo; // RGBA32F count×2: row 0 gain, row 1 splat mean colour
+uniform sampler2D uTileInfo; // RGBA32F count×3: row 0 gain, row 1 splat mean colour, row 2 levelling
+uniform float uLevel;
 uniform vec2 uAtlasGrid;     // cols, rows
 uniform float uAtlasRes;     // pixels per tile
 uniform sampler2D uAltCells; // RGBA8 n×n: the edge's other tile index lo, hi, edge flag
@@ -327,8 +330,9 @@ void main() {
   vec3 rgb = textureGrad(uAtlas, uv, dFdx(cc) / uAtlasGrid, dFdy(cc) / uAtlasGrid).rgb;
   vec3 gain = texelFetch(uTileInfo, ivec2(t, 0), 0).rgb;
   vec3 mean = texelFetch(uTileInfo, ivec2(t, 1), 0).rgb;
-  rgb *= gain;
-  rgb = mix(rgb, mean, 0.75 * smoothstep(1.5 * uFarStart, 5.0 * uFarStart, vDepth));
+  vec3 level = mix(vec3(1.0), texelFetch(uTileInfo, ivec2(t, 2), 0).rgb, uLevel);
+  rgb *= gain * level;
+  rgb = mix(rgb, mean * level, 0.75 * smoothstep(1.5 * uFarStart, 5.0 * uFarStart, vDepth));
   outColour = vec4(grade(rgb, vWorld, vDepth, ct.b * 255.0, ct.a), 1.0);
 }
 `;

@@ -529,6 +529,6 @@ export function describe(tileset) {
     plural(splats, 'splat'),
   ];
   if (tileset.levels) parts.push(plural(tileset.levels, 'level'));
-  parts.push(`${tileset.size} m tiles`);
+  parts.push(`${Number(tileset.size.toPrecision(3))} m tiles`);
   return parts.join(', ');
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import {
   hashU32, valueNoise, heightAt, mirror, tileCentre, lodFor, farStart, visibleCells, toTileFrame, colourGain,
   bakeAtlas, gradStep, latticeHeight, gridGeometry, tileOrder, drawGroups, planFrame, lodDoors, cellDraws,
-  cellSlots, groupSlots, spreadHashes, subTileEdges, edgeField, NONE,
+  cellSlots, groupSlots, spreadHashes, subTileEdges, edgeField, tileLevels, NONE,
 } from '../../src/render-logic.js';
 import { cameraBasis, frustumPlanes, frustumDistance } from '../../src/camera.js';
 import { topoOrder } from '../../src/order.js';
@@ -356,4 +356,20 @@ test('the edge field is ±(0.25 + 0.75·strength), + for class 0', () => {
   // 0.85 / 1.25 of the way, nearer the less certain cell
   const [s0, s1] = [f[0], -f[1]];
   close(s0 / (s0 + s1), 0.68, 1e-6);
+});
+
+test('tile levelling brings each tile\'s mean to its class\'s mean, per channel, within 0.6..1.6', () => {
+  // four tiles of one splat each (opaque): class 0 at grey 100 and 150, class 1 at 60 and at
+  // (250, 20, 60); the levelled means are the class means except where the gain is clamped.
+  const colors = Uint8Array.from([100, 100, 100, 255, 150, 150, 150, 255, 60, 60, 60, 255, 250, 20, 60, 255]);
+  const tiles = [0, 0, 1, 1].map((cls, k) => ({ class: cls, levels: [[k, 1]] }));
+  const g = tileLevels(tiles, colors);
+  close(g[0], 1.25, 1e-6);
+  close(g[3], 125 / 150, 1e-6);
+  close(100 * g[0], 150 * g[3], 1e-4);
+  // class 1, red: mean 155; 60 → 2.58 clamped to 1.6, 250 → 0.62; green: mean 40, 20 → 2 → 1.6
+  close(g[6], 1.6, 1e-6);
+  close(g[9], 155 / 250, 1e-6);
+  close(g[10], 1.6, 1e-6);
+  close(g[11], 1, 1e-6);
 });
