@@ -477,6 +477,7 @@ function renderOptions() {
     fog: s.fog,
     lodBase: app.quality.enabled ? Math.min(s.lodbase, app.quality.lodBase) : s.lodbase,
     farField: s.farfield,
+    horizon: s.horizon,
     detail: s.detailon,
     overlay: s.classview,
     renderScale: app.quality.enabled ? app.quality.renderScale : 1,

@@ -549,6 +549,53 @@ export function tileLevels(tiles, colors) {
   return out;
 }
 
+/** The horizon skirt: rings around the grid, the outermost at HORIZON_SCALE × the grid's half-size. */
+export const HORIZON_RINGS = 16, HORIZON_SCALE = 8;
+
+/**
+ * The far-field mesh: m × m vertices over the n × n grid (in tiles from its centre, y north),
+ * then, for the horizon, HORIZON_RINGS square rings outside it, each the grid's perimeter
+ * scaled by a constant ratio up to HORIZON_SCALE × its half-size; the first ring is stitched to
+ * the grid's own perimeter vertices, so no crack opens. Returns {v: Float32Array (x, y),
+ * idx: Uint32Array (triangles: the grid's first), gridCount (indices of the grid part)}.
+ */
+export function farMesh(n, m) {
+  const P = 4 * (m - 1);
+  const v = new Float32Array((m * m + HORIZON_RINGS * P) * 2);
+  for (let r = 0; r < m; r++) for (let c = 0; c < m; c++) {
+    v[(r * m + c) * 2] = -n / 2 + (n * c) / (m - 1);
+    v[(r * m + c) * 2 + 1] = n / 2 - (n * r) / (m - 1);
+  }
+  const idx = [];
+  for (let r = 0; r < m - 1; r++) for (let c = 0; c < m - 1; c++) {
+    const a = r * m + c, b = a + 1, d2 = a + m, e = d2 + 1;
+    idx.push(a, d2, b, b, d2, e);
+  }
+  const gridCount = idx.length;
+  // The grid's perimeter, clockwise from the north-west corner.
+  const rim = [];
+  for (let c = 0; c < m - 1; c++) rim.push(c);
+  for (let r = 0; r < m - 1; r++) rim.push(r * m + m - 1);
+  for (let c = m - 1; c > 0; c--) rim.push((m - 1) * m + c);
+  for (let r = m - 1; r > 0; r--) rim.push(r * m);
+  const g = Math.pow(HORIZON_SCALE, 1 / HORIZON_RINGS);
+  let prev = rim;
+  for (let q = 1; q <= HORIZON_RINGS; q++) {
+    const k = Math.pow(g, q), base = m * m + (q - 1) * P;
+    const ring = rim.map((vi, i) => {
+      v[(base + i) * 2] = v[vi * 2] * k;
+      v[(base + i) * 2 + 1] = v[vi * 2 + 1] * k;
+      return base + i;
+    });
+    for (let i = 0; i < P; i++) {
+      const j = (i + 1) % P;
+      idx.push(prev[i], ring[i], prev[j], prev[j], ring[i], ring[j]);
+    }
+    prev = ring;
+  }
+  return { v, idx: Uint32Array.from(idx), gridCount };
+}
+
 /** Far-field colour gain per channel: clamp(splatMean / atlasMean, 0.5, 2). */
 export function colourGain(splatMean, atlasMean) {
   return splatMean.map((s, k) => Math.min(2, Math.max(0.5, s / Math.max(atlasMean[k], 1e-4))));

@@ -25,7 +25,7 @@
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from './camera.js';
 import {
   heightAt as sceneHeight, latticeHeight, planFrame, farStart, cellDraws, cellSlots, groupSlots,
-  toTileFrame, key2, meanColour, colourGain, bakeAtlas, edgeField, tileLevels, NONE,
+  toTileFrame, key2, meanColour, colourGain, bakeAtlas, edgeField, tileLevels, farMesh, NONE,
 } from './render-logic.js';
 import { SPLAT_VS, SPLAT_FS, FAR_VS, FAR_FS } from './shaders.js';
 import { createSorter, SyncSorter } from './sorter.js';
@@ -62,7 +62,7 @@ function padRows(Ctor, src, k, count, texelsPer = 1) {
 // ===================================================================== renderer
 
 const DEFAULTS = {
-  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, detail: true,
+  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, detail: true,
   overlay: 0, renderScale: 1, ordering: 'topological', background: [0.62, 0.7, 0.8],
   mergeThreshold: 0.5,
 };
@@ -265,20 +265,10 @@ export class Renderer {
     this.tex.edge = dataTexture(gl, this.tex.edge, gl.R16F, gl.RED, gl.FLOAT, n, n, ef);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
-    // far mesh: m×m vertices over the grid, in tiles from the grid centre (y north)
+    // far mesh: m×m vertices over the grid, in tiles from the grid centre (y north), and the
+    // horizon skirt around it (farMesh)
     const m = Math.min(512, Math.max(32, 2 * n + 1));
-    const v = new Float32Array(m * m * 2);
-    for (let r = 0; r < m; r++) for (let c = 0; c < m; c++) {
-      v[(r * m + c) * 2] = -n / 2 + (n * c) / (m - 1);
-      v[(r * m + c) * 2 + 1] = n / 2 - (n * r) / (m - 1);
-    }
-    const idx = new Uint32Array((m - 1) * (m - 1) * 6);
-    let k = 0;
-    for (let r = 0; r < m - 1; r++) for (let c = 0; c < m - 1; c++) {
-      const a = r * m + c, b = a + 1, d2 = a + m, e = d2 + 1;
-      idx.set([a, d2, b, b, d2, e], k);
-      k += 6;
-    }
+    const { v, idx, gridCount } = farMesh(n, m);
     if (!this.farVao) {
       this.farVao = gl.createVertexArray();
       this.farVbo = gl.createBuffer();
@@ -294,6 +284,7 @@ export class Renderer {
     gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, idx, gl.STATIC_DRAW);
     gl.bindVertexArray(null);
     this.farIndexCount = idx.length;
+    this.farGridCount = gridCount;
     this.lattice = null; // heights memoised on the cell lattice, per detail on/off (frameHeight)
     this.clearStreams();
   }
@@ -468,7 +459,8 @@ export class Renderer {
       gl.depthFunc(gl.LESS);
       gl.disable(gl.BLEND);
       gl.bindVertexArray(this.farVao);
-      gl.drawElements(gl.TRIANGLES, this.farIndexCount, gl.UNSIGNED_INT, 0);
+      gl.uniform1f(u.uHorizon, o.horizon ? 1 : 0);
+      gl.drawElements(gl.TRIANGLES, o.horizon ? this.farIndexCount : this.farGridCount, gl.UNSIGNED_INT, 0);
       stats.drawCalls++;
     }
 

@@ -2,6 +2,7 @@
 // Conventions: world x east, y north, z up; camera x right, y down, z forward (uView rows).
 
 import { INDEX_BITS } from './merge.js';
+import { HORIZON_SCALE } from './render-logic.js';
 
 export const DILATION = 0.3;
 const INDEX_MASK_HEX = '0x' + ((2 ** INDEX_BITS) - 1).toString(16).toUpperCase() + 'u';
@@ -123,13 +124,17 @@ export const EDGE_WARP = 0.35, EDGE_DITHER = 0.4;
 export const EDGE_GLSL = `
 uniform sampler2D uEdge;     // R16F n×n, LINEAR: edgeField
 uniform float uGridN;
-float edgeAt(vec2 w) {
-  vec2 l = vec2(uGridRot.x * w.x + uGridRot.y * w.y, -uGridRot.y * w.x + uGridRot.x * w.y) / uTile;
-  vec2 cc = vec2(l.x + 0.5 * uGridN, 0.5 * uGridN - l.y);
+// The edge at cell coordinates cc (x east, y south, from the grid's north-west corner) of world
+// point w (the warp's position).
+float edgeAtCells(vec2 cc, vec2 w) {
   float f = texture(uEdge, cc / uGridN).r;
   vec2 q = w / uTile;
   float warp = 0.67 * valueNoise(q / 0.6 + vec2(41.3, 7.9)) + 0.33 * valueNoise(q / 0.25 + vec2(3.7, 29.1));
   return f + ${EDGE_WARP.toFixed(3)} * (warp - 0.5) * 2.0;
+}
+float edgeAt(vec2 w) {
+  vec2 l = vec2(uGridRot.x * w.x + uGridRot.y * w.y, -uGridRot.y * w.x + uGridRot.x * w.y) / uTile;
+  return edgeAtCells(vec2(l.x + 0.5 * uGridN, 0.5 * uGridN - l.y), w);
 }
 `;
 
@@ -303,6 +308,7 @@ uniform vec2 uAtlasGrid;     // cols, rows
 uniform float uAtlasRes;     // pixels per tile
 uniform sampler2D uAltCells; // RGBA8 n×n: the edge's other tile index lo, hi, edge flag
 uniform float uN;
+uniform float uHorizon;      // 1: the skirt beyond the grid is drawn (farMesh), fading out
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
 ${EDGE_GLSL}
@@ -312,27 +318,36 @@ in vec2 vWorld;
 in float vDepth;
 out vec4 outColour;
 void main() {
-  float a = uFarOn > 0.5 ? smoothstep(uFarStart - uFarBand, uFarStart, vDepth) : 1.0;
+  // Beyond the grid (the horizon skirt) no splats stand in: always drawn; the cells are
+  // mirrored at the grid's edges as the terrain is (mirrorT), each tile's picture with them.
+  float out_ = max(abs(vGrid.x), abs(vGrid.y)) - 0.5 * uN;
+  bool inside = out_ <= 0.0;
+  float a = uFarOn > 0.5 && inside ? smoothstep(uFarStart - uFarBand, uFarStart, vDepth) : 1.0;
   if (a < doorway(gl_FragCoord.xy)) discard;
-  vec2 cc = vec2(vGrid.x + 0.5 * uN, 0.5 * uN - vGrid.y);   // cells, x east, y south
+  vec2 cc0 = vec2(vGrid.x + 0.5 * uN, 0.5 * uN - vGrid.y);   // cells, x east, y south
+  vec2 cc = vec2(mirrorT(cc0.x, uN), mirrorT(cc0.y, uN));
   ivec2 cell = clamp(ivec2(floor(cc)), ivec2(0), ivec2(int(uN) - 1));
   vec4 ct = texelFetch(uCells, cell, 0);
   int t = int(ct.r * 255.0 + 0.5) + 256 * int(ct.g * 255.0 + 0.5);
   vec4 ac = texelFetch(uAltCells, cell, 0);
   if (ac.b > 0.5) {
     // the same class edge as the splats', dithered over the band by a screen pattern
-    float e = edgeAt(vWorld) + ${EDGE_DITHER.toFixed(3)} * (doorway(gl_FragCoord.yx + 17.0) - 0.5);
+    float e = edgeAtCells(cc, vWorld) + ${EDGE_DITHER.toFixed(3)} * (doorway(gl_FragCoord.yx + 17.0) - 0.5);
     if ((e > 0.0) != (ct.b * 255.0 < 0.5)) t = int(ac.r * 255.0 + 0.5) + 256 * int(ac.g * 255.0 + 0.5);
   }
   vec2 lc = clamp(cc - vec2(cell), 0.5 / uAtlasRes, 1.0 - 0.5 / uAtlasRes); // no bleeding from atlas neighbours
   int cols = int(uAtlasGrid.x);
   vec2 uv = (vec2(float(t % cols), float(t / cols)) + lc) / uAtlasGrid;
-  vec3 rgb = textureGrad(uAtlas, uv, dFdx(cc) / uAtlasGrid, dFdy(cc) / uAtlasGrid).rgb;
+  vec3 rgb = textureGrad(uAtlas, uv, dFdx(cc0) / uAtlasGrid, dFdy(cc0) / uAtlasGrid).rgb;
   vec3 gain = texelFetch(uTileInfo, ivec2(t, 0), 0).rgb;
   vec3 mean = texelFetch(uTileInfo, ivec2(t, 1), 0).rgb;
   vec3 level = mix(vec3(1.0), texelFetch(uTileInfo, ivec2(t, 2), 0).rgb, uLevel);
   rgb *= gain * level;
   rgb = mix(rgb, mean * level, 0.75 * smoothstep(1.5 * uFarStart, 5.0 * uFarStart, vDepth));
-  outColour = vec4(grade(rgb, vWorld, vDepth, ct.b * 255.0, ct.a), 1.0);
+  vec3 graded = grade(rgb, vWorld, vDepth, ct.b * 255.0, ct.a);
+  // the skirt fades into the sky towards its outer edge
+  float reach = ${(HORIZON_SCALE - 1).toFixed(1)} * 0.5 * uN;
+  graded = mix(graded, uFogColour, uHorizon * smoothstep(0.25 * reach, reach, out_));
+  outColour = vec4(graded, 1.0);
 }
 `;

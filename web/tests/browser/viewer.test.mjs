@@ -179,6 +179,34 @@ test('tile levelling evens out tile-sized light and dark squares, keeping the me
   await page.close();
 });
 
+test('the land goes on to the horizon past the grid, fading into the sky', { skip }, async () => {
+  const { page, ok, errors } = await open('?scene=starter&gen=canyon&seed=3&size=64');
+  assert.equal(ok, true);
+  await page.evaluate(() => {
+    const b = window.bozkir;
+    b.set('grid', 12);
+    b.cam.el = 10;
+    b.cam.az = 30;
+    b.cam.dist = 14;
+    b.cam.target = [0, 0, 0];
+  });
+  const frame = async (on) => {
+    await page.evaluate((v) => window.bozkir.set('horizon', v), on);
+    return pixelStats(page);
+  };
+  const off = await frame(false);
+  await shot(page, 'horizon-off');
+  const on = await frame(true);
+  await shot(page, 'horizon-on');
+  // Off: the plate floats with sky all round it; on: land fills the lower picture, the sky
+  // (the background colour) stays above the horizon.
+  assert.ok(off.background > 0.3, `off: background ${off.background}`);
+  assert.ok(on.background < off.background - 0.15, `background ${off.background} → ${on.background}`);
+  assert.ok(on.background > 0.02, `on: background ${on.background} (the sky is still there)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a URL reopens the same view', { skip }, async () => {
   const first = await open('?scene=starter&gen=canyon&seed=3&size=64');
   const url = await first.page.evaluate(async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import {
   hashU32, valueNoise, heightAt, mirror, tileCentre, lodFor, farStart, visibleCells, toTileFrame, colourGain,
   bakeAtlas, gradStep, latticeHeight, gridGeometry, tileOrder, drawGroups, planFrame, lodDoors, cellDraws,
-  cellSlots, groupSlots, spreadHashes, subTileEdges, edgeField, tileLevels, NONE,
+  cellSlots, groupSlots, spreadHashes, subTileEdges, edgeField, tileLevels, farMesh, HORIZON_RINGS, HORIZON_SCALE, NONE,
 } from '../../src/render-logic.js';
 import { cameraBasis, frustumPlanes, frustumDistance } from '../../src/camera.js';
 import { topoOrder } from '../../src/order.js';
@@ -372,4 +372,37 @@ test('tile levelling brings each tile\'s mean to its class\'s mean, per channel,
   close(g[9], 155 / 250, 1e-6);
   close(g[10], 1.6, 1e-6);
   close(g[11], 1, 1e-6);
+});
+
+test('the far mesh: the grid, then horizon rings stitched to its perimeter out to 8 × its half-size', () => {
+  const n = 6, m = 13;
+  const { v, idx, gridCount } = farMesh(n, m);
+  const P = 4 * (m - 1);
+  assert.equal(v.length, 2 * (m * m + HORIZON_RINGS * P));
+  assert.equal(gridCount, (m - 1) * (m - 1) * 6);
+  assert.equal(idx.length, gridCount + HORIZON_RINGS * P * 6);
+  const at = (i) => [v[2 * i], v[2 * i + 1]];
+  // the grid spans -n/2..n/2, y north
+  assert.deepEqual(at(0), [-3, 3]);
+  assert.deepEqual(at(m * m - 1), [3, -3]);
+  // every index in range; no triangle degenerate
+  for (const i of idx) assert.ok(i < v.length / 2);
+  for (let k = 0; k < idx.length; k += 3) {
+    const [a, b, c] = [at(idx[k]), at(idx[k + 1]), at(idx[k + 2])];
+    const area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    assert.ok(Math.abs(area) > 1e-9, `triangle ${k / 3}`);
+  }
+  // the skirt's first ring of triangles uses the grid's own perimeter vertices (no crack) ...
+  const rimUsed = new Set();
+  for (let k = gridCount; k < gridCount + P * 6; k++) if (idx[k] < m * m) rimUsed.add(idx[k]);
+  assert.equal(rimUsed.size, P);
+  for (const i of rimUsed) {
+    const [x, y] = at(i);
+    close(Math.max(Math.abs(x), Math.abs(y)), n / 2);
+  }
+  // ... and the outermost ring lies on the square of half-size HORIZON_SCALE · n/2
+  for (let i = m * m + (HORIZON_RINGS - 1) * P; i < v.length / 2; i++) {
+    const [x, y] = at(i);
+    close(Math.max(Math.abs(x), Math.abs(y)), HORIZON_SCALE * n / 2, 1e-4);
+  }
 });

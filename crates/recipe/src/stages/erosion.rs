@@ -39,6 +39,12 @@ pub struct StreamPowerStage {
     /// Drainage-area floor in m², 0 = none: one cell at the size the parameters were tuned at,
     /// so a finer run's hilltops steepen no further than there (see `StreamPowerParams::area_floor`).
     pub area_floor_m2: f64,
+    /// Cells of margin around the grid, 0 = none. The stage runs on the grid grown by this many
+    /// cells a side — each margin cell the height of the nearest edge cell less 1 % of its
+    /// distance from the grid (flow leaves outward), its uplift that edge cell's — and keeps the
+    /// middle. The fixed base level then sits on the margin's outer edge, and the steep band it
+    /// forces (cells that drain only themselves next to the outlet) is cut away with the margin.
+    pub margin_cells: usize,
 }
 
 impl Default for StreamPowerStage {
@@ -54,6 +60,7 @@ impl Default for StreamPowerStage {
             kappa: d.kappa,
             area_cap_cells: 0.0,
             area_floor_m2: 0.0,
+            margin_cells: 0,
         }
     }
 }
@@ -87,6 +94,7 @@ impl StageOp for StreamPowerStage {
         range("kappa", self.kappa, 0.0, 1e9)?;
         range("area_cap_cells", self.area_cap_cells, 0.0, 1e12)?;
         range("area_floor_m2", self.area_floor_m2, 0.0, 1e12)?;
+        count("margin_cells", self.margin_cells as u64, 0, 1024)?;
         choice("uplift_map", &self.uplift_map, &["height", "none"], "\"height\" or \"none\"")?;
         self.params(None, 1.0).validate().map_err(terrain)?;
         Ok(self)
@@ -96,14 +104,32 @@ impl StageOp for StreamPowerStage {
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let umap = (self.uplift > 0.0 && self.uplift_map == "height").then(|| unit(&state.height).0);
-        let p = self.params(umap, state.height.dx * state.height.dy);
-        let out = match ctx.kernels.stream_power(&state.height, &p, ctx.progress)? {
-            Some(o) => o,
-            None => stream_power(&state.height, &p, ctx.progress),
+        let g = self.margin_cells;
+        let h = &state.height;
+        let (w, hh) = (h.width(), h.height());
+        // The grid grown by the margin: nearest edge cell's height less 1 % of the distance.
+        let grow = |src: &bozkir_core::Grid<f64>, drop: f64| {
+            bozkir_core::Grid::from_fn(w + 2 * g, hh + 2 * g, |x, y| {
+                let (cx, cy) = (x.clamp(g, g + w - 1) - g, y.clamp(g, g + hh - 1) - g);
+                let d = (x.abs_diff(cx + g).max(y.abs_diff(cy + g))) as f64;
+                src.get(cx, cy) - drop * d
+            })
+            .with_cell_size(src.dx, src.dy)
         };
-        state.height = out.height;
-        state.accumulate_mask("wear", &out.eroded);
-        state.accumulate_mask("sediment", &out.sediment);
+        let (input, umap) = if g > 0 {
+            (grow(h, 0.01 * h.dx.min(h.dy)), umap.map(|u| grow(&u, 0.0)))
+        } else {
+            (h.clone(), umap)
+        };
+        let p = self.params(umap, h.dx * h.dy);
+        let out = match ctx.kernels.stream_power(&input, &p, ctx.progress)? {
+            Some(o) => o,
+            None => stream_power(&input, &p, ctx.progress),
+        };
+        let cut = |m: bozkir_core::Grid<f64>| if g > 0 { m.crop(g, g, w, hh) } else { m };
+        state.height = cut(out.height);
+        state.accumulate_mask("wear", &cut(out.eroded));
+        state.accumulate_mask("sediment", &cut(out.sediment));
         Ok(())
     }
 }
