@@ -250,6 +250,8 @@ uniform vec2 uCellM;         // metres per texel (x east, y north)
 uniform float uExag;         // vertical exaggeration
 uniform float uBaseZ;        // skirt bottom (metres, already exaggerated)
 uniform float uSeaZ;         // the sea's surface (exaggerated metres); very low without a sea
+uniform sampler2D uWater;    // R32F surface water depth in metres (lakes, rivers), uCells texels
+uniform int uHasWater;
 uniform mat4 uViewProj;
 out vec3 vWorld;
 out vec2 vUv;
@@ -267,9 +269,12 @@ void main() {
   float h = texelFetch(uHeight, ivec2(c, r), 0).r * uExag;
   vec2 half_ = 0.5 * vec2(uCells - 1) * uCellM;
   vec2 xy = vec2(float(c) * uCellM.x - half_.x, half_.y - float(r) * uCellM.y);
-  // The sea is a level surface over its floor: the mesh stands at the water's height there.
-  float z = skirt ? uBaseZ : max(h, uSeaZ);
-  vDepth = skirt ? 0.0 : max(uSeaZ - h, 0.0);
+  // The sea is a level surface over its floor, lakes and rivers stand their depth above the
+  // ground: the mesh stands at the water's height there.
+  float wd = uHasWater == 1 ? max(texelFetch(uWater, ivec2(c, r), 0).r, 0.0) * uExag : 0.0;
+  float surf = max(h + wd, uSeaZ);
+  float z = skirt ? uBaseZ : surf;
+  vDepth = skirt ? 0.0 : surf - h;
   vWorld = vec3(xy, z);
   vUv = (vec2(c, r) + 0.5) / vec2(uCells);
   vSkirt = skirt ? 1.0 : 0.0;
@@ -395,7 +400,7 @@ void main() {
     vec3 refl = skyColour(reflect(-v, up));
     float glint = pow(max(dot(normalize(v + uSunDir), up), 0.0), 400.0);
     lit = mix(body, refl, fres) + uSunColour * glint * 0.8;
-    lit = mix(lit, albedo * (uSunColour * max(uSunDir.z, 0.0) + uSkyAmbient), 1.0 - smoothstep(0.0, 1.5, vDepth));
+    lit = mix(lit, albedo * (uSunColour * max(uSunDir.z, 0.0) + uSkyAmbient), 1.0 - smoothstep(0.0, 0.5, vDepth));
   }
   // Aerial perspective: exponential fog by distance, coloured as the sky behind.
   float f = uFogAmount * (1.0 - exp(-max(dist - uFog.x, 0.0) * uFog.y));

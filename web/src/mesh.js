@@ -288,8 +288,11 @@ export class MeshView {
 
   /**
    * @param {{width: number, height: number, heights: Float32Array, cellSize: number|[number, number],
-   *   albedo?: ImageBitmap|{width, height, data}, normal?: ImageBitmap|{width, height, data}, seed?: number}} t
-   *   heights in metres, row 0 north, column 0 west; cellSize metres per cell (or [dx, dy]).
+   *   albedo?: ImageBitmap|{width, height, data}, normal?: ImageBitmap|{width, height, data}, seed?: number,
+   *   water?: Float32Array, seaLevel?: number}} t
+   *   heights in metres, row 0 north, column 0 west; cellSize metres per cell (or [dx, dy]); water:
+   *   surface water depth per cell in metres (lakes, rivers; 0 where dry), drawn as a water surface
+   *   that far above the ground; seaLevel: the sea's surface.
    */
   setTerrain(t) {
     const { width, height, heights } = t;
@@ -305,12 +308,21 @@ export class MeshView {
       if (v > hi) hi = v;
     }
     const g = workingGrid(width, height, heights, cx, cy);
+    // Surface water (lakes, rivers: metres deep, 0 where dry), averaged over the same blocks.
+    if (t.water && t.water.length !== width * height) throw new Error(`mesh terrain: ${t.water.length} water depths for ${width} × ${height}`);
+    const wg = t.water ? workingGrid(width, height, t.water, cx, cy) : null;
+    const hasWater = !!wg && wg.heights.some((d) => d > 0);
     const gl = this.gl;
     this.saveState();
     try {
       this.tex.height = this.tex.height || gl.createTexture();
       gl.bindTexture(gl.TEXTURE_2D, this.tex.height);
       gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, g.width, g.height, 0, gl.RED, gl.FLOAT, g.heights);
+      this.params(gl.NEAREST, gl.NEAREST);
+      this.tex.water = this.tex.water || gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, this.tex.water);
+      if (hasWater) gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, g.width, g.height, 0, gl.RED, gl.FLOAT, wg.heights);
+      else gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, 1, 1, 0, gl.RED, gl.FLOAT, new Float32Array(1));
       this.params(gl.NEAREST, gl.NEAREST);
       // Indices of the (count + 2)² grid with its skirt; Uint32 (WebGL2 core).
       const nx = g.width + 2, ny = g.height + 2;
@@ -336,7 +348,7 @@ export class MeshView {
     this.albedoMean = t.albedo ? meanLinear(t.albedo) : [0.3, 0.27, 0.21];
     this.t = {
       width, height, lo, hi, g, cellX: cx, cellY: cy, hasAlbedo: !!t.albedo, hasMicro: !!t.normal, seed: t.seed ?? 1,
-      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null,
+      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater,
       extent: Math.max((width - 1) * cx, (height - 1) * cy),
     };
     this.shapeKey = '';
@@ -526,7 +538,8 @@ export class MeshView {
       gl.uniform1f(u.uExag, o.exaggeration);
       gl.uniform1f(u.uBaseZ, this.baseZ - 0.01 * L);
       gl.uniform1f(u.uSeaZ, t.seaLevel !== null ? t.seaLevel * o.exaggeration : -1e30);
-      stats.water = t.seaLevel !== null;
+      stats.water = t.seaLevel !== null || t.hasWater;
+      gl.uniform1i(u.uHasWater, t.hasWater ? 1 : 0);
       gl.uniform3fv(u.uEye, eye);
       gl.uniform3fv(u.uSkirt, this.albedoMean.map((c) => c * 0.6));
       const fogStart = 0.17 * L, density = (0.2 / L) * Math.max(0, o.fog);
@@ -546,6 +559,7 @@ export class MeshView {
       };
       bind(0, this.tex.height, u.uHeight);
       bind(1, this.tex.shape, u.uShape);
+      bind(6, this.tex.water, u.uWater);
       // Unused samplers still point at a complete texture (the shape texture).
       bind(2, this.tex.albedo || this.tex.shape, u.uAlbedo);
       bind(3, this.tex.micro || this.tex.shape, u.uMicro);
@@ -683,6 +697,11 @@ export class MeshView {
 
 // ===================================================================== loading
 
+/** A little-endian float32 array from the server. */
+async function fetchF32(url) {
+  return new Float32Array(await (await fetchOk(url)).arrayBuffer());
+}
+
 async function fetchOk(url) {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
@@ -697,23 +716,24 @@ export async function fetchImage(url) {
 
 /**
  * A catalogue terrain entry (`catalogue.json`'s `terrains[i]`: path, width, height, cell_size_m,
- * albedo, normal) → the object `MeshView.setTerrain` takes, with the baked textures when the
- * entry says they are there. `base` is the URL the entry's path is relative to.
+ * albedo, normal, water) → the object `MeshView.setTerrain` takes, with the baked textures and
+ * the surface water when the entry says they are there. `base` is the URL the entry's path is relative to.
  */
 export async function loadCatalogueTerrain(entry, base = '') {
   const root = `${base}${entry.path}`;
   const meta = await (await fetchOk(`${root}terrain.json`)).json();
-  const heights = new Float32Array(await (await fetchOk(`${root}heights.f32`)).arrayBuffer());
+  const heights = await fetchF32(`${root}heights.f32`);
   if (heights.length !== meta.width * meta.height) {
     throw new Error(`${root}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
   }
-  const [albedo, normal] = await Promise.all([
+  const [albedo, normal, water] = await Promise.all([
     entry.albedo ? fetchImage(`${root}albedo.png`) : null,
     entry.normal ? fetchImage(`${root}normal.png`) : null,
+    entry.water ? fetchF32(`${root}water.f32`) : null,
   ]);
   return {
     width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m, albedo, normal,
-    name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
+    water, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
   };
 }
 
@@ -778,15 +798,16 @@ export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = 
       await loadDetail();
       if (key === loadedKey) return;
       try {
-        let albedo = null, normal = null;
+        let albedo = null, normal = null, water = null;
         if (entry) {
-          [albedo, normal] = await Promise.all([
+          [albedo, normal, water] = await Promise.all([
             entry.albedo ? fetchImage(`${entry.path}albedo.png`) : null,
             entry.normal ? fetchImage(`${entry.path}normal.png`) : null,
+            entry.water ? fetchF32(`${entry.path}water.f32`) : null,
           ]);
         }
         view.setTerrain({
-          width: info.width, height: info.height, heights, albedo, normal,
+          width: info.width, height: info.height, heights, albedo, normal, water,
           cellSize: entry?.cell_size_m ?? cellSize, seaLevel: entry?.sea_level_m ?? null,
         });
         loadedKey = key;

@@ -43,6 +43,19 @@ fn bake_writes_textures_and_lists_them() {
     assert!(sc.files.iter().any(|f| f.path == "albedo.png" && f.role == "albedo"));
     assert!(sc.files.iter().any(|f| f.path == "normal.png" && f.role == "micro_normal"));
     assert!(sc.files.iter().any(|f| f.path == "height.tif"), "earlier entries kept");
+    // Surface water: rivers where the accumulation reaches the river start (no lakes in a
+    // generated, filled terrain), the depth rule of `river_depth`, dry elsewhere.
+    assert!(sc.files.iter().any(|f| f.path == "water.tif" && f.role == "surface_water_depth_m"));
+    let water = bozkir_io::read_tiff_f32(t.join("water.tif")).unwrap();
+    let acc = bozkir_io::read_tiff_f32(t.join("accumulation.tif")).unwrap();
+    let start = bozkir_pipeline::bake::river_start_cells(33 * 33);
+    let mut rivers = 0;
+    for (w, a) in water.data().iter().zip(acc.data()) {
+        let want = bozkir_pipeline::bake::river_depth(f64::from(*a), start);
+        assert!((f64::from(*w) - want).abs() < 1e-5, "depth {w} for {a} cells drained");
+        rivers += usize::from(*w > 0.0);
+    }
+    assert!(rivers > 10, "{rivers} river cells");
 
     // Baking again replaces the entries; a separate --out gets just the textures, identical.
     let o = bozkir(&["bake", t.to_str().unwrap(), "--scale", "2"]);
@@ -54,7 +67,7 @@ fn bake_writes_textures_and_lists_them() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The textures and the manifest of what bozkir wrote there (issue 20: a folder without a
     // terrain.json sidecar lists its outputs in `.bozkir-manifest.json`).
-    assert_eq!(listing(&out), [".bozkir-manifest.json", "albedo.png", "normal.png"]);
+    assert_eq!(listing(&out), [".bozkir-manifest.json", "albedo.png", "normal.png", "water.tif"]);
     assert_eq!(png_size(&out.join("albedo.png")), (33, 33));
 }
 

@@ -347,6 +347,10 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
     ok(&["terrain", "--size", "32", "--seed", "2", "--out", plain.to_str().unwrap()]);
     ok(&["terrain", "--recipe", "hills", "--size", "24", "--out", baked.to_str().unwrap()]);
     ok(&["bake", baked.to_str().unwrap(), "--scale", "2"]);
+    // A terrain whose channels drain enough to be rivers when baked.
+    let wet = dir.join("wet");
+    ok(&["terrain", "--size", "33", "--seed", "5", "--out", wet.to_str().unwrap()]);
+    ok(&["bake", wet.to_str().unwrap(), "--scale", "1"]);
     let srv = Server::start(&dir);
     let cat: serde_json::Value = serde_json::from_slice(&srv.get("/catalogue.json").2).unwrap();
     let entry = |name: &str| cat["terrains"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap().clone();
@@ -361,6 +365,20 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
         assert_eq!(body, std::fs::read(baked.join(f)).unwrap(), "{f}");
         assert_eq!(srv.get(&format!("/data/terrains/plain/{f}")).0, 404, "{f}");
     }
+    // The bake's surface water (rivers here) is served as float32 depths, one per cell; a
+    // bake without any (the small hills) and no bake at all have none.
+    let w = entry("wet");
+    assert_eq!(
+        (w["water"].as_bool(), b["water"].as_bool(), p["water"].as_bool()),
+        (Some(true), Some(false), Some(false))
+    );
+    let (st, _, body) = srv.get("/data/terrains/wet/water.f32");
+    assert_eq!(st, 200);
+    let depths: Vec<f32> = body.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let tif = bozkir_io::read_tiff_f32(wet.join("water.tif")).unwrap();
+    assert_eq!(depths, tif.data());
+    assert!(depths.iter().any(|&d| d > 0.0));
+    assert_eq!(srv.get("/data/terrains/plain/water.f32").0, 404);
     drop(srv);
 
     // `site` writes them too.

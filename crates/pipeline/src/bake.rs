@@ -24,9 +24,49 @@ pub struct BakeInputs {
     pub deposit: Option<Grid<f64>>,
     /// The flow mask of `accumulation.tif`, when present.
     pub flow: Option<Grid<f64>>,
-    /// Water depth (m): below the sidecar's `sea_level_m` setting, and `water_depth.tif` when
-    /// present.
+    /// Water depth (m): below the sidecar's `sea_level_m` setting, and the surface water
+    /// (`surface`) where deeper.
     pub water: Option<Grid<f64>>,
+    /// Surface water off the sea (m; 0 where dry), what `water.tif` holds: lakes (the
+    /// depression fill at least [`crate::analyze::LAKE_MIN_DEPTH_M`] deep), rivers (from
+    /// `accumulation.tif`, see [`river_depth`]) and `water_depth.tif` when a stage recorded one,
+    /// the deepest of them per cell. `None` when no cell is wet.
+    pub surface: Option<Grid<f64>>,
+}
+
+/// Cells a river starts draining: 1/100 of the grid, at least 64 (channels of that size read
+/// as rivers at the grids bozkir makes, 256² to 8192²).
+pub fn river_start_cells(cells: usize) -> f64 {
+    (cells as f64 / 100.0).max(64.0)
+}
+
+/// River depth (m) of a cell draining `acc` cells when rivers start at `start` cells: 0 below
+/// it, `0.4 · (acc / start)^0.4` above, at most 3 m (depth growing as a power of discharge,
+/// the hydraulic-geometry form with the usual exponent near 0.4).
+pub fn river_depth(acc: f64, start: f64) -> f64 {
+    if acc < start {
+        0.0
+    } else {
+        (0.4 * (acc / start).powf(0.4)).min(3.0)
+    }
+}
+
+/// Lakes, rivers and a recorded water layer over `height` (see [`BakeInputs::surface`]).
+fn surface_water(height: &Grid<f64>, acc: Option<&Grid<f64>>, recorded: Option<&Grid<f64>>) -> Option<Grid<f64>> {
+    let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(height);
+    let start = river_start_cells(height.len());
+    let depth: Vec<f64> = (0..height.len())
+        .map(|i| {
+            let lake = filled.data()[i] - height.data()[i];
+            let lake = if lake >= crate::analyze::LAKE_MIN_DEPTH_M { lake } else { 0.0 };
+            let river = acc.map_or(0.0, |a| river_depth(a.data()[i], start));
+            lake.max(river).max(recorded.map_or(0.0, |g| g.data()[i].max(0.0)))
+        })
+        .collect();
+    depth
+        .iter()
+        .any(|&d| d > 0.0)
+        .then(|| Grid::from_vec(height.width(), height.height(), depth).with_cell_size(height.dx, height.dy))
 }
 
 /// An optional layer of the height grid's shape, non-finite values as 0.
@@ -49,11 +89,19 @@ impl BakeInputs {
             None => read_layer(&dir.join("sediment.tif"), w, h)?,
         }
         .map(|g| normalise_mask(&cells(g), sigma, 1.0));
-        let flow = read_layer(&dir.join("accumulation.tif"), w, h)?.map(|g| flow_mask(&cells(g), sigma, 1.0));
+        let acc = read_layer(&dir.join("accumulation.tif"), w, h)?.map(cells);
+        let flow = acc.as_ref().map(|g| flow_mask(g, sigma, 1.0));
         let sea = sidecar.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
-        let lakes = read_layer(&dir.join("water_depth.tif"), w, h)?;
-        let water = crate::analysis::water_depth(&height, sea, lakes.as_ref());
-        Ok(Self { sidecar, height, wear, deposit, flow, water })
+        let recorded = read_layer(&dir.join("water_depth.tif"), w, h)?;
+        // Off the sea only: below the sea level the sea's own depth is what counts.
+        let surface = surface_water(&height, acc.as_ref(), recorded.as_ref()).map(|g| {
+            let level = sea.unwrap_or(f64::NEG_INFINITY);
+            Grid::from_fn(w, h, |x, y| if *height.get(x, y) < level { 0.0 } else { *g.get(x, y) })
+                .with_cell_size(g.dx, g.dy)
+        });
+        let surface = surface.filter(|g| g.data().iter().any(|&d| d > 0.0));
+        let water = crate::analysis::water_depth(&height, sea, surface.as_ref());
+        Ok(Self { sidecar, height, wear, deposit, flow, water, surface })
     }
 }
 
@@ -181,10 +229,21 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize,
     let mut f = Folder::new(dir);
     bozkir_io::write_rgb8(f.file("albedo.png", "albedo", Encoding::Rgb8), &albedo)?;
     bozkir_io::write_rgb8(f.file("normal.png", "micro_normal", Encoding::Rgb8), &normal)?;
+    if let Some(sw) = &inp.surface {
+        // At the terrain's grid (not the texture's): the viewer lifts its mesh by it.
+        let g32 = sw.map(|&v| v as f32);
+        bozkir_io::write_tiff_f32(f.file("water.tif", "surface_water_depth_m", Encoding::TiffF32), &g32)?;
+    }
     if req.into_terrain {
         let mut sc = inp.sidecar.clone();
         let new: Vec<SidecarFile> = f.take_files();
         sc.files.retain(|f| !new.iter().any(|n| n.path == f.path));
+        if inp.surface.is_none() && sc.files.iter().any(|f| f.path == "water.tif") {
+            // An earlier bake's surface water that this terrain no longer has.
+            sc.files.retain(|f| f.path != "water.tif");
+            let stale = dir.join("water.tif");
+            std::fs::remove_file(&stale).map_err(|e| PipelineError::Io(bozkir_io::IoError::io(&stale, e)))?;
+        }
         sc.files.extend(new);
         sc.settings.insert("bake_scale".into(), req.scale.into());
         match (&req.detail, &detail) {
@@ -210,4 +269,47 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize,
         bozkir_io::write_sidecar(f.unlisted(SIDECAR), &sc)?;
     }
     Ok((out_w, out_h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lakes_are_the_fill_depth_where_at_least_half_a_metre() {
+        // A plane tilted east with a bowl 2 m deep in the middle and a dent of 0.3 m.
+        let h = Grid::from_fn(16, 16, |x, y| {
+            let plane = 10.0 - 0.1 * x as f64;
+            let bowl = if (5..9).contains(&x) && (5..9).contains(&y) { 2.0 } else { 0.0 };
+            let dent = if (x, y) == (12, 3) { 0.3 } else { 0.0 };
+            plane - bowl - dent
+        })
+        .with_cell_size(10.0, 10.0);
+        let w = surface_water(&h, None, None).expect("a lake");
+        let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(&h);
+        for y in 0..16 {
+            for x in 0..16 {
+                let fill = filled.get(x, y) - h.get(x, y);
+                let want = if fill >= crate::analyze::LAKE_MIN_DEPTH_M { fill } else { 0.0 };
+                assert_eq!(*w.get(x, y), want, "({x}, {y})");
+            }
+        }
+        // The bowl spills east, over the plane at x = 9 (9.1 m): its cell at x = 8 (10 - 0.8 - 2
+        // = 7.2 m) holds 1.9 m; the 0.3 m dent is no lake.
+        assert!((w.get(8, 6) - 1.9).abs() < 1e-6, "{}", w.get(8, 6));
+        assert_eq!(*w.get(12, 3), 0.0);
+        // No water at all: None.
+        let flat = Grid::from_fn(8, 8, |x, _| x as f64).with_cell_size(1.0, 1.0);
+        assert!(surface_water(&flat, None, None).is_none());
+    }
+
+    #[test]
+    fn river_depth_grows_as_a_power_of_the_drained_area() {
+        assert_eq!(river_start_cells(512 * 512), 2621.44);
+        assert_eq!(river_start_cells(100), 64.0);
+        assert_eq!(river_depth(63.9, 64.0), 0.0);
+        assert!((river_depth(64.0, 64.0) - 0.4).abs() < 1e-12);
+        assert!((river_depth(64.0 * 32.0, 64.0) - 0.4 * 32f64.powf(0.4)).abs() < 1e-12);
+        assert_eq!(river_depth(1e12, 64.0), 3.0);
+    }
 }

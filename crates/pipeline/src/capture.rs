@@ -393,16 +393,8 @@ fn overlap_drape(
             z.push(height_at(x, y)?);
         }
     }
-    let cut = Photo {
-        rgb,
-        valid: vec![true; nw * nh],
-        w: nw,
-        h: nh,
-        georef: None,
-        crs: photo.crs,
-        px: (s, s),
-        pixel_m: s,
-    };
+    let cut =
+        Photo { rgb, valid: vec![true; nw * nh], w: nw, h: nh, georef: None, crs: photo.crs, px: (s, s), pixel_m: s };
     Some((cut, Heights { z, w: nw, h: nh }))
 }
 

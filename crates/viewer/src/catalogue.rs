@@ -103,6 +103,9 @@ pub struct TerrainEntry {
     pub heights: Arc<[u8]>,
     /// `sediment.f32`: little-endian f32 in 0..1, when the folder has `sediment.tif`.
     pub sediment: Option<Arc<[u8]>>,
+    /// `water.f32`: little-endian f32 depth of surface water in metres (lakes, rivers; 0 where
+    /// dry), when `bozkir bake` wrote `water.tif` into the folder.
+    pub water: Option<Arc<[u8]>>,
     /// `albedo.png` and `normal.png` as `bozkir bake` wrote them into the folder, when present
     /// (read from disk when asked for, like a tileset's files).
     pub albedo: Option<PathBuf>,
@@ -127,6 +130,7 @@ impl TerrainEntry {
             "height": self.height,
             "cell_size_m": self.cell_size_m,
             "sediment": self.sediment.is_some(),
+            "water": self.water.is_some(),
             "albedo": self.albedo.is_some(),
             "normal": self.normal.is_some(),
         });
@@ -144,6 +148,9 @@ impl TerrainEntry {
         let mut v = vec!["terrain.json", "heights.f32"];
         if self.sediment.is_some() {
             v.push("sediment.f32");
+        }
+        if self.water.is_some() {
+            v.push("water.f32");
         }
         if self.albedo.is_some() {
             v.push("albedo.png");
@@ -165,6 +172,7 @@ impl TerrainEntry {
             "terrain.json" => Some(Ok(Body::Shared(self.json.clone()))),
             "heights.f32" => Some(Ok(Body::Shared(self.heights.clone()))),
             "sediment.f32" => self.sediment.clone().map(|b| Ok(Body::Shared(b))),
+            "water.f32" => self.water.clone().map(|b| Ok(Body::Shared(b))),
             "albedo.png" => disk(&self.albedo),
             "normal.png" => disk(&self.normal),
             _ => None,
@@ -264,7 +272,8 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
     terrain_entry_in(&root, name, dir)
 }
 
-const TERRAIN_FILES: [&str; 6] = ["height.tif", "terrain.json", "sediment.tif", "albedo.png", "normal.png", ""];
+const TERRAIN_FILES: [&str; 7] =
+    ["height.tif", "terrain.json", "sediment.tif", "water.tif", "albedo.png", "normal.png", ""];
 
 fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntry> {
     for f in TERRAIN_FILES {
@@ -273,6 +282,8 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
     let (sc, h) = read_terrain_folder(dir, "the viewer")?;
     let (w, hh) = (sc.width, sc.height);
     let sed = read_optional_layer(&dir.join("sediment.tif"), w, hh)?;
+    let water = read_optional_layer(&dir.join("water.tif"), w, hh)?
+        .map(|g| f32_bytes(g.data().iter().map(|&v| if v.is_finite() { v.max(0.0) } else { 0.0 })));
     let (low_m, high_m) = h.min_max().ok_or_else(|| ViewerError::Invalid("height.tif has no finite value".into()))?;
     let heights = f32_bytes(h.data().iter().map(|&v| v as f32));
     let sediment = sed.map(|g| {
@@ -306,6 +317,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
         json,
         heights,
         sediment,
+        water,
         albedo,
         normal,
         recipe,

@@ -149,6 +149,40 @@ for (const r of recipes) {
   });
 }
 
+test('baked lakes and rivers stand as water in the mesh look', { skip }, async () => {
+  const cat = await (await fetch(`${ctx.base}catalogue.json`)).json();
+  const wet = cat.terrains.filter((t) => t.water).map((t) => t.name);
+  assert.ok(wet.includes('ds2-rivers'), `terrains with surface water: ${wet}`);
+  const { page, errors, ok, error } = await open('ds2-rivers');
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  const frame = (on) => page.evaluate((on) => {
+    const d = window.meshDev;
+    d.view.t.hasWater = on;
+    d.opts.fog = 0;
+    d.cam = { ...d.view.frameCamera(d.opts.exaggeration, 50), el: 60 };
+    const st = d.render();
+    const { data } = d.view.readPixels();
+    return { water: st.water, px: Array.from(data) };
+  }, on);
+  const dry = await frame(false);
+  const wetFrame = await frame(true);
+  await page.screenshot({ path: join(outDir, 'mesh-rivers.png') });
+  assert.deepEqual(errors, []);
+  assert.equal(wetFrame.water, true);
+  // The pixels the water changes (lifted surface, water shading) turn bluer: blue minus red.
+  let changed = 0, bluer = 0, n = 0;
+  for (let k = 0; k < dry.px.length; k += 4) {
+    n += 1;
+    const d = Math.abs(wetFrame.px[k] - dry.px[k]) + Math.abs(wetFrame.px[k + 1] - dry.px[k + 1]) + Math.abs(wetFrame.px[k + 2] - dry.px[k + 2]);
+    if (d < 12) continue;
+    changed += 1;
+    bluer += (wetFrame.px[k + 2] - wetFrame.px[k]) - (dry.px[k + 2] - dry.px[k]);
+  }
+  assert.ok(changed / n > 0.002, `${changed} of ${n} pixels changed`);
+  assert.ok(bluer / changed > 3, `blue − red grew by ${(bluer / changed).toFixed(1)} on the changed pixels`);
+  await page.close();
+});
+
 test('without a bake, mesh mode draws the palette and leaves the shared context as it was', { skip }, async () => {
   const { page, errors, ok, error } = await open('unbaked');
   assert.equal(ok, true, `the page loaded: ${error}`);

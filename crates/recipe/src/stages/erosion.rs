@@ -116,11 +116,8 @@ impl StageOp for StreamPowerStage {
             })
             .with_cell_size(src.dx, src.dy)
         };
-        let (input, umap) = if g > 0 {
-            (grow(h, 0.01 * h.dx.min(h.dy)), umap.map(|u| grow(&u, 0.0)))
-        } else {
-            (h.clone(), umap)
-        };
+        let (input, umap) =
+            if g > 0 { (grow(h, 0.01 * h.dx.min(h.dy)), umap.map(|u| grow(&u, 0.0))) } else { (h.clone(), umap) };
         let p = self.params(umap, h.dx * h.dy);
         let out = match ctx.kernels.stream_power(&input, &p, ctx.progress)? {
             Some(o) => o,
