@@ -81,20 +81,22 @@ test('moving the share control grows the collected class in the overlay', { skip
   await page.close();
 });
 
+/** Set controls (id → value) and the orbit camera's fields in one go. */
+function stage(page, controls, cam) {
+  return page.evaluate(([controls, cam]) => {
+    const b = window.bozkir;
+    for (const [k, v] of Object.entries(controls)) b.set(k, v);
+    Object.assign(b.cam, cam);
+  }, [controls, cam]);
+}
+
+/** Straight down over the grid's centre, 30 m up. */
+const TOP = { el: 89, az: 0, dist: 30, target: [0, 0, 0] };
+
 test('class edges inside tiles move the boundary off the tile grid without holes or a change of share', { skip }, async () => {
   const { page, ok } = await open('?scene=starter&gen=canyon&seed=3&size=64');
   assert.equal(ok, true);
-  await page.evaluate(() => {
-    const b = window.bozkir;
-    b.set('classview', 1);
-    b.set('classblend', false);
-    b.set('farfield', false);
-    b.set('macro', 0);
-    b.cam.el = 89;
-    b.cam.az = 0;
-    b.cam.dist = 30;
-    b.cam.target = [0, 0, 0];
-  });
+  await stage(page, { classview: 1, classblend: false, farfield: false, macro: 0 }, TOP);
   // Per sampled pixel: 1 amber (class 0), 2 blue (class 1), 0 else; and the overall stats.
   const frame = async (edges) => {
     await page.evaluate((e) => window.bozkir.set('classedges', e), edges);
@@ -134,14 +136,7 @@ test('class edges inside tiles move the boundary off the tile grid without holes
 test('tile levelling evens out tile-sized light and dark squares, keeping the mean', { skip }, async () => {
   const { page, ok } = await open('?scene=starter&gen=canyon&seed=3&size=64');
   assert.equal(ok, true);
-  await page.evaluate(() => {
-    const b = window.bozkir;
-    for (const [k, v] of [['macro', 0], ['shade', 0], ['farfield', false], ['classrule', true], ['classblend', false], ['classedges', false]]) b.set(k, v);
-    b.cam.el = 89;
-    b.cam.az = 0;
-    b.cam.dist = 30;
-    b.cam.target = [0, 0, 0];
-  });
+  await stage(page, { macro: 0, shade: 0, farfield: false, classrule: true, classblend: false, classedges: false }, TOP);
   // Mean luminance of 12 × 12 px blocks fully on the ground (the starter's 1.5 m tiles are about
   // 18 px here), split at the overall mean into the two classes; within-class spread of blocks.
   const blocks = (level) => page.evaluate((lv) => {
@@ -182,14 +177,7 @@ test('tile levelling evens out tile-sized light and dark squares, keeping the me
 test('the land goes on to the horizon past the grid, fading into the sky', { skip }, async () => {
   const { page, ok, errors } = await open('?scene=starter&gen=canyon&seed=3&size=64');
   assert.equal(ok, true);
-  await page.evaluate(() => {
-    const b = window.bozkir;
-    b.set('grid', 12);
-    b.cam.el = 10;
-    b.cam.az = 30;
-    b.cam.dist = 14;
-    b.cam.target = [0, 0, 0];
-  });
+  await stage(page, { grid: 12 }, { el: 10, az: 30, dist: 14, target: [0, 0, 0] });
   const frame = async (on) => {
     await page.evaluate((v) => window.bozkir.set('horizon', v), on);
     return pixelStats(page);
