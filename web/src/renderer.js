@@ -448,7 +448,6 @@ export class Renderer {
       setCommon(u);
       gl.uniform1f(u.uNear, NEAR);
       gl.uniform1f(u.uFarPlane, FAR_PLANE);
-      gl.uniform1f(u.uN, scene.n);
       gl.uniform2f(u.uAtlasGrid, this.atlas.cols, this.atlas.rows);
       gl.uniform1f(u.uAtlasRes, this.atlas.res);
       gl.activeTexture(gl.TEXTURE1); gl.bindTexture(gl.TEXTURE_2D, this.tex.atlas); gl.uniform1i(u.uAtlas, 1);

@@ -307,7 +307,6 @@ uniform float uLevel;
 uniform vec2 uAtlasGrid;     // cols, rows
 uniform float uAtlasRes;     // pixels per tile
 uniform sampler2D uAltCells; // RGBA8 n×n: the edge's other tile index lo, hi, edge flag
-uniform float uN;
 uniform float uHorizon;      // 1: the skirt beyond the grid is drawn (farMesh), fading out
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
@@ -320,13 +319,13 @@ out vec4 outColour;
 void main() {
   // Beyond the grid (the horizon skirt) no splats stand in: always drawn; the cells are
   // mirrored at the grid's edges as the terrain is (mirrorT), each tile's picture with them.
-  float out_ = max(abs(vGrid.x), abs(vGrid.y)) - 0.5 * uN;
+  float out_ = max(abs(vGrid.x), abs(vGrid.y)) - 0.5 * uGridN;
   bool inside = out_ <= 0.0;
   float a = uFarOn > 0.5 && inside ? smoothstep(uFarStart - uFarBand, uFarStart, vDepth) : 1.0;
   if (a < doorway(gl_FragCoord.xy)) discard;
-  vec2 cc0 = vec2(vGrid.x + 0.5 * uN, 0.5 * uN - vGrid.y);   // cells, x east, y south
-  vec2 cc = vec2(mirrorT(cc0.x, uN), mirrorT(cc0.y, uN));
-  ivec2 cell = clamp(ivec2(floor(cc)), ivec2(0), ivec2(int(uN) - 1));
+  vec2 cc0 = vec2(vGrid.x + 0.5 * uGridN, 0.5 * uGridN - vGrid.y);   // cells, x east, y south
+  vec2 cc = vec2(mirrorT(cc0.x, uGridN), mirrorT(cc0.y, uGridN));
+  ivec2 cell = clamp(ivec2(floor(cc)), ivec2(0), ivec2(int(uGridN) - 1));
   vec4 ct = texelFetch(uCells, cell, 0);
   int t = int(ct.r * 255.0 + 0.5) + 256 * int(ct.g * 255.0 + 0.5);
   vec4 ac = texelFetch(uAltCells, cell, 0);
@@ -346,7 +345,7 @@ void main() {
   rgb = mix(rgb, mean * level, 0.75 * smoothstep(1.5 * uFarStart, 5.0 * uFarStart, vDepth));
   vec3 graded = grade(rgb, vWorld, vDepth, ct.b * 255.0, ct.a);
   // the skirt fades into the sky towards its outer edge
-  float reach = ${(HORIZON_SCALE - 1).toFixed(1)} * 0.5 * uN;
+  float reach = ${(HORIZON_SCALE - 1).toFixed(1)} * 0.5 * uGridN;
   graded = mix(graded, uFogColour, uHorizon * smoothstep(0.25 * reach, reach, out_));
   outColour = vec4(graded, 1.0);
 }

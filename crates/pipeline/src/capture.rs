@@ -204,7 +204,7 @@ pub fn texture_capture(req: &TextureRequest, obs: &dyn Observer) -> Result<Splat
             let dem = bozkir_io::read_dem(p)?;
             match (&photo.georef, &dem.georef) {
                 (Some(og), Some(dg)) => {
-                    if !same_crs(&photo.crs, &dem.crs_kind) {
+                    if !crate::validation::same_crs(&photo.crs, &dem.crs_kind) {
                         return Err(PipelineError::invalid(format!(
                             "{} and {} are not in the same CRS",
                             image.display(),
@@ -218,10 +218,7 @@ pub fn texture_capture(req: &TextureRequest, obs: &dyn Observer) -> Result<Splat
                             p.display()
                         ))
                     })?;
-                    obs.note(&format!(
-                        "   draped where they overlap: {}×{} pixels of {:.1} m",
-                        cut.w, cut.h, cut.pixel_m
-                    ));
+                    obs.note(&format!("   draped where they overlap: {}×{} pixels of {:.1} m", cut.w, cut.h, cut.px.0));
                     photo = cut;
                     Some(z)
                 }
@@ -275,8 +272,6 @@ struct Photo {
     crs: bozkir_io::CrsKind,
     /// Pixel size in metres (`dx`, `dy`).
     px: (f64, f64),
-    /// Side of a pixel in metres after resampling to square pixels.
-    pixel_m: f64,
 }
 
 /// Heights over a `w × h` grid spanning the photo corner to corner.
@@ -299,7 +294,6 @@ fn read_image(path: &Path) -> Result<Photo, PipelineError> {
             georef: o.georef,
             crs: o.crs_kind,
             px: (o.rgb.dx, o.rgb.dy),
-            pixel_m: o.rgb.dx.min(o.rgb.dy),
         });
     }
     let g = bozkir_io::read_photo(path)?;
@@ -311,19 +305,7 @@ fn read_image(path: &Path) -> Result<Photo, PipelineError> {
         georef: None,
         crs: bozkir_io::CrsKind::Unknown,
         px: (1.0, 1.0),
-        pixel_m: 1.0,
     })
-}
-
-fn same_crs(a: &bozkir_io::CrsKind, b: &bozkir_io::CrsKind) -> bool {
-    use bozkir_io::CrsKind::{Geographic, Projected, Unknown};
-    match (a, b) {
-        (Geographic { epsg: x, .. }, Geographic { epsg: y, .. }) | (Projected { epsg: x }, Projected { epsg: y }) => {
-            x.is_none() || y.is_none() || x == y
-        }
-        (Unknown, Unknown) => true,
-        _ => false,
-    }
 }
 
 /// Bilinear read of a grid at fractional pixel `(c, r)` (centres at integers); `None` outside
@@ -393,8 +375,7 @@ fn overlap_drape(
             z.push(height_at(x, y)?);
         }
     }
-    let cut =
-        Photo { rgb, valid: vec![true; nw * nh], w: nw, h: nh, georef: None, crs: photo.crs, px: (s, s), pixel_m: s };
+    let cut = Photo { rgb, valid: vec![true; nw * nh], w: nw, h: nh, georef: None, crs: photo.crs, px: (s, s) };
     Some((cut, Heights { z, w: nw, h: nh }))
 }
 
@@ -476,5 +457,5 @@ fn shrink(p: Photo, n: usize) -> Photo {
         }
     }
     let px = (p.px.0 * p.w as f64 / nw as f64, p.px.1 * p.h as f64 / nh as f64);
-    Photo { rgb, valid, w: nw, h: nh, georef: None, crs: p.crs, px, pixel_m: px.0.min(px.1) }
+    Photo { rgb, valid, w: nw, h: nh, georef: None, crs: p.crs, px }
 }

@@ -109,7 +109,8 @@ pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<
     let inputs = BakeInputs::read(&terrain_dir)?;
     let texture_size =
         bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, &terrain_dir, obs)?;
-    let real = vec![ground_tileset(dir, obs)?, rmnp_tileset(dir, obs)?];
+    let src = write_sources(dir)?;
+    let real = vec![ground_tileset(dir, &src, obs)?, rmnp_tileset(dir, &src, obs)?];
     obs.step("starter tileset");
     let tileset_dir = dir.join(TILESET_DIR);
     create_dir(&tileset_dir)?;
@@ -189,9 +190,8 @@ fn write_tileset(
 
 /// Grass and gravel photos, each draped flat over 5 m with its tint, side by side → two classes
 /// of 0.9 m tiles: grass (darker, class 0) and gravel.
-fn ground_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
+fn ground_tileset(dir: &Path, src: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
     obs.step("ground tileset");
-    let src = write_sources(dir)?;
     let drape = |file: &str, tint: [u8; 3]| {
         let req = TextureRequest {
             image: src.join(file),
@@ -218,9 +218,8 @@ fn ground_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<
 
 /// The RMNP orthophoto draped over its DEM where they overlap (8 m long side, 0.12 m of
 /// relief) → one class.
-fn rmnp_tileset(dir: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
+fn rmnp_tileset(dir: &Path, src: &Path, obs: &dyn Observer) -> Result<(String, usize, Vec<String>, u64)> {
     obs.step("rmnp tileset");
-    let src = dir.join(SOURCES_DIR);
     let req = TextureRequest {
         image: src.join("rmnp-rgb.tif"),
         side: 8.0,

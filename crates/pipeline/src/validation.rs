@@ -260,7 +260,8 @@ fn units_of(k: &CrsKind) -> &'static str {
     }
 }
 
-fn same_crs(a: &CrsKind, b: &CrsKind) -> bool {
+/// Whether two CRS kinds can be the same CRS (an unknown EPSG code matches any of its kind).
+pub(crate) fn same_crs(a: &CrsKind, b: &CrsKind) -> bool {
     match (a, b) {
         (CrsKind::Geographic { epsg: x, .. }, CrsKind::Geographic { epsg: y, .. })
         | (CrsKind::Projected { epsg: x }, CrsKind::Projected { epsg: y }) => x.is_none() || y.is_none() || x == y,

@@ -116,8 +116,12 @@ impl StageOp for StreamPowerStage {
             })
             .with_cell_size(src.dx, src.dy)
         };
-        let (input, umap) =
-            if g > 0 { (grow(h, 0.01 * h.dx.min(h.dy)), umap.map(|u| grow(&u, 0.0))) } else { (h.clone(), umap) };
+        // Without a margin the height grid goes in as it is (no copy).
+        let (input, umap) = if g > 0 {
+            (std::borrow::Cow::Owned(grow(h, 0.01 * h.dx.min(h.dy))), umap.map(|u| grow(&u, 0.0)))
+        } else {
+            (std::borrow::Cow::Borrowed(h), umap)
+        };
         let p = self.params(umap, h.dx * h.dy);
         let out = match ctx.kernels.stream_power(&input, &p, ctx.progress)? {
             Some(o) => o,
