@@ -101,6 +101,7 @@ uniform int uDetailModeB;     // A/B view: the mode right of uSplit (-2: no comp
 uniform float uSplit;         // A/B view: the split's x in framebuffer pixels
 uniform float uHexSize;       // triangle side in texture repeats
 uniform uint uDetailSeed;
+uniform float uDetailRelief;  // strength of the photos' normal maps (0: not fetched)
 int detailMode = -1;          // this fragment's mode (set by the terrain shader's main)
 
 uint hashU(uint x, uint y, uint s) {
@@ -135,9 +136,20 @@ float valueNoise(vec2 q, float p, uint seed) {
 
 float detailLum(vec3 c) { return dot(c, vec3(0.2126, 0.7152, 0.0722)); }
 
+// The photo's normal map at one offset sample (flat, no fetch, when the relief is off).
+vec4 normalFetch(sampler2D tn, vec2 uv, vec2 gx, vec2 gy) {
+  return uDetailRelief > 0.0 ? textureGrad(tn, uv, gx, gy) : vec4(0.5, 0.5, 1.0, 1.0);
+}
+
 // One plane of a detail texture at uv (repeats) under detailMode; mean: its linear mean colour.
-vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed) {
-  if (detailMode == 0) return textureGrad(t, uv, gx, gy).rgb;
+// tn: the photo's normal map (photoNormalMap: RGBA8, normal ·0.5+0.5 and cavity occlusion), read
+// at the same offsets with the same weights (steered by the colour, so relief and colour stay
+// together) into nOut; nmean: its mean, about which hex-vp blends it too.
+vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed, sampler2D tn, vec4 nmean, out vec4 nOut) {
+  if (detailMode == 0) {
+    nOut = normalFetch(tn, uv, gx, gy);
+    return textureGrad(t, uv, gx, gy).rgb;
+  }
   if (detailMode == 4) {
     float k = valueNoise(uv, 4.0, seed ^ 0x2545F491u) * 8.0;
     float ia = floor(k);
@@ -145,7 +157,9 @@ vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed) {
     vec2 oa = vertexOffset(ivec2(int(ia), -1), seed), ob = vertexOffset(ivec2(int(ia) + 1, -1), seed);
     vec3 ca = textureGrad(t, uv + oa, gx, gy).rgb, cb = textureGrad(t, uv + ob, gx, gy).rgb;
     float d = (ca.r - cb.r) + (ca.g - cb.g) + (ca.b - cb.b);
-    return mix(ca, cb, smoothstep(0.2, 0.8, f - 0.1 * d));
+    float s = smoothstep(0.2, 0.8, f - 0.1 * d);
+    nOut = mix(normalFetch(tn, uv + oa, gx, gy), normalFetch(tn, uv + ob, gx, gy), s);
+    return mix(ca, cb, s);
   }
   const float S3 = 1.7320508075688772;
   float s = max(uHexSize, 1e-6);
@@ -156,16 +170,24 @@ vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed) {
   vec3 w;
   if (fr.x + fr.y < 1.0) { v0 = b; w = vec3(1.0 - fr.x - fr.y, fr.x, fr.y); }
   else { v0 = b + ivec2(1, 1); w = vec3(fr.x + fr.y - 1.0, 1.0 - fr.y, 1.0 - fr.x); }
-  vec3 c0 = textureGrad(t, uv + vertexOffset(v0, seed), gx, gy).rgb;
-  vec3 c1 = textureGrad(t, uv + vertexOffset(v1, seed), gx, gy).rgb;
-  vec3 c2 = textureGrad(t, uv + vertexOffset(v2, seed), gx, gy).rgb;
-  if (detailMode == 1) return w.x * c0 + w.y * c1 + w.z * c2;
-  if (detailMode == 2) return mean + (w.x * (c0 - mean) + w.y * (c1 - mean) + w.z * (c2 - mean)) / length(w);
-  vec3 steer = max(vec3(1.0) + (vec3(detailLum(c0), detailLum(c1), detailLum(c2)) - 1.0) * 0.6, 0.0);
-  vec3 ww = steer * pow(max(w, 0.0), vec3(7.0));
-  float sum = ww.x + ww.y + ww.z;
-  if (sum <= 0.0) return w.x * c0 + w.y * c1 + w.z * c2;
-  return (ww.x * c0 + ww.y * c1 + ww.z * c2) / sum;
+  vec2 o0 = vertexOffset(v0, seed), o1 = vertexOffset(v1, seed), o2 = vertexOffset(v2, seed);
+  vec3 c0 = textureGrad(t, uv + o0, gx, gy).rgb;
+  vec3 c1 = textureGrad(t, uv + o1, gx, gy).rgb;
+  vec3 c2 = textureGrad(t, uv + o2, gx, gy).rgb;
+  vec4 n0 = normalFetch(tn, uv + o0, gx, gy), n1 = normalFetch(tn, uv + o1, gx, gy), n2 = normalFetch(tn, uv + o2, gx, gy);
+  if (detailMode == 2) {
+    float lw = length(w);
+    nOut = nmean + (w.x * (n0 - nmean) + w.y * (n1 - nmean) + w.z * (n2 - nmean)) / lw;
+    return mean + (w.x * (c0 - mean) + w.y * (c1 - mean) + w.z * (c2 - mean)) / lw;
+  }
+  if (detailMode == 3) {
+    vec3 steer = max(vec3(1.0) + (vec3(detailLum(c0), detailLum(c1), detailLum(c2)) - 1.0) * 0.6, 0.0);
+    vec3 ww = steer * pow(max(w, 0.0), vec3(7.0));
+    float sum = ww.x + ww.y + ww.z;
+    if (sum > 0.0) w = ww / sum;
+  }
+  nOut = w.x * n0 + w.y * n1 + w.z * n2;
+  return w.x * c0 + w.y * c1 + w.z * c2;
 }
 `;
 
@@ -308,6 +330,10 @@ uniform vec3 uDetailMean0;   // their linear mean colours
 uniform vec3 uDetailMean1;
 uniform float uDetailScale;  // metres per repeat
 uniform float uDetailStrength; // share of the photos' contrast kept (0..1)
+uniform sampler2D uDetailN0; // their normal maps with cavity occlusion (photoNormalMap), linear
+uniform sampler2D uDetailN1;
+uniform vec4 uDetailNMean0;  // the normal maps' mean texels
+uniform vec4 uDetailNMean1;
 ${OUTPUT}
 ${ATMOSPHERE}
 ${DETAIL}
@@ -344,6 +370,7 @@ void main() {
   vec2 uvz = vec2(dp.x, -dp.y), uvx = vec2(dp.y, -dp.z), uvy = vec2(dp.x, -dp.z);
   vec2 gzx = dFdx(uvz), gzy = dFdy(uvz), gxx = dFdx(uvx), gxy = dFdy(uvx), gyx = dFdx(uvy), gyy = dFdy(uvy);
   vec3 albedo;
+  float detailAo = 1.0;
   if (uHasAlbedo == 1) {
     albedo = texture(uAlbedo, vUv).rgb * uAlbedoGain;
   } else {
@@ -356,18 +383,49 @@ void main() {
   if (detailMode >= 0 && !skirt) {
     // Ground photo from above; rock photo triplanar (weights |n|^6) on steep ground (seed 001
     // §11.5); each as a ratio to its mean, so the albedo keeps its colour and gains the grain.
-    vec3 g = tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed) / max(uDetailMean0, vec3(1e-4));
+    // Their normal maps give each plane a slope (tangent x, y over z, scaled by uDetailRelief),
+    // carried to world axes by the plane's own frame — top (x east, y north), east (y, z), north
+    // (x, z) — and added to the macro normal; their alpha darkens the sky light in the gaps.
+    vec4 nz, nx, ny;
+    vec3 g = tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed, uDetailN0, uDetailNMean0, nz) / max(uDetailMean0, vec3(1e-4));
+    vec2 sz = (nz.xy * 2.0 - 1.0) / max(nz.z * 2.0 - 1.0, 0.2);
+    vec3 bump = vec3(sz, 0.0);
+    detailAo = nz.a;
     float rockW = smoothstep(0.22, 0.5, slope);
     if (rockW > 0.0) {
       vec3 tw = pow(abs(n), vec3(6.0));
       tw /= max(tw.x + tw.y + tw.z, 1e-6);
-      vec3 r = vec3(0.0);
-      if (tw.x > 1e-4) r += tw.x * tiledSample(uDetail1, uDetailMean1, uvx, gxx, gxy, uDetailSeed ^ 0x1B873593u);
-      if (tw.y > 1e-4) r += tw.y * tiledSample(uDetail1, uDetailMean1, uvy, gyx, gyy, uDetailSeed ^ 0xCC9E2D51u);
-      if (tw.z > 1e-4) r += tw.z * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed);
+      vec3 r = vec3(0.0), rb = vec3(0.0);
+      float ra = 0.0;
+      if (tw.x > 1e-4) {
+        r += tw.x * tiledSample(uDetail1, uDetailMean1, uvx, gxx, gxy, uDetailSeed ^ 0x1B873593u, uDetailN1, uDetailNMean1, nx);
+        vec2 s = (nx.xy * 2.0 - 1.0) / max(nx.z * 2.0 - 1.0, 0.2);
+        rb += tw.x * vec3(0.0, s.x, s.y);
+        ra += tw.x * nx.a;
+      }
+      if (tw.y > 1e-4) {
+        r += tw.y * tiledSample(uDetail1, uDetailMean1, uvy, gyx, gyy, uDetailSeed ^ 0xCC9E2D51u, uDetailN1, uDetailNMean1, ny);
+        vec2 s = (ny.xy * 2.0 - 1.0) / max(ny.z * 2.0 - 1.0, 0.2);
+        rb += tw.y * vec3(s.x, 0.0, s.y);
+        ra += tw.y * ny.a;
+      }
+      if (tw.z > 1e-4) {
+        r += tw.z * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed, uDetailN1, uDetailNMean1, nz);
+        vec2 s = (nz.xy * 2.0 - 1.0) / max(nz.z * 2.0 - 1.0, 0.2);
+        rb += tw.z * vec3(s, 0.0);
+        ra += tw.z * nz.a;
+      }
       g = mix(g, r / max(uDetailMean1, vec3(1e-4)), rockW);
+      bump = mix(bump, rb, rockW);
+      detailAo = mix(detailAo, ra, rockW);
     }
     albedo *= max(vec3(1.0) + uDetailStrength * (g - 1.0), vec3(0.0));
+    if (uDetailRelief > 0.0) {
+      n = normalize(n + uDetailRelief * bump);
+      detailAo = mix(1.0, detailAo, min(uDetailRelief, 1.0));
+    } else {
+      detailAo = 1.0;
+    }
   }
   // Micro-normal: tangent-space grain on top of the macro normal (frame: east, north, up
   // carried onto the surface).
@@ -378,7 +436,7 @@ void main() {
     vec3 b = normalize(cross(n, t));
     n = normalize(t * m.x + b * m.y + n * max(m.z, 0.05));
   }
-  float ao = skirt ? 0.7 : shape.z;
+  float ao = skirt ? 0.7 : shape.z * detailAo;
   float vis = skirt ? 1.0 : shape.w;
   // Matte Lambert: no specular term at all (§7.4).
   float ndl = max(dot(n, uSunDir), 0.0);

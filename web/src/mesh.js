@@ -42,6 +42,7 @@ export const MESH_DEFAULTS = {
   detailCompare: '', // A/B view: another mode (or 'off') for the right half; '' for none
   detailScale: 6, // metres per photo repeat
   detailStrength: 0.6, // share of the photos' contrast kept
+  detailRelief: 1, // strength of the photos' normal maps and cavity occlusion (0: none)
   hexSize: 0.5, // lattice triangle side in repeats (hex modes)
 };
 
@@ -246,6 +247,73 @@ function imagePixels(src, size = 32) {
   return { width: size, height: size, data: x.getImageData(0, 0, size, size).data, ch: 4 };
 }
 
+/**
+ * A tangent-space normal map and ambient occlusion derived from a ground photo (image source or
+ * {width, height, data}), for the mesh look's photo relief: the photo's luminance (sRGB-encoded,
+ * perceptually even) is taken as height (light stones stand up, dark gaps sink), box-blurred
+ * 3×3, differentiated by central differences that wrap (the photo repeats, so does its normal
+ * map) and scaled so that the RMS slope is `rmsSlope`. OpenGL convention: x (red) toward the image's right, y (green)
+ * toward its top, z out of the surface, each ·0.5+0.5. Alpha is the cavity occlusion: 1 where a
+ * pixel stands at or above the mean of its 9×9 neighbourhood, down to 0.5 in the deepest gaps
+ * (−4 standard deviations). An image source is read at its width (at most `maxSize`) squared;
+ * {width, height, data} at its own size.
+ * @returns {{width, height, data: Uint8Array, mean: number[]}} RGBA8; mean: the four channels'
+ *   means in 0..1 (hex-vp blends normals about it)
+ */
+export function photoNormalMap(src, { maxSize = 512, rmsSlope = 0.35 } = {}) {
+  const size = Math.max(2, Math.min(maxSize, src.width || maxSize));
+  const { width: W, height: H, data, ch } = imagePixels(src, size);
+  const n = W * H;
+  const lum = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    lum[k] = ch >= 3 ? (0.2126 * data[k * ch] + 0.7152 * data[k * ch + 1] + 0.0722 * data[k * ch + 2]) / 255 : data[k * ch] / 255;
+  }
+  const at = (a, x, y) => a[((y + H) % H) * W + ((x + W) % W)];
+  const box = (a, r) => {
+    // Separable wrapping box mean of radius r.
+    const t = new Float32Array(n), o = new Float32Array(n), k = 2 * r + 1;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+      let s = 0;
+      for (let d = -r; d <= r; d++) s += at(a, x + d, y);
+      t[y * W + x] = s / k;
+    }
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+      let s = 0;
+      for (let d = -r; d <= r; d++) s += at(t, x, y + d);
+      o[y * W + x] = s / k;
+    }
+    return o;
+  };
+  const h = box(lum, 1);
+  const gx = new Float32Array(n), gy = new Float32Array(n);
+  let g2 = 0;
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+    const k = y * W + x;
+    gx[k] = 0.5 * (at(h, x + 1, y) - at(h, x - 1, y));
+    gy[k] = 0.5 * (at(h, x, y - 1) - at(h, x, y + 1)); // toward the image's top
+    g2 += gx[k] * gx[k] + gy[k] * gy[k];
+  }
+  const scale = g2 > 0 ? rmsSlope / Math.sqrt(g2 / n) : 0;
+  const local = box(h, 4);
+  let v2 = 0;
+  for (let k = 0; k < n; k++) v2 += (h[k] - local[k]) ** 2;
+  const sd = Math.sqrt(v2 / n) || 1;
+  const out = new Uint8Array(4 * n);
+  const mean = [0, 0, 0, 0];
+  for (let k = 0; k < n; k++) {
+    const x = -gx[k] * scale, y = -gy[k] * scale;
+    const l = Math.hypot(x, y, 1);
+    const ao = clamp(1 + 0.125 * Math.min(0, (h[k] - local[k]) / sd), 0.5, 1);
+    const px = [x / l, y / l, 1 / l].map((c) => Math.round((c * 0.5 + 0.5) * 255));
+    px.push(Math.round(ao * 255));
+    for (let q = 0; q < 4; q++) {
+      out[4 * k + q] = px[q];
+      mean[q] += px[q] / 255;
+    }
+  }
+  return { width: W, height: H, data: out, mean: mean.map((m) => m / n) };
+}
+
 /** Mean linear colour of an sRGB image source (ImageBitmap, canvas, or {width, height, data}). */
 export function meanLinear(src) {
   const { width, height, data, ch } = imagePixels(src);
@@ -278,7 +346,7 @@ export class MeshView {
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
     this.indexBuf = gl.createBuffer();
-    this.tex = { height: null, shape: null, albedo: null, micro: null, detail0: null, detail1: null };
+    this.tex = { height: null, shape: null, albedo: null, micro: null, detail0: null, detail1: null, detailN0: null, detailN1: null };
     this.detailMeans = null;
     this.aniso = gl.getExtension('EXT_texture_filter_anisotropic');
     this.t = null;
@@ -365,6 +433,12 @@ export class MeshView {
     try {
       this.tex.detail0 = this.imageTexture(this.tex.detail0, ground, true, gl.REPEAT);
       this.tex.detail1 = this.imageTexture(this.tex.detail1, ground ? rock : null, true, gl.REPEAT);
+      // Their normal maps and cavity occlusion (photoNormalMap), linear RGBA8, same wrapping.
+      const nm = ground ? [photoNormalMap(ground), rock === ground ? null : photoNormalMap(rock)] : [null, null];
+      if (nm[0] && !nm[1]) nm[1] = nm[0];
+      this.tex.detailN0 = this.imageTexture(this.tex.detailN0, nm[0], false, gl.REPEAT);
+      this.tex.detailN1 = this.imageTexture(this.tex.detailN1, nm[1], false, gl.REPEAT);
+      this.detailNMeans = ground ? [nm[0].mean, nm[1].mean] : null;
     } finally {
       this.restoreState();
     }
@@ -578,7 +652,15 @@ export class MeshView {
       gl.uniform3fv(u.uDetailMean1, means[1]);
       bind(4, this.tex.detail0 || this.tex.shape, u.uDetail0);
       bind(5, this.tex.detail1 || this.tex.shape, u.uDetail1);
+      bind(7, this.tex.detailN0 || this.tex.shape, u.uDetailN0);
+      bind(8, this.tex.detailN1 || this.tex.shape, u.uDetailN1);
+      const nmeans = this.detailNMeans || [[0.5, 0.5, 1, 1], [0.5, 0.5, 1, 1]];
+      gl.uniform4fv(u.uDetailNMean0, nmeans[0]);
+      gl.uniform4fv(u.uDetailNMean1, nmeans[1]);
+      const relief = this.detailNMeans ? Math.max(0, o.detailRelief) : 0;
+      gl.uniform1f(u.uDetailRelief, relief);
       stats.detailFetches = mode >= 0 ? DETAIL_FETCHES[o.detail] : 0;
+      stats.detailNormalFetches = mode >= 0 && relief > 0 ? DETAIL_FETCHES[o.detail] : 0;
       gl.bindVertexArray(this.emptyVao);
       gl.drawElements(gl.TRIANGLES, this.indexCount, gl.UNSIGNED_INT, 0);
       stats.drawCalls += 1;

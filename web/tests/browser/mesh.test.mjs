@@ -320,6 +320,42 @@ void main() {
   await page.close();
 });
 
+test('photo relief: the photos\' normal maps shade their grain, at the colour\'s offsets', { skip }, async () => {
+  const { page, errors, ok, error } = await open(recipes.includes('ds2') ? 'ds2' : recipes[0], { width: 800, height: 450 });
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  const shots = {};
+  for (const [name, relief, mode] of [['flat', 0, 'hex-vp'], ['relief', 1, 'hex-vp'], ['strong', 2, 'hex-vp'], ['plain', 1, 'plain'], ['two', 1, 'two-sample']]) {
+    shots[name] = await page.evaluate(({ relief, mode }) => {
+      const d = window.meshDev;
+      Object.assign(d.opts, { detail: mode, detailRelief: relief, fog: 0 });
+      d.cam = { ...d.view.frameCamera(d.opts.exaggeration, 50), el: 30 };
+      d.cam.dist *= 0.03;
+      const st = d.render();
+      const { data } = d.view.readPixels();
+      // Mean luminance and the mean absolute difference between horizontal neighbours (grain).
+      let sum = 0, grain = 0, n = 0;
+      const W = d.gl.drawingBufferWidth;
+      const lum = (k) => 0.2126 * data[k] + 0.7152 * data[k + 1] + 0.0722 * data[k + 2];
+      for (let k = 0; k + 4 < data.length; k += 4) {
+        if ((k / 4) % W === W - 1) continue;
+        sum += lum(k);
+        grain += Math.abs(lum(k + 4) - lum(k));
+        n += 1;
+      }
+      return { mean: sum / n, grain: grain / n, fetches: st.detailFetches, normalFetches: st.detailNormalFetches };
+    }, { relief, mode });
+    await page.screenshot({ path: join(outDir, `mesh-relief-${name}.png`) });
+  }
+  assert.deepEqual(errors, []);
+  assert.deepEqual([shots.flat.normalFetches, shots.relief.normalFetches, shots.plain.normalFetches, shots.two.normalFetches], [0, 3, 1, 2]);
+  // The relief adds shading grain, more when stronger, and keeps the mean within a few levels
+  // (the bumps tilt as much toward the sun as away; the cavities darken only the sky light).
+  assert.ok(shots.relief.grain > 1.1 * shots.flat.grain, `grain ${shots.relief.grain} vs ${shots.flat.grain} flat`);
+  assert.ok(shots.strong.grain > shots.relief.grain, `grain ${shots.strong.grain} vs ${shots.relief.grain}`);
+  assert.ok(Math.abs(shots.relief.mean - shots.flat.mean) < 8, `mean ${shots.relief.mean} vs ${shots.flat.mean}`);
+  await page.close();
+});
+
 test('the island\'s sea is a level water surface in the mesh look', { skip: skip || !recipes.includes('island') }, async () => {
   const cat = await (await fetch(`${ctx.base}catalogue.json`)).json();
   assert.equal(cat.terrains.find((t) => t.name === 'island').sea_level_m, 0);
