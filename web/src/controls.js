@@ -36,6 +36,7 @@ export const CONTROLS = [
   // rendering
   { id: 'farfield', section: 'Render', research: true, label: 'far field', kind: 'bool', value: true },
   { id: 'horizon', section: 'Look', label: 'land to the horizon', kind: 'bool', value: true },
+  { id: 'water', section: 'Look', label: 'surface water', kind: 'bool', value: true },
   { id: 'lodbase', section: 'Render', research: true, label: 'LOD distance (tiles)', kind: 'range', min: 2, max: 40, step: 1, value: 8 },
   { id: 'autoquality', section: 'Render', research: true, label: 'auto quality', kind: 'bool', value: true },
   { id: 'ordering', section: 'Render', research: true, label: 'ordering', kind: 'select', options: ['topological', 'depth'], value: 'topological' },

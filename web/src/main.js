@@ -6,7 +6,7 @@
 
 import init, * as bz from '../pkg/bozkir_wasm.js';
 import { Renderer } from './renderer.js';
-import { subTileEdges } from './render-logic.js';
+import { subTileEdges, waterField } from './render-logic.js';
 import { openDrop, fetchTileset, openTileset, readZip, describe } from './tileset.js';
 import { AutoQuality } from './quality.js';
 import { BenchRecorder, report as benchReport, sweepCameras } from './bench.js';
@@ -146,7 +146,9 @@ async function loadTerrain() {
       throw new Error(`${entry.path}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
     }
     const sediment = entry.sediment ? await fetchF32(`${entry.path}sediment.f32`) : null;
-    return { width: meta.width, height: meta.height, heights, sediment, label: entry.name };
+    const water = entry.water ? await fetchF32(`${entry.path}water.f32`) : null;
+    if (water && water.length !== heights.length) throw new Error(`${entry.path}water.f32: ${water.length} values for ${meta.width} × ${meta.height}`);
+    return { width: meta.width, height: meta.height, heights, sediment, water, seaLevel: entry.sea_level_m ?? null, label: entry.name };
   }
   const { gen, seed, size } = app.gen;
   const t = await loadGenerated(bz, gen, seed, size, (text) => app.panel?.status(text));
@@ -160,6 +162,8 @@ async function setTerrain() {
   app.field = new bz.SceneField(t.unit ?? t.heights, t.width, t.height, t.sediment ?? undefined);
   app.terrainInfo = { width: t.width, height: t.height, label: t.label };
   app.terrainHeights = t.heights;
+  // Lakes, rivers and the sea as the splat view draws them (unit depths over the field).
+  app.water = waterField(t.heights, t.water ?? null, t.seaLevel ?? null);
 }
 
 async function setTileset(ts, name) {
@@ -210,7 +214,8 @@ function rebuildScene() {
     angleDeg: s.gridangle,
     detail,
     compat: mapping.compat,
-    field: { width: app.field.width, height: app.field.height, z: app.field.z, mask: app.field.mask, open: app.field.open },
+    field: { width: app.field.width, height: app.field.height, z: app.field.z, mask: app.field.mask, open: app.field.open, water: app.water?.depth ?? null },
+    waterRange: app.water?.range ?? 0,
     cells: {
       tile: cells.tile, alt: draws.alt, ownT: draws.ownT, altT: draws.altT, mix: cells.mix, cls, strength, sub: draws.sub,
     },
@@ -478,6 +483,7 @@ function renderOptions() {
     lodBase: app.quality.enabled ? Math.min(s.lodbase, app.quality.lodBase) : s.lodbase,
     farField: s.farfield,
     horizon: s.horizon,
+    water: s.water,
     detail: s.detailon,
     overlay: s.classview,
     renderScale: app.quality.enabled ? app.quality.renderScale : 1,

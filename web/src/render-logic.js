@@ -150,6 +150,39 @@ export function farStart(lodBase, levels, tile) {
 // ------------------------------------------------------------------ heights on the lattice
 
 /**
+ * Surface water for the splat view, in the field's unit heights: `depth[k]` = (water surface −
+ * ground) / (hi − lo) at each cell (0 where dry), the surface being the higher of the ground plus
+ * `water[k]` metres (lakes, rivers; may be null) and `seaLevel` (metres; null for no sea) over
+ * ground below it; `range` = hi − lo in metres (the field stretches heights to 0..1 by lo and hi,
+ * tilegrid.rs Field::new), so a unit depth times `range` is metres. `depth` is null when no cell
+ * is wet.
+ * @returns {{depth: Float32Array|null, range: number, wet: number}} wet: the wet cells' share
+ */
+export function waterField(heights, water, seaLevel) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of heights) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const range = hi > lo ? hi - lo : 0;
+  if (water && water.length !== heights.length) throw new Error(`water: ${water.length} depths for ${heights.length} heights`);
+  const sea = Number.isFinite(seaLevel) ? seaLevel : -Infinity;
+  if (!(range > 0) || (!water && !(sea > lo))) return { depth: null, range, wet: 0 };
+  const depth = new Float32Array(heights.length);
+  let wet = 0;
+  for (let k = 0; k < heights.length; k++) {
+    const h = heights[k];
+    const w = water ? water[k] : 0;
+    const surface = Math.max(h + (w > 0 ? w : 0), sea);
+    if (surface > h) {
+      depth[k] = (surface - h) / range;
+      wet += 1;
+    }
+  }
+  return { depth: wet ? depth : null, range, wet: wet / heights.length };
+}
+
+/**
  * Upper bound of |drawn height| for a scene: |amp| (1.5·|amp| for the analytic fallback) plus
  * half the detail amplitude. Used by the block pre-cull.
  */

@@ -62,7 +62,7 @@ function padRows(Ctor, src, k, count, texelsPer = 1) {
 // ===================================================================== renderer
 
 const DEFAULTS = {
-  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, detail: true,
+  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, water: true, detail: true,
   overlay: 0, renderScale: 1, ordering: 'topological', background: [0.62, 0.7, 0.8],
   mergeThreshold: 0.5,
 };
@@ -235,6 +235,7 @@ export class Renderer {
       const d = new Float32Array(f.width * f.height * 4);
       for (let k = 0; k < f.width * f.height; k++) {
         d[k * 4] = f.z[k]; d[k * 4 + 1] = f.mask ? f.mask[k] : 0; d[k * 4 + 2] = f.open ? f.open[k] : 0.5;
+        d[k * 4 + 3] = f.water ? f.water[k] : 0; // surface water depth, unit heights (waterField)
       }
       this.tex.field = dataTexture(gl, this.tex.field, gl.RGBA32F, gl.RGBA, gl.FLOAT, f.width, f.height, d);
     } else {
@@ -428,6 +429,8 @@ export class Renderer {
       gl.uniform3fv(u.uFogColour, bg);
       gl.uniform3f(u.uClassColour0, 0.95, 0.62, 0.15);
       gl.uniform3f(u.uClassColour1, 0.15, 0.55, 0.95);
+      gl.uniform1f(u.uWaterOn, o.water && scene.field && scene.field.water ? 1 : 0);
+      gl.uniform1f(u.uWaterRange, scene.waterRange ?? 0);
       gl.uniform1f(u.uFarOn, farOn ? 1 : 0);
       gl.uniform1f(u.uFarStart, far.start);
       gl.uniform1f(u.uFarBand, far.band);

@@ -101,6 +101,21 @@ vec2 terrainGrad(vec2 w) {
   return vec2(terrainHeight(w + vec2(e, 0.0)) - terrainHeight(w - vec2(e, 0.0)),
               terrainHeight(w + vec2(0.0, e)) - terrainHeight(w - vec2(0.0, e))) / (2.0 * e);
 }
+// Surface water (lakes, rivers, the sea: render-logic.js waterField) in the field's alpha
+// channel, its depth over the ground in unit heights. x: the water surface's height (world
+// units; the level ground under it plus the depth, and at least 0.04 tile over the ground so
+// that shallow water stands above the captured ground's own relief), y: the depth in metres,
+// z: 1 where wet, fading in over the first 5 cm of depth (the shoreline).
+uniform float uWaterOn;      // 1: drawn
+uniform float uWaterRange;   // metres per unit height (the terrain's hi − lo)
+vec3 waterAt(vec2 w) {
+  if (uWaterOn < 0.5 || uHasField == 0 || uAmp <= 0.0) return vec3(-1e30, 0.0, 0.0);
+  vec4 s = fieldTexel(fieldCoords(w));
+  if (s.a <= 0.0) return vec3(-1e30, 0.0, 0.0);
+  float metres = s.a * uWaterRange;
+  float wet = clamp(metres / 0.05, 0.0, 1.0);
+  return vec3(uAmp * (s.r - 0.5) * 2.0 + 2.0 * uAmp * s.a + 0.04 * uTile * wet, metres, wet);
+}
 // Slow brightness variation over several tiles (splats and far field alike).
 uniform float uMacro;
 float macroGain(vec2 w) {
@@ -156,6 +171,25 @@ vec3 grade(vec3 rgb, vec2 w, float depth, float cls, float strength) {
   float fog = 1.0 - exp(-uFogDensity * max(depth, 0.0));
   return mix(rgb, uFogColour, fog);
 }
+// Water over graded ground colour \`rgb\` at \`world\` (on the surface), \`metres\` deep, \`wet\`
+// 0..1 (waterAt), \`depth\` from the eye: coloured by depth as preview.png and the mesh look are
+// (shore (86, 150, 166) to deep (20, 52, 94) sRGB, 1 − 1/e of the way at 40 m), the bed showing
+// through the first metres, the sky (the background) reflected by Schlick's Fresnel, a glint of
+// the mesh look's default sun (bearing 216°, 30° up; captured ground has no sun of its own) and
+// a pale fringe where it is shallower than 30 cm; then exposure and fog as the ground takes them.
+vec3 waterOver(vec3 rgb, float metres, float wet, vec3 world, float depth) {
+  vec3 wc = mix(vec3(0.337, 0.588, 0.651), vec3(0.078, 0.204, 0.369), 1.0 - exp(-metres / 40.0));
+  vec3 v = normalize(uEye - world);
+  float fres = 0.02 + 0.98 * pow(1.0 - clamp(v.z, 0.0, 1.0), 5.0);
+  vec3 c = mix(wc, uFogColour, fres);
+  vec3 sun = vec3(-0.509, -0.701, 0.5);
+  c += vec3(1.0, 0.95, 0.85) * 0.6 * pow(max(normalize(v + sun).z, 0.0), 300.0);
+  c = mix(c, rgb * vec3(0.75, 0.9, 0.95), 0.7 * exp(-metres / 1.5));
+  c = mix(c, vec3(0.85, 0.9, 0.9), 0.35 * (1.0 - smoothstep(0.0, 0.3, metres)));
+  c = clamp(c * uExposure, 0.0, 1.0);
+  c = mix(c, uFogColour, 1.0 - exp(-uFogDensity * max(depth, 0.0)));
+  return mix(rgb, c, wet);
+}
 ${DOORWAY_GLSL}
 `;
 
@@ -210,6 +244,10 @@ void main() {
   vec3 ju = vec3(1.0, 0.0, g.x), jv = vec3(0.0, 1.0, g.y);
   vec3 nrm = normalize(cross(ju, jv));
   vec3 world = vec3(anchor, terrainHeight(anchor)) + local.z * nrm; // frame·(0,0,z): xy offset is 0 at the anchor
+  // Under water a splat rises to the water's surface and takes its colour (below).
+  vec3 water = waterAt(anchor);
+  bool under = water.z > 0.0 && world.z < water.x;
+  if (under) world.z = water.x;
   vec3 cam = uView * (world - uEye);
   vFar = uFarOn > 0.5 ? smoothstep(uFarStart - uFarBand, uFarStart, cam.z) : 0.0;
   if (cam.z < 0.02 || vFar >= 1.0) { cull(); return; }
@@ -245,6 +283,7 @@ void main() {
   vec4 col = texelFetch(uColour, ivec2(sid & 2047, sid >> 11), 0);
   vec2 cls = uSlotCls[slot];
   vec3 rgb = grade(col.rgb * mix(vec3(1.0), uSlotGain[slot], uLevel), anchor, cam.z, cls.x, cls.y);
+  if (under) rgb = waterOver(rgb, water.y, water.z, world, cam.z);
   vColour = vec4(rgb, a.w);
 }
 `;
@@ -287,7 +326,7 @@ out float vDepth;
 void main() {
   vec2 l = aGrid * uTile;
   vec2 w = vec2(uGridRot.x * l.x - uGridRot.y * l.y, uGridRot.y * l.x + uGridRot.x * l.y);
-  vec3 cam = uView * (vec3(w, terrainHeight(w)) - uEye);
+  vec3 cam = uView * (vec3(w, max(terrainHeight(w), waterAt(w).x)) - uEye);
   float A = (uFarPlane + uNear) / (uFarPlane - uNear), B = -2.0 * uFarPlane * uNear / (uFarPlane - uNear);
   gl_Position = vec4(2.0 * uFocal.x * cam.x / uViewport.x, -2.0 * uFocal.y * cam.y / uViewport.y, A * cam.z + B, cam.z);
   vGrid = aGrid;
@@ -308,6 +347,7 @@ uniform vec2 uAtlasGrid;     // cols, rows
 uniform float uAtlasRes;     // pixels per tile
 uniform sampler2D uAltCells; // RGBA8 n×n: the edge's other tile index lo, hi, edge flag
 uniform float uHorizon;      // 1: the skirt beyond the grid is drawn (farMesh), fading out
+uniform vec3 uEye;
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
 ${EDGE_GLSL}
@@ -344,6 +384,8 @@ void main() {
   rgb *= gain * level;
   rgb = mix(rgb, mean * level, 0.75 * smoothstep(1.5 * uFarStart, 5.0 * uFarStart, vDepth));
   vec3 graded = grade(rgb, vWorld, vDepth, ct.b * 255.0, ct.a);
+  vec3 water = waterAt(vWorld);
+  if (water.z > 0.0 && water.x > terrainHeight(vWorld)) graded = waterOver(graded, water.y, water.z, vec3(vWorld, water.x), vDepth);
   // the skirt fades into the sky towards its outer edge
   float reach = ${(HORIZON_SCALE - 1).toFixed(1)} * 0.5 * uGridN;
   graded = mix(graded, uFogColour, uHorizon * smoothstep(0.25 * reach, reach, out_));

@@ -4,11 +4,16 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startViewer, stopViewer, pixelStats, skip } from './setup.mjs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { startViewer, stopViewer, pixelStats, skip, bin } from './setup.mjs';
 
 let ctx = null;
 before(async () => {
-  ctx = await startViewer();
+  // Beside the canyon: a 64² island (its sea level in terrain.json) for the splat view's water.
+  ctx = await startViewer((dir) => {
+    execFileSync(bin, ['--quiet', 'terrain', '--recipe', 'island', '--size', '64', '--out', join(dir, 'island64')], { stdio: 'ignore' });
+  });
 });
 after(async () => {
   await stopViewer(ctx);
@@ -307,5 +312,35 @@ test('benchmark mode reports frame times per grid', { skip }, async () => {
     assert.ok(r.fps > 0 && r.p50 > 0 && r.draw_calls > 0 && r.splats > 0, JSON.stringify(r));
   }
   assert.ok(body.report.length >= 1);
+  await page.close();
+});
+
+test('the splat view draws the sea as water: level, blue by depth, and off with its control', { skip }, async () => {
+  const { page, errors, ok } = await open('?scene=starter&terrain=island64');
+  assert.equal(ok, true);
+  const look = (water) => page.evaluate((on) => {
+    const b = window.bozkir;
+    b.set('water', on);
+    b.cam.el = 60;
+    b.cam.dist = 22 * b.tileset.size;
+    b.cam.target = [0, 0, 0];
+    b.renderFrame();
+    const { data } = b.renderer.readPixels();
+    let blue = 0, n = 0;
+    for (let k = 0; k < data.length; k += 16) {
+      n += 1;
+      if (data[k + 2] > data[k] + 30 && data[k + 2] > data[k + 1]) blue += 1;
+    }
+    return { blue: blue / n, wet: b.water.wet, range: b.water.range, splats: b.stats.splats };
+  }, water);
+  const on = await look(true);
+  await shot(page, 'water-island');
+  const off = await look(false);
+  await shot(page, 'water-island-off');
+  assert.deepEqual(errors, []);
+  // About half the island's cells lie under its sea (0 m); the sea is blue, the dry ground is not.
+  assert.ok(on.wet > 0.3 && on.wet < 0.8, `wet share ${on.wet}`);
+  assert.ok(on.splats > 0, 'splats drawn');
+  assert.ok(on.blue > off.blue + 0.2, `blue share ${off.blue} → ${on.blue}`);
   await page.close();
 });

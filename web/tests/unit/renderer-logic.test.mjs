@@ -406,3 +406,26 @@ test('the far mesh: the grid, then horizon rings stitched to its perimeter out t
     close(Math.max(Math.abs(x), Math.abs(y)), HORIZON_SCALE * n / 2, 1e-4);
   }
 });
+
+test('waterField: lakes and rivers over the ground, the sea over ground below it, in unit heights', async () => {
+  const { waterField } = await import('../../src/render-logic.js');
+  // Heights -10 … 30 (range 40): a sea at 0 covers the two cells below it; a lake 2 m deep on the
+  // 10 m cell; a river 0.5 m on the 30 m cell; one dry cell.
+  const heights = new Float32Array([-10, -2, 10, 30, 20]);
+  const water = new Float32Array([0, 1, 2, 0.5, 0]);
+  const f = waterField(heights, water, 0);
+  assert.equal(f.range, 40);
+  const want = [10 / 40, 2 / 40, 2 / 40, 0.5 / 40, 0];
+  for (let k = 0; k < 5; k++) assert.ok(Math.abs(f.depth[k] - want[k]) < 1e-7, `cell ${k}: ${f.depth[k]} vs ${want[k]}`);
+  assert.equal(f.wet, 4 / 5);
+  // The depth in unit heights times the range is metres; the surface (unit) is z + depth.
+  const z = Array.from(heights, (h) => (h + 10) / 40);
+  assert.ok(Math.abs((z[0] + f.depth[0]) * 40 - 10 - 0) < 1e-5, 'the sea surface at 0 m');
+  // No water, no sea (or a sea below everything): nothing to draw.
+  assert.equal(waterField(heights, null, null).depth, null);
+  assert.equal(waterField(heights, null, -50).depth, null);
+  assert.equal(waterField(heights, new Float32Array(5), null).depth, null);
+  // A flat terrain has no unit heights to speak of.
+  assert.equal(waterField(new Float32Array([3, 3]), new Float32Array([1, 1]), null).depth, null);
+  assert.throws(() => waterField(heights, new Float32Array(3), null), /3 depths for 5 heights/);
+});
