@@ -173,3 +173,113 @@ fn bake_refuses_bad_textures_and_writes_nothing() {
     }
     assert_eq!(listing(&t), before);
 }
+
+fn dem_data(p: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/dem").join(p)
+}
+
+#[test]
+fn albedo_from_an_orthophoto_is_laid_by_its_georeference() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = tmp.path().join("rmnp");
+    let (dem, rgb) = (dem_data("rmnp-dem.tif"), dem_data("rmnp-rgb.tif"));
+    let o = bozkir(&["analyze", dem.to_str().unwrap(), "--out", r.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bozkir(&["bake", r.to_str().unwrap(), "--scale", "1", "--albedo-from", rgb.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("% of the texels"), "{out}");
+    let sc = bozkir_io::read_sidecar(r.join("terrain.json")).unwrap();
+    let covered = sc.settings["bake_albedo_from"]["covered"].as_f64().unwrap();
+    assert!(covered > 0.995, "covered {covered}");
+    let albedo = bozkir_io::read_photo(r.join("albedo.png")).unwrap();
+    assert_eq!((albedo.width(), albedo.height()), (152, 187));
+    let ortho = bozkir_io::read_geotiff_rgb(&rgb).unwrap();
+    // Both geotransforms as gdalinfo reports them (not bozkir's reader): texel → degrees →
+    // image pixel, bilinear where the four corners hold data.
+    let mut checked = 0;
+    for k in 0..400usize {
+        let (ox, oy) = ((k * 37) % 152, (k * 53) % 187);
+        let gx = (ox as f64 + 0.5) * 151.0 / 152.0;
+        let gy = (oy as f64 + 0.5) * 186.0 / 187.0;
+        let lon = -105.912500000000009 + (gx + 0.5) * 0.00275;
+        let lat = 40.553678069620155 - (gy + 0.5) * 0.00211;
+        let c = (lon + 106.056600560355605) / 0.0015 - 0.5;
+        let r = (40.619681535764293 - lat) / 0.0015 - 0.5;
+        let (c0, r0) = (c.floor() as usize, r.floor() as usize);
+        let corners = [(c0, r0), (c0 + 1, r0), (c0, r0 + 1), (c0 + 1, r0 + 1)];
+        if corners.iter().any(|&(a, b)| !*ortho.valid.get(a, b)) {
+            continue;
+        }
+        let (tx, ty) = (c - c0 as f64, r - r0 as f64);
+        let px = |a: usize, b: usize| ortho.rgb.get(a, b).map(f64::from);
+        let want: [f64; 3] = std::array::from_fn(|q| {
+            (px(c0, r0)[q] * (1.0 - tx) + px(c0 + 1, r0)[q] * tx) * (1.0 - ty)
+                + (px(c0, r0 + 1)[q] * (1.0 - tx) + px(c0 + 1, r0 + 1)[q] * tx) * ty
+        });
+        let got = albedo.get(ox, oy);
+        for q in 0..3 {
+            assert!(
+                (got[q] - want[q]).abs() <= 0.6 / 255.0,
+                "texel ({ox}, {oy}) channel {q}: {} vs {}",
+                got[q],
+                want[q]
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 350, "{checked} texels checked");
+}
+
+#[test]
+fn albedo_from_refuses_what_cannot_be_placed_and_keeps_the_old_albedo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = terrain(tmp.path());
+    let o = bozkir(&["bake", t.to_str().unwrap()]);
+    assert!(o.status.success());
+    let before = std::fs::read(t.join("albedo.png")).unwrap();
+    let rgb = dem_data("rmnp-rgb.tif");
+    let fails = |args: &[&str], want: &str| {
+        let o = bozkir(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");
+        assert_eq!(std::fs::read(t.join("albedo.png")).unwrap(), before, "{args:?}: the albedo is untouched");
+    };
+    let ts = t.to_str().unwrap();
+    // A generated terrain stands in a local metre frame, the orthophoto in degrees.
+    fails(
+        &["bake", ts, "--albedo-from", rgb.to_str().unwrap()],
+        "(EPSG:4326 (geographic)) is not the terrain's (a projected CRS without an EPSG code (a local frame))",
+    );
+    fails(&["bake", ts, "--albedo-from", "/no/such.tif"], "/no/such.tif: no such file");
+    // A DEM is not an RGB image: named.
+    let g = tmp.path().join("g");
+    let o = bozkir(&[
+        "terrain",
+        "--size",
+        "33",
+        "--seed",
+        "5",
+        "--crs",
+        "EPSG:32613",
+        "--origin",
+        "440000,4470000",
+        "--out",
+        g.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let srtm = dem_data("srtm_ref.tif");
+    let o = bozkir(&["bake", g.to_str().unwrap(), "--albedo-from", srtm.to_str().unwrap()]);
+    assert!(
+        !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("srtm_ref.tif"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // The orthophoto is in degrees, the terrain in UTM metres: refused, not misplaced.
+    let o = bozkir(&["bake", g.to_str().unwrap(), "--albedo-from", rgb.to_str().unwrap()]);
+    assert!(
+        !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("is not the terrain's"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -356,6 +356,7 @@ const NOT_NUMERIC: &[&str] = &[
     "--ocean",
     "--texture",
     "--tiling",
+    "--albedo-from",
     "--modes",
     "--tint",
 ];

@@ -56,6 +56,19 @@ pub enum CrsKind {
     Unknown,
 }
 
+impl std::fmt::Display for CrsKind {
+    /// `EPSG:4326 (geographic)`, `a projected CRS without an EPSG code`, `no CRS`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrsKind::Geographic { epsg: Some(c), .. } => write!(f, "EPSG:{c} (geographic)"),
+            CrsKind::Geographic { epsg: None, .. } => write!(f, "a geographic CRS without an EPSG code"),
+            CrsKind::Projected { epsg: Some(c) } => write!(f, "EPSG:{c} (projected)"),
+            CrsKind::Projected { epsg: None } => write!(f, "a projected CRS without an EPSG code (a local frame)"),
+            CrsKind::Unknown => write!(f, "no CRS"),
+        }
+    }
+}
+
 use crate::georef::{Crs, GeoKeySet, GeoRef};
 pub use bozkir_core::geo::GeoTransform;
 use std::sync::Arc;

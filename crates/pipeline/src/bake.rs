@@ -32,6 +32,8 @@ pub struct BakeInputs {
     /// `accumulation.tif`, see [`river_depth`]) and `water_depth.tif` when a stage recorded one,
     /// the deepest of them per cell. `None` when no cell is wet.
     pub surface: Option<Grid<f64>>,
+    /// The height GeoTIFF the grid came from (its georeference places an orthophoto).
+    pub height_path: PathBuf,
 }
 
 /// Cells a river starts draining: 1/100 of the grid, at least 64 (channels of that size read
@@ -101,7 +103,8 @@ impl BakeInputs {
         });
         let surface = surface.filter(|g| g.data().iter().any(|&d| d > 0.0));
         let water = crate::analysis::water_depth(&height, sea, surface.as_ref());
-        Ok(Self { sidecar, height, wear, deposit, flow, water, surface })
+        let height_path = dir.join(crate::folder::height_tiff_name(&sidecar).map_err(PipelineError::Invalid)?);
+        Ok(Self { sidecar, height, wear, deposit, flow, water, surface, height_path })
     }
 }
 
@@ -117,6 +120,97 @@ pub struct BakeRequest<'a> {
     pub into_terrain: bool,
     /// Photos laid over materials (`bozkir bake --texture`); `None` keeps the palette.
     pub detail: Option<DetailRequest>,
+    /// A georeferenced RGB(A) GeoTIFF (an orthophoto) that replaces the albedo where it covers
+    /// the terrain (`bozkir bake --albedo-from`, [`drape_albedo`]).
+    pub albedo_from: Option<PathBuf>,
+}
+
+/// What a [`bake`] wrote: the textures' size and, with `albedo_from`, what the image covered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Baked {
+    pub width: usize,
+    pub height: usize,
+    pub drape: Option<Drape>,
+}
+
+/// What [`drape_albedo`] laid: the share of the albedo's texels the image covered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Drape {
+    pub covered: f64,
+}
+
+/// Lay a georeferenced orthophoto over `albedo` (texels of the terrain's grid at the bake's
+/// scale, as [`bozkir_render::bake_albedo_with`] lays them: texel `(ox, oy)` at grid cell
+/// `((ox + ½)(w − 1)/out_w, (oy + ½)(h − 1)/out_h)`): each texel centre is carried to the CRS by
+/// the terrain's geotransform and read bilinearly from the image, in sRGB as stored, over the
+/// corners that hold data; texels the image does not cover, or where no corner holds data, keep
+/// the baked albedo. The terrain and the
+/// image must both be georeferenced, in the same CRS, and overlap.
+pub fn drape_albedo(albedo: &mut Grid<[u8; 3]>, inp: &BakeInputs, image: &Path) -> Result<Drape> {
+    let bad = |m: String| Err(PipelineError::Invalid(m));
+    let dem = bozkir_io::read_dem(&inp.height_path)?;
+    let Some(tg) = dem.georef else {
+        return bad(format!(
+            "--albedo-from {}: the terrain ({}) has no georeference to place the image by",
+            image.display(),
+            inp.height_path.display()
+        ));
+    };
+    let photo = bozkir_io::read_geotiff_rgb(image)?;
+    let Some(pg) = photo.georef else {
+        return bad(format!("--albedo-from {}: the image has no (north-up) georeference", image.display()));
+    };
+    if !crate::validation::same_crs(&dem.crs_kind, &photo.crs_kind) {
+        return bad(format!(
+            "--albedo-from {}: the image's CRS ({}) is not the terrain's ({})",
+            image.display(),
+            photo.crs_kind,
+            dem.crs_kind
+        ));
+    }
+    let (w, h) = (inp.height.width(), inp.height.height());
+    let (out_w, out_h) = (albedo.width(), albedo.height());
+    let (pw, ph) = (photo.rgb.width(), photo.rgb.height());
+    // Bilinear over the corners that hold data, their weights renormalised (a lone NoData pixel
+    // — an orthophoto's 255 also marks pure snow — takes its neighbours' colour); None outside
+    // the image or where no corner holds data.
+    let read = |c: f64, r: f64| -> Option<[f64; 3]> {
+        if !(c >= 0.0 && r >= 0.0 && c <= (pw - 1) as f64 && r <= (ph - 1) as f64) {
+            return None;
+        }
+        let (c0, r0) = (c.floor() as usize, r.floor() as usize);
+        let (c1, r1) = ((c0 + 1).min(pw - 1), (r0 + 1).min(ph - 1));
+        let (tx, ty) = (c - c0 as f64, r - r0 as f64);
+        let mut sum = [0.0; 3];
+        let mut wsum = 0.0;
+        for (cc, rr, wt) in
+            [(c0, r0, (1.0 - tx) * (1.0 - ty)), (c1, r0, tx * (1.0 - ty)), (c0, r1, (1.0 - tx) * ty), (c1, r1, tx * ty)]
+        {
+            if *photo.valid.get(cc, rr) && wt > 0.0 {
+                let v = photo.rgb.get(cc, rr);
+                (0..3).for_each(|k| sum[k] += wt * f64::from(v[k]));
+                wsum += wt;
+            }
+        }
+        (wsum > 1e-9).then(|| sum.map(|v| v / wsum))
+    };
+    let mut covered = 0usize;
+    for oy in 0..out_h {
+        for ox in 0..out_w {
+            let gx = (ox as f64 + 0.5) * (w - 1) as f64 / out_w as f64;
+            let gy = (oy as f64 + 0.5) * (h - 1) as f64 / out_h as f64;
+            let (x, y) = tg.pixel_centre(gx, gy);
+            let (c, r) = pg.to_pixel(x, y);
+            if let Some(rgb) = read(c, r) {
+                *albedo.get_mut(ox, oy) = rgb.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
+                covered += 1;
+            }
+        }
+    }
+    if covered == 0 {
+        return bad(format!("--albedo-from {}: the image does not overlap the terrain", image.display()));
+    }
+    Ok(Drape { covered: covered as f64 / (out_w * out_h) as f64 })
 }
 
 /// Photos over the albedo's materials ([`bozkir_render::BakeDetail`]).
@@ -183,7 +277,7 @@ impl DetailRequest {
 /// when `into_terrain`). Returns the textures' size in texels.
 ///
 /// Step: `bake`.
-pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize, usize)> {
+pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> {
     let inp = req.inputs;
     let (out_w, out_h) = (inp.height.width() * req.scale, inp.height.height() * req.scale);
     // The textures' memory and work against the budget before anything is allocated.
@@ -224,7 +318,8 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize,
             strength: d.strength,
         }
     });
-    let albedo = bake_albedo_with(&inp.height, &masks, &p, detail.as_ref(), out_w, out_h);
+    let mut albedo = bake_albedo_with(&inp.height, &masks, &p, detail.as_ref(), out_w, out_h);
+    let drape = req.albedo_from.as_deref().map(|img| drape_albedo(&mut albedo, inp, img)).transpose()?;
     let normal = bake_micro_normal(&inp.height, &p, out_w, out_h);
     let mut f = Folder::new(dir);
     bozkir_io::write_rgb8(f.file("albedo.png", "albedo", Encoding::Rgb8), &albedo)?;
@@ -266,9 +361,20 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<(usize,
                 sc.settings.remove("bake_textures");
             }
         }
+        match (&req.albedo_from, &drape) {
+            (Some(img), Some(d)) => {
+                sc.settings.insert(
+                    "bake_albedo_from".into(),
+                    serde_json::json!({ "image": img.display().to_string(), "covered": d.covered }),
+                );
+            }
+            _ => {
+                sc.settings.remove("bake_albedo_from");
+            }
+        }
         bozkir_io::write_sidecar(f.unlisted(SIDECAR), &sc)?;
     }
-    Ok((out_w, out_h))
+    Ok(Baked { width: out_w, height: out_h, drape })
 }
 
 #[cfg(test)]

@@ -107,8 +107,12 @@ pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<
     let terrain_outcome = terrain(&treq, &terrain_dir, obs)?;
     // The textures of the viewer's mesh mode (albedo.png, normal.png), as `bozkir bake` writes.
     let inputs = BakeInputs::read(&terrain_dir)?;
-    let texture_size =
-        bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, &terrain_dir, obs)?;
+    let baked = bake(
+        &BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None, albedo_from: None },
+        &terrain_dir,
+        obs,
+    )?;
+    let texture_size = (baked.width, baked.height);
     let src = write_sources(dir)?;
     let real = vec![ground_tileset(dir, &src, obs)?, rmnp_tileset(dir, &src, obs)?];
     obs.step("starter tileset");

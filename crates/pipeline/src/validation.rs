@@ -299,7 +299,7 @@ fn setup_rasters(dtm_p: &Path, ortho_p: &Path, dsm_p: Option<&Path>) -> Result<(
     let Some(og) = ortho.georef else { return invalid(format!("{}: no georeference", ortho_p.display())) };
     if !same_crs(&dem.crs_kind, &ortho.crs_kind) {
         return invalid(format!(
-            "{} ({:?}) and {} ({:?}) are not in the same CRS",
+            "{} ({}) and {} ({}) are not in the same CRS",
             dtm_p.display(),
             dem.crs_kind,
             ortho_p.display(),

@@ -120,10 +120,13 @@ fn a_bake_into_the_terrain_lists_its_textures_once() {
     terrain(&TerrainRequest::profile("alpine", 12, 1).unwrap(), dir.path(), &NoProgress).unwrap();
     for _ in 0..2 {
         let inputs = BakeInputs::read(dir.path()).unwrap();
-        let size =
-            bake(&BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None }, dir.path(), &NoProgress)
-                .unwrap();
-        assert_eq!(size, (24, 24));
+        let size = bake(
+            &BakeRequest { inputs: &inputs, scale: 2, into_terrain: true, detail: None, albedo_from: None },
+            dir.path(),
+            &NoProgress,
+        )
+        .unwrap();
+        assert_eq!((size.width, size.height, size.drape), (24, 24, None));
     }
     let files = listed(dir.path());
     assert_eq!(files.iter().filter(|f| *f == "albedo.png").count(), 1);

@@ -40,6 +40,11 @@ pub struct Args {
     /// Side of the hex lattice's triangles in texture repeats (the hex modes).
     #[arg(long, default_value_t = 0.5)]
     pub hex_size: f64,
+    /// A georeferenced RGB(A) GeoTIFF (an orthophoto, in the terrain's CRS) laid as the albedo
+    /// where it covers the terrain; elsewhere the baked albedo stays. The terrain must be
+    /// georeferenced (`analyze` of a GeoTIFF, or `--crs/--origin`).
+    #[arg(long, value_name = "TIFF")]
+    pub albedo_from: Option<PathBuf>,
 }
 
 /// The `--texture`/`--tiling` options as a request (`None` without `--texture`).
@@ -87,6 +92,11 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
         bail!("--scale {}: must be 1..=4 texels per cell", a.scale);
     }
     let detail = detail(&a)?;
+    if let Some(p) = &a.albedo_from {
+        if !p.is_file() {
+            bail!("--albedo-from: {}: no such file", p.display());
+        }
+    }
     let inputs = BakeInputs::read(&a.dir)?;
     let (w, h) = (inputs.height.width(), inputs.height.height());
     let (out_w, out_h) = (w * a.scale, h * a.scale);
@@ -101,9 +111,17 @@ pub fn run(a: Args, _quiet: bool) -> Result<()> {
     // outputs replace the previous run's.
     let st = if into_terrain { Staging::adding(&out)? } else { Staging::new(&out)? };
     let with = detail.as_ref().map(|d| d.textures.len()).unwrap_or(0);
-    bake(&BakeRequest { inputs: &inputs, scale: a.scale, into_terrain, detail }, st.path(), &NoProgress)?;
+    let req = BakeRequest { inputs: &inputs, scale: a.scale, into_terrain, detail, albedo_from: a.albedo_from.clone() };
+    let baked = bake(&req, st.path(), &NoProgress)?;
     let moved = st.commit()?;
     println!("baked {out_w}×{out_h} albedo and micro-normal ({}× the {w}×{h} grid)", a.scale);
+    if let (Some(d), Some(p)) = (baked.drape, &a.albedo_from) {
+        println!(
+            "albedo from {}: {:.1} % of the texels (the rest keeps the baked albedo)",
+            p.display(),
+            100.0 * d.covered
+        );
+    }
     if with > 0 {
         println!("{with} photo(s) over the materials, sampled {}", a.tiling);
     }
