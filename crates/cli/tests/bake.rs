@@ -202,10 +202,10 @@ fn albedo_from_an_orthophoto_is_laid_by_its_georeference() {
         let (ox, oy) = ((k * 37) % 152, (k * 53) % 187);
         let gx = (ox as f64 + 0.5) * 151.0 / 152.0;
         let gy = (oy as f64 + 0.5) * 186.0 / 187.0;
-        let lon = -105.912500000000009 + (gx + 0.5) * 0.00275;
+        let lon = -105.9125 + (gx + 0.5) * 0.00275;
         let lat = 40.553678069620155 - (gy + 0.5) * 0.00211;
-        let c = (lon + 106.056600560355605) / 0.0015 - 0.5;
-        let r = (40.619681535764293 - lat) / 0.0015 - 0.5;
+        let c = (lon + 106.056_600_560_355_6) / 0.0015 - 0.5;
+        let r = (40.619_681_535_764_29 - lat) / 0.0015 - 0.5;
         let (c0, r0) = (c.floor() as usize, r.floor() as usize);
         let corners = [(c0, r0), (c0 + 1, r0), (c0, r0 + 1), (c0 + 1, r0 + 1)];
         if corners.iter().any(|&(a, b)| !*ortho.valid.get(a, b)) {
