@@ -467,3 +467,23 @@ fn serve_answers_ranges() {
     let (st, h, _) = srv.get("/data/tilesets/ground/tiles.splat");
     assert_eq!((st, header(&h, "accept-ranges")), (200, "bytes"));
 }
+
+#[test]
+fn an_analyze_folder_is_a_terrain_with_its_orthophoto_albedo() {
+    // `analyze` names its height GeoTIFF dem.tif in terrain.json; the catalogue follows it, and a
+    // bake with --albedo-from gives the viewer the place's own image as the albedo.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let r = data.join("rmnp");
+    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/dem/rmnp-dem.tif");
+    let rgb = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/dem/rmnp-rgb.tif");
+    ok(&["analyze", dem.to_str().unwrap(), "--out", r.to_str().unwrap()]);
+    ok(&["bake", r.to_str().unwrap(), "--albedo-from", rgb.to_str().unwrap()]);
+    assert!(!r.join("height.tif").exists(), "the folder holds dem.tif, not height.tif");
+    let out = tmp.path().join("site");
+    ok(&["site", "--out", out.to_str().unwrap(), "--data", data.to_str().unwrap()]);
+    let cat: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("catalogue.json")).unwrap()).unwrap();
+    let t = cat["terrains"].as_array().unwrap().iter().find(|t| t["name"] == "rmnp").expect("rmnp listed");
+    assert_eq!((t["width"].as_u64(), t["height"].as_u64(), t["albedo"].as_bool()), (Some(152), Some(187), Some(true)));
+    assert_eq!(std::fs::metadata(out.join("data/terrains/rmnp/heights.f32")).unwrap().len(), 152 * 187 * 4);
+}

@@ -4,7 +4,7 @@
 
 use crate::confine::{check_inside, open_inside};
 use crate::error::{report, Result, ViewerError};
-use bozkir_pipeline::folder::{read_optional_layer, read_terrain_folder};
+use bozkir_pipeline::folder::{height_tiff_name, read_optional_layer, read_terrain_folder};
 use bozkir_splat::formats::tileset;
 use bozkir_splat::tiling::tileset::Tileset;
 use std::path::{Path, PathBuf};
@@ -275,9 +275,24 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
 const TERRAIN_FILES: [&str; 7] =
     ["height.tif", "terrain.json", "sediment.tif", "water.tif", "albedo.png", "normal.png", ""];
 
+/// The height GeoTIFF another name than `height.tif` that a folder's `terrain.json` lists (an
+/// `analyze` folder's `dem.tif`), when it is a file.
+fn sidecar_height(dir: &Path) -> Option<PathBuf> {
+    let side = dir.join("terrain.json");
+    if !side.is_file() {
+        return None;
+    }
+    let sc = bozkir_io::read_sidecar(&side).ok()?;
+    let p = dir.join(height_tiff_name(&sc).ok()?);
+    p.is_file().then_some(p)
+}
+
 fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntry> {
     for f in TERRAIN_FILES {
         check_inside(root, &dir.join(f))?;
+    }
+    if let Some(p) = sidecar_height(dir) {
+        check_inside(root, &p)?;
     }
     let (sc, h) = read_terrain_folder(dir, "the viewer")?;
     let (w, hh) = (sc.width, sc.height);
@@ -393,7 +408,7 @@ impl Scene {
                 Err(err) => warnings.push(format!("{}: skipped the tileset: {}", dir.display(), report(&err))),
             }
         }
-        if dir.join("height.tif").is_file() {
+        if dir.join("height.tif").is_file() || sidecar_height(dir).is_some() {
             match terrain_entry_in(root, name, dir) {
                 Ok(t) => {
                     if self.terrains.iter().any(|x| x.name == t.name) {
@@ -508,13 +523,13 @@ fn is_zip(p: &Path) -> bool {
 /// let dir = tempfile::tempdir().unwrap();
 /// let (scene, warnings) = bozkir_viewer::load_scene(dir.path()).unwrap();
 /// assert!(scene.is_empty());
-/// assert!(warnings[0].ends_with("and no terrain (a folder with height.tif) found"));
+/// assert!(warnings[0].ends_with("and no terrain (a folder with height.tif, or a terrain.json naming its height GeoTIFF) found"));
 /// ```
 pub fn load_scene(dir: &Path) -> Result<(Scene, Vec<String>)> {
     let (scene, mut warnings) = Scene::scan(dir)?;
     if scene.is_empty() {
         warnings.push(format!(
-            "{}: no tileset (a folder with tileset.json, or a .zip) and no terrain (a folder with height.tif) found",
+            "{}: no tileset (a folder with tileset.json, or a .zip) and no terrain (a folder with height.tif, or a terrain.json naming its height GeoTIFF) found",
             dir.display()
         ));
     }
