@@ -313,6 +313,8 @@ in float vDepth;
 uniform sampler2D uShape;    // RGBA8: macro normal x, y (·0.5+0.5), ambient occlusion, sun visibility
 uniform sampler2D uAlbedo;   // sRGB albedo (baked, or 1×1 when none)
 uniform sampler2D uMicro;    // micro-normal, tangent space x east, y north (·0.5+0.5)
+uniform sampler2D uRivers;   // bake's rivers.png: red coverage, green depth / 3 m (laid as the albedo)
+uniform int uHasRivers;
 uniform int uHasAlbedo;
 uniform int uHasMicro;
 uniform float uMicroStrength;
@@ -350,6 +352,24 @@ vec3 paletteAlbedo(float slope, float hn) {
   c = mix(c, high, smoothstep(0.65, 0.95, hn));
   c = mix(c, rock, smoothstep(0.35, 0.75, slope));
   return c * 0.85;
+}
+
+// Water \`depth\` metres deep seen along \`toP\` (eye to point, \`dist\` long) over ground of
+// \`albedo\`: level (normal up), coloured by depth as preview.png is (shore (86, 150, 166) to deep
+// (20, 52, 94) sRGB, 1 - 1/e of the way at 40 m), lit like the ground, plus the sky reflected by
+// Schlick's Fresnel and the sun's glint; the ground showing through where it is shallow.
+vec3 waterLit(float depth, vec3 toP, float dist, vec3 albedo) {
+  vec3 shallow = vec3(0.093, 0.305, 0.381), deep = vec3(0.007, 0.034, 0.111);
+  vec3 wc = mix(shallow, deep, 1.0 - exp(-depth / 40.0));
+  vec3 v = -toP / max(dist, 1e-3);
+  vec3 up = vec3(0.0, 0.0, 1.0);
+  float cosv = max(v.z, 0.0);
+  float fres = 0.02 + 0.98 * pow(1.0 - cosv, 5.0);
+  vec3 body = wc * (uSunColour * max(uSunDir.z, 0.0) * 0.6 + uSkyAmbient);
+  vec3 refl = skyColour(reflect(-v, up));
+  float glint = pow(max(dot(normalize(v + uSunDir), up), 0.0), 400.0);
+  vec3 lit = mix(body, refl, fres) + uSunColour * glint * 0.8;
+  return mix(lit, albedo * (uSunColour * max(uSunDir.z, 0.0) + uSkyAmbient), 1.0 - smoothstep(0.0, 0.5, depth));
 }
 
 void main() {
@@ -445,20 +465,11 @@ void main() {
   vec3 toP = vWorld - uEye;
   float dist = length(toP);
   if (vDepth > 0.0 && !skirt) {
-    // Water: level (normal up), coloured by depth as preview.png is (shore (86, 150, 166) to deep
-    // (20, 52, 94) sRGB, 1 - 1/e of the way at 40 m), lit like the ground, plus the sky reflected
-    // by Schlick's Fresnel and the sun's glint; a lighter fringe where it is shallow.
-    vec3 shallow = vec3(0.093, 0.305, 0.381), deep = vec3(0.007, 0.034, 0.111);
-    vec3 wc = mix(shallow, deep, 1.0 - exp(-vDepth / 40.0));
-    vec3 v = -toP / max(dist, 1e-3);
-    vec3 up = vec3(0.0, 0.0, 1.0);
-    float cosv = max(v.z, 0.0);
-    float fres = 0.02 + 0.98 * pow(1.0 - cosv, 5.0);
-    vec3 body = wc * (uSunColour * max(uSunDir.z, 0.0) * 0.6 + uSkyAmbient);
-    vec3 refl = skyColour(reflect(-v, up));
-    float glint = pow(max(dot(normalize(v + uSunDir), up), 0.0), 400.0);
-    lit = mix(body, refl, fres) + uSunColour * glint * 0.8;
-    lit = mix(lit, albedo * (uSunColour * max(uSunDir.z, 0.0) + uSkyAmbient), 1.0 - smoothstep(0.0, 0.5, vDepth));
+    lit = waterLit(vDepth, toP, dist, albedo);
+  } else if (uHasRivers == 1 && !skirt) {
+    // Rivers as lines of their own width (the bake's rivers.png), on the ground's surface.
+    vec2 rv = texture(uRivers, vUv).rg;
+    if (rv.r > 0.0) lit = mix(lit, waterLit(max(rv.g * 3.0, 0.05), toP, dist, albedo), rv.r);
   }
   // Aerial perspective: exponential fog by distance, coloured as the sky behind.
   float f = uFogAmount * (1.0 - exp(-max(dist - uFog.x, 0.0) * uFog.y));

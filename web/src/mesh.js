@@ -346,7 +346,7 @@ export class MeshView {
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
     this.indexBuf = gl.createBuffer();
-    this.tex = { height: null, shape: null, albedo: null, micro: null, detail0: null, detail1: null, detailN0: null, detailN1: null };
+    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, detail0: null, detail1: null, detailN0: null, detailN1: null };
     this.detailMeans = null;
     this.aniso = gl.getExtension('EXT_texture_filter_anisotropic');
     this.t = null;
@@ -357,10 +357,11 @@ export class MeshView {
   /**
    * @param {{width: number, height: number, heights: Float32Array, cellSize: number|[number, number],
    *   albedo?: ImageBitmap|{width, height, data}, normal?: ImageBitmap|{width, height, data}, seed?: number,
-   *   water?: Float32Array, seaLevel?: number}} t
+   *   water?: Float32Array, seaLevel?: number, rivers?: ImageBitmap|{width, height, data}}} t
    *   heights in metres, row 0 north, column 0 west; cellSize metres per cell (or [dx, dy]); water:
    *   surface water depth per cell in metres (lakes, rivers; 0 where dry), drawn as a water surface
-   *   that far above the ground; seaLevel: the sea's surface.
+   *   that far above the ground; seaLevel: the sea's surface; rivers: `bozkir bake`'s rivers.png
+   *   (red: coverage, green: depth / 3 m, laid as the albedo is), drawn as water lines.
    */
   setTerrain(t) {
     const { width, height, heights } = t;
@@ -410,13 +411,14 @@ export class MeshView {
       this.indexCount = idx.length;
       this.tex.albedo = this.imageTexture(this.tex.albedo, t.albedo, true);
       this.tex.micro = this.imageTexture(this.tex.micro, t.normal, false);
+      this.tex.rivers = this.imageTexture(this.tex.rivers, t.rivers, false);
     } finally {
       this.restoreState();
     }
     this.albedoMean = t.albedo ? meanLinear(t.albedo) : [0.3, 0.27, 0.21];
     this.t = {
       width, height, lo, hi, g, cellX: cx, cellY: cy, hasAlbedo: !!t.albedo, hasMicro: !!t.normal, seed: t.seed ?? 1,
-      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater,
+      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater, hasRivers: !!t.rivers,
       extent: Math.max((width - 1) * cx, (height - 1) * cy),
     };
     this.shapeKey = '';
@@ -612,8 +614,9 @@ export class MeshView {
       gl.uniform1f(u.uExag, o.exaggeration);
       gl.uniform1f(u.uBaseZ, this.baseZ - 0.01 * L);
       gl.uniform1f(u.uSeaZ, t.seaLevel !== null ? t.seaLevel * o.exaggeration : -1e30);
-      stats.water = t.seaLevel !== null || t.hasWater;
+      stats.water = t.seaLevel !== null || t.hasWater || t.hasRivers;
       gl.uniform1i(u.uHasWater, t.hasWater ? 1 : 0);
+      gl.uniform1i(u.uHasRivers, t.hasRivers ? 1 : 0);
       gl.uniform3fv(u.uEye, eye);
       gl.uniform3fv(u.uSkirt, this.albedoMean.map((c) => c * 0.6));
       const fogStart = 0.17 * L, density = (0.2 / L) * Math.max(0, o.fog);
@@ -634,6 +637,7 @@ export class MeshView {
       bind(0, this.tex.height, u.uHeight);
       bind(1, this.tex.shape, u.uShape);
       bind(6, this.tex.water, u.uWater);
+      bind(9, this.tex.rivers || this.tex.shape, u.uRivers);
       // Unused samplers still point at a complete texture (the shape texture).
       bind(2, this.tex.albedo || this.tex.shape, u.uAlbedo);
       bind(3, this.tex.micro || this.tex.shape, u.uMicro);
@@ -801,6 +805,19 @@ export async function fetchImage(url) {
  * albedo, normal, water) → the object `MeshView.setTerrain` takes, with the baked textures and
  * the surface water when the entry says they are there. `base` is the URL the entry's path is relative to.
  */
+/**
+ * The water a catalogue entry carries for the mesh look: with the bake's river lines
+ * (`rivers.png`), the lakes (`lakes.f32`, or none) stand as water surfaces and the rivers are
+ * drawn as lines; an older bake's `water.f32` (lakes and rivers cell by cell) otherwise.
+ */
+async function entryWater(entry, root) {
+  if (entry.rivers) {
+    const [water, rivers] = await Promise.all([entry.lakes ? fetchF32(`${root}lakes.f32`) : null, fetchImage(`${root}rivers.png`)]);
+    return { water, rivers };
+  }
+  return { water: entry.water ? await fetchF32(`${root}water.f32`) : null, rivers: null };
+}
+
 export async function loadCatalogueTerrain(entry, base = '') {
   const root = `${base}${entry.path}`;
   const meta = await (await fetchOk(`${root}terrain.json`)).json();
@@ -808,14 +825,14 @@ export async function loadCatalogueTerrain(entry, base = '') {
   if (heights.length !== meta.width * meta.height) {
     throw new Error(`${root}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
   }
-  const [albedo, normal, water] = await Promise.all([
+  const [albedo, normal, { water, rivers }] = await Promise.all([
     entry.albedo ? fetchImage(`${root}albedo.png`) : null,
     entry.normal ? fetchImage(`${root}normal.png`) : null,
-    entry.water ? fetchF32(`${root}water.f32`) : null,
+    entryWater(entry, root),
   ]);
   return {
     width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m, albedo, normal,
-    water, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
+    water, rivers, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
   };
 }
 
@@ -880,16 +897,16 @@ export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = 
       await loadDetail();
       if (key === loadedKey) return;
       try {
-        let albedo = null, normal = null, water = null;
+        let albedo = null, normal = null, water = null, rivers = null;
         if (entry) {
-          [albedo, normal, water] = await Promise.all([
+          [albedo, normal, { water, rivers }] = await Promise.all([
             entry.albedo ? fetchImage(`${entry.path}albedo.png`) : null,
             entry.normal ? fetchImage(`${entry.path}normal.png`) : null,
-            entry.water ? fetchF32(`${entry.path}water.f32`) : null,
+            entryWater(entry, entry.path),
           ]);
         }
         view.setTerrain({
-          width: info.width, height: info.height, heights, albedo, normal, water,
+          width: info.width, height: info.height, heights, albedo, normal, water, rivers,
           cellSize: entry?.cell_size_m ?? cellSize, seaLevel: entry?.sea_level_m ?? null,
         });
         loadedKey = key;

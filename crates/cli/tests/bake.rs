@@ -56,6 +56,25 @@ fn bake_writes_textures_and_lists_them() {
         rivers += usize::from(*w > 0.0);
     }
     assert!(rivers > 10, "{rivers} river cells");
+    // The rivers as lines at the texture's size (rivers.png: red coverage, green depth / 3 m),
+    // covering the river cells' centres; no lakes in a filled terrain, so no lakes.tif.
+    assert!(sc.files.iter().any(|f| f.path == "rivers.png" && f.role == "river_lines"));
+    assert_eq!(png_size(&t.join("rivers.png")), (66, 66));
+    assert!(!t.join("lakes.tif").exists());
+    let lines = bozkir_io::read_photo(t.join("rivers.png")).unwrap();
+    let mut on = 0;
+    for (i, w) in water.data().iter().enumerate() {
+        if *w > 0.0 {
+            // Texel (ox, oy) lies at cell ((ox + ½)·32/66, (oy + ½)·32/66): the texel nearest
+            // the cell's centre.
+            let (c, r) = (i % 33, i / 33);
+            let (ox, oy) =
+                ((c as f64 * 66.0 / 32.0 - 0.5).round() as usize, (r as f64 * 66.0 / 32.0 - 0.5).round() as usize);
+            let px = lines.get(ox.min(65), oy.min(65));
+            on += usize::from(px[0] > 0.3 && px[1] > 0.0);
+        }
+    }
+    assert!(on * 10 >= rivers * 8, "{on} of {rivers} river cells under a line");
 
     // Baking again replaces the entries; a separate --out gets just the textures, identical.
     let o = bozkir(&["bake", t.to_str().unwrap(), "--scale", "2"]);
@@ -67,7 +86,7 @@ fn bake_writes_textures_and_lists_them() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The textures and the manifest of what bozkir wrote there (issue 20: a folder without a
     // terrain.json sidecar lists its outputs in `.bozkir-manifest.json`).
-    assert_eq!(listing(&out), [".bozkir-manifest.json", "albedo.png", "normal.png", "water.tif"]);
+    assert_eq!(listing(&out), [".bozkir-manifest.json", "albedo.png", "normal.png", "rivers.png", "water.tif"]);
     assert_eq!(png_size(&out.join("albedo.png")), (33, 33));
 }
 

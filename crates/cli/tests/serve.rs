@@ -379,6 +379,13 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
     assert_eq!(depths, tif.data());
     assert!(depths.iter().any(|&d| d > 0.0));
     assert_eq!(srv.get("/data/terrains/plain/water.f32").0, 404);
+    // Its rivers as lines (rivers.png, as baked) and no lakes (a filled terrain): the mesh look
+    // draws the lines and stands no water surface.
+    assert_eq!((w["rivers"].as_bool(), w["lakes"].as_bool()), (Some(true), Some(false)), "{w}");
+    let (st, h, body) = srv.get("/data/terrains/wet/rivers.png");
+    assert_eq!((st, header(&h, "content-type")), (200, "image/png"));
+    assert_eq!(body, std::fs::read(wet.join("rivers.png")).unwrap());
+    assert_eq!(srv.get("/data/terrains/wet/lakes.f32").0, 404);
     drop(srv);
 
     // `site` writes them too.
@@ -486,4 +493,11 @@ fn an_analyze_folder_is_a_terrain_with_its_orthophoto_albedo() {
     let t = cat["terrains"].as_array().unwrap().iter().find(|t| t["name"] == "rmnp").expect("rmnp listed");
     assert_eq!((t["width"].as_u64(), t["height"].as_u64(), t["albedo"].as_bool()), (Some(152), Some(187), Some(true)));
     assert_eq!(std::fs::metadata(out.join("data/terrains/rmnp/heights.f32")).unwrap().len(), 152 * 187 * 4);
+    // Its lakes (Grand Lake, Shadow Mountain Lake…) as their own layer beside the rivers' lines.
+    assert_eq!((t["lakes"].as_bool(), t["rivers"].as_bool()), (Some(true), Some(true)), "{t}");
+    let lakes = std::fs::read(out.join("data/terrains/rmnp/lakes.f32")).unwrap();
+    let lakes: Vec<f32> = lakes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(lakes, bozkir_io::read_tiff_f32(r.join("lakes.tif")).unwrap().data());
+    let wet = lakes.iter().filter(|&&d| d > 0.0).count();
+    assert!((20..2000).contains(&wet), "{wet} lake cells");
 }

@@ -24,14 +24,20 @@ pub struct BakeInputs {
     pub deposit: Option<Grid<f64>>,
     /// The flow mask of `accumulation.tif`, when present.
     pub flow: Option<Grid<f64>>,
-    /// Water depth (m): below the sidecar's `sea_level_m` setting, and the surface water
-    /// (`surface`) where deeper.
+    /// Water depth (m) the albedo paints cell by cell: below the sidecar's `sea_level_m`
+    /// setting, and the lakes (`lakes`) where deeper; the rivers are drawn as lines
+    /// ([`crate::rivers`]).
     pub water: Option<Grid<f64>>,
     /// Surface water off the sea (m; 0 where dry), what `water.tif` holds: lakes (the
     /// depression fill at least [`crate::analyze::LAKE_MIN_DEPTH_M`] deep), rivers (from
     /// `accumulation.tif`, see [`river_depth`]) and `water_depth.tif` when a stage recorded one,
     /// the deepest of them per cell. `None` when no cell is wet.
     pub surface: Option<Grid<f64>>,
+    /// `surface` without the rivers: lakes and the recorded water layer, off the sea (what
+    /// `lakes.tif` holds; the mesh look stands its surface on them). `None` when no cell is wet.
+    pub lakes: Option<Grid<f64>>,
+    /// Whether the folder has `accumulation.tif`, so the bake draws rivers.
+    pub rivers: bool,
     /// The height GeoTIFF the grid came from (its georeference places an orthophoto).
     pub height_path: PathBuf,
 }
@@ -54,17 +60,74 @@ pub fn river_depth(acc: f64, start: f64) -> f64 {
 }
 
 /// Lakes, rivers and a recorded water layer over `height` (see [`BakeInputs::surface`]).
+#[cfg(test)]
 fn surface_water(height: &Grid<f64>, acc: Option<&Grid<f64>>, recorded: Option<&Grid<f64>>) -> Option<Grid<f64>> {
+    let (lakes, rivers) = water_parts(height, acc, recorded);
+    let depth: Vec<f64> = lakes.iter().zip(&rivers).map(|(l, r)| l.max(*r)).collect();
+    wet_grid(height, depth)
+}
+
+/// Fewest cells (8-connected) a lake keeps: a lone filled pit of a cell or three along a valley
+/// floor is the DEM's noise, not a lake.
+pub const LAKE_MIN_CELLS: usize = 4;
+
+/// Per cell: lakes (the fill depth where at least [`crate::analyze::LAKE_MIN_DEPTH_M`], in
+/// 8-connected bodies of at least [`LAKE_MIN_CELLS`] cells) or the recorded water, and rivers
+/// ([`river_depth`] of `acc`), in metres.
+fn water_parts(height: &Grid<f64>, acc: Option<&Grid<f64>>, recorded: Option<&Grid<f64>>) -> (Vec<f64>, Vec<f64>) {
     let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(height);
     let start = river_start_cells(height.len());
-    let depth: Vec<f64> = (0..height.len())
+    let (w, h) = (height.width(), height.height());
+    let mut lake: Vec<f64> = (0..w * h)
         .map(|i| {
-            let lake = filled.data()[i] - height.data()[i];
-            let lake = if lake >= crate::analyze::LAKE_MIN_DEPTH_M { lake } else { 0.0 };
-            let river = acc.map_or(0.0, |a| river_depth(a.data()[i], start));
-            lake.max(river).max(recorded.map_or(0.0, |g| g.data()[i].max(0.0)))
+            let d = filled.data()[i] - height.data()[i];
+            if d >= crate::analyze::LAKE_MIN_DEPTH_M {
+                d
+            } else {
+                0.0
+            }
         })
         .collect();
+    // Bodies smaller than LAKE_MIN_CELLS dry out (flood fill over 8 neighbours).
+    let mut seen = vec![false; w * h];
+    let mut body = Vec::new();
+    for s in 0..w * h {
+        if seen[s] || lake[s] <= 0.0 {
+            continue;
+        }
+        body.clear();
+        body.push(s);
+        seen[s] = true;
+        let mut k = 0;
+        while k < body.len() {
+            let (x, y) = ((body[k] % w) as i64, (body[k] / w) as i64);
+            k += 1;
+            for (ox, oy) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                let (nx, ny) = (x + ox, y + oy);
+                if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+                    continue;
+                }
+                let j = ny as usize * w + nx as usize;
+                if !seen[j] && lake[j] > 0.0 {
+                    seen[j] = true;
+                    body.push(j);
+                }
+            }
+        }
+        if body.len() < LAKE_MIN_CELLS {
+            body.iter().for_each(|&i| lake[i] = 0.0);
+        }
+    }
+    (0..w * h)
+        .map(|i| {
+            let river = acc.map_or(0.0, |a| river_depth(a.data()[i], start));
+            (lake[i].max(recorded.map_or(0.0, |g| g.data()[i].max(0.0))), river)
+        })
+        .unzip()
+}
+
+/// `depth` as a grid of `height`'s shape and cell size, `None` when no cell is wet.
+fn wet_grid(height: &Grid<f64>, depth: Vec<f64>) -> Option<Grid<f64>> {
     depth
         .iter()
         .any(|&d| d > 0.0)
@@ -96,15 +159,16 @@ impl BakeInputs {
         let sea = sidecar.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
         let recorded = read_layer(&dir.join("water_depth.tif"), w, h)?;
         // Off the sea only: below the sea level the sea's own depth is what counts.
-        let surface = surface_water(&height, acc.as_ref(), recorded.as_ref()).map(|g| {
-            let level = sea.unwrap_or(f64::NEG_INFINITY);
-            Grid::from_fn(w, h, |x, y| if *height.get(x, y) < level { 0.0 } else { *g.get(x, y) })
-                .with_cell_size(g.dx, g.dy)
-        });
-        let surface = surface.filter(|g| g.data().iter().any(|&d| d > 0.0));
-        let water = crate::analysis::water_depth(&height, sea, surface.as_ref());
+        let level = sea.unwrap_or(f64::NEG_INFINITY);
+        let (lakes, rivers) = water_parts(&height, acc.as_ref(), recorded.as_ref());
+        let off_sea = |i: usize, d: f64| if height.data()[i] < level { 0.0 } else { d };
+        let surface = wet_grid(&height, (0..w * h).map(|i| off_sea(i, lakes[i].max(rivers[i]))).collect());
+        let lakes = wet_grid(&height, (0..w * h).map(|i| off_sea(i, lakes[i])).collect());
+        // The albedo paints the sea and the lakes cell by cell; the rivers come as lines.
+        let water = crate::analysis::water_depth(&height, sea, lakes.as_ref());
+        let rivers = acc.is_some();
         let height_path = dir.join(crate::folder::height_tiff_name(&sidecar).map_err(PipelineError::Invalid)?);
-        Ok(Self { sidecar, height, wear, deposit, flow, water, surface, height_path })
+        Ok(Self { sidecar, height, wear, deposit, flow, water, surface, lakes, rivers, height_path })
     }
 }
 
@@ -319,6 +383,23 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
         }
     });
     let mut albedo = bake_albedo_with(&inp.height, &masks, &p, detail.as_ref(), out_w, out_h);
+    // Rivers as lines of their own width (crate::rivers), painted over the albedo by coverage
+    // in the water colour of their depth.
+    let lines = if inp.rivers {
+        crate::rivers::river_lines(&inp.height, river_start_cells(inp.height.len()), out_w, out_h)
+    } else {
+        None
+    };
+    if let Some(l) = &lines {
+        for (a, &[cover, depth]) in albedo.data_mut().iter_mut().zip(l.data()) {
+            if cover > 0.0 {
+                let wc = bozkir_render::water_colour(bozkir_render::WATER, f64::from(depth));
+                *a = std::array::from_fn(|k| {
+                    (f64::from(a[k]) + (f64::from(wc[k]) - f64::from(a[k])) * f64::from(cover)).round() as u8
+                });
+            }
+        }
+    }
     let drape = req.albedo_from.as_deref().map(|img| drape_albedo(&mut albedo, inp, img)).transpose()?;
     let normal = bake_micro_normal(&inp.height, &p, out_w, out_h);
     let mut f = Folder::new(dir);
@@ -329,15 +410,30 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
         let g32 = sw.map(|&v| v as f32);
         bozkir_io::write_tiff_f32(f.file("water.tif", "surface_water_depth_m", Encoding::TiffF32), &g32)?;
     }
+    if let Some(lk) = &inp.lakes {
+        let g32 = lk.map(|&v| v as f32);
+        bozkir_io::write_tiff_f32(f.file("lakes.tif", "lake_depth_m", Encoding::TiffF32), &g32)?;
+    }
+    if let Some(l) = &lines {
+        // Red: coverage; green: depth over 3 m (the deepest river_depth gives); blue 0.
+        let rg = l.map(|&[c, d]| {
+            [(c.clamp(0.0, 1.0) * 255.0).round() as u8, ((d / 3.0).clamp(0.0, 1.0) * 255.0).round() as u8, 0]
+        });
+        bozkir_io::write_rgb8(f.file("rivers.png", "river_lines", Encoding::Rgb8), &rg)?;
+    }
     if req.into_terrain {
         let mut sc = inp.sidecar.clone();
         let new: Vec<SidecarFile> = f.take_files();
         sc.files.retain(|f| !new.iter().any(|n| n.path == f.path));
-        if inp.surface.is_none() && sc.files.iter().any(|f| f.path == "water.tif") {
-            // An earlier bake's surface water that this terrain no longer has.
-            sc.files.retain(|f| f.path != "water.tif");
-            let stale = dir.join("water.tif");
-            std::fs::remove_file(&stale).map_err(|e| PipelineError::Io(bozkir_io::IoError::io(&stale, e)))?;
+        for (file, wrote) in
+            [("water.tif", inp.surface.is_some()), ("lakes.tif", inp.lakes.is_some()), ("rivers.png", lines.is_some())]
+        {
+            if !wrote && sc.files.iter().any(|f| f.path == file) {
+                // An earlier bake's water that this terrain no longer has.
+                sc.files.retain(|f| f.path != file);
+                let stale = dir.join(file);
+                std::fs::remove_file(&stale).map_err(|e| PipelineError::Io(bozkir_io::IoError::io(&stale, e)))?;
+            }
         }
         sc.files.extend(new);
         sc.settings.insert("bake_scale".into(), req.scale.into());
@@ -388,7 +484,9 @@ mod tests {
             let plane = 10.0 - 0.1 * x as f64;
             let bowl = if (5..9).contains(&x) && (5..9).contains(&y) { 2.0 } else { 0.0 };
             let dent = if (x, y) == (12, 3) { 0.3 } else { 0.0 };
-            plane - bowl - dent
+            // A lone pit 2 m deep: deep enough, but one cell is the DEM's noise, not a lake.
+            let pit = if (x, y) == (3, 12) { 2.0 } else { 0.0 };
+            plane - bowl - dent - pit
         })
         .with_cell_size(10.0, 10.0);
         let w = surface_water(&h, None, None).expect("a lake");
@@ -396,7 +494,7 @@ mod tests {
         for y in 0..16 {
             for x in 0..16 {
                 let fill = filled.get(x, y) - h.get(x, y);
-                let want = if fill >= crate::analyze::LAKE_MIN_DEPTH_M { fill } else { 0.0 };
+                let want = if fill >= crate::analyze::LAKE_MIN_DEPTH_M && (x, y) != (3, 12) { fill } else { 0.0 };
                 assert_eq!(*w.get(x, y), want, "({x}, {y})");
             }
         }

@@ -48,6 +48,7 @@ pub mod patches;
 pub mod pop_metric;
 pub mod prepare;
 pub mod recipe;
+pub mod rivers;
 pub mod terrain;
 pub mod validation;
 pub mod views;

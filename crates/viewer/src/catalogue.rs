@@ -106,6 +106,12 @@ pub struct TerrainEntry {
     /// `water.f32`: little-endian f32 depth of surface water in metres (lakes, rivers; 0 where
     /// dry), when `bozkir bake` wrote `water.tif` into the folder.
     pub water: Option<Arc<[u8]>>,
+    /// `lakes.f32`: the same without the rivers (lakes and recorded water, metres), when `bozkir
+    /// bake` wrote `lakes.tif`: the mesh look stands its water surface on these.
+    pub lakes: Option<Arc<[u8]>>,
+    /// `rivers.png` as `bozkir bake` wrote it (the rivers as lines: red coverage, green depth
+    /// over 3 m), when present.
+    pub rivers: Option<PathBuf>,
     /// `albedo.png` and `normal.png` as `bozkir bake` wrote them into the folder, when present
     /// (read from disk when asked for, like a tileset's files).
     pub albedo: Option<PathBuf>,
@@ -131,6 +137,8 @@ impl TerrainEntry {
             "cell_size_m": self.cell_size_m,
             "sediment": self.sediment.is_some(),
             "water": self.water.is_some(),
+            "lakes": self.lakes.is_some(),
+            "rivers": self.rivers.is_some(),
             "albedo": self.albedo.is_some(),
             "normal": self.normal.is_some(),
         });
@@ -151,6 +159,12 @@ impl TerrainEntry {
         }
         if self.water.is_some() {
             v.push("water.f32");
+        }
+        if self.lakes.is_some() {
+            v.push("lakes.f32");
+        }
+        if self.rivers.is_some() {
+            v.push("rivers.png");
         }
         if self.albedo.is_some() {
             v.push("albedo.png");
@@ -173,6 +187,8 @@ impl TerrainEntry {
             "heights.f32" => Some(Ok(Body::Shared(self.heights.clone()))),
             "sediment.f32" => self.sediment.clone().map(|b| Ok(Body::Shared(b))),
             "water.f32" => self.water.clone().map(|b| Ok(Body::Shared(b))),
+            "lakes.f32" => self.lakes.clone().map(|b| Ok(Body::Shared(b))),
+            "rivers.png" => disk(&self.rivers),
             "albedo.png" => disk(&self.albedo),
             "normal.png" => disk(&self.normal),
             _ => None,
@@ -272,8 +288,17 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
     terrain_entry_in(&root, name, dir)
 }
 
-const TERRAIN_FILES: [&str; 7] =
-    ["height.tif", "terrain.json", "sediment.tif", "water.tif", "albedo.png", "normal.png", ""];
+const TERRAIN_FILES: [&str; 9] = [
+    "height.tif",
+    "terrain.json",
+    "sediment.tif",
+    "water.tif",
+    "lakes.tif",
+    "albedo.png",
+    "normal.png",
+    "rivers.png",
+    "",
+];
 
 /// The height GeoTIFF another name than `height.tif` that a folder's `terrain.json` lists (an
 /// `analyze` folder's `dem.tif`), when it is a file.
@@ -297,8 +322,12 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
     let (sc, h) = read_terrain_folder(dir, "the viewer")?;
     let (w, hh) = (sc.width, sc.height);
     let sed = read_optional_layer(&dir.join("sediment.tif"), w, hh)?;
-    let water = read_optional_layer(&dir.join("water.tif"), w, hh)?
-        .map(|g| f32_bytes(g.data().iter().map(|&v| if v.is_finite() { v.max(0.0) } else { 0.0 })));
+    let depths = |p: &str| -> Result<Option<Arc<[u8]>>> {
+        Ok(read_optional_layer(&dir.join(p), w, hh)?
+            .map(|g| f32_bytes(g.data().iter().map(|&v| if v.is_finite() { v.max(0.0) } else { 0.0 }))))
+    };
+    let water = depths("water.tif")?;
+    let lakes = depths("lakes.tif")?;
     let (low_m, high_m) = h.min_max().ok_or_else(|| ViewerError::Invalid("height.tif has no finite value".into()))?;
     let heights = f32_bytes(h.data().iter().map(|&v| v as f32));
     let sediment = sed.map(|g| {
@@ -320,6 +349,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
     let json: Arc<[u8]> = (serde_json::to_string_pretty(&json).expect("JSON") + "\n").into_bytes().into();
     let albedo = baked_texture(dir, "albedo.png", w, hh);
     let normal = baked_texture(dir, "normal.png", w, hh);
+    let rivers = baked_texture(dir, "rivers.png", w, hh);
     let recipe = sc.settings.get("recipe").and_then(|v| v.as_str()).map(str::to_string);
     let sea_level_m = sc.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
     Ok(TerrainEntry {
@@ -333,6 +363,8 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
         heights,
         sediment,
         water,
+        lakes,
+        rivers,
         albedo,
         normal,
         recipe,

@@ -152,15 +152,19 @@ for (const r of recipes) {
   });
 }
 
-test('baked lakes and rivers stand as water in the mesh look', { skip }, async () => {
+test('baked lakes and rivers are water in the mesh look (rivers as lines)', { skip }, async () => {
   const cat = await (await fetch(`${ctx.base}catalogue.json`)).json();
   const wet = cat.terrains.filter((t) => t.water).map((t) => t.name);
   assert.ok(wet.includes('ds2-rivers'), `terrains with surface water: ${wet}`);
+  // The bake drew its rivers as lines (rivers.png): the mesh look draws them from it.
+  assert.equal(cat.terrains.find((t) => t.name === 'ds2-rivers').rivers, true);
   const { page, errors, ok, error } = await open('ds2-rivers');
   assert.equal(ok, true, `the page loaded: ${error}`);
   const frame = (on) => page.evaluate((on) => {
     const d = window.meshDev;
-    d.view.t.hasWater = on;
+    if (on) Object.assign(d.view.t, d.saved);
+    d.saved = d.saved || { hasWater: d.view.t.hasWater, hasRivers: d.view.t.hasRivers };
+    if (!on) Object.assign(d.view.t, { hasWater: false, hasRivers: false });
     d.opts.fog = 0;
     d.cam = { ...d.view.frameCamera(d.opts.exaggeration, 50), el: 60 };
     const st = d.render();
