@@ -619,7 +619,9 @@ export class MeshView {
       gl.uniform1i(u.uHasRivers, t.hasRivers ? 1 : 0);
       gl.uniform3fv(u.uEye, eye);
       gl.uniform3fv(u.uSkirt, this.albedoMean.map((c) => c * 0.6));
-      const fogStart = 0.17 * L, density = (0.2 / L) * Math.max(0, o.fog);
+      // Aerial perspective tuned so the terrain keeps its contrast: at the default framing (the
+      // middle about one extent L away) the fog takes ~8 % there and ~15 % at the far edge.
+      const fogStart = 0.3 * L, density = (0.12 / L) * Math.max(0, o.fog);
       gl.uniform2f(u.uFog, fogStart, density);
       gl.uniform1f(u.uFogAmount, o.fog > 0 ? 1 : 0);
       gl.uniform3fv(u.uSkyAmbient, SKY.ambient);

@@ -17,20 +17,12 @@
 
 use bozkir_material::classify::{classify, Balance, ClassifyOptions};
 use bozkir_material::Rule;
-use bozkir_render::antitile::{encode_srgb8, sample, DetailTexture, Tiling, TilingParams};
+use bozkir_render::antitile::{decode_srgb, encode_srgb8, sample, DetailTexture, Tiling, TilingParams};
 use std::path::Path;
 
 const PX_PER_CELL: usize = 4;
 /// Photo repeats per tile (a tile is 8 × 8 pixels): the photos' grain is visible in the render.
 const REPEATS_PER_TILE: f64 = 0.5;
-
-fn srgb_to_linear(v: f64) -> f64 {
-    if v <= 0.04045 {
-        v / 12.92
-    } else {
-        ((v + 0.055) / 1.055).powf(2.4)
-    }
-}
 
 fn data(p: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data").join(p)
@@ -187,7 +179,7 @@ fn main() {
         let k = 2 * PX_PER_CELL;
         for y in ty * k..ty * k + k {
             for x in tx * k..tx * k + k {
-                let c = truth.px[y * pw + x].map(srgb_to_linear);
+                let c = truth.px[y * pw + x].map(decode_srgb);
                 let cl = d.class[t] as usize;
                 (0..3).for_each(|q| {
                     mean[cl][q] += c[q];

@@ -40,7 +40,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// The demo scene (canyon terrain, seed 3, 512², and the starter tileset), then the browser viewer on it.
+    /// The demo scene (canyon terrain, seed 3, 512² over 5.12 km, baked; tilesets from real ground photos and the starter), then the browser viewer on it.
     Demo(cmd::demo::Args),
     /// Generate terrain from a named profile and a seed, eroded, with all outputs.
     Terrain(cmd::terrain::Args),

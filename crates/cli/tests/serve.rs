@@ -293,6 +293,9 @@ fn demo_no_serve_writes_the_scene_with_real_ground() {
     for f in ["terrain-canyon/height.tif", "terrain-canyon/terrain.json", "terrain-canyon/preview.png"] {
         assert!(out.join(f).is_file(), "{f}");
     }
+    // The same 5.12 km canyon at any size: 160 m cells at 32².
+    let sc = bozkir_io::read_sidecar(out.join("terrain-canyon/terrain.json")).unwrap();
+    assert_eq!((sc.width, sc.dx_m, sc.dy_m), (32, 160.0, 160.0));
     for f in ["tileset.json", "tiles.splat", "atlas.png"] {
         assert!(out.join("tileset-starter").join(f).is_file(), "{f}");
     }

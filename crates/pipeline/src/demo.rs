@@ -24,6 +24,9 @@ use std::path::Path;
 pub const TERRAIN_DIR: &str = "terrain-canyon";
 /// Folder of the demo's procedural starter tileset inside the scene.
 pub const TILESET_DIR: &str = "tileset-starter";
+/// Side of the demo's terrain in metres, whatever its size in cells.
+pub const DEMO_EXTENT_M: f64 = 5120.0;
+
 /// Folder of the grass-and-gravel tileset (the scene's default: the first tileset by name).
 pub const GROUND_DIR: &str = "tileset-ground";
 /// Folder of the tileset made from the RMNP orthophoto draped over its DEM.
@@ -103,7 +106,10 @@ pub struct DemoOutcome {
 pub fn build_scene(req: &DemoRequest, dir: &Path, obs: &dyn Observer) -> Result<DemoOutcome> {
     let terrain_dir = dir.join(TERRAIN_DIR);
     create_dir(&terrain_dir)?;
-    let treq = TerrainRequest::profile("canyon", req.size, 3)?;
+    // The same 5.12 km landscape at any size (10 m cells at the default 512²), so a smaller demo
+    // is a coarser canyon and not a 1000 m tall block of 1.28 km.
+    let mut treq = TerrainRequest::profile("canyon", req.size, 3)?;
+    treq.cell_size = DEMO_EXTENT_M / req.size.max(1) as f64;
     let terrain_outcome = terrain(&treq, &terrain_dir, obs)?;
     // The textures of the viewer's mesh mode (albedo.png, normal.png), as `bozkir bake` writes.
     let inputs = BakeInputs::read(&terrain_dir)?;
@@ -163,11 +169,12 @@ fn demo_request(capture: &str, classes: usize, size: Option<f64>) -> TilesetRequ
         atlas_res: 64,
         seed: 1,
         search: SearchSettings::default(),
+        class_names: Vec::new(),
     }
 }
 
 /// Build a tileset from `capture` and write it to `DIR/name/` as `bozkir tileset` does
-/// (tileset files, atlas, report.json), classes renamed to `names`.
+/// (tileset files, atlas, report.json), its classes named `names` (darker first).
 fn write_tileset(
     dir: &Path,
     name: &str,
@@ -176,11 +183,9 @@ fn write_tileset(
     names: &[&str],
     obs: &dyn Observer,
 ) -> Result<(String, usize, Vec<String>, u64)> {
-    let mut out = make_tileset(capture, req, obs)
+    let req = TilesetRequest { class_names: names.iter().map(|s| s.to_string()).collect(), ..req.clone() };
+    let out = make_tileset(capture, &req, obs)
         .map_err(|e| PipelineError::Step { context: format!("the demo's {name}"), source: Box::new(e) })?;
-    if out.tileset.manifest.classes.len() == names.len() {
-        out.tileset.manifest.classes = names.iter().map(|s| s.to_string()).collect();
-    }
     let td = dir.join(name);
     create_dir(&td)?;
     let ts = &out.tileset;

@@ -493,6 +493,11 @@ pub fn encode_srgb8(c: [f64; 3]) -> [u8; 3] {
     c.map(crate::raster::shade::to_srgb8)
 }
 
+/// The linear value of an sRGB-encoded one in `[0, 1]` (IEC 61966-2-1), as the photos are read.
+pub fn decode_srgb(c: f64) -> f64 {
+    srgb_decode(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -324,6 +324,40 @@ void main() {
   await page.close();
 });
 
+test('fog and haze keep the terrain\'s contrast at the default view (at least 75 %)', { skip }, async () => {
+  // The default framing (frameCamera) puts the terrain's middle about one extent L away; the fog
+  // starts at 0.3 L with density 0.12 / L (fog 1), so it takes 1 − e^(−0.084) ≈ 8 % there and
+  // ≈ 15 % at the far edge: the luminance spread over the terrain keeps at least three quarters
+  // (the earlier 0.17 L and 0.2 / L kept 73 %).
+  const { page, errors, ok, error } = await open(recipes.includes('ds2') ? 'ds2' : recipes[0], { width: 800, height: 450 });
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  const spread = (fog) => page.evaluate((fog) => {
+    const d = window.meshDev;
+    Object.assign(d.opts, { fog });
+    d.cam = d.view.frameCamera(d.opts.exaggeration, 50);
+    d.render();
+    const { width: W, height: H, data } = d.view.readPixels();
+    // The terrain's middle: the centre third of the picture, lower half.
+    let n = 0, s = 0, s2 = 0;
+    for (let y = Math.floor(0.5 * H); y < Math.floor(0.85 * H); y++) {
+      for (let x = Math.floor(W / 3); x < Math.floor((2 * W) / 3); x++) {
+        const k = 4 * (y * W + x);
+        const l = 0.2126 * data[k] + 0.7152 * data[k + 1] + 0.0722 * data[k + 2];
+        n += 1; s += l; s2 += l * l;
+      }
+    }
+    const m = s / n;
+    return Math.sqrt(Math.max(0, s2 / n - m * m));
+  }, fog);
+  const clear = await spread(0), hazy = await spread(1);
+  await page.screenshot({ path: join(outDir, 'mesh-fog-default.png') });
+  assert.deepEqual(errors, []);
+  console.log(`# fog: luminance spread ${clear.toFixed(1)} without, ${hazy.toFixed(1)} with the default fog (${(100 * hazy / clear).toFixed(0)} %)`);
+  assert.ok(hazy >= 0.75 * clear, `spread ${hazy} of ${clear}`);
+  assert.ok(hazy < clear, 'the fog does something');
+  await page.close();
+});
+
 test('photo relief: the photos\' normal maps shade their grain, at the colour\'s offsets', { skip }, async () => {
   const { page, errors, ok, error } = await open(recipes.includes('ds2') ? 'ds2' : recipes[0], { width: 800, height: 450 });
   assert.equal(ok, true, `the page loaded: ${error}`);

@@ -15,7 +15,7 @@ pub struct Args {
     /// Output directory (the scene: terrain-canyon/ and tileset-starter/).
     #[arg(long, default_value = "bozkir-demo")]
     out: PathBuf,
-    /// Side of the terrain in cells.
+    /// Side of the terrain in cells (always 5.12 km across: 10 m cells at 512).
     #[arg(long, default_value_t = 512)]
     size: usize,
     /// Port of the viewer's server (on 127.0.0.1).

@@ -143,6 +143,7 @@ fn request(a: &Args) -> Result<TilesetRequest> {
         atlas_res: a.atlas_res,
         seed: a.seed,
         search: SearchSettings::default(),
+        class_names: Vec::new(),
     })
 }
 

@@ -43,6 +43,9 @@ pub struct TilesetRequest {
     pub seed: u32,
     /// The patch search's controls; size, count and classes are set here.
     pub search: SearchSettings,
+    /// Names of the classes, darker first (the rule's class 0, the collecting one); empty (or
+    /// of another length than the classes found) = `material0`, `material1` (`ground` for one).
+    pub class_names: Vec<String>,
 }
 
 /// A built tileset with its atlas, verdict and report.
@@ -205,6 +208,7 @@ struct ClassSet {
 ///     atlas_res: 16,
 ///     seed: 1,
 ///     search: SearchSettings::default(),
+///     class_names: Vec::new(),
 /// };
 /// let out = make_tileset(&cap.splats, &req, &NoProgress).unwrap();
 /// assert_eq!(out.tileset.manifest.tiles.len(), 8);
@@ -296,7 +300,9 @@ pub fn make_tileset(raw: &Splats, req: &TilesetRequest, obs: &dyn Observer) -> R
             String::new()
         }
     ));
-    let names: Vec<String> = if k == 2 {
+    let names: Vec<String> = if req.class_names.len() == k {
+        req.class_names.clone()
+    } else if k == 2 {
         // Darker material first: the rule's class 0 is the collecting one (scrub, vegetation).
         let l = |c: &[f64; 3]| 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
         let dark = usize::from(l(&found.class_rgb[1]) < l(&found.class_rgb[0]));
