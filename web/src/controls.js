@@ -35,6 +35,7 @@ export const CONTROLS = [
   { id: 'fog', section: 'Look', label: 'fog', kind: 'range', min: 0, max: 3, step: 0.05, value: 0 },
   // rendering
   { id: 'farfield', section: 'Render', research: true, label: 'far field', kind: 'bool', value: true },
+  { id: 'underlay', section: 'Render', research: true, label: 'far field under the splats', kind: 'bool', value: true },
   { id: 'horizon', section: 'Look', label: 'land to the horizon', kind: 'bool', value: true },
   { id: 'water', section: 'Look', label: 'surface water', kind: 'bool', value: true },
   { id: 'lodbase', section: 'Render', research: true, label: 'LOD distance (tiles)', kind: 'range', min: 2, max: 40, step: 1, value: 8 },

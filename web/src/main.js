@@ -482,6 +482,7 @@ function renderOptions() {
     fog: s.fog,
     lodBase: app.quality.enabled ? Math.min(s.lodbase, app.quality.lodBase) : s.lodbase,
     farField: s.farfield,
+    underlay: s.underlay,
     horizon: s.horizon,
     water: s.water,
     detail: s.detailon,

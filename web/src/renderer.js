@@ -62,7 +62,7 @@ function padRows(Ctor, src, k, count, texelsPer = 1) {
 // ===================================================================== renderer
 
 const DEFAULTS = {
-  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, water: true, detail: true,
+  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, water: true, underlay: true, detail: true,
   overlay: 0, renderScale: 1, ordering: 'topological', background: [0.62, 0.7, 0.8],
   mergeThreshold: 0.5,
 };
@@ -462,6 +462,7 @@ export class Renderer {
       gl.disable(gl.BLEND);
       gl.bindVertexArray(this.farVao);
       gl.uniform1f(u.uHorizon, o.horizon ? 1 : 0);
+      gl.uniform1f(u.uUnderlay, o.underlay ? 1 : 0);
       gl.drawElements(gl.TRIANGLES, o.horizon ? this.farIndexCount : this.farGridCount, gl.UNSIGNED_INT, 0);
       stats.drawCalls++;
     }

@@ -347,6 +347,7 @@ uniform vec2 uAtlasGrid;     // cols, rows
 uniform float uAtlasRes;     // pixels per tile
 uniform sampler2D uAltCells; // RGBA8 n×n: the edge's other tile index lo, hi, edge flag
 uniform float uHorizon;      // 1: the skirt beyond the grid is drawn (farMesh), fading out
+uniform float uUnderlay;     // 1: drawn under the splats' region too (no discard before the hand-over)
 uniform vec3 uEye;
 uniform float uFarOn, uFarStart, uFarBand;
 ${TERRAIN_GLSL}
@@ -362,7 +363,9 @@ void main() {
   float out_ = max(abs(vGrid.x), abs(vGrid.y)) - 0.5 * uGridN;
   bool inside = out_ <= 0.0;
   float a = uFarOn > 0.5 && inside ? smoothstep(uFarStart - uFarBand, uFarStart, vDepth) : 1.0;
-  if (a < doorway(gl_FragCoord.xy)) discard;
+  // Under the splats the far field is drawn too (the underlay): the gaps between splats show the
+  // ground's own colour, not the sky; the hand-over is the splats' screen door alone.
+  if (uUnderlay < 0.5 && a < doorway(gl_FragCoord.xy)) discard;
   vec2 cc0 = vec2(vGrid.x + 0.5 * uGridN, 0.5 * uGridN - vGrid.y);   // cells, x east, y south
   vec2 cc = vec2(mirrorT(cc0.x, uGridN), mirrorT(cc0.y, uGridN));
   ivec2 cell = clamp(ivec2(floor(cc)), ivec2(0), ivec2(int(uGridN) - 1));

@@ -344,3 +344,34 @@ test('the splat view draws the sea as water: level, blue by depth, and off with 
   assert.ok(on.blue > off.blue + 0.2, `blue share ${off.blue} → ${on.blue}`);
   await page.close();
 });
+
+test('the far field lies under the splats: the sky no longer shows through their gaps', { skip }, async () => {
+  const { page, errors, ok } = await open('?scene=starter&gen=canyon&seed=3&size=64');
+  assert.equal(ok, true);
+  // A low view close over the ground; per setting, the mean of blue minus red over the lower
+  // half of the picture (the ground): the background sky (158, 179, 199) is blue, the ground not.
+  const blueness = async (under) => {
+    await stage(page, { underlay: under, macro: 0 }, { el: 25, az: 30, dist: 6 * 1.5, target: [0, 0, 0] });
+    return page.evaluate(() => {
+      window.bozkir.renderFrame();
+      const { width: W, height: H, data } = window.bozkir.renderer.readPixels();
+      let s = 0, n = 0;
+      for (let y = Math.floor(H / 2); y < H; y++) {
+        for (let x = 0; x < W; x++) {
+          const k = 4 * (y * W + x);
+          s += data[k + 2] - data[k];
+          n += 1;
+        }
+      }
+      return s / n;
+    });
+  };
+  const off = await blueness(false);
+  await shot(page, 'underlay-off');
+  const on = await blueness(true);
+  await shot(page, 'underlay-on');
+  assert.deepEqual(errors, []);
+  console.log(`# underlay: blue − red over the ground ${off.toFixed(1)} without, ${on.toFixed(1)} with`);
+  assert.ok(on < off - 5, `blue − red ${off} → ${on}`);
+  await page.close();
+});
