@@ -151,7 +151,7 @@ vec3 tiledSample(sampler2D t, vec3 mean, vec2 uv, vec2 gx, vec2 gy, uint seed, s
     return textureGrad(t, uv, gx, gy).rgb;
   }
   if (detailMode == 4) {
-    float k = valueNoise(uv, 4.0, seed ^ 0x2545F491u) * 8.0;
+    float k = valueNoise(uv, 1.0, seed ^ 0x2545F491u) * 8.0;
     float ia = floor(k);
     float f = k - ia;
     vec2 oa = vertexOffset(ivec2(int(ia), -1), seed), ob = vertexOffset(ivec2(int(ia) + 1, -1), seed);
@@ -336,6 +336,12 @@ uniform sampler2D uDetailN0; // their normal maps with cavity occlusion (photoNo
 uniform sampler2D uDetailN1;
 uniform vec4 uDetailNMean0;  // the normal maps' mean texels
 uniform vec4 uDetailNMean1;
+uniform sampler2D uDetail2;  // the generated snow set (mesh.js snowTexture), sRGB
+uniform sampler2D uDetailN2;
+uniform vec3 uDetailMean2;
+uniform vec4 uDetailNMean2;
+uniform sampler2D uMaterials; // bake's materials as weights (mesh.js materialWeights): r rock, g scree, b grass, a snow
+uniform int uHasMaterials;
 ${OUTPUT}
 ${ATMOSPHERE}
 ${DETAIL}
@@ -352,6 +358,11 @@ vec3 paletteAlbedo(float slope, float hn) {
   c = mix(c, high, smoothstep(0.65, 0.95, hn));
   c = mix(c, rock, smoothstep(0.35, 0.75, slope));
   return c * 0.85;
+}
+
+// The slope (tangent x, y over z) of a detail normal map's texel (·0.5+0.5 encoded).
+vec2 detailSlope(vec4 t) {
+  return (t.xy * 2.0 - 1.0) / max(t.z * 2.0 - 1.0, 0.2);
 }
 
 // Water \`depth\` metres deep seen along \`toP\` (eye to point, \`dist\` long) over ground of
@@ -401,43 +412,78 @@ void main() {
   // The A/B view: the same geometry and light, only the sampling differs across the split.
   detailMode = uDetailModeB > -2 && gl_FragCoord.x >= uSplit ? uDetailModeB : uDetailMode;
   if (detailMode >= 0 && !skirt) {
-    // Ground photo from above; rock photo triplanar (weights |n|^6) on steep ground (seed 001
-    // §11.5); each as a ratio to its mean, so the albedo keeps its colour and gains the grain.
-    // Their normal maps give each plane a slope (tangent x, y over z, scaled by uDetailRelief),
-    // carried to world axes by the plane's own frame — top (x east, y north), east (y, z), north
-    // (x, z) — and added to the macro normal; their alpha darkens the sky light in the gaps.
-    vec4 nz, nx, ny;
-    vec3 g = tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed, uDetailN0, uDetailNMean0, nz) / max(uDetailMean0, vec3(1e-4));
-    vec2 sz = (nz.xy * 2.0 - 1.0) / max(nz.z * 2.0 - 1.0, 0.2);
-    vec3 bump = vec3(sz, 0.0);
-    detailAo = nz.a;
-    float rockW = smoothstep(0.22, 0.5, slope);
-    if (rockW > 0.0) {
+    // Detail sets, each as a ratio to its mean (the albedo keeps its colour and gains the grain),
+    // with its normal map's slope (carried to world axes by each plane's frame) and cavity.
+    // Without the bake's materials: the ground photo from above, the rock photo triplanar
+    // (weights |n|^6) on steep ground (seed 001 §11.5). With them (materials.png): each
+    // material its own set — rock the rock photo triplanar, scree the rock photo from above,
+    // grass the ground photo, snow the generated snow — weighted by the filtered material
+    // weights; none under water.
+    vec4 wm;
+    if (uHasMaterials == 1) {
+      wm = texture(uMaterials, vUv);
+      float sum = wm.r + wm.g + wm.b + wm.a;
+      wm = sum > 0.02 ? wm / sum : vec4(0.0);
+    } else {
+      float rockW = smoothstep(0.22, 0.5, slope);
+      wm = vec4(rockW, 0.0, 1.0 - rockW, 0.0);
+    }
+    vec3 g = vec3(0.0), bump = vec3(0.0);
+    float ws = 0.0;
+    detailAo = 0.0;
+    vec4 nt;
+    if (wm.b > 0.01) {
+      g += wm.b * tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed, uDetailN0, uDetailNMean0, nt) / max(uDetailMean0, vec3(1e-4));
+      bump += wm.b * vec3(detailSlope(nt), 0.0);
+      detailAo += wm.b * nt.a;
+      ws += wm.b;
+    }
+    if (wm.g > 0.01) {
+      g += wm.g * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed, uDetailN1, uDetailNMean1, nt) / max(uDetailMean1, vec3(1e-4));
+      bump += wm.g * vec3(detailSlope(nt), 0.0);
+      detailAo += wm.g * nt.a;
+      ws += wm.g;
+    }
+    if (wm.a > 0.01) {
+      g += wm.a * tiledSample(uDetail2, uDetailMean2, uvz, gzx, gzy, uDetailSeed ^ 0x68E31DA4u, uDetailN2, uDetailNMean2, nt) / max(uDetailMean2, vec3(1e-4));
+      bump += wm.a * vec3(detailSlope(nt), 0.0);
+      detailAo += wm.a * nt.a;
+      ws += wm.a;
+    }
+    if (wm.r > 0.01) {
       vec3 tw = pow(abs(n), vec3(6.0));
       tw /= max(tw.x + tw.y + tw.z, 1e-6);
       vec3 r = vec3(0.0), rb = vec3(0.0);
       float ra = 0.0;
       if (tw.x > 1e-4) {
-        r += tw.x * tiledSample(uDetail1, uDetailMean1, uvx, gxx, gxy, uDetailSeed ^ 0x1B873593u, uDetailN1, uDetailNMean1, nx);
-        vec2 s = (nx.xy * 2.0 - 1.0) / max(nx.z * 2.0 - 1.0, 0.2);
+        r += tw.x * tiledSample(uDetail1, uDetailMean1, uvx, gxx, gxy, uDetailSeed ^ 0x1B873593u, uDetailN1, uDetailNMean1, nt);
+        vec2 s = detailSlope(nt);
         rb += tw.x * vec3(0.0, s.x, s.y);
-        ra += tw.x * nx.a;
+        ra += tw.x * nt.a;
       }
       if (tw.y > 1e-4) {
-        r += tw.y * tiledSample(uDetail1, uDetailMean1, uvy, gyx, gyy, uDetailSeed ^ 0xCC9E2D51u, uDetailN1, uDetailNMean1, ny);
-        vec2 s = (ny.xy * 2.0 - 1.0) / max(ny.z * 2.0 - 1.0, 0.2);
+        r += tw.y * tiledSample(uDetail1, uDetailMean1, uvy, gyx, gyy, uDetailSeed ^ 0xCC9E2D51u, uDetailN1, uDetailNMean1, nt);
+        vec2 s = detailSlope(nt);
         rb += tw.y * vec3(s.x, 0.0, s.y);
-        ra += tw.y * ny.a;
+        ra += tw.y * nt.a;
       }
       if (tw.z > 1e-4) {
-        r += tw.z * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed, uDetailN1, uDetailNMean1, nz);
-        vec2 s = (nz.xy * 2.0 - 1.0) / max(nz.z * 2.0 - 1.0, 0.2);
-        rb += tw.z * vec3(s, 0.0);
-        ra += tw.z * nz.a;
+        r += tw.z * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed, uDetailN1, uDetailNMean1, nt);
+        rb += tw.z * vec3(detailSlope(nt), 0.0);
+        ra += tw.z * nt.a;
       }
-      g = mix(g, r / max(uDetailMean1, vec3(1e-4)), rockW);
-      bump = mix(bump, rb, rockW);
-      detailAo = mix(detailAo, ra, rockW);
+      g += wm.r * r / max(uDetailMean1, vec3(1e-4));
+      bump += wm.r * rb;
+      detailAo += wm.r * ra;
+      ws += wm.r;
+    }
+    if (ws > 0.0) {
+      g /= ws;
+      bump /= ws;
+      detailAo /= ws;
+    } else {
+      g = vec3(1.0);
+      detailAo = 1.0;
     }
     albedo *= max(vec3(1.0) + uDetailStrength * (g - 1.0), vec3(0.0));
     if (uDetailRelief > 0.0) {

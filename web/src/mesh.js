@@ -43,6 +43,7 @@ export const MESH_DEFAULTS = {
   detailScale: 6, // metres per photo repeat
   detailStrength: 0.6, // share of the photos' contrast kept
   detailRelief: 1, // strength of the photos' normal maps and cavity occlusion (0: none)
+  detailSets: true, // with a bake's materials.png, each material its own detail set
   hexSize: 0.5, // lattice triangle side in repeats (hex modes)
 };
 
@@ -314,6 +315,69 @@ export function photoNormalMap(src, { maxSize = 512, rmsSlope = 0.35 } = {}) {
   return { width: W, height: H, data: out, mean: mean.map((m) => m / n) };
 }
 
+/**
+ * The snow detail set, generated (no photo of snow ships with the page): a `size`² tileable
+ * value-noise fBm (four octaves of 8, 16, 32 and 64 cells a side, amplitude halving), bright
+ * (sRGB 232 ± 10) and soft, as wind-packed snow reads from a few metres. The lattice wraps at
+ * the period, so the texture repeats without a seam; the values come from the canonical hash.
+ * @returns {{width, height, data: Uint8Array}} RGB8
+ */
+export function snowTexture(size = 256, seed = 7) {
+  const n = size * size;
+  const v = new Float32Array(n);
+  let amp = 1, total = 0;
+  for (const cells of [8, 16, 32, 64]) {
+    const step = size / cells;
+    const at = (i, j) => hashUnit(((i % cells) + cells) % cells, ((j % cells) + cells) % cells, seed + cells);
+    for (let y = 0; y < size; y++) {
+      const fy = y / step, j = Math.floor(fy), ty = fy - j, sy = ty * ty * (3 - 2 * ty);
+      for (let x = 0; x < size; x++) {
+        const fx = x / step, i = Math.floor(fx), tx = fx - i, sx = tx * tx * (3 - 2 * tx);
+        const top = at(i, j) + (at(i + 1, j) - at(i, j)) * sx, bot = at(i, j + 1) + (at(i + 1, j + 1) - at(i, j + 1)) * sx;
+        v[y * size + x] += amp * (top + (bot - top) * sy - 0.5);
+      }
+    }
+    total += amp;
+    amp *= 0.5;
+  }
+  const data = new Uint8Array(3 * n);
+  for (let k = 0; k < n; k++) data.fill(Math.round(clamp(232 + 40 * (v[k] / total), 0, 255)), 3 * k, 3 * k + 3);
+  return { width: size, height: size, data };
+}
+
+/** bozkir_core::hash::hash_u32 in 0..1 (the detail offsets' hash; mesh-shaders.js hashU). */
+function hashUnit(x, y, s) {
+  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(s, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
+
+/**
+ * `bozkir bake`'s materials.png (grey 50·(index + 1): rock, scree, grass, snow; 0 water) as
+ * one-hot RGBA weights (red rock, green scree, blue grass, alpha snow; water all 0), which the
+ * texture filter then blends between texels.
+ * @param {{width, height, data}|ImageBitmap} src
+ * @returns {{width, height, data: Uint8Array}}
+ */
+export function materialWeights(src) {
+  const { width, height, data, ch } = src.data ? { ...src, ch: src.data.length / (src.width * src.height) } : imagePixelsExact(src);
+  const out = new Uint8Array(4 * width * height);
+  for (let k = 0; k < width * height; k++) {
+    const m = Math.round(data[k * ch] / 50) - 1;
+    if (m >= 0 && m < 4) out[4 * k + m] = 255;
+  }
+  return { width, height, data: out };
+}
+
+/** Pixels of an image source at its own size, RGBA. */
+function imagePixelsExact(src) {
+  const c = typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(src.width, src.height) : Object.assign(document.createElement('canvas'), { width: src.width, height: src.height });
+  const x = c.getContext('2d');
+  x.drawImage(src, 0, 0);
+  return { width: src.width, height: src.height, data: x.getImageData(0, 0, src.width, src.height).data, ch: 4 };
+}
+
 /** Mean linear colour of an sRGB image source (ImageBitmap, canvas, or {width, height, data}). */
 export function meanLinear(src) {
   const { width, height, data, ch } = imagePixels(src);
@@ -346,7 +410,7 @@ export class MeshView {
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
     this.indexBuf = gl.createBuffer();
-    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, detail0: null, detail1: null, detailN0: null, detailN1: null };
+    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, materials: null, detail0: null, detail1: null, detail2: null, detailN0: null, detailN1: null, detailN2: null };
     this.detailMeans = null;
     this.aniso = gl.getExtension('EXT_texture_filter_anisotropic');
     this.t = null;
@@ -357,11 +421,13 @@ export class MeshView {
   /**
    * @param {{width: number, height: number, heights: Float32Array, cellSize: number|[number, number],
    *   albedo?: ImageBitmap|{width, height, data}, normal?: ImageBitmap|{width, height, data}, seed?: number,
-   *   water?: Float32Array, seaLevel?: number, rivers?: ImageBitmap|{width, height, data}}} t
+   *   water?: Float32Array, seaLevel?: number, rivers?: ImageBitmap|{width, height, data},
+   *   materials?: ImageBitmap|{width, height, data}}} t
    *   heights in metres, row 0 north, column 0 west; cellSize metres per cell (or [dx, dy]); water:
    *   surface water depth per cell in metres (lakes, rivers; 0 where dry), drawn as a water surface
    *   that far above the ground; seaLevel: the sea's surface; rivers: `bozkir bake`'s rivers.png
-   *   (red: coverage, green: depth / 3 m, laid as the albedo is), drawn as water lines.
+   *   (red: coverage, green: depth / 3 m, laid as the albedo is), drawn as water lines;
+   *   materials: its materials.png (materialWeights), each material taking its own detail set.
    */
   setTerrain(t) {
     const { width, height, heights } = t;
@@ -412,13 +478,14 @@ export class MeshView {
       this.tex.albedo = this.imageTexture(this.tex.albedo, t.albedo, true);
       this.tex.micro = this.imageTexture(this.tex.micro, t.normal, false);
       this.tex.rivers = this.imageTexture(this.tex.rivers, t.rivers, false);
+      this.tex.materials = this.imageTexture(this.tex.materials, t.materials ? materialWeights(t.materials) : null, false);
     } finally {
       this.restoreState();
     }
     this.albedoMean = t.albedo ? meanLinear(t.albedo) : [0.3, 0.27, 0.21];
     this.t = {
       width, height, lo, hi, g, cellX: cx, cellY: cy, hasAlbedo: !!t.albedo, hasMicro: !!t.normal, seed: t.seed ?? 1,
-      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater, hasRivers: !!t.rivers,
+      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater, hasRivers: !!t.rivers, hasMaterials: !!t.materials,
       extent: Math.max((width - 1) * cx, (height - 1) * cy),
     };
     this.shapeKey = '';
@@ -440,11 +507,16 @@ export class MeshView {
       if (nm[0] && !nm[1]) nm[1] = nm[0];
       this.tex.detailN0 = this.imageTexture(this.tex.detailN0, nm[0], false, gl.REPEAT);
       this.tex.detailN1 = this.imageTexture(this.tex.detailN1, nm[1], false, gl.REPEAT);
-      this.detailNMeans = ground ? [nm[0].mean, nm[1].mean] : null;
+      // The generated snow set (snowTexture) beside them, laid where the bake says snow.
+      const snow = ground ? snowTexture() : null;
+      const sn = snow ? photoNormalMap(snow, { rmsSlope: 0.15 }) : null;
+      this.tex.detail2 = this.imageTexture(this.tex.detail2, snow, true, gl.REPEAT);
+      this.tex.detailN2 = this.imageTexture(this.tex.detailN2, sn, false, gl.REPEAT);
+      this.detailNMeans = ground ? [nm[0].mean, nm[1].mean, sn.mean] : null;
+      this.detailMeans = ground ? [meanLinear(ground), meanLinear(rock), meanLinear(snow)] : null;
     } finally {
       this.restoreState();
     }
-    this.detailMeans = ground ? [meanLinear(ground), meanLinear(rock)] : null;
   }
 
   params(min, mag, wrap = this.gl.CLAMP_TO_EDGE) {
@@ -653,16 +725,24 @@ export class MeshView {
       gl.uniform1ui(u.uDetailSeed, (t.seed >>> 0) || 0);
       gl.uniform1f(u.uDetailScale, o.detailScale);
       gl.uniform1f(u.uDetailStrength, o.detailStrength);
-      const means = this.detailMeans || [[0.2, 0.2, 0.2], [0.2, 0.2, 0.2]];
+      const means = this.detailMeans || [[0.2, 0.2, 0.2], [0.2, 0.2, 0.2], [0.2, 0.2, 0.2]];
       gl.uniform3fv(u.uDetailMean0, means[0]);
       gl.uniform3fv(u.uDetailMean1, means[1]);
+      gl.uniform3fv(u.uDetailMean2, means[2]);
       bind(4, this.tex.detail0 || this.tex.shape, u.uDetail0);
       bind(5, this.tex.detail1 || this.tex.shape, u.uDetail1);
       bind(7, this.tex.detailN0 || this.tex.shape, u.uDetailN0);
       bind(8, this.tex.detailN1 || this.tex.shape, u.uDetailN1);
-      const nmeans = this.detailNMeans || [[0.5, 0.5, 1, 1], [0.5, 0.5, 1, 1]];
+      bind(10, this.tex.detail2 || this.tex.shape, u.uDetail2);
+      bind(11, this.tex.detailN2 || this.tex.shape, u.uDetailN2);
+      bind(12, this.tex.materials || this.tex.shape, u.uMaterials);
+      const useMaterials = !!(t.hasMaterials && this.detailMeans && o.detailSets);
+      gl.uniform1i(u.uHasMaterials, useMaterials ? 1 : 0);
+      stats.detailSets = useMaterials ? 4 : this.detailMeans ? 2 : 0;
+      const nmeans = this.detailNMeans || [[0.5, 0.5, 1, 1], [0.5, 0.5, 1, 1], [0.5, 0.5, 1, 1]];
       gl.uniform4fv(u.uDetailNMean0, nmeans[0]);
       gl.uniform4fv(u.uDetailNMean1, nmeans[1]);
+      gl.uniform4fv(u.uDetailNMean2, nmeans[2]);
       const relief = this.detailNMeans ? Math.max(0, o.detailRelief) : 0;
       gl.uniform1f(u.uDetailRelief, relief);
       stats.detailFetches = mode >= 0 ? DETAIL_FETCHES[o.detail] : 0;
@@ -812,6 +892,11 @@ export async function fetchImage(url) {
  * (`rivers.png`), the lakes (`lakes.f32`, or none) stand as water surfaces and the rivers are
  * drawn as lines; an older bake's `water.f32` (lakes and rivers cell by cell) otherwise.
  */
+/** A catalogue entry's materials.png, when it has one (null otherwise). */
+function entryMaterials(entry, root) {
+  return entry.materials ? fetchImage(`${root}materials.png`) : null;
+}
+
 async function entryWater(entry, root) {
   if (entry.rivers) {
     const [water, rivers] = await Promise.all([entry.lakes ? fetchF32(`${root}lakes.f32`) : null, fetchImage(`${root}rivers.png`)]);
@@ -827,14 +912,15 @@ export async function loadCatalogueTerrain(entry, base = '') {
   if (heights.length !== meta.width * meta.height) {
     throw new Error(`${root}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
   }
-  const [albedo, normal, { water, rivers }] = await Promise.all([
+  const [albedo, normal, { water, rivers }, materials] = await Promise.all([
     entry.albedo ? fetchImage(`${root}albedo.png`) : null,
     entry.normal ? fetchImage(`${root}normal.png`) : null,
     entryWater(entry, root),
+    entryMaterials(entry, root),
   ]);
   return {
     width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m, albedo, normal,
-    water, rivers, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
+    water, rivers, materials, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
   };
 }
 
@@ -899,16 +985,17 @@ export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = 
       await loadDetail();
       if (key === loadedKey) return;
       try {
-        let albedo = null, normal = null, water = null, rivers = null;
+        let albedo = null, normal = null, water = null, rivers = null, materials = null;
         if (entry) {
-          [albedo, normal, { water, rivers }] = await Promise.all([
+          [albedo, normal, { water, rivers }, materials] = await Promise.all([
             entry.albedo ? fetchImage(`${entry.path}albedo.png`) : null,
             entry.normal ? fetchImage(`${entry.path}normal.png`) : null,
             entryWater(entry, entry.path),
+            entryMaterials(entry, entry.path),
           ]);
         }
         view.setTerrain({
-          width: info.width, height: info.height, heights, albedo, normal, water, rivers,
+          width: info.width, height: info.height, heights, albedo, normal, water, rivers, materials,
           cellSize: entry?.cell_size_m ?? cellSize, seaLevel: entry?.sea_level_m ?? null,
         });
         loadedKey = key;

@@ -86,7 +86,10 @@ fn bake_writes_textures_and_lists_them() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The textures and the manifest of what bozkir wrote there (issue 20: a folder without a
     // terrain.json sidecar lists its outputs in `.bozkir-manifest.json`).
-    assert_eq!(listing(&out), [".bozkir-manifest.json", "albedo.png", "normal.png", "rivers.png", "water.tif"]);
+    assert_eq!(
+        listing(&out),
+        [".bozkir-manifest.json", "albedo.png", "materials.png", "normal.png", "rivers.png", "water.tif"]
+    );
     assert_eq!(png_size(&out.join("albedo.png")), (33, 33));
 }
 

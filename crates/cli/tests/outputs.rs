@@ -254,7 +254,7 @@ fn a_bake_into_the_terrain_adds_and_a_bake_elsewhere_replaces() {
     assert!(o.status.success(), "{}", stderr(&o));
     let mut want = before.clone();
     // The textures, and the rivers it found (water.tif, and as lines, rivers.png).
-    want.extend(["albedo.png", "normal.png", "rivers.png", "water.tif"].map(String::from));
+    want.extend(["albedo.png", "materials.png", "normal.png", "rivers.png", "water.tif"].map(String::from));
     want.sort();
     assert_eq!(names(&out), want, "the terrain's files stay");
     // A new terrain replaces the bake's textures too: they were outputs of the folder.

@@ -362,7 +362,8 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
     assert_eq!(b["recipe"], "hills", "{b}");
     assert_eq!((p["albedo"].as_bool(), p["normal"].as_bool()), (Some(false), Some(false)), "{p}");
     assert!(p.get("recipe").is_none(), "{p}");
-    for f in ["albedo.png", "normal.png"] {
+    assert_eq!((b["materials"].as_bool(), p["materials"].as_bool()), (Some(true), Some(false)), "{b}");
+    for f in ["albedo.png", "normal.png", "materials.png"] {
         let (st, h, body) = srv.get(&format!("/data/terrains/baked/{f}"));
         assert_eq!((st, header(&h, "content-type")), (200, "image/png"), "{f}");
         assert_eq!(body, std::fs::read(baked.join(f)).unwrap(), "{f}");

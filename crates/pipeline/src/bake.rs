@@ -7,7 +7,7 @@ use crate::Result;
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar, SidecarFile};
 use bozkir_render::antitile::{DetailTexture, TilingParams};
-use bozkir_render::{bake_albedo_with, bake_micro_normal, BakeDetail, BakeMasks, BakeParams};
+use bozkir_render::{bake_micro_normal, BakeDetail, BakeMasks, BakeParams};
 use bozkir_terrain::sculpt::masks::{flow_mask, normalise_mask};
 use std::path::{Path, PathBuf};
 
@@ -382,7 +382,8 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
             strength: d.strength,
         }
     });
-    let mut albedo = bake_albedo_with(&inp.height, &masks, &p, detail.as_ref(), out_w, out_h);
+    let (mut albedo, materials) =
+        bozkir_render::bake_albedo_materials(&inp.height, &masks, &p, detail.as_ref(), out_w, out_h);
     // Rivers as lines of their own width (crate::rivers), painted over the albedo by coverage
     // in the water colour of their depth.
     let lines = if inp.rivers {
@@ -410,6 +411,10 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
         let g32 = sw.map(|&v| v as f32);
         bozkir_io::write_tiff_f32(f.file("water.tif", "surface_water_depth_m", Encoding::TiffF32), &g32)?;
     }
+    // The material each texel took (the mesh look lays each one's detail photo by it), as
+    // 50·(index + 1): rock 50, scree 100, grass 150, snow 200; water 0.
+    let coded = materials.map(|&m| if m == bozkir_render::WATER_TEXEL { 0 } else { 50 * (m + 1) });
+    bozkir_io::write_png8(f.file("materials.png", "materials", Encoding::Png8), &coded)?;
     if let Some(lk) = &inp.lakes {
         let g32 = lk.map(|&v| v as f32);
         bozkir_io::write_tiff_f32(f.file("lakes.tif", "lake_depth_m", Encoding::TiffF32), &g32)?;

@@ -358,6 +358,24 @@ pub fn bake_albedo_with(
     out_w: usize,
     out_h: usize,
 ) -> Grid<[u8; 3]> {
+    bake_albedo_materials(height, masks, p, detail, out_w, out_h).0
+}
+
+/// What [`bake_albedo_materials`] gives a texel under water (the materials are the indices of
+/// [`BakeDetail::MATERIALS`]: rock 0, scree 1, grass 2, snow 3).
+pub const WATER_TEXEL: u8 = 255;
+
+/// [`bake_albedo_with`], and the material each texel took: the index in
+/// [`BakeDetail::MATERIALS`], or [`WATER_TEXEL`] under water. The viewer's mesh look lays each
+/// material's own detail photo by it.
+pub fn bake_albedo_materials(
+    height: &Grid<f64>,
+    masks: &BakeMasks,
+    p: &BakeParams,
+    detail: Option<&BakeDetail>,
+    out_w: usize,
+    out_h: usize,
+) -> (Grid<[u8; 3]>, Grid<u8>) {
     check_mask("wear", masks.wear, height);
     check_mask("deposit", masks.deposit, height);
     check_mask("flow", masks.flow, height);
@@ -371,9 +389,9 @@ pub fn bake_albedo_with(
         seed: p.seed ^ DITHER_SALT,
         ..FbmParams::default()
     };
-    let mut data = vec![[0u8; 3]; out_w * out_h];
+    let mut data = vec![([0u8; 3], WATER_TEXEL); out_w * out_h];
     data.par_chunks_mut(out_w).enumerate().for_each(|(oy, row)| {
-        for (ox, px) in row.iter_mut().enumerate() {
+        for (ox, (px, mat)) in row.iter_mut().enumerate() {
             let (fx, fy) = fr.grid_xy(ox, oy);
             if let Some(d) = masks.water.map(|g| sample_bilinear(g, fx, fy)).filter(|d| *d > 0.0) {
                 *px = crate::preview::water_colour(p.water, d);
@@ -390,6 +408,7 @@ pub fn bake_albedo_with(
             };
             let j = dither(p, &fr, &fbm_p, ox, oy, fx, fy);
             let m = classify(p, &sample, j);
+            *mat = m as u8;
             let base = match m {
                 Material::Rock => p.rock,
                 Material::Scree => p.scree,
@@ -419,7 +438,8 @@ pub fn bake_albedo_with(
             };
         }
     });
-    Grid::from_vec(out_w, out_h, data)
+    let (albedo, materials): (Vec<[u8; 3]>, Vec<u8>) = data.into_iter().unzip();
+    (Grid::from_vec(out_w, out_h, albedo), Grid::from_vec(out_w, out_h, materials))
 }
 
 /// The texture of `d` at the texel at grid position `(fx, fy)` with height `z` and slope `slope`.
@@ -509,6 +529,31 @@ mod tests {
                 13.0
             }
         })
+    }
+
+    #[test]
+    fn materials_are_the_palette_entry_each_texel_took() {
+        // Without grain, damp streaks or wear every texel is its material's palette colour: the
+        // landscape's floor grass, its ramp rock and scree, its top snow; a pond on the floor
+        // is water.
+        let p = BakeParams { grain: [0.0; 3], flow_darken: 0.0, wear_lighten: 0.0, ..BakeParams::default() };
+        let h = landscape();
+        let pond = Grid::from_fn(41, 41, |x, y| if x < 5 && y < 5 { 1.0 } else { 0.0 });
+        let masks = BakeMasks { water: Some(&pond), ..BakeMasks::default() };
+        let (albedo, mats) = bake_albedo_materials(&h, &masks, &p, None, 82, 82);
+        assert_eq!(albedo, bake_albedo(&h, &masks, &p, 82, 82));
+        let palette = [p.rock, p.scree, p.grass, p.snow];
+        let mut seen = [0usize; 5];
+        for (c, &m) in albedo.data().iter().zip(mats.data()) {
+            if m == WATER_TEXEL {
+                seen[4] += 1;
+                assert!(!palette.contains(c), "water texel coloured {c:?}");
+            } else {
+                seen[m as usize] += 1;
+                assert_eq!(*c, palette[m as usize], "material {m}");
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 0), "every material and water: {seen:?}");
     }
 
     #[test]

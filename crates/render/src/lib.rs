@@ -21,7 +21,10 @@ pub mod raster;
 pub mod views;
 
 pub use antitile::{DetailTexture, Tiling, TilingParams};
-pub use bake::{bake_albedo, bake_albedo_with, bake_micro_normal, BakeDetail, BakeMasks, BakeParams};
+pub use bake::{
+    bake_albedo, bake_albedo_materials, bake_albedo_with, bake_micro_normal, BakeDetail, BakeMasks, BakeParams,
+    WATER_TEXEL,
+};
 pub use camera::{Camera, CameraError, Lens};
 pub use hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 pub use image::Rgb8Image;

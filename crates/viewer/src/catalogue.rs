@@ -112,6 +112,9 @@ pub struct TerrainEntry {
     /// `rivers.png` as `bozkir bake` wrote it (the rivers as lines: red coverage, green depth
     /// over 3 m), when present.
     pub rivers: Option<PathBuf>,
+    /// `materials.png` as `bozkir bake` wrote it (the material of each albedo texel, grey
+    /// 50·(index + 1), 0 water), when present.
+    pub materials: Option<PathBuf>,
     /// `albedo.png` and `normal.png` as `bozkir bake` wrote them into the folder, when present
     /// (read from disk when asked for, like a tileset's files).
     pub albedo: Option<PathBuf>,
@@ -139,6 +142,7 @@ impl TerrainEntry {
             "water": self.water.is_some(),
             "lakes": self.lakes.is_some(),
             "rivers": self.rivers.is_some(),
+            "materials": self.materials.is_some(),
             "albedo": self.albedo.is_some(),
             "normal": self.normal.is_some(),
         });
@@ -166,6 +170,9 @@ impl TerrainEntry {
         if self.rivers.is_some() {
             v.push("rivers.png");
         }
+        if self.materials.is_some() {
+            v.push("materials.png");
+        }
         if self.albedo.is_some() {
             v.push("albedo.png");
         }
@@ -189,6 +196,7 @@ impl TerrainEntry {
             "water.f32" => self.water.clone().map(|b| Ok(Body::Shared(b))),
             "lakes.f32" => self.lakes.clone().map(|b| Ok(Body::Shared(b))),
             "rivers.png" => disk(&self.rivers),
+            "materials.png" => disk(&self.materials),
             "albedo.png" => disk(&self.albedo),
             "normal.png" => disk(&self.normal),
             _ => None,
@@ -288,7 +296,7 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
     terrain_entry_in(&root, name, dir)
 }
 
-const TERRAIN_FILES: [&str; 9] = [
+const TERRAIN_FILES: [&str; 10] = [
     "height.tif",
     "terrain.json",
     "sediment.tif",
@@ -297,6 +305,7 @@ const TERRAIN_FILES: [&str; 9] = [
     "albedo.png",
     "normal.png",
     "rivers.png",
+    "materials.png",
     "",
 ];
 
@@ -350,6 +359,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
     let albedo = baked_texture(dir, "albedo.png", w, hh);
     let normal = baked_texture(dir, "normal.png", w, hh);
     let rivers = baked_texture(dir, "rivers.png", w, hh);
+    let materials = baked_texture(dir, "materials.png", w, hh);
     let recipe = sc.settings.get("recipe").and_then(|v| v.as_str()).map(str::to_string);
     let sea_level_m = sc.settings.get("sea_level_m").and_then(|v| v.as_f64()).filter(|v| v.is_finite());
     Ok(TerrainEntry {
@@ -365,6 +375,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
         water,
         lakes,
         rivers,
+        materials,
         albedo,
         normal,
         recipe,

@@ -324,6 +324,63 @@ void main() {
   await page.close();
 });
 
+test('each baked material takes its own detail set: snow soft, the rest photographic', { skip }, async () => {
+  const cat = await (await fetch(`${ctx.base}catalogue.json`)).json();
+  const name = recipes.includes('ds2') ? 'ds2' : recipes[0];
+  assert.equal(cat.terrains.find((t) => t.name === name).materials, true, 'the bake wrote materials.png');
+  const { page, errors, ok, error } = await open(name, { width: 800, height: 450 });
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  // Straight down on a third of the terrain, close enough for the photos' grain; per setting the
+  // grain (mean absolute difference between horizontal neighbours) over the snow (bright) pixels
+  // and over the rest.
+  const look = (sets) => page.evaluate(async (sets) => {
+    const d = window.meshDev;
+    Object.assign(d.opts, { detail: 'hex-vp', detailSets: sets, fog: 0 });
+    const b = d.view.bounds(d.opts.exaggeration);
+    // Over the centre of the largest snowfield: the materials.png texel with the most snow
+    // within 12 texels, carried to the terrain's metres.
+    const { fetchImage, materialWeights } = await import(new URL('../src/mesh.js', location.href).href);
+    const m = materialWeights(await fetchImage(`../${d.entry.path}materials.png`));
+    let best = [0, 0, -1];
+    for (let y = 12; y < m.height - 12; y += 4) {
+      for (let x = 12; x < m.width - 12; x += 4) {
+        let n = 0;
+        for (let v = -12; v <= 12; v += 3) for (let u = -12; u <= 12; u += 3) n += m.data[4 * ((y + v) * m.width + x + u) + 3] > 0 ? 1 : 0;
+        if (n > best[2]) best = [x, y, n];
+      }
+    }
+    const [gw, gh] = [d.entry.width, d.entry.height];
+    const gx = ((best[0] + 0.5) * (gw - 1)) / m.width, gy = ((best[1] + 0.5) * (gh - 1)) / m.height;
+    const xy = [(gx / (gw - 1) - 0.5) * 2 * b.halfX, (0.5 - gy / (gh - 1)) * 2 * b.halfY];
+    d.cam = { target: [xy[0], xy[1], b.hi], az: 0, el: 89, dist: 0.08 * b.extent, fov: 50 };
+    const st = d.render();
+    const { width: W, height: H, data } = d.view.readPixels();
+    const lum = (k) => 0.2126 * data[k] + 0.7152 * data[k + 1] + 0.0722 * data[k + 2];
+    const acc = { snow: [0, 0], rest: [0, 0] };
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x + 1 < W; x++) {
+        const k = 4 * (y * W + x);
+        const a = acc[lum(k) > 185 ? 'snow' : 'rest'];
+        a[0] += Math.abs(lum(k + 4) - lum(k));
+        a[1] += 1;
+      }
+    }
+    return { sets: st.detailSets, snow: acc.snow[0] / Math.max(acc.snow[1], 1), snowShare: acc.snow[1] / (W * H), rest: acc.rest[0] / Math.max(acc.rest[1], 1) };
+  }, sets);
+  const one = await look(false);
+  const own = await look(true);
+  await page.screenshot({ path: join(outDir, 'mesh-material-sets.png') });
+  assert.deepEqual(errors, []);
+  assert.deepEqual([one.sets, own.sets], [2, 4]);
+  console.log(`# material sets: snow grain ${one.snow.toFixed(2)} → ${own.snow.toFixed(2)} (${(100 * own.snowShare).toFixed(0)} % of the picture), elsewhere ${one.rest.toFixed(2)} → ${own.rest.toFixed(2)}`);
+  // ds2's one snowfield is a strip at its southern edge (~2 % of this view); its grain drops by
+  // about a tenth (3.15 → 2.82 here) once it takes the soft snow set instead of the grass photo.
+  assert.ok(own.snowShare > 0.01, `snow in view: ${own.snowShare}`);
+  assert.ok(own.snow < 0.95 * one.snow, `snow grain ${one.snow} → ${own.snow}`);
+  assert.ok(own.rest > 0.5 * one.rest, `the rest keeps photographic grain: ${one.rest} → ${own.rest}`);
+  await page.close();
+});
+
 test('fog and haze keep the terrain\'s contrast at the default view (at least 75 %)', { skip }, async () => {
   // The default framing (frameCamera) puts the terrain's middle about one extent L away; the fog
   // starts at 0.3 L with density 0.12 / L (fog 1), so it takes 1 − e^(−0.084) ≈ 8 % there and
@@ -525,10 +582,11 @@ test('repetition on a 2 km survey view: every anti-tiling mode leaves at most ha
   console.log(`# repetition, 2 km survey view (period ${PERIOD} px): ${modes.map((m) => `${m} ${rep[m].toFixed(3)}`).join(', ')}`);
   writeFileSync(join(outDir, 'mesh-survey2k-repetition.json'), JSON.stringify({ period_px: PERIOD, metres_per_px: PX, metres_per_repeat: SCALE, repetition: rep }, null, 1));
   assert.ok(rep.plain > 0.05, `plain repeats visibly on the survey view: ${rep.plain}`);
-  // The hex lattices leave under 1 % of plain's; Quilez's two-sample, whose offsets change only
-  // every few repeats, leaves 49 % here (docs/benchmarks.md), so its bound carries a margin for
-  // another software renderer's rounding.
-  for (const m of ['hex-linear', 'hex-vp', 'hex-mikkelsen']) assert.ok(rep[m] <= 0.1 * rep.plain, `${m}: ${rep[m]} vs plain ${rep.plain}`);
-  assert.ok(rep['two-sample'] <= 0.6 * rep.plain, `two-sample: ${rep['two-sample']} vs plain ${rep.plain}`);
+  // The issue's bar: every non-plain mode at most half of plain's. Measured (docs/benchmarks.md)
+  // with the default look — each material's detail set, photo relief on: hex-vp and
+  // hex-mikkelsen ≈ 10 %, hex-linear ≈ 17 % (its linear blend shrinks the relief toward each
+  // triangle's centre, a shading that repeats with the lattice), two-sample ≈ 32 %.
+  for (const m of modes.slice(1)) assert.ok(rep[m] <= 0.5 * rep.plain, `${m}: ${rep[m]} vs plain ${rep.plain}`);
+  for (const m of ['hex-vp', 'hex-mikkelsen']) assert.ok(rep[m] <= 0.2 * rep.plain, `${m}: ${rep[m]} vs plain ${rep.plain}`);
   await page.close();
 });

@@ -59,3 +59,34 @@ test('cavities darken: the occlusion falls in a dark pit and stays 1 on bright g
   assert.equal(texel(m, 2, 2)[3], 255);
   assert.ok(texel(m, 16, 16)[3] >= 127, 'never below 0.5');
 });
+
+test('snowTexture: bright, soft, seamless where it repeats, deterministic', async () => {
+  const { snowTexture } = await import('../../src/mesh.js');
+  const t = snowTexture(64);
+  const at = (x, y) => t.data[3 * (((y + 64) % 64) * 64 + ((x + 64) % 64))];
+  let s = 0, s2 = 0, jump = 0, wrapJump = 0;
+  for (let y = 0; y < 64; y++) {
+    for (let x = 0; x < 64; x++) {
+      const v = at(x, y);
+      s += v; s2 += v * v;
+      if (x < 63) jump = Math.max(jump, Math.abs(at(x + 1, y) - v));
+    }
+    wrapJump = Math.max(wrapJump, Math.abs(at(0, y) - at(63, y)));
+  }
+  const mean = s / 4096, sd = Math.sqrt(s2 / 4096 - mean * mean);
+  assert.ok(mean > 220 && mean < 245, `mean ${mean}`);
+  assert.ok(sd > 2 && sd < 15, `spread ${sd}`);
+  // Across the wrap the texture steps no more than between any two neighbours inside it.
+  assert.ok(wrapJump <= jump, `wrap step ${wrapJump} vs inner ${jump}`);
+  assert.deepEqual(snowTexture(64).data, t.data);
+  assert.equal(t.data[0], t.data[1]);
+});
+
+test('materialWeights: the bake\'s material codes as one-hot weights, water none', async () => {
+  const { materialWeights } = await import('../../src/mesh.js');
+  const w = materialWeights({ width: 3, height: 2, data: new Uint8Array([50, 100, 150, 200, 0, 7]) });
+  assert.deepEqual(Array.from(w.data), [
+    255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0,
+    0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0,
+  ]);
+});
