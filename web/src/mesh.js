@@ -23,6 +23,7 @@
 import { cameraBasis, viewProjection, DEG } from './camera.js';
 import { SKY_VS, SKY_FS, FLAT_VS, FLAT_FS, TERRAIN_VS, TERRAIN_FS } from './mesh-shaders.js';
 import { program as link, readPixelsTopDown } from './gl-util.js';
+import { hashU32 } from './render-logic.js';
 
 /** Largest mesh side in vertices (seed 001 §7.2: a 1024² grid is the budget). */
 export const MAX_MESH = 1024;
@@ -346,12 +347,7 @@ export function snowTexture(size = 256, seed = 7) {
 }
 
 /** bozkir_core::hash::hash_u32 in 0..1 (the detail offsets' hash; mesh-shaders.js hashU). */
-function hashUnit(x, y, s) {
-  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(s, 0x9e3779b1);
-  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
-}
+const hashUnit = (x, y, s) => hashU32(x, y, s) / 4294967296;
 
 /**
  * `bozkir bake`'s materials.png (grey 50·(index + 1): rock, scree, grass, snow; 0 water) as
