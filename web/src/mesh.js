@@ -237,16 +237,17 @@ export function vistaGeometry({ radii, tops, baseZ, discR, seed = 1, segments = 
   return { data: new Float32Array(v), rings, disc: v.length / 4 - rings };
 }
 
-/** Pixels of an image source as {width, height, data: Uint8ClampedArray RGBA}, for means. */
-function imagePixels(src, size = 32) {
+/** Pixels of an image source as {width, height, data, ch}, drawn at `size × height` ({width,
+ * height, data} as it is). */
+function imagePixels(src, size = 32, height = size) {
   if (src.data) {
     const ch = src.data.length / (src.width * src.height);
     return { ...src, ch };
   }
-  const c = typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(size, size) : Object.assign(document.createElement('canvas'), { width: size, height: size });
+  const c = typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(size, height) : Object.assign(document.createElement('canvas'), { width: size, height });
   const x = c.getContext('2d');
-  x.drawImage(src, 0, 0, size, size);
-  return { width: size, height: size, data: x.getImageData(0, 0, size, size).data, ch: 4 };
+  x.drawImage(src, 0, 0, size, height);
+  return { width: size, height, data: x.getImageData(0, 0, size, height).data, ch: 4 };
 }
 
 /**
@@ -357,21 +358,13 @@ const hashUnit = (x, y, s) => hashU32(x, y, s) / 4294967296;
  * @returns {{width, height, data: Uint8Array}}
  */
 export function materialWeights(src) {
-  const { width, height, data, ch } = src.data ? { ...src, ch: src.data.length / (src.width * src.height) } : imagePixelsExact(src);
+  const { width, height, data, ch } = imagePixels(src, src.width, src.height);
   const out = new Uint8Array(4 * width * height);
   for (let k = 0; k < width * height; k++) {
     const m = Math.round(data[k * ch] / 50) - 1;
     if (m >= 0 && m < 4) out[4 * k + m] = 255;
   }
   return { width, height, data: out };
-}
-
-/** Pixels of an image source at its own size, RGBA. */
-function imagePixelsExact(src) {
-  const c = typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(src.width, src.height) : Object.assign(document.createElement('canvas'), { width: src.width, height: src.height });
-  const x = c.getContext('2d');
-  x.drawImage(src, 0, 0);
-  return { width: src.width, height: src.height, data: x.getImageData(0, 0, src.width, src.height).data, ch: 4 };
 }
 
 /** Mean linear colour of an sRGB image source (ImageBitmap, canvas, or {width, height, data}). */

@@ -36,8 +36,9 @@ pub struct BakeInputs {
     /// `surface` without the rivers: lakes and the recorded water layer, off the sea (what
     /// `lakes.tif` holds; the mesh look stands its surface on them). `None` when no cell is wet.
     pub lakes: Option<Grid<f64>>,
-    /// Whether the folder has `accumulation.tif`, so the bake draws rivers.
-    pub rivers: bool,
+    /// The epsilon-filled heights the rivers' lines are drawn on, when the folder has
+    /// `accumulation.tif` (the bake draws rivers only then).
+    pub rivers: Option<Grid<f64>>,
     /// The height GeoTIFF the grid came from (its georeference places an orthophoto).
     pub height_path: PathBuf,
 }
@@ -62,7 +63,8 @@ pub fn river_depth(acc: f64, start: f64) -> f64 {
 /// Lakes, rivers and a recorded water layer over `height` (see [`BakeInputs::surface`]).
 #[cfg(test)]
 fn surface_water(height: &Grid<f64>, acc: Option<&Grid<f64>>, recorded: Option<&Grid<f64>>) -> Option<Grid<f64>> {
-    let (lakes, rivers) = water_parts(height, acc, recorded);
+    let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(height);
+    let (lakes, rivers) = water_parts(height, &filled, acc, recorded);
     let depth: Vec<f64> = lakes.iter().zip(&rivers).map(|(l, r)| l.max(*r)).collect();
     wet_grid(height, depth)
 }
@@ -74,8 +76,12 @@ pub const LAKE_MIN_CELLS: usize = 4;
 /// Per cell: lakes (the fill depth where at least [`crate::analyze::LAKE_MIN_DEPTH_M`], in
 /// 8-connected bodies of at least [`LAKE_MIN_CELLS`] cells) or the recorded water, and rivers
 /// ([`river_depth`] of `acc`), in metres.
-fn water_parts(height: &Grid<f64>, acc: Option<&Grid<f64>>, recorded: Option<&Grid<f64>>) -> (Vec<f64>, Vec<f64>) {
-    let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(height);
+fn water_parts(
+    height: &Grid<f64>,
+    filled: &Grid<f64>,
+    acc: Option<&Grid<f64>>,
+    recorded: Option<&Grid<f64>>,
+) -> (Vec<f64>, Vec<f64>) {
     let start = river_start_cells(height.len());
     let (w, h) = (height.width(), height.height());
     let mut lake: Vec<f64> = (0..w * h)
@@ -160,13 +166,15 @@ impl BakeInputs {
         let recorded = read_layer(&dir.join("water_depth.tif"), w, h)?;
         // Off the sea only: below the sea level the sea's own depth is what counts.
         let level = sea.unwrap_or(f64::NEG_INFINITY);
-        let (lakes, rivers) = water_parts(&height, acc.as_ref(), recorded.as_ref());
+        let filled = bozkir_terrain::hydrology::priority_flood::fill_epsilon(&height);
+        let (lakes, rivers) = water_parts(&height, &filled, acc.as_ref(), recorded.as_ref());
         let off_sea = |i: usize, d: f64| if height.data()[i] < level { 0.0 } else { d };
         let surface = wet_grid(&height, (0..w * h).map(|i| off_sea(i, lakes[i].max(rivers[i]))).collect());
         let lakes = wet_grid(&height, (0..w * h).map(|i| off_sea(i, lakes[i])).collect());
         // The albedo paints the sea and the lakes cell by cell; the rivers come as lines.
         let water = crate::analysis::water_depth(&height, sea, lakes.as_ref());
-        let rivers = acc.is_some();
+        // The rivers' lines follow the same filled heights (kept, not filled twice).
+        let rivers = acc.is_some().then_some(filled);
         let height_path = dir.join(crate::folder::height_tiff_name(&sidecar).map_err(PipelineError::Invalid)?);
         Ok(Self { sidecar, height, wear, deposit, flow, water, surface, lakes, rivers, height_path })
     }
@@ -386,11 +394,10 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
         bozkir_render::bake_albedo_materials(&inp.height, &masks, &p, detail.as_ref(), out_w, out_h);
     // Rivers as lines of their own width (crate::rivers), painted over the albedo by coverage
     // in the water colour of their depth.
-    let lines = if inp.rivers {
-        crate::rivers::river_lines(&inp.height, river_start_cells(inp.height.len()), out_w, out_h)
-    } else {
-        None
-    };
+    let lines = inp
+        .rivers
+        .as_ref()
+        .and_then(|f| crate::rivers::river_lines(f, river_start_cells(inp.height.len()), out_w, out_h));
     if let Some(l) = &lines {
         for (a, &[cover, depth]) in albedo.data_mut().iter_mut().zip(l.data()) {
             if cover > 0.0 {

@@ -17,6 +17,7 @@
 use crate::bake::river_depth;
 use bozkir_core::Grid;
 use bozkir_terrain::hydrology::flow_graph::{accumulate_cells, d8_receivers};
+#[cfg(doc)]
 use bozkir_terrain::hydrology::priority_flood::fill_epsilon;
 use bozkir_terrain::hydrology::streams::{stream_network, StreamParams, Threshold};
 use bozkir_terrain::hydrology::vectors::stream_segments;
@@ -26,17 +27,20 @@ pub fn river_width_m(area_m2: f64) -> f64 {
     4.0 * (area_m2.max(0.0) / 1e6).sqrt()
 }
 
-/// Rivers of `height` (metres; `dx`, `dy` its cell size) as an `out_w × out_h` texture laid as
+/// Rivers of `filled` (heights in metres, already depression-filled with an epsilon gradient —
+/// [`fill_epsilon`], as the bake's lakes use them; `dx`, `dy` its cell size) as an
+/// `out_w × out_h` texture laid as
 /// the bake lays its textures (texel `(ox, oy)` at grid cell `((ox + ½)(w − 1)/out_w,
 /// (oy + ½)(h − 1)/out_h)`): per texel the river's coverage (0..1) and its depth in metres (0
 /// off the rivers). `None` when no cell drains `start` cells.
-pub fn river_lines(height: &Grid<f64>, start: f64, out_w: usize, out_h: usize) -> Option<Grid<[f32; 2]>> {
+pub fn river_lines(filled: &Grid<f64>, start: f64, out_w: usize, out_h: usize) -> Option<Grid<[f32; 2]>> {
+    let height = filled;
     let (w, h) = (height.width(), height.height());
     if w < 2 || h < 2 || out_w == 0 || out_h == 0 {
         return None;
     }
     let (dx, dy) = (height.dx.abs().max(1e-9), height.dy.abs().max(1e-9));
-    let g = d8_receivers(&fill_epsilon(height));
+    let g = d8_receivers(filled);
     let acc = accumulate_cells(&g);
     let threshold = Threshold::Cells(start.ceil().max(1.0) as u32);
     let net = stream_network(&g, &acc, &StreamParams { threshold, strahler: false, ..StreamParams::default() });
@@ -124,6 +128,7 @@ fn chaikin(p: &[[f64; 3]]) -> Vec<[f64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bozkir_terrain::hydrology::priority_flood::fill_epsilon;
 
     /// A valley along a diagonal falling south-east: the D8 channel runs cell to cell on the
     /// diagonal.
@@ -147,7 +152,7 @@ mod tests {
         let n = 40;
         let h = diagonal_valley(n);
         let (ow, oh) = (4 * n, 4 * n);
-        let lines = river_lines(&h, 20.0, ow, oh).expect("a river");
+        let lines = river_lines(&fill_epsilon(&h), 20.0, ow, oh).expect("a river");
         // Texels on the diagonal line x = y (in metres) far enough down the valley are covered;
         // its width across the diagonal is about the same everywhere (a staircase of whole cells
         // would swing by a cell's diagonal, 14 m, across it).
@@ -181,7 +186,7 @@ mod tests {
         // hydraulic width passes the 1.5-texel floor only on a large grid's trunk.
         let n = 200;
         let h = diagonal_valley(n);
-        let lines = river_lines(&h, 40.0, 4 * n, 4 * n).expect("a river");
+        let lines = river_lines(&fill_epsilon(&h), 40.0, 4 * n, 4 * n).expect("a river");
         // Coverage summed across the diagonal through texel (k, k), within 12 texels of it.
         let across =
             |k: i64| (-12i64..=12).map(|s| f64::from(lines.get((k + s) as usize, (k - s) as usize)[0])).sum::<f64>();
@@ -189,7 +194,7 @@ mod tests {
         assert!(down > 1.5 * up, "{up:.1} texels wide upstream, {down:.1} downstream");
         assert!(lines.get(760, 760)[1] > lines.get(100, 100)[1]);
         // A start above every cell's drainage: no river at all.
-        assert!(river_lines(&h, (n * n + 1) as f64, 4 * n, 4 * n).is_none());
+        assert!(river_lines(&fill_epsilon(&h), (n * n + 1) as f64, 4 * n, 4 * n).is_none());
     }
 
     #[test]
