@@ -1166,17 +1166,20 @@ export function classify_grid(heights, w, h, sediment, grid, share, altitude, co
 
 /**
  * Terrain from a named profile and a seed: `bozkir terrain --profile P --seed S --size N`.
+ * `onProgress(stage, done, total)`, when given, is called as the generator advances (the
+ * erosion iterations: `stage` "erode", `done` of `total`), so a page can show how far it is.
  * @param {string} profile
  * @param {number} seed
  * @param {number} size
+ * @param {Function | null} [on_progress]
  * @returns {Terrain}
  */
-export function generate(profile, seed, size) {
+export function generate(profile, seed, size, on_progress) {
     const val2 = +seed;
     const val3 = +size;
     const ptr0 = passStringToWasm0(profile, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.generate(ptr0, len0, val2, val3);
+    const ret = wasm.generate(ptr0, len0, val2, val3, isLikeNone(on_progress) ? 0 : addToExternrefTable0(on_progress));
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
@@ -1402,7 +1405,16 @@ function __wbg_get_imports() {
         __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
-        __wbindgen_generic_0000000000000001: function(arg0, arg1) {
+        __wbg_call_275b78b3b6520b92: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4) {
+            const ret = arg0.call(arg1, arg2, arg3, arg4);
+            return ret;
+        }, arguments); },
+        __wbindgen_generic_0000000000000001: function(arg0) {
+            // Cast intrinsic for `F64 -> Externref`.
+            const ret = arg0;
+            return ret;
+        },
+        __wbindgen_generic_0000000000000002: function(arg0, arg1) {
             // Cast intrinsic for `Ref(String) -> Externref`.
             const ret = getStringFromWasm0(arg0, arg1);
             return ret;
@@ -1449,6 +1461,12 @@ const VoxelWorldFinalization = (typeof FinalizationRegistry === 'undefined')
 const WorldViewFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_worldview_free(ptr, 1));
+
+function addToExternrefTable0(obj) {
+    const idx = wasm.__externref_table_alloc();
+    wasm.__wbindgen_externrefs.set(idx, obj);
+    return idx;
+}
 
 function _assertClass(instance, klass) {
     if (!(instance instanceof klass)) {
@@ -1543,6 +1561,15 @@ function getUint8ArrayMemory0() {
         cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
     }
     return cachedUint8ArrayMemory0;
+}
+
+function handleError(f, args) {
+    try {
+        return f.apply(this, args);
+    } catch (e) {
+        const idx = addToExternrefTable0(e);
+        wasm.__wbindgen_exn_store(idx);
+    }
 }
 
 function isLikeNone(x) {

@@ -151,7 +151,7 @@ async function loadTerrain() {
     return { width: meta.width, height: meta.height, heights, sediment, water, seaLevel: entry.sea_level_m ?? null, label: entry.name };
   }
   const { gen, seed, size } = app.gen;
-  const t = await loadGenerated(bz, gen, seed, size, (text) => app.panel?.status(text));
+  const t = await loadGenerated(bz, gen, seed, size, (text, fraction) => app.panel?.status(text, { fraction }));
   return { ...t, label: `${gen} · seed ${seed} · ${size}²` };
 }
 

@@ -35,7 +35,7 @@ function dbPut(db, key, value) {
   });
 }
 
-function inWorker(gen, seed, size) {
+function inWorker(gen, seed, size, onProgress) {
   return new Promise((resolve, reject) => {
     let w;
     try {
@@ -45,6 +45,10 @@ function inWorker(gen, seed, size) {
       return;
     }
     w.onmessage = (e) => {
+      if (e.data.progress) {
+        onProgress(e.data.progress);
+        return;
+      }
       w.terminate();
       if (e.data.error) reject(new Error(e.data.error));
       else resolve(e.data);
@@ -68,10 +72,11 @@ export async function loadGenerated(bz, gen, seed, size, status = () => {}) {
   const hit = await dbGet(db, key);
   const whole = (a, t) => a && a.length === t.width * t.height;
   if (hit && whole(hit.heights, hit) && whole(hit.unit, hit)) return { ...hit, cached: true };
-  status(`generating ${gen}, seed ${seed}, ${size}²…`);
+  const text = `generating ${gen}, seed ${seed}, ${size}²…`;
+  status(text, 0);
   let t;
   try {
-    t = await inWorker(gen, seed, size);
+    t = await inWorker(gen, seed, size, ({ done, total }) => status(text, total > 0 ? done / total : null));
   } catch (e) {
     if (/unknown profile|outside/.test(e.message)) throw e;
     const r = bz.generate(gen, seed, size);

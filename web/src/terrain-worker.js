@@ -7,7 +7,15 @@ self.onmessage = async (e) => {
   const { gen, seed, size } = e.data;
   try {
     await ready;
-    const t = generate(gen, seed, size);
+    // The erosion's iterations as they complete, a few per second at most (posting every
+    // iteration of a small terrain would cost more than the work).
+    let last = 0;
+    const t = generate(gen, seed, size, (stage, done, total) => {
+      const now = performance.now();
+      if (done < total && now - last < 100) return;
+      last = now;
+      self.postMessage({ progress: { stage, done, total } });
+    });
     const heights = t.heights;
     const unit = t.unitHeights;
     const sediment = t.sediment;

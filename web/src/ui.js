@@ -349,29 +349,40 @@ export class Panel {
     this.info.textContent = [...lines, `GPU: ${f.gpu}`].filter(Boolean).join('\n');
   }
 
-  status(text, { busy = true } = {}) {
+  status(text, { busy = true, fraction = null } = {}) {
     this.statsEl.dataset.status = text;
     if (text) this.statsEl.textContent = text;
-    this.busy(busy ? text : '');
+    this.busy(busy ? text : '', fraction);
   }
 
   /**
    * The busy indicator over the canvas while something long runs (a terrain generating, a
-   * capture): the status text, the seconds elapsed and a moving bar (the generator reports no
-   * fraction done, so the bar says "working", not how far); hidden with an empty text.
+   * capture): the status text, the seconds elapsed and a bar — filled to `fraction` (0..1) when
+   * the work reports how far it is (the generator's erosion iterations), a moving "working" bar
+   * when it does not (null); hidden with an empty text. The same text again only moves the bar.
    */
-  busy(text) {
+  busy(text, fraction = null) {
     const el = document.getElementById('busy');
     if (!el) return;
-    clearInterval(this.busyTimer);
     if (!text) {
+      clearInterval(this.busyTimer);
       el.hidden = true;
       return;
     }
+    const label = el.querySelector('.label');
+    const bar = el.querySelector('.bar');
+    const known = Number.isFinite(fraction);
+    bar.classList.toggle('determinate', known);
+    bar.querySelector('i').style.width = known ? `${(100 * Math.min(Math.max(fraction, 0), 1)).toFixed(1)}%` : '';
+    el.setAttribute('aria-valuenow', known ? String(Math.round(100 * fraction)) : '');
+    this.busyFraction = known ? fraction : null;
+    if (!el.hidden && label.textContent === text) return;
+    clearInterval(this.busyTimer);
     const t0 = performance.now();
-    el.querySelector('.label').textContent = text;
+    label.textContent = text;
     const tick = () => {
-      el.querySelector('.elapsed').textContent = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+      const pct = this.busyFraction === null ? '' : `${Math.floor(100 * this.busyFraction)} % · `;
+      el.querySelector('.elapsed').textContent = `${pct}${((performance.now() - t0) / 1000).toFixed(1)} s`;
     };
     tick();
     this.busyTimer = setInterval(tick, 100);

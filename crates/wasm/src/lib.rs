@@ -25,7 +25,7 @@
 //! tests exercise: `JsError` itself only exists inside a JavaScript host. Errors reach
 //! JavaScript as `Error` objects carrying the library's message.
 
-use bozkir_core::NoProgress;
+use bozkir_core::{NoProgress, Progress};
 use bozkir_material::tilegrid::{classify_on_grid, Compat, Field, GridMapping};
 use bozkir_material::{Balance, ClassifyOptions, Rule};
 use bozkir_terrain::profiles::{profile, profile_names, GENERATOR_VERSION};
@@ -155,11 +155,16 @@ pub struct GridOptions {
 
 /// [`generate`] without the JavaScript error type.
 pub fn try_generate(profile_name: &str, seed: u32, size: u32) -> Result<Terrain, String> {
+    try_generate_with(profile_name, seed, size, &NoProgress)
+}
+
+/// [`try_generate`] reporting the generator's stages to `progress` (the page's progress bar).
+pub fn try_generate_with(profile_name: &str, seed: u32, size: u32, progress: &dyn Progress) -> Result<Terrain, String> {
     let prof = profile(profile_name)?;
     if !(4..=MAX_SIZE).contains(&size) {
         return Err(format!("terrain size {size} outside 4..={MAX_SIZE}"));
     }
-    let t = bozkir_terrain::profiles::generate(size as usize, u64::from(seed), &prof.params, &NoProgress);
+    let t = bozkir_terrain::profiles::generate(size as usize, u64::from(seed), &prof.params, progress);
     Ok(Terrain {
         width: t.height.width() as u32,
         height: t.height.height() as u32,
@@ -215,10 +220,49 @@ fn js(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
 }
 
+thread_local! {
+    /// The JavaScript function [`generate`] was given, while it runs.
+    static ON_PROGRESS: std::cell::RefCell<Option<js_sys::Function>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Progress forwarded to the function in [`ON_PROGRESS`] as `(stage, done, total)`. It holds no
+/// JavaScript value itself (those are neither `Send` nor `Sync`), so it is a plain `Sync` sink;
+/// the callback lives on the thread that called [`generate`], the only thread a WebAssembly
+/// module without shared memory has. Errors thrown by the callback are ignored.
+struct JsProgress;
+
+impl Progress for JsProgress {
+    fn report(&self, stage: &str, done: u64, total: u64) {
+        ON_PROGRESS.with(|f| {
+            if let Some(f) = f.borrow().as_ref() {
+                let _ = f.call3(
+                    &JsValue::NULL,
+                    &JsValue::from_str(stage),
+                    &JsValue::from_f64(done as f64),
+                    &JsValue::from_f64(total as f64),
+                );
+            }
+        });
+    }
+}
+
 /// Terrain from a named profile and a seed: `bozkir terrain --profile P --seed S --size N`.
+/// `onProgress(stage, done, total)`, when given, is called as the generator advances (the
+/// erosion iterations: `stage` "erode", `done` of `total`), so a page can show how far it is.
 #[wasm_bindgen]
-pub fn generate(profile: &str, seed: u32, size: u32) -> Result<Terrain, JsError> {
-    try_generate(profile, seed, size).map_err(js)
+pub fn generate(
+    profile: &str,
+    seed: u32,
+    size: u32,
+    on_progress: Option<js_sys::Function>,
+) -> Result<Terrain, JsError> {
+    let Some(f) = on_progress else {
+        return try_generate(profile, seed, size).map_err(js);
+    };
+    ON_PROGRESS.with(|slot| *slot.borrow_mut() = Some(f));
+    let r = try_generate_with(profile, seed, size, &JsProgress);
+    ON_PROGRESS.with(|slot| *slot.borrow_mut() = None);
+    r.map_err(js)
 }
 
 /// Classify a terrain under a `grid × grid` tile grid with two classes of the built-in rule, as
@@ -544,7 +588,7 @@ mod tests {
 
     #[test]
     fn generate_is_the_generator() {
-        let t = generate("canyon", 3, 32).unwrap();
+        let t = generate("canyon", 3, 32, None).unwrap();
         let p = profile("canyon").unwrap();
         let g = bozkir_terrain::profiles::generate(32, 3, &p.params, &NoProgress);
         assert_eq!((t.width(), t.height()), (32, 32));
@@ -552,6 +596,27 @@ mod tests {
         assert_eq!(t.heights(), want);
         let want: Vec<f32> = g.sediment.data().iter().map(|&v| v as f32).collect();
         assert_eq!(t.sediment(), want);
+    }
+
+    /// The progress the page's bar reads: the erosion's iterations in order, ending at the total,
+    /// and the same terrain as without a sink.
+    #[test]
+    fn generate_reports_progress_to_the_end() {
+        struct Log(std::sync::Mutex<Vec<(String, u64, u64)>>);
+        impl Progress for Log {
+            fn report(&self, stage: &str, done: u64, total: u64) {
+                self.0.lock().unwrap().push((stage.to_string(), done, total));
+            }
+        }
+        let log = Log(std::sync::Mutex::new(Vec::new()));
+        let t = try_generate_with("canyon", 3, 32, &log).unwrap();
+        assert_eq!(t.heights(), try_generate("canyon", 3, 32).unwrap().heights());
+        let erode: Vec<(u64, u64)> =
+            log.0.lock().unwrap().iter().filter(|e| e.0 == "erode").map(|e| (e.1, e.2)).collect();
+        let total = erode[0].1;
+        assert!(total > 1, "{erode:?}");
+        assert!(erode.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 == w[1].1), "{erode:?}");
+        assert_eq!(*erode.last().unwrap(), (total, total));
     }
 
     #[test]

@@ -261,7 +261,7 @@ test('a catalogue terrain hides the generator\'s profile, seed and size; "genera
   await page.close();
 });
 
-test('a terrain generating in the page shows a busy indicator with the seconds elapsed, gone when done', { skip }, async () => {
+test('a terrain generating in the page shows a progress bar with the fraction done and the seconds elapsed, gone when done', { skip }, async () => {
   const { page, ok } = await ctx.open(QUERY);
   assert.equal(ok, true);
   assert.equal(await page.isHidden('#busy'), true);
@@ -269,8 +269,12 @@ test('a terrain generating in the page shows a busy indicator with the seconds e
   await page.evaluate(() => {
     const el = document.getElementById('busy');
     window.busySeen = [];
+    window.busyValues = [];
     new MutationObserver(() => {
-      if (!el.hidden) window.busySeen.push(el.textContent);
+      if (el.hidden) return;
+      window.busySeen.push(el.textContent);
+      const v = el.getAttribute('aria-valuenow');
+      if (v && window.busyValues.at(-1) !== Number(v)) window.busyValues.push(Number(v));
     }).observe(el, { attributes: true, childList: true, subtree: true, characterData: true });
   });
   // A size and seed not generated before (the cache is per profile, seed and size).
@@ -278,5 +282,12 @@ test('a terrain generating in the page shows a busy indicator with the seconds e
   await page.waitForFunction(() => window.bozkir.gen?.seed === 4711 && document.getElementById('busy').hidden, null, { timeout: 120000 });
   const seen = await page.evaluate(() => window.busySeen);
   assert.ok(seen.some((t) => /generating canyon, seed 4711/.test(t) && /\d+\.\d s/.test(t)), JSON.stringify(seen));
+  // The bar follows the worker's reports of the erosion's iterations: a real fraction, never
+  // going back, ending full.
+  const values = await page.evaluate(() => window.busyValues);
+  assert.ok(values.length >= 2, JSON.stringify(values));
+  assert.ok(values.every((v, k) => k === 0 || v >= values[k - 1]), JSON.stringify(values));
+  assert.equal(values.at(-1), 100, JSON.stringify(values));
+  assert.ok(seen.some((t) => /\d+ % · \d+\.\d s/.test(t)), JSON.stringify(seen));
   await page.close();
 });
