@@ -272,13 +272,13 @@ uniform vec2 uCellM;         // metres per texel (x east, y north)
 uniform float uExag;         // vertical exaggeration
 uniform float uBaseZ;        // skirt bottom (metres, already exaggerated)
 uniform float uSeaZ;         // the sea's surface (exaggerated metres); very low without a sea
-uniform sampler2D uWater;    // R32F surface water depth in metres (lakes, rivers), uCells texels
+uniform sampler2D uWater;    // R32F water surface level in metres (lakes, rivers; mesh.js waterLevels), uCells texels
 uniform int uHasWater;
 uniform mat4 uViewProj;
 out vec3 vWorld;
 out vec2 vUv;
 out float vSkirt;
-out float vDepth;            // water depth under the surface (exaggerated metres), 0 on land
+out float vDepth;            // water surface − ground (exaggerated metres): > 0 under water, < 0 on the shore's dry side
 void main() {
   int cols = uCount.x + 2;
   int i = gl_VertexID % cols - 1;
@@ -291,12 +291,14 @@ void main() {
   float h = texelFetch(uHeight, ivec2(c, r), 0).r * uExag;
   vec2 half_ = 0.5 * vec2(uCells - 1) * uCellM;
   vec2 xy = vec2(float(c) * uCellM.x - half_.x, half_.y - float(r) * uCellM.y);
-  // The sea is a level surface over its floor, lakes and rivers stand their depth above the
-  // ground: the mesh stands at the water's height there.
-  float wd = uHasWater == 1 ? max(texelFetch(uWater, ivec2(c, r), 0).r, 0.0) * uExag : 0.0;
-  float surf = max(h + wd, uSeaZ);
-  float z = skirt ? uBaseZ : surf;
-  vDepth = skirt ? 0.0 : surf - h;
+  // The sea is a level surface over its floor, lakes and rivers stand at their level: the mesh
+  // stands at the water's height there. A dry vertex carries a negative level − ground (its
+  // ground minus the water beside it: mesh.js waterLevels; the sea's level under its ground), so
+  // the shoreline crosses the shore's triangles instead of following the cells' edges.
+  float lv = uHasWater == 1 ? texelFetch(uWater, ivec2(c, r), 0).r * uExag : -1e30;
+  float level = max(lv, uSeaZ);
+  float z = skirt ? uBaseZ : max(h, level);
+  vDepth = skirt ? 0.0 : level - h;
   vWorld = vec3(xy, z);
   vUv = (vec2(c, r) + 0.5) / vec2(uCells);
   vSkirt = skirt ? 1.0 : 0.0;

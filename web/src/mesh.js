@@ -101,6 +101,46 @@ export function workingGrid(width, height, heights, cellX, cellY = cellX) {
   return { width: w, height: h, heights: out, cellX: cellX * step, cellY: cellY * step, step };
 }
 
+/** The level a dry cell's water texel holds when no wet cell touches it (far below any ground). */
+export const NO_LEVEL = Math.fround(-1e20);
+
+/**
+ * Water surface levels for the mesh look's shorelines, from the ground `heights` and the surface
+ * water `depth` (metres, 0 where dry) of a `width × height` grid: a wet cell holds its surface
+ * (ground + depth); a dry cell next to wet cells (8-neighbourhood) holds its ground minus the
+ * deepest of their depths, and any other dry cell NO_LEVEL. The vertex shader interpolates
+ * level − ground over each triangle (+d at the wet vertex, −d at the dry one), so the shoreline
+ * crosses each wet–dry edge half-way: the water covers the wet cells' area, as `lakes.png` and
+ * `preview.png` count it, with an outline cut straight across the triangles (as marching squares
+ * would) instead of the cells' staircase or the whole fan of triangles around a wet vertex. (A
+ * shoreline where the level meets the interpolated ground would shrink a lake of a few coarse
+ * cells to slivers: on a 234 m DEM the banks rise tens of metres within a cell.) The sea, a true
+ * level, meets the ground along its contour in the shader. Null when no cell is wet.
+ */
+export function waterLevels(width, height, heights, depth) {
+  if (!depth || !depth.some((d) => d > 0)) return null;
+  const out = new Float32Array(width * height);
+  for (let j = 0; j < height; j++) {
+    for (let i = 0; i < width; i++) {
+      const k = j * width + i;
+      if (depth[k] > 0) {
+        out[k] = heights[k] + depth[k];
+        continue;
+      }
+      let deepest = 0;
+      for (let dj = -1; dj <= 1; dj++) {
+        for (let di = -1; di <= 1; di++) {
+          const x = i + di, y = j + dj;
+          if (x < 0 || y < 0 || x >= width || y >= height) continue;
+          deepest = Math.max(deepest, depth[y * width + x]);
+        }
+      }
+      out[k] = deepest > 0 ? heights[k] - deepest : NO_LEVEL;
+    }
+  }
+  return out;
+}
+
 /** Summed-area table (Float64, (w+1)·(h+1)) of a grid. */
 function summedArea(w, h, v) {
   const s = new Float64Array((w + 1) * (h + 1));
@@ -435,7 +475,8 @@ export class MeshView {
     // Surface water (lakes, rivers: metres deep, 0 where dry), averaged over the same blocks.
     if (t.water && t.water.length !== width * height) throw new Error(`mesh terrain: ${t.water.length} water depths for ${width} × ${height}`);
     const wg = t.water ? workingGrid(width, height, t.water, cx, cy) : null;
-    const hasWater = !!wg && wg.heights.some((d) => d > 0);
+    const levels = wg ? waterLevels(g.width, g.height, g.heights, wg.heights) : null;
+    const hasWater = !!levels;
     const gl = this.gl;
     this.saveState();
     try {
@@ -445,7 +486,7 @@ export class MeshView {
       this.params(gl.NEAREST, gl.NEAREST);
       this.tex.water = this.tex.water || gl.createTexture();
       gl.bindTexture(gl.TEXTURE_2D, this.tex.water);
-      if (hasWater) gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, g.width, g.height, 0, gl.RED, gl.FLOAT, wg.heights);
+      if (hasWater) gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, g.width, g.height, 0, gl.RED, gl.FLOAT, levels);
       else gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, 1, 1, 0, gl.RED, gl.FLOAT, new Float32Array(1));
       this.params(gl.NEAREST, gl.NEAREST);
       // Indices of the (count + 2)² grid with its skirt; Uint32 (WebGL2 core).
