@@ -338,11 +338,20 @@ uniform sampler2D uDetailN0; // their normal maps with cavity occlusion (photoNo
 uniform sampler2D uDetailN1;
 uniform vec4 uDetailNMean0;  // the normal maps' mean texels
 uniform vec4 uDetailNMean1;
-uniform sampler2D uDetail2;  // the generated snow set (mesh.js snowTexture), sRGB
+uniform sampler2D uDetail2;  // the generated sets (mesh.js snowTexture, sandTexture, soilTexture), sRGB
+uniform sampler2D uDetail3;
+uniform sampler2D uDetail4;
 uniform sampler2D uDetailN2;
+uniform sampler2D uDetailN3;
+uniform sampler2D uDetailN4;
 uniform vec3 uDetailMean2;
+uniform vec3 uDetailMean3;
+uniform vec3 uDetailMean4;
 uniform vec4 uDetailNMean2;
+uniform vec4 uDetailNMean3;
+uniform vec4 uDetailNMean4;
 uniform sampler2D uMaterials; // bake's materials as weights (mesh.js materialWeights): r rock, g scree, b grass, a snow
+uniform sampler2D uMaterials2; // r sand, g soil
 uniform int uHasMaterials;
 ${OUTPUT}
 ${ATMOSPHERE}
@@ -367,6 +376,17 @@ vec2 detailSlope(vec4 t) {
   return (t.xy * 2.0 - 1.0) / max(t.z * 2.0 - 1.0, 0.2);
 }
 
+// One detail set seen from above, weight w (skipped below 0.01): its grain as a ratio to its
+// mean into g, its normal map's slope into bump, its cavity into ao, the weight into ws.
+void topSet(float w, sampler2D t, vec3 mean, sampler2D tn, vec4 nmean, uint seed, vec2 uv, vec2 gx, vec2 gy,
+            inout vec3 g, inout vec3 bump, inout float ao, inout float ws) {
+  if (w <= 0.01) return;
+  vec4 nt;
+  g += w * tiledSample(t, mean, uv, gx, gy, seed, tn, nmean, nt) / max(mean, vec3(1e-4));
+  bump += w * vec3(detailSlope(nt), 0.0);
+  ao += w * nt.a;
+  ws += w;
+}
 // Water \`depth\` metres deep seen along \`toP\` (eye to point, \`dist\` long) over ground of
 // \`albedo\`: level (normal up), coloured by depth as preview.png is (shore (86, 150, 166) to deep
 // (20, 52, 94) sRGB, 1 - 1/e of the way at 40 m), lit like the ground, plus the sky reflected by
@@ -419,13 +439,16 @@ void main() {
     // Without the bake's materials: the ground photo from above, the rock photo triplanar
     // (weights |n|^6) on steep ground (seed 001 §11.5). With them (materials.png): each
     // material its own set — rock the rock photo triplanar, scree the rock photo from above,
-    // grass the ground photo, snow the generated snow — weighted by the filtered material
-    // weights; none under water.
+    // grass the ground photo, snow, sand and soil their generated sets — weighted by the
+    // filtered material weights; none under water.
     vec4 wm;
+    vec2 wm2 = vec2(0.0);
     if (uHasMaterials == 1) {
       wm = texture(uMaterials, vUv);
-      float sum = wm.r + wm.g + wm.b + wm.a;
+      wm2 = texture(uMaterials2, vUv).rg;
+      float sum = wm.r + wm.g + wm.b + wm.a + wm2.x + wm2.y;
       wm = sum > 0.02 ? wm / sum : vec4(0.0);
+      wm2 = sum > 0.02 ? wm2 / sum : vec2(0.0);
     } else {
       float rockW = smoothstep(0.22, 0.5, slope);
       wm = vec4(rockW, 0.0, 1.0 - rockW, 0.0);
@@ -434,24 +457,12 @@ void main() {
     float ws = 0.0;
     detailAo = 0.0;
     vec4 nt;
-    if (wm.b > 0.01) {
-      g += wm.b * tiledSample(uDetail0, uDetailMean0, uvz, gzx, gzy, uDetailSeed, uDetailN0, uDetailNMean0, nt) / max(uDetailMean0, vec3(1e-4));
-      bump += wm.b * vec3(detailSlope(nt), 0.0);
-      detailAo += wm.b * nt.a;
-      ws += wm.b;
-    }
-    if (wm.g > 0.01) {
-      g += wm.g * tiledSample(uDetail1, uDetailMean1, uvz, gzx, gzy, uDetailSeed, uDetailN1, uDetailNMean1, nt) / max(uDetailMean1, vec3(1e-4));
-      bump += wm.g * vec3(detailSlope(nt), 0.0);
-      detailAo += wm.g * nt.a;
-      ws += wm.g;
-    }
-    if (wm.a > 0.01) {
-      g += wm.a * tiledSample(uDetail2, uDetailMean2, uvz, gzx, gzy, uDetailSeed ^ 0x68E31DA4u, uDetailN2, uDetailNMean2, nt) / max(uDetailMean2, vec3(1e-4));
-      bump += wm.a * vec3(detailSlope(nt), 0.0);
-      detailAo += wm.a * nt.a;
-      ws += wm.a;
-    }
+    // The sets seen from above (grass, scree, snow, sand, soil), each under its own seed.
+    topSet(wm.b, uDetail0, uDetailMean0, uDetailN0, uDetailNMean0, uDetailSeed, uvz, gzx, gzy, g, bump, detailAo, ws);
+    topSet(wm.g, uDetail1, uDetailMean1, uDetailN1, uDetailNMean1, uDetailSeed, uvz, gzx, gzy, g, bump, detailAo, ws);
+    topSet(wm.a, uDetail2, uDetailMean2, uDetailN2, uDetailNMean2, uDetailSeed ^ 0x68E31DA4u, uvz, gzx, gzy, g, bump, detailAo, ws);
+    topSet(wm2.x, uDetail3, uDetailMean3, uDetailN3, uDetailNMean3, uDetailSeed ^ 0xB5297A4Du, uvz, gzx, gzy, g, bump, detailAo, ws);
+    topSet(wm2.y, uDetail4, uDetailMean4, uDetailN4, uDetailNMean4, uDetailSeed ^ 0x1B56C4E9u, uvz, gzx, gzy, g, bump, detailAo, ws);
     if (wm.r > 0.01) {
       vec3 tw = pow(abs(n), vec3(6.0));
       tw /= max(tw.x + tw.y + tw.z, 1e-6);

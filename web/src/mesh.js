@@ -358,19 +358,18 @@ export function photoNormalMap(src, { maxSize = 512, rmsSlope = 0.35 } = {}) {
 }
 
 /**
- * The snow detail set, generated (no photo of snow ships with the page): a `size`² tileable
- * value-noise fBm (four octaves of 8, 16, 32 and 64 cells a side, amplitude halving), bright
- * (sRGB 232 ± 10) and soft, as wind-packed snow reads from a few metres. The lattice wraps at
- * the period, so the texture repeats without a seam; the values come from the canonical hash.
+ * A generated detail set: a `size`² tileable value-noise fBm (octaves of `cells` lattice cells a
+ * side, amplitude halving each octave), grey `base ± contrast` (sRGB). The lattice wraps at the
+ * period, so the texture repeats without a seam; the values come from the canonical hash.
  * @returns {{width, height, data: Uint8Array}} RGB8
  */
-export function snowTexture(size = 256, seed = 7) {
+function noiseSet(size, seed, cells, base, contrast) {
   const n = size * size;
   const v = new Float32Array(n);
   let amp = 1, total = 0;
-  for (const cells of [8, 16, 32, 64]) {
-    const step = size / cells;
-    const at = (i, j) => hashUnit(((i % cells) + cells) % cells, ((j % cells) + cells) % cells, seed + cells);
+  for (const c of cells) {
+    const step = size / c;
+    const at = (i, j) => hashUnit(((i % c) + c) % c, ((j % c) + c) % c, seed + c);
     for (let y = 0; y < size; y++) {
       const fy = y / step, j = Math.floor(fy), ty = fy - j, sy = ty * ty * (3 - 2 * ty);
       for (let x = 0; x < size; x++) {
@@ -383,28 +382,58 @@ export function snowTexture(size = 256, seed = 7) {
     amp *= 0.5;
   }
   const data = new Uint8Array(3 * n);
-  for (let k = 0; k < n; k++) data.fill(Math.round(clamp(232 + 40 * (v[k] / total), 0, 255)), 3 * k, 3 * k + 3);
+  for (let k = 0; k < n; k++) data.fill(Math.round(clamp(base + 2 * contrast * (v[k] / total), 0, 255)), 3 * k, 3 * k + 3);
   return { width: size, height: size, data };
+}
+
+/**
+ * The snow detail set, generated (no photo of snow ships with the page): noiseSet with four
+ * octaves of 8, 16, 32 and 64 cells a side, bright (sRGB 232 ± 20) and soft, as wind-packed snow
+ * reads from a few metres.
+ */
+export function snowTexture(size = 256, seed = 7) {
+  return noiseSet(size, seed, [8, 16, 32, 64], 232, 20);
+}
+
+/**
+ * The sand detail set, generated: fine and even (octaves of 32, 64 and 128 cells a side over the
+ * repeat, sRGB 190 ± 28): grains and faint ripples rather than clumps.
+ */
+export function sandTexture(size = 256, seed = 11) {
+  return noiseSet(size, seed, [32, 64, 128], 190, 28);
+}
+
+/**
+ * The soil detail set, generated: clumpy and contrasted (octaves of 4 … 128 cells a side, sRGB
+ * 118 ± 70), clods and dark hollows, as bare damp ground on a channel floor reads.
+ */
+export function soilTexture(size = 256, seed = 13) {
+  return noiseSet(size, seed, [4, 8, 16, 32, 64, 128], 118, 70);
 }
 
 /** bozkir_core::hash::hash_u32 in 0..1 (the detail offsets' hash; mesh-shaders.js hashU). */
 const hashUnit = (x, y, s) => hashU32(x, y, s) / 4294967296;
 
+/** `bozkir bake`'s materials.png codes (BakeDetail::MATERIAL_CODES): rock, scree, grass, snow, sand, soil. */
+export const MATERIAL_CODES = [50, 100, 150, 200, 250, 25];
+
 /**
- * `bozkir bake`'s materials.png (grey 50·(index + 1): rock, scree, grass, snow; 0 water) as
- * one-hot RGBA weights (red rock, green scree, blue grass, alpha snow; water all 0), which the
- * texture filter then blends between texels.
+ * `bozkir bake`'s materials.png (grey MATERIAL_CODES: rock 50, scree 100, grass 150, snow 200,
+ * sand 250, soil 25; 0 water) as one-hot weights in two RGBA images, which the texture filter
+ * then blends between texels: `data` red rock, green scree, blue grass, alpha snow; `data2` red
+ * sand, green soil. Water and unknown codes weigh nothing.
  * @param {{width, height, data}|ImageBitmap} src
- * @returns {{width, height, data: Uint8Array}}
+ * @returns {{width, height, data: Uint8Array, data2: Uint8Array}}
  */
 export function materialWeights(src) {
   const { width, height, data, ch } = imagePixels(src, src.width, src.height);
-  const out = new Uint8Array(4 * width * height);
+  const out = new Uint8Array(4 * width * height), out2 = new Uint8Array(4 * width * height);
   for (let k = 0; k < width * height; k++) {
-    const m = Math.round(data[k * ch] / 50) - 1;
+    const m = MATERIAL_CODES.indexOf(data[k * ch]);
     if (m >= 0 && m < 4) out[4 * k + m] = 255;
+    else if (m >= 4) out2[4 * k + m - 4] = 255;
   }
-  return { width, height, data: out };
+  return { width, height, data: out, data2: out2 };
 }
 
 /** Mean linear colour of an sRGB image source (ImageBitmap, canvas, or {width, height, data}). */
@@ -439,7 +468,7 @@ export class MeshView {
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
     this.indexBuf = gl.createBuffer();
-    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, materials: null, detail0: null, detail1: null, detail2: null, detailN0: null, detailN1: null, detailN2: null };
+    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, materials: null, materials2: null, detail0: null, detail1: null, detail2: null, detail3: null, detail4: null, detailN0: null, detailN1: null, detailN2: null, detailN3: null, detailN4: null };
     this.detailMeans = null;
     this.aniso = gl.getExtension('EXT_texture_filter_anisotropic');
     this.t = null;
@@ -508,7 +537,9 @@ export class MeshView {
       this.tex.albedo = this.imageTexture(this.tex.albedo, t.albedo, true);
       this.tex.micro = this.imageTexture(this.tex.micro, t.normal, false);
       this.tex.rivers = this.imageTexture(this.tex.rivers, t.rivers, false);
-      this.tex.materials = this.imageTexture(this.tex.materials, t.materials ? materialWeights(t.materials) : null, false);
+      const mw = t.materials ? materialWeights(t.materials) : null;
+      this.tex.materials = this.imageTexture(this.tex.materials, mw, false);
+      this.tex.materials2 = this.imageTexture(this.tex.materials2, mw && { width: mw.width, height: mw.height, data: mw.data2 }, false);
     } finally {
       this.restoreState();
     }
@@ -537,13 +568,17 @@ export class MeshView {
       if (nm[0] && !nm[1]) nm[1] = nm[0];
       this.tex.detailN0 = this.imageTexture(this.tex.detailN0, nm[0], false, gl.REPEAT);
       this.tex.detailN1 = this.imageTexture(this.tex.detailN1, nm[1], false, gl.REPEAT);
-      // The generated snow set (snowTexture) beside them, laid where the bake says snow.
-      const snow = ground ? snowTexture() : null;
-      const sn = snow ? photoNormalMap(snow, { rmsSlope: 0.15 }) : null;
-      this.tex.detail2 = this.imageTexture(this.tex.detail2, snow, true, gl.REPEAT);
-      this.tex.detailN2 = this.imageTexture(this.tex.detailN2, sn, false, gl.REPEAT);
-      this.detailNMeans = ground ? [nm[0].mean, nm[1].mean, sn.mean] : null;
-      this.detailMeans = ground ? [meanLinear(ground), meanLinear(rock), meanLinear(snow)] : null;
+      // The generated sets beside them (snowTexture, sandTexture, soilTexture), laid where the
+      // bake says snow, sand, soil; their relief as their grain suggests (soft snow, fine sand,
+      // clumpy soil).
+      const gen = ground ? [[snowTexture(), 0.15], [sandTexture(), 0.2], [soilTexture(), 0.3]] : [];
+      const gn = gen.map(([img, rms]) => photoNormalMap(img, { rmsSlope: rms }));
+      for (const [k, slot] of [2, 3, 4].entries()) {
+        this.tex[`detail${slot}`] = this.imageTexture(this.tex[`detail${slot}`], gen[k]?.[0] ?? null, true, gl.REPEAT);
+        this.tex[`detailN${slot}`] = this.imageTexture(this.tex[`detailN${slot}`], gn[k] ?? null, false, gl.REPEAT);
+      }
+      this.detailNMeans = ground ? [nm[0].mean, nm[1].mean, ...gn.map((m) => m.mean)] : null;
+      this.detailMeans = ground ? [meanLinear(ground), meanLinear(rock), ...gen.map(([img]) => meanLinear(img))] : null;
     } finally {
       this.restoreState();
     }
@@ -755,24 +790,22 @@ export class MeshView {
       gl.uniform1ui(u.uDetailSeed, (t.seed >>> 0) || 0);
       gl.uniform1f(u.uDetailScale, o.detailScale);
       gl.uniform1f(u.uDetailStrength, o.detailStrength);
-      const means = this.detailMeans || [[0.2, 0.2, 0.2], [0.2, 0.2, 0.2], [0.2, 0.2, 0.2]];
-      gl.uniform3fv(u.uDetailMean0, means[0]);
-      gl.uniform3fv(u.uDetailMean1, means[1]);
-      gl.uniform3fv(u.uDetailMean2, means[2]);
-      bind(4, this.tex.detail0 || this.tex.shape, u.uDetail0);
-      bind(5, this.tex.detail1 || this.tex.shape, u.uDetail1);
-      bind(7, this.tex.detailN0 || this.tex.shape, u.uDetailN0);
-      bind(8, this.tex.detailN1 || this.tex.shape, u.uDetailN1);
-      bind(10, this.tex.detail2 || this.tex.shape, u.uDetail2);
-      bind(11, this.tex.detailN2 || this.tex.shape, u.uDetailN2);
+      // The five detail sets (ground photo, rock photo, snow, sand, soil: units 4, 5, 10, 14, 16)
+      // and their normal maps (7, 8, 11, 15, 17); with the two material-weight textures, 16
+      // samplers in the fragment shader, WebGL2's guaranteed minimum.
+      const means = this.detailMeans || Array(5).fill([0.2, 0.2, 0.2]);
+      const nmeans = this.detailNMeans || Array(5).fill([0.5, 0.5, 1, 1]);
+      for (const [k, [unit, nunit]] of [[4, 7], [5, 8], [10, 11], [14, 15], [16, 17]].entries()) {
+        gl.uniform3fv(u[`uDetailMean${k}`], means[k]);
+        gl.uniform4fv(u[`uDetailNMean${k}`], nmeans[k]);
+        bind(unit, this.tex[`detail${k}`] || this.tex.shape, u[`uDetail${k}`]);
+        bind(nunit, this.tex[`detailN${k}`] || this.tex.shape, u[`uDetailN${k}`]);
+      }
       bind(12, this.tex.materials || this.tex.shape, u.uMaterials);
+      bind(13, this.tex.materials2 || this.tex.shape, u.uMaterials2);
       const useMaterials = !!(t.hasMaterials && this.detailMeans && o.detailSets);
       gl.uniform1i(u.uHasMaterials, useMaterials ? 1 : 0);
-      stats.detailSets = useMaterials ? 4 : this.detailMeans ? 2 : 0;
-      const nmeans = this.detailNMeans || [[0.5, 0.5, 1, 1], [0.5, 0.5, 1, 1], [0.5, 0.5, 1, 1]];
-      gl.uniform4fv(u.uDetailNMean0, nmeans[0]);
-      gl.uniform4fv(u.uDetailNMean1, nmeans[1]);
-      gl.uniform4fv(u.uDetailNMean2, nmeans[2]);
+      stats.detailSets = useMaterials ? 6 : this.detailMeans ? 2 : 0;
       const relief = this.detailNMeans ? Math.max(0, o.detailRelief) : 0;
       gl.uniform1f(u.uDetailRelief, relief);
       stats.detailFetches = mode >= 0 ? DETAIL_FETCHES[o.detail] : 0;

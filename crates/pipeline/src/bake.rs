@@ -288,7 +288,8 @@ pub fn drape_albedo(albedo: &mut Grid<[u8; 3]>, inp: &BakeInputs, image: &Path) 
 /// Photos over the albedo's materials ([`bozkir_render::BakeDetail`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetailRequest {
-    /// `(material, photo)`: material one of `rock`, `scree`, `grass`, `snow`, each at most once.
+    /// `(material, photo)`: material one of `rock`, `scree`, `grass`, `snow`, `sand`, `soil`
+    /// ([`BakeDetail::MATERIALS`]), each at most once.
     pub textures: Vec<(String, PathBuf)>,
     /// Sampling mode, lattice size, seed.
     pub tiling: TilingParams,
@@ -312,7 +313,7 @@ pub const DEFAULT_TEXELS_PER_REPEAT: f64 = 48.0;
 impl DetailRequest {
     /// Check the request before anything is read: known materials, each once, values in range.
     pub fn validate(&self) -> Result<()> {
-        let mut seen = [false; 4];
+        let mut seen = [false; BakeDetail::MATERIALS.len()];
         for (m, _) in &self.textures {
             let Some(i) = BakeDetail::MATERIALS.iter().position(|n| n == m) else {
                 return Err(PipelineError::invalid(format!(
@@ -378,7 +379,7 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
     let detail = req.detail.as_ref().map(|d| {
         let texel = (inp.sidecar.dx_m.abs() * inp.height.width().saturating_sub(1).max(1) as f64 / out_w as f64)
             .max(inp.sidecar.dy_m.abs() * inp.height.height().saturating_sub(1).max(1) as f64 / out_h as f64);
-        let mut set = [None; 4];
+        let mut set = [None; BakeDetail::MATERIALS.len()];
         for (i, t) in &textures {
             set[*i] = Some(t);
         }
@@ -418,9 +419,11 @@ pub fn bake(req: &BakeRequest, dir: &Path, obs: &dyn Observer) -> Result<Baked> 
         let g32 = sw.map(|&v| v as f32);
         bozkir_io::write_tiff_f32(f.file("water.tif", "surface_water_depth_m", Encoding::TiffF32), &g32)?;
     }
-    // The material each texel took (the mesh look lays each one's detail photo by it), as
-    // 50·(index + 1): rock 50, scree 100, grass 150, snow 200; water 0.
-    let coded = materials.map(|&m| if m == bozkir_render::WATER_TEXEL { 0 } else { 50 * (m + 1) });
+    // The material each texel took (the mesh look lays each one's detail set by it), as
+    // BakeDetail::MATERIAL_CODES (rock 50, scree 100, grass 150, snow 200, sand 250, soil 25);
+    // water 0.
+    let coded =
+        materials.map(|&m| if m == bozkir_render::WATER_TEXEL { 0 } else { BakeDetail::MATERIAL_CODES[m as usize] });
     bozkir_io::write_png8(f.file("materials.png", "materials", Encoding::Png8), &coded)?;
     if let Some(lk) = &inp.lakes {
         let g32 = lk.map(|&v| v as f32);

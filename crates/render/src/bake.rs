@@ -8,10 +8,12 @@
 //! `bozkir_io::export::mesh`). Inputs (slope, height, masks) are sampled bilinearly there; noise is
 //! evaluated at the point in metres (`fx·dx`, `fy·dy`).
 //!
-//! **Albedo.** Each texel gets one of four low-saturation materials — rock, scree/sediment,
-//! grass/soil, snow (§8.1: flat albedo, let lighting do the work) — from slope, relative height and
-//! the erosion masks (§5: wear lowers the rock threshold and lightens rock; deposit and
-//! high flow on gentle ground put sediment down; flow darkens damp gullies). Every threshold is
+//! **Albedo.** Each texel gets one of six low-saturation materials — rock, scree, grass, snow,
+//! sand, soil (§8.1: flat albedo, let lighting do the work; §11.5's detail sets) — from slope,
+//! relative height and the erosion masks (§5: wear lowers the rock threshold and lightens rock;
+//! steep ground below the rock slope is scree; on gentler ground the deposit mask lays sand
+//! (fans, bars, beaches) and high flow lays soil (the damp alluvium of channel floors); flow
+//! darkens damp gullies). Every threshold is
 //! moved by a dither `j ∈ [−1, 1]`: half a low-frequency fBM (a few cells across, so boundaries
 //! wander) and half a per-texel canonical hash (so they break up into grains instead of lines),
 //! scaled by a per-threshold band. Then luminance grain (§9): three octaves of gradient noise at
@@ -41,9 +43,9 @@ use rayon::prelude::*;
 pub struct BakeMasks<'a> {
     /// Rock removed (fresh rock): lowers the rock slope threshold, lightens rock.
     pub wear: Option<&'a Grid<f64>>,
-    /// Sediment dropped: scree/sediment where it exceeds [`BakeParams::deposit_threshold`].
+    /// Sediment dropped: sand where it exceeds [`BakeParams::deposit_threshold`] (scree on steep ground).
     pub deposit: Option<&'a Grid<f64>>,
-    /// Drainage (log-scaled area): darkens, and lays sediment on gentle channel floors.
+    /// Drainage (log-scaled area): darkens, and lays soil on gentle channel floors.
     pub flow: Option<&'a Grid<f64>>,
     /// Water depth in metres (sea, lakes; 0 or less on land): water texels take the colour of
     /// their depth ([`BakeParams::water`]) instead of a material.
@@ -56,12 +58,15 @@ pub struct BakeMasks<'a> {
 pub struct BakeParams {
     /// Seed of the dither and grain noise. Default 0.
     pub seed: u32,
-    /// sRGB colours of rock, scree/sediment, grass/soil and snow. Default a low-saturation set:
-    /// `(116, 111, 104)`, `(152, 141, 121)`, `(101, 108, 78)`, `(226, 228, 231)`.
+    /// sRGB colours of rock, scree, grass, snow, sand and soil. Default a low-saturation set:
+    /// `(116, 111, 104)`, `(152, 141, 121)`, `(101, 108, 78)`, `(226, 228, 231)`,
+    /// `(168, 153, 124)`, `(118, 104, 84)`.
     pub rock: [u8; 3],
     pub scree: [u8; 3],
     pub grass: [u8; 3],
     pub snow: [u8; 3],
+    pub sand: [u8; 3],
+    pub soil: [u8; 3],
     /// Rock above this slope. Default 0.7 (35°).
     pub rock_slope: f64,
     /// Fraction by which full wear lowers [`rock_slope`](Self::rock_slope). Default 0.3.
@@ -72,10 +77,11 @@ pub struct BakeParams {
     pub snow_line: f64,
     /// …on slopes below this. Default 1.0 (45°).
     pub snow_max_slope: f64,
-    /// Sediment where the deposit mask exceeds this (0.6: about 0.7× the mean deposit). Default 0.6.
+    /// Sand where the deposit mask exceeds this (0.6: about 0.7× the mean deposit) on ground
+    /// gentler than the scree slope. Default 0.6.
     pub deposit_threshold: f64,
-    /// Sediment where the flow mask exceeds this on ground gentler than the scree slope.
-    /// Default 0.85.
+    /// Soil where the flow mask exceeds this on ground gentler than the scree slope (and no
+    /// sand). Default 0.85.
     pub flow_sediment: f64,
     /// Dither strength: multiplies every band below; 0 gives hard thresholds. Default 1.
     pub dither: f64,
@@ -119,6 +125,8 @@ impl Default for BakeParams {
             scree: [152, 141, 121],
             grass: [101, 108, 78],
             snow: [226, 228, 231],
+            sand: [168, 153, 124],
+            soil: [118, 104, 84],
             rock_slope: 0.7,
             wear_rock_shift: 0.3,
             scree_slope: 0.45,
@@ -143,13 +151,15 @@ impl Default for BakeParams {
     }
 }
 
-/// The four materials of the palette.
+/// The six materials of the palette, in the order of [`BakeDetail::MATERIALS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Material {
     Rock,
     Scree,
     Grass,
     Snow,
+    Sand,
+    Soil,
 }
 
 /// Seeds of the noise layers, derived from [`BakeParams::seed`].
@@ -243,13 +253,15 @@ fn classify(p: &BakeParams, s: &Sample, j: f64) -> Material {
     if s.slope > rock_t {
         return Material::Rock;
     }
-    let scree_t = p.scree_slope + slope_off;
-    let mask_off = j * p.mask_band;
-    if s.slope > scree_t
-        || s.deposit > p.deposit_threshold + mask_off
-        || (s.flow > p.flow_sediment + mask_off && s.slope <= scree_t)
-    {
+    if s.slope > p.scree_slope + slope_off {
         return Material::Scree;
+    }
+    let mask_off = j * p.mask_band;
+    if s.deposit > p.deposit_threshold + mask_off {
+        return Material::Sand;
+    }
+    if s.flow > p.flow_sediment + mask_off {
+        return Material::Soil;
     }
     Material::Grass
 }
@@ -331,9 +343,9 @@ pub fn bake_albedo(height: &Grid<f64>, masks: &BakeMasks, p: &BakeParams, out_w:
 /// texel's footprint (texel size × √(1 + slope²) over the repeat), as `textureGrad` would.
 #[derive(Debug, Clone, Copy)]
 pub struct BakeDetail<'a> {
-    /// Texture of rock, scree/sediment, grass/soil and snow, in that order; `None` keeps the
-    /// plain palette colour (and its grain) for that material.
-    pub textures: [Option<&'a DetailTexture>; 4],
+    /// Texture of each material of [`MATERIALS`](Self::MATERIALS), in that order; `None` keeps
+    /// the plain palette colour (and its grain) for that material.
+    pub textures: [Option<&'a DetailTexture>; 6],
     /// How each plane is sampled (mode, lattice, seed).
     pub tiling: TilingParams,
     /// Metres per texture repeat.
@@ -346,7 +358,11 @@ pub struct BakeDetail<'a> {
 
 impl BakeDetail<'_> {
     /// The material names in the order of [`textures`](Self::textures).
-    pub const MATERIALS: [&'static str; 4] = ["rock", "scree", "grass", "snow"];
+    pub const MATERIALS: [&'static str; 6] = ["rock", "scree", "grass", "snow", "sand", "soil"];
+    /// The grey level `bozkir bake`'s `materials.png` gives each material (same order): 50 per
+    /// step for the first five (rock 50, scree 100, grass 150, snow 200, sand 250) as before
+    /// sand and soil were told apart, and soil 25, so an older bake's file reads the same; water 0.
+    pub const MATERIAL_CODES: [u8; 6] = [50, 100, 150, 200, 250, 25];
 }
 
 /// [`bake_albedo`] with photos over some materials ([`BakeDetail`]); `None` is `bake_albedo`.
@@ -362,7 +378,7 @@ pub fn bake_albedo_with(
 }
 
 /// What [`bake_albedo_materials`] gives a texel under water (the materials are the indices of
-/// [`BakeDetail::MATERIALS`]: rock 0, scree 1, grass 2, snow 3).
+/// [`BakeDetail::MATERIALS`]: rock 0, scree 1, grass 2, snow 3, sand 4, soil 5).
 pub const WATER_TEXEL: u8 = 255;
 
 /// [`bake_albedo_with`], and the material each texel took: the index in
@@ -414,6 +430,8 @@ pub fn bake_albedo_materials(
                 Material::Scree => p.scree,
                 Material::Grass => p.grass,
                 Material::Snow => p.snow,
+                Material::Sand => p.sand,
+                Material::Soil => p.soil,
             };
             let (x, y) = (fx * fr.dx, fy * fr.dy);
             let mut lum = 1.0 + grain(p, &fr, x, y) * grain_scale(p, sample.slope);
@@ -534,19 +552,22 @@ mod tests {
     #[test]
     fn materials_are_the_palette_entry_each_texel_took() {
         // Without grain, damp streaks or wear every texel is its material's palette colour: the
-        // landscape's floor grass, its ramp rock and scree, its top snow; a pond on the floor
-        // is water.
+        // landscape's floor grass, sand where sediment lies and soil on a wet channel floor, its
+        // ramp rock and scree, its top snow; a pond on the floor is water.
         let p = BakeParams { grain: [0.0; 3], flow_darken: 0.0, wear_lighten: 0.0, ..BakeParams::default() };
         let h = landscape();
         let pond = Grid::from_fn(41, 41, |x, y| if x < 5 && y < 5 { 1.0 } else { 0.0 });
-        let masks = BakeMasks { water: Some(&pond), ..BakeMasks::default() };
+        let deposit = Grid::from_fn(41, 41, |x, y| if x < 12 && (10..20).contains(&y) { 1.0 } else { 0.0 });
+        let flow = Grid::from_fn(41, 41, |x, y| if x < 12 && y > 30 { 1.0 } else { 0.0 });
+        let masks =
+            BakeMasks { water: Some(&pond), deposit: Some(&deposit), flow: Some(&flow), ..BakeMasks::default() };
         let (albedo, mats) = bake_albedo_materials(&h, &masks, &p, None, 82, 82);
         assert_eq!(albedo, bake_albedo(&h, &masks, &p, 82, 82));
-        let palette = [p.rock, p.scree, p.grass, p.snow];
-        let mut seen = [0usize; 5];
+        let palette = [p.rock, p.scree, p.grass, p.snow, p.sand, p.soil];
+        let mut seen = [0usize; 7];
         for (c, &m) in albedo.data().iter().zip(mats.data()) {
             if m == WATER_TEXEL {
-                seen[4] += 1;
+                seen[6] += 1;
                 assert!(!palette.contains(c), "water texel coloured {c:?}");
             } else {
                 seen[m as usize] += 1;
@@ -566,7 +587,7 @@ mod tests {
         let px: Vec<[f64; 3]> = (0..16 * 16).map(|i| [if (i % 16) < 8 { 0.4 } else { 0.6 }; 3]).collect();
         let t = DetailTexture::from_srgb(16, 16, &px).unwrap();
         let none = BakeDetail {
-            textures: [None; 4],
+            textures: [None; 6],
             tiling: TilingParams::default(),
             scale_m: 8.0,
             triplanar_k: 6.0,
@@ -576,7 +597,7 @@ mod tests {
         assert_eq!(bake_albedo_with(&h, &BakeMasks::default(), &p, Some(&none), 128, 128), plain);
         for mode in Tiling::ALL {
             let d = BakeDetail {
-                textures: [None, None, Some(&t), None],
+                textures: [None, None, Some(&t), None, None, None],
                 tiling: TilingParams { mode, ..none.tiling },
                 ..none
             };
@@ -613,11 +634,40 @@ mod tests {
         let deposit = Grid::new(21, 21, 1.0);
         let p = BakeParams { grain: [0.0; 3], ..BakeParams::default() };
         let img = bake_albedo(&h, &BakeMasks { deposit: Some(&deposit), ..BakeMasks::default() }, &p, 40, 40);
-        assert!(img.data().iter().all(|&c| c == p.scree));
+        assert!(img.data().iter().all(|&c| c == p.sand));
         let flow = Grid::new(21, 21, 1.0);
         let img = bake_albedo(&h, &BakeMasks { flow: Some(&flow), ..BakeMasks::default() }, &p, 40, 40);
-        let dark = p.scree.map(|c| (f64::from(c) * (1.0 - p.flow_darken)).round() as u8);
+        let dark = p.soil.map(|c| (f64::from(c) * (1.0 - p.flow_darken)).round() as u8);
         assert!(img.data().iter().all(|&c| c == dark));
+        // Deposit wins over flow; on a slope steeper than the scree slope both give scree.
+        let img = bake_albedo(
+            &h,
+            &BakeMasks { deposit: Some(&deposit), flow: Some(&flow), ..BakeMasks::default() },
+            &p,
+            40,
+            40,
+        );
+        let dark_sand = p.sand.map(|c| (f64::from(c) * (1.0 - p.flow_darken)).round() as u8);
+        assert!(img.data().iter().all(|&c| c == dark_sand));
+        let steep = Grid::from_fn(21, 21, |x, _| 0.6 * x as f64);
+        let hard = BakeParams { dither: 0.0, snow_line: 2.0, ..p.clone() };
+        let (_, mats) = bake_albedo_materials(
+            &steep,
+            &BakeMasks { deposit: Some(&deposit), flow: Some(&flow), ..BakeMasks::default() },
+            &hard,
+            None,
+            40,
+            40,
+        );
+        // (The slope field's one-sided differences at the grid's edge make the first texel gentler.)
+        let odd: Vec<(usize, u8)> = mats
+            .data()
+            .iter()
+            .enumerate()
+            .filter(|&(i, &m)| (2..38).contains(&(i % 40)) && m != Material::Scree as u8)
+            .map(|(i, &m)| (i, m))
+            .collect();
+        assert!(odd.is_empty(), "{odd:?}");
     }
 
     /// First snow column of each row on a gentle linear ramp (relative height = x / (w − 1)).

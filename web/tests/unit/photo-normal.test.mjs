@@ -82,11 +82,43 @@ test('snowTexture: bright, soft, seamless where it repeats, deterministic', asyn
   assert.equal(t.data[0], t.data[1]);
 });
 
-test('materialWeights: the bake\'s material codes as one-hot weights, water none', async () => {
+test('materialWeights: the bake\'s material codes as one-hot weights in two images, water and unknown codes none', async () => {
   const { materialWeights } = await import('../../src/mesh.js');
-  const w = materialWeights({ width: 3, height: 2, data: new Uint8Array([50, 100, 150, 200, 0, 7]) });
+  const w = materialWeights({ width: 4, height: 2, data: new Uint8Array([50, 100, 150, 200, 250, 25, 0, 7]) });
   assert.deepEqual(Array.from(w.data), [
-    255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0,
-    0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0,
+    255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
   ]);
+  assert.deepEqual(Array.from(w.data2), [
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    255, 0, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  ]);
+});
+
+test('the generated sets differ in grain: snow soft and bright, sand fine and even, soil clumpy and dark', async () => {
+  const { snowTexture, sandTexture, soilTexture } = await import('../../src/mesh.js');
+  const N = 128;
+  const stats = (t) => {
+    const at = (x, y) => t.data[3 * (((y + N) % N) * N + ((x + N) % N))];
+    let s = 0, s2 = 0, step = 0, wrap = 0, inner = 0;
+    for (let y = 0; y < N; y++) {
+      for (let x = 0; x < N; x++) {
+        const v = at(x, y);
+        s += v; s2 += v * v;
+        step += Math.abs(at(x + 1, y) - v);
+        if (x < N - 1) inner = Math.max(inner, Math.abs(at(x + 1, y) - v));
+      }
+      wrap = Math.max(wrap, Math.abs(at(0, y) - at(N - 1, y)));
+    }
+    const mean = s / (N * N), sd = Math.sqrt(s2 / (N * N) - mean * mean);
+    // roughness: the neighbour step relative to the spread (fine grain steps a lot per pixel).
+    return { mean, sd, rough: step / (N * N) / sd, wrap, inner };
+  };
+  const snow = stats(snowTexture(N)), sand = stats(sandTexture(N)), soil = stats(soilTexture(N));
+  for (const [name, t] of Object.entries({ snow, sand, soil })) assert.ok(t.wrap <= t.inner, `${name}: seamless where it repeats ${JSON.stringify(t)}`);
+  assert.ok(snow.mean > sand.mean && sand.mean > soil.mean + 40, JSON.stringify({ snow, sand, soil }));
+  assert.ok(soil.sd > 1.5 * sand.sd && soil.sd > 1.5 * snow.sd, JSON.stringify({ snow, sand, soil }));
+  assert.ok(sand.rough > 1.5 * snow.rough && sand.rough > 1.5 * soil.rough, JSON.stringify({ snow, sand, soil }));
+  assert.deepEqual(sandTexture(N).data, sandTexture(N).data);
+  assert.notDeepEqual(sandTexture(N, 1).data, sandTexture(N, 2).data);
 });

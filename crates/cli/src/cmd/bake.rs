@@ -22,7 +22,7 @@ pub struct Args {
     /// textures).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// A photo over one material, `MATERIAL=PNG` (material: rock, scree, grass, snow; PNG grey
+    /// A photo over one material, `MATERIAL=PNG` (material: rock, scree, grass, snow, sand, soil; PNG grey
     /// or colour, 8 or 16 bits); repeat for several. The palette keeps each material's mean colour,
     /// the photo gives its grain (and tint).
     #[arg(long = "texture", value_name = "MATERIAL=PNG")]
