@@ -17,11 +17,13 @@
 //! * the depression fill pops `(value, index)` pairs from a min-heap;
 //! * creep sums `((N + S) + W) + E − 4c`.
 //!
-//! Parallelism is limited to per-cell pure work (noise, receivers), so the output is the same for
-//! any thread count.
+//! Of the walk's order only "receiver before donor" and the donors' index order matter, so the
+//! drainage trees (one per outlet) are walked in parallel, each breadth first from its outlet,
+//! donors gathered from a per-cell neighbour mask in index order ([`erode`]); noise, receivers,
+//! creep and the per-cell passes are parallel over rows. The output is the same, bit for bit, for
+//! any thread count (a test holds the parallel walk to the sequential one).
 
 use super::table::ProfileParams;
-use crate::hydrology::flow_graph::build_stack_pairs_and_count_into;
 use crate::sculpt::dome::edge_taper as taper_grid;
 use crate::sculpt::normalise::unit_normalise;
 use crate::sculpt::terrace::terrace_value;
@@ -210,56 +212,158 @@ fn fill_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
     }
 }
 
-/// Steepest-descent receivers and distances (unit cells), the original's order and tie-break.
-fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64]) {
-    rec.par_chunks_mut(n1).zip(dist.par_chunks_mut(n1)).enumerate().for_each(|(r, (rrow, drow))| {
-        for c in 0..n1 {
-            let k = r * n1 + c;
-            rrow[c] = k as u32;
-            drow[c] = 1.0;
-            if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
-                continue;
-            }
-            let hc = h[k];
+/// Steepest-descent receivers, the original's order and tie-break: neighbours tried row offset
+/// −1..1 outer, column offset −1..1 inner, the drop divided by the step's length (1 or √2, as a
+/// division, as the original), only a strictly larger drop replacing; border cells and pits are
+/// their own receiver. The step's length is not stored: [`step_len`] gives it back.
+fn steepest_receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32]) {
+    use std::f64::consts::SQRT_2;
+    rec.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+        let base = r * n1;
+        for (c, v) in row.iter_mut().enumerate() {
+            *v = (base + c) as u32;
+        }
+        if r == 0 || r == n0 - 1 {
+            return;
+        }
+        let (up, mid, dn) = (&h[base - n1..base], &h[base..base + n1], &h[base + n1..base + 2 * n1]);
+        for c in 1..n1 - 1 {
+            let hc = mid[c];
             let mut best = 0.0;
-            for b in -1isize..=1 {
-                for a in -1isize..=1 {
-                    if a == 0 && b == 0 {
-                        continue;
-                    }
-                    let d = if a != 0 && b != 0 { std::f64::consts::SQRT_2 } else { 1.0 };
-                    let q = ((r as isize + b) as usize) * n1 + (c as isize + a) as usize;
-                    let s = (hc - h[q]) / d;
-                    if s > best {
-                        best = s;
-                        rrow[c] = q as u32;
-                        drow[c] = d;
+            let mut q = base + c;
+            for (s, to) in [
+                ((hc - up[c - 1]) / SQRT_2, base - n1 + c - 1),
+                ((hc - up[c]) / 1.0, base - n1 + c),
+                ((hc - up[c + 1]) / SQRT_2, base - n1 + c + 1),
+                ((hc - mid[c - 1]) / 1.0, base + c - 1),
+                ((hc - mid[c + 1]) / 1.0, base + c + 1),
+                ((hc - dn[c - 1]) / SQRT_2, base + n1 + c - 1),
+                ((hc - dn[c]) / 1.0, base + n1 + c),
+                ((hc - dn[c + 1]) / SQRT_2, base + n1 + c + 1),
+            ] {
+                if s > best {
+                    best = s;
+                    q = to;
+                }
+            }
+            row[c] = q as u32;
+        }
+    });
+}
+
+/// The length of the step from cell `i` to its receiver `r` in cells: 1 along a row or column
+/// (and for an outlet, its own receiver), √2 on a diagonal.
+#[inline(always)]
+fn step_len(i: usize, r: usize, n1: usize) -> f64 {
+    let d = i.abs_diff(r);
+    if d <= 1 || d == n1 {
+        1.0
+    } else {
+        std::f64::consts::SQRT_2
+    }
+}
+
+/// Neighbour offsets (row, column) in increasing index order: a receiver gathers its donors in
+/// this order, the order the original's `np.add.at` adds them in.
+const NB: [(isize, isize); 8] = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)];
+
+/// Per cell, a bit per neighbour in [`NB`] order that drains into it (its donors). Donors are
+/// always among the 8 neighbours, so this replaces a donor list and keeps its order.
+fn donor_masks(rec: &[u32], n0: usize, n1: usize, masks: &mut [u8]) {
+    let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
+    masks.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+        for (c, m) in row.iter_mut().enumerate() {
+            let k = r * n1 + c;
+            let mut bits = 0u8;
+            if r > 0 && r < n0 - 1 && c > 0 && c < n1 - 1 {
+                for (b, &o) in off.iter().enumerate() {
+                    bits |= u8::from(rec[(k as isize + o) as usize] as usize == k) << b;
+                }
+            } else {
+                for (b, &(dr, dc)) in NB.iter().enumerate() {
+                    let (rr, cc) = (r as isize + dr, c as isize + dc);
+                    if rr >= 0
+                        && cc >= 0
+                        && rr < n0 as isize
+                        && cc < n1 as isize
+                        && rec[rr as usize * n1 + cc as usize] as usize == k
+                    {
+                        bits |= 1 << b;
                     }
                 }
+            }
+            *m = bits;
+        }
+    });
+}
+
+/// The donors of `c` (bits of `mask`), in increasing index.
+#[inline(always)]
+fn donors_of(c: usize, mut mask: u8, off: &[isize; 8]) -> impl Iterator<Item = usize> + '_ {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let b = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some((c as isize + off[b]) as usize)
+    })
+}
+
+/// The drainage trees, grouped: every outlet (a cell that is its own receiver: the border and
+/// pits) and all that drains to it, depth first from the outlet (preorder) — so each cell comes
+/// after its receiver, and reversed, after its donors, with neighbours close together in the
+/// order. Outlets are dealt to groups in index ranges; each tree lies wholly in one group, so
+/// groups can be walked in parallel.
+fn drainage_trees(rec: &[u32], masks: &[u8], off: &[isize; 8], groups: &mut Vec<Vec<u32>>) {
+    let outlets: Vec<u32> = (0..rec.len() as u32).into_par_iter().filter(|&i| rec[i as usize] == i).collect();
+    let want = (8 * rayon::current_num_threads()).max(1);
+    let per = outlets.len().div_ceil(want).max(1);
+    let ranges: Vec<&[u32]> = outlets.chunks(per).collect();
+    groups.resize_with(ranges.len(), Vec::new);
+    groups.par_iter_mut().zip(ranges.par_iter()).for_each(|(order, outs)| {
+        order.clear();
+        let mut stack: Vec<u32> = Vec::new();
+        for &o in outs.iter() {
+            stack.push(o);
+            while let Some(c) = stack.pop() {
+                order.push(c);
+                let c = c as usize;
+                stack.extend(donors_of(c, masks[c], off).map(|d| d as u32));
             }
         }
     });
 }
 
-/// Donor lists in compressed rows: the donors of `r` are `donors[start[r]..start[r + 1]]`, in
-/// increasing index (the order the original's `np.add.at` adds them in).
-fn donor_lists(rec: &[u32], start: &mut [u32], donors: &mut [u32]) {
-    let n = rec.len();
-    start.iter_mut().for_each(|v| *v = 0);
-    for (i, &r) in rec.iter().enumerate() {
-        if r as usize != i {
-            start[r as usize + 1] += 1;
-        }
+/// Shared access to a slice from the tasks of [`erode`], each of which reads and writes only the
+/// cells of its own drainage trees (disjoint by construction: every cell drains to exactly one
+/// outlet, and every outlet is in exactly one group).
+#[derive(Clone, Copy)]
+struct Cells<T> {
+    ptr: *mut T,
+    len: usize,
+}
+// SAFETY: see the type's docs; the tasks touch disjoint cells, so no element is accessed by two
+// threads at once.
+unsafe impl<T: Send> Send for Cells<T> {}
+unsafe impl<T: Send> Sync for Cells<T> {}
+impl<T: Copy> Cells<T> {
+    fn new(s: &mut [T]) -> Self {
+        Self { ptr: s.as_mut_ptr(), len: s.len() }
     }
-    for i in 0..n {
-        start[i + 1] += start[i];
+    /// # Safety
+    /// `i` is a cell of the calling task's trees.
+    #[inline(always)]
+    unsafe fn get(self, i: usize) -> T {
+        debug_assert!(i < self.len);
+        *self.ptr.add(i)
     }
-    let mut at: Vec<u32> = start[..n].to_vec();
-    for (i, &r) in rec.iter().enumerate() {
-        if r as usize != i {
-            donors[at[r as usize] as usize] = i as u32;
-            at[r as usize] += 1;
-        }
+    /// # Safety
+    /// `i` is a cell of the calling task's trees.
+    #[inline(always)]
+    unsafe fn set(self, i: usize, v: T) {
+        debug_assert!(i < self.len);
+        *self.ptr.add(i) = v
     }
 }
 
@@ -268,9 +372,14 @@ fn donor_lists(rec: &[u32], start: &mut [u32], donors: &mut [u32]) {
 /// The original walks cells in levels of equal distance to the outlet. Only two things depend
 /// on that order: each cell must see its receiver's new height (any receivers-first order gives
 /// the same incision), and a receiver's sediment flux must add its donors' remainders in
-/// increasing donor index. So cells are walked in a receivers-first stack built by peeling
-/// leaves (local in memory, unlike levels), and each receiver pulls its donors' remainders from
-/// an index-ordered donor list: the same arithmetic in the same order, bit for bit.
+/// increasing donor index. So the drainage trees are walked depth first from their outlets
+/// (receivers first) and in reverse (donors first), each receiver gathering its donors'
+/// remainders in increasing index: the same arithmetic in the same order, bit for bit, whatever
+/// the order the trees are taken in — so the trees are shared among threads (one task per group
+/// of outlets, which runs the area count, uplift and incision, and the sediment for its trees
+/// back to back while they are in cache), and the output is the same for any thread count.
+/// The sediment walk reads only heights after incision, so it runs before creep (the original
+/// runs it after; creep changes no input of it).
 #[allow(clippy::too_many_arguments)]
 fn erode(
     z: &[f64],
@@ -289,66 +398,74 @@ fn erode(
     fill_fixed_step(&mut flat, n0, n1);
     let mut umap = edge_taper(n0, n1, 0.12);
     umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
+    let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
     let mut sediment = vec![0.0f64; n];
     let mut rec = vec![0u32; n];
-    let mut dist = vec![0.0f64; n];
     let mut count = vec![0u32; n];
-    let mut pairs = vec![0u64; n];
-    let mut indeg = Vec::with_capacity(2 * n);
-    let mut dstart = vec![0u32; n + 1];
-    let mut donors = vec![0u32; n];
+    let mut masks = vec![0u8; n];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    // Each cell's height before incision, overwritten by its sediment remainder once the
+    // sediment walk has passed it; then the creep's Laplacian.
     let mut before = vec![0.0f64; n];
-    let mut qs = vec![0.0f64; n];
-    let mut slope = vec![0.0f64; n]; // holds the settling fraction
     let iterations = iterations.max(1);
     let nf = n as f64;
+    let (u, kdt) = (uplift * dt, incision * dt);
     for it in 0..iterations {
         if progress.cancelled() {
             break;
         }
         progress.report("erode", it as u64, iterations as u64);
-        receivers(&flat, n0, n1, &mut rec, &mut dist);
-        // Receivers-first stack (cell | receiver << 32) with drainage area in cells, counted
-        // exactly as integers while peeling.
-        count.par_iter_mut().for_each(|c| *c = 1);
-        build_stack_pairs_and_count_into(&rec, &mut indeg, &mut count, &mut pairs);
-        donor_lists(&rec, &mut dstart, &mut donors);
-        if uplift != 0.0 {
-            let u = uplift * dt;
-            flat.par_chunks_mut(n1).zip(umap.par_chunks(n1)).enumerate().for_each(|(r, (row, um))| {
-                if r == 0 || r == n0 - 1 {
-                    return;
-                }
-                for c in 1..n1 - 1 {
-                    row[c] += u * um[c];
-                }
-            });
-        }
-        before.copy_from_slice(&flat);
-        // Implicit incision, receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
-        // F per cell is independent of the order, so it is computed in parallel first (into
-        // `qs`, free until the eroded depth goes there); the walk itself is sequential.
-        let kdt = incision * dt;
-        let fk = &mut qs;
-        fk.par_iter_mut().zip(count.par_iter().zip(dist.par_iter())).for_each(|(f, (&c, &d))| {
-            *f = kdt * (c as f64 / nf).sqrt() / d;
-        });
-        for &p in pairs.iter() {
-            let (i, r) = ((p & 0xFFFF_FFFF) as usize, (p >> 32) as usize);
-            if i != r {
-                let f = fk[i];
-                flat[i] = (flat[i] + f * flat[r]) / (1.0 + f);
+        steepest_receivers(&flat, n0, n1, &mut rec);
+        donor_masks(&rec, n0, n1, &mut masks);
+        drainage_trees(&rec, &masks, &off, &mut groups);
+        let (cnt, h, pre, sed) =
+            (Cells::new(&mut count), Cells::new(&mut flat), Cells::new(&mut before), Cells::new(&mut sediment));
+        groups.par_iter().for_each(|order| {
+            // SAFETY (all three walks): a cell, its receiver and its donors are cells of this
+            // task's trees.
+            // Drainage area in cells, exactly as integers, donors first.
+            for &c in order.iter().rev() {
+                let c = c as usize;
+                unsafe { cnt.set(c, donors_of(c, masks[c], &off).fold(1u32, |a, d| a + cnt.get(d))) };
             }
-        }
-        // Eroded depth, and the settling fraction 0.5·s0/(s0 + slope) with s0 = 0.02 (stored in
-        // `slope`; slope is measured after incision, before creep).
-        qs.par_iter_mut().zip(slope.par_iter_mut()).enumerate().for_each(|(k, (q, s))| {
-            *q = (before[k] - flat[k]).max(0.0);
-            let sl = (flat[k] - flat[rec[k] as usize]).max(0.0) / dist[k];
-            *s = 0.5 * (0.02 / (0.02 + sl));
+            // Uplift (interior cells), the height before incision, and implicit incision
+            // receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
+            for &c in order.iter() {
+                let i = c as usize;
+                let (row, col) = (i / n1, i % n1);
+                unsafe {
+                    if u != 0.0 && row > 0 && row < n0 - 1 && col > 0 && col < n1 - 1 {
+                        h.set(i, h.get(i) + u * umap[i]);
+                    }
+                    pre.set(i, h.get(i));
+                    let r = rec[i] as usize;
+                    if i != r {
+                        let f = kdt * (cnt.get(i) as f64 / nf).sqrt() / step_len(i, r, n1);
+                        h.set(i, (h.get(i) + f * h.get(r)) / (1.0 + f));
+                    }
+                }
+            }
+            // Sediment proxy: the eroded depth passed downstream, settling where the ground
+            // flattens (the fraction 0.5·s0/(s0 + slope), s0 = 0.02, slope after incision).
+            // Donors first; `pre` then holds each donor's remainder.
+            for &c in order.iter().rev() {
+                let i = c as usize;
+                let r = rec[i] as usize;
+                unsafe {
+                    let eroded = (pre.get(i) - h.get(i)).max(0.0);
+                    let q = donors_of(i, masks[i], &off).fold(eroded, |q, d| q + pre.get(d));
+                    if i != r {
+                        let sl = (h.get(i) - h.get(r)).max(0.0) / step_len(i, r, n1);
+                        let dep = q * (0.5 * (0.02 / (0.02 + sl)));
+                        sed.set(i, sed.get(i) + dep);
+                        pre.set(i, q - dep);
+                    } else {
+                        sed.set(i, sed.get(i) + q);
+                    }
+                }
+            }
         });
-        // Creep: explicit, interior only, fixed summation order (the Laplacian goes to `before`,
-        // free once `qs` holds the eroded depth).
+        // Creep: explicit, interior only, fixed summation order (the Laplacian goes to `before`).
         if diffusion != 0.0 {
             let ddt = diffusion * dt;
             let lap = &mut before;
@@ -365,24 +482,6 @@ fn erode(
                 }
             });
             flat.par_iter_mut().zip(lap.par_iter()).for_each(|(h, l)| *h += ddt * l);
-        }
-        // Sediment proxy: eroded material passed downstream, settling where the ground
-        // flattens. Donors before receivers; `before` now holds each donor's remainder.
-        let rest = &mut before;
-        for &p in pairs.iter().rev() {
-            let (i, r) = ((p & 0xFFFF_FFFF) as usize, (p >> 32) as usize);
-            let mut q = qs[i];
-            for &d in &donors[dstart[i] as usize..dstart[i + 1] as usize] {
-                q += rest[d as usize];
-            }
-            qs[i] = q;
-            if i != r {
-                let dep = q * slope[i];
-                sediment[i] += dep;
-                rest[i] = q - dep;
-            } else {
-                sediment[i] += q;
-            }
         }
     }
     progress.report("erode", iterations as u64, iterations as u64);
@@ -430,6 +529,194 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
     BozkirTerrain { height: crop(&h), sediment: crop(&sed), base: crop(&z0) }
 }
 
+/// The walk as it was before the trees were shared among threads (one receivers-first stack,
+/// index-ordered donor lists, sequential): kept to prove the parallel [`erode`] bit for bit.
+#[cfg(test)]
+mod sequential {
+    use super::*;
+    use crate::hydrology::flow_graph::build_stack_pairs_and_count_into;
+
+    /// Steepest-descent receivers and distances (unit cells), the original's order and tie-break.
+    fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64]) {
+        rec.par_chunks_mut(n1).zip(dist.par_chunks_mut(n1)).enumerate().for_each(|(r, (rrow, drow))| {
+            for c in 0..n1 {
+                let k = r * n1 + c;
+                rrow[c] = k as u32;
+                drow[c] = 1.0;
+                if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
+                    continue;
+                }
+                let hc = h[k];
+                let mut best = 0.0;
+                for b in -1isize..=1 {
+                    for a in -1isize..=1 {
+                        if a == 0 && b == 0 {
+                            continue;
+                        }
+                        let d = if a != 0 && b != 0 { std::f64::consts::SQRT_2 } else { 1.0 };
+                        let q = ((r as isize + b) as usize) * n1 + (c as isize + a) as usize;
+                        let s = (hc - h[q]) / d;
+                        if s > best {
+                            best = s;
+                            rrow[c] = q as u32;
+                            drow[c] = d;
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /// Donor lists in compressed rows: the donors of `r` are `donors[start[r]..start[r + 1]]`, in
+    /// increasing index (the order the original's `np.add.at` adds them in).
+    fn donor_lists(rec: &[u32], start: &mut [u32], donors: &mut [u32]) {
+        let n = rec.len();
+        start.iter_mut().for_each(|v| *v = 0);
+        for (i, &r) in rec.iter().enumerate() {
+            if r as usize != i {
+                start[r as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut at: Vec<u32> = start[..n].to_vec();
+        for (i, &r) in rec.iter().enumerate() {
+            if r as usize != i {
+                donors[at[r as usize] as usize] = i as u32;
+                at[r as usize] += 1;
+            }
+        }
+    }
+
+    /// Stream power as the original runs it. `z` is `n0 × n1` row-major; returns (height, sediment).
+    ///
+    /// The original walks cells in levels of equal distance to the outlet. Only two things depend
+    /// on that order: each cell must see its receiver's new height (any receivers-first order gives
+    /// the same incision), and a receiver's sediment flux must add its donors' remainders in
+    /// increasing donor index. So cells are walked in a receivers-first stack built by peeling
+    /// leaves (local in memory, unlike levels), and each receiver pulls its donors' remainders from
+    /// an index-ordered donor list: the same arithmetic in the same order, bit for bit.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn erode(
+        z: &[f64],
+        n0: usize,
+        n1: usize,
+        iterations: u32,
+        incision: f64,
+        diffusion: f64,
+        uplift: f64,
+        uplift_map: &[f64],
+        progress: &dyn Progress,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let n = n0 * n1;
+        let dt = 1.0f64;
+        let mut flat = z.to_vec();
+        fill_fixed_step(&mut flat, n0, n1);
+        let mut umap = edge_taper(n0, n1, 0.12);
+        umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
+        let mut sediment = vec![0.0f64; n];
+        let mut rec = vec![0u32; n];
+        let mut dist = vec![0.0f64; n];
+        let mut count = vec![0u32; n];
+        let mut pairs = vec![0u64; n];
+        let mut indeg = Vec::with_capacity(2 * n);
+        let mut dstart = vec![0u32; n + 1];
+        let mut donors = vec![0u32; n];
+        let mut before = vec![0.0f64; n];
+        let mut qs = vec![0.0f64; n];
+        let mut slope = vec![0.0f64; n]; // holds the settling fraction
+        let iterations = iterations.max(1);
+        let nf = n as f64;
+        for it in 0..iterations {
+            if progress.cancelled() {
+                break;
+            }
+            progress.report("erode", it as u64, iterations as u64);
+            receivers(&flat, n0, n1, &mut rec, &mut dist);
+            // Receivers-first stack (cell | receiver << 32) with drainage area in cells, counted
+            // exactly as integers while peeling.
+            count.par_iter_mut().for_each(|c| *c = 1);
+            build_stack_pairs_and_count_into(&rec, &mut indeg, &mut count, &mut pairs);
+            donor_lists(&rec, &mut dstart, &mut donors);
+            if uplift != 0.0 {
+                let u = uplift * dt;
+                flat.par_chunks_mut(n1).zip(umap.par_chunks(n1)).enumerate().for_each(|(r, (row, um))| {
+                    if r == 0 || r == n0 - 1 {
+                        return;
+                    }
+                    for c in 1..n1 - 1 {
+                        row[c] += u * um[c];
+                    }
+                });
+            }
+            before.copy_from_slice(&flat);
+            // Implicit incision, receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
+            // F per cell is independent of the order, so it is computed in parallel first (into
+            // `qs`, free until the eroded depth goes there); the walk itself is sequential.
+            let kdt = incision * dt;
+            let fk = &mut qs;
+            fk.par_iter_mut().zip(count.par_iter().zip(dist.par_iter())).for_each(|(f, (&c, &d))| {
+                *f = kdt * (c as f64 / nf).sqrt() / d;
+            });
+            for &p in pairs.iter() {
+                let (i, r) = ((p & 0xFFFF_FFFF) as usize, (p >> 32) as usize);
+                if i != r {
+                    let f = fk[i];
+                    flat[i] = (flat[i] + f * flat[r]) / (1.0 + f);
+                }
+            }
+            // Eroded depth, and the settling fraction 0.5·s0/(s0 + slope) with s0 = 0.02 (stored in
+            // `slope`; slope is measured after incision, before creep).
+            qs.par_iter_mut().zip(slope.par_iter_mut()).enumerate().for_each(|(k, (q, s))| {
+                *q = (before[k] - flat[k]).max(0.0);
+                let sl = (flat[k] - flat[rec[k] as usize]).max(0.0) / dist[k];
+                *s = 0.5 * (0.02 / (0.02 + sl));
+            });
+            // Creep: explicit, interior only, fixed summation order (the Laplacian goes to `before`,
+            // free once `qs` holds the eroded depth).
+            if diffusion != 0.0 {
+                let ddt = diffusion * dt;
+                let lap = &mut before;
+                lap.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+                    if r == 0 || r == n0 - 1 {
+                        row.iter_mut().for_each(|v| *v = 0.0);
+                        return;
+                    }
+                    row[0] = 0.0;
+                    row[n1 - 1] = 0.0;
+                    for (c, v) in row.iter_mut().enumerate().take(n1 - 1).skip(1) {
+                        let k = r * n1 + c;
+                        *v = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
+                    }
+                });
+                flat.par_iter_mut().zip(lap.par_iter()).for_each(|(h, l)| *h += ddt * l);
+            }
+            // Sediment proxy: eroded material passed downstream, settling where the ground
+            // flattens. Donors before receivers; `before` now holds each donor's remainder.
+            let rest = &mut before;
+            for &p in pairs.iter().rev() {
+                let (i, r) = ((p & 0xFFFF_FFFF) as usize, (p >> 32) as usize);
+                let mut q = qs[i];
+                for &d in &donors[dstart[i] as usize..dstart[i + 1] as usize] {
+                    q += rest[d as usize];
+                }
+                qs[i] = q;
+                if i != r {
+                    let dep = q * slope[i];
+                    sediment[i] += dep;
+                    rest[i] = q - dep;
+                } else {
+                    sediment[i] += q;
+                }
+            }
+        }
+        progress.report("erode", iterations as u64, iterations as u64);
+        fill_fixed_step(&mut flat, n0, n1);
+        (flat, sediment)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,5 +748,34 @@ mod tests {
         assert_eq!((lo, hi), (0.0, 1.0));
         let c = generate(40, 4, &p, &NoProgress);
         assert_ne!(a.height.data(), c.height.data());
+    }
+
+    /// The trees walked in parallel give the sequential stack walk's bits: every profile (base
+    /// surfaces of their own shape, iterations cut to keep the test short), odd sizes and
+    /// rectangles, pits (no fill between iterations), uplift and creep on and off, 1, 2 and 5
+    /// threads.
+    #[test]
+    fn parallel_trees_equal_the_sequential_walk_bit_for_bit() {
+        for (k, name) in super::super::table::profile_names().iter().enumerate() {
+            let p = super::super::table::profile(name).unwrap().params;
+            let (n0, n1) = [(37, 37), (29, 44), (64, 51)][k % 3];
+            let z0 = base_surface(n0.max(n1), k as u64, &p);
+            let z: Vec<f64> = (0..n0 * n1).map(|i| z0[(i / n1) * n0.max(n1) + i % n1] * p.relief).collect();
+            let um: Vec<f64> = z.iter().map(|v| v / p.relief.max(1e-9)).collect();
+            let iters = p.iterations.min(12);
+            let up = if k % 2 == 0 { p.uplift * p.relief } else { 0.0 };
+            let diff = if k % 4 == 1 { 0.0 } else { p.diffusion };
+            let want = sequential::erode(&z, n0, n1, iters, p.incision, diff, up, &um, &NoProgress);
+            for threads in [1, 2, 5] {
+                let got = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| erode(&z, n0, n1, iters, p.incision, diff, up, &um, &NoProgress));
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+                assert_eq!(bits(&got.0), bits(&want.0), "{name} {n0}×{n1} height, {threads} threads");
+                assert_eq!(bits(&got.1), bits(&want.1), "{name} {n0}×{n1} sediment, {threads} threads");
+            }
+        }
     }
 }
