@@ -212,87 +212,117 @@ fn fill_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
     }
 }
 
-/// Steepest-descent receivers, the original's order and tie-break: neighbours tried row offset
-/// −1..1 outer, column offset −1..1 inner, the drop divided by the step's length (1 or √2, as a
-/// division, as the original), only a strictly larger drop replacing; border cells and pits are
-/// their own receiver. The step's length is not stored: [`step_len`] gives it back.
-fn steepest_receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32]) {
-    use std::f64::consts::SQRT_2;
-    rec.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
-        let base = r * n1;
-        for (c, v) in row.iter_mut().enumerate() {
-            *v = (base + c) as u32;
-        }
-        if r == 0 || r == n0 - 1 {
-            return;
-        }
-        let (up, mid, dn) = (&h[base - n1..base], &h[base..base + n1], &h[base + n1..base + 2 * n1]);
-        for c in 1..n1 - 1 {
-            let hc = mid[c];
-            let mut best = 0.0;
-            let mut q = base + c;
-            for (s, to) in [
-                ((hc - up[c - 1]) / SQRT_2, base - n1 + c - 1),
-                ((hc - up[c]) / 1.0, base - n1 + c),
-                ((hc - up[c + 1]) / SQRT_2, base - n1 + c + 1),
-                ((hc - mid[c - 1]) / 1.0, base + c - 1),
-                ((hc - mid[c + 1]) / 1.0, base + c + 1),
-                ((hc - dn[c - 1]) / SQRT_2, base + n1 + c - 1),
-                ((hc - dn[c]) / 1.0, base + n1 + c),
-                ((hc - dn[c + 1]) / SQRT_2, base + n1 + c + 1),
-            ] {
-                if s > best {
-                    best = s;
-                    q = to;
-                }
-            }
-            row[c] = q as u32;
-        }
-    });
-}
-
-/// The length of the step from cell `i` to its receiver `r` in cells: 1 along a row or column
-/// (and for an outlet, its own receiver), √2 on a diagonal.
-#[inline(always)]
-fn step_len(i: usize, r: usize, n1: usize) -> f64 {
-    let d = i.abs_diff(r);
-    if d <= 1 || d == n1 {
-        1.0
-    } else {
-        std::f64::consts::SQRT_2
-    }
-}
-
 /// Neighbour offsets (row, column) in increasing index order: a receiver gathers its donors in
 /// this order, the order the original's `np.add.at` adds them in.
 const NB: [(isize, isize); 8] = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)];
 
-/// Per cell, a bit per neighbour in [`NB`] order that drains into it (its donors). Donors are
-/// always among the 8 neighbours, so this replaces a donor list and keeps its order.
-fn donor_masks(rec: &[u32], n0: usize, n1: usize, masks: &mut [u8]) {
-    let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
-    masks.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
-        for (c, m) in row.iter_mut().enumerate() {
-            let k = r * n1 + c;
-            let mut bits = 0u8;
-            if r > 0 && r < n0 - 1 && c > 0 && c < n1 - 1 {
-                for (b, &o) in off.iter().enumerate() {
-                    bits |= u8::from(rec[(k as isize + o) as usize] as usize == k) << b;
-                }
-            } else {
-                for (b, &(dr, dc)) in NB.iter().enumerate() {
-                    let (rr, cc) = (r as isize + dr, c as isize + dc);
-                    if rr >= 0
-                        && cc >= 0
-                        && rr < n0 as isize
-                        && cc < n1 as isize
-                        && rec[rr as usize * n1 + cc as usize] as usize == k
-                    {
-                        bits |= 1 << b;
-                    }
+/// A cell's receiver as a direction code: the index in [`NB`] of the neighbour it drains to, or
+/// [`OUTLET`] for a cell that is its own receiver; [`BORDER`] is or-ed in on the grid's border.
+const OUTLET: u8 = 8;
+const BORDER: u8 = 0x80;
+const DIR: u8 = 0x0F;
+/// The length of the step in each direction of [`NB`] (and 1 for an outlet), in cells.
+const STEP: [f64; 9] = [
+    std::f64::consts::SQRT_2,
+    1.0,
+    std::f64::consts::SQRT_2,
+    1.0,
+    1.0,
+    std::f64::consts::SQRT_2,
+    1.0,
+    std::f64::consts::SQRT_2,
+    1.0,
+];
+
+/// `x` over the step's length in direction `d`: `x / √2` on a diagonal, `x` itself along a row or
+/// column (`x / 1.0` is `x` exactly, so the division is skipped, not changed).
+#[inline(always)]
+fn per_step(x: f64, d: usize) -> f64 {
+    // The diagonals of NB: 0, 2, 5 and 7.
+    if (0xA5u32 >> d) & 1 == 1 {
+        x / std::f64::consts::SQRT_2
+    } else {
+        x
+    }
+}
+
+/// Steepest-descent receivers as direction codes, the original's order and tie-break:
+/// neighbours tried row offset −1..1 outer, column offset −1..1 inner (the order of [`NB`]), the
+/// drop divided by the step's length (1 or √2, as a division, as the original), only a strictly
+/// larger drop replacing; border cells and pits are their own receiver ([`OUTLET`]), border
+/// cells marked with [`BORDER`].
+fn steepest_receivers(h: &[f64], n0: usize, n1: usize, dir: &mut [u8]) {
+    dir.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+        if r == 0 || r == n0 - 1 {
+            row.fill(OUTLET | BORDER);
+            return;
+        }
+        row[0] = OUTLET | BORDER;
+        row[n1 - 1] = OUTLET | BORDER;
+        let base = r * n1;
+        let (up, mid, dn) = (&h[base - n1..base], &h[base..base + n1], &h[base + n1..base + 2 * n1]);
+        for c in 1..n1 - 1 {
+            let hc = mid[c];
+            let drops = [
+                (hc - up[c - 1]) / STEP[0],
+                (hc - up[c]) / STEP[1],
+                (hc - up[c + 1]) / STEP[2],
+                (hc - mid[c - 1]) / STEP[3],
+                (hc - mid[c + 1]) / STEP[4],
+                (hc - dn[c - 1]) / STEP[5],
+                (hc - dn[c]) / STEP[6],
+                (hc - dn[c + 1]) / STEP[7],
+            ];
+            let mut best = 0.0;
+            let mut d = OUTLET;
+            for (k, &s) in drops.iter().enumerate() {
+                if s > best {
+                    best = s;
+                    d = k as u8;
                 }
             }
-            *m = bits;
+            row[c] = d;
+        }
+    });
+}
+
+
+/// Per cell, a bit per neighbour in [`NB`] order that drains into it (its donors). Donors are
+/// always among the 8 neighbours, so this replaces a donor list and keeps its order. The
+/// neighbour in direction `b` drains here when its own code is the opposite direction, `7 − b`.
+fn donor_masks(dir: &[u8], n0: usize, n1: usize, masks: &mut [u8]) {
+    masks.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+        let inner = r > 0 && r < n0 - 1;
+        if inner {
+            let base = r * n1;
+            let (up, mid, dn) = (&dir[base - n1..base], &dir[base..base + n1], &dir[base + n1..base + 2 * n1]);
+            for c in 1..n1 - 1 {
+                row[c] = u8::from(up[c - 1] & DIR == 7)
+                    | u8::from(up[c] & DIR == 6) << 1
+                    | u8::from(up[c + 1] & DIR == 5) << 2
+                    | u8::from(mid[c - 1] & DIR == 4) << 3
+                    | u8::from(mid[c + 1] & DIR == 3) << 4
+                    | u8::from(dn[c - 1] & DIR == 2) << 5
+                    | u8::from(dn[c] & DIR == 1) << 6
+                    | u8::from(dn[c + 1] & DIR == 0) << 7;
+            }
+        }
+        // Border cells, bounds checked: the whole first and last rows, the ends of the others.
+        let mut edge = |c: usize| {
+            let mut bits = 0u8;
+            for (b, &(dr, dc)) in NB.iter().enumerate() {
+                let (rr, cc) = (r as isize + dr, c as isize + dc);
+                if rr >= 0 && cc >= 0 && rr < n0 as isize && cc < n1 as isize {
+                    bits |= u8::from(dir[rr as usize * n1 + cc as usize] & DIR == 7 - b as u8) << b;
+                }
+            }
+            row[c] = bits;
+        };
+        if inner {
+            edge(0);
+            edge(n1 - 1);
+        } else {
+            (0..n1).for_each(edge);
         }
     });
 }
@@ -311,25 +341,29 @@ fn donors_of(c: usize, mut mask: u8, off: &[isize; 8]) -> impl Iterator<Item = u
 }
 
 /// The drainage trees, grouped: every outlet (a cell that is its own receiver: the border and
-/// pits) and all that drains to it, depth first from the outlet (preorder) — so each cell comes
-/// after its receiver, and reversed, after its donors, with neighbours close together in the
-/// order. Outlets are dealt to groups in index ranges; each tree lies wholly in one group, so
+/// pits) and all that drains to it, breadth first from the outlet — so each cell comes after
+/// its receiver, and reversed, after its donors. Outlets are dealt to groups in index ranges; each tree lies wholly in one group, so
 /// groups can be walked in parallel.
-fn drainage_trees(rec: &[u32], masks: &[u8], off: &[isize; 8], groups: &mut Vec<Vec<u32>>) {
-    let outlets: Vec<u32> = (0..rec.len() as u32).into_par_iter().filter(|&i| rec[i as usize] == i).collect();
+fn drainage_trees(dir: &[u8], masks: &[u8], off: &[isize; 8], groups: &mut Vec<Vec<u32>>) {
+    let outlets: Vec<u32> = (0..dir.len() as u32).into_par_iter().filter(|&i| dir[i as usize] & DIR == OUTLET).collect();
     let want = (8 * rayon::current_num_threads()).max(1);
     let per = outlets.len().div_ceil(want).max(1);
     let ranges: Vec<&[u32]> = outlets.chunks(per).collect();
     groups.resize_with(ranges.len(), Vec::new);
     groups.par_iter_mut().zip(ranges.par_iter()).for_each(|(order, outs)| {
+        // Breadth first, the order itself the queue: each cell is appended after its receiver.
         order.clear();
-        let mut stack: Vec<u32> = Vec::new();
         for &o in outs.iter() {
-            stack.push(o);
-            while let Some(c) = stack.pop() {
-                order.push(c);
-                let c = c as usize;
-                stack.extend(donors_of(c, masks[c], off).map(|d| d as u32));
+            let mut k = order.len();
+            order.push(o);
+            while k < order.len() {
+                let c = order[k] as usize;
+                let mut m = masks[c];
+                while m != 0 {
+                    order.push((c as isize + off[m.trailing_zeros() as usize]) as u32);
+                    m &= m - 1;
+                }
+                k += 1;
             }
         }
     });
@@ -372,7 +406,7 @@ impl<T: Copy> Cells<T> {
 /// The original walks cells in levels of equal distance to the outlet. Only two things depend
 /// on that order: each cell must see its receiver's new height (any receivers-first order gives
 /// the same incision), and a receiver's sediment flux must add its donors' remainders in
-/// increasing donor index. So the drainage trees are walked depth first from their outlets
+/// increasing donor index. So the drainage trees are walked breadth first from their outlets
 /// (receivers first) and in reverse (donors first), each receiver gathering its donors'
 /// remainders in increasing index: the same arithmetic in the same order, bit for bit, whatever
 /// the order the trees are taken in — so the trees are shared among threads (one task per group
@@ -400,7 +434,7 @@ fn erode(
     umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
     let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
     let mut sediment = vec![0.0f64; n];
-    let mut rec = vec![0u32; n];
+    let mut dir = vec![0u8; n];
     let mut count = vec![0u32; n];
     let mut masks = vec![0u8; n];
     let mut groups: Vec<Vec<u32>> = Vec::new();
@@ -410,14 +444,16 @@ fn erode(
     let iterations = iterations.max(1);
     let nf = n as f64;
     let (u, kdt) = (uplift * dt, incision * dt);
+    // K dt √(A/n) for the small drainage areas most cells have, each computed as the walk would.
+    let root: Vec<f64> = (0..4096.min(n + 1)).map(|a| kdt * (a as f64 / nf).sqrt()).collect();
     for it in 0..iterations {
         if progress.cancelled() {
             break;
         }
         progress.report("erode", it as u64, iterations as u64);
-        steepest_receivers(&flat, n0, n1, &mut rec);
-        donor_masks(&rec, n0, n1, &mut masks);
-        drainage_trees(&rec, &masks, &off, &mut groups);
+        steepest_receivers(&flat, n0, n1, &mut dir);
+        donor_masks(&dir, n0, n1, &mut masks);
+        drainage_trees(&dir, &masks, &off, &mut groups);
         let (cnt, h, pre, sed) =
             (Cells::new(&mut count), Cells::new(&mut flat), Cells::new(&mut before), Cells::new(&mut sediment));
         groups.par_iter().for_each(|order| {
@@ -432,15 +468,18 @@ fn erode(
             // receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
             for &c in order.iter() {
                 let i = c as usize;
-                let (row, col) = (i / n1, i % n1);
+                let d = dir[i];
                 unsafe {
-                    if u != 0.0 && row > 0 && row < n0 - 1 && col > 0 && col < n1 - 1 {
+                    if u != 0.0 && d & BORDER == 0 {
                         h.set(i, h.get(i) + u * umap[i]);
                     }
                     pre.set(i, h.get(i));
-                    let r = rec[i] as usize;
-                    if i != r {
-                        let f = kdt * (cnt.get(i) as f64 / nf).sqrt() / step_len(i, r, n1);
+                    let d = (d & DIR) as usize;
+                    if d != OUTLET as usize {
+                        let r = (i as isize + off[d]) as usize;
+                        let a = cnt.get(i) as usize;
+                        let ka = if a < root.len() { root[a] } else { kdt * (a as f64 / nf).sqrt() };
+                        let f = per_step(ka, d);
                         h.set(i, (h.get(i) + f * h.get(r)) / (1.0 + f));
                     }
                 }
@@ -450,12 +489,13 @@ fn erode(
             // Donors first; `pre` then holds each donor's remainder.
             for &c in order.iter().rev() {
                 let i = c as usize;
-                let r = rec[i] as usize;
+                let d = (dir[i] & DIR) as usize;
                 unsafe {
                     let eroded = (pre.get(i) - h.get(i)).max(0.0);
                     let q = donors_of(i, masks[i], &off).fold(eroded, |q, d| q + pre.get(d));
-                    if i != r {
-                        let sl = (h.get(i) - h.get(r)).max(0.0) / step_len(i, r, n1);
+                    if d != OUTLET as usize {
+                        let r = (i as isize + off[d]) as usize;
+                        let sl = per_step((h.get(i) - h.get(r)).max(0.0), d);
                         let dep = q * (0.5 * (0.02 / (0.02 + sl)));
                         sed.set(i, sed.get(i) + dep);
                         pre.set(i, q - dep);
@@ -465,23 +505,26 @@ fn erode(
                 }
             }
         });
-        // Creep: explicit, interior only, fixed summation order (the Laplacian goes to `before`).
+        // Creep: explicit, interior only, fixed summation order: h + ddt·(((N + S) + W) + E − 4h),
+        // into `before` (free now), which then becomes the heights.
         if diffusion != 0.0 {
             let ddt = diffusion * dt;
-            let lap = &mut before;
-            lap.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+            before.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
+                let k0 = r * n1;
                 if r == 0 || r == n0 - 1 {
-                    row.iter_mut().for_each(|v| *v = 0.0);
+                    // h + ddt·0, as the original adds a zero Laplacian on the border.
+                    row.iter_mut().zip(&flat[k0..k0 + n1]).for_each(|(v, &h)| *v = h + ddt * 0.0);
                     return;
                 }
-                row[0] = 0.0;
-                row[n1 - 1] = 0.0;
+                row[0] = flat[k0] + ddt * 0.0;
+                row[n1 - 1] = flat[k0 + n1 - 1] + ddt * 0.0;
                 for (c, v) in row.iter_mut().enumerate().take(n1 - 1).skip(1) {
-                    let k = r * n1 + c;
-                    *v = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
+                    let k = k0 + c;
+                    let lap = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
+                    *v = flat[k] + ddt * lap;
                 }
             });
-            flat.par_iter_mut().zip(lap.par_iter()).for_each(|(h, l)| *h += ddt * l);
+            std::mem::swap(&mut flat, &mut before);
         }
     }
     progress.report("erode", iterations as u64, iterations as u64);
