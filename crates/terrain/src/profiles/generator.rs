@@ -155,18 +155,73 @@ pub fn base_surface(n: usize, seed: u64, p: &ProfileParams) -> Vec<f64> {
     z
 }
 
-/// Total order on f64 that agrees with `<` for the finite values used here.
-#[derive(Clone, Copy, PartialEq)]
-struct Key(f64, u32);
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
+/// `(value, index)` as one integer ordered as `(total_cmp, index)`: the f64's bits made monotone (sign
+/// flipped for positives, all bits for negatives, the order of `total_cmp`), then the index.
+#[inline(always)]
+fn radix_key(v: f64, k: u32) -> u128 {
+    let b = v.to_bits();
+    let m = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+    (u128::from(m) << 32) | u128::from(k)
 }
-impl Ord for Key {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
+
+/// A monotone priority queue for the fill: a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990)
+/// over [`radix_key`] — each key sits in the bucket of the highest bit where it differs from the
+/// last key popped, so a pop touches one bucket. It pops keys in increasing order like a binary
+/// heap as long as no key below the last popped one is pushed; the fill only pushes higher values
+/// (a raised cell goes to `v + ε`), but where `ε` vanishes against `v` (a flat field far from
+/// zero) a key can fall below, and such keys wait in a small binary heap that is served first
+/// (they are below everything in the buckets), so the order is a binary heap's in every case.
+struct RadixQueue {
+    buckets: Vec<Vec<u128>>,
+    last: u128,
+    len: usize,
+    low: BinaryHeap<Reverse<u128>>,
+}
+
+impl RadixQueue {
+    fn new() -> Self {
+        Self { buckets: (0..129).map(|_| Vec::new()).collect(), last: 0, len: 0, low: BinaryHeap::new() }
+    }
+
+    #[inline(always)]
+    fn bucket(&self, k: u128) -> usize {
+        128 - (k ^ self.last).leading_zeros() as usize
+    }
+
+    fn push(&mut self, k: u128) {
+        if k < self.last {
+            self.low.push(Reverse(k));
+            return;
+        }
+        let b = self.bucket(k);
+        self.buckets[b].push(k);
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<u128> {
+        if let Some(Reverse(k)) = self.low.pop() {
+            return Some(k);
+        }
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            let b = (1..129).find(|&b| !self.buckets[b].is_empty()).expect("len > 0");
+            let items = std::mem::take(&mut self.buckets[b]);
+            self.last = *items.iter().min().expect("non-empty");
+            for &k in &items {
+                let nb = self.bucket(k);
+                self.buckets[nb].push(k);
+            }
+            // Keep the bucket's allocation for later.
+            let mut items = items;
+            items.clear();
+            if self.buckets[b].is_empty() {
+                self.buckets[b] = items;
+            }
+        }
+        self.len -= 1;
+        self.buckets[0].pop()
     }
 }
 
@@ -177,17 +232,19 @@ fn fill_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
     let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
     let eps = 1e-4 * (hi - lo).max(1e-9) * 256.0 / n0.max(n1) as f64;
     let mut done = vec![false; g.len()];
-    let mut heap = BinaryHeap::with_capacity(2 * (n0 + n1));
+    let mut heap = RadixQueue::new();
     for r in 0..n0 {
         for c in 0..n1 {
             if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
                 let k = r * n1 + c;
-                heap.push(Reverse(Key(g[k], k as u32)));
+                heap.push(radix_key(g[k], k as u32));
                 done[k] = true;
             }
         }
     }
-    while let Some(Reverse(Key(v, k))) = heap.pop() {
+    while let Some(key) = heap.pop() {
+        let k = key as u32;
+        let v = g[k as usize];
         let (r, c) = (k as usize / n1, k as usize % n1);
         for b in -1isize..=1 {
             for a in -1isize..=1 {
@@ -206,7 +263,7 @@ fn fill_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
                 if g[q] <= v {
                     g[q] = v + eps;
                 }
-                heap.push(Reverse(Key(g[q], q as u32)));
+                heap.push(radix_key(g[q], q as u32));
             }
         }
     }
@@ -286,7 +343,6 @@ fn steepest_receivers(h: &[f64], n0: usize, n1: usize, dir: &mut [u8]) {
     });
 }
 
-
 /// Per cell, a bit per neighbour in [`NB`] order that drains into it (its donors). Donors are
 /// always among the 8 neighbours, so this replaces a donor list and keeps its order. The
 /// neighbour in direction `b` drains here when its own code is the opposite direction, `7 − b`.
@@ -345,7 +401,8 @@ fn donors_of(c: usize, mut mask: u8, off: &[isize; 8]) -> impl Iterator<Item = u
 /// its receiver, and reversed, after its donors. Outlets are dealt to groups in index ranges; each tree lies wholly in one group, so
 /// groups can be walked in parallel.
 fn drainage_trees(dir: &[u8], masks: &[u8], off: &[isize; 8], groups: &mut Vec<Vec<u32>>) {
-    let outlets: Vec<u32> = (0..dir.len() as u32).into_par_iter().filter(|&i| dir[i as usize] & DIR == OUTLET).collect();
+    let outlets: Vec<u32> =
+        (0..dir.len() as u32).into_par_iter().filter(|&i| dir[i as usize] & DIR == OUTLET).collect();
     let want = (8 * rayon::current_num_threads()).max(1);
     let per = outlets.len().div_ceil(want).max(1);
     let ranges: Vec<&[u32]> = outlets.chunks(per).collect();
@@ -576,11 +633,65 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
 /// index-ordered donor lists, sequential): kept to prove the parallel [`erode`] bit for bit.
 #[cfg(test)]
 mod sequential {
+    /// Total order on f64 that agrees with `<` for the finite values used here.
+    #[derive(Clone, Copy, PartialEq)]
+    struct Key(f64, u32);
+    impl Eq for Key {}
+    impl PartialOrd for Key {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl Ord for Key {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
+        }
+    }
+
+    pub(super) fn fill_fixed_step_heap(g: &mut [f64], n0: usize, n1: usize) {
+        let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+        let eps = 1e-4 * (hi - lo).max(1e-9) * 256.0 / n0.max(n1) as f64;
+        let mut done = vec![false; g.len()];
+        let mut heap = BinaryHeap::with_capacity(2 * (n0 + n1));
+        for r in 0..n0 {
+            for c in 0..n1 {
+                if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
+                    let k = r * n1 + c;
+                    heap.push(Reverse(Key(g[k], k as u32)));
+                    done[k] = true;
+                }
+            }
+        }
+        while let Some(Reverse(Key(v, k))) = heap.pop() {
+            let (r, c) = (k as usize / n1, k as usize % n1);
+            for b in -1isize..=1 {
+                for a in -1isize..=1 {
+                    if a == 0 && b == 0 {
+                        continue;
+                    }
+                    let (rr, cc) = (r as isize + b, c as isize + a);
+                    if rr < 0 || cc < 0 || rr >= n0 as isize || cc >= n1 as isize {
+                        continue;
+                    }
+                    let q = rr as usize * n1 + cc as usize;
+                    if done[q] {
+                        continue;
+                    }
+                    done[q] = true;
+                    if g[q] <= v {
+                        g[q] = v + eps;
+                    }
+                    heap.push(Reverse(Key(g[q], q as u32)));
+                }
+            }
+        }
+    }
+
     use super::*;
     use crate::hydrology::flow_graph::build_stack_pairs_and_count_into;
 
     /// Steepest-descent receivers and distances (unit cells), the original's order and tie-break.
-    fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64]) {
+    pub(super) fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64]) {
         rec.par_chunks_mut(n1).zip(dist.par_chunks_mut(n1)).enumerate().for_each(|(r, (rrow, drow))| {
             for c in 0..n1 {
                 let k = r * n1 + c;
@@ -791,6 +902,114 @@ mod tests {
         assert_eq!((lo, hi), (0.0, 1.0));
         let c = generate(40, 4, &p, &NoProgress);
         assert_ne!(a.height.data(), c.height.data());
+    }
+
+    /// The receivers are the original's: on integer heights (ties everywhere), on grids where a
+    /// diagonal's drop over √2 equals an edge neighbour's exactly (where a product by 1/√2, a
+    /// tempting shortcut, misses by an ulp either way), and on random ground.
+    #[test]
+    fn receivers_break_ties_as_the_original() {
+        let (n0, n1) = (23, 31);
+        let n = n0 * n1;
+        let grids: Vec<Vec<f64>> = vec![
+            (0..n).map(|i| f64::from(hash_u32(i as u32, 0, 1) % 4)).collect(),
+            (0..n)
+                .map(|i| {
+                    let (r, c) = ((i / n1) as f64, (i % n1) as f64);
+                    // Plane rising along the diagonal and one axis by √2 and 1 per cell: the
+                    // diagonal and edge drops tie up to rounding.
+                    r * std::f64::consts::SQRT_2
+                        + c
+                        + if hash_u32(i as u32, 1, 2).is_multiple_of(5) { 1e-15 } else { 0.0 }
+                })
+                .collect(),
+            (0..n).map(|i| f64::from(hash_u32(i as u32, 2, 3)) / f64::from(u32::MAX)).collect(),
+        ];
+        // Exact ties between a diagonal's drop over √2 and an edge drop where the product by
+        // 1/√2 misses by an ulp: 3 × 3 cells around a centre at 0, the pair above it.
+        let mut ties: Vec<(usize, usize, Vec<f64>)> = Vec::new();
+        for k in 0..100_000u32 {
+            let xo = 0.5 + f64::from(hash_u32(k, 7, 9)) / f64::from(u32::MAX);
+            let xd = xo * std::f64::consts::SQRT_2;
+            if xd / std::f64::consts::SQRT_2 != xo || xd * std::f64::consts::FRAC_1_SQRT_2 == xo {
+                continue;
+            }
+            // Diagonal up-left (code 0) before the edge up (1), and the edge up (1) before the
+            // diagonal up-right (2): the first of a tie wins.
+            ties.push((3, 3, vec![-xd, -xo, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]));
+            ties.push((3, 3, vec![0.0, -xo, -xd, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]));
+            if ties.len() >= 40 {
+                break;
+            }
+        }
+        assert!(ties.len() >= 40, "ties found: {}", ties.len() / 2);
+        let grids: Vec<(usize, usize, Vec<f64>)> = grids.into_iter().map(|g| (n0, n1, g)).chain(ties).collect();
+        for (g, (n0, n1, h)) in grids.iter().enumerate() {
+            let (n0, n1) = (*n0, *n1);
+            let n = n0 * n1;
+            let (mut want, mut dist) = (vec![0u32; n], vec![0.0; n]);
+            sequential::receivers(h, n0, n1, &mut want, &mut dist);
+            let mut dir = vec![0u8; n];
+            steepest_receivers(h, n0, n1, &mut dir);
+            let got: Vec<u32> = (0..n)
+                .map(|i| {
+                    let d = (dir[i] & DIR) as usize;
+                    if d == OUTLET as usize {
+                        i as u32
+                    } else {
+                        (i as isize + NB[d].0 * n1 as isize + NB[d].1) as u32
+                    }
+                })
+                .collect();
+            assert_eq!(got, want, "grid {g}");
+        }
+    }
+
+    /// The radix queue fills exactly as the binary heap does: random ground, integer heights
+    /// (ties broken by index), flat fields far from zero (where v + ε rounds back to v and keys
+    /// fall below the last popped one), negative heights, rectangles.
+    #[test]
+    fn radix_fill_equals_the_heap_fill() {
+        let cases: Vec<(usize, usize, Vec<f64>)> = vec![
+            (33, 41, (0..33 * 41).map(|i| f64::from(hash_u32(i as u32, 5, 1)) / 1e6).collect()),
+            (40, 40, (0..1600).map(|i| f64::from(hash_u32(i as u32, 6, 1) % 7)).collect()),
+            (30, 30, vec![1e6; 900]),
+            (30, 30, (0..900).map(|i| 5e3 + if i % 17 == 0 { 1e-12 } else { 0.0 }).collect()),
+            (25, 37, (0..25 * 37).map(|i| -(f64::from(hash_u32(i as u32, 7, 1)) / 1e8)).collect()),
+        ];
+        for (c, (n0, n1, g)) in cases.into_iter().enumerate() {
+            let (mut a, mut b) = (g.clone(), g);
+            fill_fixed_step(&mut a, n0, n1);
+            sequential::fill_fixed_step_heap(&mut b, n0, n1);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            assert_eq!(bits(&a), bits(&b), "case {c}");
+        }
+    }
+
+    /// The radix queue pops what a binary min-heap pops, keys below the last popped one included.
+    #[test]
+    fn radix_queue_pops_as_a_binary_heap() {
+        let mut q = RadixQueue::new();
+        let mut h = BinaryHeap::new();
+        let mut last = 0u128;
+        for step in 0..20_000u32 {
+            let r = hash_u32(step, 11, 3);
+            if !r.is_multiple_of(3) || h.is_empty() {
+                // Mostly above the last popped key (as the fill pushes), now and then below it.
+                let k =
+                    if r % 29 == 0 { last.saturating_sub(u128::from(r % 1000)) } else { last + u128::from(r % 5000) };
+                q.push(k);
+                h.push(Reverse(k));
+            } else {
+                let (a, Reverse(b)) = (q.pop().unwrap(), h.pop().unwrap());
+                assert_eq!(a, b, "step {step}");
+                last = last.max(a);
+            }
+        }
+        while let Some(Reverse(b)) = h.pop() {
+            assert_eq!(q.pop(), Some(b));
+        }
+        assert_eq!(q.pop(), None);
     }
 
     /// The trees walked in parallel give the sequential stack walk's bits: every profile (base
