@@ -996,8 +996,11 @@ mod tests {
             let r = hash_u32(step, 11, 3);
             if !r.is_multiple_of(3) || h.is_empty() {
                 // Mostly above the last popped key (as the fill pushes), now and then below it.
-                let k =
-                    if r % 29 == 0 { last.saturating_sub(u128::from(r % 1000)) } else { last + u128::from(r % 5000) };
+                let k = if r.is_multiple_of(29) {
+                    last.saturating_sub(u128::from(r % 1000))
+                } else {
+                    last + u128::from(r % 5000)
+                };
                 q.push(k);
                 h.push(Reverse(k));
             } else {
