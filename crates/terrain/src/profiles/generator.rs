@@ -229,10 +229,29 @@ impl RadixQueue {
 /// it becomes `v + eps`, `eps = 1e-4 · range · 256 / max(n0, n1)`. Heap ties by index.
 /// (The general-purpose fills, robust at any elevation, are in [`crate::hydrology`].)
 fn fill_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
+    fill_fixed_step_on(g, n0, n1, RadixQueue::new());
+}
+
+/// A min-queue of [`radix_key`]s for the fill.
+trait FillQueue {
+    fn push(&mut self, k: u128);
+    fn pop(&mut self) -> Option<u128>;
+}
+
+impl FillQueue for RadixQueue {
+    fn push(&mut self, k: u128) {
+        RadixQueue::push(self, k)
+    }
+    fn pop(&mut self) -> Option<u128> {
+        RadixQueue::pop(self)
+    }
+}
+
+/// [`fill_fixed_step`] on any queue that pops its keys in increasing order.
+fn fill_fixed_step_on(g: &mut [f64], n0: usize, n1: usize, mut heap: impl FillQueue) {
     let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
     let eps = 1e-4 * (hi - lo).max(1e-9) * 256.0 / n0.max(n1) as f64;
     let mut done = vec![false; g.len()];
-    let mut heap = RadixQueue::new();
     for r in 0..n0 {
         for c in 0..n1 {
             if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
@@ -633,62 +652,24 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
 /// index-ordered donor lists, sequential): kept to prove the parallel [`erode`] bit for bit.
 #[cfg(test)]
 mod sequential {
-    /// Total order on f64 that agrees with `<` for the finite values used here.
-    #[derive(Clone, Copy, PartialEq)]
-    struct Key(f64, u32);
-    impl Eq for Key {}
-    impl PartialOrd for Key {
-        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(o))
+    use super::*;
+    use crate::hydrology::flow_graph::build_stack_pairs_and_count_into;
+
+    /// The binary heap the fill ran on before the radix queue.
+    #[derive(Default)]
+    pub(super) struct Heap(BinaryHeap<Reverse<u128>>);
+    impl FillQueue for Heap {
+        fn push(&mut self, k: u128) {
+            self.0.push(Reverse(k));
         }
-    }
-    impl Ord for Key {
-        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-            self.0.total_cmp(&o.0).then(self.1.cmp(&o.1))
+        fn pop(&mut self) -> Option<u128> {
+            self.0.pop().map(|Reverse(k)| k)
         }
     }
 
     pub(super) fn fill_fixed_step_heap(g: &mut [f64], n0: usize, n1: usize) {
-        let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-        let eps = 1e-4 * (hi - lo).max(1e-9) * 256.0 / n0.max(n1) as f64;
-        let mut done = vec![false; g.len()];
-        let mut heap = BinaryHeap::with_capacity(2 * (n0 + n1));
-        for r in 0..n0 {
-            for c in 0..n1 {
-                if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
-                    let k = r * n1 + c;
-                    heap.push(Reverse(Key(g[k], k as u32)));
-                    done[k] = true;
-                }
-            }
-        }
-        while let Some(Reverse(Key(v, k))) = heap.pop() {
-            let (r, c) = (k as usize / n1, k as usize % n1);
-            for b in -1isize..=1 {
-                for a in -1isize..=1 {
-                    if a == 0 && b == 0 {
-                        continue;
-                    }
-                    let (rr, cc) = (r as isize + b, c as isize + a);
-                    if rr < 0 || cc < 0 || rr >= n0 as isize || cc >= n1 as isize {
-                        continue;
-                    }
-                    let q = rr as usize * n1 + cc as usize;
-                    if done[q] {
-                        continue;
-                    }
-                    done[q] = true;
-                    if g[q] <= v {
-                        g[q] = v + eps;
-                    }
-                    heap.push(Reverse(Key(g[q], q as u32)));
-                }
-            }
-        }
+        fill_fixed_step_on(g, n0, n1, Heap::default());
     }
-
-    use super::*;
-    use crate::hydrology::flow_graph::build_stack_pairs_and_count_into;
 
     /// Steepest-descent receivers and distances (unit cells), the original's order and tie-break.
     pub(super) fn receivers(h: &[f64], n0: usize, n1: usize, rec: &mut [u32], dist: &mut [f64]) {
