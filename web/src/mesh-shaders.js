@@ -274,6 +274,8 @@ uniform float uBaseZ;        // skirt bottom (metres, already exaggerated)
 uniform float uSeaZ;         // the sea's surface (exaggerated metres); very low without a sea
 uniform sampler2D uWater;    // R32F water surface level in metres (lakes, rivers; mesh.js waterLevels), uCells texels
 uniform int uHasWater;
+uniform sampler2D uFold;     // RG32F lateral fold, metres east and south (a recipe's fold stage), uCells texels
+uniform int uHasFold;
 uniform mat4 uViewProj;
 out vec3 vWorld;
 out vec2 vUv;
@@ -291,6 +293,11 @@ void main() {
   float h = texelFetch(uHeight, ivec2(c, r), 0).r * uExag;
   vec2 half_ = 0.5 * vec2(uCells - 1) * uCellM;
   vec2 xy = vec2(float(c) * uCellM.x - half_.x, half_.y - float(r) * uCellM.y);
+  // The lateral fold moves the vertex sideways (south is −y); the heights stay.
+  if (uHasFold == 1) {
+    vec2 fo = texelFetch(uFold, ivec2(c, r), 0).rg;
+    xy += vec2(fo.x, -fo.y);
+  }
   // The sea is a level surface over its floor, lakes and rivers stand at their level: the mesh
   // stands at the water's height there. A dry vertex carries a negative level − ground (its
   // ground minus the water beside it: mesh.js waterLevels; the sea's level under its ground), so

@@ -45,6 +45,7 @@ export const MESH_DEFAULTS = {
   detailStrength: 0.6, // share of the photos' contrast kept
   detailRelief: 1, // strength of the photos' normal maps and cavity occlusion (0: none)
   detailSets: true, // with a bake's materials.png, each material its own detail set
+  fold: true, // with a recipe's lateral fold (fold.f32), the vertices move sideways by it
   hexSize: 0.5, // lattice triangle side in repeats (hex modes)
 };
 
@@ -468,7 +469,7 @@ export class MeshView {
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
     this.indexBuf = gl.createBuffer();
-    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, materials: null, materials2: null, detail0: null, detail1: null, detail2: null, detail3: null, detail4: null, detailN0: null, detailN1: null, detailN2: null, detailN3: null, detailN4: null };
+    this.tex = { height: null, shape: null, albedo: null, micro: null, rivers: null, materials: null, materials2: null, fold: null, detail0: null, detail1: null, detail2: null, detail3: null, detail4: null, detailN0: null, detailN1: null, detailN2: null, detailN3: null, detailN4: null };
     this.detailMeans = null;
     this.aniso = gl.getExtension('EXT_texture_filter_anisotropic');
     this.t = null;
@@ -506,6 +507,10 @@ export class MeshView {
     const wg = t.water ? workingGrid(width, height, t.water, cx, cy) : null;
     const levels = wg ? waterLevels(g.width, g.height, g.heights, wg.heights) : null;
     const hasWater = !!levels;
+    // The lateral fold (a recipe's `fold` stage: metres east and south per cell), averaged over
+    // the same blocks; the vertices move by it.
+    if (t.fold && t.fold.length !== 2 * width * height) throw new Error(`mesh terrain: ${t.fold.length} fold values for ${width} × ${height} (two per cell)`);
+    const fold = t.fold ? [0, 1].map((q) => workingGrid(width, height, t.fold.filter((_, k) => k % 2 === q), cx, cy).heights) : null;
     const gl = this.gl;
     this.saveState();
     try {
@@ -517,6 +522,14 @@ export class MeshView {
       gl.bindTexture(gl.TEXTURE_2D, this.tex.water);
       if (hasWater) gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, g.width, g.height, 0, gl.RED, gl.FLOAT, levels);
       else gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, 1, 1, 0, gl.RED, gl.FLOAT, new Float32Array(1));
+      this.params(gl.NEAREST, gl.NEAREST);
+      this.tex.fold = this.tex.fold || gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, this.tex.fold);
+      if (fold) {
+        const rg = new Float32Array(2 * g.width * g.height);
+        for (let k = 0; k < g.width * g.height; k++) [rg[2 * k], rg[2 * k + 1]] = [fold[0][k], fold[1][k]];
+        gl.texImage2D(gl.TEXTURE_2D, 0, gl.RG32F, g.width, g.height, 0, gl.RG, gl.FLOAT, rg);
+      } else gl.texImage2D(gl.TEXTURE_2D, 0, gl.RG32F, 1, 1, 0, gl.RG, gl.FLOAT, new Float32Array(2));
       this.params(gl.NEAREST, gl.NEAREST);
       // Indices of the (count + 2)² grid with its skirt; Uint32 (WebGL2 core).
       const nx = g.width + 2, ny = g.height + 2;
@@ -546,7 +559,7 @@ export class MeshView {
     this.albedoMean = t.albedo ? meanLinear(t.albedo) : [0.3, 0.27, 0.21];
     this.t = {
       width, height, lo, hi, g, cellX: cx, cellY: cy, hasAlbedo: !!t.albedo, hasMicro: !!t.normal, seed: t.seed ?? 1,
-      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater, hasRivers: !!t.rivers, hasMaterials: !!t.materials,
+      seaLevel: Number.isFinite(t.seaLevel) && t.seaLevel > lo ? t.seaLevel : null, hasWater, hasRivers: !!t.rivers, hasMaterials: !!t.materials, hasFold: !!fold,
       extent: Math.max((width - 1) * cx, (height - 1) * cy),
     };
     this.shapeKey = '';
@@ -776,6 +789,8 @@ export class MeshView {
       bind(0, this.tex.height, u.uHeight);
       bind(1, this.tex.shape, u.uShape);
       bind(6, this.tex.water, u.uWater);
+      bind(18, this.tex.fold, u.uFold);
+      gl.uniform1i(u.uHasFold, t.hasFold && o.fold ? 1 : 0);
       bind(9, this.tex.rivers || this.tex.shape, u.uRivers);
       // Unused samplers still point at a complete texture (the shape texture).
       bind(2, this.tex.albedo || this.tex.shape, u.uAlbedo);
@@ -960,6 +975,11 @@ function entryMaterials(entry, root) {
   return entry.materials ? fetchImage(`${root}materials.png`) : null;
 }
 
+/** A catalogue entry's lateral fold (`fold.f32`: east, south metres per cell), when it has one. */
+function entryFold(entry, root) {
+  return entry.fold ? fetchF32(`${root}fold.f32`) : null;
+}
+
 async function entryWater(entry, root) {
   if (entry.rivers) {
     const [water, rivers] = await Promise.all([entry.lakes ? fetchF32(`${root}lakes.f32`) : null, fetchImage(`${root}rivers.png`)]);
@@ -975,15 +995,16 @@ export async function loadCatalogueTerrain(entry, base = '') {
   if (heights.length !== meta.width * meta.height) {
     throw new Error(`${root}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
   }
-  const [albedo, normal, { water, rivers }, materials] = await Promise.all([
+  const [albedo, normal, { water, rivers }, materials, fold] = await Promise.all([
     entry.albedo ? fetchImage(`${root}albedo.png`) : null,
     entry.normal ? fetchImage(`${root}normal.png`) : null,
     entryWater(entry, root),
     entryMaterials(entry, root),
+    entryFold(entry, root),
   ]);
   return {
     width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m, albedo, normal,
-    water, rivers, materials, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
+    water, rivers, materials, fold, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
   };
 }
 
@@ -1048,17 +1069,18 @@ export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = 
       await loadDetail();
       if (key === loadedKey) return;
       try {
-        let albedo = null, normal = null, water = null, rivers = null, materials = null;
+        let albedo = null, normal = null, water = null, rivers = null, materials = null, fold = null;
         if (entry) {
-          [albedo, normal, { water, rivers }, materials] = await Promise.all([
+          [albedo, normal, { water, rivers }, materials, fold] = await Promise.all([
             entry.albedo ? fetchImage(`${entry.path}albedo.png`) : null,
             entry.normal ? fetchImage(`${entry.path}normal.png`) : null,
             entryWater(entry, entry.path),
             entryMaterials(entry, entry.path),
+            entryFold(entry, entry.path),
           ]);
         }
         view.setTerrain({
-          width: info.width, height: info.height, heights, albedo, normal, water, rivers, materials,
+          width: info.width, height: info.height, heights, albedo, normal, water, rivers, materials, fold,
           cellSize: entry?.cell_size_m ?? cellSize, seaLevel: entry?.sea_level_m ?? null,
         });
         loadedKey = key;

@@ -410,6 +410,32 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
 /// (with a warning), refused when swapped in after start-up, and a loopback server refuses a
 /// foreign `Host` (DNS rebinding).
 #[cfg(unix)]
+/// A recipe's lateral fold (`fold_east.tif`, `fold_south.tif`, from ds2's `fold` stage) is
+/// served as one `fold.f32` of (east, south) pairs per cell, flagged `fold` in the catalogue; a
+/// terrain without it has none.
+#[test]
+fn the_lateral_fold_is_served_for_the_mesh_look() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("scene");
+    let (folded, plain) = (dir.join("folded"), dir.join("plain"));
+    ok(&["terrain", "--recipe", "ds2", "--size", "128", "--out", folded.to_str().unwrap()]);
+    ok(&["terrain", "--size", "17", "--seed", "2", "--out", plain.to_str().unwrap()]);
+    let srv = Server::start(&dir);
+    let cat: serde_json::Value = serde_json::from_slice(&srv.get("/catalogue.json").2).unwrap();
+    let entry = |name: &str| cat["terrains"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap().clone();
+    assert_eq!((entry("folded")["fold"].as_bool(), entry("plain")["fold"].as_bool()), (Some(true), Some(false)));
+    let (st, _, body) = srv.get("/data/terrains/folded/fold.f32");
+    assert_eq!(st, 200);
+    let v: Vec<f32> = body.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let east = bozkir_io::read_tiff_f32(folded.join("fold_east.tif")).unwrap();
+    let south = bozkir_io::read_tiff_f32(folded.join("fold_south.tif")).unwrap();
+    assert_eq!(v.len(), 2 * east.len());
+    let pairs: Vec<f32> = east.data().iter().zip(south.data()).flat_map(|(&a, &b)| [a, b]).collect();
+    assert_eq!(v, pairs);
+    assert!(v.iter().any(|&x| x.abs() > 0.1), "the fold moves something");
+    assert_eq!(srv.get("/data/terrains/plain/fold.f32").0, 404);
+}
+
 #[test]
 fn links_out_of_the_folder_and_foreign_hosts_are_refused() {
     use std::os::unix::fs::symlink;

@@ -109,6 +109,10 @@ pub struct TerrainEntry {
     /// `lakes.f32`: the same without the rivers (lakes and recorded water, metres), when `bozkir
     /// bake` wrote `lakes.tif`: the mesh look stands its water surface on these.
     pub lakes: Option<Arc<[u8]>>,
+    /// `fold.f32`: the lateral fold of a recipe's `fold` stage, little-endian f32 pairs (east,
+    /// south) in metres per cell, when the folder has `fold_east.tif` and `fold_south.tif`: the
+    /// mesh look moves its vertices by it.
+    pub fold: Option<Arc<[u8]>>,
     /// `rivers.png` as `bozkir bake` wrote it (the rivers as lines: red coverage, green depth
     /// over 3 m), when present.
     pub rivers: Option<PathBuf>,
@@ -141,6 +145,7 @@ impl TerrainEntry {
             "sediment": self.sediment.is_some(),
             "water": self.water.is_some(),
             "lakes": self.lakes.is_some(),
+            "fold": self.fold.is_some(),
             "rivers": self.rivers.is_some(),
             "materials": self.materials.is_some(),
             "albedo": self.albedo.is_some(),
@@ -166,6 +171,9 @@ impl TerrainEntry {
         }
         if self.lakes.is_some() {
             v.push("lakes.f32");
+        }
+        if self.fold.is_some() {
+            v.push("fold.f32");
         }
         if self.rivers.is_some() {
             v.push("rivers.png");
@@ -195,6 +203,7 @@ impl TerrainEntry {
             "sediment.f32" => self.sediment.clone().map(|b| Ok(Body::Shared(b))),
             "water.f32" => self.water.clone().map(|b| Ok(Body::Shared(b))),
             "lakes.f32" => self.lakes.clone().map(|b| Ok(Body::Shared(b))),
+            "fold.f32" => self.fold.clone().map(|b| Ok(Body::Shared(b))),
             "rivers.png" => disk(&self.rivers),
             "materials.png" => disk(&self.materials),
             "albedo.png" => disk(&self.albedo),
@@ -296,12 +305,14 @@ pub fn terrain_entry(name: String, dir: &Path) -> Result<TerrainEntry> {
     terrain_entry_in(&root, name, dir)
 }
 
-const TERRAIN_FILES: [&str; 10] = [
+const TERRAIN_FILES: [&str; 12] = [
     "height.tif",
     "terrain.json",
     "sediment.tif",
     "water.tif",
     "lakes.tif",
+    "fold_east.tif",
+    "fold_south.tif",
     "albedo.png",
     "normal.png",
     "rivers.png",
@@ -337,6 +348,17 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
     };
     let water = depths("water.tif")?;
     let lakes = depths("lakes.tif")?;
+    // The lateral fold, both components or none (non-finite offsets are 0).
+    let fold = match (
+        read_optional_layer(&dir.join("fold_east.tif"), w, hh)?,
+        read_optional_layer(&dir.join("fold_south.tif"), w, hh)?,
+    ) {
+        (Some(e), Some(s)) => {
+            let fin = |v: f32| if v.is_finite() { v } else { 0.0 };
+            Some(f32_bytes(e.data().iter().zip(s.data()).flat_map(|(&a, &b)| [fin(a), fin(b)])))
+        }
+        _ => None,
+    };
     let (low_m, high_m) = h.min_max().ok_or_else(|| ViewerError::Invalid("height.tif has no finite value".into()))?;
     let heights = f32_bytes(h.data().iter().map(|&v| v as f32));
     let sediment = sed.map(|g| {
@@ -374,6 +396,7 @@ fn terrain_entry_in(root: &Path, name: String, dir: &Path) -> Result<TerrainEntr
         sediment,
         water,
         lakes,
+        fold,
         rivers,
         materials,
         albedo,

@@ -417,6 +417,40 @@ test('sand and soil take their generated sets where the bake lays them', { skip 
   await page.close();
 });
 
+test('the lateral fold moves the mesh\'s vertices sideways where the recipe has one', { skip: skip || !recipes.includes('ds2') }, async () => {
+  const cat = await (await fetch(`${ctx.base}catalogue.json`)).json();
+  assert.equal(cat.terrains.find((t) => t.name === 'ds2').fold, true, 'ds2 has its fold stage');
+  assert.equal(cat.terrains.find((t) => t.name === 'unbaked').fold, false);
+  const { page, errors, ok, error } = await open('ds2', { width: 640, height: 360 });
+  assert.equal(ok, true, `the page loaded: ${error}`);
+  const r = await page.evaluate(() => {
+    const d = window.meshDev;
+    Object.assign(d.opts, { fog: 0 });
+    // Close: the fold moves steep ground by metres in a 2.5 km terrain.
+    const c = d.view.frameCamera(d.opts.exaggeration, 50);
+    d.cam = { ...c, el: 35, dist: 0.2 * c.dist };
+    const frame = (fold) => {
+      d.opts.fold = fold;
+      d.render();
+      return d.view.readPixels().data.slice();
+    };
+    const on = frame(true), off = frame(false), again = frame(true);
+    let changed = 0, same = 0;
+    for (let k = 0; k < on.length; k += 4) {
+      if (Math.abs(on[k] - off[k]) + Math.abs(on[k + 1] - off[k + 1]) + Math.abs(on[k + 2] - off[k + 2]) > 6) changed += 1;
+      if (on[k] === again[k] && on[k + 1] === again[k + 1] && on[k + 2] === again[k + 2]) same += 1;
+    }
+    return { changed: changed / (on.length / 4), same: same / (on.length / 4), hasFold: d.view.t.hasFold };
+  });
+  assert.deepEqual(errors, []);
+  assert.equal(r.hasFold, true);
+  // The fold reaches steep ground only (gated between 45° and 69°) and moves it by up to about
+  // 3 m (a quarter of a cell here): a small share of the picture moves (0.11 % when written).
+  assert.ok(r.changed > 0.0005, JSON.stringify(r));
+  assert.equal(r.same, 1, 'the same frame again gives the same pixels');
+  await page.close();
+});
+
 test('fog and haze keep the terrain\'s contrast at the default view (at least 75 %)', { skip }, async () => {
   // The default framing (frameCamera) puts the terrain's middle about one extent L away; the fog
   // starts at 0.3 L with density 0.12 / L (fog 1), so it takes 1 − e^(−0.084) ≈ 8 % there and
