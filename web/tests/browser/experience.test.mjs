@@ -211,6 +211,33 @@ test('the relief scale follows the grid until moved, flags repeats below it, and
   await page.close();
 });
 
+test('a missing ground photo leaves the mesh look working without photos, and says why', { skip }, async () => {
+  const page = await ctx.browser.newPage({ viewport: { width: 640, height: 420 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.route('**/textures/grass.png', (r) => r.fulfill({ status: 404, body: 'not found' }));
+  await page.goto(`${ctx.base}${QUERY}&look=mesh`, { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => window.bozkir?.ready && window.bozkir.mesh?.enabled, null, { timeout: 120000 });
+  await page.waitForFunction(() => window.bozkir.mesh.status.detailError !== null, null, { timeout: 60000 });
+  const r = await page.evaluate(() => {
+    const b = window.bozkir;
+    const st = b.renderFrame();
+    const { data } = b.renderer.readPixels();
+    let lum = 0, lum2 = 0, n = 0;
+    for (let k = 0; k < data.length; k += 16) {
+      const l = 0.2126 * data[k] + 0.7152 * data[k + 1] + 0.0722 * data[k + 2];
+      lum += l; lum2 += l * l; n += 1;
+    }
+    return { status: b.mesh.status, stats: st ?? b.stats, sd: Math.sqrt(lum2 / n - (lum / n) ** 2) };
+  });
+  assert.deepEqual(errors, []);
+  assert.match(r.status.detailError, /ground photos/);
+  assert.equal(r.status.detail, false);
+  assert.equal(r.stats.detailFetches ?? 0, 0, JSON.stringify(r.stats));
+  assert.ok(r.sd > 5, `the terrain is drawn (luminance spread ${r.sd})`);
+  await page.close();
+});
+
 test('a shared link restores the mesh look\'s camera and ground-photo mode', { skip }, async () => {
   const { page, ok } = await ctx.open(`${QUERY}&look=mesh`);
   assert.equal(ok, true);
