@@ -82,12 +82,17 @@
 //! integer count, so it does not depend on any order. `A^m` is `sqrt` (correctly rounded) when `m = 0.5`
 //! and `libm::pow` otherwise. The result is bit-identical for any rayon thread count.
 //!
+//! Passes that touch disjoint arrays overlap: without diffusion, a step's sediment flux pass runs
+//! beside the next step's incision (or when the output is taken), and the next routing's stack is
+//! peeled beside the per-cell sediment shares; with diffusion, the flux pass runs beside
+//! diffusion, the limiter and the next routing. The outcome is that of the sequence above.
+//!
 //! Heights must be finite; `NaN` cells are not supported (they would become pits).
 
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
 
-use crate::hydrology::flow_graph::{self, build_stack_pairs_and_count_into, d8_fill};
+use crate::hydrology::flow_graph::{self, d8_fill, peel_prepare, peel_walk_pairs_and_count};
 use crate::hydrology::priority_flood;
 
 /// Settling-slope scale `s0` of the sediment proxy (m/m): `settle = 0.5·s0/(s0 + S)`.
@@ -183,10 +188,16 @@ pub struct StreamPowerEroder {
     /// Buffers for routing ahead.
     next: Routing,
     routed: bool,
-    /// `G = 1/(1 + F)` per cell, then the settling share of the sediment proxy.
+    /// `G = 1/(1 + F)` per cell.
     work: Vec<f64>,
+    /// The settling share of the sediment proxy.
+    settle: Vec<f64>,
     /// Incision depth of the step, then the sediment flux.
     qs: Vec<f64>,
+    /// The last step's sediment flux pass (along its stack) has not run yet: it runs beside the
+    /// next step's incision, or in [`Self::into_output`]. Its stack is `next`'s when `routed`,
+    /// else `cur`'s.
+    flux_pending: bool,
     /// Heights before incision; scratch heights for diffusion.
     scratch: Vec<f64>,
     steps_run: usize,
@@ -281,7 +292,9 @@ impl StreamPowerEroder {
             next: Routing::new(n),
             routed: false,
             work: vec![0.0; n],
+            settle: vec![0.0; n],
             qs: vec![0.0; n],
+            flux_pending: false,
             scratch: vec![0.0; n],
             steps_run: 0,
             raised: 0,
@@ -320,7 +333,8 @@ impl StreamPowerEroder {
     }
 
     /// The state as an output.
-    pub fn into_output(self) -> StreamPowerOutput {
+    pub fn into_output(mut self) -> StreamPowerOutput {
+        self.flush_flux();
         let (w, ht, dx, dy) = (self.w, self.ht, self.dx, self.dy);
         let grid = |v: Vec<f64>| Grid::from_vec(w, ht, v).with_cell_size(dx, dy);
         StreamPowerOutput {
@@ -337,6 +351,15 @@ impl StreamPowerEroder {
         self.step_impl(true);
     }
 
+    /// Runs the pending sediment flux pass, if any.
+    fn flush_flux(&mut self) {
+        if self.flux_pending {
+            let pairs = if self.routed { &self.next.pairs } else { &self.cur.pairs };
+            sediment_flux(pairs, &mut self.qs, &self.settle, &mut self.sediment);
+            self.flux_pending = false;
+        }
+    }
+
     /// [`Self::step`]; `route_ahead = false` skips routing the result (for the last step).
     fn step_impl(&mut self, route_ahead: bool) {
         let (w, ht) = (self.w, self.ht);
@@ -349,9 +372,11 @@ impl StreamPowerEroder {
         // 1. Routing, stack and drainage area as an exact cell count (times the cell area below),
         //    accumulated while the stack is built. Usually done ahead, at the end of the last step.
         if !self.routed {
+            self.flush_flux();
             self.cur.route(&self.h, w, ht, dx, dy);
         }
-        let Self { params: p, h, eroded, sediment, cur, next, work, qs, scratch, .. } = self;
+        let pending = std::mem::take(&mut self.flux_pending);
+        let Self { params: p, h, eroded, sediment, cur, next, work, settle, qs, scratch, .. } = self;
         let cell_area = dx * dy;
 
         // 2. Uplift, and G = 1/(1 + F) with F = K dt A^m / dist (pure per cell; borders untouched);
@@ -391,105 +416,78 @@ impl StreamPowerEroder {
 
         // 3. Implicit incision, receivers first: (h_i + F h_r)/(1 + F) = h_r + (h_i − h_r)·G, the
         //    second form keeping the division off the dependency chain along the stack.
+        //    The previous step's sediment flux pass (if pending) runs beside it: it reads only that
+        //    step's stack, fluxes and shares, and writes the fluxes and the sediment record.
         let pairs = &cur.pairs;
-        let mut raised = 0u64;
-        for &pr in pairs {
-            let (i, r) = unpair(pr);
-            if r == i {
-                continue;
-            }
-            let (hi, hr) = (h[i], h[r]);
-            let mut new = hr + (hi - hr) * work[i];
-            if new > hi {
-                // Rounding only (the exact value is at most h_i): never raise a cell here.
-                new = hi;
-            }
-            let floor = f64::next_up(hr);
-            if !above_or_at(new, floor) {
-                new = floor;
-                raised += 1;
-            }
-            h[i] = new;
-        }
-
-        // 4. Sediment proxy. Per cell (parallel): incision depth e = max(before − after, 0) into
-        //    `eroded` and `qs`, and the settling share `settle` (1 at outlets) into `work`. Then
-        //    donors first: qs_r += qs_i − qs_i·settle_i. Then (parallel) sediment += qs·settle.
-        {
-            let (h, before) = (&*h, &*scratch);
-            qs.par_chunks_mut(w).zip(eroded.par_chunks_mut(w)).zip(work.par_chunks_mut(w)).enumerate().for_each(
-                |(y, ((qrow, erow), srow))| {
-                    let row0 = y * w;
-                    for x in 0..w {
-                        let i = row0 + x;
-                        let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
-                        qrow[x] = e;
-                        erow[x] += e;
-                        let r = rcv[i] as usize;
-                        srow[x] = if r == i {
-                            1.0
-                        } else {
-                            // 0.5·s0/(s0 + S) with S = (h_i − h_r)/dist, one division.
-                            let d = dist[i];
-                            0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]))
-                        };
-                    }
-                },
-            );
-        }
-        // The sequential sediment pass runs beside (5) diffusion, (6) the limiter and the routing
-        // of the result for the next step: the two sides touch disjoint data, so the outcome is
-        // the same as running them one after the other.
-        let settle = &*work;
-        let (_, limiter_raised) = rayon::join(
-            || {
-                for &pr in pairs.iter().rev() {
-                    let (i, r) = unpair(pr);
-                    if r != i {
-                        let q = qs[i];
-                        qs[r] += q - q * settle[i];
-                    }
-                }
-                sediment.par_iter_mut().zip(qs.par_iter()).zip(settle.par_iter()).for_each(|((s, &q), &f)| {
-                    *s += q * f;
-                });
-            },
+        let (raised, ()) = rayon::join(
             || {
                 let mut raised = 0u64;
-                if p.kappa > 0.0 && w > 2 && ht > 2 {
-                    let c = p.kappa * p.dt * (1.0 / (dx * dx) + 1.0 / (dy * dy));
-                    let sub = (2.0 * c).ceil().max(1.0);
-                    let tx = p.kappa * p.dt / sub / (dx * dx);
-                    let ty = p.kappa * p.dt / sub / (dy * dy);
-                    for _ in 0..sub as usize {
-                        diffuse(h, scratch, w, ht, tx, ty);
-                        std::mem::swap(h, scratch);
+                for &pr in pairs {
+                    let (i, r) = unpair(pr);
+                    if r == i {
+                        continue;
                     }
-                    // The limiter: a parallel check first (most steps need no correction), then
-                    // the sequential fix in stack order only when some cell is at or below its
-                    // receiver.
-                    let hh = &*h;
-                    let any = hh
-                        .par_iter()
-                        .zip(rcv.par_iter())
-                        .enumerate()
-                        .any(|(i, (&hi, &r))| r as usize != i && !strictly_above(hi, hh[r as usize]));
-                    if any {
-                        for &pr in pairs {
-                            let (i, r) = unpair(pr);
-                            if r != i && !strictly_above(h[i], h[r]) {
-                                h[i] = f64::next_up(h[r]);
-                                raised += 1;
-                            }
-                        }
+                    let (hi, hr) = (h[i], h[r]);
+                    let mut new = hr + (hi - hr) * work[i];
+                    if new > hi {
+                        // Rounding only (the exact value is at most h_i): never raise a cell here.
+                        new = hi;
                     }
-                }
-                if route_ahead {
-                    next.route(h, w, ht, dx, dy);
+                    let floor = f64::next_up(hr);
+                    if !above_or_at(new, floor) {
+                        new = floor;
+                        raised += 1;
+                    }
+                    h[i] = new;
                 }
                 raised
             },
+            || {
+                if pending {
+                    sediment_flux(&next.pairs, qs, settle, sediment);
+                }
+            },
         );
+
+        // 4. Sediment proxy. Per cell (parallel): incision depth e = max(before − after, 0) into
+        //    `eroded` and `qs`, and the settling share into `settle` (1 at outlets). Then donors
+        //    first (the flux pass): qs_r += qs_i − qs_i·settle_i, and (parallel) sediment +=
+        //    qs·settle. With diffusion the shares read the heights before diffusion changes them
+        //    and the flux pass runs beside diffusion, the limiter and the next routing. Without it
+        //    the heights are final here: the next routing's receivers are found on every thread,
+        //    its stack is peeled beside the shares, and the flux pass waits for the next step's
+        //    incision (or the output). Each pair of concurrent passes touches disjoint data, so
+        //    the outcome is that of running everything in sequence.
+        let diffusing = p.kappa > 0.0 && w > 2 && ht > 2;
+        let limiter_raised = if diffusing {
+            sediment_shares(h, scratch, rcv, dist, qs, eroded, settle, w);
+            rayon::join(
+                || sediment_flux(pairs, qs, settle, sediment),
+                || {
+                    let raised = diffuse_and_limit(h, scratch, rcv, pairs, p, w, ht, dx, dy);
+                    if route_ahead {
+                        next.route(h, w, ht, dx, dy);
+                    }
+                    raised
+                },
+            )
+            .1
+        } else {
+            let (h, scratch) = (&*h, &*scratch);
+            if route_ahead {
+                next.receivers_of(h, w, ht, dx, dy);
+            }
+            rayon::join(
+                || sediment_shares(h, scratch, rcv, dist, qs, eroded, settle, w),
+                || {
+                    if route_ahead {
+                        next.stack();
+                    }
+                },
+            );
+            0
+        };
+        self.flux_pending = !diffusing;
         self.raised += raised + limiter_raised;
         if route_ahead {
             std::mem::swap(&mut self.cur, &mut self.next);
@@ -497,6 +495,98 @@ impl StreamPowerEroder {
         self.routed = route_ahead;
         self.steps_run += 1;
     }
+}
+
+/// Per cell (parallel): this step's incision depth `e = max(before − after, 0)` into `qs` and
+/// added to `eroded`, and the settling share `0.5·s0/(s0 + S)` (1 at outlets) into `settle`, with
+/// `S` the cell's slope to its receiver after incision.
+#[allow(clippy::too_many_arguments)]
+fn sediment_shares(
+    h: &[f64],
+    before: &[f64],
+    rcv: &[u32],
+    dist: &[f64],
+    qs: &mut [f64],
+    eroded: &mut [f64],
+    settle: &mut [f64],
+    w: usize,
+) {
+    qs.par_chunks_mut(w).zip(eroded.par_chunks_mut(w)).zip(settle.par_chunks_mut(w)).enumerate().for_each(
+        |(y, ((qrow, erow), srow))| {
+            let row0 = y * w;
+            for x in 0..w {
+                let i = row0 + x;
+                let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
+                qrow[x] = e;
+                erow[x] += e;
+                let r = rcv[i] as usize;
+                srow[x] = if r == i {
+                    1.0
+                } else {
+                    // 0.5·s0/(s0 + S) with S = (h_i − h_r)/dist, one division.
+                    let d = dist[i];
+                    0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]))
+                };
+            }
+        },
+    );
+}
+
+/// Donors first (reverse stack order): `qs_r += qs_i − qs_i·settle_i`; then (parallel) each cell
+/// keeps `qs·settle` in its sediment record.
+fn sediment_flux(pairs: &[u64], qs: &mut [f64], settle: &[f64], sediment: &mut [f64]) {
+    for &pr in pairs.iter().rev() {
+        let (i, r) = unpair(pr);
+        if r != i {
+            let q = qs[i];
+            qs[r] += q - q * settle[i];
+        }
+    }
+    sediment.par_iter_mut().zip(qs.par_iter()).zip(settle.par_iter()).for_each(|((s, &q), &f)| {
+        *s += q * f;
+    });
+}
+
+/// Diffusion sub-steps, then the limiter; returns the number of cells the limiter raised.
+#[allow(clippy::too_many_arguments)]
+fn diffuse_and_limit(
+    h: &mut Vec<f64>,
+    scratch: &mut Vec<f64>,
+    rcv: &[u32],
+    pairs: &[u64],
+    p: &StreamPowerParams,
+    w: usize,
+    ht: usize,
+    dx: f64,
+    dy: f64,
+) -> u64 {
+    let c = p.kappa * p.dt * (1.0 / (dx * dx) + 1.0 / (dy * dy));
+    let sub = (2.0 * c).ceil().max(1.0);
+    let tx = p.kappa * p.dt / sub / (dx * dx);
+    let ty = p.kappa * p.dt / sub / (dy * dy);
+    for _ in 0..sub as usize {
+        diffuse(h, scratch, w, ht, tx, ty);
+        std::mem::swap(h, scratch);
+    }
+    // The limiter: a parallel check first (most steps need no correction), then the sequential
+    // fix in stack order only when some cell is at or below its receiver.
+    let hh = &*h;
+    let any = hh
+        .par_iter()
+        .zip(rcv.par_iter())
+        .enumerate()
+        .any(|(i, (&hi, &r))| r as usize != i && !strictly_above(hi, hh[r as usize]));
+    let mut raised = 0u64;
+    if any {
+        for &pr in pairs {
+            let (i, r) = unpair(pr);
+            if r != i && !strictly_above(h[i], h[r]) {
+                h[i] = f64::next_up(h[r]);
+                raised += 1;
+            }
+        }
+    }
+    raised
 }
 
 /// Receivers, distances, stack (as `cell | receiver << 32` pairs) and drainage count of one
@@ -507,7 +597,9 @@ struct Routing {
     dist: Vec<f64>,
     pairs: Vec<u64>,
     count: Vec<u32>,
+    /// The peel's scratch: in-degrees, then the leaves (their number in `leaves`).
     indeg: Vec<u32>,
+    leaves: usize,
 }
 
 impl Routing {
@@ -518,13 +610,26 @@ impl Routing {
             pairs: vec![0; n],
             count: vec![0; n],
             indeg: Vec::with_capacity(2 * n),
+            leaves: 0,
         }
     }
 
     fn route(&mut self, h: &[f64], w: usize, ht: usize, dx: f64, dy: f64) {
+        self.receivers_of(h, w, ht, dx, dy);
+        self.stack();
+    }
+
+    /// The parallel half: D8 receivers and distances of `h`, the counts' start (1 per cell), the
+    /// in-degrees and leaves of the stack's peel.
+    fn receivers_of(&mut self, h: &[f64], w: usize, ht: usize, dx: f64, dy: f64) {
         d8_fill(h, w, ht, dx, dy, &mut self.receivers, &mut self.dist);
         self.count.par_iter_mut().for_each(|c| *c = 1);
-        build_stack_pairs_and_count_into(&self.receivers, &mut self.indeg, &mut self.count, &mut self.pairs);
+        self.leaves = peel_prepare(&self.receivers, Some(w), &mut self.indeg);
+    }
+
+    /// The sequential half: stack pairs and drainage cell counts.
+    fn stack(&mut self) {
+        peel_walk_pairs_and_count(&self.receivers, &mut self.indeg, self.leaves, &mut self.count, &mut self.pairs);
     }
 }
 
@@ -796,13 +901,36 @@ mod tests {
 
     #[test]
     fn sediment_record_balances_incision() {
+        // With and without diffusion: without it the last step's flux pass is deferred to the
+        // output, so a missing flush would show here.
         let z = noise(50, 40, 3, 100.0).with_cell_size(30.0, 30.0);
-        let out = stream_power(&z, &params(20), &NoProgress);
-        let eroded: f64 = out.eroded.data().iter().sum();
-        let sediment: f64 = out.sediment.data().iter().sum();
-        assert!(eroded > 0.0);
-        assert!((sediment / eroded - 1.0).abs() < 1e-12, "{sediment} vs {eroded}");
-        assert!(out.sediment.data().iter().all(|&v| v >= 0.0));
+        for kappa in [0.0, 0.05] {
+            let out = stream_power(&z, &StreamPowerParams { kappa, ..params(20) }, &NoProgress);
+            let eroded: f64 = out.eroded.data().iter().sum();
+            let sediment: f64 = out.sediment.data().iter().sum();
+            assert!(eroded > 0.0);
+            assert!((sediment / eroded - 1.0).abs() < 1e-12, "κ {kappa}: {sediment} vs {eroded}");
+            assert!(out.sediment.data().iter().all(|&v| v >= 0.0));
+        }
+    }
+
+    #[test]
+    fn stepping_by_hand_equals_the_whole_run() {
+        // `step()` always routes ahead and defers the flux pass; `stream_power` skips the last
+        // routing. Same bytes either way, with and without diffusion.
+        let z = noise(70, 50, 9, 200.0).with_cell_size(30.0, 30.0);
+        for kappa in [0.0, 0.05] {
+            let p = StreamPowerParams { kappa, ..params(7) };
+            let whole = stream_power(&z, &p, &NoProgress);
+            let mut e = StreamPowerEroder::new(&z, &p);
+            for _ in 0..7 {
+                e.step();
+            }
+            let by_hand = e.into_output();
+            assert_eq!(whole.height.data(), by_hand.height.data(), "κ {kappa}");
+            assert_eq!(whole.eroded.data(), by_hand.eroded.data(), "κ {kappa}");
+            assert_eq!(whole.sediment.data(), by_hand.sediment.data(), "κ {kappa}");
+        }
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn d8_receivers(h: &Grid<f64>) -> FlowGraph {
         d8_fill(h.data(), w, ht, h.dx, h.dy, &mut receivers, &mut dist);
     }
     let mut stack = vec![0u32; n];
-    build_stack_into(&receivers, &mut Vec::new(), &mut stack);
+    peel::<false, u32>(&receivers, Some(w), &mut Vec::new(), &mut [], &mut stack);
     FlowGraph { width: w, height: ht, receivers, dist, stack }
 }
 
@@ -163,21 +163,27 @@ pub fn build_stack(receivers: &[u32]) -> Vec<u32> {
 /// [`build_stack`] into caller-owned buffers (`indeg` is scratch, resized to `2·N` as needed;
 /// `stack` must have one slot per cell).
 pub(crate) fn build_stack_into(receivers: &[u32], indeg: &mut Vec<u32>, stack: &mut [u32]) {
-    peel::<false, u32>(receivers, indeg, &mut [], stack);
+    peel::<false, u32>(receivers, None, indeg, &mut [], stack);
 }
 
 /// [`build_stack_into`] for the erosion loop: instead of the stack it writes `pairs[k] =
 /// stack[k] | receiver(stack[k]) << 32` (so the passes along the stack need not look the receiver
 /// up), and it accumulates `count` (weights on entry, e.g. all 1; totals on return) while it
 /// peels, in the emission order — exactly the reverse stack order of [`accumulate_cells`].
+///
+/// `d8_width`: when the receivers are D8 receivers (each a cell's own index or one of its eight
+/// neighbours) of a grid this wide, the in-degrees and the leaf list are gathered in parallel
+/// over rows instead of counted sequentially; the stack is the same.
+#[cfg(test)]
 pub(crate) fn build_stack_pairs_and_count_into(
     receivers: &[u32],
+    d8_width: Option<usize>,
     indeg: &mut Vec<u32>,
     count: &mut [u32],
     pairs: &mut [u64],
 ) {
     assert_eq!(count.len(), receivers.len(), "build_stack: count length");
-    peel::<true, u64>(receivers, indeg, count, pairs);
+    peel::<true, u64>(receivers, d8_width, indeg, count, pairs);
 }
 
 /// Where [`peel`] writes a cell `j` with receiver `r`.
@@ -197,24 +203,70 @@ impl StackSlot for u64 {
     }
 }
 
-fn peel<const COUNT: bool, S: StackSlot>(receivers: &[u32], indeg: &mut Vec<u32>, count: &mut [u32], stack: &mut [S]) {
+fn peel<const COUNT: bool, S: StackSlot>(
+    receivers: &[u32],
+    d8_width: Option<usize>,
+    scratch: &mut Vec<u32>,
+    count: &mut [u32],
+    stack: &mut [S],
+) {
+    let nleaves = peel_prepare(receivers, d8_width, scratch);
+    peel_walk::<COUNT, S>(receivers, scratch, nleaves, count, stack);
+}
+
+/// The peel's first half: in-degrees into `scratch[..n]` and the leaves (cells without donors) in
+/// increasing index into `scratch[n..]`; returns the number of leaves. `d8_width` as in
+/// [`build_stack_pairs_and_count_into`].
+pub(crate) fn peel_prepare(receivers: &[u32], d8_width: Option<usize>, scratch: &mut Vec<u32>) -> usize {
     let n = receivers.len();
-    assert_eq!(stack.len(), n, "build_stack: stack length");
-    // Scratch: in-degrees in the first half, the leaf list in the second.
-    indeg.clear();
-    indeg.resize(2 * n, 0);
-    let (indeg, leaves) = indeg.split_at_mut(n);
-    for (i, &r) in receivers.iter().enumerate() {
-        if r as usize != i {
-            indeg[r as usize] += 1;
+    scratch.clear();
+    scratch.resize(2 * n, 0);
+    let (indeg, leaves) = scratch.split_at_mut(n);
+    match d8_width {
+        Some(w) if w > 0 && n.is_multiple_of(w) => d8_indegree_and_leaves(receivers, w, indeg, leaves),
+        _ => {
+            for (i, &r) in receivers.iter().enumerate() {
+                if r as usize != i {
+                    indeg[r as usize] += 1;
+                }
+            }
+            // Compacted without branches.
+            let mut nleaves = 0usize;
+            for (i, &d) in indeg.iter().enumerate() {
+                leaves[nleaves] = i as u32;
+                nleaves += (d == 0) as usize;
+            }
+            nleaves
         }
     }
-    // Leaves (cells without donors) in increasing index, compacted without branches.
-    let mut nleaves = 0usize;
-    for (i, &d) in indeg.iter().enumerate() {
-        leaves[nleaves] = i as u32;
-        nleaves += (d == 0) as usize;
-    }
+}
+
+/// The peel's second half on [`peel_prepare`]'s scratch, writing stack pairs and accumulating
+/// `count` (see [`build_stack_pairs_and_count_into`]).
+pub(crate) fn peel_walk_pairs_and_count(
+    receivers: &[u32],
+    scratch: &mut [u32],
+    nleaves: usize,
+    count: &mut [u32],
+    pairs: &mut [u64],
+) {
+    assert_eq!(count.len(), receivers.len(), "build_stack: count length");
+    peel_walk::<true, u64>(receivers, scratch, nleaves, count, pairs);
+}
+
+/// Sequential: from each leaf in increasing index, walk down the receivers emitting cells while
+/// the next cell has just lost its last unemitted donor.
+fn peel_walk<const COUNT: bool, S: StackSlot>(
+    receivers: &[u32],
+    scratch: &mut [u32],
+    nleaves: usize,
+    count: &mut [u32],
+    stack: &mut [S],
+) {
+    let n = receivers.len();
+    assert_eq!(stack.len(), n, "build_stack: stack length");
+    assert!(scratch.len() >= n + nleaves, "build_stack: scratch length");
+    let (indeg, leaves) = scratch.split_at_mut(n);
     let mut pos = n;
     for &leaf in &leaves[..nleaves] {
         let mut j = leaf as usize;
@@ -236,6 +288,72 @@ fn peel<const COUNT: bool, S: StackSlot>(receivers: &[u32], indeg: &mut Vec<u32>
         }
     }
     assert_eq!(pos, 0, "build_stack: receivers contain a cycle");
+}
+
+/// In-degrees of D8 receivers gathered per cell (how many of its eight neighbours name it as
+/// receiver), rows in parallel, and the cells without donors in increasing index written to
+/// `leaves`; returns their number. The same values as counting `indeg[r] += 1` over the cells.
+fn d8_indegree_and_leaves(receivers: &[u32], w: usize, indeg: &mut [u32], leaves: &mut [u32]) -> usize {
+    let ht = receivers.len() / w;
+    const ROWS: usize = 16;
+    let per_chunk: Vec<Vec<u32>> = indeg
+        .par_chunks_mut(w * ROWS)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut found = Vec::new();
+            for (ry, row) in chunk.chunks_mut(w).enumerate() {
+                let y = c * ROWS + ry;
+                let row0 = y * w;
+                // Every cell, bounds-checked, on border rows; interior rows: the two end cells
+                // checked, the rest one direction at a time over the row (vectorises).
+                let checked = |x: usize| -> u32 {
+                    let i = row0 + x;
+                    let mut d = 0;
+                    for &(ox, oy) in &OFFSETS {
+                        let (nx, ny) = (x as isize + ox, y as isize + oy);
+                        if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < ht {
+                            d += (receivers[ny as usize * w + nx as usize] as usize == i) as u32;
+                        }
+                    }
+                    d
+                };
+                if y == 0 || y + 1 == ht || w < 3 {
+                    for (x, d) in row.iter_mut().enumerate() {
+                        *d = checked(x);
+                    }
+                } else {
+                    row[0] = checked(0);
+                    row[w - 1] = checked(w - 1);
+                    let m = w - 2;
+                    let inner = &mut row[1..w - 1];
+                    inner.fill(0);
+                    for &(ox, oy) in &OFFSETS {
+                        let start = ((row0 + 1) as isize + oy * w as isize + ox) as usize;
+                        let nb = &receivers[start..start + m];
+                        let first = (row0 + 1) as u32;
+                        for (x, (d, &r)) in inner.iter_mut().zip(nb).enumerate() {
+                            *d += (r == first + x as u32) as u32;
+                        }
+                    }
+                }
+                let base = found.len();
+                found.resize(base + w, 0);
+                let mut k = base;
+                for (x, &d) in row.iter().enumerate() {
+                    found[k] = (row0 + x) as u32;
+                    k += (d == 0) as usize;
+                }
+                found.truncate(k);
+            }
+            found
+        })
+        .collect();
+    let mut k = 0;
+    for part in per_chunk {
+        leaves[k..k + part.len()].copy_from_slice(&part);
+        k += part.len();
+    }
+    k
 }
 
 /// ESRI D8 direction codes: 1 = E, 2 = SE, 4 = S, 8 = SW, 16 = W, 32 = NW, 64 = N, 128 = NE
@@ -511,12 +629,23 @@ mod tests {
         assert_eq!(build_stack(&g.receivers), g.stack);
         let mut count = vec![1u32; g.receivers.len()];
         let mut pairs = vec![0u64; g.receivers.len()];
-        build_stack_pairs_and_count_into(&g.receivers, &mut Vec::new(), &mut count, &mut pairs);
+        build_stack_pairs_and_count_into(&g.receivers, None, &mut Vec::new(), &mut count, &mut pairs);
         for (k, &p) in pairs.iter().enumerate() {
             let i = g.stack[k];
             assert_eq!(p, i as u64 | (g.receivers[i as usize] as u64) << 32);
         }
         assert_eq!(count, accumulate_cells(&g));
+        // The in-degrees gathered per row (D8 receivers) give the same stack and counts as the
+        // sequential count, on grids of 1, 2 and 3 columns or rows too.
+        for (w, h) in [(61, 47), (1, 9), (9, 1), (2, 5), (3, 3), (40, 2)] {
+            let g = d8_receivers(&noise(w, h, 7));
+            assert_eq!(build_stack(&g.receivers), g.stack, "{w}x{h}");
+            let mut gathered = (vec![1u32; w * h], vec![0u64; w * h]);
+            let mut counted = gathered.clone();
+            build_stack_pairs_and_count_into(&g.receivers, Some(w), &mut Vec::new(), &mut gathered.0, &mut gathered.1);
+            build_stack_pairs_and_count_into(&g.receivers, None, &mut Vec::new(), &mut counted.0, &mut counted.1);
+            assert_eq!(gathered, counted, "{w}x{h}");
+        }
     }
 
     #[test]

@@ -772,7 +772,7 @@ mod sequential {
             // Receivers-first stack (cell | receiver << 32) with drainage area in cells, counted
             // exactly as integers while peeling.
             count.par_iter_mut().for_each(|c| *c = 1);
-            build_stack_pairs_and_count_into(&rec, &mut indeg, &mut count, &mut pairs);
+            build_stack_pairs_and_count_into(&rec, None, &mut indeg, &mut count, &mut pairs);
             donor_lists(&rec, &mut dstart, &mut donors);
             if uplift != 0.0 {
                 let u = uplift * dt;
