@@ -94,9 +94,23 @@ def main():
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--write-npz", metavar="PATH", help="only write the DEM as an NPZ (height, dx, dy) and exit")
+    ap.add_argument("--run-npz", metavar="PATH",
+                    help="whole-process mode: read the DEM from this NPZ, run --steps once, "
+                         "save the heights to --save (timed from outside, see bench_erode_process.sh)")
+    ap.add_argument("--save", metavar="PATH", help="with --run-npz: where the final heights go (.npy)")
     args = ap.parse_args()
     n, steps = args.size, args.steps
     dx, k, m, dt, uplift = 30.0, 1e-5, 0.5, 1000.0, 1e-3
+
+    if args.write_npz:
+        np.savez(args.write_npz, height=synth_dem(n), dx=np.float64(dx), dy=np.float64(dx))
+        return
+    if args.run_npz:
+        f = np.load(args.run_npz)
+        h, _, _ = run_fastscapelib(f["height"], steps, float(f["dx"]), k, m, dt, uplift)
+        np.save(args.save, h)
+        return
 
     z0 = synth_dem(n)
     dem_path = f"/tmp/bozkir_sp_dem_{n}.f64"

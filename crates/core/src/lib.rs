@@ -7,6 +7,7 @@
 pub mod geo;
 pub mod grid;
 pub mod hash;
+pub mod memory;
 pub mod progress;
 
 pub use grid::Grid;

@@ -89,10 +89,11 @@
 //!
 //! Heights must be finite; `NaN` cells are not supported (they would become pits).
 
+use bozkir_core::memory::{zeroed_f64, zeroed_u32, zeroed_u64};
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
 
-use crate::hydrology::flow_graph::{self, d8_fill, peel_prepare, peel_walk_pairs_and_count};
+use crate::hydrology::flow_graph::{self, d8_fill_receivers, peel_prepare, peel_walk_pairs_and_count, D8Dist};
 use crate::hydrology::priority_flood;
 
 /// Settling-slope scale `s0` of the sediment proxy (m/m): `settle = 0.5·s0/(s0 + S)`.
@@ -286,16 +287,16 @@ impl StreamPowerEroder {
             dx: initial.dx,
             dy: initial.dy,
             h,
-            eroded: vec![0.0; n],
-            sediment: vec![0.0; n],
+            eroded: zeroed_f64(n),
+            sediment: zeroed_f64(n),
             cur: Routing::new(n),
             next: Routing::new(n),
             routed: false,
-            work: vec![0.0; n],
-            settle: vec![0.0; n],
-            qs: vec![0.0; n],
+            work: zeroed_f64(n),
+            settle: zeroed_f64(n),
+            qs: zeroed_f64(n),
             flux_pending: false,
-            scratch: vec![0.0; n],
+            scratch: zeroed_f64(n),
             steps_run: 0,
             raised: 0,
         }
@@ -388,7 +389,8 @@ impl StreamPowerEroder {
         let a_floor = p.area_floor.unwrap_or(0.0);
         let m = p.m;
         let umap = p.uplift_map.as_ref().map(|u| u.data());
-        let (rcv, dist, count) = (&cur.receivers, &cur.dist, &cur.count);
+        let (rcv, count) = (&cur.receivers, &cur.count);
+        let dist = D8Dist::new(w, dx, dy);
         h.par_chunks_mut(w).zip(work.par_chunks_mut(w)).zip(scratch.par_chunks_mut(w)).enumerate().for_each(
             |(y, ((hrow, grow), brow))| {
                 let row0 = y * w;
@@ -400,7 +402,7 @@ impl StreamPowerEroder {
                     } else {
                         let a = (count[i] as f64 * cell_area).max(a_floor).min(cap);
                         let am = if m == 0.5 { a.sqrt() } else { libm::pow(a, m) };
-                        let d = dist[i];
+                        let d = dist.of(i, rcv[i] as usize);
                         grow[x] = d / (d + kdt * am);
                     }
                     if interior_row && x > 0 && x + 1 < w {
@@ -505,7 +507,7 @@ fn sediment_shares(
     h: &[f64],
     before: &[f64],
     rcv: &[u32],
-    dist: &[f64],
+    dist: D8Dist,
     qs: &mut [f64],
     eroded: &mut [f64],
     settle: &mut [f64],
@@ -524,7 +526,7 @@ fn sediment_shares(
                     1.0
                 } else {
                     // 0.5·s0/(s0 + S) with S = (h_i − h_r)/dist, one division.
-                    let d = dist[i];
+                    let d = dist.of(i, r);
                     0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]))
                 };
             }
@@ -589,12 +591,11 @@ fn diffuse_and_limit(
     raised
 }
 
-/// Receivers, distances, stack (as `cell | receiver << 32` pairs) and drainage count of one
+/// Receivers, stack (as `cell | receiver << 32` pairs) and drainage count of one
 /// routing; the eroder keeps two so the next step can be routed while this one finishes.
 #[derive(Debug, Clone, Default)]
 struct Routing {
     receivers: Vec<u32>,
-    dist: Vec<f64>,
     pairs: Vec<u64>,
     count: Vec<u32>,
     /// The peel's scratch: in-degrees, then the leaves (their number in `leaves`).
@@ -605,11 +606,10 @@ struct Routing {
 impl Routing {
     fn new(n: usize) -> Self {
         Self {
-            receivers: vec![0; n],
-            dist: vec![0.0; n],
-            pairs: vec![0; n],
-            count: vec![0; n],
-            indeg: Vec::with_capacity(2 * n),
+            receivers: zeroed_u32(n),
+            pairs: zeroed_u64(n),
+            count: zeroed_u32(n),
+            indeg: zeroed_u32(2 * n),
             leaves: 0,
         }
     }
@@ -619,10 +619,10 @@ impl Routing {
         self.stack();
     }
 
-    /// The parallel half: D8 receivers and distances of `h`, the counts' start (1 per cell), the
+    /// The parallel half: D8 receivers of `h`, the counts' start (1 per cell), the
     /// in-degrees and leaves of the stack's peel.
     fn receivers_of(&mut self, h: &[f64], w: usize, ht: usize, dx: f64, dy: f64) {
-        d8_fill(h, w, ht, dx, dy, &mut self.receivers, &mut self.dist);
+        d8_fill_receivers(h, w, ht, dx, dy, &mut self.receivers);
         self.count.par_iter_mut().for_each(|c| *c = 1);
         self.leaves = peel_prepare(&self.receivers, Some(w), &mut self.indeg);
     }

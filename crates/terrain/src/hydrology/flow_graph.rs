@@ -93,6 +93,46 @@ pub fn d8_receivers(h: &Grid<f64>) -> FlowGraph {
 
 /// Fills receivers and distances of an already allocated graph (reused by erosion).
 pub(crate) fn d8_fill(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mut [u32], dist: &mut [f64]) {
+    d8_fill_with(z, w, ht, dx, dy, receivers, Some(dist));
+}
+
+/// Fills receivers only; the distance to a receiver is [`D8Dist::of`] (erosion, which saves the
+/// distances' memory traffic).
+pub(crate) fn d8_fill_receivers(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mut [u32]) {
+    d8_fill_with(z, w, ht, dx, dy, receivers, None);
+}
+
+/// The distance from a cell to its D8 receiver from the two indices: `dx` east–west, `dy`
+/// north–south, `√(dx² + dy²)` diagonally (the same values [`d8_fill`] stores), 0 to itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct D8Dist {
+    w: usize,
+    dx: f64,
+    dy: f64,
+    dd: f64,
+}
+
+impl D8Dist {
+    pub(crate) fn new(w: usize, dx: f64, dy: f64) -> Self {
+        Self { w, dx, dy, dd: (dx * dx + dy * dy).sqrt() }
+    }
+
+    #[inline(always)]
+    pub(crate) fn of(&self, i: usize, r: usize) -> f64 {
+        let o = r.abs_diff(i);
+        if o == 1 {
+            self.dx
+        } else if o == self.w {
+            self.dy
+        } else if o == 0 {
+            0.0
+        } else {
+            self.dd
+        }
+    }
+}
+
+fn d8_fill_with(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mut [u32], dist: Option<&mut [f64]>) {
     let dd = (dx * dx + dy * dy).sqrt();
     let d = [dd, dy, dd, dx, dx, dd, dy, dd];
     let inv = d.map(|v| 1.0 / v);
@@ -101,15 +141,18 @@ pub(crate) fn d8_fill(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receiver
     // the whole row so the compare-and-select vectorises; the per-cell semantics are exactly "try
     // the neighbours in OFFSETS order, replace only on a strictly larger slope".
     const ROWS: usize = 8;
-    receivers.par_chunks_mut(w * ROWS).zip(dist.par_chunks_mut(w * ROWS)).enumerate().for_each(|(c, (rr, dr))| {
+    let rows = |c: usize, rr: &mut [u32], mut dr: Option<&mut [f64]>| {
         let mut best = vec![0.0f64; w];
         let mut bk = vec![0u64; w];
-        for (ry, (rrow, drow)) in rr.chunks_mut(w).zip(dr.chunks_mut(w)).enumerate() {
+        for (ry, rrow) in rr.chunks_mut(w).enumerate() {
             let y = c * ROWS + ry;
             let row0 = y * w;
-            for (x, (r, d)) in rrow.iter_mut().zip(drow.iter_mut()).enumerate() {
+            let mut drow = dr.as_deref_mut().map(|d| &mut d[ry * w..(ry + 1) * w]);
+            for (x, r) in rrow.iter_mut().enumerate() {
                 *r = (row0 + x) as u32;
-                *d = 0.0;
+            }
+            if let Some(drow) = drow.as_deref_mut() {
+                drow.fill(0.0);
             }
             if y == 0 || y + 1 == ht || w < 3 {
                 continue;
@@ -139,11 +182,21 @@ pub(crate) fn d8_fill(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receiver
                 if k < 8 {
                     let i = row0 + 1 + x;
                     rrow[x + 1] = (i as isize + off[k]) as u32;
-                    drow[x + 1] = d[k];
+                    if let Some(drow) = drow.as_deref_mut() {
+                        drow[x + 1] = d[k];
+                    }
                 }
             }
         }
-    });
+    };
+    match dist {
+        Some(dist) => receivers
+            .par_chunks_mut(w * ROWS)
+            .zip(dist.par_chunks_mut(w * ROWS))
+            .enumerate()
+            .for_each(|(c, (rr, dr))| rows(c, rr, Some(dr))),
+        None => receivers.par_chunks_mut(w * ROWS).enumerate().for_each(|(c, rr)| rows(c, rr, None)),
+    }
 }
 
 /// Stack order (receivers before donors) of a receiver array, in O(N).
