@@ -19,6 +19,13 @@ pub fn zeroed_f64(n: usize) -> Vec<f64> {
     v
 }
 
+/// `vec![0u8; n]`, its pages marked for huge pages before anything touches them.
+pub fn zeroed_u8(n: usize) -> Vec<u8> {
+    let v = vec![0u8; n];
+    advise_huge_pages(&v);
+    v
+}
+
 /// `vec![0u32; n]`, its pages marked for huge pages before anything touches them.
 pub fn zeroed_u32(n: usize) -> Vec<u32> {
     let v = vec![0u32; n];
@@ -62,9 +69,10 @@ mod tests {
     #[test]
     fn buffers_are_zero_and_keep_their_length() {
         for n in [0, 1, 1000, 1 << 20] {
-            let (a, b, c) = (zeroed_f64(n), zeroed_u32(n), zeroed_u64(n));
-            assert_eq!((a.len(), b.len(), c.len()), (n, n, n));
+            let (a, b, c, d) = (zeroed_f64(n), zeroed_u32(n), zeroed_u64(n), zeroed_u8(n));
+            assert_eq!((a.len(), b.len(), c.len(), d.len()), (n, n, n, n));
             assert!(a.iter().all(|&v| v.to_bits() == 0) && b.iter().all(|&v| v == 0) && c.iter().all(|&v| v == 0));
+            assert!(d.iter().all(|&v| v == 0));
         }
     }
 }

@@ -27,6 +27,7 @@ use super::table::ProfileParams;
 use crate::sculpt::dome::edge_taper as taper_grid;
 use crate::sculpt::normalise::unit_normalise;
 use crate::sculpt::terrace::terrace_value;
+use bozkir_core::memory::{zeroed_f64, zeroed_u32, zeroed_u8};
 use bozkir_core::{hash_u32, Grid, Progress};
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -504,19 +505,21 @@ fn erode(
 ) -> (Vec<f64>, Vec<f64>) {
     let n = n0 * n1;
     let dt = 1.0f64;
-    let mut flat = z.to_vec();
+    // The walks' buffers on huge pages (fewer TLB misses on their random access; same values).
+    let mut flat = zeroed_f64(n);
+    flat.copy_from_slice(z);
     fill_fixed_step(&mut flat, n0, n1);
     let mut umap = edge_taper(n0, n1, 0.12);
     umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
     let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
-    let mut sediment = vec![0.0f64; n];
-    let mut dir = vec![0u8; n];
-    let mut count = vec![0u32; n];
-    let mut masks = vec![0u8; n];
+    let mut sediment = zeroed_f64(n);
+    let mut dir = zeroed_u8(n);
+    let mut count = zeroed_u32(n);
+    let mut masks = zeroed_u8(n);
     let mut groups: Vec<Vec<u32>> = Vec::new();
     // Each cell's height before incision, overwritten by its sediment remainder once the
     // sediment walk has passed it; then the creep's Laplacian.
-    let mut before = vec![0.0f64; n];
+    let mut before = zeroed_f64(n);
     let iterations = iterations.max(1);
     let nf = n as f64;
     let (u, kdt) = (uplift * dt, incision * dt);
