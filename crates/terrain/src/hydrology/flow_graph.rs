@@ -76,7 +76,8 @@ const OFFSETS: [(isize, isize); 8] = [
 /// D8 steepest-descent receivers of `h` and the stack order. See the module docs for the boundary,
 /// pit and tie-break conventions.
 ///
-/// Runs in O(N): the receivers in parallel over rows, then the stack sequentially.
+/// Runs in O(N): the receivers and the stack's in-degrees in parallel over rows, then the stack's
+/// peel sequentially.
 pub fn d8_receivers(h: &Grid<f64>) -> FlowGraph {
     let (w, ht) = (h.width(), h.height());
     let n = w * ht;
