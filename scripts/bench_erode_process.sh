@@ -6,7 +6,8 @@
 #     start, import, read, N steps (it re-fills every step), save the heights as .npy.
 # Same physics on both sides: U = 1e-3 m/yr on interior cells, K = 1e-5, m = 0.5, n = 1,
 # dt = 1000 yr, no diffusion, fixed borders. Best of REPEAT (default 3) wall times per side.
-#   scripts/bench_erode_process.sh [BOZKIR]      (STEPS="10 20 50" by default)
+#   scripts/bench_erode_process.sh [BOZKIR]      (STEPS="10 20 50" by default; OUTPUTS=height
+#                                                 for the heights alone instead of the defaults)
 # Needs python3.11 with a venv at scripts/.venv (created here on first use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ best() { # best wall seconds of REPEAT runs of "$@"
 printf "%-6s %-14s %-14s %s\n" steps "bozkir (s)" "fastscapelib (s)" ratio
 for steps in ${STEPS:-10 20 50}; do
   ours=$(best "$BOZKIR" erode "$WORK/dem.npz" --out "$WORK/out" --force -q --steps "$steps" \
-    --uplift 1e-3 --diffusion 0 --k 1e-5 --m 0.5 --dt 1000)
+    --uplift 1e-3 --diffusion 0 --k 1e-5 --m 0.5 --dt 1000 ${OUTPUTS:+--outputs "$OUTPUTS"})
   peer=$(best "$PY" scripts/bench_fastscapelib.py --size 1024 --steps "$steps" \
     --run-npz "$WORK/dem.npz" --save "$WORK/peer.npy")
   python3 -c "print(f'{$steps:<6} {$ours:<14.3f} {$peer:<16.3f} {$peer/$ours:.2f}x')"
