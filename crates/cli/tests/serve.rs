@@ -406,10 +406,6 @@ fn baked_textures_are_served_and_flagged_in_the_catalogue() {
     assert!(cat["terrains"].as_array().unwrap().iter().any(|t| t["name"] == "baked" && t["albedo"] == true));
 }
 
-/// Issue 20, finding 3: links that leave the served folder are skipped by `serve` and `site`
-/// (with a warning), refused when swapped in after start-up, and a loopback server refuses a
-/// foreign `Host` (DNS rebinding).
-#[cfg(unix)]
 /// A recipe's lateral fold (`fold_east.tif`, `fold_south.tif`, from ds2's `fold` stage) is
 /// served as one `fold.f32` of (east, south) pairs per cell, flagged `fold` in the catalogue; a
 /// terrain without it has none.
@@ -436,6 +432,10 @@ fn the_lateral_fold_is_served_for_the_mesh_look() {
     assert_eq!(srv.get("/data/terrains/plain/fold.f32").0, 404);
 }
 
+/// Issue 20, finding 3: links that leave the served folder are skipped by `serve` and `site`
+/// (with a warning), refused when swapped in after start-up, and a loopback server refuses a
+/// foreign `Host` (DNS rebinding).
+#[cfg(unix)]
 #[test]
 fn links_out_of_the_folder_and_foreign_hosts_are_refused() {
     use std::os::unix::fs::symlink;
