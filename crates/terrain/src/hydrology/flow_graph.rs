@@ -273,12 +273,14 @@ fn peel<const COUNT: bool, S: StackSlot>(
 /// [`build_stack_pairs_and_count_into`].
 pub(crate) fn peel_prepare(receivers: &[u32], d8_width: Option<usize>, scratch: &mut Vec<u32>) -> usize {
     let n = receivers.len();
-    scratch.clear();
+    // Sized once (the erosion loop reuses it); only the counted in-degrees need zeros first: the
+    // gather writes every in-degree, and leaves are written before they are read.
     scratch.resize(2 * n, 0);
     let (indeg, leaves) = scratch.split_at_mut(n);
     match d8_width {
         Some(w) if w > 0 && n.is_multiple_of(w) => d8_indegree_and_leaves(receivers, w, indeg, leaves),
         _ => {
+            indeg.fill(0);
             for (i, &r) in receivers.iter().enumerate() {
                 if r as usize != i {
                     indeg[r as usize] += 1;
