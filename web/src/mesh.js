@@ -961,33 +961,35 @@ export async function fetchImage(url) {
 }
 
 /**
- * A catalogue terrain entry (`catalogue.json`'s `terrains[i]`: path, width, height, cell_size_m,
- * albedo, normal, water) → the object `MeshView.setTerrain` takes, with the baked textures and
- * the surface water when the entry says they are there. `base` is the URL the entry's path is relative to.
+ * The layers a catalogue entry says it carries, fetched at once (null where it has none): the
+ * bake's `albedo`, `normal` and `materials` images, the `fold` (`fold.f32`: east, south metres per
+ * cell) and the water. With the bake's river lines (`rivers.png`) the lakes (`lakes.f32`, or none)
+ * stand as water surfaces and the rivers are drawn as lines; an older bake's `water.f32` (lakes
+ * and rivers cell by cell) otherwise. `root` is the entry's folder URL.
  */
+async function entryLayers(entry, root) {
+  const water = async () => {
+    if (entry.rivers) {
+      const [lakes, rivers] = await Promise.all([entry.lakes ? fetchF32(`${root}lakes.f32`) : null, fetchImage(`${root}rivers.png`)]);
+      return { water: lakes, rivers };
+    }
+    return { water: entry.water ? await fetchF32(`${root}water.f32`) : null, rivers: null };
+  };
+  const [albedo, normal, { water: w, rivers }, materials, fold] = await Promise.all([
+    entry.albedo ? fetchImage(`${root}albedo.png`) : null,
+    entry.normal ? fetchImage(`${root}normal.png`) : null,
+    water(),
+    entry.materials ? fetchImage(`${root}materials.png`) : null,
+    entry.fold ? fetchF32(`${root}fold.f32`) : null,
+  ]);
+  return { albedo, normal, water: w, rivers, materials, fold };
+}
+
 /**
- * The water a catalogue entry carries for the mesh look: with the bake's river lines
- * (`rivers.png`), the lakes (`lakes.f32`, or none) stand as water surfaces and the rivers are
- * drawn as lines; an older bake's `water.f32` (lakes and rivers cell by cell) otherwise.
+ * A catalogue terrain entry (`catalogue.json`'s `terrains[i]`: path, width, height, cell_size_m
+ * and the layer flags) → the object `MeshView.setTerrain` takes, with the layers the entry says
+ * are there. `base` is the URL the entry's path is relative to.
  */
-/** A catalogue entry's materials.png, when it has one (null otherwise). */
-function entryMaterials(entry, root) {
-  return entry.materials ? fetchImage(`${root}materials.png`) : null;
-}
-
-/** A catalogue entry's lateral fold (`fold.f32`: east, south metres per cell), when it has one. */
-function entryFold(entry, root) {
-  return entry.fold ? fetchF32(`${root}fold.f32`) : null;
-}
-
-async function entryWater(entry, root) {
-  if (entry.rivers) {
-    const [water, rivers] = await Promise.all([entry.lakes ? fetchF32(`${root}lakes.f32`) : null, fetchImage(`${root}rivers.png`)]);
-    return { water, rivers };
-  }
-  return { water: entry.water ? await fetchF32(`${root}water.f32`) : null, rivers: null };
-}
-
 export async function loadCatalogueTerrain(entry, base = '') {
   const root = `${base}${entry.path}`;
   const meta = await (await fetchOk(`${root}terrain.json`)).json();
@@ -995,16 +997,9 @@ export async function loadCatalogueTerrain(entry, base = '') {
   if (heights.length !== meta.width * meta.height) {
     throw new Error(`${root}heights.f32: ${heights.length} values for ${meta.width} × ${meta.height}`);
   }
-  const [albedo, normal, { water, rivers }, materials, fold] = await Promise.all([
-    entry.albedo ? fetchImage(`${root}albedo.png`) : null,
-    entry.normal ? fetchImage(`${root}normal.png`) : null,
-    entryWater(entry, root),
-    entryMaterials(entry, root),
-    entryFold(entry, root),
-  ]);
   return {
-    width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m, albedo, normal,
-    water, rivers, materials, fold, name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
+    width: meta.width, height: meta.height, heights, cellSize: meta.cell_size_xy_m || meta.cell_size_m,
+    ...(await entryLayers(entry, root)), name: entry.name, recipe: entry.recipe ?? null, seaLevel: entry.sea_level_m ?? null,
   };
 }
 
@@ -1069,23 +1064,15 @@ export function attachMeshMode(app, { cellSize = 10, photos = DETAIL_PHOTOS } = 
       await loadDetail();
       if (key === loadedKey) return;
       try {
-        let albedo = null, normal = null, water = null, rivers = null, materials = null, fold = null;
-        if (entry) {
-          [albedo, normal, { water, rivers }, materials, fold] = await Promise.all([
-            entry.albedo ? fetchImage(`${entry.path}albedo.png`) : null,
-            entry.normal ? fetchImage(`${entry.path}normal.png`) : null,
-            entryWater(entry, entry.path),
-            entryMaterials(entry, entry.path),
-            entryFold(entry, entry.path),
-          ]);
-        }
+        const none = { albedo: null, normal: null, water: null, rivers: null, materials: null, fold: null };
+        const layers = entry ? await entryLayers(entry, entry.path) : none;
         view.setTerrain({
-          width: info.width, height: info.height, heights, albedo, normal, water, rivers, materials, fold,
+          width: info.width, height: info.height, heights, ...layers,
           cellSize: entry?.cell_size_m ?? cellSize, seaLevel: entry?.sea_level_m ?? null,
         });
         loadedKey = key;
         mesh.cam = view.frameCamera(mesh.opts.exaggeration, app.state?.fov ?? 50);
-        mesh.status = { ...mesh.status, terrain: entry?.name ?? info.label ?? 'generated', albedo: !!albedo, normal: !!normal, error: null };
+        mesh.status = { ...mesh.status, terrain: entry?.name ?? info.label ?? 'generated', albedo: !!layers.albedo, normal: !!layers.normal, error: null };
       } catch (e) {
         mesh.status = { ...mesh.status, error: String(e?.message || e) };
         throw e;
