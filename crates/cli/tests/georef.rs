@@ -474,3 +474,70 @@ fn analyze_carries_a_crs_without_epsg_code() {
         }
     }
 }
+
+#[test]
+fn netcdf_and_zarr_inputs_overlay_their_source_in_gdal() {
+    // NetCDF-4, classic and a packed projected grid with a void, and the two Zarr stores: every
+    // GeoTIFF of `analyze` carries the transform and CRS GDAL reads from the NetCDF source, and
+    // the same statistics over the valid cells (GDAL 3.6 reads Zarr v2 south-up and not v3, so
+    // the Zarr folders are compared with the NetCDF one instead).
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let out = dir.path().join(name);
+        ok(&bozkir(&[
+            "analyze",
+            data(&format!("dem/gridded/{name}")).to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        out
+    };
+    let nc4 = run("jacksboro_nc4.nc");
+    for other in ["jacksboro_classic.nc", "jacksboro_v2.zarr", "jacksboro_v3.zarr"] {
+        let out = run(other);
+        // Every GeoTIFF the same to the byte (the sidecars differ by the source's name).
+        let names: Vec<String> = tiffs(&nc4).into_iter().map(|(n, _)| n).collect();
+        assert!(names.len() >= 6, "{names:?}");
+        for n in &names {
+            let same = std::fs::read(nc4.join(n)).unwrap() == std::fs::read(out.join(n)).unwrap();
+            assert!(same, "{other}: {n} differs from the NetCDF-4 run's");
+        }
+    }
+    let packed = run("packed_utm.nc");
+    let expect = [(&nc4, "jacksboro_nc4.nc", 4326), (&packed, "packed_utm.nc", 32616)];
+    for (out, name, epsg) in expect {
+        for (n, d) in tiffs(out) {
+            assert!(d.georef.is_some(), "{name}: {n}");
+            let code = match d.crs_kind {
+                CrsKind::Geographic { epsg, .. } | CrsKind::Projected { epsg } => epsg,
+                CrsKind::Unknown => None,
+            };
+            assert_eq!(code, Some(epsg), "{name}: {n}");
+        }
+        // GDAL on a copy of the input (its statistics go into an .aux.xml beside the file).
+        let src = dir.path().join(format!("copy-{name}"));
+        std::fs::copy(data(&format!("dem/gridded/{name}")), &src).unwrap();
+        let Some(_) = gdalinfo(&src) else { return };
+        let stats = |p: &Path| -> (Vec<f64>, [f64; 3]) {
+            let o = Command::new("gdalinfo").args(["-json", "-stats"]).arg(p).output().expect("gdalinfo");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let t = j["geoTransform"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            let b = &j["bands"][0];
+            // GDAL's statistics are of the stored values; a packed band carries its unpacking.
+            let (k, o) = (b["scale"].as_f64().unwrap_or(1.0), b["offset"].as_f64().unwrap_or(0.0));
+            let v = |key: &str| b[key].as_f64().unwrap() * k + o;
+            (t, [v("minimum"), v("maximum"), v("mean")])
+        };
+        let (t_in, s_in) = stats(&src);
+        let dem_copy = dir.path().join(format!("dem-of-{name}.tif"));
+        std::fs::copy(out.join("dem.tif"), &dem_copy).unwrap();
+        let (t_out, s_out) = stats(&dem_copy);
+        assert_eq!(t_out, t_in, "{name}: the output's transform is the input's, to the bit");
+        for k in 0..3 {
+            assert!((s_out[k] - s_in[k]).abs() <= 1e-6 * s_in[k].abs().max(1.0), "{name}: {s_out:?} vs {s_in:?}");
+        }
+        let wkt = gdal::gdal_wkt(&dem_copy).unwrap();
+        assert!(wkt.contains(&format!("ID[\"EPSG\",{epsg}]")), "{name}: {wkt}");
+    }
+}

@@ -10,6 +10,7 @@
 
 /// Buffers smaller than this are left alone (a huge page would be mostly empty).
 const MIN_BYTES: usize = 4 << 20;
+#[cfg(target_os = "linux")]
 const HUGE: usize = 2 << 20;
 
 /// `vec![0.0; n]`, its pages marked for huge pages before anything touches them.

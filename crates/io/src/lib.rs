@@ -19,6 +19,7 @@
 //! * writers write a temporary file in the target's directory and rename it when complete,
 //!   so a failed write leaves nothing behind (and an existing target unchanged).
 
+mod coords;
 pub mod crop;
 pub mod dem;
 pub mod error;
@@ -29,6 +30,8 @@ pub mod georef;
 pub mod geotiff;
 pub mod geotiff_rgb;
 pub mod geotiff_write;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gridded;
 pub mod json;
 pub mod las;
 pub mod limits;
@@ -48,6 +51,8 @@ pub mod sidecar;
 mod tiff_common;
 pub mod tiff_f32;
 mod tiff_write;
+#[cfg(not(target_arch = "wasm32"))]
+mod zarr;
 
 pub use crop::crop_largest_valid;
 pub use dem::{metres_per_degree, CrsKind, Dem, GeoTransform};
@@ -71,14 +76,31 @@ pub use tiff_f32::{read_tiff_f32, write_tiff_f32};
 
 use std::path::Path;
 
-/// Read a DEM by extension: `.tif`/`.tiff` (GeoTIFF), `.npz`, or a height PNG (`.png`,
+/// Whether `path` is a Zarr store: a directory named `*.zarr` or holding `zarr.json`,
+/// `.zgroup` or `.zarray`.
+pub fn is_zarr_store(path: &Path) -> bool {
+    path.is_dir()
+        && (path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zarr"))
+            || ["zarr.json", ".zgroup", ".zarray"].iter().any(|f| path.join(f).is_file()))
+}
+
+/// Read a DEM by extension: `.tif`/`.tiff` (GeoTIFF), `.npz`, `.nc`/`.nc4`/`.cdf`/`.netcdf`
+/// (NetCDF), a Zarr store (a directory, see [`is_zarr_store`]), or a height PNG (`.png`,
 /// normalised 0–1 heights, cell size 1). Anything else is refused naming the file.
 pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let path = path.as_ref();
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    #[cfg(not(target_arch = "wasm32"))]
+    if is_zarr_store(path) {
+        return gridded::read_zarr_dem(path);
+    }
     match ext.as_str() {
         "tif" | "tiff" => read_geotiff(path),
         "npz" => read_npz_dem(path),
+        #[cfg(not(target_arch = "wasm32"))]
+        "nc" | "nc4" | "cdf" | "netcdf" => gridded::read_netcdf_dem(path),
+        #[cfg(not(target_arch = "wasm32"))]
+        "zarr" => gridded::read_zarr_dem(path),
         "png" => Ok(Dem {
             heights: read_height_png(path)?,
             crs_kind: CrsKind::Unknown,
@@ -87,6 +109,9 @@ pub fn read_dem(path: impl AsRef<Path>) -> Result<Dem> {
             source: path.to_path_buf(),
             geokeys: None,
         }),
-        other => Err(IoError::unsupported(path, format!("DEM file extension {other:?} (use .tif, .npz or .png)"))),
+        other => Err(IoError::unsupported(
+            path,
+            format!("DEM file extension {other:?} (use .tif, .npz, .nc, a .zarr store or .png)"),
+        )),
     }
 }

@@ -29,6 +29,7 @@
 //! latitude, which does not matter here). Non-finite heights and heights outside
 //! [`crate::dem::VALID_HEIGHT_RANGE`] become NaN.
 
+use crate::coords::{check_axis, place, Axis};
 use crate::dem::{clean_heights, geographic_cell_size, CrsKind, Dem};
 use crate::error::{IoError, Result};
 use crate::fsio::open_with_magic;
@@ -141,17 +142,7 @@ fn spacing(path: &Path, arrays: &BTreeMap<String, NpyArray>, key: &str) -> Resul
 const X_NAMES: [(&str, bool); 3] = [("x", false), ("lon", true), ("longitude", true)];
 const Y_NAMES: [(&str, bool); 3] = [("y", false), ("lat", true), ("latitude", true)];
 
-/// An evenly spaced coordinate axis: first value, signed step, degrees or not, entry name.
-struct Axis {
-    first: f64,
-    step: f64,
-    degrees: bool,
-    name: &'static str,
-}
-
-/// The 1-D coordinate array among `names` for `n` cells, checked: the right length, finite,
-/// strictly monotone, evenly spaced (each step within 0.1 % of the mean or the values' rounding),
-/// degrees within range.
+/// The first 1-D array among `names` for `n` cells, checked by [`check_axis`].
 fn axis(
     path: &Path,
     arrays: &BTreeMap<String, NpyArray>,
@@ -162,39 +153,7 @@ fn axis(
     let Some(&(name, degrees)) = names.iter().find(|(k, _)| arrays.get(*k).is_some_and(|a| a.shape.len() == 1)) else {
         return Ok(None);
     };
-    let bad = |m: String| Err(IoError::malformed(path, "NPZ", format!("{name}: {m}")));
-    let v = &arrays[name].data;
-    if v.len() != n {
-        return bad(format!("{} values, but the elevation has {n} {what}", v.len()));
-    }
-    if n < 2 {
-        return bad(format!("one value gives no spacing for the {what}"));
-    }
-    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-        return bad(format!("value {i} is {}", v[i]));
-    }
-    let step = (v[n - 1] - v[0]) / (n - 1) as f64;
-    if step == 0.0 || !step.is_finite() {
-        return bad("zero spacing (the first and last values are equal)".into());
-    }
-    // Coordinates stored as float32 (every value representable in it) carry that rounding: a
-    // step may then be off by a few units in the last place of the largest value.
-    let f32_stored = v.iter().all(|&x| f64::from(x as f32) == x);
-    let ulp = if f32_stored { f64::from(f32::EPSILON) } else { f64::EPSILON };
-    let largest = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let tolerance = (1e-3 * step.abs()).max(4.0 * ulp * largest);
-    if let Some(i) = (1..n).find(|&i| ((v[i] - v[i - 1]) - step).abs() > tolerance) {
-        return bad(format!(
-            "not evenly spaced: step {} between values {} and {i}, the mean step is {step}",
-            v[i] - v[i - 1],
-            i - 1
-        ));
-    }
-    let limit = if what == "columns" { 180.0 } else { 90.0 };
-    if degrees && v.iter().any(|x| x.abs() > limit + step.abs()) {
-        return bad(format!("values beyond ±{limit}° are not degrees"));
-    }
-    Ok(Some(Axis { first: v[0], step, degrees, name }))
+    check_axis(path, "NPZ", name, degrees, &arrays[name].data, n, what).map(Some)
 }
 
 /// A DEM placed by 1-D coordinate arrays (see the module docs), or `None` when there are none.
@@ -217,13 +176,6 @@ fn from_coordinates(
             ))
         }
     };
-    if ax.degrees != ay.degrees {
-        return Err(IoError::malformed(
-            path,
-            "NPZ",
-            format!("{} and {}: one is in degrees, the other not", ax.name, ay.name),
-        ));
-    }
     let (sx, sy) = (ax.step.abs(), ay.step.abs());
     for (key, given, got) in [("dx", dx, sx), ("dy", dy, sy)] {
         if let Some(g) = given {
@@ -232,33 +184,7 @@ fn from_coordinates(
             }
         }
     }
-    // Rows north first, columns west first: flip an ascending y (south-first rows) or a
-    // descending x.
-    let (flip_y, flip_x) = (ay.step > 0.0, ax.step < 0.0);
-    let src = heights.data();
-    let data: Vec<f64> = (0..h)
-        .flat_map(|r| {
-            let sr = if flip_y { h - 1 - r } else { r };
-            (0..w).map(move |c| src[sr * w + if flip_x { w - 1 - c } else { c }])
-        })
-        .collect();
-    let x_min = ax.first.min(ax.first + ax.step * (w - 1) as f64);
-    let y_max = ay.first.max(ay.first + ay.step * (h - 1) as f64);
-    let transform = crate::dem::GeoTransform { x0: x_min - sx / 2.0, y0: y_max + sy / 2.0, sx, sy };
-    let (crs_kind, (cx, cy)) = if ax.degrees {
-        let lat = y_max - sy * (h - 1) as f64 / 2.0;
-        (CrsKind::Geographic { epsg: Some(4326), centre_lat: lat }, geographic_cell_size(path, sx, sy, lat)?)
-    } else {
-        (CrsKind::Unknown, (sx, sy))
-    };
-    Ok(Some(Dem {
-        heights: bozkir_core::Grid::from_vec(w, h, data).with_cell_size(cx, cy),
-        crs_kind,
-        georef: Some(transform),
-        nodata: None,
-        source: path.to_path_buf(),
-        geokeys: None,
-    }))
+    place(path, "NPZ", heights, &ax, &ay, None).map(Some)
 }
 
 /// Read a DEM from an NPZ archive (see the module documentation for the entries used).

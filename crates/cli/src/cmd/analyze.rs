@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// DEM: GeoTIFF (.tif), NumPy archive (.npz) or height PNG (.png).
+    /// DEM: GeoTIFF (.tif), NumPy archive (.npz), NetCDF (.nc), Zarr store (a .zarr folder) or height PNG (.png).
     pub dem: PathBuf,
     /// Output directory (created if missing).
     #[arg(long)]
