@@ -13,6 +13,10 @@ mod web;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Large blocks on transparent huge pages (see `bozkir_core::memory::HugePageAlloc`).
+#[global_allocator]
+static ALLOCATOR: bozkir_core::memory::HugePageAlloc = bozkir_core::memory::HugePageAlloc;
+
 #[derive(Parser)]
 #[command(name = "bozkir", version, about = "Procedural terrain: generate, erode, analyse and export height fields")]
 struct Cli {
