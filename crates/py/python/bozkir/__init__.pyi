@@ -1,0 +1,56 @@
+"""Type stubs of the bozkir package (see the module docstring and docs/python.md)."""
+
+from os import PathLike
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Progress = Callable[[str, int, int], Any]
+CellSize = Union[float, Tuple[float, float]]
+Heights = npt.NDArray[np.float64]
+
+def list_recipes() -> List[str]: ...
+def list_profiles() -> List[str]: ...
+def list_generators() -> List[Tuple[str, bool, str]]: ...
+def run_recipe(
+    recipe: str,
+    size: Optional[int] = None,
+    cell_size: Optional[float] = None,
+    seed: Optional[int] = None,
+    until: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> Dict[str, Any]: ...
+def profile(
+    name: str,
+    seed: int = 0,
+    size: int = 512,
+    cell_size: float = 10.0,
+    height_range: float = 1000.0,
+    progress: Optional[Progress] = None,
+) -> Dict[str, Any]: ...
+def apply(
+    height: Heights,
+    op: str,
+    cell_size: Optional[CellSize] = None,
+    seed: int = 0,
+    progress: Optional[Progress] = None,
+    **params: Union[float, int, bool, str, Sequence[Any]],
+) -> Dict[str, Any]: ...
+def analyze(
+    height: Heights,
+    cell_size: Optional[CellSize] = None,
+    outputs: str = "all",
+    progress: Optional[Progress] = None,
+) -> Dict[str, npt.NDArray[Any]]: ...
+def read_dem(path: Union[str, PathLike[str]]) -> Dict[str, Any]: ...
+def write_geotiff(
+    path: Union[str, PathLike[str]],
+    height: Heights,
+    cell_size: Optional[CellSize] = None,
+    crs: Optional[str] = None,
+    origin: Tuple[float, float] = (0.0, 0.0),
+) -> None: ...
+def generate(name: str, seed: str = "0", progress: Optional[Progress] = None, **params: Any) -> Dict[str, Any]: ...

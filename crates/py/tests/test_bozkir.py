@@ -1,0 +1,203 @@
+"""The Python face of bozkir, on the wheel built by scripts/test_python.sh: arrays in and out,
+refusals, progress and cancellation, the GIL released, and the same bytes as the CLI."""
+
+import os
+import pathlib
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import bozkir
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+
+def cli():
+    """The bozkir binary cargo built last (release or debug), or BOZKIR_BIN."""
+    if os.environ.get("BOZKIR_BIN"):
+        return os.environ["BOZKIR_BIN"]
+    found = [p for p in (ROOT / "target" / d / "bozkir" for d in ("release", "debug")) if p.is_file()]
+    if not found:
+        pytest.fail("no bozkir binary: run `cargo build -p bozkir` first (or set BOZKIR_BIN)")
+    return str(max(found, key=lambda p: p.stat().st_mtime))
+
+
+def run_cli(*args):
+    subprocess.run([cli(), "--quiet", *args], check=True, capture_output=True)
+
+
+def test_lists():
+    assert len(bozkir.list_profiles()) == 19 and "canyon" in bozkir.list_profiles()
+    assert {"ds2", "island"} <= set(bozkir.list_recipes())
+    names = [g[0] for g in bozkir.list_generators()]
+    assert {"flat", "landscape", "roads", "composite"} <= set(names)
+    assert bozkir.__version__
+
+
+def test_profile_is_the_clis_height_tif_to_the_bit(tmp_path):
+    t = bozkir.profile("canyon", seed=7, size=64)
+    h = t["height"]
+    assert h.shape == (64, 64) and h.dtype == np.float64 and h.flags["C_CONTIGUOUS"]
+    assert (t["dx"], t["dy"]) == (10.0, 10.0)
+    assert h.min() == 0.0 and h.max() == 1000.0
+    run_cli("terrain", "--profile", "canyon", "--seed", "7", "--size", "64", "--out", str(tmp_path / "t"))
+    tif = bozkir.read_dem(tmp_path / "t" / "height.tif")["height"]
+    assert np.array_equal(h.astype(np.float32), tif.astype(np.float32))
+
+
+def test_recipe_is_the_clis_and_deterministic(tmp_path):
+    a = bozkir.run_recipe("ds2", size=64, seed=5)
+    b = bozkir.run_recipe("ds2", size=64, seed=5)
+    assert a["height"].tobytes() == b["height"].tobytes()
+    assert {"sediment", "wear", "deposit"} <= set(a["masks"])
+    # ds2 details its last stages at twice the size (2·64 − 1 cells), masks included.
+    assert a["height"].shape == (127, 127)
+    for m in a["masks"].values():
+        assert m.shape == a["height"].shape
+    run_cli("terrain", "--recipe", "ds2", "--size", "64", "--seed", "5", "--out", str(tmp_path / "r"))
+    tif = bozkir.read_dem(tmp_path / "r" / "height.tif")["height"]
+    assert np.array_equal(a["height"].astype(np.float32), tif.astype(np.float32))
+    assert bozkir.run_recipe("ds2", size=64, seed=6)["height"].tobytes() != a["height"].tobytes()
+
+
+def test_apply_runs_a_stage_and_leaves_the_input_alone():
+    t = bozkir.profile("alpine", seed=1, size=48)
+    before = t["height"].copy()
+    e = bozkir.apply(
+        t["height"], "stream_power", cell_size=(10.0, 10.0), steps=5, k=1e-4, dt=1000.0, uplift=0.0, kappa=0.0, margin_cells=0
+    )
+    assert np.array_equal(t["height"], before)
+    assert e["height"].shape == (48, 48) and np.isfinite(e["height"]).all()
+    assert not np.array_equal(e["height"], before)
+    # Stream power without uplift only lowers the ground.
+    assert (e["height"] <= before + 1e-9).all()
+    assert {"sediment", "wear"} <= set(e["masks"])
+    # A non-contiguous view is accepted and gives the same result as its copy.
+    big = np.zeros((96, 48))
+    big[::2] = before
+    v = bozkir.apply(big[::2], "thermal", cell_size=10.0, iterations=3)
+    w = bozkir.apply(before.copy(), "thermal", cell_size=10.0, iterations=3)
+    assert v["height"].tobytes() == w["height"].tobytes()
+
+
+def test_refusals_are_clear():
+    h = np.zeros((16, 16))
+    with pytest.raises(ValueError, match="unknown stage"):
+        bozkir.apply(h, "no_such_stage")
+    with pytest.raises(ValueError, match="steps"):
+        bozkir.apply(h, "stream_power", steps=-1)
+    with pytest.raises(ValueError, match="not finite"):
+        bad = h.copy()
+        bad[2, 3] = np.nan
+        bozkir.apply(bad, "thermal")
+    with pytest.raises(ValueError, match="cell_size"):
+        bozkir.apply(h, "thermal", cell_size=0.0)
+    with pytest.raises(ValueError, match="empty"):
+        bozkir.apply(np.zeros((0, 5)), "thermal")
+    with pytest.raises(TypeError):
+        bozkir.apply(np.zeros((4, 4), dtype=np.int32), "thermal")
+    with pytest.raises(TypeError):
+        bozkir.apply(np.zeros(16), "thermal")
+    with pytest.raises(ValueError, match="no built-in recipe"):
+        bozkir.run_recipe("nope")
+    with pytest.raises(ValueError, match="size"):
+        bozkir.run_recipe("ds2", size=3)
+    with pytest.raises(ValueError, match="no profile"):
+        bozkir.profile("nope")
+    with pytest.raises(OSError, match="no-such-file.tif"):
+        bozkir.read_dem("/no-such-file.tif")
+    with pytest.raises(ValueError):
+        bozkir.generate("no_such_generator")
+
+
+def test_analyze_equals_the_clis_maps(tmp_path):
+    dem = ROOT / "data" / "dem" / "jacksboro_fault_dem.npz"
+    d = bozkir.read_dem(dem)
+    a = bozkir.analyze(d["height"], cell_size=(d["dx"], d["dy"]))
+    assert {"filled", "lake_depth", "receivers", "accumulation", "streams", "watersheds", "slope", "tpi", "landform", "sky_view"} <= set(a)
+    run_cli("analyze", str(dem), "--out", str(tmp_path / "a"))
+    acc = bozkir.read_dem(tmp_path / "a" / "accumulation.tif")["height"]
+    # read_dem takes a TIFF as heights: counts above 9000 (no height on Earth) read as NaN.
+    big = np.isnan(acc)
+    assert np.array_equal(big, a["accumulation"] > 9000)
+    assert np.array_equal(a["accumulation"][~big].astype(np.float32), acc[~big].astype(np.float32))
+    slope = bozkir.read_dem(tmp_path / "a" / "slope.tif")["height"]
+    assert np.array_equal(a["slope"].astype(np.float32), slope.astype(np.float32))
+    only = bozkir.analyze(d["height"], cell_size=(d["dx"], d["dy"]), outputs="slope")
+    assert set(only) == {"slope"}
+    filled = bozkir.read_dem(tmp_path / "a" / "filled.tif")["height"]
+    assert np.array_equal(a["filled"].astype(np.float32), filled.astype(np.float32))
+    with pytest.raises(ValueError, match="nope"):
+        bozkir.analyze(d["height"], outputs="nope")
+
+
+def test_dem_io_round_trip(tmp_path):
+    d = bozkir.read_dem(ROOT / "data" / "dem" / "gridded" / "jacksboro_nc4.nc")
+    assert d["crs"] == "EPSG:4326" and d["height"].shape == (344, 403)
+    assert abs(d["transform"][0] + 84.4004166) < 1e-6 and abs(d["dx"] - 74.57) < 0.1
+    h = np.arange(12.0).reshape(3, 4)
+    h[1, 1] = np.nan
+    p = tmp_path / "h.tif"
+    bozkir.write_geotiff(p, h, cell_size=5.0, crs="EPSG:32633", origin=(500000.0, 4000000.0))
+    back = bozkir.read_dem(p)
+    assert back["crs"] == "EPSG:32633" and (back["dx"], back["dy"]) == (5.0, 5.0)
+    assert np.array_equal(np.isnan(back["height"]), np.isnan(h))
+    assert np.array_equal(back["height"][~np.isnan(h)], h[~np.isnan(h)])
+    assert back["transform"][3] == 4000015.0  # top edge: the south-west corner plus 3 rows of 5 m
+
+
+def test_generate_has_pyworldgens_call_shape():
+    g = bozkir.generate("landscape", seed="rhine", domain_size=[64, 48], resolution=1.0)
+    assert g["height"].shape == (48, 64) and g["water_depth"].shape == (48, 64)
+    assert g["colour"].shape == (48, 64, 3) and g["colour"].dtype == np.uint8
+    again = bozkir.generate("landscape", seed="rhine", domain_size=[64, 48], resolution=1.0)
+    assert g["height"].tobytes() == again["height"].tobytes()
+    flat = bozkir.generate("flat", seed="x", domain_size=[10, 6], resolution=2.0)
+    assert flat["height"].shape == (3, 5) and np.all(flat["height"] == flat["height"][0, 0])
+
+
+def test_progress_is_reported_and_a_raising_callback_stops_the_run():
+    seen = []
+    bozkir.run_recipe("ds2", size=32, until=4, progress=lambda s, d, n: seen.append((s, d, n)))
+    assert any(s == "stream_power" for s, _, _ in seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop(stage, done, total):
+        if done >= 3:
+            raise Stop(stage)
+
+    with pytest.raises(Stop):
+        bozkir.run_recipe("ds2", size=32, until=4, progress=stop)
+
+    def interrupt(stage, done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bozkir.run_recipe("ds2", size=32, until=4, progress=interrupt)
+
+
+def test_the_gil_is_released_during_work():
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    h = bozkir.profile("canyon", seed=2, size=128)["height"]
+    t = threading.Thread(target=ticker)
+    t.start()
+    start = time.perf_counter()
+    bozkir.apply(h, "stream_power", cell_size=10.0, steps=200, k=1e-4, dt=1000.0)
+    end = time.perf_counter()
+    stop.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    # The Python thread kept running while the engine worked (it would be frozen under the GIL).
+    assert end - start > 0.05 and len(during) >= 5, (end - start, len(during))
