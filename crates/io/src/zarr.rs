@@ -117,6 +117,12 @@ fn shape_of(path: &Path, v: Option<&Value>, what: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// A JSON list of dimension names (v3's `dimension_names`, xarray's `_ARRAY_DIMENSIONS`; a
+/// null name becomes `""`).
+fn dimension_names(v: Option<&Value>) -> Option<Vec<String>> {
+    v.and_then(Value::as_array).map(|d| d.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect())
+}
+
 fn v2_codec(path: &Path, name: &str, c: &Value) -> Result<Option<Codec>> {
     if c.is_null() {
         return Ok(None);
@@ -151,10 +157,7 @@ fn open_array(path: &Path, dir: &Path, name: &str) -> Result<Option<ZarrArray>> 
         let separator = md.get("dimension_separator").and_then(Value::as_str).unwrap_or(".").to_string();
         let attrs = read_json(path, &dir.join(".zattrs"))?.and_then(|a| a.as_object().cloned()).unwrap_or_default();
         let v2_fill = md.get("fill_value").and_then(json_number);
-        let dims = attrs
-            .get("_ARRAY_DIMENSIONS")
-            .and_then(Value::as_array)
-            .map(|d| d.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect());
+        let dims = dimension_names(attrs.get("_ARRAY_DIMENSIONS"));
         let a = ZarrArray {
             name: name.into(),
             shape,
@@ -220,10 +223,7 @@ fn open_array(path: &Path, dir: &Path, name: &str) -> Result<Option<ZarrArray>> 
     let dtype_s = md.get("data_type").and_then(Value::as_str).unwrap_or("");
     let dtype = parse_dtype(dtype_s, little)
         .ok_or_else(|| IoError::unsupported(path, format!("Zarr data type {:?} of {label}", md.get("data_type"))))?;
-    let dims = md
-        .get("dimension_names")
-        .and_then(Value::as_array)
-        .map(|d| d.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect());
+    let dims = dimension_names(md.get("dimension_names"));
     let attrs = md.get("attributes").and_then(Value::as_object).cloned().unwrap_or_default();
     let fill = md.get("fill_value").and_then(json_number).unwrap_or(0.0);
     let a = ZarrArray {
