@@ -413,14 +413,15 @@ fn write_geotiff<'py>(
 }
 
 /// pyworldgen's generator names and whether this build has each: `[(name, available,
-/// description)]`.
+/// description)]` (the package's `list_generators()` and `get_info()` read it).
 #[pyfunction]
-fn list_generators() -> Vec<(&'static str, bool, &'static str)> {
+fn generator_table() -> Vec<(&'static str, bool, &'static str)> {
     bozkir_world::product::GENERATORS.iter().map(|g| (g.name, g.available, g.description)).collect()
 }
 
-/// A world by pyworldgen's generator name and call shape: `generate("landscape", seed="rhine",
-/// domain_size=[200, 150], resolution=1.0)`. Returns `{"height", "water_depth"}` as (ny, nx)
+/// A world by pyworldgen's generator name and call shape (the package's `generate()` wraps it
+/// in a `World`): `generate("landscape", seed="rhine", domain_size=[200, 150],
+/// resolution=1.0)`. Returns `{"height", "water_depth"}` as (ny, nx)
 /// float64 arrays with row 0 at the south edge (pyworldgen's layout), `"dx"`, `"dy"`, the
 /// counts of `"roads"`, `"rivers"` and `"trees"`, and `"colour"` (ny, nx, 3) uint8 when the
 /// generator colours its ground. Height-field generators only (not `voxels`/`implicit_cave`).
@@ -487,7 +488,7 @@ fn _bozkir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(read_dem, m)?)?;
     m.add_function(wrap_pyfunction!(write_geotiff, m)?)?;
-    m.add_function(wrap_pyfunction!(list_generators, m)?)?;
+    m.add_function(wrap_pyfunction!(generator_table, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add("RuntimeError", m.py().get_type::<PyRuntimeError>())?;
     Ok(())

@@ -17,18 +17,20 @@ for square cells). Terrains and DEMs have row 0 at the north edge; pyworldgen's 
 ['dx', 'dy', 'height', 'masks', 'sea_level', 'seed']
 """
 
+import numpy as _np
+
 from ._bozkir import (
     __version__,
     analyze,
     apply,
-    generate,
-    list_generators,
+    generator_table,
     list_profiles,
     list_recipes,
     read_dem,
     run_recipe,
     write_geotiff,
 )
+from . import _bozkir
 
 
 def profile(name, seed=0, size=512, cell_size=10.0, height_range=1000.0, progress=None):
@@ -46,7 +48,62 @@ def profile(name, seed=0, size=512, cell_size=10.0, height_range=1000.0, progres
     return run_recipe(text, progress=progress)
 
 
+class World:
+    """A generated world with pyworldgen's attributes: ``name``, ``height`` and ``water_depth``
+    (``(ny, nx)`` float64, row 0 at the south edge), ``water_surface`` (their sum, float32 as
+    pyworldgen gives it), ``x`` and ``y`` (cell centres in metres), ``shape``, ``resolution``,
+    ``domain_size``, ``metadata`` (the generator, the seed text and the resolved parameters), and
+    bozkir's extras: ``dx``, ``dy``, ``colour`` (``(ny, nx, 3)`` uint8 or None) and the counts of
+    ``roads``, ``rivers`` and ``trees``. ``world["height"]`` works as well as ``world.height``."""
+
+    def __init__(self, name, seed, params, d):
+        self.name = name
+        self.height = d["height"]
+        self.water_depth = d["water_depth"]
+        self.water_surface = (self.height + self.water_depth).astype(_np.float32)
+        self.dx, self.dy = d["dx"], d["dy"]
+        ny, nx = self.height.shape
+        self.shape = (ny, nx)
+        self.x = (_np.arange(nx) + 0.5) * self.dx
+        self.y = (_np.arange(ny) + 0.5) * self.dy
+        self.resolution = self.dx
+        self.domain_size = (nx * self.dx, ny * self.dy)
+        self.colour = d.get("colour")
+        self.roads, self.rivers, self.trees = d["roads"], d["rivers"], d["trees"]
+        self.metadata = {"type": name, "seed": seed, "params": dict(params)}
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __repr__(self):
+        return f"World({self.name!r}, shape={self.shape}, resolution={self.resolution})"
+
+
+def list_generators():
+    """pyworldgen's generator names that this build has (height-field and voxel ones)."""
+    return sorted(name for name, available, _ in generator_table() if available)
+
+
+def get_info(name):
+    """``(name, available, description)`` of one of pyworldgen's generators."""
+    for row in generator_table():
+        if row[0] == name:
+            return row
+    raise ValueError(f"unknown generator {name!r}; have {', '.join(n for n, _, _ in generator_table())}")
+
+
+def generate(name, seed=0, progress=None, **params):
+    """A world by pyworldgen's generator name and call shape, e.g. ``generate("landscape",
+    seed="rhine", domain_size=[200, 150], resolution=1.0)``: the same heights as pyworldgen 0.1.8
+    for the same seed and parameters. Returns a :class:`World`. Height-field generators only
+    (``voxels`` and ``implicit_cave`` are the CLI's: ``bozkir world NAME``)."""
+    d = _bozkir.generate(name, seed=str(seed), progress=progress, **params)
+    return World(name, seed, params, d)
+
+
 __all__ = [
+    "World",
+    "get_info",
     "__version__",
     "analyze",
     "apply",

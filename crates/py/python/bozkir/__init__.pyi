@@ -14,7 +14,28 @@ Heights = npt.NDArray[np.float64]
 
 def list_recipes() -> List[str]: ...
 def list_profiles() -> List[str]: ...
-def list_generators() -> List[Tuple[str, bool, str]]: ...
+def list_generators() -> List[str]: ...
+def get_info(name: str) -> Tuple[str, bool, str]: ...
+def generator_table() -> List[Tuple[str, bool, str]]: ...
+
+class World:
+    name: str
+    height: npt.NDArray[np.float64]
+    water_depth: npt.NDArray[np.float64]
+    water_surface: npt.NDArray[np.float32]
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    shape: Tuple[int, int]
+    resolution: float
+    domain_size: Tuple[float, float]
+    metadata: Dict[str, Any]
+    dx: float
+    dy: float
+    colour: Optional[npt.NDArray[np.uint8]]
+    roads: int
+    rivers: int
+    trees: int
+    def __getitem__(self, key: str) -> Any: ...
 def run_recipe(
     recipe: str,
     size: Optional[int] = None,
@@ -53,4 +74,4 @@ def write_geotiff(
     crs: Optional[str] = None,
     origin: Tuple[float, float] = (0.0, 0.0),
 ) -> None: ...
-def generate(name: str, seed: str = "0", progress: Optional[Progress] = None, **params: Any) -> Dict[str, Any]: ...
+def generate(name: str, seed: Union[int, str] = 0, progress: Optional[Progress] = None, **params: Any) -> World: ...
