@@ -25,6 +25,17 @@ def cli():
     return str(max(found, key=lambda p: p.stat().st_mtime))
 
 
+def need(module):
+    """An optional peer module: skipped where it is missing, except under CI=true (where
+    scripts/test_python.sh installs it), where that is a failure."""
+    try:
+        return __import__(module)
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"{module} is not installed (scripts/test_python.sh installs it)")
+
+
 def run_cli(*args):
     subprocess.run([cli(), "--quiet", *args], check=True, capture_output=True)
 
@@ -218,12 +229,7 @@ PEER_CASES = [
 
 @pytest.mark.parametrize("name,params,tol", PEER_CASES, ids=[c[0] for c in PEER_CASES])
 def test_generate_equals_pyworldgen(name, params, tol):
-    try:
-        import pyworldgen
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("pyworldgen 0.1.8 is not installed (scripts/test_python.sh installs it)")
+    pyworldgen = need("pyworldgen")
     a = pyworldgen.generate(name, seed="rhine", **params)
     b = bozkir.generate(name, seed="rhine", **params)
     assert a.height.shape == b.shape
@@ -239,3 +245,31 @@ def test_generate_equals_pyworldgen(name, params, tol):
     assert sorted(set(pyworldgen.list_generators()) - {"implicit_cave"}) == sorted(
         set(bozkir.list_generators()) - {"implicit_cave", "voxels"}
     )
+
+
+def test_xarray_round_trip_keeps_coordinates_and_crs():
+    xr = need("xarray")
+    d = bozkir.read_dem(ROOT / "data" / "dem" / "gridded" / "jacksboro_nc4.nc")
+    da = bozkir.to_dataarray(d)
+    assert da.dims == ("lat", "lon") and da.attrs["crs"] == "EPSG:4326"
+    assert da["lat"].values[0] > da["lat"].values[-1]  # north first
+    assert abs(da["lon"].values[0] - (-84.4)) < 1e-9 and abs(da["lat"].values[0] - 36.73) < 1e-9
+    back = bozkir.from_dataarray(da)
+    assert np.array_equal(back["height"], d["height"])
+    assert (back["dx"], back["dy"], back["crs"]) == (d["dx"], d["dy"], d["crs"])
+    assert np.allclose(back["transform"], d["transform"], rtol=0, atol=1e-12)
+    # South-first rows in metres with a projected CRS: read north first, the CRS kept.
+    h = np.arange(20.0).reshape(4, 5)
+    south_first = xr.DataArray(
+        h[::-1], dims=("y", "x"), coords={"y": 15.0 + 30.0 * np.arange(4), "x": 500015.0 + 30.0 * np.arange(5)},
+        attrs={"crs": "EPSG:32633"},
+    )
+    r = bozkir.from_dataarray(south_first)
+    assert np.array_equal(r["height"], h) and r["crs"] == "EPSG:32633" and (r["dx"], r["dy"]) == (30.0, 30.0)
+    assert r["transform"][0] == 500000.0 and r["transform"][3] == 120.0
+    uneven = south_first.assign_coords(x=[0.0, 1.0, 2.0, 3.5, 4.0])
+    with pytest.raises(ValueError, match="not evenly spaced"):
+        bozkir.from_dataarray(uneven)
+    # A generated terrain: metres from its south-west corner.
+    t = bozkir.to_dataarray(bozkir.profile("canyon", size=16))
+    assert t.dims == ("y", "x") and t["x"].values[0] == 5.0 and t["y"].values[0] == 155.0

@@ -101,8 +101,91 @@ def generate(name, seed=0, progress=None, **params):
     return World(name, seed, params, d)
 
 
+def _geographic(crs):
+    """Whether ``"EPSG:n"`` names a geographic CRS (the EPSG geographic 2-D block, as the
+    engine's ``Crs::parse`` tells them apart)."""
+    try:
+        return crs is not None and 4000 <= int(str(crs).upper().removeprefix("EPSG:")) < 5000
+    except ValueError:
+        return False
+
+
+def to_dataarray(result, name="height"):
+    """An ``xarray.DataArray`` of a result dictionary (``read_dem``, ``run_recipe``,
+    ``profile``, ``apply``; or a ``World``): the ``name`` array with ``y`` (north first) and
+    ``x`` coordinates of the cell centres, in the result's CRS units when it carries a
+    ``transform`` (``lon``/``lat`` in degrees for a geographic CRS), else in metres from the
+    south-west corner; attributes ``crs`` (``"EPSG:n"`` or None), ``units`` and the cell size
+    ``dx``/``dy`` in metres. Needs xarray."""
+    import xarray as xr
+
+    a = result[name]
+    ny, nx = a.shape[:2]
+    dx, dy = result["dx"], result["dy"]
+    t = result.get("transform") if isinstance(result, dict) else None
+    crs = result.get("crs") if isinstance(result, dict) else None
+    if isinstance(result, World):
+        # pyworldgen's layout: row 0 south, x and y in metres from the south-west corner.
+        return xr.DataArray(a, dims=("y", "x"), coords={"y": result.y, "x": result.x}, name=name,
+                            attrs={"crs": None, "units": "m", "dx": dx, "dy": dy})
+    if t is not None:
+        xs = t[0] + (_np.arange(nx) + 0.5) * t[1]
+        ys = t[3] + (_np.arange(ny) + 0.5) * t[5]
+    else:
+        xs = (_np.arange(nx) + 0.5) * dx
+        ys = (ny - 0.5 - _np.arange(ny)) * dy
+    degrees = t is not None and _geographic(crs)
+    xn, yn = ("lon", "lat") if degrees else ("x", "y")
+    da = xr.DataArray(a, dims=(yn, xn), coords={yn: ys, xn: xs}, name=name,
+                      attrs={"crs": crs, "units": "m", "dx": dx, "dy": dy})
+    da[xn].attrs["units"] = "degrees_east" if degrees else "m"
+    da[yn].attrs["units"] = "degrees_north" if degrees else "m"
+    return da
+
+
+def from_dataarray(da):
+    """Read a 2-D ``xarray.DataArray`` of heights placed by 1-D coordinates (``x``/``y``,
+    ``lon``/``lat`` or ``longitude``/``latitude``, ascending or descending, degrees or metres)
+    exactly as ``read_dem`` reads a NetCDF or Zarr file with those coordinates: rows north
+    first, columns west first, degrees converted to metres at the centre latitude, uneven or
+    non-finite coordinates refused. Returns ``read_dem``'s dictionary. Needs xarray."""
+    import os
+    import tempfile
+
+    if da.ndim != 2:
+        raise ValueError(f"from_dataarray: a 2-D array is needed, this one has dimensions {da.dims}")
+    ydim, xdim = da.dims
+    names = {"x": "x", "y": "y", "lon": "lon", "longitude": "lon", "lat": "lat", "latitude": "lat"}
+    def key(dim):
+        units = str(da[dim].attrs.get("units", "")).lower() if dim in da.coords else ""
+        if dim not in da.coords:
+            raise ValueError(f"from_dataarray: dimension {dim!r} has no coordinate array")
+        if units.startswith("degree"):
+            return "lat" if dim == ydim else "lon"
+        if dim.lower() in names:
+            return names[dim.lower()]
+        return "y" if dim == ydim else "x"
+    ky, kx = key(ydim), key(xdim)
+    scale = {"km": 1000.0}.get(str(da.attrs.get("units", "m")).lower(), 1.0)
+    fd, path = tempfile.mkstemp(suffix=".npz")
+    os.close(fd)
+    try:
+        _np.savez(path, elevation=_np.asarray(da.values, dtype=_np.float64) * scale,
+                  **{kx: _np.asarray(da[xdim].values, dtype=_np.float64),
+                     ky: _np.asarray(da[ydim].values, dtype=_np.float64)})
+        d = read_dem(path)
+    finally:
+        os.remove(path)
+    crs = da.attrs.get("crs")
+    if crs and not _geographic(crs) and d["crs"] is None:
+        d["crs"] = str(crs)
+    return d
+
+
 __all__ = [
     "World",
+    "from_dataarray",
+    "to_dataarray",
     "get_info",
     "__version__",
     "analyze",
