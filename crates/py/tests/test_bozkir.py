@@ -273,3 +273,29 @@ def test_xarray_round_trip_keeps_coordinates_and_crs():
     # A generated terrain: metres from its south-west corner.
     t = bozkir.to_dataarray(bozkir.profile("canyon", size=16))
     assert t.dims == ("y", "x") and t["x"].values[0] == 5.0 and t["y"].values[0] == 155.0
+
+
+def test_ctrl_c_cancels_a_long_run():
+    # A real SIGINT to a Python process in the middle of a long stream-power run: it stops at the
+    # next progress report with KeyboardInterrupt, long before the run would have finished.
+    import signal
+    import sys
+
+    code = (
+        "import bozkir, numpy as np, time, sys\n"
+        "h = np.random.default_rng(1).random((512, 512)) * 100\n"
+        "print('ready', flush=True)\n"
+        "t = time.time()\n"
+        "try:\n"
+        "    bozkir.apply(h, 'stream_power', cell_size=10.0, steps=100000, k=1e-5, dt=1000.0)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted after %.2f s' % (time.time() - t), flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 3, out
+    assert out.startswith("interrupted after")
