@@ -303,6 +303,46 @@ fn apply<'py>(
     state_dict(py, state)
 }
 
+/// Stream-power erosion of a height field as `bozkir erode` runs it (Braun & Willett 2013,
+/// implicit; the field is ε-filled once first): `steps` steps of `dt` years with incision
+/// coefficient `k`, area exponent `m`, uplift `uplift` m/yr on interior cells and hillslope
+/// diffusion `diffusion` m²/yr; borders fixed. Returns `{"height", "eroded" (cumulative
+/// incision, m), "sediment" (deposited-sediment proxy, m), "steps_run"}`; the heights are those
+/// of `bozkir erode … --steps S --k K …`'s `height.tif`. Parameters out of range are refused
+/// with `erode`'s messages (`--steps must be 1..=1000000`, …).
+#[pyfunction]
+#[pyo3(signature = (height, cell_size=None, steps=100, k=1e-5, m=0.5, uplift=0.0, diffusion=0.01, dt=1000.0, area_cap=None, area_floor=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn erode<'py>(
+    py: Python<'py>,
+    height: PyReadonlyArray2<'py, f64>,
+    cell_size: Option<Bound<'py, PyAny>>,
+    steps: usize,
+    k: f64,
+    m: f64,
+    uplift: f64,
+    diffusion: f64,
+    dt: f64,
+    area_cap: Option<f64>,
+    area_floor: Option<f64>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use bozkir_terrain::erosion::stream_power::{stream_power, StreamPowerParams};
+    if steps == 0 || steps > 1_000_000 {
+        return Err(value_err(format!("--steps must be 1..=1000000, got {steps}")));
+    }
+    let p = StreamPowerParams { k, m, dt, steps, uplift, uplift_map: None, kappa: diffusion, area_cap, area_floor };
+    p.validate().map_err(|e| value_err(e.message))?;
+    let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, false)?;
+    let out = run(py, progress, |pr| Ok(stream_power(&g, &p, pr)))?;
+    let d = PyDict::new(py);
+    d.set_item("steps_run", out.steps_run)?;
+    d.set_item("eroded", grid_array(py, out.eroded)?)?;
+    d.set_item("sediment", grid_array(py, out.sediment)?)?;
+    d.set_item("height", grid_array(py, out.height)?)?;
+    Ok(d)
+}
+
 /// Hydrology and landform maps of a height field, as `bozkir analyze` makes them (the ε-fill
 /// first; NaN cells are voids and act as outlets): `{"filled": ε-filled heights,
 /// "lake_depth": filled minus original, "receivers": D8 receiver index per cell (itself at outlets),
@@ -486,6 +526,7 @@ fn _bozkir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_recipe, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(erode, m)?)?;
     m.add_function(wrap_pyfunction!(read_dem, m)?)?;
     m.add_function(wrap_pyfunction!(write_geotiff, m)?)?;
     m.add_function(wrap_pyfunction!(generator_table, m)?)?;

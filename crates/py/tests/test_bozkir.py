@@ -299,3 +299,17 @@ def test_ctrl_c_cancels_a_long_run():
     out, _ = p.communicate(timeout=60)
     assert p.returncode == 3, out
     assert out.startswith("interrupted after")
+
+
+def test_erode_is_the_clis_erode(tmp_path):
+    dem = ROOT / "data" / "dem" / "jacksboro_fault_dem.npz"
+    d = bozkir.read_dem(dem)
+    e = bozkir.erode(d["height"], cell_size=(d["dx"], d["dy"]), steps=20, k=2e-5)
+    assert e["steps_run"] == 20 and (e["eroded"] >= 0).all()
+    run_cli("erode", str(dem), "--steps", "20", "--k", "2e-5", "--outputs", "height", "--out", str(tmp_path / "e"))
+    tif = bozkir.read_dem(tmp_path / "e" / "height.tif")["height"]
+    assert np.array_equal(e["height"].astype(np.float32), tif.astype(np.float32))
+    with pytest.raises(ValueError, match="steps"):
+        bozkir.erode(d["height"], steps=0)
+    with pytest.raises(ValueError, match="kappa|diffusion"):
+        bozkir.erode(d["height"], diffusion=-1.0)

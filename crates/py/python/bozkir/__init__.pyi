@@ -60,6 +60,19 @@ def apply(
     progress: Optional[Progress] = None,
     **params: Union[float, int, bool, str, Sequence[Any]],
 ) -> Dict[str, Any]: ...
+def erode(
+    height: Heights,
+    cell_size: Optional[CellSize] = None,
+    steps: int = 100,
+    k: float = 1e-5,
+    m: float = 0.5,
+    uplift: float = 0.0,
+    diffusion: float = 0.01,
+    dt: float = 1000.0,
+    area_cap: Optional[float] = None,
+    area_floor: Optional[float] = None,
+    progress: Optional[Progress] = None,
+) -> Dict[str, Any]: ...
 def analyze(
     height: Heights,
     cell_size: Optional[CellSize] = None,
