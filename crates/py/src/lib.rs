@@ -452,6 +452,90 @@ fn write_geotiff<'py>(
     py.detach(|| bozkir_io::write_geotiff_f32(&path, &f32s, &geo)).map_err(|e| PyOSError::new_err(e.to_string()))
 }
 
+/// Write a height field by the file's extension: `.tif`/`.tiff` (float32 GeoTIFF, as
+/// `write_geotiff`), `.rg16.png` (the viewer's two-channel 16-bit PNG), `.png` (16-bit
+/// greyscale) or `.r16` (raw little-endian 16-bit, Unity's layout), the 16-bit ones quantised
+/// over `lo..hi` (default: the field's own range), as `bozkir terrain` writes them. Returns
+/// `(lo, hi)`, the heights codes 0 and 65535 stand for. Written atomically.
+#[pyfunction]
+#[pyo3(signature = (path, height, cell_size=None, lo=None, hi=None, crs=None, origin=(0.0, 0.0)))]
+#[allow(clippy::too_many_arguments)]
+fn write_height<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    height: PyReadonlyArray2<'py, f64>,
+    cell_size: Option<Bound<'py, PyAny>>,
+    lo: Option<f64>,
+    hi: Option<f64>,
+    crs: Option<&str>,
+    origin: (f64, f64),
+) -> PyResult<(f64, f64)> {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    if name.ends_with(".tif") || name.ends_with(".tiff") {
+        let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, true)?;
+        let (a, b) = g.min_max().ok_or_else(|| value_err("height field: no finite value"))?;
+        write_geotiff(py, path, height, cell_size, crs, origin)?;
+        return Ok((a, b));
+    }
+    let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, false)?;
+    let (a, b) = g.min_max().expect("finite heights");
+    let (lo, hi) = (lo.unwrap_or(a), hi.unwrap_or(b));
+    let io_err = |e: bozkir_io::IoError| match &e {
+        bozkir_io::IoError::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => value_err(e),
+    };
+    py.detach(|| {
+        if name.ends_with(".rg16.png") {
+            bozkir_io::write_rg16(&path, &g, lo, hi)
+        } else if name.ends_with(".png") {
+            bozkir_io::write_png16(&path, &g, lo, hi)
+        } else if name.ends_with(".r16") {
+            bozkir_io::write_r16(&path, &g, lo, hi)
+        } else {
+            Err(bozkir_io::IoError::unsupported(&path, "height file extension (use .tif, .png, .rg16.png or .r16)"))
+        }
+    })
+    .map_err(io_err)?;
+    Ok((lo, hi))
+}
+
+/// Read a point cloud (LAS, LAZ or PLY) as `{"xyz": (N, 3) float64, "classification": (N,)
+/// uint8 or None, "rgb": (N, 3) uint16 or None}` (coordinates as stored, in the file's units).
+#[pyfunction]
+fn read_points<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let io_err = |e: bozkir_io::IoError| match &e {
+        bozkir_io::IoError::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => value_err(e),
+    };
+    let d = PyDict::new(py);
+    let (xyz, class, rgb) = match ext.as_str() {
+        "las" | "laz" => {
+            let p = py.detach(|| bozkir_io::read_las(&path)).map_err(io_err)?;
+            (p.xyz, Some(p.classification), p.rgb)
+        }
+        "ply" => (py.detach(|| bozkir_io::read_ply_points(&path)).map_err(io_err)?, None, None),
+        other => {
+            return Err(value_err(format!(
+                "{}: point cloud extension {other:?} (use .las, .laz or .ply)",
+                path.display()
+            )))
+        }
+    };
+    let n = xyz.len();
+    let flat: Vec<f64> = xyz.into_iter().flatten().collect();
+    d.set_item("xyz", array_of(py, 3, n, flat)?)?;
+    match class {
+        Some(c) => d.set_item("classification", numpy::PyArray1::from_vec(py, c))?,
+        None => d.set_item("classification", py.None())?,
+    }
+    match rgb {
+        Some(c) => d.set_item("rgb", array_of(py, 3, n, c.into_iter().flatten().collect())?)?,
+        None => d.set_item("rgb", py.None())?,
+    }
+    Ok(d)
+}
+
 /// pyworldgen's generator names and whether this build has each: `[(name, available,
 /// description)]` (the package's `list_generators()` and `get_info()` read it).
 #[pyfunction]
@@ -529,6 +613,8 @@ fn _bozkir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(erode, m)?)?;
     m.add_function(wrap_pyfunction!(read_dem, m)?)?;
     m.add_function(wrap_pyfunction!(write_geotiff, m)?)?;
+    m.add_function(wrap_pyfunction!(write_height, m)?)?;
+    m.add_function(wrap_pyfunction!(read_points, m)?)?;
     m.add_function(wrap_pyfunction!(generator_table, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add("RuntimeError", m.py().get_type::<PyRuntimeError>())?;

@@ -313,3 +313,30 @@ def test_erode_is_the_clis_erode(tmp_path):
         bozkir.erode(d["height"], steps=0)
     with pytest.raises(ValueError, match="kappa|diffusion"):
         bozkir.erode(d["height"], diffusion=-1.0)
+
+
+def test_height_files_and_point_clouds(tmp_path):
+    t = bozkir.profile("canyon", seed=3, size=32)
+    h = t["height"]
+    run_cli("terrain", "--profile", "canyon", "--seed", "3", "--size", "32", "--out", str(tmp_path / "cli"))
+    for name in ("height.png", "height.rg16.png", "height.r16"):
+        lo, hi = bozkir.write_height(tmp_path / name, h, cell_size=10.0)
+        assert (lo, hi) == (h.min(), h.max())
+        assert (tmp_path / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    assert bozkir.write_height(tmp_path / "h.tif", h, cell_size=10.0) == (h.min(), h.max())
+    assert np.array_equal(bozkir.read_dem(tmp_path / "h.tif")["height"], h.astype(np.float32).astype(np.float64))
+    with pytest.raises(ValueError, match="extension"):
+        bozkir.write_height(tmp_path / "h.bmp", h)
+    bad = h.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="not finite"):
+        bozkir.write_height(tmp_path / "v.png", bad)
+    assert not (tmp_path / "v.png").exists()
+    las = bozkir.read_points(ROOT / "data" / "lidar" / "autzen_trim.laz")
+    assert las["xyz"].shape == (110000, 3) and las["classification"].shape == (110000,)
+    assert las["rgb"].shape == (110000, 3) and las["rgb"].dtype == np.uint16
+    assert set(np.unique(las["classification"])) <= {1, 2}
+    ply = bozkir.read_points(ROOT / "data" / "splat" / "luigi.ply")
+    assert ply["xyz"].shape == (14526, 3) and ply["classification"] is None
+    with pytest.raises(ValueError, match="extension"):
+        bozkir.read_points(tmp_path / "h.tif")

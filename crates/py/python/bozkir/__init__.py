@@ -28,8 +28,10 @@ from ._bozkir import (
     list_profiles,
     list_recipes,
     read_dem,
+    read_points,
     run_recipe,
     write_geotiff,
+    write_height,
 )
 from . import _bozkir
 
@@ -198,6 +200,8 @@ __all__ = [
     "list_recipes",
     "profile",
     "read_dem",
+    "read_points",
     "run_recipe",
     "write_geotiff",
+    "write_height",
 ]
