@@ -72,8 +72,8 @@ fn advise_range(start: usize, bytes: usize) {
 ///
 /// Why: at 8192² every grid is 512 MiB, and with 4 KiB pages a `terrain --recipe ds2` run
 /// took 10.8 million page faults on the H200 host (THP in `madvise` mode there, as on most
-/// distributions), each one a trip into the kernel that threads of one process partly serialise
-/// on. The hint changes how memory is backed, never what it holds.
+/// distributions), each one a trip into the kernel (the run took 1.15–1.25× less wall time with
+/// the hint, in the same call; where the time went inside the kernel was not measured). The hint changes how memory is backed, never what it holds.
 pub struct HugePageAlloc;
 
 // SAFETY: every call is forwarded to `System` with the same arguments; the only addition is

@@ -8,12 +8,12 @@
 //! * every run releases the GIL; a `progress(stage, done, total)` callable, when given, is
 //!   called with the GIL taken back, and Ctrl-C (any pending Python signal) cancels the run and
 //!   raises `KeyboardInterrupt`;
-//! * errors are `ValueError` (bad input: the CLI's own messages), `OSError` (files) or
-//!   `RuntimeError`.
+//! * errors are `ValueError` (bad input or a malformed file: the CLI's own messages) or
+//!   `OSError` (the system refused a read or write).
 
 use bozkir_core::{Grid, Observer, Progress};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -93,6 +93,15 @@ fn run<T: Send>(
 
 fn value_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// A file error: `OSError` when the system refused the read or write, else `ValueError` (a
+/// malformed file, an unsupported format), with the CLI's message either way.
+fn io_err(e: bozkir_io::IoError) -> PyErr {
+    match &e {
+        bozkir_io::IoError::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => value_err(e),
+    }
 }
 
 /// `(dx, dy)` from a number or a pair (1 m when absent); refused unless finite and above 0.
@@ -406,10 +415,7 @@ fn analyze<'py>(
 /// "transform": (x0, sx, 0, y0, 0, -sy) GDAL-style or None, "nodata"}`.
 #[pyfunction]
 fn read_dem<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
-    let dem = py.detach(|| bozkir_io::read_dem(&path)).map_err(|e| match &e {
-        bozkir_io::IoError::Io { .. } => PyOSError::new_err(e.to_string()),
-        _ => value_err(e),
-    })?;
+    let dem = py.detach(|| bozkir_io::read_dem(&path)).map_err(io_err)?;
     let d = PyDict::new(py);
     d.set_item("dx", dem.heights.dx)?;
     d.set_item("dy", dem.heights.dy)?;
@@ -439,17 +445,27 @@ fn write_geotiff<'py>(
     crs: Option<&str>,
     origin: (f64, f64),
 ) -> PyResult<()> {
-    let (dx, dy) = self::cell_size(cell_size.as_ref())?;
-    let g = grid_of(&height, (dx, dy), true)?;
+    let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, true)?;
+    geotiff_of_grid(py, &path, &g, crs, origin)
+}
+
+/// [`write_geotiff`] of a grid already taken from Python.
+fn geotiff_of_grid(
+    py: Python<'_>,
+    path: &std::path::Path,
+    g: &Grid<f64>,
+    crs: Option<&str>,
+    origin: (f64, f64),
+) -> PyResult<()> {
     let crs = match crs {
         Some(c) => bozkir_io::Crs::parse(c).map_err(value_err)?,
         None => bozkir_io::Crs::Local,
     };
-    let place = bozkir_pipeline::folder::Placement::generated(crs, origin, g.height(), dx, dy).map_err(value_err)?;
+    let place =
+        bozkir_pipeline::folder::Placement::generated(crs, origin, g.height(), g.dx, g.dy).map_err(value_err)?;
     let geo = place.georef.expect("a generated placement has a georeference");
-    let f32s =
-        Grid::from_vec(g.width(), g.height(), g.data().iter().map(|&v| v as f32).collect()).with_cell_size(dx, dy);
-    py.detach(|| bozkir_io::write_geotiff_f32(&path, &f32s, &geo)).map_err(|e| PyOSError::new_err(e.to_string()))
+    let f32s = g.map(|&v| v as f32);
+    py.detach(|| bozkir_io::write_geotiff_f32(path, &f32s, &geo)).map_err(io_err)
 }
 
 /// Write a height field by the file's extension: `.tif`/`.tiff` (float32 GeoTIFF, as
@@ -471,19 +487,15 @@ fn write_height<'py>(
     origin: (f64, f64),
 ) -> PyResult<(f64, f64)> {
     let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    if name.ends_with(".tif") || name.ends_with(".tiff") {
-        let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, true)?;
-        let (a, b) = g.min_max().ok_or_else(|| value_err("height field: no finite value"))?;
-        write_geotiff(py, path, height, cell_size, crs, origin)?;
+    let tiff = name.ends_with(".tif") || name.ends_with(".tiff");
+    // Voids are allowed only in the GeoTIFF (the 16-bit formats have no code for them).
+    let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, tiff)?;
+    let (a, b) = g.min_max().ok_or_else(|| value_err("height field: no finite value"))?;
+    if tiff {
+        geotiff_of_grid(py, &path, &g, crs, origin)?;
         return Ok((a, b));
     }
-    let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, false)?;
-    let (a, b) = g.min_max().expect("finite heights");
     let (lo, hi) = (lo.unwrap_or(a), hi.unwrap_or(b));
-    let io_err = |e: bozkir_io::IoError| match &e {
-        bozkir_io::IoError::Io { .. } => PyOSError::new_err(e.to_string()),
-        _ => value_err(e),
-    };
     py.detach(|| {
         if name.ends_with(".rg16.png") {
             bozkir_io::write_rg16(&path, &g, lo, hi)
@@ -504,10 +516,6 @@ fn write_height<'py>(
 #[pyfunction]
 fn read_points<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    let io_err = |e: bozkir_io::IoError| match &e {
-        bozkir_io::IoError::Io { .. } => PyOSError::new_err(e.to_string()),
-        _ => value_err(e),
-    };
     let d = PyDict::new(py);
     let (xyz, class, rgb) = match ext.as_str() {
         "las" | "laz" => {
@@ -617,6 +625,5 @@ fn _bozkir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_points, m)?)?;
     m.add_function(wrap_pyfunction!(generator_table, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
-    m.add("RuntimeError", m.py().get_type::<PyRuntimeError>())?;
     Ok(())
 }
