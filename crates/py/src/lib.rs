@@ -126,19 +126,8 @@ fn cell_size(v: Option<&Bound<'_, PyAny>>) -> PyResult<(f64, f64)> {
 fn grid_of(a: &PyReadonlyArray2<'_, f64>, (dx, dy): (f64, f64), voids: bool) -> PyResult<Grid<f64>> {
     let shape = a.shape();
     let (h, w) = (shape[0], shape[1]);
-    if w == 0 || h == 0 {
-        return Err(value_err(format!("height field of shape ({h}, {w}): empty")));
-    }
-    if w as u64 > bozkir_io::limits::MAX_SIDE
-        || h as u64 > bozkir_io::limits::MAX_SIDE
-        || (w as u64) * (h as u64) > bozkir_io::limits::MAX_CELLS
-    {
-        return Err(value_err(format!(
-            "height field of shape ({h}, {w}): larger than {} cells or {} per side",
-            bozkir_io::limits::MAX_CELLS,
-            bozkir_io::limits::MAX_SIDE
-        )));
-    }
+    // The same limits as every raster the engine reads (MAX_SIDE per side, MAX_CELLS in all).
+    bozkir_io::limits::check_raster_size(std::path::Path::new("height field"), w as u64, h as u64).map_err(value_err)?;
     let data: Vec<f64> = match a.as_slice() {
         Ok(s) => s.to_vec(),
         Err(_) => a.as_array().iter().copied().collect(),
