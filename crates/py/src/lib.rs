@@ -127,7 +127,8 @@ fn grid_of(a: &PyReadonlyArray2<'_, f64>, (dx, dy): (f64, f64), voids: bool) -> 
     let shape = a.shape();
     let (h, w) = (shape[0], shape[1]);
     // The same limits as every raster the engine reads (MAX_SIDE per side, MAX_CELLS in all).
-    bozkir_io::limits::check_raster_size(std::path::Path::new("height field"), w as u64, h as u64).map_err(value_err)?;
+    bozkir_io::limits::check_raster_size(std::path::Path::new("height field"), w as u64, h as u64)
+        .map_err(value_err)?;
     let data: Vec<f64> = match a.as_slice() {
         Ok(s) => s.to_vec(),
         Err(_) => a.as_array().iter().copied().collect(),
