@@ -17,8 +17,8 @@
 //!   finite, strictly monotone, evenly spaced; rows are reordered north first and columns west
 //!   first. Degrees when the `units` attribute starts with `degree` (CF's `degrees_north`,
 //!   `degrees_east`) or, without units, when the name is `lat`, `latitude`, `lon` or
-//!   `longitude`; metres when the units are `m`, `metre(s)` or `meter(s)` or absent; `km` is
-//!   multiplied by 1000; any other unit is refused, naming it.
+//!   `longitude`; otherwise the linear units heights take (below: `m` or none, `km`, feet);
+//!   any other unit is refused, naming it.
 //! * **Values**: `_FillValue` and `missing_value` (as stored, before unpacking; for Zarr v2 also
 //!   the array's `fill_value` when it is not null) are nodata, NaN is nodata; then
 //!   `scale_factor` and `add_offset` are applied (CF packing) and the elevation's `units`
@@ -140,15 +140,14 @@ fn height_unit(units: Option<&str>) -> Option<f64> {
 }
 
 /// The axis of coordinate array `v`: degrees or not, and the factor to the unit of its values
-/// (1 for degrees and metres, 1000 for km); `None` for a unit we do not know.
+/// (1 for degrees and metres, else [`height_unit`]'s: 1000 for km, 0.3048 for feet); `None` for
+/// a unit we do not know.
 fn axis_unit(v: &Var) -> Option<(bool, f64)> {
     match v.attr_text("units").map(|u| u.trim().to_ascii_lowercase()) {
         Some(u) if u.starts_with("degree") => Some((true, 1.0)),
-        Some(u) => match u.as_str() {
-            "m" | "metre" | "metres" | "meter" | "meters" => Some((false, 1.0)),
-            "km" | "kilometre" | "kilometres" | "kilometer" | "kilometers" => Some((false, 1000.0)),
-            _ => None,
-        },
+        // The linear units heights take (m, km, feet), so both axes and heights read one list.
+        Some(u) if !u.is_empty() => height_unit(Some(&u)).map(|f| (false, f)),
+        Some(_) => Some((false, 1.0)),
         None => Some((DEGREE_NAMES.contains(&v.name.to_ascii_lowercase().as_str()), 1.0)),
     }
 }
