@@ -1,5 +1,6 @@
 //! Built-in recipes: `ds2` (seed 001 §2.2 with its §9 values), `ds2-rivers` (the same stages,
-//! the fine fluvial one last, so the result drains into trunk rivers), `island` (seed 003), and one
+//! the fine fluvial one last, so the result drains into trunk rivers), `island` (seed 003), `highlands`
+//! (a world meant to be tiled, see [`crate::tiled`]), and one
 //! per profile (`canyon`, `alpine`, …: the original generator alone).
 
 use crate::error::RecipeError;
@@ -7,10 +8,11 @@ use crate::parse::{parse, Recipe};
 use bozkir_terrain::profiles::{profile, profile_names};
 
 /// The built-in recipes' TOML sources.
-pub const SOURCES: [(&str, &str); 3] = [
+pub const SOURCES: [(&str, &str); 4] = [
     ("ds2", include_str!("../recipes/ds2.toml")),
     ("ds2-rivers", include_str!("../recipes/ds2-rivers.toml")),
     ("island", include_str!("../recipes/island.toml")),
+    ("highlands", include_str!("../recipes/highlands.toml")),
 ];
 
 /// Names of every built-in recipe.

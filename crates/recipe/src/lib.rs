@@ -39,6 +39,7 @@ pub mod parse;
 pub mod run;
 pub mod stages;
 pub mod state;
+pub mod tiled;
 
 pub use bozkir_terrain::kernels::{Cpu, KernelError, KernelKind, Kernels};
 pub use error::{ParamError, RecipeError, StageError};

@@ -21,6 +21,13 @@ pub struct State {
     /// The sea level (m) a stage declared (`rivers`, `biomes`, `droplets` with `sea_level`; the
     /// last one wins): ground below it is sea, drawn as water in the preview and the bake.
     pub sea_level: Option<f64>,
+    /// Index of this field's first cell in the world it is a window of (a tile with its halo,
+    /// see [`crate::tiled`]); `[0, 0]` for a whole field. Stages that sample noise by position
+    /// sample at the world's positions.
+    pub origin: [usize; 2],
+    /// The world's size in cells when this field is a window of it (`None`: the field is the
+    /// world). Stages whose frequencies are given across the extent use the world's extent.
+    pub world: Option<[usize; 2]>,
 }
 
 impl State {
@@ -32,7 +39,14 @@ impl State {
             seed,
             water_ground: None,
             sea_level: None,
+            origin: [0, 0],
+            world: None,
         }
+    }
+
+    /// The size in cells of the world this field belongs to (its own size when it is the world).
+    pub fn world_size(&self) -> [usize; 2] {
+        self.world.unwrap_or([self.height.width(), self.height.height()])
     }
 
     /// Resample heights and masks so the long side has `res` cells, keeping the extent.
@@ -143,7 +157,8 @@ mod tests {
     #[test]
     fn resample_keeps_extent_and_corners() {
         let g = Grid::from_fn(33, 17, |x, y| x as f64 + 100.0 * y as f64).with_cell_size(2.0, 2.0);
-        let mut s = State { height: g.clone(), masks: BTreeMap::new(), seed: 0, water_ground: None, sea_level: None };
+        let mut s = State::new(0, 1.0, 0);
+        s.height = g.clone();
         s.masks.insert("m".into(), g.clone());
         s.resample_to(65);
         assert_eq!((s.height.width(), s.height.height()), (65, 33));

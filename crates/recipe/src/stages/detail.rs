@@ -121,6 +121,7 @@ impl StageOp for CragStage {
             gate_hi_deg: self.gate_hi_deg,
             ridged: bozkir_core::noise::RidgedParams { seed, ..d.ridged },
             cells: bozkir_core::noise::CellularParams { seed: seed ^ 0x51, ..d.cells },
+            origin: state.origin,
         };
         state.height = crags(&state.height, &p);
         Ok(())
@@ -161,6 +162,7 @@ impl StageOp for PlatesStage {
             gate_lo_deg: self.gate_lo_deg,
             gate_hi_deg: self.gate_hi_deg,
             cells: bozkir_core::noise::CellularParams { seed, ..d.cells },
+            origin: state.origin,
             ..d
         };
         state.height = plates(&state.height, &p);
@@ -235,6 +237,19 @@ impl Default for UpsampleStage {
     }
 }
 
+impl UpsampleStage {
+    /// The kernel's parameters, with the stage's 32-bit seed for the detail noise.
+    pub fn params(&self, seed: u32) -> UpsampleParams {
+        let d = UpsampleParams::default();
+        UpsampleParams {
+            factor: self.factor,
+            kernel: if self.kernel == "bilinear" { UpsampleKernel::Bilinear } else { UpsampleKernel::Bicubic },
+            detail_m: self.detail_m,
+            detail_noise: bozkir_core::noise::FbmParams { seed, ..d.detail_noise },
+        }
+    }
+}
+
 impl StageOp for UpsampleStage {
     const NAME: &'static str = "upsample";
     fn validated(self) -> Result<Self, ParamError> {
@@ -244,20 +259,12 @@ impl StageOp for UpsampleStage {
         Ok(self)
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
-        let seed = ctx.seed32();
         let long = state.height.width().max(state.height.height());
         let out = (long - 1) * self.factor + 1;
         if out > crate::parse::MAX_RESOLUTION + 1 {
             return Err(StageError::TooLarge { long, factor: self.factor, out });
         }
-        let d = UpsampleParams::default();
-        let p = UpsampleParams {
-            factor: self.factor,
-            kernel: if self.kernel == "bilinear" { UpsampleKernel::Bilinear } else { UpsampleKernel::Bicubic },
-            detail_m: self.detail_m,
-            detail_noise: bozkir_core::noise::FbmParams { seed, ..d.detail_noise },
-        };
-        let h = upsample(&state.height, &p);
+        let h = upsample(&state.height, &self.params(ctx.seed32()));
         let (w, hh) = (h.width(), h.height());
         for m in state.masks.values_mut() {
             *m = crate::state::resample(m, w, hh);

@@ -362,7 +362,8 @@ impl Default for ThermalStage {
 }
 
 impl ThermalStage {
-    fn params(&self) -> ThermalParams {
+    /// The kernel's parameters: the preset's, with the overrides given.
+    pub fn params(&self) -> ThermalParams {
         let mut p = if self.preset == "scree" { ThermalParams::scree_maker() } else { ThermalParams::spike_guard() };
         if let Some(v) = self.talus_deg {
             p.talus_deg = v;

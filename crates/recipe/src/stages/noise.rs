@@ -6,7 +6,7 @@ use crate::state::State;
 use bozkir_core::noise::{fbm01, ridged, FbmParams, RidgedParams};
 use bozkir_terrain::profiles::{generate, profile};
 use bozkir_terrain::sculpt::mask::smoothstep;
-use bozkir_terrain::sculpt::sample::sample_grid;
+use bozkir_terrain::sculpt::sample::sample_window;
 use serde::Deserialize;
 
 /// `profile`: the original bozkir generator for a named profile (replaces the height).
@@ -122,7 +122,8 @@ impl StageOp for NoiseStage {
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let seed = ctx.seed32();
         let (w, h) = (state.height.width(), state.height.height());
-        let extent = (w as f64 * state.height.dx).max(h as f64 * state.height.dy);
+        let [ww, wh] = state.world_size();
+        let extent = (ww as f64 * state.height.dx).max(wh as f64 * state.height.dy);
         let f = self.frequency / extent;
         let fb = FbmParams { octaves: self.octaves, frequency: f, seed, ..FbmParams::default() };
         let rp = RidgedParams { octaves: self.octaves, frequency: f, seed, ..RidgedParams::default() };
@@ -134,7 +135,7 @@ impl StageOp for NoiseStage {
         };
         let ridged_kind = self.kind == "ridged";
         let (a, e, mf, lo, hi) = (self.amplitude, self.exponent, self.mask_frequency, self.mask_lo, self.mask_hi);
-        let n = sample_grid(w, h, state.height.dx, state.height.dy, |x, y| {
+        let n = sample_window(w, h, state.origin, state.height.dx, state.height.dy, |x, y| {
             let v = if ridged_kind { ridged(&rp, x, y) } else { fbm01(&fb, x, y) };
             let m = if mf > 0.0 { smoothstep(lo, hi, fbm01(&mask, x, y)) } else { 1.0 };
             libm::pow(v.clamp(0.0, 1.0), e) * a * m

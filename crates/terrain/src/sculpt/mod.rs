@@ -40,7 +40,7 @@ pub use dome::{dome, edge_taper, radial_dome, DomeParams, DomeShape};
 pub use mask::{combine, height_band, invert, slope_band, smoothstep, BandParams, Combine};
 pub use normalise::unit_normalise;
 pub use redistribute::{pow_shape, PowShapeParams};
-pub use sample::sample_grid;
+pub use sample::{sample_grid, sample_window};
 pub use terrace::{terrace, terrace_value, TerraceParams};
 pub use tilt::{tilt, TiltParams};
 pub use warp::{sample_bilinear, warp_grid, GridWarpParams};

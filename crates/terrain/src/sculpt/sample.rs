@@ -9,12 +9,27 @@ use rayon::prelude::*;
 
 /// A `width × height` grid with cell size `(dx, dy)` metres holding `f(x·dx, y·dy)`.
 pub fn sample_grid(width: usize, height: usize, dx: f64, dy: f64, f: impl Fn(f64, f64) -> f64 + Sync) -> Grid<f64> {
+    sample_window(width, height, [0, 0], dx, dy, f)
+}
+
+/// [`sample_grid`] of the `width × height` window whose first cell is cell `origin` of a larger
+/// grid: cell `(x, y)` is sampled at `((origin[0] + x)·dx, (origin[1] + y)·dy)`, so a window
+/// holds exactly the bits the whole grid holds there.
+pub fn sample_window(
+    width: usize,
+    height: usize,
+    origin: [usize; 2],
+    dx: f64,
+    dy: f64,
+    f: impl Fn(f64, f64) -> f64 + Sync,
+) -> Grid<f64> {
     let mut data = vec![0.0; width * height];
+    let [ox, oy] = origin;
     if width > 0 {
         data.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
-            let wy = y as f64 * dy;
+            let wy = (oy + y) as f64 * dy;
             for (x, v) in row.iter_mut().enumerate() {
-                *v = f(x as f64 * dx, wy);
+                *v = f((ox + x) as f64 * dx, wy);
             }
         });
     }

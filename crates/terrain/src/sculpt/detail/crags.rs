@@ -28,6 +28,9 @@ pub struct CragParams {
     pub gate_lo_deg: f64,
     /// Slope angle (degrees) of full-strength crags. Default 50.
     pub gate_hi_deg: f64,
+    /// Index of this grid's first cell in a larger world (a tile's window): noise is sampled
+    /// at the world position, so a window of the world gets the world's crags. Default `[0, 0]`.
+    pub origin: [usize; 2],
 }
 
 impl Default for CragParams {
@@ -39,13 +42,14 @@ impl Default for CragParams {
             cells: CellularParams { frequency: 1.0 / 14.0, jitter: 1.0, seed: 37 },
             gate_lo_deg: 35.0,
             gate_hi_deg: 50.0,
+            origin: [0, 0],
         }
     }
 }
 
 /// `z` with crags added on steep faces (see the module docs).
 pub fn crags(z: &Grid<f64>, p: &CragParams) -> Grid<f64> {
-    add_gated(z, p.gate_lo_deg, p.gate_hi_deg, |px, py| {
+    add_gated(z, p.gate_lo_deg, p.gate_hi_deg, p.origin, |px, py| {
         let r = ridged(&p.ridged, px, py) - 0.5;
         let c = cellular(&p.cells, px, py).border().min(1.0) - 0.5;
         p.ridged_m * r + p.voronoi_m * c

@@ -39,7 +39,7 @@ pub use plates::{plates, PlatesParams};
 pub use polish::{polish, PolishParams};
 pub use rills::{rills, RillParams};
 pub use sediment_floor::{floor_regions, sediment_floor, suppress_in_mask, FloorLevel, SedimentFloorParams};
-pub use upsample::{upsample, UpsampleKernel, UpsampleParams};
+pub use upsample::{upsample, upsample_window, UpsampleKernel, UpsampleParams};
 
 use super::blur::{gaussian_blur, BlurParams};
 use super::mask::smoothstep;
@@ -82,15 +82,22 @@ pub fn downhill(z: &Grid<f64>, blur_m: f64) -> (Grid<f64>, Grid<f64>) {
 
 /// `z + gate·f(x_m, y_m)` where the slope gate (`lo_deg → hi_deg`, see [`slope_gate`]) is open;
 /// cells with a closed gate keep their exact value. `f` gets the cell's position in metres.
-pub(crate) fn add_gated(z: &Grid<f64>, lo_deg: f64, hi_deg: f64, f: impl Fn(f64, f64) -> f64 + Sync) -> Grid<f64> {
+pub(crate) fn add_gated(
+    z: &Grid<f64>,
+    lo_deg: f64,
+    hi_deg: f64,
+    origin: [usize; 2],
+    f: impl Fn(f64, f64) -> f64 + Sync,
+) -> Grid<f64> {
     let gate = slope_gate(z, lo_deg, hi_deg);
     let (dx, dy, w) = (z.dx, z.dy, z.width());
+    let [ox, oy] = origin;
     map_cells(z, |x, y, v| {
         let g = gate.data()[y * w + x];
         if g <= 0.0 {
             return v;
         }
-        v + g * f(x as f64 * dx, y as f64 * dy)
+        v + g * f((ox + x) as f64 * dx, (oy + y) as f64 * dy)
     })
 }
 

@@ -29,6 +29,9 @@ pub struct PlatesParams {
     pub gate_lo_deg: f64,
     /// Slope angle (degrees) of full-strength plates. Default 50.
     pub gate_hi_deg: f64,
+    /// Index of this grid's first cell in a larger world (a tile's window); see
+    /// [`super::CragParams::origin`]. Default `[0, 0]`.
+    pub origin: [usize; 2],
 }
 
 impl Default for PlatesParams {
@@ -40,13 +43,14 @@ impl Default for PlatesParams {
             cells: CellularParams { frequency: 1.0 / 10.0, jitter: 1.0, seed: 41 },
             gate_lo_deg: 35.0,
             gate_hi_deg: 50.0,
+            origin: [0, 0],
         }
     }
 }
 
 /// `z` with plates and cracks on steep faces (see the module docs).
 pub fn plates(z: &Grid<f64>, p: &PlatesParams) -> Grid<f64> {
-    add_gated(z, p.gate_lo_deg, p.gate_hi_deg, |px, py| {
+    add_gated(z, p.gate_lo_deg, p.gate_hi_deg, p.origin, |px, py| {
         let s = cellular(&p.cells, px, py);
         let u = hash_unit(s.id, 0, p.cells.seed ^ 0x9E37_79B9);
         let crack = 1.0 - smoothstep(0.0, p.crack_width, s.border());

@@ -67,7 +67,25 @@ pub fn upsample(z: &Grid<f64>, p: &UpsampleParams) -> Grid<f64> {
     if w == 0 || h == 0 || f == 1 && p.detail_m == 0.0 {
         return z.clone();
     }
-    let (nw, nh) = ((w - 1) * f + 1, (h - 1) * f + 1);
+    upsample_window(z, p, [0, 0], [(w - 1) * f + 1, (h - 1) * f + 1])
+}
+
+/// The `size[0] × size[1]` window of [`upsample`]'s output whose first cell is fine cell
+/// `origin`: each fine cell depends only on its own index and `z`, so a window holds exactly the
+/// whole output's bits there. The window must lie inside the output
+/// (`origin + size ≤ ((w − 1)·f + 1, (h − 1)·f + 1)`), and `z` must not be empty.
+pub fn upsample_window(z: &Grid<f64>, p: &UpsampleParams, origin: [usize; 2], size: [usize; 2]) -> Grid<f64> {
+    let f = p.factor.max(1);
+    let (w, h) = (z.width(), z.height());
+    assert!(w > 0 && h > 0, "upsample_window of an empty grid");
+    let [ox, oy] = origin;
+    let [nw, nh] = size;
+    assert!(
+        ox + nw <= (w - 1) * f + 1 && oy + nh <= (h - 1) * f + 1,
+        "window {origin:?} + {size:?} outside the {}×{} output",
+        (w - 1) * f + 1,
+        (h - 1) * f + 1
+    );
     let (fdx, fdy) = (z.dx / f as f64, z.dy / f as f64);
     let mut noise = p.detail_noise;
     if noise.frequency <= 0.0 {
@@ -76,10 +94,15 @@ pub fn upsample(z: &Grid<f64>, p: &UpsampleParams) -> Grid<f64> {
     let src = z.data();
     let at = |x: isize, y: isize| src[(y.clamp(0, h as isize - 1) as usize) * w + x.clamp(0, w as isize - 1) as usize];
     let mut out = vec![0.0; nw * nh];
-    out.par_chunks_mut(nw).enumerate().for_each(|(fy, row)| {
+    if nw == 0 {
+        return Grid::from_vec(0, nh, out).with_cell_size(fdx, fdy);
+    }
+    out.par_chunks_mut(nw).enumerate().for_each(|(wy, row)| {
+        let fy = oy + wy;
         let (y0, ry) = (fy / f, fy % f);
         let ty = ry as f64 / f as f64;
-        for (fx, o) in row.iter_mut().enumerate() {
+        for (wx, o) in row.iter_mut().enumerate() {
+            let fx = ox + wx;
             let (x0, rx) = (fx / f, fx % f);
             let tx = rx as f64 / f as f64;
             let (xi, yi) = (x0 as isize, y0 as isize);
@@ -126,6 +149,25 @@ pub fn upsample(z: &Grid<f64>, p: &UpsampleParams) -> Grid<f64> {
 mod tests {
     use super::*;
     use crate::sculpt::test_support::{bumpy, bytes, with_threads};
+
+    #[test]
+    fn any_window_holds_the_whole_outputs_bits() {
+        let z = bumpy(13, 9).with_cell_size(4.0, 3.0);
+        for &k in &[UpsampleKernel::Bilinear, UpsampleKernel::Bicubic] {
+            let p = UpsampleParams { factor: 3, kernel: k, detail_m: 0.7, ..Default::default() };
+            let all = upsample(&z, &p);
+            let (nw, nh) = (all.width(), all.height());
+            for (ox, oy, w, h) in [(0, 0, nw, nh), (5, 7, 11, 4), (nw - 3, nh - 2, 3, 2), (0, 10, 1, 1)] {
+                let win = upsample_window(&z, &p, [ox, oy], [w, h]);
+                assert_eq!((win.width(), win.height(), win.dx, win.dy), (w, h, all.dx, all.dy));
+                for y in 0..h {
+                    for x in 0..w {
+                        assert_eq!(win.get(x, y).to_bits(), all.get(ox + x, oy + y).to_bits(), "({ox}+{x}, {oy}+{y})");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn keeps_coarse_nodes_cell_size_and_range() {
