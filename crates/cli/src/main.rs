@@ -48,6 +48,9 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Generate terrain from a named profile and a seed, eroded, with all outputs.
     Terrain(cmd::terrain::Args),
+    /// A world larger than memory in tiles into a Zarr store: one coarse pass, then every tile
+    /// with a halo (bit for bit the untiled run where the stages' reach is bounded).
+    Tiled(cmd::tiled::Args),
     /// Hydrology and landform analysis of a DEM (GeoTIFF, NPZ, height PNG).
     Analyze(cmd::analyze::Args),
     /// Run stream-power erosion on an existing DEM (real or generated), in physical units.
@@ -135,6 +138,7 @@ fn main() -> ExitCode {
         Command::Terrain(a) => cmd::terrain::run(a, quiet),
         Command::Analyze(a) => cmd::analyze::run(a, quiet),
         Command::Erode(a) => cmd::erode::run(a, quiet),
+        Command::Tiled(a) => cmd::tiled::run(a, quiet),
         Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
         Command::Export(a) => cmd::export::run(a, quiet),
         Command::Bake(a) => cmd::bake::run(a, quiet),

@@ -53,6 +53,8 @@ pub mod tiff_f32;
 mod tiff_write;
 #[cfg(not(target_arch = "wasm32"))]
 mod zarr;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod zarr_store;
 
 pub use crop::crop_largest_valid;
 pub use dem::{metres_per_degree, CrsKind, Dem, GeoTransform};

@@ -14,6 +14,8 @@
 //! maps of [`analysis`]; [`bake::bake`] (textures of a terrain folder); [`demo::build_scene`] (the viewer's demo
 //! scene, calling the terrain and bake workflows).
 //!
+//! Worlds in tiles: [`tiled::generate`] (a tiled recipe into a Zarr store, tile by tile).
+//!
 //! World workflow: [`world::generate_world`] (a `bozkir-world` generator's world from its spec,
 //! with every view of it and `world.json`).
 //!
@@ -50,6 +52,8 @@ pub mod prepare;
 pub mod recipe;
 pub mod rivers;
 pub mod terrain;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod tiled;
 pub mod validation;
 pub mod views;
 pub mod volume;

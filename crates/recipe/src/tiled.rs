@@ -117,18 +117,22 @@ impl TiledPlan {
     ) -> Result<Self, RecipeError> {
         let ups: Vec<usize> =
             recipe.stages.iter().enumerate().filter(|(_, s)| matches!(s.op, Op::Upsample(_))).map(|(i, _)| i).collect();
-        let split = match ups.as_slice() {
-            [i] => *i,
-            [] => {
-                return Err(invalid(
+        let split =
+            match ups.as_slice() {
+                [i] => *i,
+                [] => return Err(invalid(
                     recipe,
                     "a tiled run needs one `upsample` stage: the stages before it run once over the whole world at \
                      the coarse size, those after it per tile"
                         .into(),
-                ))
-            }
-            _ => return Err(invalid(recipe, format!("a tiled run takes one `upsample` stage, this recipe has {}", ups.len()))),
-        };
+                )),
+                _ => {
+                    return Err(invalid(
+                        recipe,
+                        format!("a tiled run takes one `upsample` stage, this recipe has {}", ups.len()),
+                    ))
+                }
+            };
         let coarse = coarse.unwrap_or(recipe.size);
         if !(8..=crate::parse::MAX_RESOLUTION).contains(&coarse) {
             return Err(invalid(recipe, format!("coarse size {coarse} outside 8..={}", crate::parse::MAX_RESOLUTION)));
@@ -138,7 +142,10 @@ impl TiledPlan {
             return Err(invalid(recipe, format!("coarse cell size {coarse_cell} is not a positive number")));
         }
         if size < coarse || size > MAX_WORLD {
-            return Err(invalid(recipe, format!("world size {size} outside {coarse}..={MAX_WORLD} (the coarse size to 2^20)")));
+            return Err(invalid(
+                recipe,
+                format!("world size {size} outside {coarse}..={MAX_WORLD} (the coarse size to 2^20)"),
+            ));
         }
         if (size - 1) % (coarse - 1) != 0 {
             let k = (size - 1) / (coarse - 1);
@@ -160,7 +167,10 @@ impl TiledPlan {
         for (i, stage) in recipe.stages.iter().enumerate().skip(split + 1) {
             let at = format!("stage {} ({}, line {})", i + 1, stage.op.name(), stage.line);
             if stage.resolution.is_some() {
-                return Err(invalid(recipe, format!("{at} sets a resolution; after the upsample a tiled run keeps the world's")));
+                return Err(invalid(
+                    recipe,
+                    format!("{at} sets a resolution; after the upsample a tiled run keeps the world's"),
+                ));
             }
             reach += match &stage.op {
                 Op::Noise(_) => 0,
@@ -237,7 +247,12 @@ impl TiledPlan {
         if (coarse.width(), coarse.height()) != (self.coarse, self.coarse) {
             return Err(invalid(
                 &self.recipe,
-                format!("coarse grid is {}×{}, the plan's coarse size is {}", coarse.width(), coarse.height(), self.coarse),
+                format!(
+                    "coarse grid is {}×{}, the plan's coarse size is {}",
+                    coarse.width(),
+                    coarse.height(),
+                    self.coarse
+                ),
             ));
         }
         let win = self.window(tx, ty);

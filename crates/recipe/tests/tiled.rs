@@ -158,7 +158,8 @@ fn drainage_after_the_upsample_is_close_and_seamless_at_tile_borders() {
 
 #[test]
 fn plans_refuse_what_tiles_cannot_do_naming_it() {
-    let err = |text: &str, size: usize| TiledPlan::new(&recipe(text), size, 64, None, None, None, 0).unwrap_err().to_string();
+    let err =
+        |text: &str, size: usize| TiledPlan::new(&recipe(text), size, 64, None, None, None, 0).unwrap_err().to_string();
     let base = "size = 33\ncell_size = 10.0\n[[stage]]\nop = \"noise\"\n";
     assert!(err(base, 129).contains("needs one `upsample` stage"));
     let two = format!("{base}[[stage]]\nop = \"upsample\"\n[[stage]]\nop = \"upsample\"\n");

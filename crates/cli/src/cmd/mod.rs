@@ -24,6 +24,7 @@ pub mod render;
 pub mod serve;
 pub mod site;
 pub mod terrain;
+pub mod tiled;
 pub mod tileset;
 pub mod validate_rule;
 pub mod world;
