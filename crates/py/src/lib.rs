@@ -235,6 +235,119 @@ fn run_recipe<'py>(
     state_dict(py, state)
 }
 
+/// The tiled plan of `recipe` (a built-in name or TOML text) for an `size²` world.
+fn plan_of(
+    recipe: &str,
+    size: usize,
+    tile: usize,
+    halo: Option<usize>,
+    coarse: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<bozkir_recipe::tiled::TiledPlan> {
+    let r = recipe_of(recipe)?;
+    let seed = seed.unwrap_or(r.seed);
+    bozkir_recipe::tiled::TiledPlan::new(&r, size, tile, halo, coarse, None, seed).map_err(value_err)
+}
+
+/// The plan of a tiled world (see ``bozkir.tiled``): a dict with ``recipe``, ``size``, ``tile``,
+/// ``halo``, ``reach``, ``exact``, ``coarse``, ``coarse_cell``, ``factor``, ``cell``, ``tiles``
+/// (columns, rows) and ``seed``. Refused with the reason: a recipe without exactly one
+/// ``upsample`` stage, a stage after it that needs the whole field, a size that is not
+/// ``(coarse − 1)·k + 1``.
+#[pyfunction]
+#[pyo3(signature = (recipe, size, tile=2048, halo=None, coarse=None, seed=None))]
+fn tiled_plan<'py>(
+    py: Python<'py>,
+    recipe: &str,
+    size: usize,
+    tile: usize,
+    halo: Option<usize>,
+    coarse: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+    let d = PyDict::new(py);
+    d.set_item("recipe", &p.recipe.name)?;
+    d.set_item("size", p.size)?;
+    d.set_item("tile", p.tile)?;
+    d.set_item("halo", p.halo)?;
+    d.set_item("reach", p.reach)?;
+    d.set_item("exact", p.exact())?;
+    d.set_item("coarse", p.coarse)?;
+    d.set_item("coarse_cell", p.coarse_cell)?;
+    d.set_item("factor", p.factor)?;
+    d.set_item("cell", p.cell)?;
+    d.set_item("tiles", p.tiles())?;
+    d.set_item("seed", p.seed)?;
+    Ok(d)
+}
+
+/// The coarse pass of a tiled world: ``(coarse, coarse)`` float64 heights, row 0 north.
+#[pyfunction]
+#[pyo3(signature = (recipe, size, tile=2048, halo=None, coarse=None, seed=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn tiled_coarse<'py>(
+    py: Python<'py>,
+    recipe: &str,
+    size: usize,
+    tile: usize,
+    halo: Option<usize>,
+    coarse: Option<usize>,
+    seed: Option<u64>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+    let g = run(py, progress, |pr| p.coarse_pass(pr, &bozkir_terrain::kernels::Cpu).map_err(value_err))?;
+    grid_array(py, g)
+}
+
+/// Create the Zarr store of a tiled world at ``store``, or reopen it when it holds exactly this
+/// world's metadata (a resumed run); any other existing path is refused (``ValueError``).
+#[pyfunction]
+#[pyo3(signature = (store, recipe, size, tile=2048, halo=None, coarse=None, seed=None))]
+#[allow(clippy::too_many_arguments)]
+fn tiled_open(
+    store: std::path::PathBuf,
+    recipe: &str,
+    size: usize,
+    tile: usize,
+    halo: Option<usize>,
+    coarse: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<Vec<(usize, usize)>> {
+    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+    let w = bozkir_pipeline::tiled::open_store(&p, &store).map_err(value_err)?;
+    let (nx, ny) = p.tiles();
+    Ok((0..ny).flat_map(|ty| (0..nx).map(move |tx| (tx, ty))).filter(|&(x, y)| w.has_chunk(x, y)).collect())
+}
+
+/// Compute tile ``(tx, ty)`` of a tiled world from its coarse pass and write its chunk into the
+/// store (opened with ``tiled_open``). The chunk's bytes depend only on the plan, the coarse
+/// grid and the tile: writing it again (a retried task) writes the same bytes.
+#[pyfunction]
+#[pyo3(signature = (store, coarse_heights, tx, ty, recipe, size, tile=2048, halo=None, coarse=None, seed=None))]
+#[allow(clippy::too_many_arguments)]
+fn tiled_tile(
+    py: Python<'_>,
+    store: std::path::PathBuf,
+    coarse_heights: PyReadonlyArray2<'_, f64>,
+    tx: usize,
+    ty: usize,
+    recipe: &str,
+    size: usize,
+    tile: usize,
+    halo: Option<usize>,
+    coarse: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<()> {
+    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+    let g = grid_of(&coarse_heights, (p.coarse_cell, p.coarse_cell), false)?;
+    let w = bozkir_pipeline::tiled::open_store(&p, &store).map_err(value_err)?;
+    run(py, None, |pr| {
+        bozkir_pipeline::tiled::write_tile(&p, &g, &w, (tx, ty), &bozkir_terrain::kernels::Cpu, pr).map_err(value_err)
+    })
+}
+
 /// A TOML value for a Python keyword argument (number, bool, string, or a list of them).
 fn toml_value(v: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(b) = v.extract::<bool>() {
@@ -615,5 +728,9 @@ fn _bozkir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_points, m)?)?;
     m.add_function(wrap_pyfunction!(generator_table, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(tiled_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(tiled_coarse, m)?)?;
+    m.add_function(wrap_pyfunction!(tiled_open, m)?)?;
+    m.add_function(wrap_pyfunction!(tiled_tile, m)?)?;
     Ok(())
 }
