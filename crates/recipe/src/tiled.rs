@@ -147,7 +147,7 @@ impl TiledPlan {
                 format!("world size {size} outside {coarse}..={MAX_WORLD} (the coarse size to 2^20)"),
             ));
         }
-        if (size - 1) % (coarse - 1) != 0 {
+        if !(size - 1).is_multiple_of(coarse - 1) {
             let k = (size - 1) / (coarse - 1);
             return Err(invalid(
                 recipe,
