@@ -58,19 +58,32 @@ pub fn run_with(
             state.resample_to(scaled);
         }
         observe(StageEvent::Start { index, op: stage.op.name() });
-        apply_with(&stage.op, index, &mut state, progress, kernels).map_err(|problem| RecipeError::Stage {
-            source_name: recipe.name.clone(),
-            line: stage.line,
-            index,
-            op: stage.op.name().to_string(),
-            problem,
-        })?;
-        observe(StageEvent::Done(check(&state, index, stage.op.name(), stage.line)?));
+        observe(StageEvent::Done(run_stage(recipe, index, &mut state, progress, kernels)?));
         if progress.cancelled() {
             break;
         }
     }
     Ok(state)
+}
+
+/// Stage `index` (1-based) of `recipe` on `state`, then the finiteness check: errors name the
+/// recipe, the line and the stage. The one stage step of [`run_with`] and of tiled runs.
+pub(crate) fn run_stage(
+    recipe: &Recipe,
+    index: usize,
+    state: &mut State,
+    progress: &dyn Progress,
+    kernels: &dyn Kernels,
+) -> Result<crate::state::StageReport, RecipeError> {
+    let stage = &recipe.stages[index - 1];
+    apply_with(&stage.op, index, state, progress, kernels).map_err(|problem| RecipeError::Stage {
+        source_name: recipe.name.clone(),
+        line: stage.line,
+        index,
+        op: stage.op.name().to_string(),
+        problem,
+    })?;
+    check(state, index, stage.op.name(), stage.line)
 }
 
 #[cfg(test)]

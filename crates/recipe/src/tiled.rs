@@ -30,9 +30,9 @@
 
 use crate::error::RecipeError;
 use crate::parse::Recipe;
-use crate::run::run_with;
-use crate::stages::{apply_with, Op};
-use crate::state::{check, State};
+use crate::run::{run_stage, run_with};
+use crate::stages::Op;
+use crate::state::State;
 use bozkir_core::{Grid, Progress};
 use bozkir_terrain::kernels::Kernels;
 use bozkir_terrain::sculpt::detail::upsample_window;
@@ -271,16 +271,9 @@ impl TiledPlan {
         state.height = upsample_window(coarse, &u.params(ctx.seed32()), [win.wx0, win.wy0], [win.ww, win.wh]);
         state.origin = [win.wx0, win.wy0];
         state.world = Some([self.size, self.size]);
-        for (i, stage) in self.recipe.stages.iter().enumerate().skip(self.split + 1) {
-            let index = i + 1;
-            apply_with(&stage.op, index, &mut state, progress, kernels).map_err(|problem| RecipeError::Stage {
-                source_name: self.recipe.name.clone(),
-                line: stage.line,
-                index,
-                op: stage.op.name().to_string(),
-                problem,
-            })?;
-            check(&state, index, stage.op.name(), stage.line)?;
+        // The stages after the upsample, 1-based indices split + 2 ..= len.
+        for index in self.split + 2..=self.recipe.stages.len() {
+            run_stage(&self.recipe, index, &mut state, progress, kernels)?;
             if progress.cancelled() {
                 break;
             }
