@@ -178,3 +178,115 @@ impl ZarrWriter {
         atomic_write(&path, |out| out.write_all(&packed).map_err(|e| io(&path, e)))
     }
 }
+
+/// A store written by [`ZarrWriter`], read one chunk at a time (the viewer streams it). Only
+/// that layout is accepted: a 2-D float32 `height` array with square regular chunks, codecs
+/// `bytes` (little-endian) then `zstd`, `/`-separated keys, and `x`/`y` coordinates.
+#[derive(Debug, Clone)]
+pub struct ZarrTiles {
+    dir: PathBuf,
+    /// Columns and rows of the world.
+    pub width: usize,
+    /// Rows of the world.
+    pub height: usize,
+    /// Chunk side in cells.
+    pub chunk: usize,
+    /// Cell size in metres, east and north.
+    pub cell: (f64, f64),
+    /// The group's attributes (`bozkir`: the world's recipe, seed, sizes …).
+    pub attributes: Map<String, Value>,
+}
+
+impl ZarrTiles {
+    /// Open the store `dir`, checking its metadata; the error names what is not this layout.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let bad = |detail: String| IoError::InvalidArgument { path: dir.to_path_buf(), detail };
+        let json = |rel: &str| -> Result<Value> {
+            let p = dir.join(rel);
+            let b = std::fs::read(&p).map_err(|e| io(&p, e))?;
+            serde_json::from_slice(&b)
+                .map_err(|e| IoError::InvalidArgument { path: p, detail: format!("not JSON: {e}") })
+        };
+        let group = json("zarr.json")?;
+        if group["zarr_format"] != 3 || group["node_type"] != "group" {
+            return Err(bad("zarr.json is not a Zarr v3 group".into()));
+        }
+        let a = json("height/zarr.json")?;
+        let shape: Vec<usize> = a["shape"]
+            .as_array()
+            .map(|v| v.iter().filter_map(|x| x.as_u64().map(|x| x as usize)).collect())
+            .unwrap_or_default();
+        let chunk: Vec<usize> = a["chunk_grid"]["configuration"]["chunk_shape"]
+            .as_array()
+            .map(|v| v.iter().filter_map(|x| x.as_u64().map(|x| x as usize)).collect())
+            .unwrap_or_default();
+        let codecs: Vec<&str> =
+            a["codecs"].as_array().map(|v| v.iter().filter_map(|c| c["name"].as_str()).collect()).unwrap_or_default();
+        if shape.len() != 2 || shape.iter().any(|&n| n < 2 || n > 1 << 20) {
+            return Err(bad(format!("height: shape {:?} is not a 2-D world of 2..=2^20 cells a side", a["shape"])));
+        }
+        if chunk.len() != 2 || chunk[0] != chunk[1] || chunk[0] == 0 || chunk[0] > 65536 {
+            return Err(bad(format!("height: chunks {:?} are not square (1..=65536)", a["chunk_grid"])));
+        }
+        if a["data_type"] != "float32"
+            || codecs != ["bytes", "zstd"]
+            || a["codecs"][0]["configuration"]["endian"] != "little"
+            || a["chunk_key_encoding"]["configuration"]["separator"] != "/"
+        {
+            return Err(bad(
+                "height: not the layout `bozkir tiled` writes (float32, bytes little-endian + zstd, `/` keys)".into(),
+            ));
+        }
+        let coord = |name: &str| -> Result<f64> {
+            let p = dir.join(format!("{name}/c/0"));
+            let b = std::fs::read(&p).map_err(|e| io(&p, e))?;
+            let v = |i: usize| b.get(i * 8..i * 8 + 8).map(|s| f64::from_le_bytes(s.try_into().expect("8 bytes")));
+            match (v(0), v(1)) {
+                (Some(a), Some(b)) if (b - a).is_finite() && b != a => Ok((b - a).abs()),
+                _ => Err(IoError::InvalidArgument { path: p, detail: "fewer than two distinct coordinates".into() }),
+            }
+        };
+        let cell = (coord("x")?, coord("y")?);
+        let attributes = group["attributes"].as_object().cloned().unwrap_or_default();
+        Ok(Self { dir: dir.to_path_buf(), width: shape[1], height: shape[0], chunk: chunk[0], cell, attributes })
+    }
+
+    /// Chunks per side (columns, rows).
+    pub fn chunks(&self) -> (usize, usize) {
+        (self.width.div_ceil(self.chunk), self.height.div_ceil(self.chunk))
+    }
+
+    /// The file of chunk `(cx, cy)` (column, row).
+    pub fn chunk_path(&self, cx: usize, cy: usize) -> PathBuf {
+        self.dir.join(format!("height/c/{cy}/{cx}"))
+    }
+
+    /// Chunk `(cx, cy)` as `chunk²` heights, row-major (NaN past the world's edge), or None when
+    /// it has not been written (Zarr's fill value). A chunk that does not decompress to exactly
+    /// its size is an error naming the file.
+    pub fn read_chunk(&self, cx: usize, cy: usize) -> Result<Option<Vec<f32>>> {
+        let (nx, ny) = self.chunks();
+        let path = self.chunk_path(cx, cy);
+        if cx >= nx || cy >= ny {
+            return Err(IoError::InvalidArgument {
+                path,
+                detail: format!("chunk ({cx}, {cy}) outside the {nx} × {ny} chunks"),
+            });
+        }
+        let packed = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&path, e)),
+        };
+        let n = self.chunk * self.chunk * 4;
+        let raw = zstd::bulk::decompress(&packed, n)
+            .map_err(|e| IoError::InvalidArgument { path: path.clone(), detail: format!("not a zstd chunk: {e}") })?;
+        if raw.len() != n {
+            return Err(IoError::InvalidArgument {
+                path,
+                detail: format!("{} bytes after zstd, a chunk holds {n}", raw.len()),
+            });
+        }
+        Ok(Some(raw.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes"))).collect()))
+    }
+}

@@ -235,18 +235,27 @@ fn run_recipe<'py>(
     state_dict(py, state)
 }
 
-/// The tiled plan of `recipe` (a built-in name or TOML text) for an `size²` world.
-fn plan_of(
-    recipe: &str,
-    size: usize,
-    tile: usize,
-    halo: Option<usize>,
-    coarse: Option<usize>,
-    seed: Option<u64>,
-) -> PyResult<bozkir_recipe::tiled::TiledPlan> {
+/// What names a tiled world: recipe (a built-in name or TOML text), size, tile, halo, coarse
+/// size, seed — the tuple ``bozkir.tiled`` hands every binding below.
+type TiledSpec = (String, usize, usize, Option<usize>, Option<usize>, Option<u64>);
+
+/// The tiled plan of a [`TiledSpec`].
+fn plan_of(spec: &TiledSpec) -> PyResult<bozkir_recipe::tiled::TiledPlan> {
+    let (recipe, size, tile, halo, coarse, seed) = spec;
     let r = recipe_of(recipe)?;
     let seed = seed.unwrap_or(r.seed);
-    bozkir_recipe::tiled::TiledPlan::new(&r, size, tile, halo, coarse, None, seed).map_err(value_err)
+    bozkir_recipe::tiled::TiledPlan::new(&r, *size, *tile, *halo, *coarse, None, seed).map_err(value_err)
+}
+
+/// Runs `f` (engine work without the GIL) on a pool of `threads` threads, or on the process's
+/// pool when None: a Dask worker gives its own thread count, so tiles on a node's workers do
+/// not each spread over every core.
+fn on_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
+    match threads {
+        None => f(),
+        Some(0) => Err(value_err("threads must be at least 1")),
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(value_err)?.install(f),
+    }
 }
 
 /// The plan of a tiled world (see ``bozkir.tiled``): a dict with ``recipe``, ``size``, ``tile``,
@@ -255,17 +264,8 @@ fn plan_of(
 /// ``upsample`` stage, a stage after it that needs the whole field, a size that is not
 /// ``(coarse − 1)·k + 1``.
 #[pyfunction]
-#[pyo3(signature = (recipe, size, tile=2048, halo=None, coarse=None, seed=None))]
-fn tiled_plan<'py>(
-    py: Python<'py>,
-    recipe: &str,
-    size: usize,
-    tile: usize,
-    halo: Option<usize>,
-    coarse: Option<usize>,
-    seed: Option<u64>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+fn tiled_plan<'py>(py: Python<'py>, spec: TiledSpec) -> PyResult<Bound<'py, PyDict>> {
+    let p = plan_of(&spec)?;
     let d = PyDict::new(py);
     d.set_item("recipe", &p.recipe.name)?;
     d.set_item("size", p.size)?;
@@ -282,69 +282,57 @@ fn tiled_plan<'py>(
     Ok(d)
 }
 
-/// The coarse pass of a tiled world: ``(coarse, coarse)`` float64 heights, row 0 north.
+/// The coarse pass of a tiled world: ``(coarse, coarse)`` float64 heights, row 0 north, on
+/// ``threads`` threads (None: all).
 #[pyfunction]
-#[pyo3(signature = (recipe, size, tile=2048, halo=None, coarse=None, seed=None, progress=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (spec, threads=None, progress=None))]
 fn tiled_coarse<'py>(
     py: Python<'py>,
-    recipe: &str,
-    size: usize,
-    tile: usize,
-    halo: Option<usize>,
-    coarse: Option<usize>,
-    seed: Option<u64>,
+    spec: TiledSpec,
+    threads: Option<usize>,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
-    let g = run(py, progress, |pr| p.coarse_pass(pr, &bozkir_terrain::kernels::Cpu).map_err(value_err))?;
+    let p = plan_of(&spec)?;
+    let g = run(py, progress, |pr| {
+        on_threads(threads, || p.coarse_pass(pr, &bozkir_terrain::kernels::Cpu).map_err(value_err))
+    })?;
     grid_array(py, g)
 }
 
 /// Create the Zarr store of a tiled world at ``store``, or reopen it when it holds exactly this
 /// world's metadata (a resumed run); any other existing path is refused (``ValueError``).
+/// Returns the tiles whose chunks are already there.
 #[pyfunction]
-#[pyo3(signature = (store, recipe, size, tile=2048, halo=None, coarse=None, seed=None))]
-#[allow(clippy::too_many_arguments)]
-fn tiled_open(
-    store: std::path::PathBuf,
-    recipe: &str,
-    size: usize,
-    tile: usize,
-    halo: Option<usize>,
-    coarse: Option<usize>,
-    seed: Option<u64>,
-) -> PyResult<Vec<(usize, usize)>> {
-    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+fn tiled_open(store: std::path::PathBuf, spec: TiledSpec) -> PyResult<Vec<(usize, usize)>> {
+    let p = plan_of(&spec)?;
     let w = bozkir_pipeline::tiled::open_store(&p, &store).map_err(value_err)?;
     let (nx, ny) = p.tiles();
     Ok((0..ny).flat_map(|ty| (0..nx).map(move |tx| (tx, ty))).filter(|&(x, y)| w.has_chunk(x, y)).collect())
 }
 
 /// Compute tile ``(tx, ty)`` of a tiled world from its coarse pass and write its chunk into the
-/// store (opened with ``tiled_open``). The chunk's bytes depend only on the plan, the coarse
-/// grid and the tile: writing it again (a retried task) writes the same bytes.
+/// store (opened with ``tiled_open``), on ``threads`` threads (None: all). The chunk's bytes
+/// depend only on the plan, the coarse grid and the tile: writing it again (a retried task)
+/// writes the same bytes, whatever the thread count.
 #[pyfunction]
-#[pyo3(signature = (store, coarse_heights, tx, ty, recipe, size, tile=2048, halo=None, coarse=None, seed=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (store, coarse_heights, tx, ty, spec, threads=None))]
 fn tiled_tile(
     py: Python<'_>,
     store: std::path::PathBuf,
     coarse_heights: PyReadonlyArray2<'_, f64>,
     tx: usize,
     ty: usize,
-    recipe: &str,
-    size: usize,
-    tile: usize,
-    halo: Option<usize>,
-    coarse: Option<usize>,
-    seed: Option<u64>,
+    spec: TiledSpec,
+    threads: Option<usize>,
 ) -> PyResult<()> {
-    let p = plan_of(recipe, size, tile, halo, coarse, seed)?;
+    let p = plan_of(&spec)?;
     let g = grid_of(&coarse_heights, (p.coarse_cell, p.coarse_cell), false)?;
     let w = bozkir_pipeline::tiled::open_store(&p, &store).map_err(value_err)?;
     run(py, None, |pr| {
-        bozkir_pipeline::tiled::write_tile(&p, &g, &w, (tx, ty), &bozkir_terrain::kernels::Cpu, pr).map_err(value_err)
+        on_threads(threads, || {
+            bozkir_pipeline::tiled::write_tile(&p, &g, &w, (tx, ty), &bozkir_terrain::kernels::Cpu, pr)
+                .map_err(value_err)
+        })
     })
 }
 

@@ -4,6 +4,7 @@
 
 use crate::confine::{check_inside, open_inside};
 use crate::error::{report, Result, ViewerError};
+use crate::store::StoreEntry;
 use bozkir_pipeline::folder::{height_tiff_name, read_optional_layer, read_terrain_folder};
 use bozkir_splat::formats::tileset;
 use bozkir_splat::tiling::tileset::Tileset;
@@ -220,6 +221,8 @@ pub struct Scene {
     pub tilesets: Vec<TilesetEntry>,
     /// Its terrains, in the order found (the first is the page's default).
     pub terrains: Vec<TerrainEntry>,
+    /// Its tiled world stores (`bozkir tiled`), streamed by `store.html` (see [`crate::store`]).
+    pub stores: Vec<Arc<StoreEntry>>,
 }
 
 /// A name safe in a URL and as a folder name: ASCII letters, digits, `-`, `_` and `.` (other
@@ -468,6 +471,16 @@ impl Scene {
     }
 
     fn consider(&mut self, root: &Path, dir: &Path, name: String, warnings: &mut Vec<String>) {
+        if dir.join("zarr.json").is_file() && dir.join("height/zarr.json").is_file() {
+            match StoreEntry::open(root, name.clone(), dir) {
+                Ok(t) if self.stores.iter().any(|x| x.name == t.name) => {
+                    warnings.push(format!("{}: skipped: a store named {} is already listed", dir.display(), t.name))
+                }
+                Ok(t) => self.stores.push(Arc::new(t)),
+                Err(err) => warnings.push(format!("{}: skipped the store: {}", dir.display(), report(&err))),
+            }
+            return;
+        }
         if dir.join("tileset.json").is_file() {
             match tileset_entry(root, name.clone(), dir, TilesetSource::Dir(dir.to_path_buf())) {
                 Ok(t) => self.push_tileset(t, warnings),
@@ -503,19 +516,21 @@ impl Scene {
         }
     }
 
-    /// Whether it holds neither a tileset nor a terrain.
+    /// Whether it holds no tileset, no terrain and no store.
     pub fn is_empty(&self) -> bool {
-        self.tilesets.is_empty() && self.terrains.is_empty()
+        self.tilesets.is_empty() && self.terrains.is_empty() && self.stores.is_empty()
     }
 
     /// `catalogue.json`.
     pub fn catalogue(&self) -> serde_json::Value {
         let tilesets: Vec<_> = self.tilesets.iter().map(TilesetEntry::catalogue_entry).collect();
         let terrains: Vec<_> = self.terrains.iter().map(TerrainEntry::catalogue_entry).collect();
+        let stores: Vec<_> = self.stores.iter().map(|s| s.catalogue_entry()).collect();
         serde_json::json!({
             "format_version": CATALOGUE_FORMAT_VERSION,
             "tilesets": tilesets,
             "terrains": terrains,
+            "stores": stores,
             "default": {
                 "tileset": self.tilesets.first().map(|t| t.name.clone()),
                 "terrain": self.terrains.first().map(|t| t.name.clone()),
@@ -552,6 +567,16 @@ impl Scene {
                 t.recipe.as_ref().map(|r| format!(", recipe {r}")).unwrap_or_default()
             ));
         }
+        for t in &self.stores {
+            v.push(format!(
+                "  tiled world {}: {}² cells of {} m, {} levels — store.html?store={}",
+                t.name,
+                t.size(),
+                t.cell_m(),
+                t.levels,
+                t.name
+            ));
+        }
         if v.is_empty() {
             v.push("  (no tileset and no terrain)".into());
         }
@@ -560,6 +585,7 @@ impl Scene {
 
     /// Every data file as `(path under the site root, bytes)`: what `bozkir site` writes. Files
     /// on disk come as [`Body::File`] (opened, checked inside the served folder, not read).
+    /// Tiled world stores are not among them: their nodes are cut on request by the server.
     pub fn data_files(&self) -> Result<Vec<(String, Body)>> {
         let mut out = Vec::new();
         for t in &self.tilesets {

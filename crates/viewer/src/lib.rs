@@ -25,6 +25,7 @@ pub mod catalogue;
 mod confine;
 mod error;
 pub mod server;
+pub mod store;
 
 pub use assets::{asset, content_type, ASSETS};
 pub use catalogue::{

@@ -171,6 +171,32 @@ impl State {
                     None => Reply::text(404, "no such terrain file"),
                 }
             }
+            ["data", "stores", name, rest @ ..] => {
+                let Some(t) = self.scene.stores.iter().find(|t| t.name == *name) else {
+                    return Reply::text(404, "no such store");
+                };
+                match rest {
+                    ["meta.json"] => match t.meta() {
+                        Ok(m) => ok("application/json", Body::Owned(serde_json::to_vec(&m).expect("JSON"))),
+                        Err(e) => Reply::text(500, &report(&e)),
+                    },
+                    [l, x, y] => {
+                        let num = |s: &str| s.parse::<usize>().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit()));
+                        let (Some(l), Some(x), Some(y)) = (num(l), num(x), y.strip_suffix(".f32").and_then(num)) else {
+                            return Reply::text(400, "a node is data/stores/NAME/LEVEL/X/Y.f32");
+                        };
+                        match t.node(l.min(u32::MAX as usize) as u32, x, y) {
+                            Ok(Some(h)) => ok(
+                                "application/octet-stream",
+                                Body::Owned(h.iter().flat_map(|v| v.to_le_bytes()).collect()),
+                            ),
+                            Ok(None) => Reply::text(404, "no such node"),
+                            Err(e) => Reply::text(500, &report(&e)),
+                        }
+                    }
+                    _ => Reply::text(404, "no such store file"),
+                }
+            }
             _ => match asset(rel) {
                 Some(b) => ok(content_type(rel), Body::Static(b)),
                 None => Reply::text(404, "not found"),

@@ -51,20 +51,32 @@ def plan(recipe="highlands", size=4097, tile=2048, halo=None, coarse=None, seed=
     (cells), ``exact`` (tiles bit for bit the untiled run), ``coarse`` size, ``coarse_cell`` and
     ``cell`` (metres), upsampling ``factor``, ``tiles`` (columns, rows), ``seed``. ``size`` must be
     ``(coarse − 1)·k + 1``; the error names the nearest sizes."""
-    return _bozkir.tiled_plan(_recipe_text(recipe), size, tile, halo, coarse, seed)
+    return _bozkir.tiled_plan((_recipe_text(recipe), size, tile, halo, coarse, seed))
 
 
-def _tile_task(store, coarse_heights, tx, ty, args):
+def _worker_threads():
+    """The thread count of the Dask worker running this task (its tiles run on that many
+    threads, not on every core of the node), or None outside a worker."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().state.nthreads
+    except (ImportError, ValueError, AttributeError):
+        return None
+
+
+def _tile_task(store, coarse_heights, tx, ty, spec):
     from . import _bozkir as b
 
-    b.tiled_tile(store, coarse_heights, tx, ty, *args)
+    b.tiled_tile(store, coarse_heights, tx, ty, spec, _worker_threads())
     return (tx, ty)
 
 
-def _coarse_task(args):
+def _coarse_task(spec):
     from . import _bozkir as b
 
-    return b.tiled_coarse(*args)
+    # Every core of the worker's node: nothing else of this world runs until the coarse pass ends.
+    return b.tiled_coarse(spec, None)
 
 
 def generate(
@@ -92,14 +104,14 @@ def generate(
     """
     text = _recipe_text(recipe)
     args = (text, size, tile, halo, coarse, seed)
-    p = _bozkir.tiled_plan(*args)
+    p = _bozkir.tiled_plan(args)
     store = _os.fspath(store)
-    present = set(_bozkir.tiled_open(store, *args))
+    present = set(_bozkir.tiled_open(store, args))
     nx, ny = p["tiles"]
     todo = [(tx, ty) for ty in range(ny) for tx in range(nx) if not (resume and (tx, ty) in present)]
     t0 = _time.perf_counter()
     if client is None:
-        coarse_heights = _bozkir.tiled_coarse(*args)
+        coarse_heights = _bozkir.tiled_coarse(args)
     else:
         coarse_heights = client.submit(_coarse_task, args, pure=False).result()
     t1 = _time.perf_counter()
