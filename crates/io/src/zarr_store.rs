@@ -222,7 +222,7 @@ impl ZarrTiles {
             .unwrap_or_default();
         let codecs: Vec<&str> =
             a["codecs"].as_array().map(|v| v.iter().filter_map(|c| c["name"].as_str()).collect()).unwrap_or_default();
-        if shape.len() != 2 || shape.iter().any(|&n| n < 2 || n > 1 << 20) {
+        if shape.len() != 2 || shape.iter().any(|&n| !(2..=1 << 20).contains(&n)) {
             return Err(bad(format!("height: shape {:?} is not a 2-D world of 2..=2^20 cells a side", a["shape"])));
         }
         if chunk.len() != 2 || chunk[0] != chunk[1] || chunk[0] == 0 || chunk[0] > 65536 {

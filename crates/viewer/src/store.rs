@@ -217,10 +217,11 @@ impl StoreEntry {
         for &r in &rows {
             for &q in &cols {
                 let key = (q / c, r / c);
-                if !held.contains_key(&key) {
-                    held.insert(key, self.chunk(key.0, key.1)?);
-                }
-                out.push(match &held[&key] {
+                let chunk = match held.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => e.insert(self.chunk(key.0, key.1)?),
+                };
+                out.push(match chunk {
                     Some(h) => h[(r % c) * c + q % c],
                     None => f32::NAN,
                 });
