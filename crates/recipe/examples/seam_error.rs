@@ -12,55 +12,15 @@
 //! seam alone: a few lines across a correlated terrain differ from the whole by chance, as the
 //! untiled row shows). Uses the built-in `highlands` recipe, seed 3.
 
-use bozkir_core::{Grid, NoProgress};
-use bozkir_recipe::tiled::TiledPlan;
+use bozkir_core::NoProgress;
+use bozkir_recipe::tiled::{border_band_slopes, TiledPlan};
 use bozkir_terrain::kernels::Cpu;
-use rayon::prelude::*;
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {
     std::env::args()
         .nth(i)
         .map(|s| s.parse().unwrap_or_else(|_| panic!("argument {i}: cannot read {s:?}")))
         .unwrap_or(default)
-}
-
-/// Every tile of `plan`, computed in parallel, pasted into one grid.
-fn assemble(plan: &TiledPlan, coarse: &Grid<f64>) -> Grid<f64> {
-    let (nx, ny) = plan.tiles();
-    let tiles: Vec<_> = (0..nx * ny)
-        .into_par_iter()
-        .map(|i| {
-            let (tx, ty) = (i % nx, i / nx);
-            (plan.window(tx, ty), plan.tile(coarse, tx, ty, &NoProgress, &Cpu).expect("tile"))
-        })
-        .collect();
-    let mut out = Grid::new(plan.size, plan.size, f64::NAN);
-    (out.dx, out.dy) = (plan.cell, plan.cell);
-    for (w, t) in tiles {
-        for y in 0..w.h {
-            for x in 0..w.w {
-                *out.get_mut(w.x0 + x, w.y0 + y) = *t.get(x, y);
-            }
-        }
-    }
-    out
-}
-
-/// Mean slope magnitude (central differences) over the interior cells `keep` selects.
-fn mean_slope(z: &Grid<f64>, keep: impl Fn(usize, usize) -> bool) -> f64 {
-    let (n, d) = (z.width(), z.dx);
-    let (mut s, mut c) = (0.0, 0usize);
-    for y in 1..n - 1 {
-        for x in 1..n - 1 {
-            if keep(x, y) {
-                let gx = (z.get(x + 1, y) - z.get(x - 1, y)) / (2.0 * d);
-                let gy = (z.get(x, y + 1) - z.get(x, y - 1)) / (2.0 * d);
-                s += (gx * gx + gy * gy).sqrt();
-                c += 1;
-            }
-        }
-    }
-    s / c as f64
 }
 
 fn main() {
@@ -89,19 +49,12 @@ fn main() {
         "| halo (reach + extra) | RMS / relief | max |Δ| / relief | cells off > 1 cm | border-band slope / interior | border-band slope, tiled / untiled |"
     );
     println!("|---|---|---|---|---|---|");
-    let near = |x: usize, y: usize| {
-        let b = |v: usize| (v % tile < 2 || v % tile >= tile - 2) && v >= 2 && v < size - 2;
-        b(x) || b(y)
-    };
-    let untiled_band = mean_slope(&untiled, near);
-    println!(
-        "| untiled (the same band) | — | — | — | {:.4} | 1 |",
-        untiled_band / mean_slope(&untiled, |x, y| !near(x, y))
-    );
+    let (untiled_band, untiled_rest) = border_band_slopes(&untiled, tile);
+    println!("| untiled (the same band) | — | — | — | {:.4} | 1 |", untiled_band / untiled_rest);
     for extra in extras {
         let plan = TiledPlan::new(&recipe, size, tile, Some(base.reach + extra), Some(coarse), None, 3)
             .unwrap_or_else(|e| panic!("{e}"));
-        let tiled = assemble(&plan, &coarse_grid);
+        let tiled = plan.assemble(&coarse_grid, &NoProgress, &Cpu).expect("tiles");
         let (mut sq, mut max, mut off) = (0.0f64, 0.0f64, 0usize);
         for (a, b) in tiled.data().iter().zip(untiled.data()) {
             let d = (a - b).abs();
@@ -110,8 +63,8 @@ fn main() {
             off += usize::from(d > 0.01);
         }
         let n = tiled.data().len() as f64;
-        let band = mean_slope(&tiled, near);
-        let ratio = band / mean_slope(&tiled, |x, y| !near(x, y));
+        let (band, rest) = border_band_slopes(&tiled, tile);
+        let ratio = band / rest;
         println!(
             "| {} ({} + {extra}) | {:.2e} | {:.2e} | {:.2} % | {:.4} | {:.4} |",
             plan.halo,

@@ -288,6 +288,30 @@ impl TiledPlan {
         Ok(Grid::from_vec(win.w, win.h, out).with_cell_size(state.height.dx, state.height.dy))
     }
 
+    /// Every tile computed from `coarse` and pasted into one grid: the world `bozkir tiled` writes,
+    /// in memory, for worlds that fit (tests, seam measurements).
+    pub fn assemble(
+        &self,
+        coarse: &Grid<f64>,
+        progress: &dyn Progress,
+        kernels: &dyn Kernels,
+    ) -> Result<Grid<f64>, RecipeError> {
+        let mut out = Grid::new(self.size, self.size, f64::NAN).with_cell_size(self.cell, self.cell);
+        let (nx, ny) = self.tiles();
+        for ty in 0..ny {
+            for tx in 0..nx {
+                let t = self.tile(coarse, tx, ty, progress, kernels)?;
+                let w = self.window(tx, ty);
+                for y in 0..w.h {
+                    for x in 0..w.w {
+                        *out.get_mut(w.x0 + x, w.y0 + y) = *t.get(x, y);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The same world in one piece: the recipe (its upsample factor set to `k`) run whole at the
     /// coarse size. Tiles of an [exact](Self::exact) plan equal this bit for bit.
     pub fn untiled(&self, progress: &dyn Progress, kernels: &dyn Kernels) -> Result<State, RecipeError> {
@@ -295,4 +319,23 @@ impl TiledPlan {
         r.size = self.coarse;
         run_with(&r, self.coarse, self.coarse_cell, self.seed, progress, kernels, |_| {})
     }
+}
+
+/// Mean slope magnitude (central differences, metres per metre) of `z` within 2 cells of the
+/// lines between tiles of `tile` cells (the world's own edges left out), and over the other
+/// interior cells: the seam statistic of `docs/scale.md`. Returns `(band, elsewhere)`.
+pub fn border_band_slopes(z: &Grid<f64>, tile: usize) -> (f64, f64) {
+    let (n, m) = (z.width(), z.height());
+    let near = |v: usize, len: usize| (v % tile < 2 || v % tile >= tile - 2) && v >= 2 && v < len - 2;
+    let mut sums = [(0.0, 0usize); 2];
+    for y in 1..m - 1 {
+        for x in 1..n - 1 {
+            let gx = (z.get(x + 1, y) - z.get(x - 1, y)) / (2.0 * z.dx);
+            let gy = (z.get(x, y + 1) - z.get(x, y - 1)) / (2.0 * z.dy);
+            let slot = &mut sums[usize::from(!(near(x, n) || near(y, m)))];
+            slot.0 += (gx * gx + gy * gy).sqrt();
+            slot.1 += 1;
+        }
+    }
+    (sums[0].0 / sums[0].1 as f64, sums[1].0 / sums[1].1 as f64)
 }

@@ -55,23 +55,9 @@ fn recipe(text: &str) -> Recipe {
 /// The world assembled from every tile of `plan`.
 fn assemble(plan: &TiledPlan) -> Grid<f64> {
     let coarse = plan.coarse_pass(&NoProgress, &Cpu).unwrap();
-    let n = plan.size;
-    let mut out = Grid::new(n, n, f64::NAN);
-    let (nx, ny) = plan.tiles();
-    for ty in 0..ny {
-        for tx in 0..nx {
-            let t = plan.tile(&coarse, tx, ty, &NoProgress, &Cpu).unwrap();
-            let w = plan.window(tx, ty);
-            assert_eq!((t.width(), t.height()), (w.w, w.h));
-            assert_eq!(t.dx, plan.cell);
-            for y in 0..w.h {
-                for x in 0..w.w {
-                    *out.get_mut(w.x0 + x, w.y0 + y) = *t.get(x, y);
-                }
-            }
-        }
-    }
-    out
+    let g = plan.assemble(&coarse, &NoProgress, &Cpu).unwrap();
+    assert!(g.data().iter().all(|v| v.is_finite()) && g.dx == plan.cell);
+    g
 }
 
 fn bits(g: &Grid<f64>) -> Vec<u64> {
@@ -113,23 +99,6 @@ fn a_larger_world_keeps_the_coarse_nodes_and_the_extent() {
     assert!((p.cell * 256.0 - coarse.dx * 32.0).abs() < 1e-9, "same extent at any size");
 }
 
-/// Mean Horn-free slope magnitude (central differences) over the cells `keep` selects.
-fn mean_slope(z: &Grid<f64>, keep: impl Fn(usize, usize) -> bool) -> f64 {
-    let (n, d) = (z.width(), z.dx);
-    let (mut s, mut c) = (0.0, 0usize);
-    for y in 1..n - 1 {
-        for x in 1..n - 1 {
-            if keep(x, y) {
-                let gx = (z.get(x + 1, y) - z.get(x - 1, y)) / (2.0 * d);
-                let gy = (z.get(x, y + 1) - z.get(x, y - 1)) / (2.0 * d);
-                s += (gx * gx + gy * gy).sqrt();
-                c += 1;
-            }
-        }
-    }
-    s / c as f64
-}
-
 #[test]
 fn drainage_after_the_upsample_is_close_and_seamless_at_tile_borders() {
     let r = bozkir_recipe::builtin::builtin("highlands").unwrap();
@@ -140,13 +109,7 @@ fn drainage_after_the_upsample_is_close_and_seamless_at_tile_borders() {
     let tiled = assemble(&plan);
     let untiled = plan.untiled(&NoProgress, &Cpu).unwrap().height;
     // Near a border between tiles (within 2 cells) versus the rest.
-    let t = plan.tile;
-    let near = |x: usize, y: usize| {
-        let b = |v: usize| (v % t < 2 || v % t >= t - 2) && v >= 2 && v < plan.size - 2;
-        b(x) || b(y)
-    };
-    let band = mean_slope(&tiled, near);
-    let inner = mean_slope(&tiled, |x, y| !near(x, y));
+    let (band, inner) = bozkir_recipe::tiled::border_band_slopes(&tiled, plan.tile);
     assert!((band / inner - 1.0).abs() < 0.05, "border band slope {band} vs interior {inner}");
     // And close to the untiled world everywhere.
     let relief = untiled.min_max().map(|(a, b)| b - a).unwrap();
