@@ -852,6 +852,11 @@ async function runBench() {
 // ------------------------------------------------------------------ start
 
 async function start() {
+  // A tiled world (`bozkir tiled`) has its own page: ?store=NAME goes there.
+  if (new URLSearchParams(location.search).has('store')) {
+    location.replace(`store.html${location.search}`);
+    return;
+  }
   await init();
   const profiles = bz.profiles();
   // A world link (?world=composite&seed=atlas) owns `seed` and `size`; the rest is the page's.
@@ -898,6 +903,13 @@ async function start() {
   app.panel.setGpu(app.renderer.gpuName);
   await loadCatalogue();
   app.panel.setCatalogue(app.catalogue);
+  for (const st of app.catalogue.stores ?? []) {
+    const p = message(`tiled world ${st.name} (${st.size}² cells): `, 'info');
+    const a = document.createElement('a');
+    a.href = `store.html?store=${encodeURIComponent(st.name)}`;
+    a.textContent = 'open it';
+    p?.insertBefore(a, p.lastChild);
+  }
 
   // Scene: ?scene=, else the catalogue's default, else the starter.
   const wantScene = params.scene ?? app.catalogue.default?.tileset ?? 'starter';

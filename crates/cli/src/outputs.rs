@@ -63,6 +63,17 @@ fn clean_live(live: &mut Vec<Live>) {
     }
 }
 
+/// What an interrupted command without staged outputs says instead of "partial outputs removed"
+/// (`bozkir tiled` keeps the chunks it wrote: see [`set_interrupt_note`]).
+static INTERRUPT_NOTE: Mutex<Option<String>> = Mutex::new(None);
+
+/// The line SIGINT/SIGTERM print for a command that writes in place rather than staging.
+pub fn set_interrupt_note(note: String) {
+    if let Ok(mut n) = INTERRUPT_NOTE.lock() {
+        *n = Some(note);
+    }
+}
+
 /// SIGINT and SIGTERM: wait for a publish in progress to finish, remove the live staging
 /// folders (and the output folders the command created, when empty) and exit with 130 or 143
 /// (128 + the signal's number).
@@ -75,9 +86,13 @@ pub fn handle_signals() -> Result<()> {
         if let Some(sig) = signals.forever().next() {
             INTERRUPTED.store(true, Ordering::SeqCst);
             let mut l = live();
+            let staged = !l.is_empty();
             clean_live(&mut l);
             let name = if sig == SIGINT { "interrupted" } else { "terminated" };
-            eprintln!("{name}: partial outputs removed");
+            match INTERRUPT_NOTE.lock().map(|n| n.clone()) {
+                Ok(Some(note)) if !staged => eprintln!("{name}: {note}"),
+                _ => eprintln!("{name}: partial outputs removed"),
+            }
             std::process::exit(128 + sig);
         }
     });

@@ -91,3 +91,16 @@ test('an unknown store says so on the page', { skip }, async () => {
   assert.match(await page.textContent('#info'), /cannot open the tiled world/);
   await page.close();
 });
+
+test('the main page sends ?store= to the tiled-world page and links the stores it lists', { skip }, async () => {
+  const page = await ctx.browser.newPage({ viewport: { width: 320, height: 200 } });
+  await page.goto(`${ctx.base}?store=world.zarr`, { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => !!window.storeView?.ready);
+  assert.match(page.url(), /\/store\.html\?store=world\.zarr$/);
+  const meta = await page.evaluate(() => window.storeView.ready);
+  assert.equal(meta.name, 'world.zarr');
+  await page.goto(`${ctx.base}`, { waitUntil: 'domcontentloaded' });
+  const link = await page.waitForSelector('a[href="store.html?store=world.zarr"]', { timeout: 120000 });
+  assert.equal(await link.textContent(), 'open it');
+  await page.close();
+});

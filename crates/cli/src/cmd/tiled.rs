@@ -63,6 +63,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
             n = plan.size,
         );
     }
+    crate::outputs::set_interrupt_note(format!(
+        "the tiles written so far are kept in {}; the same command with --resume finishes the rest",
+        a.out.display()
+    ));
     let bar = Bar::new(quiet);
     let t0 = Instant::now();
     let report = generate(&plan, &a.out, a.resume, &kernels, &bar)
