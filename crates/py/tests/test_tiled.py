@@ -17,43 +17,9 @@ import bozkir.tiled
 from test_bozkir import cli, need, run_cli
 
 # Coarse sculpting and stream power, then every bounded stage a tile takes after the upsample.
-EXACT = """
-size = 33
-cell_size = 20.0
-[[stage]]
-op = "noise"
-kind = "ridged"
-frequency = 2.0
-amplitude = 300.0
-mode = "set"
-[[stage]]
-op = "stream_power"
-steps = 10
-k = 0.1
-m = 0.5
-[[stage]]
-op = "upsample"
-factor = FACTOR
-detail_m = 2.0
-[[stage]]
-op = "noise"
-frequency = 40.0
-octaves = 3
-amplitude = 6.0
-[[stage]]
-op = "crags"
-ridged_m = 3.0
-voronoi_m = 2.0
-gate_lo_deg = 10.0
-gate_hi_deg = 30.0
-[[stage]]
-op = "blur"
-sigma = 6.0
-[[stage]]
-op = "thermal"
-preset = "scree"
-iterations = 3
-"""
+EXACT = (pathlib.Path(__file__).resolve().parents[2] / "recipe" / "tests" / "data_tiled_exact.toml").read_text(
+    encoding="utf-8"
+).replace("factor = 2", "factor = FACTOR")
 
 
 # Known problem (issue 26): in a fresh-clone run of the whole suite (debug wheel, after
@@ -61,7 +27,7 @@ iterations = 3
 # workers idle; the same tests passed 5/5 twice in a lone run with a release wheel. Until that is
 # found, the three cluster tests are skipped rather than hanging the suite; the in-process tests
 # below run, and `scripts/bench_tiled_scaling.py` exercises the cluster path by hand.
-CLUSTER = pytest.mark.skip(reason="a LocalCluster run hung in the full suite; see issue 26's note")
+CLUSTER = pytest.mark.skip(reason="a LocalCluster run hung in the full suite with the debug wheel; see issue 26's note")
 
 
 @pytest.fixture(scope="module")

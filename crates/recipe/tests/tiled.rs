@@ -6,47 +6,7 @@ use bozkir_recipe::tiled::TiledPlan;
 use bozkir_recipe::{parse, Cpu, Recipe};
 
 /// Coarse sculpting and stream power, then every bounded stage a tile takes after the upsample.
-const EXACT: &str = r#"
-size = 33
-cell_size = 20.0
-[[stage]]
-op = "noise"
-kind = "ridged"
-frequency = 2.0
-amplitude = 300.0
-mode = "set"
-[[stage]]
-op = "stream_power"
-steps = 10
-k = 0.1
-m = 0.5
-[[stage]]
-op = "upsample"
-factor = 2
-detail_m = 2.0
-[[stage]]
-op = "noise"
-frequency = 40.0
-octaves = 3
-amplitude = 6.0
-[[stage]]
-op = "crags"
-ridged_m = 3.0
-voronoi_m = 2.0
-gate_lo_deg = 10.0
-gate_hi_deg = 30.0
-[[stage]]
-op = "plates"
-gate_lo_deg = 10.0
-gate_hi_deg = 30.0
-[[stage]]
-op = "blur"
-sigma = 6.0
-[[stage]]
-op = "thermal"
-preset = "scree"
-iterations = 3
-"#;
+const EXACT: &str = include_str!("data_tiled_exact.toml");
 
 fn recipe(text: &str) -> Recipe {
     parse(text, "test").unwrap()
