@@ -64,7 +64,14 @@ fn chunks(store: &Path) -> usize {
     if !c.is_dir() {
         return 0;
     }
-    std::fs::read_dir(&c).unwrap().map(|r| std::fs::read_dir(r.unwrap().path()).unwrap().count()).sum()
+    // Chunks only: a run killed mid-chunk leaves its temporary `.N.PID.K.tmp` beside them.
+    let row = |d: PathBuf| {
+        std::fs::read_dir(d)
+            .unwrap()
+            .filter(|e| !e.as_ref().unwrap().file_name().to_string_lossy().starts_with('.'))
+            .count()
+    };
+    std::fs::read_dir(&c).unwrap().map(|r| row(r.unwrap().path())).sum()
 }
 
 #[cfg(unix)]

@@ -145,6 +145,30 @@ impl ZarrWriter {
         self.dir.join(format!("height/c/{cy}/{cx}"))
     }
 
+    /// Remove the temporary files a writer killed mid-chunk left beside the chunks (`.NAME.PID.N.tmp`;
+    /// a chunk itself is only ever renamed into place whole). Call it only while no other process
+    /// writes this store (a resumed run does, before its first tile). Returns how many went.
+    pub fn remove_temporaries(&self) -> Result<usize> {
+        let root = self.dir.join("height/c");
+        let mut removed = 0;
+        let Ok(rows) = std::fs::read_dir(&root) else { return Ok(0) };
+        for row in rows {
+            let row = row.map_err(|e| io(&root, e))?.path();
+            if !row.is_dir() {
+                continue;
+            }
+            for entry in std::fs::read_dir(&row).map_err(|e| io(&row, e))? {
+                let path = entry.map_err(|e| io(&row, e))?.path();
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                if name.starts_with('.') && name.ends_with(".tmp") && path.is_file() {
+                    std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// Whether chunk `(cx, cy)` has been written.
     pub fn has_chunk(&self, cx: usize, cy: usize) -> bool {
         self.chunk_path(cx, cy).is_file()

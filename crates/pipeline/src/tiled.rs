@@ -84,6 +84,11 @@ pub fn generate(
     obs: &dyn Observer,
 ) -> Result<TiledReport, PipelineError> {
     let store = open_store(plan, out)?;
+    if resume {
+        // A run killed mid-chunk leaves its temporary file beside the chunks; this run is the
+        // store's only writer now.
+        store.remove_temporaries()?;
+    }
     obs.step("coarse pass");
     let coarse = plan.coarse_pass(obs, kernels)?;
     let (nx, ny) = plan.tiles();

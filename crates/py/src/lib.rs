@@ -301,11 +301,17 @@ fn tiled_coarse<'py>(
 
 /// Create the Zarr store of a tiled world at ``store``, or reopen it when it holds exactly this
 /// world's metadata (a resumed run); any other existing path is refused (``ValueError``).
-/// Returns the tiles whose chunks are already there.
+/// Returns the tiles whose chunks are already there. With ``resume``, the temporary files a
+/// killed writer left beside the chunks are removed first (call it so only while nothing else
+/// writes the store).
 #[pyfunction]
-fn tiled_open(store: std::path::PathBuf, spec: TiledSpec) -> PyResult<Vec<(usize, usize)>> {
+#[pyo3(signature = (store, spec, resume=false))]
+fn tiled_open(store: std::path::PathBuf, spec: TiledSpec, resume: bool) -> PyResult<Vec<(usize, usize)>> {
     let p = plan_of(&spec)?;
     let w = bozkir_pipeline::tiled::open_store(&p, &store).map_err(value_err)?;
+    if resume {
+        w.remove_temporaries().map_err(value_err)?;
+    }
     let (nx, ny) = p.tiles();
     Ok((0..ny).flat_map(|ty| (0..nx).map(move |tx| (tx, ty))).filter(|&(x, y)| w.has_chunk(x, y)).collect())
 }

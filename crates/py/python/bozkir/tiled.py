@@ -106,7 +106,7 @@ def generate(
     args = (text, size, tile, halo, coarse, seed)
     p = _bozkir.tiled_plan(args)
     store = _os.fspath(store)
-    present = set(_bozkir.tiled_open(store, args))
+    present = set(_bozkir.tiled_open(store, args, resume))
     nx, ny = p["tiles"]
     todo = [(tx, ty) for ty in range(ny) for tx in range(nx) if not (resume and (tx, ty) in present)]
     t0 = _time.perf_counter()
