@@ -12,7 +12,7 @@
 //!   `OSError` (the system refused a read or write).
 
 use bozkir_core::{Grid, Observer, Progress};
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -123,16 +123,38 @@ fn cell_size(v: Option<&Bound<'_, PyAny>>) -> PyResult<(f64, f64)> {
 
 /// A 2-D float64 array as a grid (one copy); refused when empty, too large, or (unless
 /// `voids`) holding NaN or infinite values.
+/// The array's values in row-major order. numpy allows arrays whose buffer is not aligned to
+/// 8 bytes (an array unpickled from an out-of-band buffer at an odd offset, as Dask delivers
+/// scattered data, or `np.frombuffer` at an offset); those are read element by element through
+/// their byte strides, never as a Rust slice (which must be aligned).
+fn values_of(a: &PyReadonlyArray2<'_, f64>) -> Vec<f64> {
+    let ptr = a.data();
+    if ptr as usize % std::mem::align_of::<f64>() == 0 {
+        return match a.as_slice() {
+            Ok(s) => s.to_vec(),
+            Err(_) => a.as_array().iter().copied().collect(),
+        };
+    }
+    let (shape, strides) = (a.shape(), a.strides());
+    let base = ptr as *const u8;
+    let mut out = Vec::with_capacity(shape[0] * shape[1]);
+    for y in 0..shape[0] as isize {
+        for x in 0..shape[1] as isize {
+            // SAFETY: (y, x) is inside the array's shape, so the byte offset from its strides
+            // stays inside the buffer numpy holds alive (and read-only borrowed) for `a`'s life.
+            out.push(unsafe { std::ptr::read_unaligned(base.offset(y * strides[0] + x * strides[1]) as *const f64) });
+        }
+    }
+    out
+}
+
 fn grid_of(a: &PyReadonlyArray2<'_, f64>, (dx, dy): (f64, f64), voids: bool) -> PyResult<Grid<f64>> {
     let shape = a.shape();
     let (h, w) = (shape[0], shape[1]);
     // The same limits as every raster the engine reads (MAX_SIDE per side, MAX_CELLS in all).
     bozkir_io::limits::check_raster_size(std::path::Path::new("height field"), w as u64, h as u64)
         .map_err(value_err)?;
-    let data: Vec<f64> = match a.as_slice() {
-        Ok(s) => s.to_vec(),
-        Err(_) => a.as_array().iter().copied().collect(),
-    };
+    let data = values_of(a);
     if !voids {
         if let Some(i) = data.iter().position(|v| !v.is_finite()) {
             return Err(value_err(format!(

@@ -92,6 +92,19 @@ def test_apply_runs_a_stage_and_leaves_the_input_alone():
     v = bozkir.apply(big[::2], "thermal", cell_size=10.0, iterations=3)
     w = bozkir.apply(before.copy(), "thermal", cell_size=10.0, iterations=3)
     assert v["height"].tobytes() == w["height"].tobytes()
+    # So is an array whose buffer is not 8-byte aligned (Dask hands scattered arrays over in
+    # out-of-band buffers at any offset), contiguous or strided.
+    raw = np.zeros(before.nbytes * 2 + 1, dtype=np.uint8)
+    odd = np.frombuffer(raw.data, dtype=np.float64, count=before.size * 2, offset=1).reshape(96, 48)
+    odd[::2] = before
+    assert not odd.flags["ALIGNED"]
+    u = bozkir.apply(odd[::2], "thermal", cell_size=10.0, iterations=3)
+    assert u["height"].tobytes() == w["height"].tobytes()
+    flat = np.frombuffer(raw.data, dtype=np.float64, count=before.size, offset=1).reshape(48, 48)
+    flat[:] = before
+    assert not flat.flags["ALIGNED"] and flat.flags["C_CONTIGUOUS"]
+    u = bozkir.apply(flat, "thermal", cell_size=10.0, iterations=3)
+    assert u["height"].tobytes() == w["height"].tobytes()
 
 
 def test_refusals_are_clear():

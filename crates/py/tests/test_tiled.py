@@ -22,12 +22,22 @@ EXACT = (pathlib.Path(__file__).resolve().parents[2] / "recipe" / "tests" / "dat
 ).replace("factor = 2", "factor = FACTOR")
 
 
-# Known problem (issue 26): in a fresh-clone run of the whole suite (debug wheel, after
-# test_bozkir.py), the first cluster test waited forever on the coarse task with both spawned
-# workers idle; the same tests passed 5/5 twice in a lone run with a release wheel. Until that is
-# found, the three cluster tests are skipped rather than hanging the suite; the in-process tests
-# below run, and `scripts/bench_tiled_scaling.py` exercises the cluster path by hand.
-CLUSTER = pytest.mark.skip(reason="a LocalCluster run hung in the full suite with the debug wheel; see issue 26's note")
+@pytest.fixture
+def deadline():
+    """Fail a cluster test that has not finished in 5 minutes instead of hanging the suite (a
+    lost task error once did: see ``_portable_errors`` in ``bozkir/tiled.py``)."""
+
+    def expired(signum, frame):
+        raise TimeoutError("the Dask cluster test did not finish in 300 s")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(300)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+CLUSTER = pytest.mark.usefixtures("deadline")
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +51,7 @@ def client():
     dask.config.set({"distributed.worker.multiprocessing-method": "spawn"})
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     c = distributed.Client(cluster)
+    c.wait_for_workers(2, timeout=120)
     yield c
     c.close()
     cluster.close()
@@ -66,6 +77,35 @@ def test_plan_and_refusals():
         bozkir.tiled.plan("canyon", size=1025)
     with pytest.raises(ValueError, match="neither a built-in recipe"):
         bozkir.tiled.plan("no-such-recipe", size=1025)
+
+
+def test_a_panic_on_a_worker_reaches_the_client_as_an_error():
+    """pyo3's PanicException cannot be pickled back from a worker (its module cannot be
+    imported); the task wrapper turns it into a RuntimeError with the message, which can."""
+    import pickle
+
+    class PanicException(BaseException):
+        pass
+
+    def boom():
+        raise PanicException("index out of bounds")
+
+    with pytest.raises(RuntimeError, match="panicked on a worker: index out of bounds") as e:
+        bozkir.tiled._portable_errors(boom)
+    assert e.value.__context__ is None and e.value.__cause__ is None
+    assert isinstance(pickle.loads(pickle.dumps(e.value)), RuntimeError)
+    tblib = pytest.importorskip("tblib.pickling_support")
+    tblib.install(e.value)
+    assert isinstance(pickle.loads(pickle.dumps(e.value)), RuntimeError)
+    # Ordinary errors and Ctrl-C pass through as they are.
+    with pytest.raises(ValueError):
+        bozkir.tiled._portable_errors(int, "x")
+
+    def stop():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bozkir.tiled._portable_errors(stop)
 
 
 @CLUSTER

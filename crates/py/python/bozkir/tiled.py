@@ -65,10 +65,27 @@ def _worker_threads():
         return None
 
 
+def _portable_errors(call, *args):
+    """``call(*args)`` on a worker, with a Rust panic re-raised as ``RuntimeError``. pyo3's
+    ``PanicException`` is a ``BaseException`` of a module that cannot be imported, so it cannot
+    be pickled back to the client: Dask would lose the error and the client would wait forever."""
+    try:
+        return call(*args)
+    except Exception:
+        raise
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        message = str(e)
+    # Raised outside the handler, so that the panic is not kept as ``__context__`` either
+    # (distributed pickles exceptions with their context and traceback through tblib).
+    raise RuntimeError(f"bozkir panicked on a worker: {message}")
+
+
 def _tile_task(store, coarse_heights, tx, ty, spec):
     from . import _bozkir as b
 
-    b.tiled_tile(store, coarse_heights, tx, ty, spec, _worker_threads())
+    _portable_errors(b.tiled_tile, store, coarse_heights, tx, ty, spec, _worker_threads())
     return (tx, ty)
 
 
@@ -76,7 +93,7 @@ def _coarse_task(spec):
     from . import _bozkir as b
 
     # Every core of the worker's node: nothing else of this world runs until the coarse pass ends.
-    return b.tiled_coarse(spec, None)
+    return _portable_errors(b.tiled_coarse, spec, None)
 
 
 def generate(
