@@ -129,7 +129,7 @@ fn cell_size(v: Option<&Bound<'_, PyAny>>) -> PyResult<(f64, f64)> {
 /// their byte strides, never as a Rust slice (which must be aligned).
 fn values_of(a: &PyReadonlyArray2<'_, f64>) -> Vec<f64> {
     let ptr = a.data();
-    if ptr as usize % std::mem::align_of::<f64>() == 0 {
+    if ptr.is_aligned() {
         return match a.as_slice() {
             Ok(s) => s.to_vec(),
             Err(_) => a.as_array().iter().copied().collect(),
