@@ -103,8 +103,10 @@ fn contribute(i: u32, k: u32, q: i32, batch: u32, par: u32) {
     }
 }
 
-fn erode_at(cx: i32, cy: i32, total: i32, batch: u32, par: u32) {
-    let tf = R(total);
+// `tf` is `total` as a float, passed in rather than converted here: lavapipe (Mesa 22.3.6 on an
+// AMD EPYC host) folded `f64(i32(ef))` at the inlined call back into the untruncated `ef`, so
+// the shares were computed from a total up to one unit too large.
+fn erode_at(cx: i32, cy: i32, total: i32, tf: R, batch: u32, par: u32) {
     let w = i32(p.w);
     let h = i32(p.h);
     let c = u32(cy * w + cx);
@@ -216,7 +218,8 @@ fn drop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             let eq = i32(ef);
             if (eq > 0) {
-                erode_at(i32(x + 0.5), i32(y + 0.5), eq, batch, par);
+                // floor(ef) is f64(eq) exactly (0 ≤ ef < 2³⁰), with no integer round trip.
+                erode_at(i32(x + 0.5), i32(y + 0.5), eq, floor(ef), batch, par);
                 sed += eq;
                 eroded += u32(eq);
             }

@@ -26,12 +26,32 @@ fn next_up(x: R) -> R {
     return nudge(x, true);
 }
 
+// Veltkamp's split of a into a high half of 26 bits and the rest (a = hi + lo exactly).
+fn split(a: R) -> vec2<R> {
+    let c = mulr(134217729.0, a);
+    let hi = c - (c - a);
+    return vec2<R>(hi, a - hi);
+}
+
+// a − q·b exactly, for q within a few ulp of a / b (so a − fl(q·b) is exact), by Dekker's
+// product: the error of fl(q·b) from the split halves, every product rounded on its own. A
+// fused `fma(-q, b, a)` would give it in one step, but a driver may compute `fma` as a multiply
+// and an add: lavapipe does for f64 on some hosts (an AMD EPYC VM with Mesa 22.3.6, where the
+// residual then picked the wrong neighbour of a correctly rounded quotient now and then).
+fn residual(a: R, q: R, b: R) -> R {
+    let p = mulr(q, b);
+    let x = split(q);
+    let y = split(b);
+    let e = ((mulr(x.x, y.x) - p) + mulr(x.x, y.y) + mulr(x.y, y.x)) + mulr(x.y, y.y);
+    return (a - p) - e;
+}
+
 // a / b correctly rounded (the device's quotient, moved one ulp when the residual says so).
 fn div_fix(a: R, b: R, q: R) -> R {
-    let r = fma(-q, b, a);
+    let r = residual(a, q, b);
     if (r == 0.0) { return q; }
     let q2 = nudge(q, (r > 0.0) == (b > 0.0));
-    let r2 = fma(-q2, b, a);
+    let r2 = residual(a, q2, b);
     return select(q, q2, abs(r2) < abs(r));
 }
 
@@ -44,10 +64,10 @@ fn div_rn(a: R, b: R) -> R {
 
 // sqrt(a) correctly rounded.
 fn sqrt_fix(a: R, s: R) -> R {
-    let r = fma(-s, s, a);
+    let r = residual(a, s, s);
     if (r == 0.0) { return s; }
     let s2 = nudge(s, r > 0.0);
-    let r2 = fma(-s2, s2, a);
+    let r2 = residual(a, s2, s2);
     return select(s, s2, abs(r2) < abs(r));
 }
 

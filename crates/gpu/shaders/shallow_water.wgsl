@@ -10,10 +10,11 @@
 // Water, fluxes, velocity and sediment are f32 as on the CPU; the terrain is `R` (f64).
 // Products that feed an addition are rounded on their own (`fma(a, b, zero)`, `zero` from the
 // uniform) so the compiler cannot contract them, and every division and square root is corrected
-// to the correctly rounded value from its fma residual (`div_rn`, `sqrt_rn`; Vulkan allows a few
-// ulp), as in droplets.wgsl. The model is ill-conditioned where cells run dry (the velocity is a
-// flux difference over a depth near `min_depth`), so any remaining difference (f32 denormals
-// flushed by a driver, say) grows there: tests/shallow_water.rs states the tolerance.
+// to the correctly rounded value from its exact residual (`div_rn32` and `sqrt_rn32` over
+// exact.wgsl's `div_rn` and `sqrt_rn`; Vulkan allows a few ulp), as in droplets.wgsl. The model
+// is ill-conditioned where cells run dry (the velocity is a flux difference over a depth near
+// `min_depth`), so any remaining difference (f32 denormals flushed by a driver, say) grows there:
+// tests/shallow_water.rs states the tolerance.
 // Bindings: 0 uniform Sw; 1 b_in; 2 b_out; 3 d; 4 flux (vec4 L R T B); 5 vel (vec2);
 // 6 s_in (advected sediment); 7 s_out (sediment before advection); 8 erdp (vec2 eroded,
 // deposited); 9 maps (vec2: per-step water increment, Ks·hardness·Δt), not read when both are
@@ -52,53 +53,20 @@ fn mul(a: f32, b: f32) -> f32 {
 }
 
 // a / b and sqrt(a) of f32 operands correctly rounded: in f64, corrected to the correctly rounded
-// f64 from the fma residual (a GLSL fma need not be fused in f32 on every driver; lavapipe's is
-// not), then rounded to f32 (double rounding is innocuous for a quotient or square root of f32
+// f64 from the exact residual (exact.wgsl: a driver need not fuse `fma`, in f32 or f64; lavapipe
+// does not on some hosts), then rounded to f32 (double rounding is innocuous for a quotient or square root of f32
 // operands: 53 ≥ 2·24 + 2).
-fn div_rn(a: f32, b: f32) -> f32 {
-    return f32(div_rn64(R(a), R(b)));
+fn div_rn32(a: f32, b: f32) -> f32 {
+    return f32(div_rn(R(a), R(b)));
 }
 
-fn sqrt_rn(a: f32) -> f32 {
-    return f32(sqrt_rn64(R(a)));
+fn sqrt_rn32(a: f32) -> f32 {
+    return f32(sqrt_rn(R(a)));
 }
 
-// The f64 versions (the edge cells' one-sided differences divide in f64).
-const NUDGE: f64 = 1.0 / 9007199254740992.0 + 1.0 / 40564819207303340847894502572032.0;
-
-fn nudge64(q: R, up: bool) -> R {
-    let a = abs(q);
-    let s = fma(a, NUDGE, R(sw.zero));
-    let m = select(a - s, a + s, (q > 0.0) == up);
-    return select(-m, m, q > 0.0);
-}
-
-fn div_fix64(a: R, b: R, q: R) -> R {
-    let r = fma(-q, b, a);
-    if (r == 0.0) { return q; }
-    let q2 = nudge64(q, (r > 0.0) == (b > 0.0));
-    let r2 = fma(-q2, b, a);
-    return select(q, q2, abs(r2) < abs(r));
-}
-
-fn div_rn64(a: R, b: R) -> R {
-    let q = a / b;
-    if (q == 0.0 || !(abs(q) < 1.7976931348623157e308)) { return q; }
-    return div_fix64(a, b, div_fix64(a, b, q));
-}
-
-fn sqrt_fix64(a: R, s: R) -> R {
-    let r = fma(-s, s, a);
-    if (r == 0.0) { return s; }
-    let s2 = nudge64(s, r > 0.0);
-    let r2 = fma(-s2, s2, a);
-    return select(s, s2, abs(r2) < abs(r));
-}
-
-fn sqrt_rn64(a: R) -> R {
-    let s = sqrt(a);
-    if (s == 0.0 || !(s < 1.7976931348623157e308)) { return s; }
-    return sqrt_fix64(a, sqrt_fix64(a, s));
+// The f64 product a·b rounded on its own (exact.wgsl's `mulr`).
+fn mulr(a: R, b: R) -> R {
+    return fma(a, b, R(sw.zero));
 }
 
 fn pipe(f: f32, a: f32, dh: f32) -> f32 {
@@ -143,7 +111,7 @@ fn sw_flux(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     let fb = one(i, i + w, y + 1u < sw.h, f.w, sw.ay, hb, di);
     let sum = ((fl + fr) + ft) + fb;
     var k = 0.0;
-    if (sum > 0.0) { k = min(div_rn(mul(di, sw.area_dt), sum), 1.0); }
+    if (sum > 0.0) { k = min(div_rn32(mul(di, sw.area_dt), sum), 1.0); }
     flux[i] = vec4<f32>(mul(fl, k), mul(fr, k), mul(ft, k), mul(fb, k));
 }
 
@@ -167,12 +135,12 @@ fn sw_depth(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let xl = select(x - 1u, 0u, x == 0u);
         let xr = min(x + 1u, w - 1u);
         if (xr > xl) {
-            gx = f32(div_rn64(b_in[y * w + xr] - b_in[y * w + xl], fma(R(xr - xl), sw.dx, R(sw.zero))));
+            gx = f32(div_rn(b_in[y * w + xr] - b_in[y * w + xl], mulr(R(xr - xl), sw.dx)));
         }
         let yu = select(y - 1u, 0u, y == 0u);
         let yd = min(y + 1u, h - 1u);
         if (yd > yu) {
-            gy = f32(div_rn64(b_in[yd * w + x] - b_in[yu * w + x], fma(R(yd - yu), sw.dy, R(sw.zero))));
+            gy = f32(div_rn(b_in[yd * w + x] - b_in[yu * w + x], mulr(R(yd - yu), sw.dy)));
         }
     }
     let f = flux[i];
@@ -191,12 +159,12 @@ fn sw_depth(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     let d2 = max(d1 + mul(net, sw.dt_area), 0.0);
     let dbar = mul(0.5, d1 + d2);
     var inv = 0.0;
-    if (dbar > sw.min_depth) { inv = div_rn(1.0, dbar); }
+    if (dbar > sw.min_depth) { inv = div_rn32(1.0, dbar); }
     let vx = mul(mul((in_l - f.x) + (f.y - in_r), sw.hx), inv);
     let vy = mul(mul((in_t - f.z) + (f.w - in_b), sw.hy), inv);
     let g2 = mul(gx, gx) + mul(gy, gy);
-    let sin2 = max(div_rn(g2, 1.0 + g2), sw.min_sin2);
-    let cap = mul(sw.kc, sqrt_rn(mul(sin2, mul(vx, vx) + mul(vy, vy))));
+    let sin2 = max(div_rn32(g2, 1.0 + g2), sw.min_sin2);
+    let cap = mul(sw.kc, sqrt_rn32(mul(sin2, mul(vx, vx) + mul(vy, vy))));
     let diff = cap - s;
     var er = 0.0;
     var dp = 0.0;

@@ -20,8 +20,8 @@
 //!
 //! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; shared
 //! pieces are appended where needed: `hash.wgsl` (the canonical hash: droplets, the hash check),
-//! `exact.wgsl` (correctly rounded division and `next_up`:
-//! droplets, thermal, stream power, fill), `rounds.wgsl` (the jumping rounds' early exit: flow,
+//! `exact.wgsl` (correctly rounded division and square root, `next_up`: droplets, thermal,
+//! stream power, fill, shallow water), `rounds.wgsl` (the jumping rounds' early exit: flow,
 //! fill, stream power), `tile_skip.wgsl` (which tiles a tile pass runs: fill, stream power) and
 //! `roots.wgsl` (the tiles and the list of their roots of the two-level jumping: flow, stream
 //! power).

@@ -16,7 +16,8 @@ use bozkir_terrain::erosion::shallow_water::{stable_dt, Boundary, ShallowWaterOu
 
 use crate::context::{dispatch, Gpu, GpuError};
 
-pub(crate) const SRC: &str = include_str!("../shaders/shallow_water.wgsl");
+pub(crate) const SRC: &str =
+    concat!(include_str!("../shaders/shallow_water.wgsl"), include_str!("../shaders/exact.wgsl"));
 pub(crate) const NAME: &str = "shallow_water.wgsl";
 /// Steps recorded into one command encoder (one submission, no host wait inside).
 const PER_SUBMIT: usize = 256;
