@@ -31,7 +31,7 @@ const FIX: f64 = 17592186044416.0;   // 2^44
 const TWO32: f64 = 4294967296.0;
 
 struct Sp {
-    w: u32, h: u32, n: u32, round: u32, use_map: u32, use_sqrt: u32, pad0: u32, pad1: u32,
+    w: u32, h: u32, n: u32, round: u32, use_map: u32, use_sqrt: u32, pad0: u32, guards: u32,
     kdt: R, udt: R, cell: R, cap: R, m: R, tx: R, ty: R, pad: R, floor: R, pad2: R,
 }
 
@@ -360,7 +360,8 @@ fn mp_jump_l(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 }
 
 // The jumped maps' heights (in h2): never above the uplifted height, except for cells typed as
-// clamped (settle < 0), which sit at next_up of their receiver.
+// clamped (settle < 0), which sit at next_up of their receiver, and all cells with the guards off
+// (`sp.guards == 0`: the bare scheme keeps them as they are).
 @compute @workgroup_size(256)
 fn incise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
           @builtin(local_invocation_index) lid: u32) {
@@ -368,7 +369,7 @@ fn incise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     if (i >= sp.n) { return; }
     if (rcv[i] != i) {
         let a = h2[i];
-        hh[i] = select(min(a, before[i]), a, settle[i] < 0.0);
+        hh[i] = select(min(a, before[i]), a, settle[i] < 0.0 || sp.guards == 0u);
     }
 }
 
@@ -759,7 +760,7 @@ fn sed_init_cell(i: u32) -> vec3<u32> {
     var s = R(1.0);
     if (r != i) {
         let d = dist[i];
-        s = 0.5 * S0 * d / (S0 * d + (hi - hh[r]));
+        s = 0.5 * S0 * d / (S0 * d + max(hi - hh[r], 0.0));
     }
     settle[i] = s;
     f0w[i] = 1.0 - s;

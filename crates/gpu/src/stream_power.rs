@@ -91,7 +91,8 @@ struct Sp {
     use_map: u32,
     use_sqrt: u32,
     pad0: u32,
-    pad1: u32,
+    /// 1: the incision clamps (and the limiter, run from the host); 0: the bare scheme.
+    guards: u32,
     kdt: f64,
     udt: f64,
     cell: f64,
@@ -220,7 +221,7 @@ impl<'g> GpuStreamPower<'g> {
                         use_map: params.uplift_map.is_some() as u32,
                         use_sqrt: (params.m == 0.5) as u32,
                         pad0: 0,
-                        pad1: 0,
+                        guards: params.guards as u32,
                         kdt: params.k * params.dt,
                         udt: params.uplift * params.dt,
                         cell: dx * dy,
@@ -719,7 +720,10 @@ impl<'g> GpuStreamPower<'g> {
         self.record_solve(&mut enc)?;
         gpu.queue.submit([enc.finish()]);
         mark("incision (affine jumping)")?;
-        if self.typed_rounds == 0 {
+        if !self.p.guards {
+            // The bare scheme: no clamps (`incise` keeps the jumped heights), no limiter.
+            self.sediment()?;
+        } else if self.typed_rounds == 0 {
             // Also submits the sediment.
             self.clamps_and_limiter(mark)?;
         } else {
@@ -882,7 +886,11 @@ impl<'g> GpuStreamPower<'g> {
             gpu.submit_wait(enc)?;
             done += k;
         }
-        self.lift()
+        // The limiter after diffusion (none in the bare scheme).
+        if self.p.guards {
+            self.lift()?;
+        }
+        Ok(())
     }
 
     /// The tiles each refine or lift pass pair moved (by more than round-off), pair by pair,

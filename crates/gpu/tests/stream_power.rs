@@ -219,6 +219,7 @@ fn pass_typing_settles_ds2_clamps_in_fewer_pairs() {
         kappa: 0.0,
         area_cap: None,
         area_floor: None,
+        guards: true,
     };
     let cpu = stream_power(&g, &p, &NoProgress);
     let (clo, chi) = cpu.height.min_max().unwrap();

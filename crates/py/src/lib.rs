@@ -459,7 +459,18 @@ fn erode<'py>(
     if steps == 0 || steps > 1_000_000 {
         return Err(value_err(format!("--steps must be 1..=1000000, got {steps}")));
     }
-    let p = StreamPowerParams { k, m, dt, steps, uplift, uplift_map: None, kappa: diffusion, area_cap, area_floor };
+    let p = StreamPowerParams {
+        k,
+        m,
+        dt,
+        steps,
+        uplift,
+        uplift_map: None,
+        kappa: diffusion,
+        area_cap,
+        area_floor,
+        guards: true,
+    };
     p.validate().map_err(|e| value_err(e.message))?;
     let g = grid_of(&height, self::cell_size(cell_size.as_ref())?, false)?;
     let out = run(py, progress, |pr| Ok(stream_power(&g, &p, pr)))?;

@@ -119,6 +119,7 @@ fn params(a: &Args) -> Result<StreamPowerParams> {
         kappa: a.diffusion,
         area_cap: a.area_cap,
         area_floor: a.area_floor,
+        guards: true,
     };
     p.validate().map_err(|e| {
         let flag = match e.param.as_str() {

@@ -78,6 +78,7 @@ impl StreamPowerStage {
             kappa: self.kappa,
             area_cap: (self.area_cap_cells > 0.0).then_some(self.area_cap_cells * cell),
             area_floor: (self.area_floor_m2 > 0.0).then_some(self.area_floor_m2),
+            guards: true,
         }
     }
 }

@@ -126,6 +126,13 @@ pub struct StreamPowerParams {
     /// that slope by the calibrated size's (slopes still steepen somewhat where resolved valleys
     /// are) and changes nothing at (or coarser than) that size. Default `None`.
     pub area_floor: Option<f64>,
+    /// The incision clamps and the post-diffusion limiter (below, "Boundary and depressions").
+    /// Default `true`. `false` runs the bare scheme the original bozkír profile generator runs:
+    /// no clamp, no limiter, so diffusion may leave pits, which the next routing makes outlets.
+    /// With `false` and cells of 1 × 1, this is the profile generator's walk (`profiles`),
+    /// the same to rounding (about 1e-15 of the relief); the GPU takes it for
+    /// `terrain --profile … --gpu`.
+    pub guards: bool,
 }
 
 impl Default for StreamPowerParams {
@@ -140,6 +147,7 @@ impl Default for StreamPowerParams {
             kappa: 0.01,
             area_cap: None,
             area_floor: None,
+            guards: true,
         }
     }
 }
@@ -421,6 +429,7 @@ impl StreamPowerEroder {
         //    The previous step's sediment flux pass (if pending) runs beside it: it reads only that
         //    step's stack, fluxes and shares, and writes the fluxes and the sediment record.
         let pairs = &cur.pairs;
+        let guards = p.guards;
         let (raised, ()) = rayon::join(
             || {
                 let mut raised = 0u64;
@@ -431,6 +440,10 @@ impl StreamPowerEroder {
                     }
                     let (hi, hr) = (h[i], h[r]);
                     let mut new = hr + (hi - hr) * work[i];
+                    if !guards {
+                        h[i] = new;
+                        continue;
+                    }
                     if new > hi {
                         // Rounding only (the exact value is at most h_i): never raise a cell here.
                         new = hi;
@@ -525,9 +538,10 @@ fn sediment_shares(
                 srow[x] = if r == i {
                     1.0
                 } else {
-                    // 0.5·s0/(s0 + S) with S = (h_i − h_r)/dist, one division.
+                    // 0.5·s0/(s0 + S) with S = max(h_i − h_r, 0)/dist, one division. (With the
+                    // guards on h_i > h_r, so the max matters only without them.)
                     let d = dist.of(i, r);
-                    0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]))
+                    0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]).max(0.0))
                 };
             }
         },
@@ -569,6 +583,9 @@ fn diffuse_and_limit(
     for _ in 0..sub as usize {
         diffuse(h, scratch, w, ht, tx, ty);
         std::mem::swap(h, scratch);
+    }
+    if !p.guards {
+        return 0;
     }
     // The limiter: a parallel check first (most steps need no correction), then the sequential
     // fix in stack order only when some cell is at or below its receiver.

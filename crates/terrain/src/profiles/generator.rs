@@ -491,6 +491,7 @@ impl<T: Copy> Cells<T> {
 /// back to back while they are in cache), and the output is the same for any thread count.
 /// The sediment walk reads only heights after incision, so it runs before creep (the original
 /// runs it after; creep changes no input of it).
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 fn erode(
     z: &[f64],
@@ -503,12 +504,28 @@ fn erode(
     uplift_map: &[f64],
     progress: &dyn Progress,
 ) -> (Vec<f64>, Vec<f64>) {
-    let n = n0 * n1;
-    let dt = 1.0f64;
     // The walks' buffers on huge pages (fewer TLB misses on their random access; same values).
-    let mut flat = zeroed_f64(n);
+    let mut flat = zeroed_f64(n0 * n1);
     flat.copy_from_slice(z);
     fill_fixed_step(&mut flat, n0, n1);
+    erode_filled(flat, n0, n1, iterations, incision, diffusion, uplift, uplift_map, progress)
+}
+
+/// [`erode`] on heights already filled (`fill_fixed_step`).
+#[allow(clippy::too_many_arguments)]
+fn erode_filled(
+    mut flat: Vec<f64>,
+    n0: usize,
+    n1: usize,
+    iterations: u32,
+    incision: f64,
+    diffusion: f64,
+    uplift: f64,
+    uplift_map: &[f64],
+    progress: &dyn Progress,
+) -> (Vec<f64>, Vec<f64>) {
+    let n = n0 * n1;
+    let dt = 1.0f64;
     let mut umap = edge_taper(n0, n1, 0.12);
     umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
     let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
@@ -632,6 +649,42 @@ fn erode(
 /// assert_eq!(t.height, generate(32, 3, &canyon.params, &NoProgress).height);
 /// ```
 pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progress) -> BozkirTerrain {
+    generate_with(size, seed, p, &crate::kernels::Cpu, progress).expect("the CPU kernels decline, never fail")
+}
+
+/// The stream-power parameters that run the profile generator's erosion walk on a
+/// `big × big` field of unit cells ([`crate::erosion::stream_power`] with `guards` off):
+/// `K = incision/√n` (the walk's `√(A/n)` with A in cells), `m = 0.5`, `dt = 1`, the walk's
+/// uplift and uplift map (edge taper × base surface), `κ` = diffusion.
+fn stream_power_params(big: usize, p: &ProfileParams, z0: &[f64]) -> crate::erosion::stream_power::StreamPowerParams {
+    let mut umap = edge_taper(big, big, 0.12);
+    umap.par_iter_mut().zip(z0).for_each(|(t, u)| *t *= u);
+    crate::erosion::stream_power::StreamPowerParams {
+        k: p.incision / ((big * big) as f64).sqrt(),
+        m: 0.5,
+        dt: 1.0,
+        steps: p.iterations.max(1) as usize,
+        uplift: p.uplift * p.relief,
+        uplift_map: Some(Grid::from_vec(big, big, umap)),
+        kappa: p.diffusion,
+        area_cap: None,
+        area_floor: None,
+        guards: false,
+    }
+}
+
+/// [`generate`] with the erosion walk offered to `kernels` first, as stream power on unit cells
+/// with its guards off ([`stream_power_params`]): a GPU's kernels run it there (not bit for bit:
+/// the same to about 1e-15 of the relief on the CPU's stream power, within the GPU kernel's
+/// tolerance on a GPU). When `kernels` decline, the profile's own walk runs (the original's
+/// bits). Fails only when `kernels` fail.
+pub fn generate_with(
+    size: usize,
+    seed: u64,
+    p: &ProfileParams,
+    kernels: &dyn crate::kernels::Kernels,
+    progress: &dyn Progress,
+) -> Result<BozkirTerrain, crate::kernels::KernelError> {
     let n = size.max(4);
     // Round half up by hand, as the original (Python and JavaScript disagree on halves).
     let big = n + 2 * (n as f64 * CROP_MARGIN + 0.5).floor() as usize;
@@ -639,7 +692,29 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
     progress.report("base surface", 0, 1);
     let z0 = base_surface(big, seed, p);
     let zr: Vec<f64> = z0.iter().map(|z| z * p.relief).collect();
-    let (h, sed) = erode(&zr, big, big, p.iterations, p.incision, p.diffusion, p.uplift * p.relief, &z0, progress);
+    // The walk's buffers on huge pages (fewer TLB misses on their random access; same values).
+    let mut filled = zeroed_f64(zr.len());
+    filled.copy_from_slice(&zr);
+    fill_fixed_step(&mut filled, big, big);
+    let filled = Grid::from_vec(big, big, filled);
+    let (h, sed) = match kernels.stream_power(&filled, &stream_power_params(big, p, &z0), progress)? {
+        Some(out) => {
+            let mut h = out.height.into_vec();
+            fill_fixed_step(&mut h, big, big);
+            (h, out.sediment.into_vec())
+        }
+        None => erode_filled(
+            filled.into_vec(),
+            big,
+            big,
+            p.iterations,
+            p.incision,
+            p.diffusion,
+            p.uplift * p.relief,
+            &z0,
+            progress,
+        ),
+    };
     let crop = |a: &[f64]| {
         let mut out = Vec::with_capacity(n * n);
         for r in k..k + n {
@@ -648,7 +723,7 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
         unit(&mut out);
         Grid::from_vec(n, n, out)
     };
-    BozkirTerrain { height: crop(&h), sediment: crop(&sed), base: crop(&z0) }
+    Ok(BozkirTerrain { height: crop(&h), sediment: crop(&sed), base: crop(&z0) })
 }
 
 /// The walk as it was before the trees were shared among threads (one receivers-first stack,
@@ -997,6 +1072,43 @@ mod tests {
             assert_eq!(q.pop(), Some(b));
         }
         assert_eq!(q.pop(), None);
+    }
+
+    /// Stream power on unit cells with its guards off ([`stream_power_params`]) is the profile
+    /// walk to rounding, for every profile (uplift and creep included): the path the GPU's
+    /// kernels take for `terrain --profile … --gpu`.
+    #[test]
+    fn every_profile_as_stream_power_is_the_walk_to_rounding() {
+        use crate::erosion::stream_power::{stream_power, StreamPowerOutput, StreamPowerParams};
+        use crate::kernels::{KernelError, Kernels};
+        struct CpuStreamPower;
+        impl Kernels for CpuStreamPower {
+            fn stream_power(
+                &self,
+                h: &Grid<f64>,
+                p: &StreamPowerParams,
+                progress: &dyn Progress,
+            ) -> Result<Option<StreamPowerOutput>, KernelError> {
+                assert!(!p.guards && p.uplift_map.is_some());
+                Ok(Some(stream_power(h, p, progress)))
+            }
+        }
+        for (k, name) in super::super::table::profile_names().iter().enumerate() {
+            let p = super::super::table::profile(name).unwrap().params;
+            let want = generate(40, k as u64, &p, &NoProgress);
+            let got = generate_with(40, k as u64, &p, &CpuStreamPower, &NoProgress).unwrap();
+            let worst = |a: &Grid<f64>, b: &Grid<f64>| {
+                a.data().iter().zip(b.data()).map(|(x, y)| (x - y).abs()).fold(0.0f64, f64::max)
+            };
+            // Unit-normalised outputs: differences in units of the relief.
+            assert!(worst(&got.height, &want.height) < 1e-12, "{name} height {}", worst(&got.height, &want.height));
+            assert!(
+                worst(&got.sediment, &want.sediment) < 1e-9,
+                "{name} sediment {}",
+                worst(&got.sediment, &want.sediment)
+            );
+            assert_eq!(got.base, want.base);
+        }
     }
 
     /// The trees walked in parallel give the sequential stack walk's bits: every profile (base
