@@ -252,6 +252,45 @@ fn analyze_on_the_gpu_writes_the_cpu_bytes() {
     assert!(dem.data().iter().zip(filled.data()).any(|(d, f)| f > d));
 }
 
+/// `terrain --profile … --gpu=require` runs the erosion walk as the GPU's stream power (lavapipe
+/// in CI): the heights within 1e-6 of the relief of the CPU's (the original's walk; about 1e-15
+/// measured), the sidecar naming the GPU.
+#[test]
+fn a_profile_on_the_gpu_is_the_cpu_walk_to_rounding() {
+    if !common::gpu_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |mode: &str| {
+        let out = tmp.path().join(mode);
+        let o = bozkir(&[
+            "terrain",
+            "--profile",
+            "alpine",
+            "--size",
+            "48",
+            "--seed",
+            "3",
+            "--iterations",
+            "12",
+            &format!("--gpu={mode}"),
+            "--outputs",
+            "height",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "--gpu={mode}: {}", stderr(&o));
+        out
+    };
+    let (cpu, gpu) = (run("off"), run("require"));
+    let (a, b) = (read_tiff_f32(cpu.join("height.tif")).unwrap(), read_tiff_f32(gpu.join("height.tif")).unwrap());
+    let (lo, hi) = a.data().iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+    let worst = a.data().iter().zip(b.data()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+    assert!(worst <= 1e-6 * (hi - lo) + 1e-3, "heights differ by {worst} m of {} m", hi - lo);
+    assert!(read_sidecar(gpu.join("terrain.json")).unwrap().backend.starts_with("gpu"));
+    assert_eq!(read_sidecar(cpu.join("terrain.json")).unwrap().backend, "cpu");
+}
+
 #[test]
 fn erode_lowers_relief_of_a_real_dem() {
     let tmp = tempfile::tempdir().unwrap();

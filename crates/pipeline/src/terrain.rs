@@ -7,8 +7,9 @@ use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::Result;
 use bozkir_core::Observer;
 use bozkir_io::{Encoding, Sidecar};
+use bozkir_terrain::kernels::Kernels;
 use bozkir_terrain::profiles::table::PARAM_NAMES;
-use bozkir_terrain::profiles::{generate, ProfileParams, GENERATOR_VERSION};
+use bozkir_terrain::profiles::{generate_with, ProfileParams, GENERATOR_VERSION};
 use std::path::Path;
 
 /// What to generate. The values are taken as valid (the face checks its input first).
@@ -80,11 +81,26 @@ pub struct TerrainOutcome {
 /// assert!(dir.path().join("terrain.json").is_file() && dir.path().join("preview.png").is_file());
 /// ```
 pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<TerrainOutcome> {
+    terrain_with(req, dir, &bozkir_terrain::kernels::Cpu, &|| "cpu".to_string(), obs)
+}
+
+/// [`terrain`] with the profile's erosion walk offered to `kernels` (a GPU's: stream power with
+/// its guards off, the walk to rounding but not bit for bit; see
+/// `bozkir_terrain::profiles::generate_with`). `backend()` names what ran, after the run (the
+/// sidecar's `backend`: `cpu`, `gpu (adapter)`).
+pub fn terrain_with(
+    req: &TerrainRequest,
+    dir: &Path,
+    kernels: &dyn Kernels,
+    backend: &dyn Fn() -> String,
+    obs: &dyn Observer,
+) -> Result<TerrainOutcome> {
     let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
     let options = AnalysisOptions { tpi_radius: req.tpi_radius, outputs: req.outputs, ..AnalysisOptions::default() };
     crate::analysis::check_analysis(size, size, cell, cell, &options)?;
     obs.step("generate");
-    let t = generate(size, seed, &req.params, obs);
+    let t = generate_with(size, seed, &req.params, kernels, obs)
+        .map_err(|e| crate::PipelineError::Invalid(format!("profile {}: {e}", req.profile)))?;
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
     let an = analyse(&h, &options, obs);
     obs.step("write");
@@ -95,7 +111,9 @@ pub fn terrain(req: &TerrainRequest, dir: &Path, obs: &dyn Observer) -> Result<T
     write_height(&mut f, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
     write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &t.sediment)?;
     write_maps(&mut f, &h, &an)?;
-    f.write_sidecar(sidecar(req, (lo, hi)))?;
+    let mut sc = sidecar(req, (lo, hi));
+    sc.backend = backend();
+    f.write_sidecar(sc)?;
     Ok(TerrainOutcome { range_m: (lo, hi), stats: stats(&an) })
 }
 

@@ -9,7 +9,7 @@ use bozkir_pipeline::analysis::Outputs;
 use bozkir_pipeline::compute::{Backend, Compute};
 use bozkir_pipeline::heightmap::scale_in_range;
 use bozkir_pipeline::recipe::{load_recipe, RecipeRequest};
-use bozkir_pipeline::terrain::{terrain, TerrainRequest};
+use bozkir_pipeline::terrain::{terrain_with, TerrainRequest};
 use bozkir_recipe::StageReport;
 use bozkir_terrain::profiles::profile;
 use bozkir_terrain::profiles::table::PARAM_NAMES;
@@ -121,13 +121,20 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     // Everything is validated before any work or any file.
     let req = request(&a)?;
     let st = Staging::new(&a.out)?.expecting(crate::outputs::TERRAIN_OUTPUTS)?;
+    // With --gpu the erosion walk runs as the GPU's stream power (the walk to rounding, not bit
+    // for bit); without, the original's walk on the CPU.
+    let kernels = a.gpu.kernels()?;
     let bar = Bar::new(quiet);
-    let out = terrain(&req, st.path(), &bar)?;
+    let out = terrain_with(&req, st.path(), &kernels, &|| kernels.backend(), &bar)?;
     let timings = bar.timings();
     bar.finish();
     commit(st)?;
     let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
-    println!("profile {} seed {seed} size {size}² ({cell} m cells, {range} m relief)", a.profile);
+    let on = match kernels.backend().as_str() {
+        "cpu" => String::new(),
+        b => format!(", erosion on {b}"),
+    };
+    println!("profile {} seed {seed} size {size}² ({cell} m cells, {range} m relief{on})", a.profile);
     print_stats(&out.stats, &timings);
     Ok(())
 }
@@ -135,17 +142,6 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
 /// The request of a profile run, every argument checked.
 fn request(a: &Args) -> Result<TerrainRequest> {
     let prof = profile(&a.profile).map_err(anyhow::Error::msg)?;
-    match a.gpu.mode {
-        crate::gpu::GpuMode::Off => {}
-        crate::gpu::GpuMode::Auto => {
-            eprintln!(
-                "gpu: the profile generator has no GPU kernel (only recipe erosion stages do); running on the CPU"
-            )
-        }
-        crate::gpu::GpuMode::Require => {
-            bail!("--gpu=require: the profile generator has no GPU kernel; use --recipe for GPU erosion stages")
-        }
-    }
     let size = a.size.unwrap_or(512);
     let seed = a.seed.unwrap_or(0);
     if !(4..=MAX_TERRAIN_SIZE).contains(&size) {
