@@ -98,7 +98,7 @@ pub fn terrain_with(
     let (size, seed, cell, range) = (req.size, req.seed, req.cell_size, req.height_range);
     let options = AnalysisOptions { tpi_radius: req.tpi_radius, outputs: req.outputs, ..AnalysisOptions::default() };
     crate::analysis::check_analysis(size, size, cell, cell, &options)?;
-    obs.step("generate");
+    // Steps `generate`, `erosion`, `fill`.
     let t = generate_with(size, seed, &req.params, kernels, obs)
         .map_err(|e| crate::PipelineError::Invalid(format!("profile {}: {e}", req.profile)))?;
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);

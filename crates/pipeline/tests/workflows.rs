@@ -48,7 +48,7 @@ fn a_profile_terrain_writes_every_listed_file_and_reads_back() {
     let req = TerrainRequest::profile("canyon", 24, 3).unwrap();
     let obs = Steps::default();
     let out = terrain(&req, dir.path(), &obs).unwrap();
-    let mut expected = vec!["generate".to_string()];
+    let mut expected = vec!["generate".to_string(), "erosion".into(), "fill".into()];
     expected.extend(ANALYSIS_STEPS.iter().map(|s| s.to_string()));
     expected.push("write".into());
     assert_eq!(*obs.0.lock().unwrap(), expected);
@@ -154,7 +154,7 @@ fn only_the_outputs_asked_for_are_computed_and_written() {
     let obs = Steps::default();
     let out = terrain(&req, dir.path(), &obs).unwrap();
     let steps = obs.0.lock().unwrap().clone();
-    assert_eq!(steps, ["generate", "slope", "write"]);
+    assert_eq!(steps, ["generate", "erosion", "fill", "slope", "write"]);
     let mut files = listed(dir.path());
     files.sort();
     assert_eq!(files, on_disk(dir.path()), "the sidecar lists exactly the files written");

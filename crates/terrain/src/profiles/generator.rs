@@ -28,7 +28,7 @@ use crate::sculpt::dome::edge_taper as taper_grid;
 use crate::sculpt::normalise::unit_normalise;
 use crate::sculpt::terrace::terrace_value;
 use bozkir_core::memory::{zeroed_f64, zeroed_u32, zeroed_u8};
-use bozkir_core::{hash_u32, Grid, Progress};
+use bozkir_core::{hash_u32, Grid, Observer, Progress};
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -508,12 +508,14 @@ fn erode(
     let mut flat = zeroed_f64(n0 * n1);
     flat.copy_from_slice(z);
     fill_fixed_step(&mut flat, n0, n1);
-    erode_filled(flat, n0, n1, iterations, incision, diffusion, uplift, uplift_map, progress)
+    let (mut h, sed) = erode_walk(flat, n0, n1, iterations, incision, diffusion, uplift, uplift_map, progress);
+    fill_fixed_step(&mut h, n0, n1);
+    (h, sed)
 }
 
-/// [`erode`] on heights already filled (`fill_fixed_step`).
+/// The walks of [`erode`] on heights already filled (`fill_fixed_step`), without the final fill.
 #[allow(clippy::too_many_arguments)]
-fn erode_filled(
+fn erode_walk(
     mut flat: Vec<f64>,
     n0: usize,
     n1: usize,
@@ -624,7 +626,6 @@ fn erode_filled(
         }
     }
     progress.report("erode", iterations as u64, iterations as u64);
-    fill_fixed_step(&mut flat, n0, n1);
     (flat, sediment)
 }
 
@@ -649,7 +650,18 @@ fn erode_filled(
 /// assert_eq!(t.height, generate(32, 3, &canyon.params, &NoProgress).height);
 /// ```
 pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progress) -> BozkirTerrain {
-    generate_with(size, seed, p, &crate::kernels::Cpu, progress).expect("the CPU kernels decline, never fail")
+    /// The caller's progress, with steps not reported.
+    struct Quiet<'a>(&'a dyn Progress);
+    impl Progress for Quiet<'_> {
+        fn report(&self, stage: &str, done: u64, total: u64) {
+            self.0.report(stage, done, total)
+        }
+        fn cancelled(&self) -> bool {
+            self.0.cancelled()
+        }
+    }
+    impl Observer for Quiet<'_> {}
+    generate_with(size, seed, p, &crate::kernels::Cpu, &Quiet(progress)).expect("the CPU kernels decline, never fail")
 }
 
 /// The stream-power parameters that run the profile generator's erosion walk on a
@@ -677,14 +689,16 @@ fn stream_power_params(big: usize, p: &ProfileParams, z0: &[f64]) -> crate::eros
 /// with its guards off ([`stream_power_params`]): a GPU's kernels run it there (not bit for bit:
 /// the same to about 1e-15 of the relief on the CPU's stream power, within the GPU kernel's
 /// tolerance on a GPU). When `kernels` decline, the profile's own walk runs (the original's
-/// bits). Fails only when `kernels` fail.
+/// bits). Fails only when `kernels` fail. The steps `generate` (the base surface and its fill),
+/// `erosion` and `fill` go to `progress`.
 pub fn generate_with(
     size: usize,
     seed: u64,
     p: &ProfileParams,
     kernels: &dyn crate::kernels::Kernels,
-    progress: &dyn Progress,
+    progress: &dyn Observer,
 ) -> Result<BozkirTerrain, crate::kernels::KernelError> {
+    progress.step("generate");
     let n = size.max(4);
     // Round half up by hand, as the original (Python and JavaScript disagree on halves).
     let big = n + 2 * (n as f64 * CROP_MARGIN + 0.5).floor() as usize;
@@ -697,24 +711,16 @@ pub fn generate_with(
     filled.copy_from_slice(&zr);
     fill_fixed_step(&mut filled, big, big);
     let filled = Grid::from_vec(big, big, filled);
-    let (h, sed) = match kernels.stream_power(&filled, &stream_power_params(big, p, &z0), progress)? {
-        Some(out) => {
-            let mut h = out.height.into_vec();
-            fill_fixed_step(&mut h, big, big);
-            (h, out.sediment.into_vec())
+    progress.step("erosion");
+    let (mut h, sed) = match kernels.stream_power(&filled, &stream_power_params(big, p, &z0), progress)? {
+        Some(out) => (out.height.into_vec(), out.sediment.into_vec()),
+        None => {
+            let (u, z) = (p.uplift * p.relief, &z0);
+            erode_walk(filled.into_vec(), big, big, p.iterations, p.incision, p.diffusion, u, z, progress)
         }
-        None => erode_filled(
-            filled.into_vec(),
-            big,
-            big,
-            p.iterations,
-            p.incision,
-            p.diffusion,
-            p.uplift * p.relief,
-            &z0,
-            progress,
-        ),
     };
+    progress.step("fill");
+    fill_fixed_step(&mut h, big, big);
     let crop = |a: &[f64]| {
         let mut out = Vec::with_capacity(n * n);
         for r in k..k + n {
