@@ -8,8 +8,8 @@ use anyhow::Result;
 /// `--gpu[=MODE]`, flattened into each command that takes it.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct GpuArgs {
-    /// Run the heavy kernels (a recipe's erosion stages, `erode`'s stream power, `analyze`'s
-    /// fill) on the GPU: `auto` (`--gpu` alone: the GPU when one works, else the CPU with a
+    /// Run the heavy kernels (a recipe's erosion stages, a profile's erosion walk, `erode`'s
+    /// stream power, `analyze`'s fill) on the GPU: `auto` (`--gpu` alone: the GPU when one works, else the CPU with a
     /// message saying why), `require` (fail instead of falling back) or `off`.
     #[arg(
         long = "gpu",
