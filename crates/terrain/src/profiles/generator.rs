@@ -508,12 +508,14 @@ fn erode(
     let mut flat = zeroed_f64(n0 * n1);
     flat.copy_from_slice(z);
     fill_fixed_step(&mut flat, n0, n1);
-    let (mut h, sed) = erode_walk(flat, n0, n1, iterations, incision, diffusion, uplift, uplift_map, progress);
+    let umap = uplift_taper(n0, n1, uplift_map);
+    let (mut h, sed) = erode_walk(flat, n0, n1, iterations, incision, diffusion, uplift, &umap, progress);
     fill_fixed_step(&mut h, n0, n1);
     (h, sed)
 }
 
-/// The walks of [`erode`] on heights already filled (`fill_fixed_step`), without the final fill.
+/// The walks of [`erode`] on heights already filled (`fill_fixed_step`), without the final fill;
+/// `umap` is the uplift map already tapered ([`uplift_taper`]).
 #[allow(clippy::too_many_arguments)]
 fn erode_walk(
     mut flat: Vec<f64>,
@@ -523,13 +525,11 @@ fn erode_walk(
     incision: f64,
     diffusion: f64,
     uplift: f64,
-    uplift_map: &[f64],
+    umap: &[f64],
     progress: &dyn Progress,
 ) -> (Vec<f64>, Vec<f64>) {
     let n = n0 * n1;
     let dt = 1.0f64;
-    let mut umap = edge_taper(n0, n1, 0.12);
-    umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
     let off: [isize; 8] = NB.map(|(dr, dc)| dr * n1 as isize + dc);
     let mut sediment = zeroed_f64(n);
     let mut dir = zeroed_u8(n);
@@ -664,13 +664,22 @@ pub fn generate(size: usize, seed: u64, p: &ProfileParams, progress: &dyn Progre
     generate_with(size, seed, p, &crate::kernels::Cpu, &Quiet(progress)).expect("the CPU kernels decline, never fail")
 }
 
+/// The walk's uplift map: the edge taper times `uplift_map`.
+fn uplift_taper(n0: usize, n1: usize, uplift_map: &[f64]) -> Vec<f64> {
+    let mut umap = edge_taper(n0, n1, 0.12);
+    umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
+    umap
+}
+
 /// The stream-power parameters that run the profile generator's erosion walk on a
 /// `big × big` field of unit cells ([`crate::erosion::stream_power`] with `guards` off):
 /// `K = incision/√n` (the walk's `√(A/n)` with A in cells), `m = 0.5`, `dt = 1`, the walk's
-/// uplift and uplift map (edge taper × base surface), `κ` = diffusion.
-fn stream_power_params(big: usize, p: &ProfileParams, z0: &[f64]) -> crate::erosion::stream_power::StreamPowerParams {
-    let mut umap = edge_taper(big, big, 0.12);
-    umap.par_iter_mut().zip(z0).for_each(|(t, u)| *t *= u);
+/// uplift and uplift map (`umap`: edge taper × base surface), `κ` = diffusion.
+fn stream_power_params(
+    big: usize,
+    p: &ProfileParams,
+    umap: Vec<f64>,
+) -> crate::erosion::stream_power::StreamPowerParams {
     crate::erosion::stream_power::StreamPowerParams {
         k: p.incision / ((big * big) as f64).sqrt(),
         m: 0.5,
@@ -712,11 +721,14 @@ pub fn generate_with(
     fill_fixed_step(&mut filled, big, big);
     let filled = Grid::from_vec(big, big, filled);
     progress.step("erosion");
-    let (mut h, sed) = match kernels.stream_power(&filled, &stream_power_params(big, p, &z0), progress)? {
+    // The tapered uplift map is built once: the kernels borrow it, the walk takes it back.
+    let sp = stream_power_params(big, p, uplift_taper(big, big, &z0));
+    let (mut h, sed) = match kernels.stream_power(&filled, &sp, progress)? {
         Some(out) => (out.height.into_vec(), out.sediment.into_vec()),
         None => {
-            let (u, z) = (p.uplift * p.relief, &z0);
-            erode_walk(filled.into_vec(), big, big, p.iterations, p.incision, p.diffusion, u, z, progress)
+            let umap = sp.uplift_map.expect("set by stream_power_params").into_vec();
+            let u = p.uplift * p.relief;
+            erode_walk(filled.into_vec(), big, big, p.iterations, p.incision, p.diffusion, u, &umap, progress)
         }
     };
     progress.step("fill");
