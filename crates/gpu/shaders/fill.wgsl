@@ -2,8 +2,11 @@
 //
 // Solves the equation of crates/terrain/src/hydrology/priority_flood.rs (fill_epsilon): W = Z on
 // the seeds (border cells, cells beside nodata), W = NaN on nodata, and elsewhere
-//     W(c) = max(Z(c), next_up(min over the in-grid, non-NaN neighbours n of W(n))).
-// Each cell is strictly above the neighbour it depends on, so the equation has one solution and
+//     W(c) = max(Z(c), next_up(min over the in-grid, non-NaN neighbours n of W(n))),
+// or, with a step s > 0 in the uniform, the profiles' fixed-step fill (profiles/generator.rs):
+//     W(c) = Z(c) where Z(c) > m, m + s elsewhere (m the same minimum).
+// Both rules are non-decreasing in m and put each cell strictly above the neighbour it depends
+// on (for the step, where m + s > m: fill.rs checks it), so the equation has one solution and
 // any order of relaxation from above reaches it: the result equals the CPU's bit for bit.
 //
 // Start: a cell with a strictly descending path to a seed keeps its height (by induction along
@@ -32,7 +35,8 @@ const NONE: u32 = 0xffffffffu;
 
 struct Dims {
     w: u32, h: u32, n: u32, round: u32,
-    pad: R, zero: R,
+    // 0: the ε fill (next_up); > 0: the profiles' fixed-step rule with this step.
+    step: R, zero: R,
 }
 
 @group(0) @binding(0) var<uniform> d: Dims;
@@ -180,7 +184,8 @@ fn relax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
                 }
             }
             if (m < BIG) {
-                let v = max(zc[q], next_up(m));
+                var v = max(zc[q], next_up(m));
+                if (d.step > 0.0) { v = select(m + d.step, zc[q], zc[q] > m); }
                 if (v < cur[q]) {
                     nv[q] = v;
                     changed = true;

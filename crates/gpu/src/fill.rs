@@ -52,9 +52,53 @@ pub fn fill_epsilon_passes(gpu: &Gpu, h: &Grid<f64>) -> Result<(Grid<f64>, usize
     Ok((Grid::from_vec(w, ht, out).with_cell_size(h.dx, h.dy), passes))
 }
 
+/// The profiles' fixed-step fill of `h` on the GPU, bit for bit
+/// ([`bozkir_terrain::profiles::fill_fixed_step`]: a cell not above its lowest neighbour `m`
+/// becomes `m + step`, the others keep their height; the border keeps its height).
+///
+/// Refused ([`GpuError::Unsupported`]): a `step` that is not finite and positive, non-finite
+/// heights, and heights so far from zero that `v + step` rounds back to `v` (the equation then
+/// has more than one solution and the relaxation could stop at another).
+pub fn fill_fixed_step(gpu: &Gpu, h: &Grid<f64>, step: f64) -> Result<Grid<f64>, GpuError> {
+    let (w, ht) = (h.width(), h.height());
+    if w == 0 || ht == 0 {
+        return Ok(h.clone());
+    }
+    if !(step.is_finite() && step > 0.0) {
+        return Err(GpuError::Unsupported(format!(
+            "fixed-step fill: the step must be finite and positive, got {step}"
+        )));
+    }
+    if let Some(i) = h.data().iter().position(|v| !v.is_finite()) {
+        return Err(GpuError::Unsupported(format!(
+            "fixed-step fill: non-finite height at ({}, {}); the fixed-step fill needs finite heights",
+            i % w,
+            i / w
+        )));
+    }
+    // The filled surface stays below the highest height plus one step per cell; the step must
+    // not vanish against anything up to twice that (ulp grows with magnitude, so one check does).
+    let top = h.data().iter().fold(0.0f64, |a, v| a.max(v.abs())) + step * (w * ht) as f64;
+    let top = 2.0 * top;
+    if !(top.is_finite() && top + step > top) {
+        return Err(GpuError::Unsupported(format!(
+            "fixed-step fill: the step {step} vanishes against heights near {top:e}; the CPU's flood handles it"
+        )));
+    }
+    let (buf, _) = fill_buffer(gpu, h, step)?;
+    let out = gpu.read::<f64>(&buf, w * ht)?;
+    Ok(Grid::from_vec(w, ht, out).with_cell_size(h.dx, h.dy))
+}
+
 /// The ε fill of `h` in a device buffer of `w·h` `f64` (usable as a storage buffer and as a copy
 /// source), and the relaxation passes it ran; the GPU stream power starts from it.
 pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buffer, usize), GpuError> {
+    fill_buffer(gpu, h, 0.0)
+}
+
+/// The relaxation behind both fills: `step` 0 is the ε fill, a positive `step` the fixed-step
+/// rule (fill.wgsl).
+fn fill_buffer(gpu: &Gpu, h: &Grid<f64>, step: f64) -> Result<(wgpu::Buffer, usize), GpuError> {
     let (w, ht) = (h.width(), h.height());
     gpu.check_grid(w, ht, 8)?;
     if let Some(i) = h.data().iter().position(|v| v.is_infinite()) {
@@ -72,7 +116,7 @@ pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buf
         .map(|r| {
             gpu.uniform(
                 "fill dims",
-                &GridUniform { w: w as u32, h: ht as u32, n: (w * ht) as u32, k: r as u32, x: 0.0, zero: 0.0 },
+                &GridUniform { w: w as u32, h: ht as u32, n: (w * ht) as u32, k: r as u32, x: step, zero: 0.0 },
             )
         })
         .collect();

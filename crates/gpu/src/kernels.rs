@@ -170,6 +170,9 @@ impl Kernels for GpuKernels {
     fn fill(&self, h: &Grid<f64>) -> Result<Option<Grid<f64>>, KernelError> {
         self.go(KernelKind::Fill, |g| crate::fill::fill_epsilon(g, h))
     }
+    fn fill_fixed_step(&self, h: &Grid<f64>, step: f64) -> Result<Option<Grid<f64>>, KernelError> {
+        self.go(KernelKind::Fill, |g| crate::fill::fill_fixed_step(g, h, step))
+    }
     fn thermal(&self, h: &Grid<f64>, p: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, KernelError> {
         self.go(KernelKind::Thermal, |g| crate::thermal::thermal(g, h, p).map(|(h, _)| h))
     }

@@ -158,3 +158,64 @@ fn drained_cells_start_final() {
     let (_, passes) = bozkir_gpu::fill::fill_epsilon_passes(gpu, &pitted).unwrap();
     assert_eq!(passes, 2, "one pass raises the pit, the next moves nothing");
 }
+
+/// The profiles' fixed-step fill on the GPU equals the CPU's flood bit for bit; returns the
+/// number of cells it raised.
+fn check_fixed(g: &Grid<f64>) -> usize {
+    use bozkir_terrain::profiles::{fill_fixed_step, fixed_step};
+    let gpu = common::gpu().expect("checked by the caller");
+    let cpu = fill_fixed_step(g);
+    let got = bozkir_gpu::fill::fill_fixed_step(gpu, g, fixed_step(g)).unwrap();
+    let mut raised = 0;
+    for (i, ((a, b), z)) in got.data().iter().zip(cpu.data()).zip(g.data()).enumerate() {
+        assert_eq!(
+            a.to_bits(),
+            b.to_bits(),
+            "{}x{}: cell ({}, {}): GPU {a:e}, CPU {b:e}, ground {z:e}",
+            g.width(),
+            g.height(),
+            i % g.width(),
+            i / g.width()
+        );
+        raised += (a > z) as usize;
+    }
+    raised
+}
+
+#[test]
+fn fixed_step_fill_is_the_cpu_flood_bit_for_bit() {
+    if common::gpu().is_none() {
+        return;
+    }
+    // Hollows several tiles wide, with slopes inside them between the step's ramps (cells above
+    // their lowest neighbour but below it plus a step keep their height).
+    let g = common::hills(211, 157, 300.0, 10.0, 10.0);
+    assert!(check_fixed(&g) > 100);
+    // Unit-range fields as the profiles fill them, integer-stepped (ties everywhere).
+    let g = common::hills(96, 130, 1.0, 5.0, 5.0).map(|v| (v * 20.0).round() / 20.0);
+    assert!(check_fixed(&g) > 50);
+    // One flat: every interior cell raised by its distance to the border, in steps.
+    let g = Grid::new(150, 97, 0.25);
+    assert_eq!(check_fixed(&g), 148 * 95);
+    // A real profile's base surface with its pits.
+    let p = bozkir_terrain::profiles::profile("canyon").unwrap();
+    let z = bozkir_terrain::profiles::base_surface(160, 3, &p.params);
+    assert!(check_fixed(&Grid::from_vec(160, 160, z)) > 100);
+}
+
+#[test]
+fn fixed_step_fill_refuses_what_it_cannot_solve() {
+    let Some(gpu) = common::gpu() else { return };
+    let g = Grid::new(8, 8, 1.0);
+    for step in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let e = bozkir_gpu::fill::fill_fixed_step(gpu, &g, step).unwrap_err();
+        assert!(matches!(e, GpuError::Unsupported(_)), "{e}");
+    }
+    let mut nan = g.clone();
+    nan.data_mut()[10] = f64::NAN;
+    assert!(matches!(bozkir_gpu::fill::fill_fixed_step(gpu, &nan, 0.1), Err(GpuError::Unsupported(_))));
+    // A step that vanishes against the heights: more than one solution, left to the CPU.
+    let far = Grid::new(8, 8, 1e12);
+    let e = bozkir_gpu::fill::fill_fixed_step(gpu, &far, 1e-6).unwrap_err();
+    assert!(e.to_string().contains("vanishes"), "{e}");
+}

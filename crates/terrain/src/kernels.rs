@@ -147,6 +147,12 @@ pub trait Kernels {
     fn fill(&self, _h: &Grid<f64>) -> Result<Option<Grid<f64>>, KernelError> {
         Ok(None)
     }
+    /// The profiles' fixed-step fill of `h` with step `step` (the CPU's is
+    /// `profiles::fill_fixed_step`; an implementation must return the same bits: the equation
+    /// has one solution where `v + step > v`).
+    fn fill_fixed_step(&self, _h: &Grid<f64>, _step: f64) -> Result<Option<Grid<f64>>, KernelError> {
+        Ok(None)
+    }
     /// Thermal relaxation of `h`.
     fn thermal(
         &self,

@@ -166,31 +166,38 @@ fn radix_key(v: f64, k: u32) -> u128 {
 }
 
 /// A monotone priority queue for the fill: a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990)
-/// over [`radix_key`] — each key sits in the bucket of the highest bit where it differs from the
-/// last key popped, so a pop touches one bucket. It pops keys in increasing order like a binary
-/// heap as long as no key below the last popped one is pushed; the fill only pushes higher values
-/// (a raised cell goes to `v + ε`), but where `ε` vanishes against `v` (a flat field far from
-/// zero) a key can fall below, and such keys wait in a small binary heap that is served first
-/// (they are below everything in the buckets), so the order is a binary heap's in every case.
+/// over the value part of [`radix_key`] — each key sits in the bucket of the highest bit where its
+/// value differs from the last value popped, so a pop touches one bucket. It pops values in
+/// increasing order as long as no value below the last popped one is pushed; the fill only pushes
+/// higher values (a raised cell goes to `v + ε`, at worst `v` where `ε` vanishes against `v`),
+/// and any lower one would wait in a small binary heap served first. Keys of equal value leave in
+/// any order: the fill's result does not depend on it (each cell's value is its lowest
+/// neighbour's plus the rule, whichever of equal neighbours reaches it first), and buckets keyed
+/// on the 64 value bits alone redistribute far less than on value and index.
 struct RadixQueue {
     buckets: Vec<Vec<u128>>,
-    last: u128,
+    last: u64,
     len: usize,
     low: BinaryHeap<Reverse<u128>>,
 }
 
 impl RadixQueue {
     fn new() -> Self {
-        Self { buckets: (0..129).map(|_| Vec::new()).collect(), last: 0, len: 0, low: BinaryHeap::new() }
+        Self { buckets: (0..65).map(|_| Vec::new()).collect(), last: 0, len: 0, low: BinaryHeap::new() }
+    }
+
+    #[inline(always)]
+    fn value(k: u128) -> u64 {
+        (k >> 32) as u64
     }
 
     #[inline(always)]
     fn bucket(&self, k: u128) -> usize {
-        128 - (k ^ self.last).leading_zeros() as usize
+        64 - (Self::value(k) ^ self.last).leading_zeros() as usize
     }
 
     fn push(&mut self, k: u128) {
-        if k < self.last {
+        if Self::value(k) < self.last {
             self.low.push(Reverse(k));
             return;
         }
@@ -207,9 +214,9 @@ impl RadixQueue {
             return None;
         }
         if self.buckets[0].is_empty() {
-            let b = (1..129).find(|&b| !self.buckets[b].is_empty()).expect("len > 0");
+            let b = (1..65).find(|&b| !self.buckets[b].is_empty()).expect("len > 0");
             let items = std::mem::take(&mut self.buckets[b]);
-            self.last = *items.iter().min().expect("non-empty");
+            self.last = items.iter().map(|&k| Self::value(k)).min().expect("non-empty");
             for &k in &items {
                 let nb = self.bucket(k);
                 self.buckets[nb].push(k);
@@ -224,13 +231,6 @@ impl RadixQueue {
         self.len -= 1;
         self.buckets[0].pop()
     }
-}
-
-/// The original's Priority-Flood with a fixed step: a cell reached from one at `v` and not above
-/// it becomes `v + eps`, `eps = 1e-4 · range · 256 / max(n0, n1)`. Heap ties by index.
-/// (The general-purpose fills, robust at any elevation, are in [`crate::hydrology`].)
-fn fill_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
-    fill_fixed_step_on(g, n0, n1, RadixQueue::new());
 }
 
 /// A min-queue of [`radix_key`]s for the fill.
@@ -248,20 +248,120 @@ impl FillQueue for RadixQueue {
     }
 }
 
-/// [`fill_fixed_step`] on any queue that pops its keys in increasing order.
-fn fill_fixed_step_on(g: &mut [f64], n0: usize, n1: usize, mut heap: impl FillQueue) {
+/// The fill's step: `1e-4 · range · 256 / max(n0, n1)`, as the original.
+fn fill_step(g: &[f64], n0: usize, n1: usize) -> f64 {
     let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-    let eps = 1e-4 * (hi - lo).max(1e-9) * 256.0 / n0.max(n1) as f64;
+    1e-4 * (hi - lo).max(1e-9) * 256.0 / n0.max(n1) as f64
+}
+
+/// The original's Priority-Flood with a fixed step on a grid: a cell reached from one at `v` and
+/// not above it becomes `v + step`, the others keep their height, the border keeps its height;
+/// `step = 1e-4 · range · 256 / max(width, height)` ([`fixed_step`]). This is the fill the
+/// profiles run before and after their erosion. (The general-purpose fills, robust at any
+/// elevation, are in [`crate::hydrology`].)
+///
+/// Each cell ends at its lowest neighbour's value `m` plus the rule (its height where above `m`,
+/// `m + step` elsewhere), a rule that never decreases as `m` grows and puts each cell strictly
+/// above that neighbour, so the result is the one solution of that equation whatever order the
+/// cells are reached in (a GPU reaches it by relaxation; `Kernels::fill_fixed_step`).
+///
+/// ```
+/// use bozkir_core::Grid;
+/// use bozkir_terrain::profiles::fill_fixed_step;
+/// // A pit in a slope: the pit rises one step above its lowest neighbour.
+/// let h = Grid::from_vec(3, 3, vec![1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.5]);
+/// let f = fill_fixed_step(&h);
+/// assert!(*f.get(1, 1) > 0.5 && *f.get(1, 1) < 0.51);
+/// assert_eq!(*f.get(2, 2), 0.5);
+/// ```
+pub fn fill_fixed_step(h: &Grid<f64>) -> Grid<f64> {
+    let mut g = h.data().to_vec();
+    flood_fixed_step(&mut g, h.height(), h.width());
+    Grid::from_vec(h.width(), h.height(), g).with_cell_size(h.dx, h.dy)
+}
+
+/// The step [`fill_fixed_step`] uses on `h`.
+pub fn fixed_step(h: &Grid<f64>) -> f64 {
+    fill_step(h.data(), h.height(), h.width())
+}
+
+/// [`fill_fixed_step`] of a `big × big` field offered to `kernels` first (the same bits there).
+fn fill_with(
+    g: Vec<f64>,
+    big: usize,
+    kernels: &dyn crate::kernels::Kernels,
+) -> Result<Vec<f64>, crate::kernels::KernelError> {
+    let grid = Grid::from_vec(big, big, g);
+    match kernels.fill_fixed_step(&grid, fixed_step(&grid))? {
+        Some(f) => Ok(f.into_vec()),
+        None => {
+            let mut g = grid.into_vec();
+            flood_fixed_step(&mut g, big, big);
+            Ok(g)
+        }
+    }
+}
+
+/// [`fill_fixed_step`] in place on a row-major `n0 × n1` field (rows, columns).
+fn flood_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
+    let eps = fill_step(g, n0, n1);
     let mut done = vec![false; g.len()];
+    // Cells with a strictly descending path to the border keep their height (the first neighbour
+    // the flood reaches them from is lower), so they are found by a plain search up the slopes
+    // and only the rest — depressions and what drains into them — needs the queue, seeded by the
+    // slope cells beside it. Every cell's value is still its lowest neighbour's (the queue pops in
+    // increasing order), so the result is the full flood's bit for bit.
+    let mut fifo: Vec<u32> = Vec::with_capacity(2 * (n0 + n1));
     for r in 0..n0 {
         for c in 0..n1 {
             if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
                 let k = r * n1 + c;
-                heap.push(radix_key(g[k], k as u32));
+                fifo.push(k as u32);
                 done[k] = true;
             }
         }
     }
+    let mut head = 0;
+    let mut seeds: Vec<u32> = Vec::new();
+    while head < fifo.len() {
+        let k = fifo[head] as usize;
+        head += 1;
+        let v = g[k];
+        let (r, c) = (k / n1, k % n1);
+        let mut seed = false;
+        for b in -1isize..=1 {
+            for a in -1isize..=1 {
+                let (rr, cc) = (r as isize + b, c as isize + a);
+                if (a == 0 && b == 0) || rr < 0 || cc < 0 || rr >= n0 as isize || cc >= n1 as isize {
+                    continue;
+                }
+                let q = rr as usize * n1 + cc as usize;
+                if done[q] {
+                    continue;
+                }
+                if g[q] > v {
+                    done[q] = true;
+                    fifo.push(q as u32);
+                } else {
+                    seed = true;
+                }
+            }
+        }
+        if seed {
+            seeds.push(k as u32);
+        }
+    }
+    drop(fifo);
+    let mut queue = RadixQueue::new();
+    for k in seeds {
+        queue.push(radix_key(g[k as usize], k));
+    }
+    flood(g, n0, n1, eps, &mut done, &mut queue);
+}
+
+/// The Priority-Flood proper: pops the lowest queued cell and gives each neighbour not yet
+/// `done` its height, or the popped value plus `eps` where it is not above it.
+fn flood(g: &mut [f64], n0: usize, n1: usize, eps: f64, done: &mut [bool], heap: &mut impl FillQueue) {
     while let Some(key) = heap.pop() {
         let k = key as u32;
         let v = g[k as usize];
@@ -507,14 +607,14 @@ fn erode(
     // The walks' buffers on huge pages (fewer TLB misses on their random access; same values).
     let mut flat = zeroed_f64(n0 * n1);
     flat.copy_from_slice(z);
-    fill_fixed_step(&mut flat, n0, n1);
+    flood_fixed_step(&mut flat, n0, n1);
     let umap = uplift_taper(n0, n1, uplift_map);
     let (mut h, sed) = erode_walk(flat, n0, n1, iterations, incision, diffusion, uplift, &umap, progress);
-    fill_fixed_step(&mut h, n0, n1);
+    flood_fixed_step(&mut h, n0, n1);
     (h, sed)
 }
 
-/// The walks of [`erode`] on heights already filled (`fill_fixed_step`), without the final fill;
+/// The walks of [`erode`] on heights already filled ([`fill_fixed_step`]), without the final fill;
 /// `umap` is the uplift map already tapered ([`uplift_taper`]).
 #[allow(clippy::too_many_arguments)]
 fn erode_walk(
@@ -718,12 +818,11 @@ pub fn generate_with(
     // The walk's buffers on huge pages (fewer TLB misses on their random access; same values).
     let mut filled = zeroed_f64(zr.len());
     filled.copy_from_slice(&zr);
-    fill_fixed_step(&mut filled, big, big);
-    let filled = Grid::from_vec(big, big, filled);
+    let filled = Grid::from_vec(big, big, fill_with(filled, big, kernels)?);
     progress.step("erosion");
     // The tapered uplift map is built once: the kernels borrow it, the walk takes it back.
     let sp = stream_power_params(big, p, uplift_taper(big, big, &z0));
-    let (mut h, sed) = match kernels.stream_power(&filled, &sp, progress)? {
+    let (h, sed) = match kernels.stream_power(&filled, &sp, progress)? {
         Some(out) => (out.height.into_vec(), out.sediment.into_vec()),
         None => {
             let umap = sp.uplift_map.expect("set by stream_power_params").into_vec();
@@ -732,7 +831,7 @@ pub fn generate_with(
         }
     };
     progress.step("fill");
-    fill_fixed_step(&mut h, big, big);
+    let h = fill_with(h, big, kernels)?;
     let crop = |a: &[f64]| {
         let mut out = Vec::with_capacity(n * n);
         for r in k..k + n {
@@ -763,8 +862,21 @@ mod sequential {
         }
     }
 
+    /// The original's flood as it is: every border cell queued, every cell through the heap.
     pub(super) fn fill_fixed_step_heap(g: &mut [f64], n0: usize, n1: usize) {
-        fill_fixed_step_on(g, n0, n1, Heap::default());
+        let eps = fill_step(g, n0, n1);
+        let mut done = vec![false; g.len()];
+        let mut heap = Heap::default();
+        for r in 0..n0 {
+            for c in 0..n1 {
+                if r == 0 || c == 0 || r == n0 - 1 || c == n1 - 1 {
+                    let k = r * n1 + c;
+                    heap.push(radix_key(g[k], k as u32));
+                    done[k] = true;
+                }
+            }
+        }
+        flood(g, n0, n1, eps, &mut done, &mut heap);
     }
 
     /// Steepest-descent receivers and distances (unit cells), the original's order and tie-break.
@@ -843,7 +955,7 @@ mod sequential {
         let n = n0 * n1;
         let dt = 1.0f64;
         let mut flat = z.to_vec();
-        fill_fixed_step(&mut flat, n0, n1);
+        flood_fixed_step(&mut flat, n0, n1);
         let mut umap = edge_taper(n0, n1, 0.12);
         umap.par_iter_mut().zip(uplift_map).for_each(|(t, u)| *t *= u);
         let mut sediment = vec![0.0f64; n];
@@ -943,7 +1055,7 @@ mod sequential {
             }
         }
         progress.report("erode", iterations as u64, iterations as u64);
-        fill_fixed_step(&mut flat, n0, n1);
+        flood_fixed_step(&mut flat, n0, n1);
         (flat, sediment)
     }
 }
@@ -1042,12 +1154,28 @@ mod tests {
         }
     }
 
-    /// The radix queue fills exactly as the binary heap does: random ground, integer heights
-    /// (ties broken by index), flat fields far from zero (where v + ε rounds back to v and keys
-    /// fall below the last popped one), negative heights, rectangles.
+    /// The fill (slopes searched first, the rest on the radix queue) is the original's flood
+    /// (every cell through a binary heap) bit for bit: random ground, integer heights (ties
+    /// broken by index), flat fields far from zero (where v + ε rounds back to v and keys fall
+    /// below the last popped one), negative heights, rectangles, and smooth hills with basins of
+    /// every size (slopes draining to the border beside slopes draining into pits).
     #[test]
-    fn radix_fill_equals_the_heap_fill() {
+    fn fill_equals_the_original_heap_flood() {
+        let hills = |n0: usize, n1: usize, s: u32, noise: f64| -> Vec<f64> {
+            (0..n0 * n1)
+                .map(|i| {
+                    let (r, c) = ((i / n1) as f64, (i % n1) as f64);
+                    10.0 * (r * 0.31).sin() * (c * 0.23).cos()
+                        + 4.0 * (r * 0.07 + c * 0.11).sin()
+                        + noise * f64::from(hash_u32(i as u32, s, 2)) / f64::from(u32::MAX)
+                })
+                .collect()
+        };
         let cases: Vec<(usize, usize, Vec<f64>)> = vec![
+            (64, 64, hills(64, 64, 1, 0.0)),
+            (97, 71, hills(97, 71, 2, 0.5)),
+            (120, 120, hills(120, 120, 3, 3.0)),
+            (80, 50, (0..4000).map(|i| (f64::from(hash_u32(i as u32, 8, 1) % 3) * 0.25).floor()).collect()),
             (33, 41, (0..33 * 41).map(|i| f64::from(hash_u32(i as u32, 5, 1)) / 1e6).collect()),
             (40, 40, (0..1600).map(|i| f64::from(hash_u32(i as u32, 6, 1) % 7)).collect()),
             (30, 30, vec![1e6; 900]),
@@ -1056,40 +1184,48 @@ mod tests {
         ];
         for (c, (n0, n1, g)) in cases.into_iter().enumerate() {
             let (mut a, mut b) = (g.clone(), g);
-            fill_fixed_step(&mut a, n0, n1);
+            flood_fixed_step(&mut a, n0, n1);
             sequential::fill_fixed_step_heap(&mut b, n0, n1);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
             assert_eq!(bits(&a), bits(&b), "case {c}");
         }
     }
 
-    /// The radix queue pops what a binary min-heap pops, keys below the last popped one included.
+    /// The radix queue pops values in the order a binary min-heap does, values below the last
+    /// popped one included, and every key it was given (equal values in any order).
     #[test]
-    fn radix_queue_pops_as_a_binary_heap() {
+    fn radix_queue_pops_values_as_a_binary_heap() {
         let mut q = RadixQueue::new();
         let mut h = BinaryHeap::new();
-        let mut last = 0u128;
+        let (mut last, mut got, mut want) = (1u64 << 40, Vec::new(), Vec::new());
+        let value = |k: u128| (k >> 32) as u64;
         for step in 0..20_000u32 {
             let r = hash_u32(step, 11, 3);
             if !r.is_multiple_of(3) || h.is_empty() {
-                // Mostly above the last popped key (as the fill pushes), now and then below it.
-                let k = if r.is_multiple_of(29) {
-                    last.saturating_sub(u128::from(r % 1000))
-                } else {
-                    last + u128::from(r % 5000)
-                };
+                // Mostly at or above the last popped value (as the fill pushes), now and then
+                // below it; few distinct values, so ties are common.
+                let v = if r.is_multiple_of(29) { last - u64::from(r % 40) } else { last + u64::from(r % 50) };
+                let k = (u128::from(v) << 32) | u128::from(step);
                 q.push(k);
                 h.push(Reverse(k));
             } else {
                 let (a, Reverse(b)) = (q.pop().unwrap(), h.pop().unwrap());
-                assert_eq!(a, b, "step {step}");
-                last = last.max(a);
+                assert_eq!(value(a), value(b), "step {step}");
+                last = last.max(value(a));
+                got.push(a);
+                want.push(b);
             }
         }
         while let Some(Reverse(b)) = h.pop() {
-            assert_eq!(q.pop(), Some(b));
+            let a = q.pop().unwrap();
+            assert_eq!(value(a), value(b));
+            got.push(a);
+            want.push(b);
         }
         assert_eq!(q.pop(), None);
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 
     /// Stream power on unit cells with its guards off ([`stream_power_params`]) is the profile

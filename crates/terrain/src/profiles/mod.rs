@@ -9,5 +9,7 @@
 pub mod generator;
 pub mod table;
 
-pub use generator::{base_surface, generate, generate_with, BozkirTerrain, GENERATOR_VERSION};
+pub use generator::{
+    base_surface, fill_fixed_step, fixed_step, generate, generate_with, BozkirTerrain, GENERATOR_VERSION,
+};
 pub use table::{profile, profile_names, ProfileParams, GROUPS, PROFILES};
