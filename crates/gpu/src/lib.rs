@@ -13,6 +13,8 @@
 //! * [`thermal`]: Jacobi talus relaxation.
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
+//! * [`browser`]: the kernels' `f32` variants for WebGPU (generated from the same WGSL), their
+//!   CPU references and native runs.
 //! * [`hash`]: the canonical 2-D and 3-D hash in WGSL (`hash.wgsl`, appended by the kernels that
 //!   draw randomness) and a batch kernel that checks it against the CPU.
 //! * [`GpuKernels`]: all of them behind `bozkir_terrain::kernels::Kernels`, with the
@@ -27,6 +29,7 @@
 //! power).
 //! [`SHADERS`] holds the composed modules a browser would compile; see `docs/gpu.md`.
 
+pub mod browser;
 pub mod context;
 pub mod droplets;
 pub mod fill;

@@ -33,13 +33,8 @@ pub fn thermal(gpu: &Gpu, terrain: &Grid<f64>, params: &ThermalParams) -> Result
         return Ok((terrain.clone(), 0));
     }
     gpu.check_grid(w, h, 8)?;
-    let tan_deg = |d: f64| libm::tan(d.to_radians());
-    let (t, ta) = (tan_deg(params.talus_deg), tan_deg(params.talus_deg + params.margin_deg));
     let (dx, dy) = (terrain.dx, terrain.dy);
-    let dd = (dx * dx + dy * dy).sqrt();
-    let dist = [dd, dy, dd, dx, dx, dd, dy, dd];
-    let mut tab: Vec<f64> = dist.iter().map(|d| t * d).collect();
-    tab.extend(dist.iter().map(|d| ta * d));
+    let tab = crate::browser::thermal_table(params.talus_deg, params.margin_deg, dx, dy);
     let iters = params.iterations;
     let dims: Vec<wgpu::Buffer> = (0..iters.min(PER_CHECK))
         .map(|it| {

@@ -32,6 +32,7 @@ pub fn content_type(path: &str) -> &'static str {
         "svg" => "image/svg+xml",
         "ico" => "image/x-icon",
         "txt" | "md" => "text/plain; charset=utf-8",
+        "wgsl" => "text/wgsl; charset=utf-8",
         "zip" => "application/zip",
         _ => "application/octet-stream",
     }

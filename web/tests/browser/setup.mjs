@@ -60,6 +60,18 @@ export function launch() {
 }
 
 /**
+ * Launch Chromium with WebGPU on SwiftShader's Vulkan (bundled with Chromium: no GPU needed), for
+ * the browser kernels (web/src/gpu/).
+ */
+export function launchWebGPU() {
+  return playwright.chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/**
  * A served data folder (a 64² canyon terrain, `canyon64`, plus whatever `prepare(dir)` adds) and
  * a browser: `{base, browser, dir, open(query, viewport), shot(page, name)}`; null when skipping.
  */

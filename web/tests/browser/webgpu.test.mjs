@@ -1,0 +1,108 @@
+// The browser's WebGPU kernels (web/src/gpu/) in headless Chromium on SwiftShader's Vulkan,
+// served by the real `bozkir serve` (the modules and the generated WGSL come from the binary's
+// embedded copy of web/). Each is held bit for bit to the CPU reference of its f32 contract,
+// pinned in tests/browser/fixtures/ by crates/gpu/tests/browser.rs (which also holds the native
+// wgpu run of the same WGSL to it). Under CI=true a browser without WebGPU fails the test.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { skip, serve, launchWebGPU } from './setup.mjs';
+
+const CI = process.env.CI === 'true';
+const fixture = JSON.parse(readFileSync(fileURLToPath(new URL('./fixtures/thermal-f32.json', import.meta.url)), 'utf8'));
+let ctx = null;
+
+before(async () => {
+  if (skip) return;
+  const dir = mkdtempSync(join(tmpdir(), 'bozkir-webgpu-'));
+  const s = await serve(dir);
+  const browser = await launchWebGPU();
+  const page = await browser.newPage();
+  // Any page of the served origin: localhost is a secure context, so navigator.gpu exists.
+  await page.goto(`${s.url}src/gpu/thermal.wgsl`);
+  const why = await page.evaluate(async () => (await import('/src/gpu/thermal.js')).webgpuUnavailable());
+  ctx = { dir, server: s.child, browser, page, why };
+});
+
+after(async () => {
+  if (!ctx) return;
+  await ctx.browser.close();
+  ctx.server.kill();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+/** Skip (or, under CI=true, fail) when there is no browser or no WebGPU in it. */
+function unavailable(t) {
+  if (skip) {
+    t.skip(skip);
+    return true;
+  }
+  if (ctx.why) {
+    if (CI) assert.fail(`CI=true and Chromium has no WebGPU: ${ctx.why}`);
+    t.skip(ctx.why);
+    return true;
+  }
+  return false;
+}
+
+test('thermal on WebGPU is the f32 CPU reference bit for bit', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async (f) => {
+    const m = await import('/src/gpu/thermal.js');
+    const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
+    const device = await m.webgpuDevice();
+    const out = await m.thermalF32(device, {
+      width: f.width, height: f.height, z: f32(f.z), table: f32(f.table),
+      halfRate: f32([f.half_rate])[0], iterations: f.iterations,
+    });
+    // A second run on the same device (pipelines cached) gives the same bits.
+    const again = await m.thermalF32(device, {
+      width: f.width, height: f.height, z: f32(f.z), table: f32(f.table),
+      halfRate: f32([f.half_rate])[0], iterations: f.iterations,
+    });
+    return { bits: [...new Uint32Array(out.buffer)], same: out.every((v, i) => Object.is(v, again[i])) };
+  }, fixture);
+  assert.equal(got.bits.length, fixture.expected.length);
+  const wrong = got.bits.map((b, i) => [i, b]).filter(([i, b]) => b !== fixture.expected[i]);
+  const f32 = (b) => new Float32Array(new Uint32Array([b]).buffer)[0];
+  assert.equal(wrong.length, 0, `${wrong.length} cells differ, first: ${wrong.slice(0, 3).map(([i, b]) =>
+    `(${i % fixture.width}, ${Math.floor(i / fixture.width)}) got ${f32(b)} want ${f32(fixture.expected[i])}`).join('; ')}`);
+  assert.ok(got.same, 'a second run differs');
+  // The kernel moved material (the comparison is not of an untouched input).
+  assert.ok(fixture.z.filter((b, i) => b !== fixture.expected[i]).length > fixture.z.length / 2);
+});
+
+test('thermal on WebGPU refuses bad input with a message', async (t) => {
+  if (unavailable(t)) return;
+  const errors = await ctx.page.evaluate(async () => {
+    const m = await import('/src/gpu/thermal.js');
+    const device = await m.webgpuDevice();
+    const table = m.talusTable(35, 0, 1, 1);
+    const cases = [
+      { width: 4, height: 4, z: new Float32Array(15), table, halfRate: 0.1, iterations: 1 },
+      { width: 4, height: 4, z: new Float32Array(16), table: new Float32Array(8), halfRate: 0.1, iterations: 1 },
+      { width: 4, height: 4, z: new Float32Array(16), table, halfRate: 0.9, iterations: 1 },
+      { width: 0, height: 4, z: new Float32Array(0), table, halfRate: 0.1, iterations: 1 },
+      { width: 4, height: 4, z: new Float32Array(16), table, halfRate: 0.1, iterations: -1 },
+    ];
+    const out = [];
+    for (const c of cases) {
+      try {
+        await m.thermalF32(device, c);
+        out.push('accepted');
+      } catch (e) {
+        out.push(e.message);
+      }
+    }
+    return out;
+  });
+  assert.match(errors[0], /Float32Array of 16/);
+  assert.match(errors[1], /talus table/);
+  assert.match(errors[2], /half the rate/);
+  assert.match(errors[3], /bad grid/);
+  assert.match(errors[4], /iteration/);
+});
