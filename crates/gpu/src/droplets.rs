@@ -51,7 +51,7 @@ struct Params {
 }
 
 /// The brush of the CPU's `Ctx::new`: offsets and normalised weights, the centre last.
-fn brush(dx: f64, dy: f64, radius: f64) -> (Vec<[i32; 2]>, Vec<f64>, i32, i32) {
+pub(crate) fn brush(dx: f64, dy: f64, radius: f64) -> (Vec<[i32; 2]>, Vec<f64>, i32, i32) {
     let step = dx.min(dy);
     let rx = (radius * step / dx).ceil() as i32;
     let ry = (radius * step / dy).ceil() as i32;
@@ -123,6 +123,31 @@ pub fn erode_droplets_with(
     }
 }
 
+/// The float part of the kernel's uniform (`Params` in droplets.wgsl, `keep` … `pad0`).
+pub(crate) fn param_floats(params: &DropletParams, w: usize, h: usize, dx: f64, dy: f64) -> [f64; 18] {
+    let step = dx.min(dy);
+    [
+        params.inertia,
+        1.0 - params.inertia,
+        params.capacity,
+        params.min_slope * step,
+        params.erode,
+        params.deposit,
+        1.0 - params.evaporation,
+        params.gravity,
+        params.initial_water,
+        params.initial_speed,
+        step,
+        step / dx,
+        step / dy,
+        dx,
+        dy,
+        (w - 1) as f64,
+        (h - 1) as f64,
+        0.0,
+    ]
+}
+
 /// What a run uploads besides the heights.
 struct Prepared {
     p: Params,
@@ -154,31 +179,11 @@ fn prepare(gpu: &Gpu, initial: &Grid<f64>, params: &DropletParams, fold: Fold) -
     }
     gpu.check_grid(w, h, 8)?;
     let (dx, dy) = (initial.dx, initial.dy);
-    let step = dx.min(dy);
     let (off, wt, rx, ry) = brush(dx, dy, params.radius);
     let batch = effective_batch(params.batch_size, n);
     let cap = ((batch as u64) * params.lifetime as u64 * (wt.len().max(4) as u64)).min(n as u64).max(1);
     let p = Params {
-        f: [
-            params.inertia,
-            1.0 - params.inertia,
-            params.capacity,
-            params.min_slope * step,
-            params.erode,
-            params.deposit,
-            1.0 - params.evaporation,
-            params.gravity,
-            params.initial_water,
-            params.initial_speed,
-            step,
-            step / dx,
-            step / dy,
-            dx,
-            dy,
-            (w - 1) as f64,
-            (h - 1) as f64,
-            0.0,
-        ],
+        f: param_floats(params, w, h, dx, dy),
         w: w as u32,
         h: h as u32,
         n: n as u32,

@@ -103,3 +103,130 @@ fn the_f32_contract_stays_near_the_f64_kernel() {
     assert!(worst < 1e-2, "f32 against f64: {worst} m");
     assert!(worst > 0.0, "the f32 run is not f64's");
 }
+
+mod droplets {
+    use super::{common, regen, web};
+    use bozkir_gpu::browser::{droplets_f32, droplets_f32_reference, droplets_wgsl_f32, DropletsF32};
+    use bozkir_terrain::erosion::droplets::{DropletCount, DropletParams};
+
+    /// 64 × 48 hills of 2 m cells, 60 m of relief; 1500 droplets in batches of 48 (the grid's
+    /// cells / 64), 40 steps each, brush radius 3 (borders renormalised).
+    pub fn input() -> DropletsF32 {
+        let g = common::hills(64, 48, 60.0, 2.0, 2.0);
+        let p = DropletParams {
+            droplets: DropletCount::Total(1500),
+            lifetime: 40,
+            seed: 11,
+            batch_size: 256,
+            ..Default::default()
+        };
+        DropletsF32::new(&g, &p)
+    }
+
+    #[test]
+    fn the_viewer_loads_the_generated_wgsl() {
+        let path = web("src/gpu/droplets.wgsl");
+        if regen() {
+            std::fs::write(&path, droplets_wgsl_f32()).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == droplets_wgsl_f32(),
+            "{} is stale; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn the_browser_fixture_is_the_cpu_reference() {
+        let inp = input();
+        let out = droplets_f32_reference(&inp).unwrap();
+        // The run eroded and deposited: the fixture tests something.
+        assert!(out.eroded > 1_000_000 && out.deposited > 100_000 && out.steps > 10_000, "{out:?}");
+        let moved = inp.h0.iter().zip(&out.height).filter(|(a, b)| a != b).count();
+        assert!(moved > inp.h0.len() / 4, "{moved}");
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        let fixture = serde_json::json!({
+            "what": "droplets f32: input and the CPU reference (crates/gpu/tests/browser.rs); floats are f32 bit patterns",
+            "width": inp.width,
+            "height": inp.height,
+            "h0": bits(&inp.h0),
+            "f": bits(&inp.f),
+            "seed": inp.seed,
+            "lifetime": inp.lifetime,
+            "total": inp.total,
+            "batch": inp.batch,
+            "brush_w": bits(&inp.brush_w),
+            "brush_o": inp.brush_o.iter().flatten().collect::<Vec<_>>(),
+            "rx": inp.rx,
+            "ry": inp.ry,
+            "expected": {
+                "height": bits(&out.height),
+                "wear": out.wear,
+                "deposit": out.deposit,
+                "steps": out.steps,
+                "eroded": out.eroded,
+                "deposited": out.deposited,
+                "lost": out.lost,
+            },
+        });
+        let path = web("tests/browser/fixtures/droplets-f32.json");
+        if regen() {
+            std::fs::write(&path, serde_json::to_string(&fixture).unwrap() + "\n").unwrap();
+        }
+        let have: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()).unwrap_or_default();
+        assert!(
+            have == fixture,
+            "{} is not the CPU reference; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn the_native_f32_variant_is_the_reference_bit_for_bit() {
+        let Some(gpu) = common::gpu() else { return };
+        let inp = input();
+        let want = droplets_f32_reference(&inp).unwrap();
+        let got = droplets_f32(gpu, &inp).unwrap();
+        for (i, (a, b)) in got.height.iter().zip(&want.height).enumerate() {
+            assert_eq!(a.to_bits(), b.to_bits(), "cell ({}, {}): GPU {a:e}, CPU {b:e}", i % inp.width, i / inp.width);
+        }
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_f32_run_erodes_like_the_f64_kernel() {
+        use bozkir_terrain::erosion::droplets::erode_droplets;
+        // Not the same droplets (the f32 variant draws its starts from 24 bits), so compare the
+        // amounts: eroded and deposited within 15 % of the f64 run's.
+        let g = common::hills(64, 48, 60.0, 2.0, 2.0);
+        let p = DropletParams {
+            droplets: DropletCount::Total(1500),
+            lifetime: 40,
+            seed: 11,
+            batch_size: 256,
+            ..Default::default()
+        };
+        let f64_run = erode_droplets(&g, &p, &bozkir_core::NoProgress).stats;
+        let f32_run = droplets_f32_reference(&input()).unwrap();
+        let near = |a: f64, b: f64| (a - b).abs() <= 0.15 * a.abs().max(b.abs());
+        assert!(near(f64_run.eroded_units as f64, f32_run.eroded as f64), "{f64_run:?} {f32_run:?}");
+        assert!(near(f64_run.deposited_units as f64, f32_run.deposited as f64), "{f64_run:?} {f32_run:?}");
+    }
+
+    #[test]
+    fn a_droplet_past_the_f32_limit_is_an_error() {
+        let mut inp = input();
+        // Hills 100 km high, capacity a million times larger, full erosion: one step erodes
+        // more than 1024 m, past the kernel's fixed-point range.
+        inp.h0.iter_mut().for_each(|v| *v *= 1e5);
+        inp.f[2] *= 1e6;
+        inp.f[4] = 1.0;
+        let e = droplets_f32_reference(&inp).unwrap_err();
+        assert!(e.contains("the kernel's limits"), "{e}");
+        if let Some(gpu) = common::gpu() {
+            assert!(droplets_f32(gpu, &inp).is_err());
+        }
+    }
+}

@@ -42,6 +42,16 @@ export function talusTable(talusDeg, marginDeg, dx, dy) {
   return new Float32Array([...dist.map((d) => t * d), ...dist.map((d) => ta * d)]);
 }
 
+/** A buffer of `size` bytes (at least 16) for `usage`, holding `data` (a typed array) if given. */
+export function upload(device, size, usage, data) {
+  const b = device.createBuffer({ size: Math.max(16, Math.ceil(size / 4) * 4), usage, mappedAtCreation: !!data });
+  if (data) {
+    new Uint8Array(b.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    b.unmap();
+  }
+  return b;
+}
+
 let source = null;
 /** The generated module's text (fetched once, beside this file). */
 async function moduleSource() {
@@ -72,7 +82,7 @@ async function pipelinesFor(device) {
 }
 
 /** Workgroups (x, y) for `n` threads of 256, as the native `dispatch` lays them out. */
-function groups(n) {
+export function groups(n) {
   const g = Math.max(1, Math.ceil(n / 256));
   const x = Math.min(g, 65535);
   return [x, Math.ceil(g / x)];
@@ -95,14 +105,7 @@ export async function thermalF32(device, { width, height, z, table, halfRate, it
   if (iterations === 0) return z.slice();
   const { weights, relax } = await pipelinesFor(device);
   const S = GPUBufferUsage.STORAGE;
-  const buf = (size, usage, data) => {
-    const b = device.createBuffer({ size: Math.max(16, size), usage, mappedAtCreation: !!data });
-    if (data) {
-      new Uint8Array(b.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-      b.unmap();
-    }
-    return b;
-  };
+  const buf = (size, usage, data) => upload(device, size, usage, data);
   // Dims: w, h, n, it (u32), half_rate, zero (f32), padded to 32 bytes.
   const dims = new ArrayBuffer(32);
   new Uint32Array(dims, 0, 4).set([width, height, n, 0]);

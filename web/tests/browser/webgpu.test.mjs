@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { skip, serve, launchWebGPU } from './setup.mjs';
 
 const CI = process.env.CI === 'true';
-const fixture = JSON.parse(readFileSync(fileURLToPath(new URL('./fixtures/thermal-f32.json', import.meta.url)), 'utf8'));
+const load = (name) => JSON.parse(readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8'));
+const fixture = load('thermal-f32.json');
+const drops = load('droplets-f32.json');
 let ctx = null;
 
 before(async () => {
@@ -105,4 +107,69 @@ test('thermal on WebGPU refuses bad input with a message', async (t) => {
   assert.match(errors[2], /half the rate/);
   assert.match(errors[3], /bad grid/);
   assert.match(errors[4], /iteration/);
+});
+
+test('droplets on WebGPU are the f32 CPU reference bit for bit', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async (f) => {
+    const m = await import('/src/gpu/droplets.js');
+    const { webgpuDevice } = await import('/src/gpu/thermal.js');
+    const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
+    const device = await webgpuDevice();
+    const out = await m.dropletsF32(device, {
+      width: f.width, height: f.height, h0: f32(f.h0), f: f32(f.f), seed: f.seed, lifetime: f.lifetime,
+      total: f.total, batch: f.batch, brushW: f32(f.brush_w), brushO: new Int32Array(f.brush_o), rx: f.rx, ry: f.ry,
+    });
+    return {
+      height: [...new Uint32Array(out.height.buffer)],
+      wear: [...out.wear].map(Number),
+      deposit: [...out.deposit].map(Number),
+      stats: [out.steps, out.eroded, out.deposited, out.lost],
+    };
+  }, drops);
+  const want = drops.expected;
+  const wrong = got.height.map((b, i) => [i, b]).filter(([i, b]) => b !== want.height[i]);
+  assert.equal(wrong.length, 0, `${wrong.length} heights differ, first at ${wrong.slice(0, 3).map(([i]) => `(${i % drops.width}, ${Math.floor(i / drops.width)})`).join(', ')}`);
+  assert.deepEqual(got.wear, want.wear);
+  assert.deepEqual(got.deposit, want.deposit);
+  assert.deepEqual(got.stats, [want.steps, want.eroded, want.deposited, want.lost]);
+  assert.ok(want.eroded > 1e6 && want.steps > 1e4, 'the fixture ran droplets');
+});
+
+test('droplets on WebGPU refuse bad input with a message', async (t) => {
+  if (unavailable(t)) return;
+  const errors = await ctx.page.evaluate(async (f) => {
+    const m = await import('/src/gpu/droplets.js');
+    const { webgpuDevice } = await import('/src/gpu/thermal.js');
+    const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
+    const device = await webgpuDevice();
+    const good = {
+      width: f.width, height: f.height, h0: f32(f.h0), f: f32(f.f), seed: f.seed, lifetime: f.lifetime,
+      total: f.total, batch: f.batch, brushW: f32(f.brush_w), brushO: new Int32Array(f.brush_o), rx: f.rx, ry: f.ry,
+    };
+    const nan = f32(f.h0);
+    nan[5] = NaN;
+    const cases = [
+      { ...good, width: 1 },
+      { ...good, h0: nan },
+      { ...good, f: new Float32Array(17) },
+      { ...good, batch: 0 },
+      { ...good, brushO: new Int32Array(3) },
+    ];
+    const out = [];
+    for (const c of cases) {
+      try {
+        await m.dropletsF32(device, c);
+        out.push('accepted');
+      } catch (e) {
+        out.push(e.message);
+      }
+    }
+    return out;
+  }, drops);
+  assert.match(errors[0], /bad grid/);
+  assert.match(errors[1], /finite/);
+  assert.match(errors[2], /18 values/);
+  assert.match(errors[3], /batch at least 1/);
+  assert.match(errors[4], /brush/);
 });
