@@ -12,36 +12,7 @@
 // carry about 7 digits. Past the fixed-point range (one erosion of 1024 m, a batch sum of
 // 1024 m in a cell) the run stops with an error.
 
-import { groups, upload } from './thermal.js';
-
-let source = null;
-/** The generated module's text (fetched once, beside this file). */
-async function moduleSource() {
-  if (!source) {
-    const r = await fetch(new URL('./droplets.wgsl', import.meta.url));
-    if (!r.ok) throw new Error(`droplets.wgsl: HTTP ${r.status}`);
-    source = await r.text();
-  }
-  return source;
-}
-
-/** Pipelines compiled once per device. */
-const pipelines = new WeakMap();
-async function pipelinesFor(device) {
-  let p = pipelines.get(device);
-  if (!p) {
-    const module = device.createShaderModule({ label: 'droplets.wgsl (f32)', code: await moduleSource() });
-    const info = await module.getCompilationInfo();
-    const errors = info.messages.filter((m) => m.type === 'error');
-    if (errors.length) {
-      throw new Error(`droplets.wgsl does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
-    }
-    const make = (entryPoint) => device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } });
-    p = { drop: await make('drop'), next: await make('next_batch'), fold: await make('fold') };
-    pipelines.set(device, p);
-  }
-  return p;
-}
+import { bind as bindOf, groups, pipelines, submitAndRead, upload } from './device.js';
 
 const isU32 = (v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
 
@@ -70,7 +41,7 @@ export async function dropletsF32(device, input) {
     throw new Error('droplets: the brush needs weights (Float32Array) and two offsets per weight (Int32Array)');
   }
   if (!(Number.isInteger(rx) && Number.isInteger(ry) && rx >= 0 && ry >= 0)) throw new Error('droplets: bad brush extents');
-  const { drop, next, fold } = await pipelinesFor(device);
+  const { drop, next_batch: next, fold } = await pipelines(device, 'droplets.wgsl', ['drop', 'next_batch', 'fold']);
   const S = GPUBufferUsage.STORAGE;
   const SR = S | GPUBufferUsage.COPY_SRC;
   // Params: 18 f32, then w, h, n, seed, lifetime, total, batch, nbrush (u32), rx, ry (i32),
@@ -100,10 +71,7 @@ export async function dropletsF32(device, input) {
   const totw = buf(8 * n, SR);
   const totd = buf(8 * n, SR);
   const args = buf(16, S);
-  const bind = (pipeline, entries) => device.createBindGroup({
-    layout: pipeline.getBindGroupLayout(0),
-    entries: entries.map(([binding, buffer]) => ({ binding, resource: { buffer } })),
-  });
+  const bind = (pipeline, entries) => bindOf(device, pipeline, entries);
   const bd = bind(drop, [[0, ub], [2, hc], [3, bacc], [4, epoch], [5, list], [6, st], [7, bw], [8, bo]]);
   const bn = bind(next, [[0, ub], [6, st], [10, args]]);
   const bf = bind(fold, [[0, ub], [1, bh0], [2, hc], [3, bacc], [5, list], [6, st], [9, totw], [11, totd]]);
@@ -126,23 +94,12 @@ export async function dropletsF32(device, input) {
     pass.dispatchWorkgroups(fgx, fgy);
   }
   pass.end();
-  const reads = [[hc, 4 * n], [totw, 8 * n], [totd, 8 * n], [st, 64]].map(([src, size]) => {
-    const r = device.createBuffer({ size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-    enc.copyBufferToBuffer(src, 0, r, 0, size);
-    made.push(r);
-    return r;
-  });
-  device.queue.submit([enc.finish()]);
-  const oom = await device.popErrorScope();
-  const invalid = await device.popErrorScope();
-  if (oom || invalid) throw new Error(`droplets on WebGPU failed: ${(oom || invalid).message}`);
-  const data = [];
-  for (const r of reads) {
-    await r.mapAsync(GPUMapMode.READ);
-    data.push(r.getMappedRange().slice(0));
-    r.unmap();
+  let data;
+  try {
+    data = await submitAndRead(device, enc, [[hc, 4 * n], [totw, 8 * n], [totd, 8 * n], [st, 64]], 'droplets');
+  } finally {
+    for (const b of made) b.destroy();
   }
-  for (const b of made) b.destroy();
   const s = new Uint32Array(data[3]);
   if (s[12] & 1) throw new Error('droplets: past the fixed-point range (one erosion of 1024 m, a droplet carrying 2048 m, or a cell\'s batch sum of 1024 m)');
   const u64 = (i) => s[i] + s[i + 1] * 4294967296;

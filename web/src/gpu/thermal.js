@@ -7,26 +7,7 @@
 // crates/gpu/tests/browser.rs). It is not the f64 kernel's result: f32 heights carry about
 // 7 digits.
 
-/** Why WebGPU cannot run here, or null when it can (a secure context with an adapter). */
-export async function webgpuUnavailable() {
-  if (typeof navigator === 'undefined' || !navigator.gpu) {
-    return 'this browser has no WebGPU (navigator.gpu is missing; it needs a secure context: https or localhost)';
-  }
-  try {
-    const adapter = await navigator.gpu.requestAdapter();
-    return adapter ? null : 'WebGPU found no adapter (no GPU, or the GPU is blocked)';
-  } catch (e) {
-    return `WebGPU failed to give an adapter: ${e.message || e}`;
-  }
-}
-
-/** A WebGPU device, or an Error saying why there is none. */
-export async function webgpuDevice() {
-  const why = await webgpuUnavailable();
-  if (why) throw new Error(why);
-  const adapter = await navigator.gpu.requestAdapter();
-  return adapter.requestDevice();
-}
+import { bind, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /**
  * The talus table of the kernel: tan(talus)·L then tan(talus + margin)·L over the neighbours
@@ -40,52 +21,6 @@ export function talusTable(talusDeg, marginDeg, dx, dy) {
   const dd = Math.sqrt(dx * dx + dy * dy);
   const dist = [dd, dy, dd, dx, dx, dd, dy, dd];
   return new Float32Array([...dist.map((d) => t * d), ...dist.map((d) => ta * d)]);
-}
-
-/** A buffer of `size` bytes (at least 16) for `usage`, holding `data` (a typed array) if given. */
-export function upload(device, size, usage, data) {
-  const b = device.createBuffer({ size: Math.max(16, Math.ceil(size / 4) * 4), usage, mappedAtCreation: !!data });
-  if (data) {
-    new Uint8Array(b.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-    b.unmap();
-  }
-  return b;
-}
-
-let source = null;
-/** The generated module's text (fetched once, beside this file). */
-async function moduleSource() {
-  if (!source) {
-    const r = await fetch(new URL('./thermal.wgsl', import.meta.url));
-    if (!r.ok) throw new Error(`thermal.wgsl: HTTP ${r.status}`);
-    source = await r.text();
-  }
-  return source;
-}
-
-/** Pipelines compiled once per device. */
-const pipelines = new WeakMap();
-async function pipelinesFor(device) {
-  let p = pipelines.get(device);
-  if (!p) {
-    const module = device.createShaderModule({ label: 'thermal.wgsl (f32)', code: await moduleSource() });
-    const info = await module.getCompilationInfo();
-    const errors = info.messages.filter((m) => m.type === 'error');
-    if (errors.length) {
-      throw new Error(`thermal.wgsl does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
-    }
-    const make = (entryPoint) => device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } });
-    p = { weights: await make('weights'), relax: await make('relax') };
-    pipelines.set(device, p);
-  }
-  return p;
-}
-
-/** Workgroups (x, y) for `n` threads of 256, as the native `dispatch` lays them out. */
-export function groups(n) {
-  const g = Math.max(1, Math.ceil(n / 256));
-  const x = Math.min(g, 65535);
-  return [x, Math.ceil(g / x)];
 }
 
 /**
@@ -103,9 +38,14 @@ export async function thermalF32(device, { width, height, z, table, halfRate, it
   if (!(halfRate > 0 && halfRate <= 0.5)) throw new Error(`thermal: half the rate must be in (0, 0.5], got ${halfRate}`);
   if (!(Number.isInteger(iterations) && iterations >= 0)) throw new Error(`thermal: bad iteration count ${iterations}`);
   if (iterations === 0) return z.slice();
-  const { weights, relax } = await pipelinesFor(device);
+  const { weights, relax } = await pipelines(device, 'thermal.wgsl', ['weights', 'relax']);
   const S = GPUBufferUsage.STORAGE;
-  const buf = (size, usage, data) => upload(device, size, usage, data);
+  const made = [];
+  const buf = (size, usage, data) => {
+    const b = upload(device, size, usage, data);
+    made.push(b);
+    return b;
+  };
   // Dims: w, h, n, it (u32), half_rate, zero (f32), padded to 32 bytes.
   const dims = new ArrayBuffer(32);
   new Uint32Array(dims, 0, 4).set([width, height, n, 0]);
@@ -116,12 +56,10 @@ export async function thermalF32(device, { width, height, z, table, halfRate, it
   const zb = buf(4 * n, S | GPUBufferUsage.COPY_SRC);
   const wgt = buf(4 * n, S);
   const busy = buf(16, S);
-  const bind = (pipeline, entries) => device.createBindGroup({
-    layout: pipeline.getBindGroupLayout(0),
-    entries: entries.map(([binding, buffer]) => ({ binding, resource: { buffer } })),
-  });
-  const bw = [bind(weights, [[0, uni], [1, za], [2, wgt], [3, tab], [4, busy]]), bind(weights, [[0, uni], [1, zb], [2, wgt], [3, tab], [4, busy]])];
-  const br = [bind(relax, [[0, uni], [1, za], [3, tab], [5, wgt], [6, zb]]), bind(relax, [[0, uni], [1, zb], [3, tab], [5, wgt], [6, za]])];
+  const bw = [bind(device, weights, [[0, uni], [1, za], [2, wgt], [3, tab], [4, busy]]),
+    bind(device, weights, [[0, uni], [1, zb], [2, wgt], [3, tab], [4, busy]])];
+  const br = [bind(device, relax, [[0, uni], [1, za], [3, tab], [5, wgt], [6, zb]]),
+    bind(device, relax, [[0, uni], [1, zb], [3, tab], [5, wgt], [6, za]])];
   const [gx, gy] = groups(n);
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
@@ -137,15 +75,10 @@ export async function thermalF32(device, { width, height, z, table, halfRate, it
   }
   pass.end();
   const out = iterations % 2 === 1 ? zb : za;
-  const read = device.createBuffer({ size: 4 * n, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  enc.copyBufferToBuffer(out, 0, read, 0, 4 * n);
-  device.queue.submit([enc.finish()]);
-  const oom = await device.popErrorScope();
-  const invalid = await device.popErrorScope();
-  if (oom || invalid) throw new Error(`thermal on WebGPU failed: ${(oom || invalid).message}`);
-  await read.mapAsync(GPUMapMode.READ);
-  const result = new Float32Array(read.getMappedRange().slice(0));
-  read.unmap();
-  for (const b of [uni, tab, za, zb, wgt, busy, read]) b.destroy();
-  return result;
+  try {
+    const [heights] = await submitAndRead(device, enc, [[out, 4 * n]], 'thermal');
+    return new Float32Array(heights);
+  } finally {
+    for (const b of made) b.destroy();
+  }
 }

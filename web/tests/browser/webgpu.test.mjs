@@ -26,7 +26,7 @@ before(async () => {
   const page = await browser.newPage();
   // Any page of the served origin: localhost is a secure context, so navigator.gpu exists.
   await page.goto(`${s.url}src/gpu/thermal.wgsl`);
-  const why = await page.evaluate(async () => (await import('/src/gpu/thermal.js')).webgpuUnavailable());
+  const why = await page.evaluate(async () => (await import('/src/gpu/device.js')).webgpuUnavailable());
   ctx = { dir, server: s.child, browser, page, why };
 });
 
@@ -56,7 +56,7 @@ test('thermal on WebGPU is the f32 CPU reference bit for bit', async (t) => {
   const got = await ctx.page.evaluate(async (f) => {
     const m = await import('/src/gpu/thermal.js');
     const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
-    const device = await m.webgpuDevice();
+    const device = await (await import('/src/gpu/device.js')).webgpuDevice();
     const out = await m.thermalF32(device, {
       width: f.width, height: f.height, z: f32(f.z), table: f32(f.table),
       halfRate: f32([f.half_rate])[0], iterations: f.iterations,
@@ -82,7 +82,7 @@ test('thermal on WebGPU refuses bad input with a message', async (t) => {
   if (unavailable(t)) return;
   const errors = await ctx.page.evaluate(async () => {
     const m = await import('/src/gpu/thermal.js');
-    const device = await m.webgpuDevice();
+    const device = await (await import('/src/gpu/device.js')).webgpuDevice();
     const table = m.talusTable(35, 0, 1, 1);
     const cases = [
       { width: 4, height: 4, z: new Float32Array(15), table, halfRate: 0.1, iterations: 1 },
@@ -113,7 +113,7 @@ test('droplets on WebGPU are the f32 CPU reference bit for bit', async (t) => {
   if (unavailable(t)) return;
   const got = await ctx.page.evaluate(async (f) => {
     const m = await import('/src/gpu/droplets.js');
-    const { webgpuDevice } = await import('/src/gpu/thermal.js');
+    const { webgpuDevice } = await import('/src/gpu/device.js');
     const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
     const device = await webgpuDevice();
     const out = await m.dropletsF32(device, {
@@ -140,7 +140,7 @@ test('droplets on WebGPU refuse bad input with a message', async (t) => {
   if (unavailable(t)) return;
   const errors = await ctx.page.evaluate(async (f) => {
     const m = await import('/src/gpu/droplets.js');
-    const { webgpuDevice } = await import('/src/gpu/thermal.js');
+    const { webgpuDevice } = await import('/src/gpu/device.js');
     const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
     const device = await webgpuDevice();
     const good = {

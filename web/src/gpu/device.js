@@ -1,0 +1,112 @@
+// What the browser's WebGPU kernels (web/src/gpu/) share: the device, buffers, the generated
+// modules' pipelines, the workgroup layout of the native `dispatch`.
+
+/** Why WebGPU cannot run here, or null when it can (a secure context with an adapter). */
+export async function webgpuUnavailable() {
+  if (typeof navigator === 'undefined' || !navigator.gpu) {
+    return 'this browser has no WebGPU (navigator.gpu is missing; it needs a secure context: https or localhost)';
+  }
+  try {
+    const adapter = await navigator.gpu.requestAdapter();
+    return adapter ? null : 'WebGPU found no adapter (no GPU, or the GPU is blocked)';
+  } catch (e) {
+    return `WebGPU failed to give an adapter: ${e.message || e}`;
+  }
+}
+
+/** A WebGPU device, or an Error saying why there is none. */
+export async function webgpuDevice() {
+  const why = await webgpuUnavailable();
+  if (why) throw new Error(why);
+  const adapter = await navigator.gpu.requestAdapter();
+  return adapter.requestDevice();
+}
+
+/** A buffer of `size` bytes (at least 16) for `usage`, holding `data` (a typed array) if given. */
+export function upload(device, size, usage, data) {
+  const b = device.createBuffer({ size: Math.max(16, Math.ceil(size / 4) * 4), usage, mappedAtCreation: !!data });
+  if (data) {
+    new Uint8Array(b.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    b.unmap();
+  }
+  return b;
+}
+
+/** A bind group of `pipeline`'s group 0 from `[binding, buffer]` pairs. */
+export function bind(device, pipeline, entries) {
+  return device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: entries.map(([binding, buffer]) => ({ binding, resource: { buffer } })),
+  });
+}
+
+/** Workgroups (x, y) for `n` threads of 256, as the native `dispatch` lays them out. */
+export function groups(n) {
+  const g = Math.max(1, Math.ceil(n / 256));
+  const x = Math.min(g, 65535);
+  return [x, Math.ceil(g / x)];
+}
+
+const sources = new Map();
+const compiled = new WeakMap();
+
+/**
+ * The compute pipelines `entries` of the generated module `file` (beside this file), compiled
+ * once per device; a module that does not compile is an Error naming its lines.
+ */
+export async function pipelines(device, file, entries) {
+  let perDevice = compiled.get(device);
+  if (!perDevice) {
+    perDevice = new Map();
+    compiled.set(device, perDevice);
+  }
+  if (!perDevice.has(file)) {
+    perDevice.set(file, (async () => {
+      if (!sources.has(file)) {
+        const r = await fetch(new URL(`./${file}`, import.meta.url));
+        if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`);
+        sources.set(file, await r.text());
+      }
+      const module = device.createShaderModule({ label: `${file} (f32)`, code: sources.get(file) });
+      const info = await module.getCompilationInfo();
+      const errors = info.messages.filter((m) => m.type === 'error');
+      if (errors.length) {
+        throw new Error(`${file} does not compile: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
+      }
+      const out = {};
+      for (const entryPoint of entries) {
+        out[entryPoint] = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } });
+      }
+      return out;
+    })());
+  }
+  return perDevice.get(file);
+}
+
+/**
+ * Submits `enc` after copying each `[buffer, bytes]` of `reads` into a mappable buffer, checks
+ * the device's validation and out-of-memory errors of the work (`what` names it), and returns
+ * the copies' contents as ArrayBuffers.
+ */
+export async function submitAndRead(device, enc, reads, what) {
+  const copies = reads.map(([src, size]) => {
+    const r = device.createBuffer({ size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    enc.copyBufferToBuffer(src, 0, r, 0, size);
+    return r;
+  });
+  device.queue.submit([enc.finish()]);
+  const oom = await device.popErrorScope();
+  const invalid = await device.popErrorScope();
+  if (oom || invalid) {
+    for (const r of copies) r.destroy();
+    throw new Error(`${what} on WebGPU failed: ${(oom || invalid).message}`);
+  }
+  const out = [];
+  for (const r of copies) {
+    await r.mapAsync(GPUMapMode.READ);
+    out.push(r.getMappedRange().slice(0));
+    r.unmap();
+    r.destroy();
+  }
+  return out;
+}
