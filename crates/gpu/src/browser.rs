@@ -6,8 +6,9 @@
 //! `f32` and `exact.wgsl`'s `f64` constants (the ulp nudge, Veltkamp's splitter, the smallest
 //! normal, the largest finite value, the smallest subnormal) rewritten to their `f32` values;
 //! every rewrite is checked to hit, so a change of the sources that breaks one fails loudly.
-//! The viewer loads the generated file from `web/src/gpu/` (the test `tests/browser.rs` keeps
-//! it equal to [`thermal_wgsl_f32`]; `BOZKIR_REGEN=1` rewrites it).
+//! A kernel may add rewrites of its own (the droplets': [`droplets_wgsl_f32`]). The viewer loads
+//! the generated files from `web/src/gpu/` (the test `tests/browser.rs` keeps them equal to
+//! [`thermal_wgsl_f32`] and [`droplets_wgsl_f32`]; `BOZKIR_REGEN=1` rewrites them).
 //!
 //! **Thermal, `f32` contract:** the same operations as the `f64` kernel in the same order, in
 //! `f32`: sums and differences correctly rounded (WGSL), every product that feeds a sum rounded
@@ -16,6 +17,13 @@
 //! and the GPU reproduces bit for bit, natively ([`thermal_f32`]) and in the browser
 //! (`web/src/gpu/thermal.js`). It is not the `f64` kernel's result: heights in `f32` carry about
 //! 7 digits (a 1000 m relief resolves to about 0.1 mm).
+//!
+//! **Droplets, `f32` contract:** the native kernel's batch-synchronous scheme (batches against
+//! frozen heights, contributions in `2^-20 m` units summed with `i32` atomics, the fold between
+//! batches) with its operations in `f32`; the starts are drawn from 24 bits and every integer that
+//! can pass `2^24` is converted in two exact halves, so the result (heights, wear, deposit,
+//! stats) is one function of the input: [`droplets_f32_reference`] on the CPU, reproduced bit for
+//! bit by [`droplets_f32`] and by `web/src/gpu/droplets.js`. Not the `f64` run's droplets.
 
 use std::sync::OnceLock;
 
