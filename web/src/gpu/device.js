@@ -14,12 +14,25 @@ export async function webgpuUnavailable() {
   }
 }
 
-/** A WebGPU device, or an Error saying why there is none. */
+/** Why each device made by webgpuDevice was lost, once it is. */
+const lost = new WeakMap();
+
+/**
+ * A WebGPU device, or an Error saying why there is none. A device lost later (driver reset,
+ * out of memory, `destroy()`) makes every kernel call on it an Error saying so; make a new one.
+ */
 export async function webgpuDevice() {
   const why = await webgpuUnavailable();
   if (why) throw new Error(why);
   const adapter = await navigator.gpu.requestAdapter();
-  return adapter.requestDevice();
+  const device = await adapter.requestDevice();
+  device.lost.then((info) => lost.set(device, info.message || info.reason || 'unknown reason'));
+  return device;
+}
+
+/** Throws when `device` was lost (`what` names the kernel). */
+export function checkDevice(device, what) {
+  if (lost.has(device)) throw new Error(`${what}: the WebGPU device was lost (${lost.get(device)}); make a new one`);
 }
 
 /** A buffer of `size` bytes (at least 16) for `usage`, holding `data` (a typed array) if given. */
@@ -102,11 +115,18 @@ export async function submitAndRead(device, enc, reads, what) {
     throw new Error(`${what} on WebGPU failed: ${(oom || invalid).message}`);
   }
   const out = [];
-  for (const r of copies) {
-    await r.mapAsync(GPUMapMode.READ);
-    out.push(r.getMappedRange().slice(0));
-    r.unmap();
-    r.destroy();
+  try {
+    for (const r of copies) {
+      await r.mapAsync(GPUMapMode.READ);
+      out.push(r.getMappedRange().slice(0));
+      r.unmap();
+    }
+  } catch (e) {
+    // A device lost during the work: no partial result.
+    checkDevice(device, what);
+    throw new Error(`${what} on WebGPU failed reading back: ${e.message || e}`);
+  } finally {
+    for (const r of copies) r.destroy();
   }
   return out;
 }

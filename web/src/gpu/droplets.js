@@ -12,7 +12,7 @@
 // carry about 7 digits. Past the fixed-point range (one erosion of 1024 m, a batch sum of
 // 1024 m in a cell) the run stops with an error.
 
-import { bind as bindOf, groups, pipelines, submitAndRead, upload } from './device.js';
+import { bind as bindOf, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 const isU32 = (v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
 
@@ -41,6 +41,7 @@ export async function dropletsF32(device, input) {
     throw new Error('droplets: the brush needs weights (Float32Array) and two offsets per weight (Int32Array)');
   }
   if (!(Number.isInteger(rx) && Number.isInteger(ry) && rx >= 0 && ry >= 0)) throw new Error('droplets: bad brush extents');
+  checkDevice(device, 'droplets');
   const { drop, next_batch: next, fold } = await pipelines(device, 'droplets.wgsl', ['drop', 'next_batch', 'fold']);
   const S = GPUBufferUsage.STORAGE;
   const SR = S | GPUBufferUsage.COPY_SRC;

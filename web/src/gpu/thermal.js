@@ -7,7 +7,7 @@
 // crates/gpu/tests/browser.rs). It is not the f64 kernel's result: f32 heights carry about
 // 7 digits.
 
-import { bind, groups, pipelines, submitAndRead, upload } from './device.js';
+import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /**
  * The talus table of the kernel: tan(talus)·L then tan(talus + margin)·L over the neighbours
@@ -38,6 +38,7 @@ export async function thermalF32(device, { width, height, z, table, halfRate, it
   if (!(halfRate > 0 && halfRate <= 0.5)) throw new Error(`thermal: half the rate must be in (0, 0.5], got ${halfRate}`);
   if (!(Number.isInteger(iterations) && iterations >= 0)) throw new Error(`thermal: bad iteration count ${iterations}`);
   if (iterations === 0) return z.slice();
+  checkDevice(device, 'thermal');
   const { weights, relax } = await pipelines(device, 'thermal.wgsl', ['weights', 'relax']);
   const S = GPUBufferUsage.STORAGE;
   const made = [];

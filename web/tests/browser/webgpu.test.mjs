@@ -173,3 +173,26 @@ test('droplets on WebGPU refuse bad input with a message', async (t) => {
   assert.match(errors[3], /batch at least 1/);
   assert.match(errors[4], /brush/);
 });
+
+test('a lost WebGPU device gives a message, and a new device works again', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async (f) => {
+    const m = await import('/src/gpu/thermal.js');
+    const d = await import('/src/gpu/device.js');
+    const f32 = (bits) => new Float32Array(new Uint32Array(bits).buffer);
+    const input = { width: f.width, height: f.height, z: f32(f.z), table: f32(f.table), halfRate: f32([f.half_rate])[0], iterations: 3 };
+    const device = await d.webgpuDevice();
+    device.destroy();
+    await device.lost;
+    let message = 'accepted';
+    try {
+      await m.thermalF32(device, input);
+    } catch (e) {
+      message = e.message;
+    }
+    const again = await m.thermalF32(await d.webgpuDevice(), input);
+    return { message, again: again.length };
+  }, fixture);
+  assert.match(got.message, /device was lost/);
+  assert.equal(got.again, fixture.width * fixture.height);
+});
