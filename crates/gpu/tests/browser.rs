@@ -16,6 +16,31 @@ fn regen() -> bool {
     std::env::var("BOZKIR_REGEN").is_ok_and(|v| v == "1")
 }
 
+/// The committed generated file `rel` (under web/) is `want`; `BOZKIR_REGEN=1` writes it first.
+fn check_generated(rel: &str, want: &str) {
+    let path = web(rel);
+    if regen() {
+        std::fs::write(&path, want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(have == want, "{} is stale; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser", path.display());
+}
+
+/// The committed fixture `rel` (under web/) is `want`; `BOZKIR_REGEN=1` writes it first.
+fn check_fixture(rel: &str, want: &serde_json::Value) {
+    let path = web(rel);
+    if regen() {
+        std::fs::write(&path, serde_json::to_string(want).unwrap() + "\n").unwrap();
+    }
+    let have: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()).unwrap_or_default();
+    assert!(
+        &have == want,
+        "{} is not the CPU reference; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
+        path.display()
+    );
+}
+
 /// A steep 48 × 40 field of 2 m cells with 300 m of relief: most cells past a 35° talus.
 fn input() -> ThermalF32 {
     let g = common::hills(48, 40, 300.0, 2.0, 2.0);
@@ -32,16 +57,7 @@ fn input() -> ThermalF32 {
 
 #[test]
 fn the_viewer_loads_the_generated_wgsl() {
-    let path = web("src/gpu/thermal.wgsl");
-    if regen() {
-        std::fs::write(&path, thermal_wgsl_f32()).unwrap();
-    }
-    let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        have == thermal_wgsl_f32(),
-        "{} is not the generated f32 variant; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
-        path.display()
-    );
+    check_generated("src/gpu/thermal.wgsl", thermal_wgsl_f32());
 }
 
 #[test]
@@ -62,17 +78,7 @@ fn the_browser_fixture_is_the_cpu_reference() {
         "z": bits(&inp.z),
         "expected": bits(&want),
     });
-    let path = web("tests/browser/fixtures/thermal-f32.json");
-    if regen() {
-        std::fs::write(&path, serde_json::to_string(&fixture).unwrap() + "\n").unwrap();
-    }
-    let have: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()).unwrap_or_default();
-    assert!(
-        have == fixture,
-        "{} is not the CPU reference; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
-        path.display()
-    );
+    check_fixture("tests/browser/fixtures/thermal-f32.json", &fixture);
 }
 
 #[test]
@@ -105,7 +111,7 @@ fn the_f32_contract_stays_near_the_f64_kernel() {
 }
 
 mod droplets {
-    use super::{common, regen, web};
+    use super::{check_fixture, check_generated, common};
     use bozkir_gpu::browser::{droplets_f32, droplets_f32_reference, droplets_wgsl_f32, DropletsF32};
     use bozkir_terrain::erosion::droplets::{DropletCount, DropletParams};
 
@@ -125,16 +131,7 @@ mod droplets {
 
     #[test]
     fn the_viewer_loads_the_generated_wgsl() {
-        let path = web("src/gpu/droplets.wgsl");
-        if regen() {
-            std::fs::write(&path, droplets_wgsl_f32()).unwrap();
-        }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            have == droplets_wgsl_f32(),
-            "{} is stale; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
-            path.display()
-        );
+        check_generated("src/gpu/droplets.wgsl", droplets_wgsl_f32());
     }
 
     #[test]
@@ -170,17 +167,7 @@ mod droplets {
                 "lost": out.lost,
             },
         });
-        let path = web("tests/browser/fixtures/droplets-f32.json");
-        if regen() {
-            std::fs::write(&path, serde_json::to_string(&fixture).unwrap() + "\n").unwrap();
-        }
-        let have: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()).unwrap_or_default();
-        assert!(
-            have == fixture,
-            "{} is not the CPU reference; run BOZKIR_REGEN=1 cargo test -p bozkir-gpu --test browser",
-            path.display()
-        );
+        check_fixture("tests/browser/fixtures/droplets-f32.json", &fixture);
     }
 
     #[test]
