@@ -55,6 +55,8 @@ enum Command {
     Analyze(cmd::analyze::Args),
     /// Run stream-power erosion on an existing DEM (real or generated), in physical units.
     Erode(cmd::erode::Args),
+    /// Replay a session of the live erosion page (erode.html) natively: its recipe line, the same heights.
+    Lab(cmd::lab::Args),
     /// Import a DTM (GeoTIFF, NPZ, PNG) or a point cloud (PLY, LAS, LAZ) into the project's height format.
     Heightmap(cmd::heightmap::Args),
     /// Export a terrain directory for a game engine (Unity, Unreal, Godot) or as a mesh (glTF, OBJ).
@@ -138,6 +140,7 @@ fn main() -> ExitCode {
         Command::Terrain(a) => cmd::terrain::run(a, quiet),
         Command::Analyze(a) => cmd::analyze::run(a, quiet),
         Command::Erode(a) => cmd::erode::run(a, quiet),
+        Command::Lab(a) => cmd::lab::run(a, quiet),
         Command::Tiled(a) => cmd::tiled::run(a, quiet),
         Command::Heightmap(a) => cmd::heightmap::run(a, quiet),
         Command::Export(a) => cmd::export::run(a, quiet),

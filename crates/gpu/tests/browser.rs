@@ -217,3 +217,41 @@ mod droplets {
         }
     }
 }
+
+/// The live erosion page (web/erode.html) builds its kernels' inputs in JavaScript
+/// (`talusTable`, `dropletSetup`); `bozkir lab` builds them here. The fixture pins the native
+/// values as f32 bits for every whole talus angle (and three others) at every size the page
+/// offers, and
+/// web/tests/unit/lab-setup.test.mjs holds the JavaScript to them bit for bit.
+#[test]
+fn the_page_setup_fixture_is_the_native_setup() {
+    use bozkir_core::Grid;
+    use bozkir_terrain::erosion::droplets::DropletParams;
+    let talus: Vec<f64> = (0..90).map(f64::from).chain([12.5, 33.3, 47.75]).collect();
+    // The page's sizes, each at 5120 m across.
+    let setups: Vec<serde_json::Value> = [64usize, 128, 256, 512, 1024]
+        .iter()
+        .map(|&n| {
+            let cell = 5120.0 / n as f64;
+            let mut g = Grid::new(n, n, 0.0);
+            g.dx = cell;
+            g.dy = cell;
+            let d = bozkir_gpu::browser::DropletsF32::new(&g, &DropletParams::default());
+            let tables: Vec<serde_json::Value> = talus
+                .iter()
+                .map(|&t| serde_json::json!({"talus": t, "bits": thermal_table(t, 0.0, cell, cell).map(|v| (v as f32).to_bits())}))
+                .collect();
+            serde_json::json!({
+                "size": n, "cell": cell, "f": d.f.map(f32::to_bits),
+                "brush_w": d.brush_w.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "brush_o": d.brush_o.iter().flatten().collect::<Vec<_>>(), "rx": d.rx, "ry": d.ry,
+                "lifetime": d.lifetime, "batch": d.batch, "tables": tables,
+            })
+        })
+        .collect();
+    let want = serde_json::json!({
+        "what": "the native inputs of the erosion page's kernels (crates/gpu/tests/browser.rs); floats are f32 bit patterns",
+        "setups": setups,
+    });
+    check_fixture("tests/unit/fixtures/lab-setup.json", &want);
+}

@@ -16,6 +16,8 @@ export async function webgpuUnavailable() {
 
 /** Why each device made by webgpuDevice was lost, once it is. */
 const lost = new WeakMap();
+/** The adapter of each device made by webgpuDevice. */
+const adapters = new WeakMap();
 
 /**
  * A WebGPU device, or an Error saying why there is none. A device lost later (driver reset,
@@ -26,6 +28,9 @@ export async function webgpuDevice() {
   if (why) throw new Error(why);
   const adapter = await navigator.gpu.requestAdapter();
   const device = await adapter.requestDevice();
+  // Chromium loses a device whose adapter was garbage-collected ("A valid external Instance
+  // reference no longer exists"): each device keeps its adapter alive.
+  adapters.set(device, adapter);
   device.lost.then((info) => lost.set(device, info.message || info.reason || 'unknown reason'));
   return device;
 }

@@ -11,16 +11,93 @@ import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './d
 
 /**
  * The talus table of the kernel: tan(talus)·L then tan(talus + margin)·L over the neighbours
- * NW, N, NE, W, E, SW, S, SE, L the step's length in metres (f64 here, rounded to f32 on upload;
- * Math.tan may differ from the native table in the last bit, so exact comparisons pass the
- * table in).
+ * NW, N, NE, W, E, SW, S, SE, L the step's length in metres (f64 here, rounded to f32: the
+ * native `thermal_table` bit for bit at the talus angles the erosion page offers).
  */
 export function talusTable(talusDeg, marginDeg, dx, dy) {
-  const t = Math.tan((talusDeg * Math.PI) / 180);
-  const ta = Math.tan(((talusDeg + marginDeg) * Math.PI) / 180);
+  // Degrees to radians as Rust's f64::to_radians (times π/180 rounded once), so the table is
+  // the native one bit for bit (web/tests/unit/lab-setup.test.mjs).
+  const t = Math.tan(talusDeg * (Math.PI / 180));
+  const ta = Math.tan((talusDeg + marginDeg) * (Math.PI / 180));
   const dd = Math.sqrt(dx * dx + dy * dy);
   const dist = [dd, dy, dd, dx, dx, dd, dy, dd];
   return new Float32Array([...dist.map((d) => t * d), ...dist.map((d) => ta * d)]);
+}
+
+/**
+ * The thermal kernel on `device` over a height buffer `heights` (f32, `width × height`,
+ * STORAGE | COPY_SRC | COPY_DST) that it relaxes in place: buffers made once, runs encoded many
+ * times (the live erosion panel) or once (thermalF32).
+ */
+export class ThermalKernel {
+  static async create(device, width, height, heights) {
+    checkDevice(device, 'thermal');
+    const p = await pipelines(device, 'thermal.wgsl', ['weights', 'relax']);
+    return new ThermalKernel(device, width, height, heights, p);
+  }
+
+  constructor(device, width, height, heights, { weights, relax }) {
+    if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
+      throw new Error(`thermal: bad grid ${width} × ${height}`);
+    }
+    const n = width * height;
+    Object.assign(this, { device, n, heights, weights, relax });
+    const S = GPUBufferUsage.STORAGE;
+    const D = GPUBufferUsage.COPY_DST;
+    this.made = [];
+    const buf = (size, usage) => {
+      const b = upload(device, size, usage);
+      this.made.push(b);
+      return b;
+    };
+    // Dims: w, h, n, it (u32), half_rate, zero (f32), padded to 32 bytes.
+    this.dims = new ArrayBuffer(32);
+    new Uint32Array(this.dims, 0, 4).set([width, height, n, 0]);
+    this.uni = buf(32, GPUBufferUsage.UNIFORM | D);
+    this.tab = buf(64, S | D);
+    this.zb = buf(4 * n, S | GPUBufferUsage.COPY_SRC);
+    const wgt = buf(4 * n, S);
+    const busy = buf(16, S);
+    const za = heights;
+    const zb = this.zb;
+    const uni = this.uni;
+    const tab = this.tab;
+    this.bw = [bind(device, weights, [[0, uni], [1, za], [2, wgt], [3, tab], [4, busy]]),
+      bind(device, weights, [[0, uni], [1, zb], [2, wgt], [3, tab], [4, busy]])];
+    this.br = [bind(device, relax, [[0, uni], [1, za], [3, tab], [5, wgt], [6, zb]]),
+      bind(device, relax, [[0, uni], [1, zb], [3, tab], [5, wgt], [6, za]])];
+  }
+
+  /**
+   * Writes the uniform and table of a run and encodes `iterations` Jacobi iterations into
+   * `enc` (submit it before encoding another run); the result is left in the height buffer.
+   */
+  encode(enc, table, halfRate, iterations) {
+    if (!(table instanceof Float32Array) || table.length !== 16) throw new Error('thermal: the talus table must be 16 f32 values');
+    if (!(halfRate > 0 && halfRate <= 0.5)) throw new Error(`thermal: half the rate must be in (0, 0.5], got ${halfRate}`);
+    if (!(Number.isInteger(iterations) && iterations >= 0)) throw new Error(`thermal: bad iteration count ${iterations}`);
+    checkDevice(this.device, 'thermal');
+    if (iterations === 0) return;
+    new Float32Array(this.dims, 16, 2).set([halfRate, 0]);
+    this.device.queue.writeBuffer(this.uni, 0, this.dims);
+    this.device.queue.writeBuffer(this.tab, 0, table);
+    const [gx, gy] = groups(this.n);
+    const pass = enc.beginComputePass();
+    for (let it = 0; it < iterations; it++) {
+      pass.setPipeline(this.weights);
+      pass.setBindGroup(0, this.bw[it % 2]);
+      pass.dispatchWorkgroups(gx, gy);
+      pass.setPipeline(this.relax);
+      pass.setBindGroup(0, this.br[it % 2]);
+      pass.dispatchWorkgroups(gx, gy);
+    }
+    pass.end();
+    if (iterations % 2 === 1) enc.copyBufferToBuffer(this.zb, 0, this.heights, 0, 4 * this.n);
+  }
+
+  destroy() {
+    for (const b of this.made) b.destroy();
+  }
 }
 
 /**
@@ -39,47 +116,18 @@ export async function thermalF32(device, { width, height, z, table, halfRate, it
   if (!(Number.isInteger(iterations) && iterations >= 0)) throw new Error(`thermal: bad iteration count ${iterations}`);
   if (iterations === 0) return z.slice();
   checkDevice(device, 'thermal');
-  const { weights, relax } = await pipelines(device, 'thermal.wgsl', ['weights', 'relax']);
-  const S = GPUBufferUsage.STORAGE;
-  const made = [];
-  const buf = (size, usage, data) => {
-    const b = upload(device, size, usage, data);
-    made.push(b);
-    return b;
-  };
-  // Dims: w, h, n, it (u32), half_rate, zero (f32), padded to 32 bytes.
-  const dims = new ArrayBuffer(32);
-  new Uint32Array(dims, 0, 4).set([width, height, n, 0]);
-  new Float32Array(dims, 16, 2).set([halfRate, 0]);
-  const uni = buf(32, GPUBufferUsage.UNIFORM, new Uint8Array(dims));
-  const tab = buf(64, S, table);
-  const za = buf(4 * n, S | GPUBufferUsage.COPY_SRC, z);
-  const zb = buf(4 * n, S | GPUBufferUsage.COPY_SRC);
-  const wgt = buf(4 * n, S);
-  const busy = buf(16, S);
-  const bw = [bind(device, weights, [[0, uni], [1, za], [2, wgt], [3, tab], [4, busy]]),
-    bind(device, weights, [[0, uni], [1, zb], [2, wgt], [3, tab], [4, busy]])];
-  const br = [bind(device, relax, [[0, uni], [1, za], [3, tab], [5, wgt], [6, zb]]),
-    bind(device, relax, [[0, uni], [1, zb], [3, tab], [5, wgt], [6, za]])];
-  const [gx, gy] = groups(n);
-  device.pushErrorScope('validation');
-  device.pushErrorScope('out-of-memory');
-  const enc = device.createCommandEncoder();
-  const pass = enc.beginComputePass();
-  for (let it = 0; it < iterations; it++) {
-    pass.setPipeline(weights);
-    pass.setBindGroup(0, bw[it % 2]);
-    pass.dispatchWorkgroups(gx, gy);
-    pass.setPipeline(relax);
-    pass.setBindGroup(0, br[it % 2]);
-    pass.dispatchWorkgroups(gx, gy);
-  }
-  pass.end();
-  const out = iterations % 2 === 1 ? zb : za;
+  const za = upload(device, 4 * n, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, z);
+  let kernel;
   try {
-    const [heights] = await submitAndRead(device, enc, [[out, 4 * n]], 'thermal');
+    kernel = await ThermalKernel.create(device, width, height, za);
+    device.pushErrorScope('validation');
+    device.pushErrorScope('out-of-memory');
+    const enc = device.createCommandEncoder();
+    kernel.encode(enc, table, halfRate, iterations);
+    const [heights] = await submitAndRead(device, enc, [[za, 4 * n]], 'thermal');
     return new Float32Array(heights);
   } finally {
-    for (const b of made) b.destroy();
+    kernel?.destroy();
+    za.destroy();
   }
 }

@@ -66,7 +66,11 @@ export function launch() {
 export function launchWebGPU() {
   return playwright.chromium.launch({
     executablePath: chromiumPath,
+    // SwiftShader's Vulkan for WebGPU and for ANGLE both: with ANGLE on its GL default, a WebGPU
+    // canvas's first present loses the device ("A valid external Instance reference no longer
+    // exists", Chromium 156 headless); compute alone works either way.
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader',
+      '--use-vulkan=swiftshader', '--use-angle=vulkan',
       '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }

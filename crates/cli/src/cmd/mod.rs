@@ -13,6 +13,7 @@ pub mod figures;
 pub mod gallery;
 pub mod heightmap;
 pub mod inspect;
+pub mod lab;
 pub mod mesh;
 pub mod patches;
 pub mod points;

@@ -1,0 +1,274 @@
+//! `bozkir lab`: replays a session of the live erosion page (`erode.html`) natively. The page
+//! shows this command as its recipe line; run here, it writes the heights the page exported,
+//! code for code: the same terrain (`profiles::generate`, metres as `f32`), then each logged
+//! run through the CPU reference of the browser's `f32` kernels
+//! (`bozkir_gpu::browser::droplets_f32_reference`, `thermal_f32_reference`), which the page's
+//! WebGPU runs equal bit for bit.
+
+use crate::outputs::{finish, write_height, Staging};
+use crate::progress::Bar;
+use anyhow::{bail, Result};
+use bozkir_core::Grid;
+use bozkir_io::{Encoding, Sidecar};
+use std::path::PathBuf;
+
+/// Metres across the page's terrains (`bozkir terrain`'s default of 512 cells of 10 m): the
+/// default `--cell-size` is this over `--size`.
+pub const LAB_EXTENT_M: f64 = 5120.0;
+/// The sizes the page offers.
+pub const LAB_SIZES: [usize; 5] = [64, 128, 256, 512, 1024];
+/// Metres from the lowest to the highest point of a generated terrain (the page's and
+/// `bozkir terrain`'s default height range).
+const HEIGHT_RANGE_M: f64 = 1000.0;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Terrain profile (`bozkir profiles` lists them).
+    #[arg(long, default_value = "alpine")]
+    pub profile: String,
+    /// Terrain seed.
+    #[arg(long, default_value_t = 7)]
+    pub seed: u32,
+    /// Side of the square terrain in cells: 64, 128, 256, 512 or 1024 (the page's sizes).
+    #[arg(long, default_value_t = 256)]
+    pub size: usize,
+    /// Metres per cell (default: 5120 m over the size, as the page).
+    #[arg(long)]
+    pub cell_size: Option<f64>,
+    /// The runs, in order, comma-separated: `droplets:SEED:COUNT[xREPEAT]` (REPEAT runs of
+    /// COUNT droplets with seeds SEED, SEED+1, …), `thermal:TALUS_DEG:RATE:ITERATIONS`, and
+    /// `steps:SEED:COUNT:TALUS_DEG:RATE:ITERATIONS[xREPEAT]` (REPEAT page steps, each a droplet
+    /// run then thermal iterations). Empty: the terrain as generated.
+    #[arg(long, default_value = "")]
+    pub ops: String,
+    /// Output folder.
+    #[arg(long, short, default_value = "lab-out")]
+    pub out: PathBuf,
+}
+
+/// One logged run of the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Droplets { seed: u32, count: u32, repeat: u32 },
+    Thermal { talus: f64, rate: f64, iterations: usize },
+    Steps { seed: u32, count: u32, talus: f64, rate: f64, iterations: usize, repeat: u32 },
+}
+
+impl Op {
+    /// Kernel runs in the op (a page step is two).
+    fn runs(&self) -> u64 {
+        match self {
+            Op::Droplets { repeat, .. } => u64::from(*repeat),
+            Op::Thermal { .. } => 1,
+            Op::Steps { repeat, .. } => 2 * u64::from(*repeat),
+        }
+    }
+}
+
+/// Parses `--ops`; errors name the op and what is wrong with it.
+pub fn parse_ops(s: &str) -> Result<Vec<Op>> {
+    let mut ops = Vec::new();
+    for (i, item) in s.split(',').map(str::trim).filter(|t| !t.is_empty()).enumerate() {
+        let parts: Vec<&str> = item.split(':').collect();
+        let bad = |why: &str| anyhow::anyhow!("--ops item {} {item:?}: {why}", i + 1);
+        let expect =
+            |n: usize, form: &str| if parts.len() == n { Ok(()) } else { Err(bad(&format!("expected {form}"))) };
+        // SEED, then COUNT[xREPEAT] as the last field.
+        let drops = |seed: &str, last: &str| -> Result<(u32, u32, u32)> {
+            let seed: u32 = seed.parse().map_err(|_| bad("SEED must be an integer 0..=4294967295"))?;
+            let (count, repeat) = match last.split_once('x') {
+                Some((c, r)) => (c, r.parse::<u32>().map_err(|_| bad("REPEAT must be a positive integer"))?),
+                None => (last, 1),
+            };
+            let count: u32 = count.parse().map_err(|_| bad("COUNT must be an integer 1..=4194304"))?;
+            if !(1..=4_194_304).contains(&count) {
+                return Err(bad("COUNT must be 1..=4194304"));
+            }
+            if repeat == 0 || u64::from(seed) + u64::from(repeat) > 1 << 32 {
+                return Err(bad("REPEAT must be at least 1, with SEED + REPEAT within u32"));
+            }
+            Ok((seed, count, repeat))
+        };
+        let thermal = |talus: &str, rate: &str, iterations: &str| -> Result<(f64, f64, usize)> {
+            let talus: f64 = talus.parse().map_err(|_| bad("TALUS_DEG must be a number"))?;
+            let rate: f64 = rate.parse().map_err(|_| bad("RATE must be a number"))?;
+            let iterations: usize = iterations.parse().map_err(|_| bad("ITERATIONS must be an integer"))?;
+            if !(0.0..90.0).contains(&talus) {
+                return Err(bad("TALUS_DEG must be in [0, 90)"));
+            }
+            if !(rate > 0.0 && rate <= 1.0) {
+                return Err(bad("RATE must be in (0, 1]"));
+            }
+            if iterations > 1_000_000 {
+                return Err(bad("ITERATIONS must be at most 1000000"));
+            }
+            Ok((talus, rate, iterations))
+        };
+        match parts[0] {
+            "droplets" => {
+                expect(3, "droplets:SEED:COUNT[xREPEAT]")?;
+                let (seed, count, repeat) = drops(parts[1], parts[2])?;
+                ops.push(Op::Droplets { seed, count, repeat });
+            }
+            "thermal" => {
+                expect(4, "thermal:TALUS_DEG:RATE:ITERATIONS")?;
+                let (talus, rate, iterations) = thermal(parts[1], parts[2], parts[3])?;
+                ops.push(Op::Thermal { talus, rate, iterations });
+            }
+            "steps" => {
+                expect(6, "steps:SEED:COUNT:TALUS_DEG:RATE:ITERATIONS[xREPEAT]")?;
+                let (last, times) = match parts[5].split_once('x') {
+                    Some((it, r)) => (it, format!("{}x{r}", parts[2])),
+                    None => (parts[5], parts[2].to_string()),
+                };
+                let (seed, count, repeat) = drops(parts[1], &times)?;
+                let (talus, rate, iterations) = thermal(parts[3], parts[4], last)?;
+                ops.push(Op::Steps { seed, count, talus, rate, iterations, repeat });
+            }
+            other => return Err(bad(&format!("unknown run {other:?} (droplets, thermal or steps)"))),
+        }
+    }
+    Ok(ops)
+}
+
+pub fn run(a: Args, quiet: bool) -> Result<()> {
+    let prof = bozkir_terrain::profiles::profile(&a.profile).map_err(|e| anyhow::anyhow!("--profile: {e}"))?;
+    if !LAB_SIZES.contains(&a.size) {
+        bail!("--size must be one of {LAB_SIZES:?} (the page's sizes), got {}", a.size);
+    }
+    let cell = super::positive("cell-size", a.cell_size.unwrap_or(LAB_EXTENT_M / a.size as f64))?;
+    let ops = parse_ops(&a.ops)?;
+    let st = Staging::new(&a.out)?.expecting(&["terrain.json", "height.png", "height.tif"])?;
+    let bar = Bar::new(quiet);
+    bar.stage("generate");
+    let t = bozkir_terrain::profiles::generate(a.size, u64::from(a.seed), &prof.params, &bar);
+    let z: Vec<f32> = t.height.data().iter().map(|&v| (v * HEIGHT_RANGE_M) as f32).collect();
+    let z = replay(z, a.size, cell, &ops, &bar)?;
+    let mut st = st;
+    let mut g = Grid::from_vec(a.size, a.size, z.iter().map(|&v| f64::from(v)).collect());
+    g.dx = cell;
+    g.dy = cell;
+    let (lo, hi) = write_height(&mut st, "height", "height", &g)?;
+    bar.finish();
+    let mut sc = Sidecar::new(a.size, a.size, (cell, cell), (lo, hi), Encoding::Png16);
+    sc.generator = "bozkir lab".into();
+    sc.generator_version = env!("CARGO_PKG_VERSION").into();
+    sc.seed = Some(u64::from(a.seed));
+    sc.backend = "cpu (the browser kernels' f32 reference)".into();
+    sc.source = format!("generated {} seed {}", a.profile, a.seed);
+    sc.settings.insert("profile".into(), a.profile.clone().into());
+    sc.settings.insert("ops".into(), a.ops.trim().into());
+    finish(st, sc)?;
+    let runs: u64 = ops.iter().map(Op::runs).sum();
+    println!("{} seed {} {}², {runs} runs: heights {:.2} … {:.2} m", a.profile, a.seed, a.size, lo, hi);
+    Ok(())
+}
+
+/// The runs of `ops` on `z` (`size × size` cells of `cell` metres, row-major), in order.
+#[cfg(feature = "gpu")]
+pub fn replay(
+    mut z: Vec<f32>,
+    size: usize,
+    cell: f64,
+    ops: &[Op],
+    progress: &dyn bozkir_core::Progress,
+) -> Result<Vec<f32>> {
+    use bozkir_gpu::browser::{droplets_f32_reference, thermal_f32_reference, thermal_table, DropletsF32, ThermalF32};
+    use bozkir_terrain::erosion::droplets::{DropletCount, DropletParams};
+    let droplets = |z: Vec<f32>, seed: u32, count: u32| -> Result<Vec<f32>> {
+        let mut g = Grid::from_vec(size, size, z.into_iter().map(f64::from).collect());
+        g.dx = cell;
+        g.dy = cell;
+        let params = DropletParams { droplets: DropletCount::Total(count), seed, ..Default::default() };
+        let out = droplets_f32_reference(&DropletsF32::new(&g, &params))
+            .map_err(|e| anyhow::anyhow!("droplets seed {seed}: {e}"))?;
+        Ok(out.height)
+    };
+    let thermal = |z: Vec<f32>, talus: f64, rate: f64, iterations: usize| {
+        let table = thermal_table(talus, 0.0, cell, cell).map(|v| v as f32);
+        thermal_f32_reference(&ThermalF32 {
+            width: size,
+            height: size,
+            z,
+            table,
+            half_rate: (rate / 2.0) as f32,
+            iterations,
+        })
+    };
+    let total: u64 = ops.iter().map(Op::runs).sum();
+    let mut done = 0;
+    let mut tick = |n: u64| {
+        done += n;
+        progress.report("runs", done, total);
+    };
+    for op in ops {
+        match *op {
+            Op::Droplets { seed, count, repeat } => {
+                for r in 0..repeat {
+                    z = droplets(z, seed + r, count)?;
+                    tick(1);
+                }
+            }
+            Op::Thermal { talus, rate, iterations } => {
+                z = thermal(z, talus, rate, iterations);
+                tick(1);
+            }
+            Op::Steps { seed, count, talus, rate, iterations, repeat } => {
+                for r in 0..repeat {
+                    z = thermal(droplets(z, seed + r, count)?, talus, rate, iterations);
+                    tick(2);
+                }
+            }
+        }
+    }
+    Ok(z)
+}
+
+#[cfg(not(feature = "gpu"))]
+pub fn replay(
+    _z: Vec<f32>,
+    _size: usize,
+    _cell: f64,
+    _ops: &[Op],
+    _progress: &dyn bozkir_core::Progress,
+) -> Result<Vec<f32>> {
+    bail!("bozkir lab needs the browser kernels of bozkir-gpu: build with the `gpu` feature (the default)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_parse_and_bad_ops_are_named() {
+        let ops = parse_ops("droplets:1:4096x3, thermal:35:0.2:4,droplets:9:100,steps:4:512:30:0.5:2x7").unwrap();
+        assert_eq!(
+            ops,
+            vec![
+                Op::Droplets { seed: 1, count: 4096, repeat: 3 },
+                Op::Thermal { talus: 35.0, rate: 0.2, iterations: 4 },
+                Op::Droplets { seed: 9, count: 100, repeat: 1 },
+                Op::Steps { seed: 4, count: 512, talus: 30.0, rate: 0.5, iterations: 2, repeat: 7 }
+            ]
+        );
+        assert!(parse_ops("").unwrap().is_empty());
+        for (bad, says) in [
+            ("rain:1:2", "unknown run"),
+            ("droplets:1", "expected droplets"),
+            ("droplets:-1:5", "SEED"),
+            ("droplets:1:0", "COUNT must be 1..=4194304"),
+            ("droplets:1:5x0", "REPEAT"),
+            ("droplets:4294967295:5x2", "within u32"),
+            ("thermal:90:0.2:1", "TALUS_DEG must be in [0, 90)"),
+            ("thermal:35:0:1", "RATE"),
+            ("thermal:35:NaN:1", "RATE"),
+            ("thermal:35:0.2", "expected thermal"),
+            ("steps:1:5:35:0.2", "expected steps"),
+            ("steps:1:5:35:0.2:2x0", "REPEAT"),
+            ("steps:1:5:95:0.2:2x3", "TALUS_DEG"),
+        ] {
+            let e = parse_ops(bad).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains(bad), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,280 @@
+// The live erosion page (erode.html): a terrain made in the page by the Rust generator
+// (WebAssembly, in terrain-worker.js), eroded on the GPU by the browser's WebGPU kernels
+// (gpu/lab.js) and drawn from the same buffer. URL parameters set the start: profile, seed,
+// size, drops (droplets per step), thermal (iterations per step), talus, rate, run (1 starts
+// running). `window.bozkirLab` is the page's handle for tests and the console.
+
+import init, { profiles } from '../pkg/bozkir_wasm.js';
+import { webgpuDevice, webgpuUnavailable } from './gpu/device.js';
+import { DROPLET_DEFAULTS } from './gpu/droplets.js';
+import { ErosionLab, LabView, heightPng16 } from './gpu/lab.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+/** Metres across every terrain of the page (`bozkir terrain`'s default 512 cells of 10 m). */
+const EXTENT_M = 5120;
+const SIZES = [64, 128, 256, 512, 1024];
+
+const state = { device: null, lab: null, view: null, running: false, steps: 0, seedNext: 1, busy: false, rate: 0, error: null };
+let resolveReady;
+const ready = new Promise((r) => {
+  resolveReady = r;
+});
+
+function say(text) {
+  $('lab-message').textContent = text || '';
+}
+
+function controls() {
+  const num = (id, lo, hi) => {
+    const v = Number($(id).value);
+    if (!Number.isFinite(v) || v < lo || v > hi) throw new Error(`${id.slice(4)}: ${$(id).value} is outside ${lo}…${hi}`);
+    return v;
+  };
+  return {
+    drops: Math.round(num('lab-drops', 0, 4194304)),
+    thermal: Math.round(num('lab-thermal', 0, 100)),
+    talus: num('lab-talus', 0, 89),
+    rate: num('lab-rate', 0.01, 1),
+  };
+}
+
+function status() {
+  const lab = state.lab;
+  if (!lab) return;
+  const drops = lab.dropletCount();
+  $('lab-status').textContent = `${lab.start.profile} seed ${lab.start.seed}, ${lab.size}² × ${lab.start.cell} m\n`
+    + `steps ${state.steps}, droplets ${drops.toLocaleString('en')}\n`
+    + (state.rate ? `${state.rate.toFixed(1)} steps/s` : (state.running ? '' : 'paused'));
+  $('lab-recipe').value = lab.recipe();
+  $('lab-run').textContent = state.running ? 'pause' : 'run';
+}
+
+/** One step: a run of droplets and thermal iterations as the controls say, then a frame. */
+async function step() {
+  const lab = state.lab;
+  if (!lab || state.busy) return;
+  state.busy = true;
+  try {
+    const c = controls();
+    if (c.drops > 0 || c.thermal > 0) lab.step(state.seedNext, c.drops, c.talus, c.rate, c.thermal);
+    if (c.drops > 0) state.seedNext++;
+    state.steps++;
+    state.view.draw();
+    await state.device.queue.onSubmittedWorkDone();
+  } catch (e) {
+    fail(e);
+  } finally {
+    state.busy = false;
+  }
+  status();
+}
+
+function fail(e) {
+  state.running = false;
+  state.error = String(e.message || e);
+  say(state.error);
+}
+
+async function loop() {
+  let t0 = performance.now();
+  let n = 0;
+  while (state.running && !document.hidden) {
+    await step();
+    n++;
+    const t = performance.now();
+    if (t - t0 > 500) {
+      state.rate = (1000 * n) / (t - t0);
+      t0 = t;
+      n = 0;
+    }
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+  state.rate = 0;
+  status();
+}
+
+function setRunning(on) {
+  if (on === state.running || !state.lab) return;
+  state.running = on;
+  status();
+  if (on) loop();
+}
+
+/** Generates the terrain in the worker and starts a lab on it. */
+function makeTerrain(profile, seed, size) {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL('./terrain-worker.js', import.meta.url), { type: 'module' });
+    w.onmessage = (e) => {
+      if (e.data.progress) {
+        const p = e.data.progress;
+        say(`generating ${profile} ${size}²: ${p.stage} ${p.done}/${p.total}`);
+        return;
+      }
+      w.terminate();
+      if (e.data.error) reject(new Error(e.data.error));
+      else resolve(e.data.heights);
+    };
+    w.onerror = (e) => {
+      w.terminate();
+      reject(new Error(e.message || 'the terrain worker failed'));
+    };
+    w.postMessage({ gen: profile, seed, size });
+  });
+}
+
+async function start(profile, seed, size) {
+  setRunning(false);
+  say(`generating ${profile} ${size}²…`);
+  const heights = await makeTerrain(profile, seed, size);
+  state.view?.destroy();
+  state.lab?.destroy();
+  state.lab = await ErosionLab.create(state.device, { profile, seed, size, heights, cell: EXTENT_M / size });
+  state.view = new LabView(state.device, $('lab-view'), state.lab);
+  state.view.exag = Number($('lab-exag').value);
+  state.steps = 0;
+  state.seedNext = 1;
+  resize();
+  say('');
+  status();
+}
+
+function resize() {
+  const c = $('lab-view');
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  c.width = Math.max(1, Math.round(c.clientWidth * dpr));
+  c.height = Math.max(1, Math.round(c.clientHeight * dpr));
+  state.view?.draw();
+}
+
+async function exportPng() {
+  const lab = state.lab;
+  const heights = await lab.read();
+  const out = await heightPng16(heights, lab.size, lab.size);
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([out.png], { type: 'image/png' }));
+  a.download = `${lab.start.profile}-${lab.start.seed}-${lab.size}-height.png`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  say(`exported: heights ${out.lo.toFixed(2)} … ${out.hi.toFixed(2)} m over codes 0 … 65535`);
+  return out;
+}
+
+function wire() {
+  $('lab-run').onclick = () => setRunning(!state.running);
+  $('lab-step').onclick = () => step();
+  $('lab-reset').onclick = () => {
+    setRunning(false);
+    state.lab?.reset();
+    state.steps = 0;
+    state.seedNext = 1;
+    state.view?.draw();
+    status();
+  };
+  $('lab-export').onclick = () => exportPng().catch(fail);
+  $('lab-new').onclick = () => start($('lab-profile').value, Number($('lab-seed').value) >>> 0, Number($('lab-size').value)).catch(fail);
+  $('lab-exag').oninput = () => {
+    if (state.view) {
+      state.view.exag = Number($('lab-exag').value);
+      state.view.draw();
+    }
+  };
+  window.addEventListener('resize', resize);
+  window.addEventListener('keydown', (e) => {
+    if (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA') return;
+    if (e.key === ' ') setRunning(!state.running);
+    else if (e.key === 's') step();
+    else if (e.key === 'r') $('lab-reset').click();
+    else return;
+    e.preventDefault();
+  });
+  document.addEventListener('visibilitychange', () => {
+    // A hidden tab gets no frames: the loop stops and says so; it resumes when shown.
+    if (document.hidden && state.running) {
+      state.resume = true;
+      say('paused while the tab is hidden');
+    } else if (!document.hidden && state.resume) {
+      state.resume = false;
+      say('');
+      state.running = false;
+      setRunning(true);
+    }
+  });
+  const c = $('lab-view');
+  let drag = null;
+  c.addEventListener('pointerdown', (e) => {
+    drag = { x: e.clientX, y: e.clientY };
+    c.setPointerCapture(e.pointerId);
+  });
+  c.addEventListener('pointerup', () => {
+    drag = null;
+  });
+  c.addEventListener('pointermove', (e) => {
+    if (!drag || !state.view) return;
+    const cam = state.view.cam;
+    cam.az = (cam.az - 0.3 * (e.clientX - drag.x) + 360) % 360;
+    cam.el = Math.min(89, Math.max(5, cam.el + 0.3 * (e.clientY - drag.y)));
+    drag = { x: e.clientX, y: e.clientY };
+    state.view.draw();
+  });
+  c.addEventListener('wheel', (e) => {
+    if (!state.view) return;
+    e.preventDefault();
+    state.view.cam.dist = Math.min(4, Math.max(0.3, state.view.cam.dist * Math.exp(0.001 * e.deltaY)));
+    state.view.draw();
+  }, { passive: false });
+}
+
+async function main() {
+  const why = await webgpuUnavailable();
+  if (why) {
+    say(`Live erosion needs WebGPU, and ${why}. The viewer (index.html) works without it.`);
+    $('lab-panel').querySelectorAll('button, input, select').forEach((b) => {
+      b.disabled = true;
+    });
+    resolveReady({ error: why });
+    return;
+  }
+  await init();
+  const names = profiles();
+  const profile = params.get('profile') || 'alpine';
+  if (!names.includes(profile)) throw new Error(`unknown profile "${profile}" (one of ${names.join(', ')})`);
+  $('lab-profile').innerHTML = names.map((n) => `<option${n === profile ? ' selected' : ''}>${n}</option>`).join('');
+  const seed = Number(params.get('seed') ?? 7) >>> 0;
+  const size = Number(params.get('size') ?? 256);
+  if (!SIZES.includes(size)) throw new Error(`size ${params.get('size')} is not one of ${SIZES.join(', ')}`);
+  if (![...$('lab-size').options].some((o) => Number(o.value) === size)) $('lab-size').add(new Option(String(size), String(size)), 0);
+  $('lab-seed').value = seed;
+  $('lab-size').value = String(size);
+  $('lab-drops').value = params.get('drops') ?? String(Math.round(size * size * 0.0625));
+  for (const k of ['thermal', 'talus', 'rate']) if (params.has(k)) $(`lab-${k}`).value = params.get(k);
+  state.device = await webgpuDevice();
+  state.device.lost.then((info) => {
+    state.running = false;
+    say(`The GPU device was lost (${info.message || info.reason}); the heights on it are gone. Reload the page to start again.`);
+  });
+  wire();
+  await start(profile, seed, size);
+  if (params.get('run') === '1') setRunning(true);
+  resolveReady({ error: null });
+}
+
+window.bozkirLab = {
+  ready,
+  state,
+  defaults: DROPLET_DEFAULTS,
+  step,
+  exportPng,
+  setRunning,
+  /** The heights as PNG16 codes, lowest and highest (what exportPng downloads). */
+  async codes() {
+    const h = await state.lab.read();
+    const out = await heightPng16(h, state.lab.size, state.lab.size);
+    return { lo: out.lo, hi: out.hi, codes: [...out.codes], pngBytes: out.png.length };
+  },
+};
+
+main().catch((e) => {
+  fail(e);
+  resolveReady({ error: state.error });
+});

@@ -1,0 +1,350 @@
+// The live erosion panel's engine (web/erode.html): one height buffer on the GPU that the
+// droplet and thermal kernels (droplets.js, thermal.js) erode in place, run after run, and a
+// WebGPU render pipeline that draws it as a shaded mesh straight from that buffer (no read-back
+// per frame). Every run is logged; `recipe()` is the `bozkir lab` command that replays the log
+// natively with the same f32 kernels' CPU reference and writes the same height PNG16 codes.
+
+import { checkDevice, submitAndRead, upload } from './device.js';
+import { DropletsKernel, dropletSetup } from './droplets.js';
+import { ThermalKernel, talusTable } from './thermal.js';
+import { cameraBasis, viewProjection } from '../camera.js';
+
+/** What a recipe's op looks like in the log and on the command line. */
+function opText(op) {
+  const times = op.repeat > 1 ? `x${op.repeat}` : '';
+  if (op.kind === 'droplets') return `droplets:${op.seed}:${op.count}${times}`;
+  if (op.kind === 'thermal') return `thermal:${op.talus}:${op.rate}:${op.iterations}`;
+  return `steps:${op.seed}:${op.count}:${op.talus}:${op.rate}:${op.iterations}${times}`;
+}
+
+/** Whether `op` follows `last` in the log as one more repeat of it. */
+function extends_(last, op) {
+  if (!last || last.kind !== op.kind) return false;
+  if (op.kind === 'thermal') return last.talus === op.talus && last.rate === op.rate;
+  const same = last.count === op.count && last.seed + last.repeat === op.seed;
+  return op.kind === 'droplets' ? same : same && last.talus === op.talus && last.rate === op.rate && last.iterations === op.iterations;
+}
+
+/**
+ * Erosion on one height grid. `start`: `{profile, seed, size, heights (Float32Array, metres,
+ * row 0 north), cell (metres per cell)}` — the terrain `bozkir terrain --profile P --seed S
+ * --size N` makes (the page makes the same in WebAssembly).
+ */
+export class ErosionLab {
+  static async create(device, start) {
+    const { size, heights, cell } = start;
+    if (!(Number.isInteger(size) && size >= 2) || !(heights instanceof Float32Array) || heights.length !== size * size) {
+      throw new Error(`erosion lab: heights must be a Float32Array of ${size} × ${size}`);
+    }
+    if (!(cell > 0 && Number.isFinite(cell))) throw new Error(`erosion lab: bad cell size ${cell}`);
+    checkDevice(device, 'erosion lab');
+    const n = size * size;
+    const h = upload(device, 4 * n, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, heights);
+    try {
+      const setup = dropletSetup(size, size, cell, cell);
+      const drops = await DropletsKernel.create(device, size, size, h, setup);
+      const thermal = await ThermalKernel.create(device, size, size, h);
+      return new ErosionLab(device, start, h, drops, thermal);
+    } catch (e) {
+      h.destroy();
+      throw e;
+    }
+  }
+
+  constructor(device, start, h, drops, thermal) {
+    Object.assign(this, { device, start, h, drops, thermal, log: [], size: start.size });
+  }
+
+  /** Rains `count` droplets drawn from `seed` (one run: batches of the kernel's size). */
+  droplets(seed, count) {
+    this.#droplets(seed, count);
+    this.#log({ kind: 'droplets', seed, count, repeat: 1 });
+  }
+
+  /** `iterations` of talus relaxation at `talus` degrees moving `rate` of the excess. */
+  thermalRun(talus, rate, iterations) {
+    this.#thermal(talus, rate, iterations);
+    this.#log({ kind: 'thermal', talus, rate, iterations, repeat: 1 });
+  }
+
+  /** One step of the page: `count` droplets from `seed`, then `iterations` of thermal. */
+  step(seed, count, talus, rate, iterations) {
+    if (!(count > 0)) return this.thermalRun(talus, rate, iterations);
+    if (!(iterations > 0)) return this.droplets(seed, count);
+    this.#thermalChecks(talus, rate);
+    this.#droplets(seed, count);
+    this.#thermal(talus, rate, iterations);
+    this.#log({ kind: 'steps', seed, count, talus, rate, iterations, repeat: 1 });
+  }
+
+  #droplets(seed, count) {
+    const enc = this.device.createCommandEncoder();
+    this.drops.encode(enc, seed, count);
+    this.device.queue.submit([enc.finish()]);
+  }
+
+  #thermalChecks(talus, rate) {
+    if (!(talus >= 0 && talus < 90)) throw new Error(`thermal: talus ${talus}° outside [0, 90)`);
+    if (!(rate > 0 && rate <= 1)) throw new Error(`thermal: rate ${rate} outside (0, 1]`);
+  }
+
+  #thermal(talus, rate, iterations) {
+    this.#thermalChecks(talus, rate);
+    const enc = this.device.createCommandEncoder();
+    const c = this.start.cell;
+    this.thermal.encode(enc, talusTable(talus, 0, c, c), rate / 2, iterations);
+    this.device.queue.submit([enc.finish()]);
+  }
+
+  #log(op) {
+    const last = this.log[this.log.length - 1];
+    if (extends_(last, op)) {
+      if (op.kind === 'thermal') last.iterations += op.iterations;
+      else last.repeat++;
+    } else {
+      this.log.push(op);
+    }
+  }
+
+  /** Droplets rained so far. */
+  dropletCount() {
+    return this.log.filter((o) => o.kind !== 'thermal').reduce((s, o) => s + o.count * o.repeat, 0);
+  }
+
+  /** Back to the start heights, with an empty log. */
+  reset() {
+    this.device.queue.writeBuffer(this.h, 0, this.start.heights);
+    this.log = [];
+  }
+
+  /** The ops so far as `bozkir lab --ops`' value ('' when none). */
+  ops() {
+    return this.log.map(opText).join(',');
+  }
+
+  /** The native command that replays this session into `lab-out/`. */
+  recipe() {
+    const { profile, seed, size } = this.start;
+    const ops = this.ops();
+    return `bozkir lab --profile ${profile} --seed ${seed} --size ${size} --cell-size ${this.start.cell}${ops ? ` --ops ${ops}` : ''} --out lab-out`;
+  }
+
+  /** The heights now (one read-back), a Float32Array. */
+  async read() {
+    checkDevice(this.device, 'erosion lab');
+    this.device.pushErrorScope('validation');
+    this.device.pushErrorScope('out-of-memory');
+    const [b] = await submitAndRead(this.device, this.device.createCommandEncoder(), [[this.h, 4 * this.size * this.size]], 'erosion lab');
+    return new Float32Array(b);
+  }
+
+  destroy() {
+    this.drops.destroy();
+    this.thermal.destroy();
+    this.h.destroy();
+  }
+}
+
+/**
+ * The height PNG16 of `bozkir lab` (and `bozkir terrain`): codes round((v − lo) · 65535 / (hi −
+ * lo)) over the grid's own lowest and highest values, as a 16-bit greyscale PNG. Returns
+ * `{png (Uint8Array), lo, hi, codes}`.
+ */
+export async function heightPng16(heights, width, height) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of heights) {
+    if (!Number.isFinite(v)) throw new Error('height PNG16: the heights hold a non-finite value');
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const codes = new Uint16Array(width * height);
+  if (hi > lo) {
+    const scale = 65535 / (hi - lo);
+    for (let i = 0; i < codes.length; i++) codes[i] = Math.min(65535, Math.max(0, Math.round((heights[i] - lo) * scale)));
+  }
+  const raw = new Uint8Array(height * (1 + 2 * width));
+  for (let y = 0, o = 0; y < height; y++) {
+    raw[o++] = 0; // filter: none
+    for (let x = 0; x < width; x++, o += 2) {
+      const q = codes[y * width + x];
+      raw[o] = q >> 8;
+      raw[o + 1] = q & 255;
+    }
+  }
+  const zlib = new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream('deflate'))).arrayBuffer());
+  const ihdr = new Uint8Array(13);
+  const dv = new DataView(ihdr.buffer);
+  dv.setUint32(0, width);
+  dv.setUint32(4, height);
+  ihdr.set([16, 0, 0, 0, 0], 8);
+  const png = concat([new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', zlib), chunk('IEND', new Uint8Array(0))]);
+  return { png, lo, hi, codes };
+}
+
+let crcTable = null;
+function crc32(bytes) {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let c = 0xffffffff;
+  for (const b of bytes) c = crcTable[(c ^ b) & 255] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type, data) {
+  const out = new Uint8Array(12 + data.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  dv.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+const MESH_WGSL = /* wgsl */ `
+struct U {
+  vp: mat4x4<f32>,
+  w: u32, stride: u32, quads: u32, pad0: u32,
+  cell: f32, exag: f32, lo: f32, hi: f32,
+  sun: vec4<f32>,
+};
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read> z: array<f32>;
+
+struct VOut {
+  @builtin(position) pos: vec4<f32>,
+  @location(0) n: vec3<f32>,
+  @location(1) t: f32,
+};
+
+fn at(x: i32, y: i32) -> f32 {
+  let m = i32(u.w) - 1;
+  return z[u32(clamp(y, 0, m)) * u.w + u32(clamp(x, 0, m))];
+}
+
+@vertex fn vs(@builtin(vertex_index) vi: u32) -> VOut {
+  let q = vi / 6u;
+  let c = vi % 6u;
+  let ox = select(0u, 1u, c == 1u || c == 4u || c == 5u);
+  let oy = select(0u, 1u, c == 2u || c == 3u || c == 5u);
+  let x = i32(min(((q % u.quads) + ox) * u.stride, u.w - 1u));
+  let y = i32(min(((q / u.quads) + oy) * u.stride, u.w - 1u));
+  let s = i32(u.stride);
+  let hz = at(x, y);
+  let gx = (at(x + s, y) - at(x - s, y)) / (2.0 * f32(s) * u.cell);
+  let gy = (at(x, y - s) - at(x, y + s)) / (2.0 * f32(s) * u.cell);
+  let half = 0.5 * f32(u.w - 1u) * u.cell;
+  let p = vec4<f32>(f32(x) * u.cell - half, half - f32(y) * u.cell, (hz - u.lo) * u.exag, 1.0);
+  var o: VOut;
+  let clip = u.vp * p;
+  o.pos = vec4<f32>(clip.x, clip.y, 0.5 * (clip.z + clip.w), clip.w);
+  o.n = normalize(vec3<f32>(-gx * u.exag, -gy * u.exag, 1.0));
+  o.t = clamp((hz - u.lo) / max(u.hi - u.lo, 1e-6), 0.0, 1.0);
+  return o;
+}
+
+@fragment fn fs(i: VOut) -> @location(0) vec4<f32> {
+  let n = normalize(i.n);
+  let steep = 1.0 - n.z;
+  var col = mix(vec3<f32>(0.36, 0.42, 0.22), vec3<f32>(0.55, 0.50, 0.36), smoothstep(0.15, 0.55, i.t));
+  col = mix(col, vec3<f32>(0.47, 0.44, 0.41), smoothstep(0.12, 0.35, steep));
+  col = mix(col, vec3<f32>(0.93, 0.94, 0.96), smoothstep(0.78, 0.9, i.t) * (1.0 - smoothstep(0.25, 0.5, steep)));
+  let lambert = max(dot(n, normalize(u.sun.xyz)), 0.0);
+  let sky = 0.35 + 0.25 * n.z;
+  return vec4<f32>(col * (0.85 * lambert + sky * vec3<f32>(0.55, 0.62, 0.75)), 1.0);
+}
+`;
+
+/**
+ * The lab's heights drawn on `canvas` by WebGPU: a mesh of at most `maxSide`² vertices whose
+ * vertex shader reads the height buffer, shaded by slope, height and a low sun; an orbit camera
+ * (`az`, `el`, `dist` as a share of the terrain's width).
+ */
+export class LabView {
+  constructor(device, canvas, lab, { maxSide = 512 } = {}) {
+    this.device = device;
+    this.canvas = canvas;
+    this.lab = lab;
+    this.ctx = canvas.getContext('webgpu');
+    if (!this.ctx) throw new Error('this canvas has no WebGPU context');
+    this.format = navigator.gpu.getPreferredCanvasFormat();
+    this.ctx.configure({ device, format: this.format, alphaMode: 'opaque' });
+    const module = device.createShaderModule({ label: 'lab mesh', code: MESH_WGSL });
+    this.pipeline = device.createRenderPipeline({
+      layout: 'auto',
+      vertex: { module, entryPoint: 'vs' },
+      fragment: { module, entryPoint: 'fs', targets: [{ format: this.format }] },
+      primitive: { topology: 'triangle-list' },
+      depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
+    });
+    this.ub = device.createBuffer({ size: 128, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.group = device.createBindGroup({
+      layout: this.pipeline.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer: this.ub } }, { binding: 1, resource: { buffer: lab.h } }],
+    });
+    const w = lab.size;
+    this.stride = Math.max(1, Math.ceil((w - 1) / (maxSide - 1)));
+    this.quads = Math.ceil((w - 1) / this.stride);
+    this.cam = { az: 30, el: 35, dist: 1.6, fov: 45 };
+    this.exag = 1;
+    const h = lab.start.heights;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const v of h) {
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+    Object.assign(this, { lo, hi, depth: null });
+  }
+
+  /** Draws one frame (the erosion runs queued before it are drawn). */
+  draw() {
+    const { device, canvas, lab } = this;
+    const W = canvas.width;
+    const H = canvas.height;
+    if (!this.depth || this.depth.width !== W || this.depth.height !== H) {
+      this.depth?.destroy();
+      this.depth = device.createTexture({ size: [W, H], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+    }
+    const extent = (lab.size - 1) * lab.start.cell;
+    const mid = 0.5 * (this.hi - this.lo) * this.exag;
+    const basis = cameraBasis({ target: [0, 0, mid], az: this.cam.az, el: this.cam.el, dist: this.cam.dist * extent, fov: this.cam.fov });
+    const u = new ArrayBuffer(128);
+    new Float32Array(u, 0, 16).set(viewProjection(basis, W, H, extent * 0.01, extent * 10));
+    new Uint32Array(u, 64, 4).set([lab.size, this.stride, this.quads, 0]);
+    new Float32Array(u, 80, 4).set([lab.start.cell, this.exag, this.lo, this.hi]);
+    new Float32Array(u, 96, 4).set([-0.55, 0.45, 0.5, 0]);
+    device.queue.writeBuffer(this.ub, 0, u);
+    const enc = device.createCommandEncoder();
+    const pass = enc.beginRenderPass({
+      colorAttachments: [{ view: this.ctx.getCurrentTexture().createView(), loadOp: 'clear', storeOp: 'store', clearValue: { r: 0.62, g: 0.72, b: 0.84, a: 1 } }],
+      depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
+    });
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.group);
+    pass.draw(6 * this.quads * this.quads);
+    pass.end();
+    device.queue.submit([enc.finish()]);
+  }
+
+  destroy() {
+    this.depth?.destroy();
+    this.ub.destroy();
+  }
+}

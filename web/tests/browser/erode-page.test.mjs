@@ -1,0 +1,186 @@
+// The live erosion page (erode.html) in headless Chromium on SwiftShader's Vulkan: the terrain
+// made in the page, eroded by the WebGPU kernels step by step, drawn from the GPU buffer, and
+// exported as a height PNG16 whose codes equal those of the recipe line run natively
+// (`bozkir lab`). Also: reset, the message without WebGPU, and a lost device. Under CI=true a
+// browser without WebGPU fails the tests.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { bin, launchWebGPU, outDir, serve, skip } from './setup.mjs';
+
+const CI = process.env.CI === 'true';
+let ctx = null;
+
+/** Decodes a PNG (8 or 16 bits, any colour type without palette) to its samples, row-major. */
+function decodePng(buf) {
+  const u8 = new Uint8Array(buf);
+  const dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  let o = 8;
+  let w = 0, h = 0, depth = 0, channels = 0;
+  const idat = [];
+  while (o < u8.length) {
+    const len = dv.getUint32(o);
+    const type = String.fromCharCode(...u8.subarray(o + 4, o + 8));
+    const data = u8.subarray(o + 8, o + 8 + len);
+    if (type === 'IHDR') {
+      w = dv.getUint32(o + 8);
+      h = dv.getUint32(o + 12);
+      depth = data[8];
+      channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[data[9]];
+    } else if (type === 'IDAT') {
+      idat.push(data);
+    }
+    o += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const bpp = (channels * depth) / 8;
+  const stride = w * bpp;
+  const out = new Uint8Array(h * stride);
+  for (let y = 0; y < h; y++) {
+    const f = raw[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const v = raw[y * (stride + 1) + 1 + x];
+      const a = x >= bpp ? out[y * stride + x - bpp] : 0;
+      const b = y > 0 ? out[(y - 1) * stride + x] : 0;
+      const c = x >= bpp && y > 0 ? out[(y - 1) * stride + x - bpp] : 0;
+      const p = a + b - c;
+      const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+      const pred = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][f];
+      out[y * stride + x] = (v + pred) & 255;
+    }
+  }
+  const samples = depth === 16 ? Array.from({ length: out.length / 2 }, (_, i) => (out[2 * i] << 8) | out[2 * i + 1]) : [...out];
+  return { width: w, height: h, channels, depth, samples };
+}
+
+before(async () => {
+  if (skip) return;
+  const dir = mkdtempSync(join(tmpdir(), 'bozkir-erode-page-'));
+  const s = await serve(dir);
+  const browser = await launchWebGPU();
+  const page = await browser.newPage({ viewport: { width: 900, height: 600 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${s.url}erode.html?profile=canyon&seed=3&size=64&drops=512&thermal=3&talus=33`);
+  const ready = await page.evaluate(() => window.bozkirLab.ready);
+  ctx = { dir, server: s, browser, page, ready, errors };
+});
+
+after(async () => {
+  if (!ctx) return;
+  await ctx.browser.close();
+  ctx.server.child.kill();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+function unavailable(t) {
+  if (skip) {
+    t.skip(skip);
+    return true;
+  }
+  if (ctx.ready.error) {
+    if (CI) assert.fail(`CI=true and the erosion page has no WebGPU: ${ctx.ready.error}`);
+    t.skip(ctx.ready.error);
+    return true;
+  }
+  return false;
+}
+
+test('the page erodes on WebGPU and its export equals the recipe line run natively', async (t) => {
+  if (unavailable(t)) return;
+  const { page } = ctx;
+  const before0 = await page.evaluate(() => window.bozkirLab.codes());
+  for (let i = 0; i < 6; i++) await page.evaluate(() => window.bozkirLab.step());
+  const got = await page.evaluate(async () => {
+    const lab = window.bozkirLab;
+    const c = await lab.codes();
+    // The downloaded file itself: exportPng's bytes.
+    const out = await lab.exportPng();
+    return { ...c, recipe: lab.state.lab.recipe(), png: [...out.png], status: document.getElementById('lab-status').textContent };
+  });
+  assert.deepEqual(ctx.errors, []);
+  assert.equal(got.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --ops steps:1:512:33:0.2:3x6 --out lab-out');
+  assert.match(got.status, /steps 6, droplets 3,072/);
+  const moved = got.codes.filter((q, i) => q !== before0.codes[i]).length;
+  assert.ok(moved > got.codes.length / 4, `the steps changed only ${moved} cells`);
+  // The exported PNG decodes to the codes.
+  const png = decodePng(Buffer.from(got.png));
+  assert.deepEqual([png.width, png.height, png.channels, png.depth], [64, 64, 1, 16]);
+  assert.deepEqual(png.samples, got.codes);
+  // The recipe run natively writes the same codes and range.
+  const out = join(ctx.dir, 'lab-out');
+  const args = got.recipe.split(' ').slice(1);
+  args[args.length - 1] = out;
+  execFileSync(bin, ['--quiet', ...args]);
+  const native = decodePng(readFileSync(join(out, 'height.png')));
+  const side = JSON.parse(readFileSync(join(out, 'terrain.json'), 'utf8'));
+  assert.equal(side.low_m, got.lo);
+  assert.equal(side.high_m, got.hi);
+  const differ = native.samples.filter((q, i) => q !== got.codes[i]).length;
+  assert.equal(differ, 0, `${differ} of ${native.samples.length} codes differ from bozkir lab's`);
+});
+
+test('the mesh is drawn from the GPU buffer, and reset brings the start back', async (t) => {
+  if (unavailable(t)) return;
+  const { page } = ctx;
+  const shot = decodePng(await page.screenshot());
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'erode-page.png'), await page.screenshot());
+  // Terrain colours (green, brown, grey) cover a good part of the view, beside the sky.
+  let sky = 0, ground = 0;
+  for (let i = 0; i < shot.samples.length; i += shot.channels * 7) {
+    const [r, g, b] = shot.samples.slice(i, i + 3);
+    if (Math.abs(r - 158) < 8 && Math.abs(g - 184) < 8 && Math.abs(b - 214) < 8) sky++;
+    else if (g >= b && r >= b - 10) ground++;
+  }
+  const n = shot.samples.length / (shot.channels * 7);
+  assert.ok(ground / n > 0.2 && sky / n > 0.05, `sky ${sky / n}, ground ${ground / n}`);
+  const start = await page.evaluate(async () => {
+    const lab = window.bozkirLab;
+    const heights = lab.state.lab.start.heights;
+    document.getElementById('lab-reset').click();
+    const h = await lab.state.lab.read();
+    return { same: h.every((v, i) => Object.is(v, heights[i])), recipe: lab.state.lab.recipe() };
+  });
+  assert.ok(start.same, 'reset did not bring the start heights back');
+  assert.equal(start.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --out lab-out');
+});
+
+test('a lost device stops the page with a message, and no export of its heights', async (t) => {
+  if (unavailable(t)) return;
+  const r = await ctx.page.evaluate(async () => {
+    const lab = window.bozkirLab;
+    lab.state.device.destroy();
+    await new Promise((res) => setTimeout(res, 100));
+    await lab.step();
+    let exported = 'yes';
+    try {
+      await lab.exportPng();
+    } catch (e) {
+      exported = e.message;
+    }
+    return { message: document.getElementById('lab-message').textContent, exported };
+  });
+  assert.match(r.message, /device was lost/);
+  assert.match(r.exported, /device was lost/);
+});
+
+test('without WebGPU the page says so and disables its controls', async (t) => {
+  if (skip) return t.skip(skip);
+  const page = await ctx.browser.newPage();
+  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+  await page.goto(`${ctx.server.url}erode.html?size=64`);
+  const r = await page.evaluate(async () => {
+    const ready = await window.bozkirLab.ready;
+    return { ready, message: document.getElementById('lab-message').textContent, disabled: document.getElementById('lab-run').disabled };
+  });
+  await page.close();
+  assert.match(r.ready.error, /no WebGPU/);
+  assert.match(r.message, /Live erosion needs WebGPU/);
+  assert.ok(r.disabled);
+});

@@ -1,0 +1,36 @@
+// The erosion page's kernel inputs, built in JavaScript (talusTable, dropletSetup), are the
+// native ones bit for bit: the fixture holds the native values (crates/gpu/tests/browser.rs
+// writes it), so `bozkir lab` replays a page session on the very same inputs.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { talusTable } from '../../src/gpu/thermal.js';
+import { DROPLET_DEFAULTS, dropletSetup } from '../../src/gpu/droplets.js';
+
+const fx = JSON.parse(readFileSync(fileURLToPath(new URL('./fixtures/lab-setup.json', import.meta.url)), 'utf8'));
+const bits = (f32) => [...new Uint32Array(f32.buffer, f32.byteOffset, f32.length)];
+
+test('talusTable is the native thermal_table at every size and whole talus angle', () => {
+  for (const s of fx.setups) {
+    assert.ok(s.tables.length >= 90);
+    for (const { talus, bits: want } of s.tables) {
+      assert.deepEqual(bits(talusTable(talus, 0, s.cell, s.cell)), want, `talus ${talus}° at ${s.cell} m`);
+    }
+  }
+});
+
+test('dropletSetup is the native DropletsF32::new at every size the page offers', () => {
+  for (const s of fx.setups) {
+    const got = dropletSetup(s.size, s.size, s.cell, s.cell, DROPLET_DEFAULTS);
+    assert.deepEqual(bits(got.f), s.f, `f at ${s.size}`);
+    assert.deepEqual(bits(got.brushW), s.brush_w, `brush weights at ${s.size}`);
+    assert.deepEqual([...got.brushO], s.brush_o, `brush offsets at ${s.size}`);
+    assert.deepEqual([got.rx, got.ry, got.lifetime, got.batch], [s.rx, s.ry, s.lifetime, s.batch], `extents at ${s.size}`);
+  }
+  // A change of a parameter changes the setup (the comparison is not of constants).
+  const s = fx.setups[0];
+  const other = dropletSetup(s.size, s.size, s.cell, s.cell, { ...DROPLET_DEFAULTS, radius: 2 });
+  assert.notDeepEqual(bits(other.brushW), s.brush_w);
+});
