@@ -29,6 +29,7 @@ use std::sync::OnceLock;
 
 use bozkir_core::{hash_u32, Grid};
 use bozkir_terrain::erosion::droplets::{effective_batch, DropletParams};
+use bozkir_terrain::erosion::shallow_water::ShallowWaterParams;
 
 use crate::context::{dispatch, Gpu, GpuError};
 
@@ -716,4 +717,305 @@ mod tests {
     fn a_rewrite_that_misses_fails() {
         rewrite("alias R = f32;", "alias R = f64;", "x", 1);
     }
+}
+
+/// The pipe model's `f32` module as the browser compiles it (`web/src/gpu/pipe.wgsl`): the
+/// terrain in `f32` too, the uniform's `dx`, `dy` with it ([`PipeUniformF32`]).
+pub fn pipe_wgsl_f32() -> &'static str {
+    static SRC: OnceLock<String> = OnceLock::new();
+    SRC.get_or_init(|| {
+        let body = f32_variant(include_str!("../shaders/shallow_water.wgsl"), &[], &[]);
+        format!("{}{body}", header("shallow_water.wgsl", "exact.wgsl"))
+    })
+}
+
+/// The uniform of the `f32` pipe module (`Sw` with `R = f32`), 128 bytes. The fields are the
+/// native kernel's, rounded to `f32` ([`PipeF32::new`]).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PipeUniformF32 {
+    pub dx: f32,
+    pub dy: f32,
+    pub w: u32,
+    pub h: u32,
+    pub n: u32,
+    pub open: u32,
+    pub ax: f32,
+    pub ay: f32,
+    pub damp: f32,
+    pub area_dt: f32,
+    pub dt_area: f32,
+    pub hx: f32,
+    pub hy: f32,
+    pub min_depth: f32,
+    pub inv_2dx: f32,
+    pub inv_2dy: f32,
+    pub kc: f32,
+    pub min_sin2: f32,
+    pub kd_dt: f32,
+    pub evap: f32,
+    pub sx: f32,
+    pub sy: f32,
+    pub xmax: f32,
+    pub ymax: f32,
+    pub zero: f32,
+    pub uni: u32,
+    pub inc: f32,
+    pub ks: f32,
+    pub pad: [u32; 4],
+}
+
+/// The `f32` pipe model's state, as its buffers hold it: terrain `b`, water depth `d`, the four
+/// outflows (left, right, top, bottom), velocity, sediment (after advection) and the run's
+/// (eroded, deposited) per cell. The per-cell (water increment, Ks·hardness·Δt) `maps` are read
+/// when `u.uni` is 0; they may change between steps (the page's rain brush).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipeF32 {
+    pub u: PipeUniformF32,
+    pub maps: Vec<[f32; 2]>,
+    pub b: Vec<f32>,
+    pub d: Vec<f32>,
+    pub flux: Vec<[f32; 4]>,
+    pub vel: Vec<[f32; 2]>,
+    pub s: Vec<f32>,
+    pub erdp: Vec<[f32; 2]>,
+}
+
+impl PipeF32 {
+    /// A dry, sediment-free start on `terrain` with the native kernel's uniform for `params`
+    /// rounded to `f32`; `maps` always holds one pair per cell (the uniform pair when uniform).
+    ///
+    /// # Panics
+    /// As the native kernel on bad parameters.
+    pub fn new(terrain: &Grid<f64>, params: &ShallowWaterParams) -> Self {
+        let (sw, maps) = crate::shallow_water::prepare(terrain, params);
+        let n = terrain.len();
+        let maps = if maps.len() == n { maps } else { vec![maps[0]; n] };
+        let u = PipeUniformF32 {
+            dx: sw.dx as f32,
+            dy: sw.dy as f32,
+            w: sw.w,
+            h: sw.h,
+            n: sw.n,
+            open: sw.open,
+            ax: sw.ax,
+            ay: sw.ay,
+            damp: sw.damp,
+            area_dt: sw.area_dt,
+            dt_area: sw.dt_area,
+            hx: sw.hx,
+            hy: sw.hy,
+            min_depth: sw.min_depth,
+            inv_2dx: sw.inv_2dx,
+            inv_2dy: sw.inv_2dy,
+            kc: sw.kc,
+            min_sin2: sw.min_sin2,
+            kd_dt: sw.kd_dt,
+            evap: sw.evap,
+            sx: sw.sx,
+            sy: sw.sy,
+            xmax: sw.xmax,
+            ymax: sw.ymax,
+            zero: 0.0,
+            uni: sw.uni,
+            inc: sw.inc,
+            ks: sw.ks,
+            pad: [0; 4],
+        };
+        Self {
+            u,
+            maps,
+            b: terrain.data().iter().map(|&v| v as f32).collect(),
+            d: vec![0.0; n],
+            flux: vec![[0.0; 4]; n],
+            vel: vec![[0.0; 2]; n],
+            s: vec![0.0; n],
+            erdp: vec![[0.0; 2]; n],
+        }
+    }
+
+    fn map_at(&self, i: usize) -> [f32; 2] {
+        if self.u.uni != 0 {
+            [self.u.inc, self.u.ks]
+        } else {
+            self.maps[i]
+        }
+    }
+
+    /// `steps` steps on the CPU, operation for operation as the generated `pipe.wgsl`: the
+    /// contract the browser's and the native `f32` runs are held to bit for bit.
+    pub fn step_reference(&mut self, steps: usize) {
+        for _ in 0..steps {
+            self.flux_pass();
+            let s_src = self.depth_pass();
+            self.advect_pass(&s_src);
+        }
+    }
+
+    fn flux_pass(&mut self) {
+        let u = self.u;
+        let (w, h) = (u.w as usize, u.h as usize);
+        let pipe = |f: f32, a: f32, dh: f32| (f * u.damp + a * dh).max(0.0);
+        for i in 0..w * h {
+            let (x, y) = (i % w, i / w);
+            let hb = self.b[i];
+            let di = self.d[i] + self.map_at(i)[0];
+            let f = self.flux[i];
+            let one = |j: Option<usize>, f: f32, a: f32| match j {
+                Some(j) => pipe(f, a, (hb - self.b[j]) + (di - (self.d[j] + self.map_at(j)[0]))),
+                None if u.open != 0 => pipe(f, a, di),
+                None => 0.0,
+            };
+            let fl = one((x > 0).then(|| i - 1), f[0], u.ax);
+            let fr = one((x + 1 < w).then(|| i + 1), f[1], u.ax);
+            let ft = one((y > 0).then(|| i - w), f[2], u.ay);
+            let fb = one((y + 1 < h).then(|| i + w), f[3], u.ay);
+            let sum = ((fl + fr) + ft) + fb;
+            let k = if sum > 0.0 { ((di * u.area_dt) / sum).min(1.0) } else { 0.0 };
+            self.flux[i] = [fl * k, fr * k, ft * k, fb * k];
+        }
+    }
+
+    /// Depth, velocity, erosion; returns the sediment before advection.
+    fn depth_pass(&mut self) -> Vec<f32> {
+        let u = self.u;
+        let (w, h) = (u.w as usize, u.h as usize);
+        let b = self.b.clone();
+        let mut s_src = vec![0.0f32; w * h];
+        for i in 0..w * h {
+            let (x, y) = (i % w, i / w);
+            let (mut gx, mut gy) = (0.0f32, 0.0f32);
+            if w >= 3 && x > 0 && x + 1 < w && y > 0 && y + 1 < h {
+                gx = (b[i + 1] - b[i - 1]) * u.inv_2dx;
+                gy = (b[i + w] - b[i - w]) * u.inv_2dy;
+            } else {
+                let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
+                if xr > xl {
+                    gx = (b[y * w + xr] - b[y * w + xl]) / ((xr - xl) as f32 * u.dx);
+                }
+                let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
+                if yd > yu {
+                    gy = (b[yd * w + x] - b[yu * w + x]) / ((yd - yu) as f32 * u.dy);
+                }
+            }
+            let f = self.flux[i];
+            let in_l = if x > 0 { self.flux[i - 1][1] } else { 0.0 };
+            let in_r = if x + 1 < w { self.flux[i + 1][0] } else { 0.0 };
+            let in_t = if y > 0 { self.flux[i - w][3] } else { 0.0 };
+            let in_b = if y + 1 < h { self.flux[i + w][2] } else { 0.0 };
+            let m = self.map_at(i);
+            let d1 = self.d[i] + m[0];
+            let s = self.s[i];
+            let net = (((in_l + in_r) + in_t) + in_b) - (((f[0] + f[1]) + f[2]) + f[3]);
+            let d2 = (d1 + net * u.dt_area).max(0.0);
+            let dbar = 0.5 * (d1 + d2);
+            let inv = if dbar > u.min_depth { 1.0 / dbar } else { 0.0 };
+            let vx = (((in_l - f[0]) + (f[1] - in_r)) * u.hx) * inv;
+            let vy = (((in_t - f[2]) + (f[3] - in_b)) * u.hy) * inv;
+            let g2 = gx * gx + gy * gy;
+            let sin2 = (g2 / (1.0 + g2)).max(u.min_sin2);
+            let cap = u.kc * (sin2 * (vx * vx + vy * vy)).sqrt();
+            let diff = cap - s;
+            let (mut er, mut dp) = (0.0f32, 0.0f32);
+            if diff > 0.0 {
+                er = m[1] * diff;
+            } else {
+                dp = (-diff * u.kd_dt).min(s);
+            }
+            self.d[i] = d2 * u.evap;
+            self.vel[i] = [vx, vy];
+            s_src[i] = (s + er) - dp;
+            self.b[i] = b[i] + (dp - er);
+            self.erdp[i] = [self.erdp[i][0] + er, self.erdp[i][1] + dp];
+        }
+        s_src
+    }
+
+    fn advect_pass(&mut self, s_src: &[f32]) {
+        let u = self.u;
+        let (w, h) = (u.w as usize, u.h as usize);
+        for i in 0..w * h {
+            let (x, y) = (i % w, i / w);
+            let v = self.vel[i];
+            let fx = x as f32 + v[0] * -u.sx;
+            let fy = y as f32 + v[1] * -u.sy;
+            let fx = if fx >= 0.0 { fx.min(u.xmax) } else { 0.0 };
+            let fy = if fy >= 0.0 { fy.min(u.ymax) } else { 0.0 };
+            let x0 = (fx as usize).min(w - 1);
+            let y0 = (fy as usize).min(h - 1);
+            let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+            let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
+            let (a, b) = (s_src[y0 * w + x0], s_src[y0 * w + x1]);
+            let (c, e) = (s_src[y1 * w + x0], s_src[y1 * w + x1]);
+            let top = a + (b - a) * tx;
+            let bot = c + (e - c) * tx;
+            self.s[i] = top + (bot - top) * ty;
+        }
+    }
+}
+
+/// `steps` steps of the `f32` pipe variant run natively (wgpu) from `start`: what the browser
+/// runs, on this machine's adapter. Returns the state after them.
+pub fn pipe_f32(gpu: &Gpu, start: &PipeF32, steps: usize) -> Result<PipeF32, GpuError> {
+    let (w, h) = (start.u.w as usize, start.u.h as usize);
+    let n = w * h;
+    gpu.check_grid(w, h, 16)?;
+    const NAME: &str = "pipe.f32.wgsl";
+    let src = pipe_wgsl_f32();
+    let ub = gpu.uniform("pipe f32", &start.u);
+    let b = [gpu.buffer("pipe f32 b0", &start.b), gpu.buffer("pipe f32 b1", &start.b)];
+    let d = gpu.buffer("pipe f32 d", &start.d);
+    let flux = gpu.buffer("pipe f32 flux", &start.flux);
+    let vel = gpu.buffer("pipe f32 vel", &start.vel);
+    let s_adv = gpu.buffer("pipe f32 s", &start.s);
+    let s_src = gpu.zeroed("pipe f32 s src", 4 * n as u64);
+    let erdp = gpu.buffer("pipe f32 erdp", &start.erdp);
+    let maps = gpu.buffer("pipe f32 maps", &start.maps);
+    let pipes = [
+        gpu.pipeline(NAME, src, "sw_flux")?,
+        gpu.pipeline(NAME, src, "sw_depth")?,
+        gpu.pipeline(NAME, src, "sw_advect")?,
+    ];
+    let set = |bi: &wgpu::Buffer, bo: &wgpu::Buffer| {
+        [
+            gpu.bind(&pipes[0], &[(0, &ub), (1, bi), (3, &d), (4, &flux), (9, &maps)]),
+            gpu.bind(
+                &pipes[1],
+                &[
+                    (0, &ub),
+                    (1, bi),
+                    (2, bo),
+                    (3, &d),
+                    (4, &flux),
+                    (5, &vel),
+                    (6, &s_adv),
+                    (7, &s_src),
+                    (8, &erdp),
+                    (9, &maps),
+                ],
+            ),
+            gpu.bind(&pipes[2], &[(0, &ub), (5, &vel), (6, &s_src), (7, &s_adv)]),
+        ]
+    };
+    let bgs = [set(&b[0], &b[1]), set(&b[1], &b[0])];
+    let mut enc = gpu.encoder();
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        for s in 0..steps {
+            for (pl, bg) in pipes.iter().zip(&bgs[s % 2]) {
+                dispatch(&mut pass, pl, bg, n as u64);
+            }
+        }
+    }
+    gpu.queue.submit([enc.finish()]);
+    Ok(PipeF32 {
+        u: start.u,
+        maps: start.maps.clone(),
+        b: gpu.read(&b[steps % 2], n)?,
+        d: gpu.read(&d, n)?,
+        flux: gpu.read(&flux, n)?,
+        vel: gpu.read(&vel, n)?,
+        s: gpu.read(&s_adv, n)?,
+        erdp: gpu.read(&erdp, n)?,
+    })
 }

@@ -24,38 +24,124 @@ const PER_SUBMIT: usize = 256;
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Sw {
-    dx: f64,
-    dy: f64,
-    w: u32,
-    h: u32,
-    n: u32,
-    open: u32,
-    ax: f32,
-    ay: f32,
-    damp: f32,
-    area_dt: f32,
-    dt_area: f32,
-    hx: f32,
-    hy: f32,
-    min_depth: f32,
-    inv_2dx: f32,
-    inv_2dy: f32,
-    kc: f32,
-    min_sin2: f32,
-    kd_dt: f32,
-    evap: f32,
-    sx: f32,
-    sy: f32,
-    xmax: f32,
-    ymax: f32,
-    zero: f32,
+pub(crate) struct Sw {
+    pub(crate) dx: f64,
+    pub(crate) dy: f64,
+    pub(crate) w: u32,
+    pub(crate) h: u32,
+    pub(crate) n: u32,
+    pub(crate) open: u32,
+    pub(crate) ax: f32,
+    pub(crate) ay: f32,
+    pub(crate) damp: f32,
+    pub(crate) area_dt: f32,
+    pub(crate) dt_area: f32,
+    pub(crate) hx: f32,
+    pub(crate) hy: f32,
+    pub(crate) min_depth: f32,
+    pub(crate) inv_2dx: f32,
+    pub(crate) inv_2dy: f32,
+    pub(crate) kc: f32,
+    pub(crate) min_sin2: f32,
+    pub(crate) kd_dt: f32,
+    pub(crate) evap: f32,
+    pub(crate) sx: f32,
+    pub(crate) sy: f32,
+    pub(crate) xmax: f32,
+    pub(crate) ymax: f32,
+    pub(crate) zero: f32,
     /// 1 when every cell's (increment, Ks·hardness·Δt) is (`inc`, `ks`) and `maps` is not read.
-    uni: u32,
-    inc: f32,
-    ks: f32,
-    pad0: f32,
-    pad1: f32,
+    pub(crate) uni: u32,
+    pub(crate) inc: f32,
+    pub(crate) ks: f32,
+    pub(crate) pad0: f32,
+    pub(crate) pad1: f32,
+}
+
+/// The uniform and the per-cell (water increment, Ks·hardness·Δt) of a run of `params` on
+/// `terrain`, as the CPU rounds them (the CPU constructor's checks and panics first).
+pub(crate) fn prepare(terrain: &Grid<f64>, params: &ShallowWaterParams) -> (Sw, Vec<[f32; 2]>) {
+    let (w, h) = (terrain.width(), terrain.height());
+    // The CPU constructor validates the parameters (and panics as it does).
+    drop(bozkir_terrain::erosion::shallow_water::ShallowWater::new(
+        &Grid::new(1, 1, 0.0),
+        &ShallowWaterParams {
+            hardness: None,
+            rain_map: None,
+            sources: Vec::new(),
+            // Checked below against the hardness map (the CPU's bound uses its maximum).
+            dissolve: 0.0,
+            dt: Some(params.dt.unwrap_or(0.5 * stable_dt(terrain.dx, terrain.dy, params.gravity, params.pipe_depth))),
+            ..params.clone()
+        },
+    ));
+    assert!(w > 0 && h > 0, "ShallowWater: empty terrain");
+    let (dx, dy) = (terrain.dx, terrain.dy);
+    let p = params;
+    let dt = p.dt.unwrap_or(0.5 * stable_dt(dx, dy, p.gravity, p.pipe_depth));
+    let n = w * h;
+    let same = |g: &Grid<f64>| g.width() == w && g.height() == h;
+    // Per-cell (water increment per step, Ks·hardness·Δt), exactly as the CPU rounds them.
+    let mut rain: Option<Vec<f64>> = match &p.rain_map {
+        Some(g) => {
+            assert!(same(g), "ShallowWater: rain map shape differs from the terrain");
+            Some(g.data().to_vec())
+        }
+        None if !p.sources.is_empty() => Some(vec![p.rain_rate; n]),
+        None => None,
+    };
+    if let Some(v) = rain.as_mut() {
+        for s in &p.sources {
+            assert!(s.x < w && s.y < h, "ShallowWater: point source outside the grid");
+            v[s.y * w + s.x] += s.rate / (dx * dy);
+        }
+    }
+    let inc_u = (p.rain_rate * dt) as f32;
+    let ks_u = (p.dissolve * dt) as f32;
+    p.check_hardness(w, h, dt);
+    let uni = rain.is_none() && p.hardness.is_none();
+    // One pair when uniform (the kernels read the uniform's copy and never the buffer).
+    let maps: Vec<[f32; 2]> = (0..if uni { 1 } else { n })
+        .map(|i| {
+            let inc = rain.as_ref().map_or(inc_u, |v| (v[i] * dt) as f32);
+            let ks = p.hardness.as_ref().map_or(ks_u, |g| (p.dissolve * g.data()[i] * dt) as f32);
+            [inc, ks]
+        })
+        .collect();
+    let (g, hp) = (p.gravity, p.pipe_depth);
+    let sw = Sw {
+        dx,
+        dy,
+        w: w as u32,
+        h: h as u32,
+        n: n as u32,
+        open: (p.boundary == Boundary::Open) as u32,
+        ax: (dt * g * hp * dy / dx) as f32,
+        ay: (dt * g * hp * dx / dy) as f32,
+        damp: (1.0 / (1.0 + p.flux_damping * dt)) as f32,
+        area_dt: (dx * dy / dt) as f32,
+        dt_area: (dt / (dx * dy)) as f32,
+        hx: (0.5 / dy) as f32,
+        hy: (0.5 / dx) as f32,
+        min_depth: p.min_depth as f32,
+        inv_2dx: (0.5 / dx) as f32,
+        inv_2dy: (0.5 / dy) as f32,
+        kc: p.capacity as f32,
+        min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
+        kd_dt: (p.deposit * dt) as f32,
+        evap: (1.0 - p.evaporation * dt) as f32,
+        sx: (dt / dx) as f32,
+        sy: (dt / dy) as f32,
+        xmax: (w - 1) as f32,
+        ymax: (h - 1) as f32,
+        zero: 0.0,
+        uni: uni as u32,
+        inc: inc_u,
+        ks: ks_u,
+        pad0: 0.0,
+        pad1: 0.0,
+    };
+    (sw, maps)
 }
 
 /// A pipe-model simulation whose state stays on the device between steps.
@@ -84,88 +170,11 @@ impl<'g> GpuShallowWater<'g> {
             return Err(GpuError::Unsupported("shallow water: the MacCormack advection is CPU only".into()));
         }
         let (w, h) = (terrain.width(), terrain.height());
-        // The CPU constructor validates the parameters (and panics as it does).
-        drop(bozkir_terrain::erosion::shallow_water::ShallowWater::new(
-            &Grid::new(1, 1, 0.0),
-            &ShallowWaterParams {
-                hardness: None,
-                rain_map: None,
-                sources: Vec::new(),
-                // Checked below against the hardness map (the CPU's bound uses its maximum).
-                dissolve: 0.0,
-                dt: Some(
-                    params.dt.unwrap_or(0.5 * stable_dt(terrain.dx, terrain.dy, params.gravity, params.pipe_depth)),
-                ),
-                ..params.clone()
-            },
-        ));
         assert!(w > 0 && h > 0, "ShallowWater: empty terrain");
         gpu.check_grid(w, h, 16)?;
-        let (dx, dy) = (terrain.dx, terrain.dy);
-        let p = params;
-        let dt = p.dt.unwrap_or(0.5 * stable_dt(dx, dy, p.gravity, p.pipe_depth));
-        let n = w * h;
-        let same = |g: &Grid<f64>| g.width() == w && g.height() == h;
-        // Per-cell (water increment per step, Ks·hardness·Δt), exactly as the CPU rounds them.
-        let mut rain: Option<Vec<f64>> = match &p.rain_map {
-            Some(g) => {
-                assert!(same(g), "ShallowWater: rain map shape differs from the terrain");
-                Some(g.data().to_vec())
-            }
-            None if !p.sources.is_empty() => Some(vec![p.rain_rate; n]),
-            None => None,
-        };
-        if let Some(v) = rain.as_mut() {
-            for s in &p.sources {
-                assert!(s.x < w && s.y < h, "ShallowWater: point source outside the grid");
-                v[s.y * w + s.x] += s.rate / (dx * dy);
-            }
-        }
-        let inc_u = (p.rain_rate * dt) as f32;
-        let ks_u = (p.dissolve * dt) as f32;
-        p.check_hardness(w, h, dt);
-        let uni = rain.is_none() && p.hardness.is_none();
-        // One pair when uniform (the kernels read the uniform's copy and never the buffer).
-        let maps: Vec<[f32; 2]> = (0..if uni { 1 } else { n })
-            .map(|i| {
-                let inc = rain.as_ref().map_or(inc_u, |v| (v[i] * dt) as f32);
-                let ks = p.hardness.as_ref().map_or(ks_u, |g| (p.dissolve * g.data()[i] * dt) as f32);
-                [inc, ks]
-            })
-            .collect();
-        let (g, hp) = (p.gravity, p.pipe_depth);
-        let sw = Sw {
-            dx,
-            dy,
-            w: w as u32,
-            h: h as u32,
-            n: n as u32,
-            open: (p.boundary == Boundary::Open) as u32,
-            ax: (dt * g * hp * dy / dx) as f32,
-            ay: (dt * g * hp * dx / dy) as f32,
-            damp: (1.0 / (1.0 + p.flux_damping * dt)) as f32,
-            area_dt: (dx * dy / dt) as f32,
-            dt_area: (dt / (dx * dy)) as f32,
-            hx: (0.5 / dy) as f32,
-            hy: (0.5 / dx) as f32,
-            min_depth: p.min_depth as f32,
-            inv_2dx: (0.5 / dx) as f32,
-            inv_2dy: (0.5 / dy) as f32,
-            kc: p.capacity as f32,
-            min_sin2: (p.min_sin_tilt * p.min_sin_tilt) as f32,
-            kd_dt: (p.deposit * dt) as f32,
-            evap: (1.0 - p.evaporation * dt) as f32,
-            sx: (dt / dx) as f32,
-            sy: (dt / dy) as f32,
-            xmax: (w - 1) as f32,
-            ymax: (h - 1) as f32,
-            zero: 0.0,
-            uni: uni as u32,
-            inc: inc_u,
-            ks: ks_u,
-            pad0: 0.0,
-            pad1: 0.0,
-        };
+        let (sw, maps) = prepare(terrain, params);
+        let (dx, dy, n) = (terrain.dx, terrain.dy, w * h);
+        let dt = params.dt.unwrap_or(0.5 * stable_dt(dx, dy, params.gravity, params.pipe_depth));
         let ub = gpu.uniform("sw", &sw);
         let z = |l: &str, b: u64| gpu.zeroed(l, b * n as u64);
         let b = [gpu.buffer("b0", terrain.data()), z("b1", 8)];
