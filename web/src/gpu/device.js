@@ -27,7 +27,11 @@ export async function webgpuDevice() {
   const why = await webgpuUnavailable();
   if (why) throw new Error(why);
   const adapter = await navigator.gpu.requestAdapter();
-  const device = await adapter.requestDevice();
+  // The pipe model binds 9 storage buffers (the default limit is 8); large grids want the
+  // adapter's largest buffers.
+  const want = ['maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize'];
+  const requiredLimits = Object.fromEntries(want.map((k) => [k, adapter.limits[k]]));
+  const device = await adapter.requestDevice({ requiredLimits });
   // Chromium loses a device whose adapter was garbage-collected ("A valid external Instance
   // reference no longer exists"): each device keeps its adapter alive.
   adapters.set(device, adapter);

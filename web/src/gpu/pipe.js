@@ -1,0 +1,127 @@
+// Pipe-model shallow water with hydraulic erosion on the browser's WebGPU: the f32 variant of
+// the native kernel, `pipe.wgsl` beside this file, generated from
+// crates/gpu/shaders/shallow_water.wgsl and exact.wgsl by bozkir-gpu (crates/gpu/src/browser.rs).
+//
+// Contract: the native kernel's operations with the terrain in f32 too, every product rounded
+// on its own and every quotient and square root corrected to the correctly rounded value; so a
+// run equals bozkir_gpu::browser::PipeF32::step_reference (the CPU) and the native wgpu run of
+// the same module bit for bit (web/tests/browser/webgpu.test.mjs, crates/gpu/tests/browser.rs).
+// Per-cell water increments (`maps`, the rain brush) may change between runs.
+
+import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
+
+/**
+ * The pipe kernel on `device` over a terrain buffer `heights` (f32, STORAGE | COPY_SRC |
+ * COPY_DST) that it erodes in place, with its water, fluxes, velocity and sediment kept between
+ * runs. `uniform` is the 128-byte `Sw` (f32 layout: PipeUniformF32), `maps` a Float32Array of
+ * (water increment per step, Ks·hardness·Δt) per cell.
+ */
+export class PipeKernel {
+  static async create(device, width, height, heights, uniform, maps) {
+    checkDevice(device, 'pipe model');
+    if (device.limits.maxStorageBuffersPerShaderStage < 9) {
+      throw new Error(`pipe model: this device binds ${device.limits.maxStorageBuffersPerShaderStage} storage buffers per shader stage; the kernel needs 9`);
+    }
+    const p = await pipelines(device, 'pipe.wgsl', ['sw_flux', 'sw_depth', 'sw_advect']);
+    return new PipeKernel(device, width, height, heights, uniform, maps, p);
+  }
+
+  constructor(device, width, height, heights, uniform, maps, { sw_flux: flux, sw_depth: depth, sw_advect: advect }) {
+    const n = width * height;
+    if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
+      throw new Error(`pipe model: bad grid ${width} × ${height}`);
+    }
+    if (!(uniform instanceof ArrayBuffer) || uniform.byteLength !== 128) throw new Error('pipe model: the uniform must be 128 bytes');
+    if (!(maps instanceof Float32Array) || maps.length !== 2 * n) throw new Error(`pipe model: maps must be a Float32Array of ${2 * n} values`);
+    Object.assign(this, { device, width, height, n, heights, pipes: [flux, depth, advect] });
+    const S = GPUBufferUsage.STORAGE;
+    const SRD = S | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    this.made = [];
+    const buf = (size, usage, data) => {
+      const b = upload(device, size, usage, data);
+      this.made.push(b);
+      return b;
+    };
+    const ub = buf(128, GPUBufferUsage.UNIFORM, new Uint8Array(uniform));
+    this.b1 = buf(4 * n, SRD);
+    this.d = buf(4 * n, SRD);
+    this.flux = buf(16 * n, SRD);
+    this.vel = buf(8 * n, SRD);
+    this.sAdv = buf(4 * n, SRD);
+    const sSrc = buf(4 * n, S);
+    this.erdp = buf(8 * n, SRD);
+    this.maps = buf(8 * n, S | GPUBufferUsage.COPY_DST, maps);
+    const set = (bi, bo) => [
+      bind(device, flux, [[0, ub], [1, bi], [3, this.d], [4, this.flux], [9, this.maps]]),
+      bind(device, depth, [[0, ub], [1, bi], [2, bo], [3, this.d], [4, this.flux], [5, this.vel], [6, this.sAdv], [7, sSrc], [8, this.erdp], [9, this.maps]]),
+      bind(device, advect, [[0, ub], [5, this.vel], [6, sSrc], [7, this.sAdv]]),
+    ];
+    this.groups = [set(heights, this.b1), set(this.b1, heights)];
+  }
+
+  /** Replaces the per-cell (increment, Ks·hardness·Δt) pairs from the next run on. */
+  setMaps(maps) {
+    if (!(maps instanceof Float32Array) || maps.length !== 2 * this.n) throw new Error(`pipe model: maps must be a Float32Array of ${2 * this.n} values`);
+    checkDevice(this.device, 'pipe model');
+    this.device.queue.writeBuffer(this.maps, 0, maps);
+  }
+
+  /** Encodes `steps` steps into `enc`; the terrain ends in the height buffer. */
+  encode(enc, steps) {
+    if (!(Number.isInteger(steps) && steps >= 0)) throw new Error(`pipe model: bad step count ${steps}`);
+    checkDevice(this.device, 'pipe model');
+    if (steps === 0) return;
+    const [gx, gy] = groups(this.n);
+    const pass = enc.beginComputePass();
+    for (let s = 0; s < steps; s++) {
+      for (let k = 0; k < 3; k++) {
+        pass.setPipeline(this.pipes[k]);
+        pass.setBindGroup(0, this.groups[s % 2][k]);
+        pass.dispatchWorkgroups(gx, gy);
+      }
+    }
+    pass.end();
+    if (steps % 2 === 1) enc.copyBufferToBuffer(this.b1, 0, this.heights, 0, 4 * this.n);
+  }
+
+  /** Drops the water, fluxes, velocity and sediment (the terrain stays). */
+  clear(enc) {
+    for (const b of [this.d, this.flux, this.vel, this.sAdv]) enc.clearBuffer(b);
+  }
+
+  destroy() {
+    for (const b of this.made) b.destroy();
+  }
+}
+
+/**
+ * `rainSteps` steps of the pipe model with `maps`, then `drySteps` with no water added, from a
+ * dry, sediment-free start on `b` (Float32Array, row-major). Returns `{b, d, s, erdp}`
+ * (Float32Arrays; erdp holds (eroded, deposited) pairs).
+ */
+export async function pipeF32(device, { width, height, uniform, b, maps, rainSteps, drySteps }) {
+  const n = width * height;
+  if (!(b instanceof Float32Array) || b.length !== n) throw new Error(`pipe model: heights must be a Float32Array of ${n} values`);
+  if (!b.every(Number.isFinite)) throw new Error('pipe model: heights must be finite');
+  checkDevice(device, 'pipe model');
+  const hb = upload(device, 4 * n, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, b);
+  let kernel;
+  try {
+    kernel = await PipeKernel.create(device, width, height, hb, uniform, maps);
+    device.pushErrorScope('validation');
+    device.pushErrorScope('out-of-memory');
+    let enc = device.createCommandEncoder();
+    kernel.encode(enc, rainSteps);
+    device.queue.submit([enc.finish()]);
+    const dry = maps.slice();
+    for (let i = 0; i < n; i++) dry[2 * i] = 0;
+    kernel.setMaps(dry);
+    enc = device.createCommandEncoder();
+    kernel.encode(enc, drySteps);
+    const [hOut, d, s, erdp] = await submitAndRead(device, enc, [[hb, 4 * n], [kernel.d, 4 * n], [kernel.sAdv, 4 * n], [kernel.erdp, 8 * n]], 'pipe model');
+    return { b: new Float32Array(hOut), d: new Float32Array(d), s: new Float32Array(s), erdp: new Float32Array(erdp) };
+  } finally {
+    kernel?.destroy();
+    hb.destroy();
+  }
+}
