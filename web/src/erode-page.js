@@ -1,8 +1,8 @@
 // The live erosion page (erode.html): a terrain made in the page by the Rust generator
 // (WebAssembly, in terrain-worker.js), eroded on the GPU by the browser's WebGPU kernels
 // (gpu/lab.js) and drawn from the same buffer. URL parameters set the start: profile, seed,
-// size, drops (droplets per step), thermal (iterations per step), talus, rate, run (1 starts
-// running). `window.bozkirLab` is the page's handle for tests and the console.
+// size, drops (droplets per step), thermal (iterations per step), talus, rate, water (pipe
+// steps a frame), radius, inc (the rain brush), run (1 starts running). `window.bozkirLab` is the page's handle for tests and the console.
 
 import init, { profiles } from '../pkg/bozkir_wasm.js';
 import { webgpuDevice, webgpuUnavailable } from './gpu/device.js';
@@ -36,6 +36,9 @@ function controls() {
     thermal: Math.round(num('lab-thermal', 0, 100)),
     talus: num('lab-talus', 0, 89),
     rate: num('lab-rate', 0.01, 1),
+    water: Math.round(num('lab-water', 0, 64)),
+    radius: Math.round(num('lab-radius', 1, 256)),
+    inc: num('lab-inc', 0.001, 1),
   };
 }
 
@@ -50,30 +53,64 @@ function status() {
   $('lab-run').textContent = state.running ? 'pause' : 'run';
 }
 
-/** One step: a run of droplets and thermal iterations as the controls say, then a frame. */
-async function step() {
-  const lab = state.lab;
-  if (!lab || state.busy) return;
-  state.busy = true;
-  try {
+/**
+ * Runs `fn` after the GPU work queued before it (steps, brush frames, reset, export), one at a
+ * time; resolves to its value. A failure is shown on the page (and rejects when `rethrow`).
+ */
+let chain = Promise.resolve();
+function serial(fn, rethrow = false) {
+  const run = chain.then(async () => {
+    state.busy = true;
+    try {
+      return await fn();
+    } catch (e) {
+      fail(e);
+      if (rethrow) throw e;
+      return undefined;
+    } finally {
+      state.busy = false;
+      status();
+    }
+  });
+  chain = run.catch(() => {});
+  return run;
+}
+
+/** One step: a run of droplets, thermal iterations and water as the controls say, then a frame. */
+function step() {
+  return serial(async () => {
+    const lab = state.lab;
+    if (!lab) return;
     const c = controls();
-    if (c.drops > 0 || c.thermal > 0) lab.step(state.seedNext, c.drops, c.talus, c.rate, c.thermal);
+    const water = lab.wet ? c.water : 0;
+    if (c.drops > 0 || c.thermal > 0 || water > 0) lab.step(state.seedNext, c.drops, c.talus, c.rate, c.thermal, water);
     if (c.drops > 0) state.seedNext++;
     state.steps++;
     state.view.draw();
     await state.device.queue.onSubmittedWorkDone();
-  } catch (e) {
-    fail(e);
-  } finally {
-    state.busy = false;
-  }
-  status();
+  });
 }
 
 function fail(e) {
   state.running = false;
   state.error = String(e.message || e);
   say(state.error);
+}
+
+/** While the brush is held on the terrain: rain there, `water` pipe steps a frame. */
+async function paint() {
+  while (state.painting) {
+    const cell = state.painting.cell;
+    if (state.lab && cell) {
+      await serial(async () => {
+        const c = controls();
+        state.lab.rain(cell.x, cell.y, c.radius, c.inc, Math.max(1, c.water));
+        state.view.draw();
+        await state.device.queue.onSubmittedWorkDone();
+      });
+    }
+    await new Promise((r) => requestAnimationFrame(r));
+  }
 }
 
 async function loop() {
@@ -147,17 +184,20 @@ function resize() {
   state.view?.draw();
 }
 
-async function exportPng() {
-  const lab = state.lab;
-  const heights = await lab.read();
-  const out = await heightPng16(heights, lab.size, lab.size);
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([out.png], { type: 'image/png' }));
-  a.download = `${lab.start.profile}-${lab.start.seed}-${lab.size}-height.png`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  say(`exported: heights ${out.lo.toFixed(2)} … ${out.hi.toFixed(2)} m over codes 0 … 65535`);
-  return out;
+/** Downloads the heights as the CLI's height PNG16; returns `{png, lo, hi, codes}`. */
+function exportPng() {
+  return serial(async () => {
+    const lab = state.lab;
+    const heights = await lab.read();
+    const out = await heightPng16(heights, lab.size, lab.size);
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([out.png], { type: 'image/png' }));
+    a.download = `${lab.start.profile}-${lab.start.seed}-${lab.size}-height.png`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    say(`exported: heights ${out.lo.toFixed(2)} … ${out.hi.toFixed(2)} m over codes 0 … 65535`);
+    return out;
+  }, true);
 }
 
 function wire() {
@@ -165,13 +205,14 @@ function wire() {
   $('lab-step').onclick = () => step();
   $('lab-reset').onclick = () => {
     setRunning(false);
-    state.lab?.reset();
-    state.steps = 0;
-    state.seedNext = 1;
-    state.view?.draw();
-    status();
+    return serial(() => {
+      state.lab?.reset();
+      state.steps = 0;
+      state.seedNext = 1;
+      state.view?.draw();
+    });
   };
-  $('lab-export').onclick = () => exportPng().catch(fail);
+  $('lab-export').onclick = () => exportPng().catch(() => {});
   $('lab-new').onclick = () => start($('lab-profile').value, Number($('lab-seed').value) >>> 0, Number($('lab-size').value)).catch(fail);
   $('lab-exag').oninput = () => {
     if (state.view) {
@@ -185,6 +226,7 @@ function wire() {
     if (e.key === ' ') setRunning(!state.running);
     else if (e.key === 's') step();
     else if (e.key === 'r') $('lab-reset').click();
+    else if (e.key === 'b') $('lab-brush').checked = !$('lab-brush').checked;
     else return;
     e.preventDefault();
   });
@@ -202,14 +244,28 @@ function wire() {
   });
   const c = $('lab-view');
   let drag = null;
+  const cellAt = (e) => {
+    const r = c.getBoundingClientRect();
+    return state.view?.pick(((e.clientX - r.left) * c.width) / r.width, ((e.clientY - r.top) * c.height) / r.height);
+  };
   c.addEventListener('pointerdown', (e) => {
-    drag = { x: e.clientX, y: e.clientY };
     c.setPointerCapture(e.pointerId);
+    if ($('lab-brush').checked && state.view) {
+      state.painting = { cell: cellAt(e) };
+      paint();
+      return;
+    }
+    drag = { x: e.clientX, y: e.clientY };
   });
   c.addEventListener('pointerup', () => {
     drag = null;
+    state.painting = null;
   });
   c.addEventListener('pointermove', (e) => {
+    if (state.painting) {
+      state.painting.cell = cellAt(e);
+      return;
+    }
     if (!drag || !state.view) return;
     const cam = state.view.cam;
     cam.az = (cam.az - 0.3 * (e.clientX - drag.x) + 360) % 360;
@@ -247,7 +303,8 @@ async function main() {
   $('lab-seed').value = seed;
   $('lab-size').value = String(size);
   $('lab-drops').value = params.get('drops') ?? String(Math.round(size * size * 0.0625));
-  for (const k of ['thermal', 'talus', 'rate']) if (params.has(k)) $(`lab-${k}`).value = params.get(k);
+  $('lab-radius').value = params.get('radius') ?? String(Math.max(2, Math.round(size / 32)));
+  for (const k of ['thermal', 'talus', 'rate', 'water', 'inc']) if (params.has(k)) $(`lab-${k}`).value = params.get(k);
   state.device = await webgpuDevice();
   state.device.lost.then((info) => {
     state.running = false;
@@ -264,14 +321,27 @@ window.bozkirLab = {
   state,
   defaults: DROPLET_DEFAULTS,
   step,
+  /** Rain with the brush at cell (x, y) for one frame, as a drag there does. */
+  rainAt(x, y) {
+    return serial(async () => {
+      const c = controls();
+      state.lab.rain(x, y, c.radius, c.inc, Math.max(1, c.water));
+      state.view.draw();
+      await state.device.queue.onSubmittedWorkDone();
+    });
+  },
   exportPng,
   setRunning,
   /** The heights as PNG16 codes, lowest and highest (what exportPng downloads). */
-  async codes() {
-    const h = await state.lab.read();
-    const out = await heightPng16(h, state.lab.size, state.lab.size);
-    return { lo: out.lo, hi: out.hi, codes: [...out.codes], pngBytes: out.png.length };
+  codes() {
+    return serial(async () => {
+      const h = await state.lab.read();
+      const out = await heightPng16(h, state.lab.size, state.lab.size);
+      return { lo: out.lo, hi: out.hi, codes: [...out.codes], pngBytes: out.png.length };
+    }, true);
   },
+  /** The reset button's work, awaited. */
+  reset: () => document.getElementById('lab-reset').onclick(),
 };
 
 main().catch((e) => {

@@ -729,6 +729,21 @@ pub fn pipe_wgsl_f32() -> &'static str {
     })
 }
 
+/// The erosion page's pipe-model parameters (`web/erode.html`, `bozkir lab`): the native
+/// defaults with open borders (water leaves the map), evaporation 0.02 /s, dissolving and
+/// deposition at 0.1 /s (the native 0.3 breaks `deposit·Δt ≤ 1` on the page's 80 m cells, where
+/// the stable Δt is 6.4 s), and no rain but the brush's (per-cell increments in `maps`).
+pub fn page_pipe_params() -> ShallowWaterParams {
+    use bozkir_terrain::erosion::shallow_water::Boundary;
+    ShallowWaterParams {
+        evaporation: 0.02,
+        dissolve: 0.1,
+        deposit: 0.1,
+        boundary: Boundary::Open,
+        ..Default::default()
+    }
+}
+
 /// The uniform of the `f32` pipe module (`Sw` with `R = f32`), 128 bytes. The fields are the
 /// native kernel's, rounded to `f32` ([`PipeF32::new`]).
 #[repr(C)]

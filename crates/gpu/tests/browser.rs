@@ -241,8 +241,10 @@ fn the_page_setup_fixture_is_the_native_setup() {
                 .iter()
                 .map(|&t| serde_json::json!({"talus": t, "bits": thermal_table(t, 0.0, cell, cell).map(|v| (v as f32).to_bits())}))
                 .collect();
+            let pipe = bozkir_gpu::browser::PipeF32::new(&g, &bozkir_gpu::browser::page_pipe_params());
             serde_json::json!({
                 "size": n, "cell": cell, "f": d.f.map(f32::to_bits),
+                "pipe_uniform": bytemuck::cast_slice::<_, u32>(&[pipe.u]),
                 "brush_w": d.brush_w.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 "brush_o": d.brush_o.iter().flatten().collect::<Vec<_>>(), "rx": d.rx, "ry": d.ry,
                 "lifetime": d.lifetime, "batch": d.batch, "tables": tables,

@@ -7,22 +7,28 @@
 import { checkDevice, submitAndRead, upload } from './device.js';
 import { DropletsKernel, dropletSetup } from './droplets.js';
 import { ThermalKernel, talusTable } from './thermal.js';
-import { cameraBasis, viewProjection } from '../camera.js';
+import { PipeKernel, pipeUniform } from './pipe.js';
+import { cameraBasis, screenRay, viewProjection } from '../camera.js';
 
 /** What a recipe's op looks like in the log and on the command line. */
 function opText(op) {
   const times = op.repeat > 1 ? `x${op.repeat}` : '';
   if (op.kind === 'droplets') return `droplets:${op.seed}:${op.count}${times}`;
   if (op.kind === 'thermal') return `thermal:${op.talus}:${op.rate}:${op.iterations}`;
-  return `steps:${op.seed}:${op.count}:${op.talus}:${op.rate}:${op.iterations}${times}`;
+  if (op.kind === 'rain') return `rain:${op.cx}:${op.cy}:${op.r}:${op.inc}:${op.steps}`;
+  if (op.kind === 'flow') return `flow:${op.steps}`;
+  return `steps:${op.seed}:${op.count}:${op.talus}:${op.rate}:${op.iterations}:${op.water}${times}`;
 }
 
 /** Whether `op` follows `last` in the log as one more repeat of it. */
 function extends_(last, op) {
   if (!last || last.kind !== op.kind) return false;
   if (op.kind === 'thermal') return last.talus === op.talus && last.rate === op.rate;
+  if (op.kind === 'flow') return true;
+  if (op.kind === 'rain') return last.cx === op.cx && last.cy === op.cy && last.r === op.r && last.inc === op.inc;
   const same = last.count === op.count && last.seed + last.repeat === op.seed;
-  return op.kind === 'droplets' ? same : same && last.talus === op.talus && last.rate === op.rate && last.iterations === op.iterations;
+  return op.kind === 'droplets' ? same
+    : same && last.talus === op.talus && last.rate === op.rate && last.iterations === op.iterations && last.water === op.water;
 }
 
 /**
@@ -44,15 +50,19 @@ export class ErosionLab {
       const setup = dropletSetup(size, size, cell, cell);
       const drops = await DropletsKernel.create(device, size, size, h, setup);
       const thermal = await ThermalKernel.create(device, size, size, h);
-      return new ErosionLab(device, start, h, drops, thermal);
+      const { uniform, ks } = pipeUniform(size, size, cell, cell);
+      const maps = new Float32Array(2 * n);
+      for (let i = 0; i < n; i++) maps[2 * i + 1] = ks;
+      const pipe = await PipeKernel.create(device, size, size, h, uniform, maps);
+      return new ErosionLab(device, start, h, drops, thermal, pipe, maps);
     } catch (e) {
       h.destroy();
       throw e;
     }
   }
 
-  constructor(device, start, h, drops, thermal) {
-    Object.assign(this, { device, start, h, drops, thermal, log: [], size: start.size });
+  constructor(device, start, h, drops, thermal, pipe, maps) {
+    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, log: [], size: start.size, brush: null, wet: false });
   }
 
   /** Rains `count` droplets drawn from `seed` (one run: batches of the kernel's size). */
@@ -67,14 +77,64 @@ export class ErosionLab {
     this.#log({ kind: 'thermal', talus, rate, iterations, repeat: 1 });
   }
 
-  /** One step of the page: `count` droplets from `seed`, then `iterations` of thermal. */
-  step(seed, count, talus, rate, iterations) {
-    if (!(count > 0)) return this.thermalRun(talus, rate, iterations);
-    if (!(iterations > 0)) return this.droplets(seed, count);
+  /**
+   * One step of the page: `count` droplets from `seed`, `iterations` of thermal, then `water`
+   * pipe-model steps without rain (0 while the map is dry).
+   */
+  step(seed, count, talus, rate, iterations, water = 0) {
+    if (!(count > 0) || !(iterations > 0)) {
+      if (count > 0) this.droplets(seed, count);
+      if (iterations > 0) this.thermalRun(talus, rate, iterations);
+      if (water > 0) this.flow(water);
+      return;
+    }
     this.#thermalChecks(talus, rate);
     this.#droplets(seed, count);
     this.#thermal(talus, rate, iterations);
-    this.#log({ kind: 'steps', seed, count, talus, rate, iterations, repeat: 1 });
+    this.#pipe(null, water);
+    this.#log({ kind: 'steps', seed, count, talus, rate, iterations, water, repeat: 1 });
+  }
+
+  /** `steps` pipe-model steps raining `inc` metres a step on the disc of radius `r` cells at (`cx`, `cy`). */
+  rain(cx, cy, r, inc, steps) {
+    if (!(Number.isInteger(cx) && Number.isInteger(cy) && cx >= 0 && cy >= 0 && cx < this.size && cy < this.size)) {
+      throw new Error(`rain: (${cx}, ${cy}) is outside the grid`);
+    }
+    if (!(Number.isInteger(r) && r >= 1 && r <= 256)) throw new Error(`rain: radius ${r} outside 1…256 cells`);
+    if (!(inc > 0 && inc <= 1)) throw new Error(`rain: ${inc} m a step outside (0, 1]`);
+    this.#pipe({ cx, cy, r, inc }, steps);
+    this.wet = true;
+    this.#log({ kind: 'rain', cx, cy, r, inc, steps, repeat: 1 });
+  }
+
+  /** `steps` pipe-model steps with no rain. */
+  flow(steps) {
+    this.#pipe(null, steps);
+    this.#log({ kind: 'flow', steps, repeat: 1 });
+  }
+
+  #pipe(brush, steps) {
+    if (!(Number.isInteger(steps) && steps >= 0 && steps <= 1000000)) throw new Error(`water: bad step count ${steps}`);
+    if (steps === 0) return;
+    const key = brush ? `${brush.cx},${brush.cy},${brush.r},${brush.inc}` : null;
+    if (key !== this.brush) {
+      const n = this.size;
+      const inc = brush ? Math.fround(brush.inc) : 0;
+      for (let i = 0; i < n * n; i++) {
+        let v = 0;
+        if (brush) {
+          const dx = (i % n) - brush.cx;
+          const dy = Math.floor(i / n) - brush.cy;
+          if (dx * dx + dy * dy < brush.r * brush.r) v = inc;
+        }
+        this.maps[2 * i] = v;
+      }
+      this.pipe.setMaps(this.maps);
+      this.brush = key;
+    }
+    const enc = this.device.createCommandEncoder();
+    this.pipe.encode(enc, steps);
+    this.device.queue.submit([enc.finish()]);
   }
 
   #droplets(seed, count) {
@@ -100,6 +160,7 @@ export class ErosionLab {
     const last = this.log[this.log.length - 1];
     if (extends_(last, op)) {
       if (op.kind === 'thermal') last.iterations += op.iterations;
+      else if (op.kind === 'rain' || op.kind === 'flow') last.steps += op.steps;
       else last.repeat++;
     } else {
       this.log.push(op);
@@ -108,13 +169,17 @@ export class ErosionLab {
 
   /** Droplets rained so far. */
   dropletCount() {
-    return this.log.filter((o) => o.kind !== 'thermal').reduce((s, o) => s + o.count * o.repeat, 0);
+    return this.log.filter((o) => o.kind === 'droplets' || o.kind === 'steps').reduce((s, o) => s + o.count * o.repeat, 0);
   }
 
-  /** Back to the start heights, with an empty log. */
+  /** Back to the start heights, dry, with an empty log. */
   reset() {
     this.device.queue.writeBuffer(this.h, 0, this.start.heights);
+    const enc = this.device.createCommandEncoder();
+    this.pipe.clear(enc);
+    this.device.queue.submit([enc.finish()]);
     this.log = [];
+    this.wet = false;
   }
 
   /** The ops so far as `bozkir lab --ops`' value ('' when none). */
@@ -141,6 +206,7 @@ export class ErosionLab {
   destroy() {
     this.drops.destroy();
     this.thermal.destroy();
+    this.pipe.destroy();
     this.h.destroy();
   }
 }
@@ -226,11 +292,13 @@ struct U {
 };
 @group(0) @binding(0) var<uniform> u: U;
 @group(0) @binding(1) var<storage, read> z: array<f32>;
+@group(0) @binding(2) var<storage, read> water: array<f32>;
 
 struct VOut {
   @builtin(position) pos: vec4<f32>,
   @location(0) n: vec3<f32>,
   @location(1) t: f32,
+  @location(2) d: f32,
 };
 
 fn at(x: i32, y: i32) -> f32 {
@@ -247,15 +315,17 @@ fn at(x: i32, y: i32) -> f32 {
   let y = i32(min(((q / u.quads) + oy) * u.stride, u.w - 1u));
   let s = i32(u.stride);
   let hz = at(x, y);
+  let wd = water[u32(y) * u.w + u32(x)];
   let gx = (at(x + s, y) - at(x - s, y)) / (2.0 * f32(s) * u.cell);
   let gy = (at(x, y - s) - at(x, y + s)) / (2.0 * f32(s) * u.cell);
   let half = 0.5 * f32(u.w - 1u) * u.cell;
   let p = vec4<f32>(f32(x) * u.cell - half, half - f32(y) * u.cell, (hz - u.lo) * u.exag, 1.0);
   var o: VOut;
   let clip = u.vp * p;
-  o.pos = vec4<f32>(clip.x, clip.y, 0.5 * (clip.z + clip.w), clip.w);
+  o.pos = vec4<f32>(clip.x + u.sun.w * clip.w, clip.y, 0.5 * (clip.z + clip.w), clip.w);
   o.n = normalize(vec3<f32>(-gx * u.exag, -gy * u.exag, 1.0));
   o.t = clamp((hz - u.lo) / max(u.hi - u.lo, 1e-6), 0.0, 1.0);
+  o.d = wd;
   return o;
 }
 
@@ -265,6 +335,9 @@ fn at(x: i32, y: i32) -> f32 {
   var col = mix(vec3<f32>(0.36, 0.42, 0.22), vec3<f32>(0.55, 0.50, 0.36), smoothstep(0.15, 0.55, i.t));
   col = mix(col, vec3<f32>(0.47, 0.44, 0.41), smoothstep(0.12, 0.35, steep));
   col = mix(col, vec3<f32>(0.93, 0.94, 0.96), smoothstep(0.78, 0.9, i.t) * (1.0 - smoothstep(0.25, 0.5, steep)));
+  // Water from the pipe model: a film darkens the ground, depth turns it blue.
+  col = mix(col, col * 0.7, smoothstep(0.001, 0.02, i.d));
+  col = mix(col, vec3<f32>(0.16, 0.36, 0.62), smoothstep(0.02, 0.6, i.d));
   let lambert = max(dot(n, normalize(u.sun.xyz)), 0.0);
   let sky = 0.35 + 0.25 * n.z;
   return vec4<f32>(col * (0.85 * lambert + sky * vec3<f32>(0.55, 0.62, 0.75)), 1.0);
@@ -296,7 +369,7 @@ export class LabView {
     this.ub = device.createBuffer({ size: 128, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.group = device.createBindGroup({
       layout: this.pipeline.getBindGroupLayout(0),
-      entries: [{ binding: 0, resource: { buffer: this.ub } }, { binding: 1, resource: { buffer: lab.h } }],
+      entries: [{ binding: 0, resource: { buffer: this.ub } }, { binding: 1, resource: { buffer: lab.h } }, { binding: 2, resource: { buffer: lab.pipe.d } }],
     });
     const w = lab.size;
     this.stride = Math.max(1, Math.ceil((w - 1) / (maxSide - 1)));
@@ -323,13 +396,13 @@ export class LabView {
       this.depth = device.createTexture({ size: [W, H], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
     }
     const extent = (lab.size - 1) * lab.start.cell;
-    const mid = 0.5 * (this.hi - this.lo) * this.exag;
-    const basis = cameraBasis({ target: [0, 0, mid], az: this.cam.az, el: this.cam.el, dist: this.cam.dist * extent, fov: this.cam.fov });
+    const basis = this.basis();
     const u = new ArrayBuffer(128);
     new Float32Array(u, 0, 16).set(viewProjection(basis, W, H, extent * 0.01, extent * 10));
     new Uint32Array(u, 64, 4).set([lab.size, this.stride, this.quads, 0]);
     new Float32Array(u, 80, 4).set([lab.start.cell, this.exag, this.lo, this.hi]);
-    new Float32Array(u, 96, 4).set([-0.55, 0.45, 0.5, 0]);
+    // w: the view's shift right in clip units (the panel covers the left of wide views).
+    new Float32Array(u, 96, 4).set([-0.55, 0.45, 0.5, this.shift()]);
     device.queue.writeBuffer(this.ub, 0, u);
     const enc = device.createCommandEncoder();
     const pass = enc.beginRenderPass({
@@ -341,6 +414,41 @@ export class LabView {
     pass.draw(6 * this.quads * this.quads);
     pass.end();
     device.queue.submit([enc.finish()]);
+  }
+
+  /**
+   * The grid cell under the pixel (`px`, `py`) of the canvas (CSS pixels scaled to the canvas),
+   * marched against the start heights, or null off the terrain.
+   */
+  pick(px, py) {
+    const { lab, canvas } = this;
+    const basis = this.basis();
+    const { origin, dir } = screenRay(basis, canvas.width, canvas.height, px - 0.5 * this.shift() * canvas.width, py);
+    const n = lab.size;
+    const c = lab.start.cell;
+    const half = 0.5 * (n - 1) * c;
+    const h = lab.start.heights;
+    const step = 0.5 * c;
+    for (let t = 0; t < 8 * n * c; t += step) {
+      const x = origin[0] + dir[0] * t;
+      const y = origin[1] + dir[1] * t;
+      const gx = Math.round((x + half) / c);
+      const gy = Math.round((half - y) / c);
+      if (gx < 0 || gy < 0 || gx >= n || gy >= n) continue;
+      if (origin[2] + dir[2] * t <= (h[gy * n + gx] - this.lo) * this.exag) return { x: gx, y: gy };
+    }
+    return null;
+  }
+
+  /** How far right the view is shifted, in clip units (half the canvas is 1). */
+  shift() {
+    return this.canvas.width > 900 ? 0.25 : 0;
+  }
+
+  basis() {
+    const extent = (this.lab.size - 1) * this.lab.start.cell;
+    const mid = 0.5 * (this.hi - this.lo) * this.exag;
+    return cameraBasis({ target: [0, 0, mid], az: this.cam.az, el: this.cam.el, dist: this.cam.dist * extent, fov: this.cam.fov });
   }
 
   destroy() {

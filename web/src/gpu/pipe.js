@@ -11,6 +11,42 @@
 import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /**
+ * The erosion page's pipe-model parameters (bozkir_gpu::browser::page_pipe_params): the native
+ * defaults with open borders, evaporation 0.02 /s, dissolving and deposition at 0.1 /s, no rain
+ * but the brush's.
+ */
+export const PAGE_PIPE = Object.freeze({
+  gravity: 9.81, pipeDepth: 1, fluxDamping: 0, capacity: 0.5, dissolve: 0.1, deposit: 0.1, minSinTilt: 0.01,
+  evaporation: 0.02, minDepth: 1e-6, open: true,
+});
+
+/**
+ * The kernel's 128-byte uniform (PipeUniformF32) for a `width × height` grid of `dx × dy` metre
+ * cells and parameters `p` (PAGE_PIPE's names), computed as the native `PipeF32::new` does (f64,
+ * then rounded to f32), with the per-cell maps in use (`uni` 0). Returns `{uniform, dt, ks}`:
+ * the time step (s) and the dissolving factor Ks·Δt each cell's map pairs with its rain.
+ */
+export function pipeUniform(width, height, dx, dy, p = PAGE_PIPE) {
+  const g = p.gravity;
+  const hp = p.pipeDepth;
+  const stable = Math.SQRT1_2 / (Math.sqrt(g * hp) * Math.sqrt(1 / (dx * dx) + 1 / (dy * dy)));
+  const dt = 0.5 * stable;
+  const u = new ArrayBuffer(128);
+  const f = new Float32Array(u);
+  const i = new Uint32Array(u);
+  f[0] = dx;
+  f[1] = dy;
+  i.set([width, height, width * height, p.open ? 1 : 0], 2);
+  f.set([dt * g * hp * dy / dx, dt * g * hp * dx / dy, 1 / (1 + p.fluxDamping * dt), dx * dy / dt, dt / (dx * dy),
+    0.5 / dy, 0.5 / dx, p.minDepth, 0.5 / dx, 0.5 / dy, p.capacity, p.minSinTilt * p.minSinTilt, p.deposit * dt,
+    1 - p.evaporation * dt, dt / dx, dt / dy, width - 1, height - 1, 0], 6);
+  i[25] = 0;
+  f[26] = 0;
+  f[27] = p.dissolve * dt;
+  return { uniform: u, dt, ks: f[27] };
+}
+
+/**
  * The pipe kernel on `device` over a terrain buffer `heights` (f32, STORAGE | COPY_SRC |
  * COPY_DST) that it erodes in place, with its water, fluxes, velocity and sediment kept between
  * runs. `uniform` is the 128-byte `Sw` (f32 layout: PipeUniformF32), `maps` a Float32Array of
@@ -86,7 +122,7 @@ export class PipeKernel {
 
   /** Drops the water, fluxes, velocity and sediment (the terrain stays). */
   clear(enc) {
-    for (const b of [this.d, this.flux, this.vel, this.sAdv]) enc.clearBuffer(b);
+    for (const b of [this.d, this.flux, this.vel, this.sAdv, this.erdp]) enc.clearBuffer(b);
   }
 
   destroy() {

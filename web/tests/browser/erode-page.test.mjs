@@ -66,7 +66,7 @@ before(async () => {
   const page = await browser.newPage({ viewport: { width: 900, height: 600 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${s.url}erode.html?profile=canyon&seed=3&size=64&drops=512&thermal=3&talus=33`);
+  await page.goto(`${s.url}erode.html?profile=canyon&seed=3&size=64&drops=512&thermal=3&talus=33&radius=5&inc=0.05&water=6`);
   const ready = await page.evaluate(() => window.bozkirLab.ready);
   ctx = { dir, server: s, browser, page, ready, errors };
 });
@@ -95,7 +95,26 @@ test('the page erodes on WebGPU and its export equals the recipe line run native
   if (unavailable(t)) return;
   const { page } = ctx;
   const before0 = await page.evaluate(() => window.bozkirLab.codes());
-  for (let i = 0; i < 6; i++) await page.evaluate(() => window.bozkirLab.step());
+  for (let i = 0; i < 3; i++) await page.evaluate(() => window.bozkirLab.step());
+  // The rain brush held on one cell for two frames, then moved, then steps with the water
+  // flowing on.
+  await page.evaluate(async () => {
+    await window.bozkirLab.rainAt(30, 34);
+    await window.bozkirLab.rainAt(30, 34);
+    await window.bozkirLab.rainAt(12, 40);
+  });
+  const water = await page.evaluate(async () => {
+    const s = window.bozkirLab.state;
+    const d = (await (await import('/src/gpu/device.js')).submitAndRead(s.device, (() => {
+      s.device.pushErrorScope('validation');
+      s.device.pushErrorScope('out-of-memory');
+      return s.device.createCommandEncoder();
+    })(), [[s.lab.pipe.d, 4 * 64 * 64]], 'water'))[0];
+    const v = new Float32Array(d);
+    return { wet: v.filter((x) => x > 1e-3).length, max: Math.max(...v) };
+  });
+  assert.ok(water.wet > 40 && water.max > 0.05, `water after the brush: ${JSON.stringify(water)}`);
+  for (let i = 0; i < 3; i++) await page.evaluate(() => window.bozkirLab.step());
   const got = await page.evaluate(async () => {
     const lab = window.bozkirLab;
     const c = await lab.codes();
@@ -104,7 +123,8 @@ test('the page erodes on WebGPU and its export equals the recipe line run native
     return { ...c, recipe: lab.state.lab.recipe(), png: [...out.png], status: document.getElementById('lab-status').textContent };
   });
   assert.deepEqual(ctx.errors, []);
-  assert.equal(got.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --ops steps:1:512:33:0.2:3x6 --out lab-out');
+  assert.equal(got.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --ops '
+    + 'steps:1:512:33:0.2:3:0x3,rain:30:34:5:0.05:12,rain:12:40:5:0.05:6,steps:4:512:33:0.2:3:6x3 --out lab-out');
   assert.match(got.status, /steps 6, droplets 3,072/);
   const moved = got.codes.filter((q, i) => q !== before0.codes[i]).length;
   assert.ok(moved > got.codes.length / 4, `the steps changed only ${moved} cells`);
@@ -143,7 +163,7 @@ test('the mesh is drawn from the GPU buffer, and reset brings the start back', a
   const start = await page.evaluate(async () => {
     const lab = window.bozkirLab;
     const heights = lab.state.lab.start.heights;
-    document.getElementById('lab-reset').click();
+    await lab.reset();
     const h = await lab.state.lab.read();
     return { same: h.every((v, i) => Object.is(v, heights[i])), recipe: lab.state.lab.recipe() };
   });

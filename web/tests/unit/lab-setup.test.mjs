@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { talusTable } from '../../src/gpu/thermal.js';
 import { DROPLET_DEFAULTS, dropletSetup } from '../../src/gpu/droplets.js';
+import { PAGE_PIPE, pipeUniform } from '../../src/gpu/pipe.js';
 
 const fx = JSON.parse(readFileSync(fileURLToPath(new URL('./fixtures/lab-setup.json', import.meta.url)), 'utf8'));
 const bits = (f32) => [...new Uint32Array(f32.buffer, f32.byteOffset, f32.length)];
@@ -33,4 +34,16 @@ test('dropletSetup is the native DropletsF32::new at every size the page offers'
   const s = fx.setups[0];
   const other = dropletSetup(s.size, s.size, s.cell, s.cell, { ...DROPLET_DEFAULTS, radius: 2 });
   assert.notDeepEqual(bits(other.brushW), s.brush_w);
+});
+
+test('pipeUniform is the native PipeF32::new uniform at every size the page offers', () => {
+  for (const s of fx.setups) {
+    const { uniform } = pipeUniform(s.size, s.size, s.cell, s.cell, PAGE_PIPE);
+    const got = [...new Uint32Array(uniform)];
+    // The native uniform reads the maps (uni 1 when uniform); the page always sets them.
+    const want = s.pipe_uniform.slice();
+    want[25] = 0;
+    want[26] = 0;
+    assert.deepEqual(got, want, `pipe uniform at ${s.size}`);
+  }
 });

@@ -49,9 +49,38 @@ pub struct Args {
 /// One logged run of the page.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    Droplets { seed: u32, count: u32, repeat: u32 },
-    Thermal { talus: f64, rate: f64, iterations: usize },
-    Steps { seed: u32, count: u32, talus: f64, rate: f64, iterations: usize, repeat: u32 },
+    Droplets {
+        seed: u32,
+        count: u32,
+        repeat: u32,
+    },
+    Thermal {
+        talus: f64,
+        rate: f64,
+        iterations: usize,
+    },
+    Steps {
+        seed: u32,
+        count: u32,
+        talus: f64,
+        rate: f64,
+        iterations: usize,
+        water: usize,
+        repeat: u32,
+    },
+    /// Pipe-model steps with rain on the disc of radius `r` cells at (`cx`, `cy`), `inc` metres
+    /// of water a step (the page's rain brush).
+    Rain {
+        cx: usize,
+        cy: usize,
+        r: usize,
+        inc: f32,
+        steps: usize,
+    },
+    /// Pipe-model steps with no rain.
+    Flow {
+        steps: usize,
+    },
 }
 
 impl Op {
@@ -61,6 +90,7 @@ impl Op {
             Op::Droplets { repeat, .. } => u64::from(*repeat),
             Op::Thermal { .. } => 1,
             Op::Steps { repeat, .. } => 2 * u64::from(*repeat),
+            Op::Rain { .. } | Op::Flow { .. } => 1,
         }
     }
 }
@@ -116,19 +146,48 @@ pub fn parse_ops(s: &str) -> Result<Vec<Op>> {
                 ops.push(Op::Thermal { talus, rate, iterations });
             }
             "steps" => {
-                expect(6, "steps:SEED:COUNT:TALUS_DEG:RATE:ITERATIONS[xREPEAT]")?;
-                let (last, times) = match parts[5].split_once('x') {
+                expect(7, "steps:SEED:COUNT:TALUS_DEG:RATE:ITERATIONS:WATER_STEPS[xREPEAT]")?;
+                let (last, times) = match parts[6].split_once('x') {
                     Some((it, r)) => (it, format!("{}x{r}", parts[2])),
-                    None => (parts[5], parts[2].to_string()),
+                    None => (parts[6], parts[2].to_string()),
                 };
                 let (seed, count, repeat) = drops(parts[1], &times)?;
-                let (talus, rate, iterations) = thermal(parts[3], parts[4], last)?;
-                ops.push(Op::Steps { seed, count, talus, rate, iterations, repeat });
+                let (talus, rate, iterations) = thermal(parts[3], parts[4], parts[5])?;
+                let water = pipe_steps(last).map_err(|e| bad(&e))?;
+                ops.push(Op::Steps { seed, count, talus, rate, iterations, water, repeat });
             }
-            other => return Err(bad(&format!("unknown run {other:?} (droplets, thermal or steps)"))),
+            "rain" => {
+                expect(6, "rain:CX:CY:RADIUS:METRES_PER_STEP:STEPS")?;
+                let cell = |v: &str, what: &str| {
+                    v.parse::<usize>().map_err(|_| bad(&format!("{what} must be a whole number of cells")))
+                };
+                let (cx, cy, r) = (cell(parts[1], "CX")?, cell(parts[2], "CY")?, cell(parts[3], "RADIUS")?);
+                let inc: f64 = parts[4].parse().map_err(|_| bad("METRES_PER_STEP must be a number"))?;
+                if !(inc > 0.0 && inc <= 1.0) {
+                    return Err(bad("METRES_PER_STEP must be in (0, 1]"));
+                }
+                if r == 0 || r > 256 {
+                    return Err(bad("RADIUS must be 1..=256 cells"));
+                }
+                let steps = pipe_steps(parts[5]).map_err(|e| bad(&e))?;
+                ops.push(Op::Rain { cx, cy, r, inc: inc as f32, steps });
+            }
+            "flow" => {
+                expect(2, "flow:STEPS")?;
+                ops.push(Op::Flow { steps: pipe_steps(parts[1]).map_err(|e| bad(&e))? });
+            }
+            other => return Err(bad(&format!("unknown run {other:?} (droplets, thermal, steps, rain or flow)"))),
         }
     }
     Ok(ops)
+}
+
+/// A count of pipe-model steps.
+fn pipe_steps(v: &str) -> std::result::Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if n <= 1_000_000 => Ok(n),
+        _ => Err(format!("{v:?}: pipe-model steps must be an integer 0..=1000000")),
+    }
 }
 
 pub fn run(a: Args, quiet: bool) -> Result<()> {
@@ -138,6 +197,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     }
     let cell = super::positive("cell-size", a.cell_size.unwrap_or(LAB_EXTENT_M / a.size as f64))?;
     let ops = parse_ops(&a.ops)?;
+    for op in &ops {
+        if let Op::Rain { cx, cy, .. } = op {
+            if *cx >= a.size || *cy >= a.size {
+                bail!("--ops: rain at ({cx}, {cy}) is outside the {0} × {0} grid", a.size);
+            }
+        }
+    }
     let st = Staging::new(&a.out)?.expecting(&["terrain.json", "height.png", "height.tif"])?;
     let bar = Bar::new(quiet);
     bar.stage("generate");
@@ -173,7 +239,9 @@ pub fn replay(
     ops: &[Op],
     progress: &dyn bozkir_core::Progress,
 ) -> Result<Vec<f32>> {
-    use bozkir_gpu::browser::{droplets_f32_reference, thermal_f32_reference, thermal_table, DropletsF32, ThermalF32};
+    use bozkir_gpu::browser::{
+        droplets_f32_reference, thermal_f32_reference, thermal_table, DropletsF32, PipeF32, ThermalF32,
+    };
     use bozkir_terrain::erosion::droplets::{DropletCount, DropletParams};
     let droplets = |z: Vec<f32>, seed: u32, count: u32| -> Result<Vec<f32>> {
         let mut g = Grid::from_vec(size, size, z.into_iter().map(f64::from).collect());
@@ -195,6 +263,29 @@ pub fn replay(
             iterations,
         })
     };
+    // The page's water: one pipe model whose water, fluxes and sediment live through the run.
+    let mut g0 = Grid::from_vec(size, size, z.iter().map(|&v| f64::from(v)).collect());
+    g0.dx = cell;
+    g0.dy = cell;
+    let mut pipe = PipeF32::new(&g0, &bozkir_gpu::browser::page_pipe_params());
+    let ks = pipe.u.ks;
+    pipe.u.uni = 0;
+    let mut water = |z: Vec<f32>, brush: Option<(usize, usize, usize, f32)>, steps: usize| {
+        for (i, m) in pipe.maps.iter_mut().enumerate() {
+            let inc = brush.map_or(0.0, |(cx, cy, r, inc)| {
+                let (dx, dy) = ((i % size) as i64 - cx as i64, (i / size) as i64 - cy as i64);
+                if dx * dx + dy * dy < (r * r) as i64 {
+                    inc
+                } else {
+                    0.0
+                }
+            });
+            *m = [inc, ks];
+        }
+        pipe.b = z;
+        pipe.step_reference(steps);
+        pipe.b.clone()
+    };
     let total: u64 = ops.iter().map(Op::runs).sum();
     let mut done = 0;
     let mut tick = |n: u64| {
@@ -213,11 +304,22 @@ pub fn replay(
                 z = thermal(z, talus, rate, iterations);
                 tick(1);
             }
-            Op::Steps { seed, count, talus, rate, iterations, repeat } => {
+            Op::Steps { seed, count, talus, rate, iterations, water: k, repeat } => {
                 for r in 0..repeat {
                     z = thermal(droplets(z, seed + r, count)?, talus, rate, iterations);
+                    if k > 0 {
+                        z = water(z, None, k);
+                    }
                     tick(2);
                 }
+            }
+            Op::Rain { cx, cy, r, inc, steps } => {
+                z = water(z, Some((cx, cy, r, inc)), steps);
+                tick(1);
+            }
+            Op::Flow { steps } => {
+                z = water(z, None, steps);
+                tick(1);
             }
         }
     }
@@ -241,14 +343,19 @@ mod tests {
 
     #[test]
     fn ops_parse_and_bad_ops_are_named() {
-        let ops = parse_ops("droplets:1:4096x3, thermal:35:0.2:4,droplets:9:100,steps:4:512:30:0.5:2x7").unwrap();
+        let ops = parse_ops(
+            "droplets:1:4096x3, thermal:35:0.2:4,droplets:9:100,steps:4:512:30:0.5:2:3x7,rain:5:6:4:0.05:12,flow:9",
+        )
+        .unwrap();
         assert_eq!(
             ops,
             vec![
                 Op::Droplets { seed: 1, count: 4096, repeat: 3 },
                 Op::Thermal { talus: 35.0, rate: 0.2, iterations: 4 },
                 Op::Droplets { seed: 9, count: 100, repeat: 1 },
-                Op::Steps { seed: 4, count: 512, talus: 30.0, rate: 0.5, iterations: 2, repeat: 7 }
+                Op::Steps { seed: 4, count: 512, talus: 30.0, rate: 0.5, iterations: 2, water: 3, repeat: 7 },
+                Op::Rain { cx: 5, cy: 6, r: 4, inc: 0.05, steps: 12 },
+                Op::Flow { steps: 9 }
             ]
         );
         assert!(parse_ops("").unwrap().is_empty());
@@ -263,9 +370,14 @@ mod tests {
             ("thermal:35:0:1", "RATE"),
             ("thermal:35:NaN:1", "RATE"),
             ("thermal:35:0.2", "expected thermal"),
-            ("steps:1:5:35:0.2", "expected steps"),
-            ("steps:1:5:35:0.2:2x0", "REPEAT"),
-            ("steps:1:5:95:0.2:2x3", "TALUS_DEG"),
+            ("steps:1:5:35:0.2:2", "expected steps"),
+            ("steps:1:5:35:0.2:2:0x0", "REPEAT"),
+            ("steps:1:5:95:0.2:2:0x3", "TALUS_DEG"),
+            ("steps:1:5:35:0.2:2:-1", "pipe-model steps"),
+            ("rain:1:2:0:0.05:3", "RADIUS"),
+            ("rain:1:2:3:2:3", "METRES_PER_STEP"),
+            ("rain:1:2:3:0.05", "expected rain"),
+            ("flow:x", "pipe-model steps"),
         ] {
             let e = parse_ops(bad).unwrap_err().to_string();
             assert!(e.contains(says) && e.contains(bad), "{bad}: {e}");
