@@ -155,6 +155,9 @@ const FLAGS: &[Flag] = &[
     f("analyze", "--tpi-radius", NONE),
     f("analyze", "--stream-threshold", &["0", "4294967297"]),
     f("analyze", "--sea-level", &["0", "-1", "1e-308"]),
+    f("lab", "--seed", SEED32),
+    f("lab", "--size", NONE),
+    f("lab", "--cell-size", NONE),
     f("erode", "--steps", NONE),
     f("erode", "--k", ZERO_TINY),
     f("erode", "--m", ZERO_TINY),
@@ -354,6 +357,7 @@ const NOT_NUMERIC: &[&str] = &[
     "--outputs",
     "--crop",
     "--ocean",
+    "--ops",
     "--texture",
     "--tiling",
     "--albedo-from",
@@ -367,6 +371,7 @@ const COMMANDS: &[&str] = &[
     "terrain",
     "analyze",
     "erode",
+    "lab",
     "heightmap",
     "export",
     "bake",
@@ -434,6 +439,13 @@ fn case_args(fx: &Fixtures, fl: &Flag, value: &str, out: &Path) -> (Vec<String>,
             v
         }
         "heightmap" => vec!["heightmap".into(), fx.dem.clone(), "--out".into(), o],
+        "lab" => {
+            let mut v = vec!["lab", "--ops", "droplets:1:64,rain:3:3:2:0.05:2,thermal:35:0.2:2", "--out", &o];
+            if fl.flag != "--size" {
+                v.extend(["--size", "64"]);
+            }
+            v.into_iter().map(String::from).collect()
+        }
         "export" => {
             let engine = match fl.flag {
                 "--tile" => "unreal",

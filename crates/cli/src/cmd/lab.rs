@@ -32,7 +32,7 @@ pub struct Args {
     /// Side of the square terrain in cells: 64, 128, 256, 512 or 1024 (the page's sizes).
     #[arg(long, default_value_t = 256)]
     pub size: usize,
-    /// Metres per cell (default: 5120 m over the size, as the page).
+    /// Metres per cell, 0.01..=10000 (default: 5120 m over the size, as the page).
     #[arg(long)]
     pub cell_size: Option<f64>,
     /// The runs, in order, comma-separated: `droplets:SEED:COUNT[xREPEAT]` (REPEAT runs of
@@ -195,7 +195,10 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if !LAB_SIZES.contains(&a.size) {
         bail!("--size must be one of {LAB_SIZES:?} (the page's sizes), got {}", a.size);
     }
-    let cell = super::positive("cell-size", a.cell_size.unwrap_or(LAB_EXTENT_M / a.size as f64))?;
+    let cell = a.cell_size.unwrap_or(LAB_EXTENT_M / a.size as f64);
+    if !(0.01..=10_000.0).contains(&cell) {
+        bail!("--cell-size must be 0.01..=10000 m, got {cell}");
+    }
     let ops = parse_ops(&a.ops)?;
     for op in &ops {
         if let Op::Rain { cx, cy, .. } = op {
