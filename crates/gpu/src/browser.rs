@@ -87,6 +87,12 @@ fn names(code: &str, word: &str) -> bool {
 /// The `f32` variant of a kernel module composed as `kernel` (with its own `rewrites`), then
 /// `exact.wgsl`, then `tail`.
 fn f32_variant(kernel: &str, rewrites: &[(&str, &str, usize)], tail: &[&str]) -> String {
+    f32_module(kernel, rewrites, true, tail)
+}
+
+/// [`f32_variant`], with `exact.wgsl` only when `exact` (a kernel without divisions or square
+/// roots, such as the routing, has no use for it).
+fn f32_module(kernel: &str, rewrites: &[(&str, &str, usize)], exact_wgsl: bool, tail: &[&str]) -> String {
     let mut src = rewrite(kernel, "alias R = f64;", "alias R = f32;", 1);
     for &(from, to, times) in rewrites {
         src = rewrite(&src, from, to, times);
@@ -101,7 +107,9 @@ fn f32_variant(kernel: &str, rewrites: &[(&str, &str, usize)], tail: &[&str]) ->
     for (from, to) in CORRECT_F32 {
         exact = rewrite(&exact, from, to, 1);
     }
-    src.push_str(&exact);
+    if exact_wgsl {
+        src.push_str(&exact);
+    }
     for t in tail {
         src.push_str(t);
     }
@@ -1033,4 +1041,99 @@ pub fn pipe_f32(gpu: &Gpu, start: &PipeF32, steps: usize) -> Result<PipeF32, Gpu
         s: gpu.read(&s_adv, n)?,
         erdp: gpu.read(&erdp, n)?,
     })
+}
+
+/// The D8 routing and accumulation module as the browser compiles it (`web/src/gpu/flow.wgsl`):
+/// `flow.wgsl` + `rounds.wgsl` + `roots.wgsl` with the heights, the distance table and the
+/// receiver distances in `f32`. Contract: receivers from `f32` slopes `(h_i − h_j)·(1/d_k)` with
+/// the native tie-break ([`d8_f32_reference`]), then integer upstream counts (exact in any order:
+/// [`accumulate_reference`]).
+pub fn flow_wgsl_f32() -> &'static str {
+    static SRC: OnceLock<String> = OnceLock::new();
+    SRC.get_or_init(|| {
+        let body = f32_module(
+            include_str!("../shaders/flow.wgsl"),
+            &[],
+            false,
+            &[include_str!("../shaders/rounds.wgsl"), include_str!("../shaders/roots.wgsl")],
+        );
+        format!("{}{body}", header("flow.wgsl", "rounds.wgsl, roots.wgsl"))
+    })
+}
+
+/// D8 receivers (a border cell and a cell with no lower neighbour drain to themselves) and
+/// receiver distances of `z` (`w × h`, row-major) in `f32`, operation for operation as the
+/// generated `flow.wgsl`: slopes `(h_i − h_j)·(1/d_k)` over NW, N, NE, W, E, SW, S, SE, a
+/// neighbour replacing the best only on a strictly larger slope.
+pub fn d8_f32_reference(w: usize, h: usize, z: &[f32], dx: f64, dy: f64) -> (Vec<u32>, Vec<f32>) {
+    assert_eq!(z.len(), w * h, "d8 f32: heights do not match the grid");
+    let tab: Vec<f32> = crate::flow::d8_table(dx, dy).iter().map(|&v| v as f32).collect();
+    const O: [(isize, isize); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
+    let mut rcv = vec![0u32; w * h];
+    let mut dist = vec![0.0f32; w * h];
+    for i in 0..w * h {
+        let (x, y) = (i % w, i / w);
+        rcv[i] = i as u32;
+        if x > 0 && y > 0 && x + 1 < w && y + 1 < h {
+            let hi = z[i];
+            let (mut best, mut bk) = (-1.0f32, 8usize);
+            for (k, (ox, oy)) in O.iter().enumerate() {
+                let j = (i as isize + oy * w as isize + ox) as usize;
+                let s = (hi - z[j]) * tab[k];
+                if z[j] < hi && s > best {
+                    best = s;
+                    bk = k;
+                }
+            }
+            if bk < 8 {
+                let (ox, oy) = O[bk];
+                rcv[i] = (i as isize + oy * w as isize + ox) as u32;
+                dist[i] = tab[8 + bk];
+            }
+        }
+    }
+    (rcv, dist)
+}
+
+/// Upstream cell counts (each cell counts itself) of a receiver forest (`rcv[i] == i` for
+/// roots): integer sums, so every order gives them.
+pub fn accumulate_reference(rcv: &[u32]) -> Vec<u32> {
+    let n = rcv.len();
+    let mut donors = vec![0u32; n];
+    for (i, &r) in rcv.iter().enumerate() {
+        if r as usize != i {
+            donors[r as usize] += 1;
+        }
+    }
+    let mut count = vec![1u32; n];
+    let mut stack: Vec<usize> = (0..n).filter(|&i| donors[i] == 0).collect();
+    while let Some(i) = stack.pop() {
+        let r = rcv[i] as usize;
+        if r != i {
+            count[r] += count[i];
+            donors[r] -= 1;
+            if donors[r] == 0 {
+                stack.push(r);
+            }
+        }
+    }
+    count
+}
+
+/// The `f32` routing and accumulation run natively (wgpu): `(receivers, distances, counts)`.
+pub fn flow_f32(
+    gpu: &Gpu,
+    w: usize,
+    h: usize,
+    z: &[f32],
+    dx: f64,
+    dy: f64,
+) -> Result<(Vec<u32>, Vec<f32>, Vec<u32>), GpuError> {
+    assert_eq!(z.len(), w * h, "flow f32: heights do not match the grid");
+    gpu.check_grid(w, h, 8)?;
+    let rt = crate::flow::Routing::new_f32(gpu, w, h, dx, dy);
+    let zb = gpu.buffer("z f32", z);
+    rt.route(gpu, &zb)?;
+    rt.accumulate(gpu)?;
+    Ok((gpu.read(&rt.rcv, w * h)?, gpu.read(&rt.dist, w * h)?, gpu.read(&rt.count, w * h)?))
 }

@@ -88,6 +88,8 @@ pub(crate) struct Routing {
     pub ind: wgpu::Buffer,
     tab: wgpu::Buffer,
     dims: Vec<wgpu::Buffer>,
+    /// The module's name and source: `flow.wgsl` (f64 heights) or its browser variant (f32).
+    module: (&'static str, &'static str),
     w: usize,
     h: usize,
     n: usize,
@@ -111,6 +113,18 @@ const ACC: [&str; 6] = ["acc_tile_local", "roots_args", "acc_link", "acc_jump", 
 
 impl Routing {
     pub fn new(gpu: &Gpu, w: usize, h: usize, dx: f64, dy: f64) -> Self {
+        let tab = gpu.buffer("d8tab", &d8_table(dx, dy));
+        Self::with_module(gpu, w, h, tab, (NAME, SRC))
+    }
+
+    /// The routing of the browser's `f32` module (heights, table and distances in `f32`).
+    pub fn new_f32(gpu: &Gpu, w: usize, h: usize, dx: f64, dy: f64) -> Self {
+        let tab: Vec<f32> = d8_table(dx, dy).iter().map(|&v| v as f32).collect();
+        let tab = gpu.buffer("d8tab f32", &tab);
+        Self::with_module(gpu, w, h, tab, ("flow.f32.wgsl", crate::browser::flow_wgsl_f32()))
+    }
+
+    fn with_module(gpu: &Gpu, w: usize, h: usize, tab: wgpu::Buffer, module: (&'static str, &'static str)) -> Self {
         let n = w * h;
         let dims = (0..MAX_ROUNDS)
             .map(|r| gpu.uniform("dims", &Dims { w: w as u32, h: h as u32, n: n as u32, round: r as u32 }))
@@ -129,8 +143,9 @@ impl Routing {
             roots: gpu.zeroed("root list", 4 * n as u64),
             nroots: gpu.zeroed("root count", 4),
             ind: gpu.indirect("root dispatch", 16),
-            tab: gpu.buffer("d8tab", &d8_table(dx, dy)),
+            tab,
             dims,
+            module,
             w,
             h,
             n,
@@ -181,7 +196,7 @@ impl Routing {
 
     /// Receivers and distances of the heights in `z`.
     pub fn route(&self, gpu: &Gpu, z: &wgpu::Buffer) -> Result<(), GpuError> {
-        let pl = gpu.pipeline(NAME, SRC, "d8")?;
+        let pl = gpu.pipeline(self.module.0, self.module.1, "d8")?;
         let bg = gpu.bind(&pl, &[(0, &self.dims[0]), (1, z), (2, &self.tab), (3, &self.rcv), (4, &self.dist)]);
         let mut enc = gpu.encoder();
         {
@@ -195,7 +210,8 @@ impl Routing {
     /// Upstream cell counts of the receivers in `self.rcv` into `self.count`: in-tile sums, the
     /// roots' forest jumped over a list of the roots, in-tile sums again (see `flow.wgsl`).
     pub fn accumulate(&self, gpu: &Gpu) -> Result<(), GpuError> {
-        let pl = ACC.iter().map(|e| gpu.pipeline(NAME, SRC, e)).collect::<Result<Vec<_>, _>>()?;
+        let (name, src) = self.module;
+        let pl = ACC.iter().map(|e| gpu.pipeline(name, src, e)).collect::<Result<Vec<_>, _>>()?;
         let b = self.acc_binds(gpu, &pl);
         let tiles = (self.w.div_ceil(32) as u32, self.h.div_ceil(32) as u32);
         let mut enc = gpu.encoder();

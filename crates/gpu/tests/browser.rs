@@ -362,3 +362,68 @@ mod pipe {
         assert!(f64_run.eroded.data().iter().any(|&v| v > 0.0));
     }
 }
+
+mod flow {
+    use super::{check_fixture, check_generated, common};
+    use bozkir_gpu::browser::{accumulate_reference, d8_f32_reference, flow_f32, flow_wgsl_f32};
+
+    /// 70 × 45 hills of 20 m cells rounded to 0.5 m steps (flats and equal slopes: the tie-break
+    /// is exercised), in f32.
+    pub fn input() -> (usize, usize, Vec<f32>) {
+        let g = common::hills(70, 45, 120.0, 20.0, 20.0);
+        (70, 45, g.data().iter().map(|&v| ((v * 2.0).round() / 2.0) as f32).collect())
+    }
+
+    #[test]
+    fn the_viewer_loads_the_generated_wgsl() {
+        check_generated("src/gpu/flow.wgsl", flow_wgsl_f32());
+    }
+
+    #[test]
+    fn the_browser_fixture_is_the_cpu_reference() {
+        let (w, h, z) = input();
+        let (rcv, dist) = d8_f32_reference(w, h, &z, 20.0, 20.0);
+        let count = accumulate_reference(&rcv);
+        // Long paths and many outlets: the fixture tests something.
+        assert!(*count.iter().max().unwrap() > 100, "{:?}", count.iter().max());
+        assert!(rcv.iter().enumerate().filter(|&(i, &r)| r as usize == i).count() > 2 * (w + h));
+        let fixture = serde_json::json!({
+            "what": "D8 routing and accumulation f32: input and the CPU reference (crates/gpu/tests/browser.rs); heights and distances are f32 bit patterns",
+            "width": w, "height": h, "dx": 20.0, "dy": 20.0,
+            "z": z.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "expected": {"rcv": rcv, "dist": dist.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "count": count},
+        });
+        check_fixture("tests/browser/fixtures/flow-f32.json", &fixture);
+    }
+
+    #[test]
+    fn the_native_f32_variant_is_the_reference_bit_for_bit() {
+        let Some(gpu) = common::gpu() else { return };
+        // A grid of several 32 × 32 tiles and one path across many of them.
+        for (w, h, z) in [input(), (100, 70, (0..7000).map(|i| (7000 - i) as f32 * 0.25).collect())] {
+            let (rcv, dist) = d8_f32_reference(w, h, &z, 20.0, 20.0);
+            let (grcv, gdist, gcount) = flow_f32(gpu, w, h, &z, 20.0, 20.0).unwrap();
+            assert_eq!(grcv, rcv);
+            assert_eq!(
+                gdist.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                dist.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(gcount, accumulate_reference(&rcv));
+        }
+    }
+
+    #[test]
+    fn the_reference_counts_are_the_native_cpu_counts() {
+        use bozkir_terrain::hydrology::flow_graph::{accumulate_cells, d8_receivers};
+        // On heights exact in f32 the f32 receivers are the f64 router's.
+        let (w, h, z) = input();
+        let g = bozkir_core::Grid::from_vec(w, h, z.iter().map(|&v| f64::from(v)).collect()).with_cell_size(20.0, 20.0);
+        let fg = d8_receivers(&g);
+        let (rcv, _) = d8_f32_reference(w, h, &z, 20.0, 20.0);
+        let agree = fg.receivers.iter().zip(&rcv).filter(|(a, b)| **a == **b).count();
+        assert!(agree as f64 >= 0.999 * rcv.len() as f64, "{agree} of {}", rcv.len());
+        if agree == rcv.len() {
+            assert_eq!(accumulate_reference(&rcv), accumulate_cells(&fg));
+        }
+    }
+}

@@ -17,6 +17,7 @@ const load = (name) => JSON.parse(readFileSync(fileURLToPath(new URL(`./fixtures
 const fixture = load('thermal-f32.json');
 const drops = load('droplets-f32.json');
 const pipeFx = load('pipe-f32.json');
+const flowFx = load('flow-f32.json');
 let ctx = null;
 
 before(async () => {
@@ -219,4 +220,22 @@ test('the pipe model on WebGPU is the f32 CPU reference bit for bit (rain brush,
   }
   // Water ran and carved: the comparison is not of an untouched input.
   assert.ok(pipeFx.b.filter((b, i) => b !== pipeFx.expected.b[i]).length > pipeFx.b.length / 4);
+});
+
+test('D8 routing and accumulation on WebGPU are the f32 CPU reference bit for bit', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async (f) => {
+    const m = await import('/src/gpu/flow.js');
+    const device = await (await import('/src/gpu/device.js')).webgpuDevice();
+    const z = new Float32Array(new Uint32Array(f.z).buffer);
+    const out = await m.flowF32(device, { width: f.width, height: f.height, z, dx: f.dx, dy: f.dy });
+    return { rcv: [...out.rcv], dist: [...new Uint32Array(out.dist.buffer)], count: [...out.count] };
+  }, flowFx);
+  for (const k of ['rcv', 'dist', 'count']) {
+    const want = flowFx.expected[k];
+    assert.equal(got[k].length, want.length, k);
+    const wrong = got[k].filter((v, i) => v !== want[i]).length;
+    assert.equal(wrong, 0, `${k}: ${wrong} of ${want.length} values differ`);
+  }
+  assert.ok(Math.max(...flowFx.expected.count) > 100);
 });
