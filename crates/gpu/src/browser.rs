@@ -1120,20 +1120,25 @@ pub fn accumulate_reference(rcv: &[u32]) -> Vec<u32> {
     count
 }
 
-/// The `f32` routing and accumulation run natively (wgpu): `(receivers, distances, counts)`.
-pub fn flow_f32(
-    gpu: &Gpu,
-    w: usize,
-    h: usize,
-    z: &[f32],
-    dx: f64,
-    dy: f64,
-) -> Result<(Vec<u32>, Vec<f32>, Vec<u32>), GpuError> {
+/// What the `f32` routing and accumulation give: receivers, receiver distances, upstream counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowF32Output {
+    pub receivers: Vec<u32>,
+    pub dist: Vec<f32>,
+    pub count: Vec<u32>,
+}
+
+/// The `f32` routing and accumulation run natively (wgpu).
+pub fn flow_f32(gpu: &Gpu, w: usize, h: usize, z: &[f32], dx: f64, dy: f64) -> Result<FlowF32Output, GpuError> {
     assert_eq!(z.len(), w * h, "flow f32: heights do not match the grid");
     gpu.check_grid(w, h, 8)?;
     let rt = crate::flow::Routing::new_f32(gpu, w, h, dx, dy);
     let zb = gpu.buffer("z f32", z);
     rt.route(gpu, &zb)?;
     rt.accumulate(gpu)?;
-    Ok((gpu.read(&rt.rcv, w * h)?, gpu.read(&rt.dist, w * h)?, gpu.read(&rt.count, w * h)?))
+    Ok(FlowF32Output {
+        receivers: gpu.read(&rt.rcv, w * h)?,
+        dist: gpu.read(&rt.dist, w * h)?,
+        count: gpu.read(&rt.count, w * h)?,
+    })
 }
