@@ -169,6 +169,7 @@ async function start(profile, seed, size) {
   state.lab = await ErosionLab.create(state.device, { profile, seed, size, heights, cell: EXTENT_M / size });
   state.view = new LabView(state.device, $('lab-view'), state.lab);
   state.view.exag = Number($('lab-exag').value);
+  state.view.drainage = $('lab-drainage').checked;
   state.steps = 0;
   state.seedNext = 1;
   resize();
@@ -214,9 +215,16 @@ function wire() {
   };
   $('lab-export').onclick = () => exportPng().catch(() => {});
   $('lab-new').onclick = () => start($('lab-profile').value, Number($('lab-seed').value) >>> 0, Number($('lab-size').value)).catch(fail);
+  $('lab-drainage').onchange = () => {
+    if (state.view) {
+      state.view.drainage = $('lab-drainage').checked;
+      state.view.draw();
+    }
+  };
   $('lab-exag').oninput = () => {
     if (state.view) {
       state.view.exag = Number($('lab-exag').value);
+  state.view.drainage = $('lab-drainage').checked;
       state.view.draw();
     }
   };
@@ -227,6 +235,7 @@ function wire() {
     else if (e.key === 's') step();
     else if (e.key === 'r') $('lab-reset').click();
     else if (e.key === 'b') $('lab-brush').checked = !$('lab-brush').checked;
+    else if (e.key === 'd') $('lab-drainage').click();
     else return;
     e.preventDefault();
   });

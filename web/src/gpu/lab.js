@@ -8,6 +8,7 @@ import { checkDevice, submitAndRead, upload } from './device.js';
 import { DropletsKernel, dropletSetup } from './droplets.js';
 import { ThermalKernel, talusTable } from './thermal.js';
 import { PipeKernel, pipeUniform } from './pipe.js';
+import { FlowKernel } from './flow.js';
 import { cameraBasis, screenRay, viewProjection } from '../camera.js';
 
 /** What a recipe's op looks like in the log and on the command line. */
@@ -54,15 +55,16 @@ export class ErosionLab {
       const maps = new Float32Array(2 * n);
       for (let i = 0; i < n; i++) maps[2 * i + 1] = ks;
       const pipe = await PipeKernel.create(device, size, size, h, uniform, maps);
-      return new ErosionLab(device, start, h, drops, thermal, pipe, maps);
+      const flow = await FlowKernel.create(device, size, size, h, cell, cell);
+      return new ErosionLab(device, start, h, drops, thermal, pipe, maps, flow);
     } catch (e) {
       h.destroy();
       throw e;
     }
   }
 
-  constructor(device, start, h, drops, thermal, pipe, maps) {
-    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, log: [], size: start.size, brush: null, wet: false });
+  constructor(device, start, h, drops, thermal, pipe, maps, flow) {
+    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, flow, log: [], size: start.size, brush: null, wet: false });
   }
 
   /** Rains `count` droplets drawn from `seed` (one run: batches of the kernel's size). */
@@ -207,6 +209,7 @@ export class ErosionLab {
     this.drops.destroy();
     this.thermal.destroy();
     this.pipe.destroy();
+    this.flow.destroy();
     this.h.destroy();
   }
 }
@@ -286,19 +289,21 @@ function concat(parts) {
 const MESH_WGSL = /* wgsl */ `
 struct U {
   vp: mat4x4<f32>,
-  w: u32, stride: u32, quads: u32, pad0: u32,
+  w: u32, stride: u32, quads: u32, streams: u32,
   cell: f32, exag: f32, lo: f32, hi: f32,
   sun: vec4<f32>,
 };
 @group(0) @binding(0) var<uniform> u: U;
 @group(0) @binding(1) var<storage, read> z: array<f32>;
 @group(0) @binding(2) var<storage, read> water: array<f32>;
+@group(0) @binding(3) var<storage, read> acc: array<u32>;
 
 struct VOut {
   @builtin(position) pos: vec4<f32>,
   @location(0) n: vec3<f32>,
   @location(1) t: f32,
   @location(2) d: f32,
+  @location(3) a: f32,
 };
 
 fn at(x: i32, y: i32) -> f32 {
@@ -326,6 +331,11 @@ fn at(x: i32, y: i32) -> f32 {
   o.n = normalize(vec3<f32>(-gx * u.exag, -gy * u.exag, 1.0));
   o.t = clamp((hz - u.lo) / max(u.hi - u.lo, 1e-6), 0.0, 1.0);
   o.d = wd;
+  // Drainage: upstream cells past the threshold, on a log scale over three octaves.
+  o.a = 0.0;
+  if (u.streams > 0u) {
+    o.a = clamp((log2(f32(acc[u32(y) * u.w + u32(x)])) - log2(f32(u.streams))) / 3.0, 0.0, 1.0);
+  }
   return o;
 }
 
@@ -338,6 +348,7 @@ fn at(x: i32, y: i32) -> f32 {
   // Water from the pipe model: a film darkens the ground, depth turns it blue.
   col = mix(col, col * 0.7, smoothstep(0.001, 0.02, i.d));
   col = mix(col, vec3<f32>(0.16, 0.36, 0.62), smoothstep(0.02, 0.6, i.d));
+  col = mix(col, vec3<f32>(0.20, 0.42, 0.70), 0.85 * i.a);
   let lambert = max(dot(n, normalize(u.sun.xyz)), 0.0);
   let sky = 0.35 + 0.25 * n.z;
   return vec4<f32>(col * (0.85 * lambert + sky * vec3<f32>(0.55, 0.62, 0.75)), 1.0);
@@ -369,13 +380,16 @@ export class LabView {
     this.ub = device.createBuffer({ size: 128, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.group = device.createBindGroup({
       layout: this.pipeline.getBindGroupLayout(0),
-      entries: [{ binding: 0, resource: { buffer: this.ub } }, { binding: 1, resource: { buffer: lab.h } }, { binding: 2, resource: { buffer: lab.pipe.d } }],
+      entries: [{ binding: 0, resource: { buffer: this.ub } }, { binding: 1, resource: { buffer: lab.h } }, { binding: 2, resource: { buffer: lab.pipe.d } },
+        { binding: 3, resource: { buffer: lab.flow.count } }],
     });
     const w = lab.size;
     this.stride = Math.max(1, Math.ceil((w - 1) / (maxSide - 1)));
     this.quads = Math.ceil((w - 1) / this.stride);
     this.cam = { az: 30, el: 35, dist: 1.6, fov: 45 };
     this.exag = 1;
+    /** Draw the drainage (D8 accumulation, routed on the GPU every frame). */
+    this.drainage = true;
     const h = lab.start.heights;
     let lo = Infinity;
     let hi = -Infinity;
@@ -399,12 +413,14 @@ export class LabView {
     const basis = this.basis();
     const u = new ArrayBuffer(128);
     new Float32Array(u, 0, 16).set(viewProjection(basis, W, H, extent * 0.01, extent * 10));
-    new Uint32Array(u, 64, 4).set([lab.size, this.stride, this.quads, 0]);
+    const streams = this.drainage ? Math.max(50, Math.round((lab.size * lab.size) / 500)) : 0;
+    new Uint32Array(u, 64, 4).set([lab.size, this.stride, this.quads, streams]);
     new Float32Array(u, 80, 4).set([lab.start.cell, this.exag, this.lo, this.hi]);
     // w: the view's shift right in clip units (the panel covers the left of wide views).
     new Float32Array(u, 96, 4).set([-0.55, 0.45, 0.5, this.shift()]);
     device.queue.writeBuffer(this.ub, 0, u);
     const enc = device.createCommandEncoder();
+    if (this.drainage) lab.flow.encode(enc);
     const pass = enc.beginRenderPass({
       colorAttachments: [{ view: this.ctx.getCurrentTexture().createView(), loadOp: 'clear', storeOp: 'store', clearValue: { r: 0.62, g: 0.72, b: 0.84, a: 1 } }],
       depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
