@@ -239,3 +239,50 @@ test('D8 routing and accumulation on WebGPU are the f32 CPU reference bit for bi
   }
   assert.ok(Math.max(...flowFx.expected.count) > 100);
 });
+
+test('the GPU radix sort gives the CPU counting sort order (far to near, stable)', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async () => {
+    const m = await import('/src/gpu/sort.js');
+    const device = await (await import('/src/gpu/device.js')).webgpuDevice();
+    // Keys with many repeats (the stability matters) and the extremes, over several blocks and
+    // a partial last block.
+    let s = 12345;
+    const rnd = () => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      return s >>> 8;
+    };
+    const out = [];
+    for (const n of [1, 255, 256, 4099, 70000]) {
+      const keys = Uint32Array.from({ length: n }, (_, i) => (i % 97 === 0 ? 65535 * (i % 2) : rnd() % (n < 300 ? 7 : 4000)));
+      const gpu = await m.sortKeys(device, keys);
+      const cpu = Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[b] - keys[a] || a - b);
+      out.push({ n, same: gpu.length === n && cpu.every((v, i) => v === gpu[i]), first: [...gpu.slice(0, 5)], want: cpu.slice(0, 5) });
+    }
+    return out;
+  });
+  for (const r of got) assert.ok(r.same, `n = ${r.n}: GPU ${r.first}… against CPU ${r.want}…`);
+});
+
+test('the GPU radix sort matches sort-worker.js on quantised depths', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async () => {
+    const m = await import('/src/gpu/sort.js');
+    const w = await import('/src/sort-worker.js');
+    const device = await (await import('/src/gpu/device.js')).webgpuDevice();
+    const n = 20000;
+    const pos = new Float32Array(3 * n);
+    for (let i = 0; i < 3 * n; i++) pos[i] = Math.sin(i * 12.9898) * 43758.5453 % 50;
+    const forward = [0.3, 0.8, -0.52];
+    const eye = [5, -40, 30];
+    const cpu = w.depthSort(pos, 0, n, forward, eye);
+    // The same keys, quantised as the worker does (f64 depth across the range present).
+    const d = Array.from({ length: n }, (_, k) => (pos[3 * k] - eye[0]) * forward[0] + (pos[3 * k + 1] - eye[1]) * forward[1] + (pos[3 * k + 2] - eye[2]) * forward[2]);
+    const min = Math.min(...d);
+    const max = Math.max(...d);
+    const keys = Uint32Array.from(d, (v) => Math.min(65535, Math.floor((v - min) * (65535 / (max - min)))));
+    const gpu = await m.sortKeys(device, keys);
+    return { same: cpu.length === n && [...cpu].every((v, i) => v === gpu[i]), n: cpu.length };
+  });
+  assert.ok(got.same, `order differs from sort-worker.js (${got.n} splats)`);
+});
