@@ -160,6 +160,41 @@ function makeTerrain(profile, seed, size) {
   });
 }
 
+/** On a lost device: stop, say so, and offer to restore the session on a new device. */
+function watchDevice() {
+  const device = state.device;
+  device.lost.then((info) => {
+    if (state.device !== device) return;
+    state.running = false;
+    state.lost = { log: state.lab ? state.lab.log.map((o) => ({ ...o })) : [], steps: state.steps, seedNext: state.seedNext };
+    say(`The GPU device was lost (${info.message || info.reason}). Press "restore" to replay the session on a new device (the same heights: the kernels are deterministic).`);
+    $('lab-restore').hidden = false;
+  });
+}
+
+/** A new device, the start terrain on it, and the lost session's log replayed. */
+async function restore() {
+  const lost = state.lost;
+  if (!lost) return;
+  say('restoring on a new device…');
+  state.device = await webgpuDevice();
+  watchDevice();
+  const start0 = state.lab.start;
+  const lab = await ErosionLab.create(state.device, start0);
+  lab.replay(lost.log);
+  state.lab = lab;
+  state.view = new LabView(state.device, $('lab-view'), lab);
+  state.view.exag = Number($('lab-exag').value);
+  state.view.drainage = $('lab-drainage').checked;
+  Object.assign(state, { steps: lost.steps, seedNext: lost.seedNext, lost: null, error: null });
+  chain = Promise.resolve();
+  $('lab-restore').hidden = true;
+  resize();
+  await state.device.queue.onSubmittedWorkDone();
+  say(`restored: ${lab.log.length} logged runs replayed`);
+  status();
+}
+
 async function start(profile, seed, size) {
   setRunning(false);
   say(`generating ${profile} ${size}²…`);
@@ -214,6 +249,7 @@ function wire() {
     });
   };
   $('lab-export').onclick = () => exportPng().catch(() => {});
+  $('lab-restore').onclick = () => restore().catch(fail);
   $('lab-new').onclick = () => start($('lab-profile').value, Number($('lab-seed').value) >>> 0, Number($('lab-size').value)).catch(fail);
   $('lab-drainage').onchange = () => {
     if (state.view) {
@@ -315,10 +351,7 @@ async function main() {
   $('lab-radius').value = params.get('radius') ?? String(Math.max(2, Math.round(size / 32)));
   for (const k of ['thermal', 'talus', 'rate', 'water', 'inc']) if (params.has(k)) $(`lab-${k}`).value = params.get(k);
   state.device = await webgpuDevice();
-  state.device.lost.then((info) => {
-    state.running = false;
-    say(`The GPU device was lost (${info.message || info.reason}); the heights on it are gone. Reload the page to start again.`);
-  });
+  watchDevice();
   wire();
   await start(profile, seed, size);
   if (params.get('run') === '1') setRunning(true);
@@ -349,6 +382,8 @@ window.bozkirLab = {
       return { lo: out.lo, hi: out.hi, codes: [...out.codes], pngBytes: out.png.length };
     }, true);
   },
+  /** The restore button's work, awaited. */
+  restore: () => restore(),
   /** The reset button's work, awaited. */
   reset: () => document.getElementById('lab-reset').onclick(),
 };

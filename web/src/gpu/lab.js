@@ -169,6 +169,22 @@ export class ErosionLab {
     }
   }
 
+  /**
+   * Runs the ops of a log (another lab's `log`, e.g. one whose device was lost) on this lab, in
+   * order: the kernels are deterministic, so the heights end as they were.
+   */
+  replay(log) {
+    for (const op of log) {
+      for (let r = 0; r < (op.kind === 'droplets' || op.kind === 'steps' ? op.repeat : 1); r++) {
+        if (op.kind === 'droplets') this.droplets(op.seed + r, op.count);
+        else if (op.kind === 'thermal') this.thermalRun(op.talus, op.rate, op.iterations);
+        else if (op.kind === 'steps') this.step(op.seed + r, op.count, op.talus, op.rate, op.iterations, op.water);
+        else if (op.kind === 'rain') this.rain(op.cx, op.cy, op.r, op.inc, op.steps);
+        else if (op.kind === 'flow') this.flow(op.steps);
+      }
+    }
+  }
+
   /** Droplets rained so far. */
   dropletCount() {
     return this.log.filter((o) => o.kind === 'droplets' || o.kind === 'steps').reduce((s, o) => s + o.count * o.repeat, 0);

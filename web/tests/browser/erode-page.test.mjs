@@ -171,10 +171,14 @@ test('the mesh is drawn from the GPU buffer, and reset brings the start back', a
   assert.equal(start.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --out lab-out');
 });
 
-test('a lost device stops the page with a message, and no export of its heights', async (t) => {
+test('a lost device stops the page with a message, no export, and restore replays the session', async (t) => {
   if (unavailable(t)) return;
   const r = await ctx.page.evaluate(async () => {
     const lab = window.bozkirLab;
+    await lab.step();
+    await lab.rainAt(20, 20);
+    await lab.step();
+    const before = await lab.codes();
     lab.state.device.destroy();
     await new Promise((res) => setTimeout(res, 100));
     await lab.step();
@@ -184,10 +188,21 @@ test('a lost device stops the page with a message, and no export of its heights'
     } catch (e) {
       exported = e.message;
     }
-    return { message: document.getElementById('lab-message').textContent, exported };
+    const message = document.getElementById('lab-message').textContent;
+    const offered = !document.getElementById('lab-restore').hidden;
+    await lab.restore();
+    const after = await lab.codes();
+    return {
+      message, exported, offered, same: after.codes.every((q, i) => q === before.codes[i]) && after.lo === before.lo,
+      recipe: lab.state.lab.recipe(), restored: document.getElementById('lab-message').textContent,
+    };
   });
   assert.match(r.message, /device was lost/);
   assert.match(r.exported, /device was lost/);
+  assert.ok(r.offered, 'no restore button');
+  assert.ok(r.same, 'the restored heights differ from those before the loss');
+  assert.match(r.restored, /restored: 3 logged runs replayed/);
+  assert.match(r.recipe, /--ops steps:1:512:33:0\.2:3:0,rain:20:20:5:0\.05:6,steps:2:512:33:0\.2:3:6 /);
 });
 
 test('without WebGPU the page says so and disables its controls', async (t) => {
