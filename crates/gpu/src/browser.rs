@@ -999,27 +999,17 @@ pub fn pipe_f32(gpu: &Gpu, start: &PipeF32, steps: usize) -> Result<PipeF32, Gpu
         gpu.pipeline(NAME, src, "sw_depth")?,
         gpu.pipeline(NAME, src, "sw_advect")?,
     ];
-    let set = |bi: &wgpu::Buffer, bo: &wgpu::Buffer| {
-        [
-            gpu.bind(&pipes[0], &[(0, &ub), (1, bi), (3, &d), (4, &flux), (9, &maps)]),
-            gpu.bind(
-                &pipes[1],
-                &[
-                    (0, &ub),
-                    (1, bi),
-                    (2, bo),
-                    (3, &d),
-                    (4, &flux),
-                    (5, &vel),
-                    (6, &s_adv),
-                    (7, &s_src),
-                    (8, &erdp),
-                    (9, &maps),
-                ],
-            ),
-            gpu.bind(&pipes[2], &[(0, &ub), (5, &vel), (6, &s_src), (7, &s_adv)]),
-        ]
+    let st = crate::shallow_water::StepBuffers {
+        ub: &ub,
+        d: &d,
+        flux: &flux,
+        vel: &vel,
+        s_adv: &s_adv,
+        s_src: &s_src,
+        erdp: &erdp,
+        maps: &maps,
     };
+    let set = |bi: &wgpu::Buffer, bo: &wgpu::Buffer| st.groups(gpu, &pipes, bi, bo);
     let bgs = [set(&b[0], &b[1]), set(&b[1], &b[0])];
     let mut enc = gpu.encoder();
     {

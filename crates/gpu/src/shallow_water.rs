@@ -144,6 +144,51 @@ pub(crate) fn prepare(terrain: &Grid<f64>, params: &ShallowWaterParams) -> (Sw, 
     (sw, maps)
 }
 
+/// The buffers one step binds besides the terrain (uniform, water, outflows, velocity, sediment
+/// after and before advection, (eroded, deposited), maps).
+pub(crate) struct StepBuffers<'a> {
+    pub ub: &'a wgpu::Buffer,
+    pub d: &'a wgpu::Buffer,
+    pub flux: &'a wgpu::Buffer,
+    pub vel: &'a wgpu::Buffer,
+    pub s_adv: &'a wgpu::Buffer,
+    pub s_src: &'a wgpu::Buffer,
+    pub erdp: &'a wgpu::Buffer,
+    pub maps: &'a wgpu::Buffer,
+}
+
+impl StepBuffers<'_> {
+    /// The (flux, depth, advect) bind groups of a step reading the terrain `bi`, writing `bo`.
+    pub(crate) fn groups(
+        &self,
+        gpu: &Gpu,
+        pipes: &[std::sync::Arc<wgpu::ComputePipeline>; 3],
+        bi: &wgpu::Buffer,
+        bo: &wgpu::Buffer,
+    ) -> [wgpu::BindGroup; 3] {
+        let s = self;
+        [
+            gpu.bind(&pipes[0], &[(0, s.ub), (1, bi), (3, s.d), (4, s.flux), (9, s.maps)]),
+            gpu.bind(
+                &pipes[1],
+                &[
+                    (0, s.ub),
+                    (1, bi),
+                    (2, bo),
+                    (3, s.d),
+                    (4, s.flux),
+                    (5, s.vel),
+                    (6, s.s_adv),
+                    (7, s.s_src),
+                    (8, s.erdp),
+                    (9, s.maps),
+                ],
+            ),
+            gpu.bind(&pipes[2], &[(0, s.ub), (5, s.vel), (6, s.s_src), (7, s.s_adv)]),
+        ]
+    }
+}
+
 /// A pipe-model simulation whose state stays on the device between steps.
 pub struct GpuShallowWater<'g> {
     gpu: &'g Gpu,
@@ -190,27 +235,17 @@ impl<'g> GpuShallowWater<'g> {
             gpu.pipeline(NAME, SRC, "sw_depth")?,
             gpu.pipeline(NAME, SRC, "sw_advect")?,
         ];
-        let set = |bi: &wgpu::Buffer, bo: &wgpu::Buffer| {
-            [
-                gpu.bind(&pipes[0], &[(0, &ub), (1, bi), (3, &d), (4, &flux), (9, &mapb)]),
-                gpu.bind(
-                    &pipes[1],
-                    &[
-                        (0, &ub),
-                        (1, bi),
-                        (2, bo),
-                        (3, &d),
-                        (4, &flux),
-                        (5, &vel),
-                        (6, &s_adv),
-                        (7, &s_src),
-                        (8, &erdp),
-                        (9, &mapb),
-                    ],
-                ),
-                gpu.bind(&pipes[2], &[(0, &ub), (5, &vel), (6, &s_src), (7, &s_adv)]),
-            ]
+        let st = StepBuffers {
+            ub: &ub,
+            d: &d,
+            flux: &flux,
+            vel: &vel,
+            s_adv: &s_adv,
+            s_src: &s_src,
+            erdp: &erdp,
+            maps: &mapb,
         };
+        let set = |bi: &wgpu::Buffer, bo: &wgpu::Buffer| st.groups(gpu, &pipes, bi, bo);
         let bgs = [set(&b[0], &b[1]), set(&b[1], &b[0])];
         gpu.take_errors()?;
         Ok(Self { gpu, w, h, dx, dy, dt, bgs, pipes, b, d, vel, s_adv, erdp, steps_done: 0 })

@@ -54,6 +54,25 @@ export function upload(device, size, usage, data) {
   return b;
 }
 
+/** The buffers a kernel makes (`make`, as `upload`), destroyed together (`destroy`). */
+export class Buffers {
+  constructor(device) {
+    this.device = device;
+    this.list = [];
+  }
+
+  make(size, usage, data) {
+    const b = upload(this.device, size, usage, data);
+    this.list.push(b);
+    return b;
+  }
+
+  destroy() {
+    for (const b of this.list) b.destroy();
+    this.list = [];
+  }
+}
+
 /** A bind group of `pipeline`'s group 0 from `[binding, buffer]` pairs. */
 export function bind(device, pipeline, entries) {
   return device.createBindGroup({

@@ -12,7 +12,7 @@
 // carry about 7 digits. Past the fixed-point range (one erosion of 1024 m, a batch sum of
 // 1024 m in a cell) the run stops with an error.
 
-import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
+import { Buffers, bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 const isU32 = (v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
 const OVERFLOW = 'droplets: past the fixed-point range (one erosion of 1024 m, a droplet carrying 2048 m, or a cell\'s batch sum of 1024 m)';
@@ -93,12 +93,8 @@ export class DropletsKernel {
     const S = GPUBufferUsage.STORAGE;
     const SR = S | GPUBufferUsage.COPY_SRC;
     const D = GPUBufferUsage.COPY_DST;
-    this.made = [];
-    const buf = (size, usage, data) => {
-      const b = upload(device, size, usage, data);
-      this.made.push(b);
-      return b;
-    };
+    this.made = new Buffers(device);
+    const buf = (size, usage, data) => this.made.make(size, usage, data);
     // Params: 18 f32, then w, h, n, seed, lifetime, total, batch, nbrush (u32), rx, ry (i32),
     // cap, dense (u32); 120 bytes, padded to 128. The fold is dense (every cell, no list).
     this.params = new ArrayBuffer(128);
@@ -168,7 +164,7 @@ export class DropletsKernel {
   }
 
   destroy() {
-    for (const b of this.made) b.destroy();
+    this.made.destroy();
   }
 }
 

@@ -8,7 +8,7 @@
 // accumulate_reference (the CPU) and the native wgpu run bit for bit
 // (web/tests/browser/webgpu.test.mjs, crates/gpu/tests/browser.rs).
 
-import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
+import { Buffers, bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /** Rounds at most (flow.wgsl's `rounds.wgsl` reads this many counters). */
 const MAX_ROUNDS = 40;
@@ -51,12 +51,8 @@ export class FlowKernel {
     const S = GPUBufferUsage.STORAGE;
     const SR = S | GPUBufferUsage.COPY_SRC;
     const D = GPUBufferUsage.COPY_DST;
-    this.made = [];
-    const buf = (size, usage, data) => {
-      const b = upload(device, size, usage, data);
-      this.made.push(b);
-      return b;
-    };
+    this.made = new Buffers(device);
+    const buf = (size, usage, data) => this.made.make(size, usage, data);
     this.rounds = jumpRounds(n);
     const dims = Array.from({ length: this.rounds }, (_, r) => buf(16, GPUBufferUsage.UNIFORM, new Uint32Array([width, height, n, r])));
     const tab = buf(64, S, d8Table(dx, dy));
@@ -116,7 +112,7 @@ export class FlowKernel {
   }
 
   destroy() {
-    for (const b of this.made) b.destroy();
+    this.made.destroy();
   }
 }
 

@@ -10,6 +10,7 @@ import { ThermalKernel, talusTable } from './thermal.js';
 import { PipeKernel, pipeUniform } from './pipe.js';
 import { FlowKernel } from './flow.js';
 import { cameraBasis, screenRay, viewProjection } from '../camera.js';
+import { crc32 } from '../tileset.js';
 
 /** What a recipe's op looks like in the log and on the command line. */
 function opText(op) {
@@ -265,21 +266,6 @@ export async function heightPng16(heights, width, height) {
   ihdr.set([16, 0, 0, 0, 0], 8);
   const png = concat([new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', zlib), chunk('IEND', new Uint8Array(0))]);
   return { png, lo, hi, codes };
-}
-
-let crcTable = null;
-function crc32(bytes) {
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  let c = 0xffffffff;
-  for (const b of bytes) c = crcTable[(c ^ b) & 255] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
 }
 
 function chunk(type, data) {

@@ -8,7 +8,7 @@
 // the same module bit for bit (web/tests/browser/webgpu.test.mjs, crates/gpu/tests/browser.rs).
 // Per-cell water increments (`maps`, the rain brush) may change between runs.
 
-import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
+import { Buffers, bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /**
  * The erosion page's pipe-model parameters (bozkir_gpu::browser::page_pipe_params): the native
@@ -72,12 +72,8 @@ export class PipeKernel {
     Object.assign(this, { device, width, height, n, heights, pipes: [flux, depth, advect] });
     const S = GPUBufferUsage.STORAGE;
     const SRD = S | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-    this.made = [];
-    const buf = (size, usage, data) => {
-      const b = upload(device, size, usage, data);
-      this.made.push(b);
-      return b;
-    };
+    this.made = new Buffers(device);
+    const buf = (size, usage, data) => this.made.make(size, usage, data);
     const ub = buf(128, GPUBufferUsage.UNIFORM, new Uint8Array(uniform));
     this.b1 = buf(4 * n, SRD);
     this.d = buf(4 * n, SRD);
@@ -126,7 +122,7 @@ export class PipeKernel {
   }
 
   destroy() {
-    for (const b of this.made) b.destroy();
+    this.made.destroy();
   }
 }
 

@@ -3,7 +3,7 @@
 // index among equal keys), for the WebGPU splat path. Integer work only, so the order equals the
 // CPU's exactly for the same keys (web/tests/browser/webgpu.test.mjs).
 
-import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
+import { Buffers, bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /**
  * A sorter of up to `capacity` keys on `device`: `encode(enc, keys, n)` sorts the first `n` of
@@ -22,12 +22,8 @@ export class RadixSort {
     Object.assign(this, { device, capacity, p });
     const S = GPUBufferUsage.STORAGE;
     const SRD = S | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-    this.made = [];
-    const buf = (size, usage, data) => {
-      const b = upload(device, size, usage, data);
-      this.made.push(b);
-      return b;
-    };
+    this.made = new Buffers(device);
+    const buf = (size, usage, data) => this.made.make(size, usage, data);
     this.nblocksMax = Math.ceil(capacity / 256);
     this.uniforms = [0, 1].map(() => buf(16, GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST));
     this.k1 = buf(4 * capacity, SRD);
@@ -77,7 +73,7 @@ export class RadixSort {
   }
 
   destroy() {
-    for (const b of this.made) b.destroy();
+    this.made.destroy();
   }
 }
 

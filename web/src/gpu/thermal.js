@@ -7,7 +7,7 @@
 // crates/gpu/tests/browser.rs). It is not the f64 kernel's result: f32 heights carry about
 // 7 digits.
 
-import { bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
+import { Buffers, bind, checkDevice, groups, pipelines, submitAndRead, upload } from './device.js';
 
 /**
  * The talus table of the kernel: tan(talus)·L then tan(talus + margin)·L over the neighbours
@@ -44,12 +44,8 @@ export class ThermalKernel {
     Object.assign(this, { device, n, heights, weights, relax });
     const S = GPUBufferUsage.STORAGE;
     const D = GPUBufferUsage.COPY_DST;
-    this.made = [];
-    const buf = (size, usage) => {
-      const b = upload(device, size, usage);
-      this.made.push(b);
-      return b;
-    };
+    this.made = new Buffers(device);
+    const buf = (size, usage) => this.made.make(size, usage);
     // Dims: w, h, n, it (u32), half_rate, zero (f32), padded to 32 bytes.
     this.dims = new ArrayBuffer(32);
     new Uint32Array(this.dims, 0, 4).set([width, height, n, 0]);
@@ -96,7 +92,7 @@ export class ThermalKernel {
   }
 
   destroy() {
-    for (const b of this.made) b.destroy();
+    this.made.destroy();
   }
 }
 
