@@ -199,17 +199,20 @@ async function start(profile, seed, size) {
   setRunning(false);
   say(`generating ${profile} ${size}²…`);
   const heights = await makeTerrain(profile, seed, size);
-  state.view?.destroy();
-  state.lab?.destroy();
-  state.lab = await ErosionLab.create(state.device, { profile, seed, size, heights, cell: EXTENT_M / size });
-  state.view = new LabView(state.device, $('lab-view'), state.lab);
-  state.view.exag = Number($('lab-exag').value);
-  state.view.drainage = $('lab-drainage').checked;
-  state.steps = 0;
-  state.seedNext = 1;
-  resize();
-  say('');
-  status();
+  // After the GPU work queued on the old terrain, whose buffers go now.
+  await serial(async () => {
+    const lab = await ErosionLab.create(state.device, { profile, seed, size, heights, cell: EXTENT_M / size });
+    state.view?.destroy();
+    state.lab?.destroy();
+    state.lab = lab;
+    state.view = new LabView(state.device, $('lab-view'), lab);
+    state.view.exag = Number($('lab-exag').value);
+    state.view.drainage = $('lab-drainage').checked;
+    state.steps = 0;
+    state.seedNext = 1;
+    resize();
+    say('');
+  }, true);
 }
 
 function resize() {

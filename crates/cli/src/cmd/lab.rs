@@ -363,7 +363,7 @@ mod tests {
         );
         assert!(parse_ops("").unwrap().is_empty());
         for (bad, says) in [
-            ("rain:1:2", "unknown run"),
+            ("drizzle:1:2", "unknown run"),
             ("droplets:1", "expected droplets"),
             ("droplets:-1:5", "SEED"),
             ("droplets:1:0", "COUNT must be 1..=4194304"),
