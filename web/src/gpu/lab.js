@@ -65,7 +65,7 @@ export class ErosionLab {
   }
 
   constructor(device, start, h, drops, thermal, pipe, maps, flow) {
-    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, flow, log: [], size: start.size, brush: null, wet: false });
+    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, flow, log: [], size: start.size, brush: null, painted: null, wet: false });
   }
 
   /** Rains `count` droplets drawn from `seed` (one run: batches of the kernel's size). */
@@ -121,18 +121,26 @@ export class ErosionLab {
     if (steps === 0) return;
     const key = brush ? `${brush.cx},${brush.cy},${brush.r},${brush.inc}` : null;
     if (key !== this.brush) {
+      // Only the rows of the old and the new disc change: clear the old, paint the new, upload
+      // those rows (not the whole map, every frame the brush moves).
       const n = this.size;
-      const inc = brush ? Math.fround(brush.inc) : 0;
-      for (let i = 0; i < n * n; i++) {
-        let v = 0;
-        if (brush) {
-          const dx = (i % n) - brush.cx;
-          const dy = Math.floor(i / n) - brush.cy;
-          if (dx * dx + dy * dy < brush.r * brush.r) v = inc;
+      let [y0, y1] = [n, -1];
+      const disc = (b, v) => {
+        const lo = Math.max(0, b.cy - b.r);
+        const hi = Math.min(n - 1, b.cy + b.r);
+        for (let y = lo; y <= hi; y++) {
+          for (let x = Math.max(0, b.cx - b.r); x <= Math.min(n - 1, b.cx + b.r); x++) {
+            const dx = x - b.cx;
+            const dy = y - b.cy;
+            if (dx * dx + dy * dy < b.r * b.r) this.maps[2 * (y * n + x)] = v;
+          }
         }
-        this.maps[2 * i] = v;
-      }
-      this.pipe.setMaps(this.maps);
+        [y0, y1] = [Math.min(y0, lo), Math.max(y1, hi)];
+      };
+      if (this.painted) disc(this.painted, 0);
+      if (brush) disc(brush, Math.fround(brush.inc));
+      if (y1 >= y0) this.pipe.setMaps(this.maps, y0 * n, (y1 + 1) * n);
+      this.painted = brush;
       this.brush = key;
     }
     const enc = this.device.createCommandEncoder();
@@ -458,9 +466,13 @@ export class LabView {
     return null;
   }
 
-  /** How far right the view is shifted, in clip units (half the canvas is 1). */
+  /**
+   * How far right the view is shifted, in clip units (half the canvas is 1): the width of the
+   * page's panel (about 340 CSS pixels), so the terrain sits in the space beside it.
+   */
   shift() {
-    return this.canvas.width > 900 ? 0.25 : 0;
+    const w = this.canvas.clientWidth || this.canvas.width;
+    return w > 500 ? Math.min(0.4, 340 / w) : 0;
   }
 
   basis() {

@@ -91,11 +91,15 @@ export class PipeKernel {
     this.groups = [set(heights, this.b1), set(this.b1, heights)];
   }
 
-  /** Replaces the per-cell (increment, Ks·hardness·Δt) pairs from the next run on. */
-  setMaps(maps) {
+  /**
+   * Replaces the per-cell (increment, Ks·hardness·Δt) pairs of cells `from` … `to` − 1 (all by
+   * default) from the next run on.
+   */
+  setMaps(maps, from = 0, to = this.n) {
     if (!(maps instanceof Float32Array) || maps.length !== 2 * this.n) throw new Error(`pipe model: maps must be a Float32Array of ${2 * this.n} values`);
+    if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from <= to && to <= this.n)) throw new Error(`pipe model: bad cell range ${from}…${to}`);
     checkDevice(this.device, 'pipe model');
-    this.device.queue.writeBuffer(this.maps, 0, maps);
+    this.device.queue.writeBuffer(this.maps, 8 * from, maps, 2 * from, 2 * (to - from));
   }
 
   /** Encodes `steps` steps into `enc`; the terrain ends in the height buffer. */
