@@ -3,11 +3,14 @@
 // (gpu/lab.js) and drawn from the same buffer. URL parameters set the start: profile, seed,
 // size, drops (droplets per step), thermal (iterations per step), talus, rate, water (pipe
 // steps a frame), radius, inc (the rain brush), run (1 starts running). `window.bozkirLab` is the page's handle for tests and the console.
+// bench=1 runs the benchmark of gpu/lab-bench.js instead (cases=…, report=1 posts the result to
+// `bozkir bench-viewer --page erode`).
 
 import init, { profiles } from '../pkg/bozkir_wasm.js';
 import { webgpuDevice, webgpuUnavailable } from './gpu/device.js';
 import { DROPLET_DEFAULTS } from './gpu/droplets.js';
 import { ErosionLab, LabView, heightPng16 } from './gpu/lab.js';
+import { BENCH_CASES, benchLab, parseBenchCases } from './gpu/lab-bench.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -263,7 +266,6 @@ function wire() {
   $('lab-exag').oninput = () => {
     if (state.view) {
       state.view.exag = Number($('lab-exag').value);
-  state.view.drainage = $('lab-drainage').checked;
       state.view.draw();
     }
   };
@@ -329,8 +331,46 @@ function wire() {
   }, { passive: false });
 }
 
+/** The page's benchmark (bench=1): the cases of `cases=` timed, the table shown and posted. */
+async function bench(why) {
+  const post = (body) => params.get('report') === '1'
+    && fetch('api/bench-report', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  let body;
+  try {
+    if (why) throw new Error(`no WebGPU: ${why}`);
+    const cases = parseBenchCases(params.get('cases') || BENCH_CASES);
+    const device = await webgpuDevice();
+    state.device = device;
+    const info = device.adapterInfo || {};
+    const gpu = [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'unknown adapter';
+    const c = $('lab-view');
+    c.width = c.clientWidth;
+    c.height = c.clientHeight;
+    const lines = [];
+    const rows = await benchLab(device, c, cases, (r) => {
+      lines.push(`${r.case} ${r.size}²${r.drops ? `, ${r.drops} droplets (batch ${r.batch})` : ''}: ${r.steps_per_s.toFixed(1)} steps/s (${r.ms_per_step.toFixed(2)} ms a step)`);
+      say(lines.join('\n'));
+    });
+    body = { gpu, canvas: `${c.width}x${c.height}`, rows, report: lines };
+  } catch (e) {
+    body = { error: String(e.message || e) };
+    say(body.error);
+  }
+  window.bozkirLab.benchResult = body;
+  try {
+    await post(body);
+  } catch (e) {
+    say(`could not post the benchmark: ${e.message}`);
+  }
+  resolveReady({ error: body.error || null });
+}
+
 async function main() {
   const why = await webgpuUnavailable();
+  if (params.get('bench') === '1') {
+    await bench(why);
+    return;
+  }
   if (why) {
     say(`Live erosion needs WebGPU, and ${why}. The viewer (index.html) works without it.`);
     $('lab-panel').querySelectorAll('button, input, select').forEach((b) => {

@@ -271,6 +271,7 @@ const FLAGS: &[Flag] = &[
     f("bench-viewer", "--frames", NONE),
     f("bench-viewer", "--timeout", NONE),
     f("bench-viewer", "--size", NONE),
+    f("bench-viewer", "--window", NONE),
     f("pop-metric", "--block", NONE),
     f("pop-metric", "--search", ZERO),
     f("pop-metric", "--threshold", ZERO_TINY),
@@ -363,6 +364,9 @@ const NOT_NUMERIC: &[&str] = &[
     "--albedo-from",
     "--modes",
     "--tint",
+    "--page",
+    "--cases",
+    "--chromium-arg",
 ];
 
 /// Every command path, for the help comparison.

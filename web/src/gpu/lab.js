@@ -5,7 +5,7 @@
 // natively with the same f32 kernels' CPU reference and writes the same height PNG16 codes.
 
 import { checkDevice, submitAndRead, upload } from './device.js';
-import { DropletsKernel, dropletSetup } from './droplets.js';
+import { DROPLET_DEFAULTS, DropletsKernel, dropletSetup } from './droplets.js';
 import { ThermalKernel, talusTable } from './thermal.js';
 import { PipeKernel, pipeUniform } from './pipe.js';
 import { FlowKernel } from './flow.js';
@@ -36,10 +36,12 @@ function extends_(last, op) {
 /**
  * Erosion on one height grid. `start`: `{profile, seed, size, heights (Float32Array, metres,
  * row 0 north), cell (metres per cell)}` — the terrain `bozkir terrain --profile P --seed S
- * --size N` makes (the page makes the same in WebAssembly).
+ * --size N` makes (the page makes the same in WebAssembly). `options.batch`: droplets a batch
+ * (default seed 001's 1024; another batch gives other heights, which `bozkir lab` does not
+ * replay: only the page's benchmark sets it).
  */
 export class ErosionLab {
-  static async create(device, start) {
+  static async create(device, start, { batch = DROPLET_DEFAULTS.batchSize } = {}) {
     const { size, heights, cell } = start;
     if (!(Number.isInteger(size) && size >= 2) || !(heights instanceof Float32Array) || heights.length !== size * size) {
       throw new Error(`erosion lab: heights must be a Float32Array of ${size} × ${size}`);
@@ -49,7 +51,7 @@ export class ErosionLab {
     const n = size * size;
     const h = upload(device, 4 * n, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, heights);
     try {
-      const setup = dropletSetup(size, size, cell, cell);
+      const setup = dropletSetup(size, size, cell, cell, { ...DROPLET_DEFAULTS, batchSize: batch });
       const drops = await DropletsKernel.create(device, size, size, h, setup);
       const thermal = await ThermalKernel.create(device, size, size, h);
       const { uniform, ks } = pipeUniform(size, size, cell, cell);

@@ -219,3 +219,31 @@ test('without WebGPU the page says so and disables its controls', async (t) => {
   assert.match(r.message, /Live erosion needs WebGPU/);
   assert.ok(r.disabled);
 });
+
+test('the benchmark mode (bench=1) times each case on the page\'s kernels and refuses bad cases', async (t) => {
+  if (unavailable(t)) return;
+  const page = await ctx.browser.newPage();
+  await page.goto(`${ctx.server.url}erode.html?bench=1&cases=droplets:64:256:1024:2,pipe:64:4,live:64:256:2`);
+  const r = await page.evaluate(async () => {
+    await window.bozkirLab.ready;
+    return window.bozkirLab.benchResult;
+  });
+  await page.goto(`${ctx.server.url}erode.html?bench=1&cases=pipe:64:4,rain:64:2`);
+  const bad = await page.evaluate(async () => {
+    await window.bozkirLab.ready;
+    return { result: window.bozkirLab.benchResult, message: document.getElementById('lab-message').textContent };
+  });
+  await page.close();
+  assert.equal(r.error, undefined, r.error);
+  assert.deepEqual(r.rows.map((x) => [x.case, x.size, x.drops, x.batch, x.steps]),
+    // 64² caps the batch at one droplet per 64 cells: 64; the live case's batch is the page's.
+    [['droplets', 64, 256, 64, 2], ['pipe', 64, 0, null, 4], ['live', 64, 256, 64, 2]]);
+  for (const x of r.rows) {
+    assert.ok(x.seconds > 0 && Number.isFinite(x.steps_per_s), JSON.stringify(x));
+    assert.ok(Math.abs(x.steps_per_s * x.seconds - x.steps) < 1e-6 * x.steps);
+  }
+  assert.match(r.gpu, /\S/);
+  assert.equal(r.report.length, 3);
+  assert.match(bad.result.error, /bench case "rain:64:2": the kind must be droplets, pipe or live/);
+  assert.match(bad.message, /rain:64:2/);
+});

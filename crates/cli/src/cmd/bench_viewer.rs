@@ -1,6 +1,7 @@
 //! `bozkir bench-viewer [DIR]`: the viewer's own benchmark in headless Chromium. Serves DIR (or
 //! the demo scene) on a free loopback port in bench mode, opens
-//! `/?bench=1&report=1&grids=…&frames=…`, waits for the page to `POST /api/bench-report`, and
+//! `/?bench=1&report=1&grids=…&frames=…` (or, with `--page erode`, the erosion page's benchmark
+//! `/erode.html?bench=1&report=1&cases=…`), waits for the page to `POST /api/bench-report`, and
 //! prints the table and the page's report lines.
 
 use crate::web;
@@ -36,6 +37,28 @@ pub struct Args {
     /// Side of the demo terrain in cells, when DIR is not given.
     #[arg(long, default_value_t = 512)]
     pub size: usize,
+    /// Which page: `viewer` (the splat viewer, `index.html`) or `erode` (the live erosion page's
+    /// WebGPU kernels, `erode.html`).
+    #[arg(long, value_enum, default_value = "viewer")]
+    pub page: Page,
+    /// The erosion page's cases (`--page erode`), e.g.
+    /// `droplets:2048:131072:1024:10,pipe:4096:240,live:1024:65536:60` (docs/viewer.md); default
+    /// the page's own list.
+    #[arg(long)]
+    pub cases: Option<String>,
+    /// One more argument for Chromium (repeat for more), after the ones the command chooses,
+    /// e.g. `--chromium-arg=--use-angle=gl`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub chromium_arg: Vec<String>,
+    /// Chromium's window, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "1280x720")]
+    pub window: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Page {
+    Viewer,
+    Erode,
 }
 
 /// Kills and reaps Chromium however the command ends.
@@ -74,26 +97,69 @@ fn cell(v: Option<&serde_json::Value>) -> String {
     }
 }
 
-/// The report as a table, one row per layout.
+/// The report as a table, one row per layout (the viewer) or per case (the erosion page).
 pub fn table(report: &serde_json::Value) -> Vec<String> {
-    const COLS: [&str; 9] = ["grid", "tiles", "splats", "fps", "p50", "p95", "p99", "sort_ms", "draw_calls"];
+    const VIEWER: [&str; 9] = ["grid", "tiles", "splats", "fps", "p50", "p95", "p99", "sort_ms", "draw_calls"];
+    const ERODE: [&str; 8] =
+        ["case", "size", "drops", "batch", "steps", "steps_per_s", "ms_per_step", "droplets_per_s"];
+    let erode = report["rows"].as_array().and_then(|r| r.first()).is_some_and(|r| r.get("case").is_some());
+    let cols: &[&str] = if erode { &ERODE } else { &VIEWER };
     let rows: Vec<Vec<String>> = report["rows"]
         .as_array()
-        .map(|r| r.iter().map(|row| COLS.iter().map(|c| cell(row.get(*c))).collect()).collect())
+        .map(|r| r.iter().map(|row| cols.iter().map(|c| cell(row.get(*c))).collect()).collect())
         .unwrap_or_default();
-    let width: Vec<usize> = (0..COLS.len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([COLS[i].len()]).max().unwrap())
+    let width: Vec<usize> = (0..cols.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([cols[i].len()]).max().unwrap())
         .collect();
     let line =
         |cells: Vec<String>| cells.iter().zip(&width).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ");
-    let mut out = vec![line(COLS.iter().map(|c| c.to_string()).collect())];
+    let mut out = vec![line(cols.iter().map(|c| c.to_string()).collect())];
     out.extend(rows.into_iter().map(line));
     out
+}
+
+/// `--window`'s WIDTHxHEIGHT, each 64..=8192.
+fn parse_window(s: &str) -> Result<(u32, u32)> {
+    let wh = s
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
+    match wh {
+        Some((w, h)) if (64..=8192).contains(&w) && (64..=8192).contains(&h) => Ok((w, h)),
+        _ => bail!("--window {s}: WIDTHxHEIGHT in pixels, each 64..=8192 (e.g. 1920x1080)"),
+    }
+}
+
+/// `--cases`' value, checked as the page checks it (kinds and counts), so a typo fails here.
+fn check_cases(s: &str) -> Result<()> {
+    for c in s.split(',') {
+        let parts: Vec<&str> = c.trim().split(':').collect();
+        let want = match parts[0] {
+            "droplets" => 4,
+            "pipe" => 2,
+            "live" => 3,
+            k => bail!("--cases: \"{c}\": unknown kind \"{k}\" (droplets, pipe or live)"),
+        };
+        let nums: Option<Vec<u64>> = parts[1..].iter().map(|p| p.parse::<u64>().ok().filter(|&v| v > 0)).collect();
+        match nums {
+            Some(n) if n.len() == want && (16..=8192).contains(&n[0]) && n.iter().all(|&v| v <= u32::MAX as u64) => {}
+            _ => bail!(
+                "--cases: \"{c}\": {} takes {want} positive integers (the size 16..=8192 first); see docs/viewer.md",
+                parts[0]
+            ),
+        }
+    }
+    Ok(())
 }
 
 /// Refuse arguments that cannot run; the layouts asked for.
 fn check(a: &Args) -> Result<Vec<u32>> {
     let grids = parse_grids(&a.grids)?;
+    parse_window(&a.window)?;
+    match (&a.cases, a.page) {
+        (Some(c), Page::Erode) => check_cases(c)?,
+        (Some(_), Page::Viewer) => bail!("--cases is for --page erode"),
+        _ => {}
+    }
     if a.frames == 0 {
         bail!("--frames must be at least 1");
     }
@@ -120,15 +186,30 @@ fn launch(a: &Args, url: &str, profile: &Path, log_path: &Path) -> Result<Browse
         "--disable-component-update",
         "--disable-sync",
         "--no-first-run",
-        "--window-size=1280,720",
         // The page's console messages go to the log, shown when no report comes.
         "--enable-logging=stderr",
     ]);
+    let (w, h) = parse_window(&a.window)?;
+    cmd.arg(format!("--window-size={w},{h}"));
     if a.gpu {
-        cmd.args(["--enable-gpu", "--use-angle=vulkan"]);
-    } else {
+        cmd.args(["--enable-gpu", "--ignore-gpu-blocklist", "--use-angle=vulkan", "--enable-features=Vulkan"]);
+    } else if a.page == Page::Viewer {
         cmd.args(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
+    } else {
+        // SwiftShader's Vulkan for WebGPU and ANGLE both: with ANGLE on its GL default, headless
+        // Chromium loses the device at a WebGPU canvas's first present.
+        cmd.args([
+            "--enable-features=Vulkan",
+            "--use-webgpu-adapter=swiftshader",
+            "--use-vulkan=swiftshader",
+            "--use-angle=vulkan",
+            "--enable-unsafe-swiftshader",
+        ]);
     }
+    if a.page == Page::Erode {
+        cmd.arg("--enable-unsafe-webgpu");
+    }
+    cmd.args(&a.chromium_arg);
     cmd.arg(format!("--user-data-dir={}", profile.join("profile").display()));
     cmd.arg(url);
     cmd.stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
@@ -209,7 +290,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let (tx, rx) = mpsc::channel();
     let running = bozkir_viewer::start(Arc::new(State::new(scene, Some(tx))), "127.0.0.1:0".parse().expect("address"))?;
     let grid_list = grids.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(",");
-    let url = format!("{}?bench=1&report=1&grids={grid_list}&frames={}", running.url, a.frames);
+    let url = match a.page {
+        Page::Viewer => format!("{}?bench=1&report=1&grids={grid_list}&frames={}", running.url, a.frames),
+        Page::Erode => {
+            let cases = a.cases.as_deref().map(|c| format!("&cases={c}")).unwrap_or_default();
+            format!("{}erode.html?bench=1&report=1{cases}", running.url)
+        }
+    };
     let profile = tempfile::Builder::new()
         .prefix("bozkir-chromium-")
         .tempdir()
@@ -220,13 +307,23 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let report = wait_report(&rx, &mut browser, a.timeout, &log_path, t0)?;
     drop(browser);
     running.stop();
+    if let Some(e) = report.get("error").and_then(|e| e.as_str()) {
+        bail!("the page's benchmark failed: {e}");
+    }
     print_report(&report);
     if let Some(p) = &a.json {
         std::fs::write(p, serde_json::to_string_pretty(&report)? + "\n")
             .with_context(|| format!("{}: cannot write", p.display()))?;
         println!("wrote the report to {}", p.display());
     }
-    println!("{} layouts in {:.0} s", grids.len(), t0.elapsed().as_secs_f64());
+    match a.page {
+        Page::Viewer => println!("{} layouts in {:.0} s", grids.len(), t0.elapsed().as_secs_f64()),
+        Page::Erode => println!(
+            "{} cases in {:.0} s",
+            report["rows"].as_array().map_or(0, |r| r.len()),
+            t0.elapsed().as_secs_f64()
+        ),
+    }
     Ok(())
 }
 
@@ -254,5 +351,30 @@ mod tests {
         assert!(t[0].trim_start().starts_with("grid"));
         assert!(t[1].contains("59.81") && t[1].contains("18000"));
         assert!(t[2].contains('—'));
+    }
+
+    #[test]
+    fn erosion_rows_get_their_own_columns() {
+        let r = serde_json::json!({"rows": [
+            {"case": "droplets", "size": 2048, "drops": 131072, "batch": 1024, "steps": 10, "steps_per_s": 12.5,
+             "ms_per_step": 80.0, "droplets_per_s": 1638400.0},
+            {"case": "pipe", "size": 4096, "drops": 0, "batch": null, "steps": 240, "steps_per_s": 310.2}
+        ]});
+        let t = table(&r);
+        assert_eq!(t.len(), 3);
+        assert!(t[0].contains("steps_per_s") && !t[0].contains("grid"));
+        assert!(t[1].contains("droplets") && t[1].contains("1638400") && t[1].contains("12.50"));
+        assert!(t[2].contains("pipe") && t[2].contains(" 310 ") && t[2].contains('—'));
+    }
+
+    #[test]
+    fn window_and_cases_are_checked() {
+        assert_eq!(parse_window("1920x1080").unwrap(), (1920, 1080));
+        assert!(parse_window("1920").is_err() && parse_window("0x10").is_err() && parse_window("axb").is_err());
+        assert!(check_cases("droplets:2048:131072:1024:10,pipe:4096:240,live:1024:65536:60").is_ok());
+        assert!(check_cases("drops:2048:1:1:1").is_err());
+        assert!(check_cases("pipe:4096").is_err());
+        assert!(check_cases("pipe:8:10").is_err());
+        assert!(check_cases("droplets:2048:0:1024:10").is_err());
     }
 }
