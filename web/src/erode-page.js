@@ -163,15 +163,30 @@ function makeTerrain(profile, seed, size) {
   });
 }
 
-/** On a lost device: stop, say so, and offer to restore the session on a new device. */
+/** Stops the run, keeps the session's log for `restore`, and says `why`. */
+function stopForRestore(why) {
+  state.running = false;
+  state.lost = { log: state.lab ? state.lab.log.map((o) => ({ ...o })) : [], steps: state.steps, seedNext: state.seedNext };
+  say(`${why} Press "restore" to replay the session on a new device (the same heights: the kernels are deterministic).`);
+  $('lab-restore').hidden = false;
+}
+
+/**
+ * On a lost device, or an error the GPU reports outside the kernels' own checks (out of memory
+ * in the middle of a run, say): stop, say so, refuse the export (the heights may be wrong), and
+ * offer to restore the session on a new device.
+ */
 function watchDevice() {
   const device = state.device;
   device.lost.then((info) => {
     if (state.device !== device) return;
-    state.running = false;
-    state.lost = { log: state.lab ? state.lab.log.map((o) => ({ ...o })) : [], steps: state.steps, seedNext: state.seedNext };
-    say(`The GPU device was lost (${info.message || info.reason}). Press "restore" to replay the session on a new device (the same heights: the kernels are deterministic).`);
-    $('lab-restore').hidden = false;
+    stopForRestore(`The GPU device was lost (${info.message || info.reason}).`);
+  });
+  device.addEventListener('uncapturederror', (ev) => {
+    if (state.device !== device || state.lost) return;
+    const why = ev.error?.message || String(ev.error);
+    if (state.lab) state.lab.tainted = why;
+    stopForRestore(`The GPU reported an error (${why}), so the heights may be wrong and the export is refused.`);
   });
 }
 
@@ -180,12 +195,16 @@ async function restore() {
   const lost = state.lost;
   if (!lost) return;
   say('restoring on a new device…');
+  const old = { device: state.device, lab: state.lab, view: state.view };
   state.device = await webgpuDevice();
   watchDevice();
-  const start0 = state.lab.start;
-  const lab = await ErosionLab.create(state.device, start0);
+  const lab = await ErosionLab.create(state.device, old.lab.start);
   lab.replay(lost.log);
   state.lab = lab;
+  // The old device's memory goes back (after an out-of-memory error it is what the new needs).
+  old.view?.destroy();
+  old.lab.destroy();
+  old.device.destroy();
   state.view = new LabView(state.device, $('lab-view'), lab);
   state.view.exag = Number($('lab-exag').value);
   state.view.drainage = $('lab-drainage').checked;

@@ -48,6 +48,29 @@ export class ErosionLab {
     }
     if (!(cell > 0 && Number.isFinite(cell))) throw new Error(`erosion lab: bad cell size ${cell}`);
     checkDevice(device, 'erosion lab');
+    // The buffers' allocation errors are caught here and said plainly, instead of surfacing
+    // later as invalid buffers.
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let lab = null;
+    let thrown = null;
+    try {
+      lab = await ErosionLab.#make(device, start, batch);
+    } catch (e) {
+      thrown = e;
+    }
+    const invalid = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (thrown) throw thrown;
+    if (oom || invalid) {
+      lab.destroy();
+      throw new Error(oom ? `erosion lab: the GPU has not enough memory for a ${size}² lab (${oom.message})` : `erosion lab: ${invalid.message}`);
+    }
+    return lab;
+  }
+
+  static async #make(device, start, batch) {
+    const { size, heights, cell } = start;
     const n = size * size;
     const h = upload(device, 4 * n, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, heights);
     try {
@@ -226,6 +249,7 @@ export class ErosionLab {
   /** The heights now (one read-back), a Float32Array. */
   async read() {
     checkDevice(this.device, 'erosion lab');
+    if (this.tainted) throw new Error(`erosion lab: the GPU reported an error earlier (${this.tainted}), so the heights may be wrong`);
     this.device.pushErrorScope('validation');
     this.device.pushErrorScope('out-of-memory');
     const [b] = await submitAndRead(this.device, this.device.createCommandEncoder(), [[this.h, 4 * this.size * this.size]], 'erosion lab');

@@ -247,3 +247,44 @@ test('the benchmark mode (bench=1) times each case on the page\'s kernels and re
   assert.match(bad.result.error, /bench case "rain:64:2": the kind must be droplets, pipe or live/);
   assert.match(bad.message, /rain:64:2/);
 });
+
+test('a GPU error outside the kernels stops the page, refuses the export, and restore replays the session', async (t) => {
+  if (unavailable(t)) return;
+  const page = await ctx.browser.newPage();
+  await page.goto(`${ctx.server.url}erode.html?profile=canyon&seed=3&size=64&drops=512&thermal=2`);
+  const r = await page.evaluate(async () => {
+    const lab = window.bozkirLab;
+    await lab.ready;
+    await lab.step();
+    await lab.step();
+    const before = await lab.codes();
+    // A buffer WebGPU refuses (MAP_READ with STORAGE), made outside any error scope: the device
+    // reports it as an uncaptured error, as it would an out-of-memory in the middle of a run.
+    lab.state.device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE });
+    // Dawn delivers the error at its next tick, which queued work gives it (a running page always has some).
+    await lab.state.device.queue.onSubmittedWorkDone();
+    const t0 = performance.now();
+    while (document.getElementById('lab-restore').hidden && performance.now() - t0 < 10000) {
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    const message = document.getElementById('lab-message').textContent;
+    let exportError = null;
+    try {
+      await lab.exportPng();
+    } catch (e) {
+      exportError = e.message;
+    }
+    await lab.restore();
+    const after = await lab.codes();
+    return {
+      message, exportError, same: JSON.stringify(before.codes) === JSON.stringify(after.codes),
+      restoreHidden: document.getElementById('lab-restore').hidden, recipe: lab.state.lab.recipe(),
+    };
+  });
+  await page.close();
+  assert.match(r.message, /The GPU reported an error \(.+\), so the heights may be wrong and the export is refused\. Press "restore"/s);
+  assert.match(r.exportError, /the GPU reported an error earlier/);
+  assert.ok(r.same, 'restore brings back the heights of the two steps');
+  assert.ok(r.restoreHidden);
+  assert.match(r.recipe, /--ops steps:1:512:35:0\.2:2:0x2 /);
+});
