@@ -7,7 +7,7 @@
 // `bozkir bench-viewer --page erode`).
 
 import init, { profiles } from '../pkg/bozkir_wasm.js';
-import { webgpuDevice, webgpuUnavailable } from './gpu/device.js';
+import { checkDevice, webgpuDevice, webgpuUnavailable } from './gpu/device.js';
 import { DROPLET_DEFAULTS } from './gpu/droplets.js';
 import { ErosionLab, LabView, heightPng16 } from './gpu/lab.js';
 import { BENCH_CASES, benchLab, parseBenchCases } from './gpu/lab-bench.js';
@@ -360,6 +360,11 @@ async function bench(why) {
     const cases = parseBenchCases(params.get('cases') || BENCH_CASES);
     const device = await webgpuDevice();
     state.device = device;
+    // A figure measured across a lost device or a GPU error is no figure: either fails the run.
+    let gpuError = null;
+    device.addEventListener('uncapturederror', (ev) => {
+      gpuError ??= ev.error?.message || String(ev.error);
+    });
     const info = device.adapterInfo || {};
     const gpu = [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'unknown adapter';
     const c = $('lab-view');
@@ -367,6 +372,8 @@ async function bench(why) {
     c.height = c.clientHeight;
     const lines = [];
     const rows = await benchLab(device, c, cases, (r) => {
+      checkDevice(device, `benchmark case ${r.case} ${r.size}²`);
+      if (gpuError) throw new Error(`benchmark case ${r.case} ${r.size}²: the GPU reported an error (${gpuError})`);
       lines.push(`${r.case} ${r.size}²${r.drops ? `, ${r.drops} droplets (batch ${r.batch})` : ''}: ${r.steps_per_s.toFixed(1)} steps/s (${r.ms_per_step.toFixed(2)} ms a step)`);
       say(lines.join('\n'));
     });
