@@ -184,7 +184,9 @@ function watchDevice() {
   });
   device.addEventListener('uncapturederror', (ev) => {
     if (state.device !== device || state.lost) return;
-    const why = ev.error?.message || String(ev.error);
+    // Dawn's first line says what failed; the rest (the call chain) would push the panel's
+    // buttons, restore among them, out of view.
+    const why = (ev.error?.message || String(ev.error)).split('\n')[0].trim();
     if (state.lab) state.lab.tainted = why;
     stopForRestore(`The GPU reported an error (${why}), so the heights may be wrong and the export is refused.`);
   });
@@ -352,6 +354,10 @@ function wire() {
 
 /** The page's benchmark (bench=1): the cases of `cases=` timed, the table shown and posted. */
 async function bench(why) {
+  // The panel's controls drive a session, which the benchmark is not.
+  $('lab-panel').querySelectorAll('button, input, select').forEach((b) => {
+    b.disabled = true;
+  });
   const post = (body) => params.get('report') === '1'
     && fetch('api/bench-report', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   let body;
