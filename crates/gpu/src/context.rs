@@ -146,11 +146,25 @@ pub struct Gpu {
     pub(crate) queue: wgpu::Queue,
     name: String,
     max_buffer: u64,
+    /// The adapter's largest buffer (one buffer, bound whole or not).
+    max_buffer_size: u64,
+    /// The largest storage binding (the adapter's, or `BOZKIR_GPU_BINDING_LIMIT` when lower).
+    binding_limit: u64,
+    /// Storage buffers one kernel may bind (the split variants bind twice as many).
+    storage_buffers: u32,
+    /// Where large buffers are split ([`crate::split`]).
+    split: crate::split::SplitPlan,
+    /// Set for good once a grid needed its buffers split: from then on every pipeline is made
+    /// from its module's split variant (which also runs any smaller grid, bit for bit).
+    split_on: std::sync::atomic::AtomicBool,
+    /// The split bindings of each split pipeline, by the pipeline's address ([`Gpu::bind`]).
+    split_bindings: Mutex<HashMap<usize, Arc<std::collections::BTreeSet<u32>>>>,
     /// Each entry's pipeline, behind a lock of its own: a thread asking for an entry another
     /// is compiling (the warm-up) waits for it instead of compiling it twice.
-    pipelines: Mutex<HashMap<(&'static str, &'static str), PipelineSlot>>,
-    /// The parsed and validated WGSL modules, by file name (parsed once, not per entry point).
-    modules: Mutex<HashMap<&'static str, wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<(&'static str, &'static str, bool), PipelineSlot>>,
+    /// The parsed and validated WGSL modules, by file name and split variant (parsed once, not
+    /// per entry point), with the variant's split bindings.
+    modules: Mutex<HashMap<(&'static str, bool), (wgpu::ShaderModule, Arc<std::collections::BTreeSet<u32>>)>>,
     errors: Arc<Mutex<Vec<String>>>,
     /// The read-back staging buffers, reused ([`Gpu::read`]).
     staging: Mutex<Vec<wgpu::Buffer>>,
@@ -170,10 +184,17 @@ impl Gpu {
     /// The best Vulkan adapter (discrete over integrated over virtual over CPU) that has
     /// `shader-f64`. `BOZKIR_GPU_ADAPTER=substring` picks one by name instead.
     pub fn new() -> Result<Self, GpuError> {
-        pollster::block_on(Self::new_async())
+        pollster::block_on(Self::new_async(None))
     }
 
-    async fn new_async() -> Result<Self, GpuError> {
+    /// [`Gpu::new`] with the storage binding limit lowered to `bytes` (at least 1024), as if the
+    /// device could bind no more: grids past it take the split path of [`crate::split`] on small
+    /// sizes (its tests; `BOZKIR_GPU_BINDING_LIMIT` does the same for the command line).
+    pub fn with_binding_limit(bytes: u64) -> Result<Self, GpuError> {
+        pollster::block_on(Self::new_async(Some(bytes)))
+    }
+
+    async fn new_async(lower: Option<u64>) -> Result<Self, GpuError> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = wgpu::Backends::VULKAN;
         let instance = wgpu::Instance::new(desc);
@@ -226,6 +247,10 @@ impl Gpu {
         }
         let limits = wgpu::Limits {
             max_storage_buffers_per_shader_stage: al.max_storage_buffers_per_shader_stage,
+            // Storage and uniform buffers of one stage together (the split variants bind each
+            // large buffer twice).
+            max_buffers_and_acceleration_structures_per_shader_stage: al
+                .max_buffers_and_acceleration_structures_per_shader_stage,
             max_storage_buffer_binding_size: al.max_storage_buffer_binding_size,
             max_buffer_size: al.max_buffer_size,
             max_compute_invocations_per_workgroup: WG,
@@ -247,13 +272,36 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             sink.lock().unwrap().push(e.to_string());
         }));
-        let max_buffer = al.max_buffer_size.min(al.max_storage_buffer_binding_size as u64);
+        let mut binding_limit = al.max_storage_buffer_binding_size as u64;
+        let lower = match (lower, std::env::var("BOZKIR_GPU_BINDING_LIMIT").ok().filter(|v| !v.is_empty())) {
+            (Some(b), _) => Some(b),
+            (None, Some(v)) => Some(v.parse::<u64>().map_err(|_| {
+                GpuError::Device(format!("BOZKIR_GPU_BINDING_LIMIT={v:?}: a whole number of bytes, at least 1024"))
+            })?),
+            (None, None) => None,
+        };
+        if let Some(b) = lower {
+            if b < 1024 {
+                return Err(GpuError::Device(format!("binding limit of {b} bytes: at least 1024")));
+            }
+            binding_limit = binding_limit.min(b);
+        }
+        let max_buffer = al.max_buffer_size.min(binding_limit);
+        let split = crate::split::SplitPlan::new(binding_limit, al.min_storage_buffer_offset_alignment as u64);
         crate::profile::start(&device);
         Ok(Self {
             device,
             queue,
             name,
             max_buffer,
+            max_buffer_size: al.max_buffer_size,
+            binding_limit,
+            storage_buffers: al
+                .max_storage_buffers_per_shader_stage
+                .min(al.max_buffers_and_acceleration_structures_per_shader_stage),
+            split,
+            split_on: std::sync::atomic::AtomicBool::new(false),
+            split_bindings: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             errors,
@@ -309,6 +357,45 @@ impl Gpu {
         Ok(())
     }
 
+    /// `Ok` when a `w × h` grid whose largest buffers hold `bytes_per_cell` fits the device,
+    /// splitting buffers past the binding limit in two bindings ([`crate::split`]); for the
+    /// kernels written for it (the stream power, the fills). The first grid that needs it turns
+    /// the split variants on for good.
+    pub fn check_grid_split(&self, w: usize, h: usize, bytes_per_cell: u64) -> Result<(), GpuError> {
+        let cells = (w as u64) * (h as u64);
+        let bytes = cells.saturating_mul(bytes_per_cell);
+        if bytes <= self.max_buffer || self.split_on.load(std::sync::atomic::Ordering::Relaxed) {
+            if bytes <= self.split_capacity() {
+                return self.check_grid(w, h, 0);
+            }
+        }
+        let fits = cells < u32::MAX as u64 / 2
+            && bytes <= self.split_capacity()
+            && self.storage_buffers >= 2 * NEED_STORAGE_BUFFERS;
+        if !fits {
+            return Err(GpuError::GridTooLarge {
+                width: w,
+                height: h,
+                bytes,
+                max: self.split_capacity(),
+                adapter: self.name.clone(),
+            });
+        }
+        self.split_on.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The largest buffer a split kernel can use: two bindings' worth, within the adapter's
+    /// largest buffer.
+    pub fn split_capacity(&self) -> u64 {
+        self.split.capacity(self.binding_limit).min(self.max_buffer_size)
+    }
+
+    /// Whether pipelines are made from the split variants ([`Gpu::check_grid_split`]).
+    pub fn split_active(&self) -> bool {
+        self.split_on.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Returns (and clears) the errors the device reported since the last call.
     pub(crate) fn take_errors(&self) -> Result<(), GpuError> {
         let mut e = self.errors.lock().unwrap();
@@ -328,12 +415,13 @@ impl Gpu {
         src: &'static str,
         entry: &'static str,
     ) -> Result<Arc<wgpu::ComputePipeline>, GpuError> {
-        let slot = self.pipelines.lock().unwrap().entry((name, entry)).or_default().clone();
+        let split = self.split_active();
+        let slot = self.pipelines.lock().unwrap().entry((name, entry, split)).or_default().clone();
         let mut slot = slot.lock().unwrap();
         if let Some(p) = &*slot {
             return Ok(p.clone());
         }
-        let module = self.module(name, src);
+        let (module, bindings) = self.module(name, src, split)?;
         let p = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
             layout: None,
@@ -347,19 +435,35 @@ impl Gpu {
         let p = Arc::new(p);
         *slot = Some(p.clone());
         crate::profile::name(Arc::as_ptr(&p) as usize, entry);
+        if split {
+            self.split_bindings.lock().unwrap().insert(Arc::as_ptr(&p) as usize, bindings);
+        }
         Ok(p)
     }
 
-    /// The module `src` (file `name`), parsed and validated once.
-    fn module(&self, name: &'static str, src: &'static str) -> wgpu::ShaderModule {
-        if let Some(m) = self.modules.lock().unwrap().get(name) {
-            return m.clone();
+    /// The module `src` (file `name`), or its split variant, parsed and validated once; with the
+    /// bindings the variant splits.
+    fn module(
+        &self,
+        name: &'static str,
+        src: &'static str,
+        split: bool,
+    ) -> Result<(wgpu::ShaderModule, Arc<std::collections::BTreeSet<u32>>), GpuError> {
+        if let Some(m) = self.modules.lock().unwrap().get(&(name, split)) {
+            return Ok(m.clone());
         }
+        let (text, bindings) = if split {
+            let m = crate::split::split_module(src, self.split.at_bytes)
+                .map_err(|e| GpuError::Unsupported(format!("{name}: split bindings: {e}")))?;
+            (std::borrow::Cow::Owned(m.source), Arc::new(m.bindings))
+        } else {
+            (std::borrow::Cow::Borrowed(src), Arc::default())
+        };
         let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(name),
-            source: wgpu::ShaderSource::Wgsl(src.into()),
+            source: wgpu::ShaderSource::Wgsl(text),
         });
-        self.modules.lock().unwrap().entry(name).or_insert(m).clone()
+        Ok(self.modules.lock().unwrap().entry((name, split)).or_insert((m, bindings)).clone())
     }
 
     /// Compiles every compute entry point of the modules `kernels` use, so that their first
@@ -503,12 +607,33 @@ impl Gpu {
     }
 
     /// A bind group of `pipeline`'s group 0 with each `(binding, buffer)` of `buffers`.
+    /// A split pipeline ([`crate::split`]) gets each split binding twice: the buffer's first
+    /// [`crate::split::SplitPlan::at_bytes`] at `i` and the rest at `i + HI`, or the whole
+    /// buffer at both where it is no larger than the first half.
     pub(crate) fn bind(&self, pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
         let layout = pipeline.get_bind_group_layout(0);
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .map(|&(i, b)| wgpu::BindGroupEntry { binding: i, resource: b.as_entire_binding() })
-            .collect();
+        let split = self.split_bindings.lock().unwrap().get(&(pipeline as *const _ as usize)).cloned();
+        let at = self.split.at_bytes;
+        let mut entries: Vec<wgpu::BindGroupEntry> = Vec::with_capacity(buffers.len() * 2);
+        for &(i, b) in buffers {
+            let halves = split.as_ref().is_some_and(|s| s.contains(&i));
+            if !halves {
+                entries.push(wgpu::BindGroupEntry { binding: i, resource: b.as_entire_binding() });
+            } else if b.size() <= at {
+                entries.push(wgpu::BindGroupEntry { binding: i, resource: b.as_entire_binding() });
+                entries.push(wgpu::BindGroupEntry { binding: i + crate::split::HI, resource: b.as_entire_binding() });
+            } else {
+                let part = |offset: u64, size: Option<u64>| {
+                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: b,
+                        offset,
+                        size: size.and_then(std::num::NonZeroU64::new),
+                    })
+                };
+                entries.push(wgpu::BindGroupEntry { binding: i, resource: part(0, Some(at)) });
+                entries.push(wgpu::BindGroupEntry { binding: i + crate::split::HI, resource: part(at, None) });
+            }
+        }
         self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &layout, entries: &entries })
     }
 

@@ -100,7 +100,7 @@ pub(crate) fn fill_epsilon_buffer(gpu: &Gpu, h: &Grid<f64>) -> Result<(wgpu::Buf
 /// rule (fill.wgsl).
 fn fill_buffer(gpu: &Gpu, h: &Grid<f64>, step: f64) -> Result<(wgpu::Buffer, usize), GpuError> {
     let (w, ht) = (h.width(), h.height());
-    gpu.check_grid(w, ht, 8)?;
+    gpu.check_grid_split(w, ht, 8)?;
     if let Some(i) = h.data().iter().position(|v| v.is_infinite()) {
         return Err(GpuError::Unsupported(format!(
             "fill: infinite height at ({}, {}); the GPU fill needs finite heights or NaN (nodata)",

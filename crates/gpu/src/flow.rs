@@ -240,7 +240,7 @@ impl Routing {
 /// D8 receivers and distances of `h` on the GPU; equal to the CPU router's.
 pub fn d8_receivers(gpu: &Gpu, h: &Grid<f64>) -> Result<GpuFlowGraph, GpuError> {
     let (w, ht) = (h.width(), h.height());
-    gpu.check_grid(w, ht, 8)?;
+    gpu.check_grid_split(w, ht, 8)?;
     let rt = Routing::new(gpu, w, ht, h.dx, h.dy);
     let z = gpu.buffer("z", h.data());
     rt.route(gpu, &z)?;
@@ -253,7 +253,7 @@ pub fn d8_receivers(gpu: &Gpu, h: &Grid<f64>) -> Result<GpuFlowGraph, GpuError> 
 /// `accumulate_cells(&d8_receivers(h))` on the CPU.
 pub fn accumulate_cells(gpu: &Gpu, h: &Grid<f64>) -> Result<Vec<u32>, GpuError> {
     let (w, ht) = (h.width(), h.height());
-    gpu.check_grid(w, ht, 8)?;
+    gpu.check_grid_split(w, ht, 8)?;
     let rt = Routing::new(gpu, w, ht, h.dx, h.dy);
     let z = gpu.buffer("z", h.data());
     rt.route(gpu, &z)?;
@@ -265,7 +265,7 @@ pub fn accumulate_cells(gpu: &Gpu, h: &Grid<f64>) -> Result<Vec<u32>, GpuError> 
 /// CPU [`bozkir_terrain::hydrology::flow_graph::FlowGraph`]'s.
 pub fn accumulate_receivers(gpu: &Gpu, w: usize, h: usize, receivers: &[u32]) -> Result<Vec<u32>, GpuError> {
     assert_eq!(receivers.len(), w * h, "accumulate_receivers: length");
-    gpu.check_grid(w, h, 8)?;
+    gpu.check_grid_split(w, h, 8)?;
     let mut rt = Routing::new(gpu, w, h, 1.0, 1.0);
     rt.rcv = gpu.buffer("rcv", receivers);
     rt.accumulate(gpu)?;

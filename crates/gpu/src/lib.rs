@@ -38,6 +38,7 @@ pub mod hash;
 pub mod kernels;
 mod profile;
 pub mod shallow_water;
+pub mod split;
 pub mod stream_power;
 pub mod thermal;
 

@@ -198,7 +198,7 @@ impl<'g> GpuStreamPower<'g> {
     pub fn new(gpu: &'g Gpu, initial: &Grid<f64>, params: &StreamPowerParams) -> Result<Self, GpuError> {
         let (w, ht) = (initial.width(), initial.height());
         params.check_uplift_shape(w, ht);
-        gpu.check_grid(w, ht, 8)?;
+        gpu.check_grid_split(w, ht, 8)?;
         let n = (w * ht).max(1);
         let (filled, _) = crate::fill::fill_epsilon_buffer(gpu, initial)?;
         let (dx, dy) = (initial.dx, initial.dy);
