@@ -6,6 +6,7 @@
 
 import init, * as bz from '../pkg/bozkir_wasm.js';
 import { Renderer } from './renderer.js';
+import { SplatRendererGPU } from './gpu/splat-renderer.js';
 import { subTileEdges, waterField } from './render-logic.js';
 import { openDrop, fetchTileset, openTileset, readZip, describe } from './tileset.js';
 import { AutoQuality } from './quality.js';
@@ -42,6 +43,10 @@ const app = {
   quality: new AutoQuality(),
   messages: [],
   renderer: null,
+  // The WebGPU splat path (gpu/splat-renderer.js) on a canvas of its own over #view, or null;
+  // `gpuWhy` says why the splats are drawn by WebGL2 (null while WebGPU draws them).
+  gpu: null,
+  gpuWhy: null,
   panel: null,
   ready: null,
   frames: 0,
@@ -170,6 +175,7 @@ async function setTileset(ts, name) {
   app.tileset = ts;
   app.sceneName = name;
   app.renderer.setTileset(ts);
+  app.gpu?.setTileset(ts);
   app.panel?.setTilesetInfo(`${name}: ${describe(ts)}`);
 }
 
@@ -223,6 +229,7 @@ function rebuildScene() {
   app.mapping?.free?.();
   app.mapping = mapping;
   app.renderer.setScene(app.scene);
+  app.gpu?.setScene(app.scene);
   app.panel?.setReliefFlag(app.reliefFollows ? null
     : s.reliefscale < n ? `relief scale ${s.reliefscale} < grid ${n}: the terrain repeats (mirrored); drag it back to ${n} to follow the grid`
       : `relief scale ${s.reliefscale} set by hand (grid ${n})`);
@@ -506,6 +513,7 @@ function renderFrame() {
     app.panel?.setWalk(true);
   }
   if (app.mesh?.enabled) {
+    showCanvas(false);
     app.renderer.resize(app.quality.enabled ? app.quality.renderScale : 1);
     const ms = app.mesh.render({ ...app.mesh.cam, fov: app.state.fov });
     app.stats = { splats: 0, cells: 0, sortMs: 0, ...ms, mesh: true };
@@ -513,13 +521,72 @@ function renderFrame() {
     return app.stats;
   }
   const cam = app.walk ? { ...app.walk, fov: app.state.fov } : { ...app.cam, fov: app.state.fov };
-  const stats = app.renderer.render(cam, renderOptions());
+  const r = splatRenderer();
+  const stats = r.render(cam, renderOptions());
   app.stats = stats;
   app.frames += 1;
-  if (app.mode === 'research' && !app.benchRunning) {
+  if (app.mode === 'research' && !app.benchRunning && r === app.renderer) {
     stats.pop = app.popMeter.sample(app.renderer.gl, cam.az);
   }
   return stats;
+}
+
+/**
+ * The renderer that draws the splat view this frame: the WebGPU one unless it was not made or
+ * declines the scene (then WebGL2, the reason in the console once and in `app.gpuWhy`). The
+ * canvas that is not drawn is hidden; mesh mode and worlds draw on WebGL2's canvas.
+ */
+function splatRenderer() {
+  let r = app.renderer;
+  if (app.gpu) {
+    const why = app.gpu.supports();
+    if (why) {
+      if (why !== app.gpuWhy) console.warn(`bozkir: splats drawn with WebGL2: ${why}`);
+      app.gpuWhy = why;
+    } else {
+      app.gpuWhy = null;
+      r = app.gpu;
+    }
+  }
+  showCanvas(r === app.gpu);
+  return r;
+}
+
+/** Shows the WebGPU canvas (true) or WebGL2's (false). */
+function showCanvas(gpu) {
+  if (!app.gpu) return;
+  app.gpu.canvas.style.visibility = gpu ? 'visible' : 'hidden';
+  app.renderer.canvas.style.visibility = gpu ? 'hidden' : 'visible';
+}
+
+/**
+ * `?renderer=webgpu|webgl2|auto` (default auto): WebGPU draws the splats where navigator.gpu
+ * gives a device, else WebGL2, with the reason in the console and on the page for an explicit
+ * `webgpu`. The WebGPU canvas lies over #view and lets the pointer through to it.
+ */
+async function chooseRenderer(canvas) {
+  const want = app.params.renderer ?? 'auto';
+  if (!['auto', 'webgpu', 'webgl2'].includes(want)) {
+    message(`renderer "${want}" must be webgpu, webgl2 or auto; using auto`);
+  }
+  if (want === 'webgl2') { app.gpuWhy = 'renderer=webgl2'; return; }
+  const c = document.createElement('canvas');
+  c.id = 'view-gpu';
+  c.setAttribute('aria-hidden', 'true');
+  c.style.cssText = 'position:fixed;inset:0;width:100vw;height:100vh;display:block;pointer-events:none;visibility:hidden';
+  canvas.after(c);
+  try {
+    app.gpu = await SplatRendererGPU.create(c);
+    app.gpu.device.lost.then((i) => {
+      message(`the WebGPU device was lost (${i.message || i.reason}); splats drawn with WebGL2`);
+      app.dirty = true;
+    });
+  } catch (e) {
+    c.remove();
+    app.gpuWhy = `WebGPU unavailable: ${e.message || e}`;
+    if (want === 'webgpu') message(`renderer=webgpu: ${app.gpuWhy}; drawing with WebGL2`);
+    else console.warn(`bozkir: splats drawn with WebGL2 (${app.gpuWhy})`);
+  }
 }
 
 let lastRendered = 0;
@@ -747,7 +814,7 @@ async function savePng() {
   const keep = app.quality.renderScale;
   app.quality.renderScale = 1;
   renderFrame();
-  const canvas = r.canvas;
+  const canvas = !app.mesh?.enabled && app.gpu && !app.gpuWhy ? app.gpu.canvas : r.canvas;
   const name = figureName({
     scene: app.sceneName, grid: app.state.grid, rule: app.state.classrule, cam: app.walk || app.cam,
     tile: app.tileset?.size ?? 1, width: canvas.width, height: canvas.height,
@@ -813,7 +880,8 @@ async function runBench() {
       Object.assign(app.cam, { az: v.az, el: v.el, dist: v.dist * tile, target: [0, 0, heightAt(0, 0)] });
       const t0 = performance.now();
       const st = renderFrame();
-      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); // wait for the GPU
+      if (st.renderer === 'webgpu') await app.gpu.finish(); // wait for the GPU
+      else gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
       const ms = performance.now() - t0;
       if (k >= 0) {
         frameMs.push(ms);
@@ -828,8 +896,10 @@ async function runBench() {
   }
   const summary = rec.summary();
   const lines = benchReport(summary);
+  const gpuDrew = app.gpu && !app.gpuWhy;
   const body = {
-    gpu: app.renderer.gpuName,
+    renderer: gpuDrew ? 'webgpu' : 'webgl2',
+    gpu: gpuDrew ? app.gpu.gpuName : app.renderer.gpuName,
     rows: summary.map((r) => ({
       grid: r.grid, tiles: r.grid * r.grid, splats: r.splats, fps: r.fps, p50: r.p50, p95: r.p95, p99: r.p99,
       sort_ms: r.sortMs, draw_calls: r.drawCalls,
@@ -900,7 +970,8 @@ async function start() {
     drop: dropFile,
   });
   for (const e of errors) message(e);
-  app.panel.setGpu(app.renderer.gpuName);
+  await chooseRenderer(canvas);
+  app.panel.setGpu(app.gpu ? `${app.gpu.gpuName} (splats; WebGL2: ${app.renderer.gpuName})` : app.renderer.gpuName);
   await loadCatalogue();
   app.panel.setCatalogue(app.catalogue);
   for (const st of app.catalogue.stores ?? []) {

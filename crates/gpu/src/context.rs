@@ -140,6 +140,9 @@ pub fn entry_points(src: &'static str) -> Vec<&'static str> {
 
 type PipelineSlot = Arc<Mutex<Option<Arc<wgpu::ComputePipeline>>>>;
 
+/// A compiled module and the bindings its variant splits (none for the plain one).
+type Module = (wgpu::ShaderModule, Arc<std::collections::BTreeSet<u32>>);
+
 /// A wgpu device and queue with the kernels' pipelines, created once and reused.
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
@@ -164,7 +167,7 @@ pub struct Gpu {
     pipelines: Mutex<HashMap<(&'static str, &'static str, bool), PipelineSlot>>,
     /// The parsed and validated WGSL modules, by file name and split variant (parsed once, not
     /// per entry point), with the variant's split bindings.
-    modules: Mutex<HashMap<(&'static str, bool), (wgpu::ShaderModule, Arc<std::collections::BTreeSet<u32>>)>>,
+    modules: Mutex<HashMap<(&'static str, bool), Module>>,
     errors: Arc<Mutex<Vec<String>>>,
     /// The read-back staging buffers, reused ([`Gpu::read`]).
     staging: Mutex<Vec<wgpu::Buffer>>,
@@ -364,10 +367,8 @@ impl Gpu {
     pub fn check_grid_split(&self, w: usize, h: usize, bytes_per_cell: u64) -> Result<(), GpuError> {
         let cells = (w as u64) * (h as u64);
         let bytes = cells.saturating_mul(bytes_per_cell);
-        if bytes <= self.max_buffer || self.split_on.load(std::sync::atomic::Ordering::Relaxed) {
-            if bytes <= self.split_capacity() {
-                return self.check_grid(w, h, 0);
-            }
+        if (bytes <= self.max_buffer || self.split_active()) && bytes <= self.split_capacity() {
+            return self.check_grid(w, h, 0);
         }
         let fits = cells < u32::MAX as u64 / 2
             && bytes <= self.split_capacity()
@@ -443,12 +444,7 @@ impl Gpu {
 
     /// The module `src` (file `name`), or its split variant, parsed and validated once; with the
     /// bindings the variant splits.
-    fn module(
-        &self,
-        name: &'static str,
-        src: &'static str,
-        split: bool,
-    ) -> Result<(wgpu::ShaderModule, Arc<std::collections::BTreeSet<u32>>), GpuError> {
+    fn module(&self, name: &'static str, src: &'static str, split: bool) -> Result<Module, GpuError> {
         if let Some(m) = self.modules.lock().unwrap().get(&(name, split)) {
             return Ok(m.clone());
         }

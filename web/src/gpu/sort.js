@@ -72,6 +72,31 @@ export class RadixSort {
     pass.end();
   }
 
+  /**
+   * As `encode`, with the count decided on the GPU (the WebGPU splat path: no read-back): the
+   * two passes' parameters {n, nblocks, shift, 0} (8 u32s) are copied from `params` at
+   * `paramsOffset`, and the block dispatch (x, y, 1) is read from the indirect buffer `dispatch`
+   * at `dispatchOffset`, both written by an earlier pass of the same encoder (n ≤ capacity).
+   */
+  encodeIndirect(enc, keys, params, paramsOffset, dispatch, dispatchOffset) {
+    checkDevice(this.device, 'sort');
+    for (let s = 0; s < 2; s++) enc.copyBufferToBuffer(params, paramsOffset + 16 * s, this.uniforms[s], 0, 16);
+    const sets = this.#groups(keys);
+    const pass = enc.beginComputePass();
+    for (const set of sets) {
+      pass.setPipeline(this.p.hist);
+      pass.setBindGroup(0, set.hist);
+      pass.dispatchWorkgroupsIndirect(dispatch, dispatchOffset);
+      pass.setPipeline(this.p.scan);
+      pass.setBindGroup(0, set.scan);
+      pass.dispatchWorkgroups(1, 1);
+      pass.setPipeline(this.p.scatter);
+      pass.setBindGroup(0, set.scatter);
+      pass.dispatchWorkgroupsIndirect(dispatch, dispatchOffset);
+    }
+    pass.end();
+  }
+
   destroy() {
     this.made.destroy();
   }

@@ -63,7 +63,7 @@ export function launch() {
  * Launch Chromium with WebGPU on SwiftShader's Vulkan (bundled with Chromium: no GPU needed), for
  * the browser kernels (web/src/gpu/).
  */
-export function launchWebGPU() {
+export function launchWebGPU(extraArgs = []) {
   return playwright.chromium.launch({
     executablePath: chromiumPath,
     // SwiftShader's Vulkan for WebGPU and for ANGLE both: with ANGLE on its GL default, a WebGPU
@@ -71,7 +71,7 @@ export function launchWebGPU() {
     // exists", Chromium 156 headless); compute alone works either way.
     args: ['--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader',
       '--use-vulkan=swiftshader', '--use-angle=vulkan',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
   });
 }
 
