@@ -120,7 +120,7 @@ fn the_profile_walk_splits_bit_for_bit() {
 fn grids_past_two_halves_are_refused_with_the_sizes() {
     let Some(split) = split_gpu() else { return };
     let cap = split.split_capacity();
-    assert!(cap >= 2 * LIMIT - 256 && cap <= 2 * LIMIT, "two halves: {cap}");
+    assert!((2 * LIMIT - 256..=2 * LIMIT).contains(&cap), "two halves: {cap}");
     let side = ((cap / 8) as f64).sqrt() as usize + 2;
     match split.check_grid_split(side, side, 8) {
         Err(GpuError::GridTooLarge { width, bytes, max, .. }) => {
