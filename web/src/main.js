@@ -1134,6 +1134,7 @@ Object.assign(app, {
   writeUrl,
   heightAt,
   renderFrame,
+  frameOptions: renderOptions,
   runBench,
   dropFile,
   viewLink,
