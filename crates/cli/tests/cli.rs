@@ -291,6 +291,47 @@ fn a_profile_on_the_gpu_is_the_cpu_walk_to_rounding() {
     assert_eq!(read_sidecar(cpu.join("terrain.json")).unwrap().backend, "cpu");
 }
 
+/// A profile whose field passes the GPU's binding limit (lowered here with
+/// `BOZKIR_GPU_BINDING_LIMIT`, as 16384² passes NVIDIA's 2 GiB) runs with its buffers bound in
+/// two halves, says so, and writes the bytes of the unsplit run.
+#[test]
+fn a_profile_past_the_binding_limit_writes_the_same_bytes() {
+    if !common::gpu_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, limit: Option<&str>| {
+        let out = tmp.path().join(name);
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bozkir"));
+        cmd.args(["terrain", "--profile", "canyon", "--size", "64", "--seed", "5", "--gpu=require"]);
+        cmd.args(["--outputs", "height,d8", "--out", out.to_str().unwrap()]);
+        if let Some(l) = limit {
+            cmd.env("BOZKIR_GPU_BINDING_LIMIT", l);
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        (out, stderr(&o))
+    };
+    let (plain, note) = run("plain", None);
+    assert!(!note.contains("two halves"), "{note}");
+    // The 64² profile's field with its margin is 84² cells: 56 448 bytes of f64 per buffer.
+    let (split, note) = run("split", Some("32768"));
+    assert!(note.contains("binding limit and are bound in two halves"), "{note}");
+    for f in ["height.tif", "sediment.tif", "d8.png"] {
+        assert!(std::fs::read(plain.join(f)).unwrap() == std::fs::read(split.join(f)).unwrap(), "{f} differs");
+    }
+    // Too low a limit for two halves: refused by name under require, nothing written.
+    let out = tmp.path().join("refused");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bozkir"))
+        .args(["terrain", "--profile", "canyon", "--size", "64", "--gpu=require", "--out", out.to_str().unwrap()])
+        .env("BOZKIR_GPU_BINDING_LIMIT", "4096")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("over the device's limit"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
 #[test]
 fn erode_lowers_relief_of_a_real_dem() {
     let tmp = tempfile::tempdir().unwrap();

@@ -392,6 +392,11 @@ impl Gpu {
         self.split.capacity(self.binding_limit).min(self.max_buffer_size)
     }
 
+    /// The largest storage binding, bytes (the adapter's, or the lowered one).
+    pub fn binding_limit(&self) -> u64 {
+        self.binding_limit
+    }
+
     /// Whether pipelines are made from the split variants ([`Gpu::check_grid_split`]).
     pub fn split_active(&self) -> bool {
         self.split_on.load(std::sync::atomic::Ordering::Relaxed)

@@ -104,8 +104,16 @@ impl GpuKernels {
             self.record(kind, "cpu");
             return Ok(None);
         };
+        let was_split = gpu.split_active();
         match f(gpu) {
             Ok(v) => {
+                if !was_split && gpu.split_active() {
+                    (self.notes)(&format!(
+                        "gpu: {kind}: the grid's buffers pass the device's {}-byte binding limit and are bound in two \
+                         halves (same results; docs/gpu.md)",
+                        gpu.binding_limit()
+                    ));
+                }
                 self.record(kind, "gpu");
                 Ok(Some(v))
             }

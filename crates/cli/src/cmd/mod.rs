@@ -39,6 +39,40 @@ use std::path::Path;
 /// Largest side `bozkir terrain` accepts: 8192² (about 14 GB of working memory) fits in 24 GB.
 pub const MAX_TERRAIN_SIZE: usize = 8192;
 
+/// Largest side of `bozkir terrain --profile`: 16384², whose field with its margin (18 842²)
+/// the GPU runs with its buffers split in two bindings (docs/gpu.md); on a machine with the
+/// memory for it (about [`PROFILE_BYTES_PER_CELL`] a cell, checked before anything runs).
+pub const MAX_PROFILE_SIZE: usize = 16384;
+
+/// Peak host memory of `terrain --profile` per output cell: 164 B measured at 8192² on the
+/// CPU, 168 B with `--gpu` (docs/benchmarks.md), rounded up.
+pub const PROFILE_BYTES_PER_CELL: u64 = 172;
+
+/// The kernel's `MemAvailable` in bytes (Linux), or `None` where it cannot be read.
+pub fn memory_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// An error when `need` bytes of working memory (for `what`) exceed what the machine has
+/// available: a run that would be killed for memory an hour in is refused at once.
+pub fn check_memory(what: &str, need: u64, available: Option<u64>) -> Result<()> {
+    if let Some(have) = available {
+        if need > have {
+            let gb = |b: u64| b as f64 / 1e9;
+            bail!(
+                "{what} needs about {:.1} GB of memory and this machine has {:.1} GB available; use a smaller \
+                 --size or a machine with more memory",
+                gb(need),
+                gb(have)
+            );
+        }
+    }
+    Ok(())
+}
+
 /// A finite, positive option value, or an error naming the option.
 pub fn positive(name: &str, v: f64) -> Result<f64> {
     if !v.is_finite() || v <= 0.0 {
@@ -140,4 +174,20 @@ pub fn file_name(path: &Path) -> String {
 /// command in messages.
 pub fn read_terrain_folder(dir: &Path, what: &str) -> Result<(bozkir_io::Sidecar, Grid<f64>)> {
     Ok(bozkir_pipeline::folder::read_terrain_folder(dir, what)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_size_past_the_memory_is_refused_with_both_figures() {
+        let need = (16384u64 * 16384) * PROFILE_BYTES_PER_CELL;
+        let e = check_memory("--size 16384", need, Some(24_000_000_000)).unwrap_err().to_string();
+        assert!(e.contains("--size 16384 needs about 46.2 GB") && e.contains("24.0 GB available"), "{e}");
+        assert!(check_memory("--size 16384", need, Some(128_000_000_000)).is_ok());
+        // Where the figure cannot be read, nothing is refused.
+        assert!(check_memory("--size 16384", need, None).is_ok());
+        assert!(memory_available().is_some_and(|b| b > 0), "Linux has /proc/meminfo");
+    }
 }

@@ -1,7 +1,7 @@
 //! `bozkir terrain`: a named profile and a seed to eroded terrain with every output, or a recipe
 //! (`--recipe NAME|FILE`: a built-in recipe or a TOML file) run stage by stage.
 
-use super::{non_negative, MAX_TERRAIN_SIZE};
+use super::{check_memory, memory_available, non_negative, MAX_PROFILE_SIZE, MAX_TERRAIN_SIZE, PROFILE_BYTES_PER_CELL};
 use crate::outputs::{commit, print_stats, Staging};
 use crate::progress::Bar;
 use anyhow::{bail, Result};
@@ -27,7 +27,8 @@ pub struct Args {
     /// Seed: the same seed, profile (or recipe), size and overrides give the same bytes.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Side of the square output in cells (4..=8192). Default 512, or the recipe's own size.
+    /// Side of the square output in cells: 4..=16384 for a profile (checked against the memory
+    /// available, about 172 bytes a cell), 8..=8192 for a recipe. Default 512, or the recipe's own size.
     #[arg(long)]
     pub size: Option<usize>,
     /// Output directory (created if missing).
@@ -144,9 +145,11 @@ fn request(a: &Args) -> Result<TerrainRequest> {
     let prof = profile(&a.profile).map_err(anyhow::Error::msg)?;
     let size = a.size.unwrap_or(512);
     let seed = a.seed.unwrap_or(0);
-    if !(4..=MAX_TERRAIN_SIZE).contains(&size) {
-        bail!("--size must be 4..={MAX_TERRAIN_SIZE}, got {size}");
+    if !(4..=MAX_PROFILE_SIZE).contains(&size) {
+        bail!("--size must be 4..={MAX_PROFILE_SIZE}, got {size}");
     }
+    let need = (size * size) as u64 * PROFILE_BYTES_PER_CELL;
+    check_memory(&format!("--size {size}"), need, memory_available())?;
     let cell_size = scale_in_range("cell-size", a.cell_size.unwrap_or(10.0))?;
     let height_range = match non_negative("height-range", a.height_range)? {
         0.0 => 0.0,
