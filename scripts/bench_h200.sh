@@ -5,8 +5,9 @@
 #   scripts/bench_h200.sh BOZKIR_BIN OUTDIR [CHROMIUM]
 #
 # 1. `terrain --recipe ds2 --size 8192 --until 6 --gpu=require`, three runs (issue 24: < 15 s);
-# 2. `terrain --profile canyon|alpine --size 4096 --gpu=require` with the GPU fills, and canyon
-#    at 8192² (issue 27: 4096² ≤ 5 s);
+# 2. `terrain --profile canyon|alpine --size 4096 --gpu=require` with the GPU fills, canyon
+#    at 8192², and at 16384² with the buffers split in two bindings (issue 27: 4096² ≤ 5 s,
+#    16384² ≤ 60 s);
 # 3. with CHROMIUM (e.g. /opt/cr/chromium from scripts/pack_chromium.sh): the erosion page's
 #    WebGPU benchmark and the splat viewer's WebGL2 benchmark at 1920×1080 (issue 28).
 # Each process is timed by GNU time (wall clock, peak RSS, minor faults); logs go to OUTDIR.
@@ -35,6 +36,7 @@ for p in canyon alpine; do
 done
 timed canyon_4096_again "$b" terrain --profile canyon --seed 7 --size 4096 --gpu=require --out "$work/o"
 timed canyon_8192 "$b" terrain --profile canyon --seed 7 --size 8192 --gpu=require --out "$work/o"
+timed canyon_16384 "$b" terrain --profile canyon --seed 7 --size 16384 --gpu=require --out "$work/o"
 if [ -n "$cr" ]; then
   "$b" bench-viewer --page erode --gpu --chromium "$cr" --window 1920x1080 --timeout 200 \
     --json "$out/erode.json" 2>&1 | grep -v -i dbus | tail -30
