@@ -101,14 +101,21 @@ function compare(page, { mutate = null, png = false, views = VIEWS } = {}) {
       const o = app.frameOptions();
       // WebGL2's order comes from its sort worker (per-tile orders, merged streams) a frame or
       // more late: draw until nothing is pending, so both pictures are of this camera's order.
+      // The WebGL2 picture of a view is drawn once and kept: the wrong ports compare with it too.
       const r = app.renderer;
-      for (let k = 0; k < 6; k++) {
+      const key = JSON.stringify([v, o]);
+      window.__glPictures ??= new Map();
+      let a = window.__glPictures.get(key);
+      if (!a) {
+        for (let k = 0; k < 6; k++) {
+          r.render(cam, o);
+          if (!r.sortPending && !r.mergePending) break;
+          for (let w = 0; w < 400 && (r.sortPending || r.mergePending); w++) await new Promise((res) => setTimeout(res, 25));
+        }
         r.render(cam, o);
-        if (!r.sortPending && !r.mergePending) break;
-        for (let w = 0; w < 400 && (r.sortPending || r.mergePending); w++) await new Promise((res) => setTimeout(res, 25));
+        a = r.readPixels();
+        window.__glPictures.set(key, a);
       }
-      r.render(cam, o);
-      const a = r.readPixels();
       gpu.render(cam, o);
       const b = await gpu.readPixels();
       if (a.width !== b.width || a.height !== b.height) throw new Error(`sizes differ: ${a.width}×${a.height} and ${b.width}×${b.height}`);
@@ -171,8 +178,9 @@ const MUTANTS = {
 
 test('the pixel comparison catches a wrong WebGPU port', async (t) => {
   if (unavailable(t)) return;
+  // The near and grazing views: the default one is too far for either fault to show (above).
   for (const [name, mutate] of Object.entries(MUTANTS)) {
-    const res = await compare(ctx.page, { mutate });
+    const res = await compare(ctx.page, { mutate, views: VIEWS.slice(1) });
     t.diagnostic(`${name}: ${res.map((r) => `${r.name} mean ${r.mean.map((m) => m.toFixed(2)).join(', ')}, ${(100 * r.over).toFixed(2)} % over 16`).join('; ')}`);
     assert.ok(res.some(fails), `${name} passes the thresholds`);
   }
@@ -181,7 +189,8 @@ test('the pixel comparison catches a wrong WebGPU port', async (t) => {
 test('the GPU selects the cells and levels of detail visibleCells selects', async (t) => {
   if (unavailable(t)) return;
   const cams = [
-    { az: 45, el: 25, dist: 1 }, { az: 200, el: 40, dist: 0.6 }, { az: 300, el: 12, dist: 2.5 }, { az: 120, el: 60, dist: 4 },
+    { az: 45, el: 25, dist: 1 }, { az: 200, el: 40, dist: 0.6 }, { az: 300, el: 12, dist: 1.4 }, { az: 120, el: 60, dist: 0.3 },
+    { az: 10, el: 5, dist: 0.5 },
   ];
   const res = await ctx.page.evaluate(async (cams) => {
     const app = window.bozkir, gpu = app.gpu;
@@ -211,7 +220,9 @@ test('the GPU selects the cells and levels of detail visibleCells selects', asyn
   }, cams);
   for (const r of res) t.diagnostic(JSON.stringify(r));
   for (const r of res) assert.equal(r.ndiff, 0, `GPU and CPU selections differ: ${JSON.stringify(r.diff)}`);
-  assert.ok(res.some((r) => r.cells > 0), 'no view selects any cell');
+  // Every camera selects some of the 24² cells and culls others (123–272 drawn on Chromium 156),
+  // one with the far field taking all but 7.
+  for (const r of res) assert.ok(r.cells > 0 && r.cells < r.n * r.n, `a camera selects ${r.cells} of ${r.n * r.n} cells`);
   assert.ok(res.some((r) => r.levels.length > 1 || r.levels.some((x) => x & 0x100)), 'no view has more than one level of detail');
 });
 
