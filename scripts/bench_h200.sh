@@ -9,7 +9,7 @@
 #    at 8192², and at 16384² with the buffers split in two bindings (issue 27: 4096² ≤ 5 s,
 #    16384² ≤ 60 s);
 # 3. with CHROMIUM (e.g. /opt/cr/chromium from scripts/pack_chromium.sh): the erosion page's
-#    WebGPU benchmark and the splat viewer's WebGL2 benchmark at 1920×1080 (issue 28).
+#    WebGPU benchmark and the splat viewer's benchmark at 1920×1080, WebGL2 and WebGPU (issue 28).
 # Each process is timed by GNU time (wall clock, peak RSS, minor faults); logs go to OUTDIR.
 set -u
 b=${1:?usage: bench_h200.sh BOZKIR_BIN OUTDIR [CHROMIUM]}
@@ -42,4 +42,7 @@ if [ -n "$cr" ]; then
     --json "$out/erode.json" 2>&1 | grep -v -i dbus | tail -30
   "$b" bench-viewer --gpu --chromium "$cr" --window 1920x1080 --grids 4,8,16,24,32,40,64,128,256 \
     --frames 40 --timeout 300 --json "$out/viewer.json" 2>&1 | grep -v -i dbus | tail -30
+  "$b" bench-viewer --gpu --renderer webgpu --chromium "$cr" --window 1920x1080 \
+    --grids 4,8,16,24,32,40,64,128,256 --frames 40 --timeout 300 --json "$out/viewer_webgpu.json" 2>&1 |
+    grep -v -i dbus | tail -30
 fi

@@ -367,6 +367,7 @@ const NOT_NUMERIC: &[&str] = &[
     "--page",
     "--cases",
     "--chromium-arg",
+    "--renderer",
 ];
 
 /// Every command path, for the help comparison.

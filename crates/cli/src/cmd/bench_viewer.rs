@@ -53,6 +53,28 @@ pub struct Args {
     /// Chromium's window, WIDTHxHEIGHT pixels.
     #[arg(long, default_value = "1280x720")]
     pub window: String,
+    /// The viewer's splat renderer (`--page viewer`): `webgl2`, `webgpu` (the page's WebGPU
+    /// path; the run fails if the page falls back to WebGL2) or `auto` (the page's default:
+    /// WebGPU where the browser has it).
+    #[arg(long, value_enum, default_value = "webgl2")]
+    pub renderer: RendererChoice,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum RendererChoice {
+    Webgl2,
+    Webgpu,
+    Auto,
+}
+
+impl RendererChoice {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Webgl2 => "webgl2",
+            Self::Webgpu => "webgpu",
+            Self::Auto => "auto",
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -191,10 +213,21 @@ fn launch(a: &Args, url: &str, profile: &Path, log_path: &Path) -> Result<Browse
     ]);
     let (w, h) = parse_window(&a.window)?;
     cmd.arg(format!("--window-size={w},{h}"));
+    let webgpu = a.page == Page::Erode || a.renderer != RendererChoice::Webgl2;
     if a.gpu {
         cmd.args(["--enable-gpu", "--ignore-gpu-blocklist", "--use-angle=vulkan", "--enable-features=Vulkan"]);
-    } else if a.page == Page::Viewer {
+    } else if a.page == Page::Viewer && !webgpu {
         cmd.args(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
+    } else if a.page == Page::Viewer {
+        // WebGPU on SwiftShader's Vulkan, WebGL2 (which the viewer keeps for everything else)
+        // on ANGLE's SwiftShader GL: with ANGLE on Vulkan the page gets no WebGL2 here.
+        cmd.args([
+            "--enable-features=Vulkan",
+            "--use-webgpu-adapter=swiftshader",
+            "--use-vulkan=swiftshader",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+        ]);
     } else {
         // SwiftShader's Vulkan for WebGPU and ANGLE both: with ANGLE on its GL default, headless
         // Chromium loses the device at a WebGPU canvas's first present.
@@ -206,7 +239,7 @@ fn launch(a: &Args, url: &str, profile: &Path, log_path: &Path) -> Result<Browse
             "--enable-unsafe-swiftshader",
         ]);
     }
-    if a.page == Page::Erode {
+    if webgpu {
         cmd.arg("--enable-unsafe-webgpu");
     }
     cmd.args(&a.chromium_arg);
@@ -265,8 +298,12 @@ fn wait_report(
 
 /// Print the renderer, the table and the page's report lines.
 fn print_report(report: &serde_json::Value) {
+    let drew = report.get("renderer").and_then(|r| r.as_str());
     if let Some(g) = report.get("gpu").and_then(|g| g.as_str()) {
-        println!("renderer: {g}");
+        match drew {
+            Some(r) => println!("renderer: {r} on {g}"),
+            None => println!("renderer: {g}"),
+        }
     }
     for l in table(report) {
         println!("{l}");
@@ -291,7 +328,12 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let running = bozkir_viewer::start(Arc::new(State::new(scene, Some(tx))), "127.0.0.1:0".parse().expect("address"))?;
     let grid_list = grids.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(",");
     let url = match a.page {
-        Page::Viewer => format!("{}?bench=1&report=1&grids={grid_list}&frames={}", running.url, a.frames),
+        Page::Viewer => format!(
+            "{}?bench=1&report=1&grids={grid_list}&frames={}&renderer={}",
+            running.url,
+            a.frames,
+            a.renderer.name()
+        ),
         Page::Erode => {
             let cases = a.cases.as_deref().map(|c| format!("&cases={c}")).unwrap_or_default();
             format!("{}erode.html?bench=1&report=1{cases}", running.url)
@@ -311,6 +353,13 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
         bail!("the page's benchmark failed: {e}");
     }
     print_report(&report);
+    if a.page == Page::Viewer && a.renderer == RendererChoice::Webgpu && report["renderer"] != "webgpu" {
+        bail!(
+            "--renderer webgpu: the page drew with {} (no WebGPU in this Chromium, or the scene is past what the \
+             WebGPU path takes; Chromium's console has the reason)",
+            report["renderer"].as_str().unwrap_or("an unknown renderer")
+        );
+    }
     if let Some(p) = &a.json {
         std::fs::write(p, serde_json::to_string_pretty(&report)? + "\n")
             .with_context(|| format!("{}: cannot write", p.display()))?;
