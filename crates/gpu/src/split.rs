@@ -3,7 +3,7 @@
 //! A storage binding holds at most `max_storage_buffer_binding_size` bytes (2 GiB − 4 on
 //! NVIDIA's Vulkan driver, whatever the card's memory), while one buffer may be far larger. A
 //! 16384² terrain's `f64` heights are 2 GiB, the profile generator's field with its margin
-//! (18 842²) 2.84 GB. Rather than a second code path for large grids, a module's split variant
+//! (21 300²) 3.63 GB. Rather than a second code path for large grids, a module's split variant
 //! is generated from the same WGSL text:
 //!
 //! * every `var<storage, …> NAME: array<T>` of a scalar `T` (`R`, `f64`, `u32`, `i32`, or an

@@ -39,7 +39,7 @@ use std::path::Path;
 /// Largest side `bozkir terrain` accepts: 8192² (about 14 GB of working memory) fits in 24 GB.
 pub const MAX_TERRAIN_SIZE: usize = 8192;
 
-/// Largest side of `bozkir terrain --profile`: 16384², whose field with its margin (18 842²)
+/// Largest side of `bozkir terrain --profile`: 16384², whose field with its margin (21 300²)
 /// the GPU runs with its buffers split in two bindings (docs/gpu.md); on a machine with the
 /// memory for it (about [`PROFILE_BYTES_PER_CELL`] a cell, checked before anything runs).
 pub const MAX_PROFILE_SIZE: usize = 16384;
