@@ -577,6 +577,9 @@ async function chooseRenderer(canvas) {
   canvas.after(c);
   try {
     app.gpu = await SplatRendererGPU.create(c);
+    app.gpu.onUpdate = () => {
+      app.dirty = true;
+    };
     app.gpu.device.lost.then((i) => {
       message(`the WebGPU device was lost (${i.message || i.reason}); splats drawn with WebGL2`);
       app.dirty = true;

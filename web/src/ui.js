@@ -398,7 +398,8 @@ export class Panel {
       return;
     }
     let t = `${fps} fps · ${s.splats.toLocaleString('en')} splats · ${s.drawCalls} draws · `
-      + `${s.cells} cells · sort ${(s.sortMs || 0).toFixed(1)} ms · scale ${q.renderScale.toFixed(2)}`;
+      + `${s.cells} cells · sort ${s.renderer === 'webgpu' ? 'on the GPU' : `${(s.sortMs || 0).toFixed(1)} ms`} · `
+      + `scale ${q.renderScale.toFixed(2)}`;
     if (this.app.mode === 'research') {
       t += `\nlogic ${(s.logicMs ?? 0).toFixed(1)} ms · cpu ${(s.cpuMs ?? 0).toFixed(1)} ms · far cells ${s.farCells} · `
         + `LOD ${JSON.stringify(s.lodCounts)} · merged ${s.merged} in ${s.groups} groups · cycles ${s.cycles} · `

@@ -12,7 +12,8 @@
 // What differs by design: one global depth order of all splats instead of per-tile orders in a
 // topological tile order (so `ordering` and the merge threshold change nothing here), and two
 // draw calls a frame. stats.splats counts the splats that survived culling, read back a frame or
-// more late (asynchronously: the frame loop never waits for the GPU).
+// more late (asynchronously: the frame loop never waits for the GPU); `onUpdate`, when set, is
+// called when they change, for a page that draws only on demand.
 
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from '../camera.js';
 import {
@@ -498,7 +499,11 @@ export class SplatRendererGPU {
       const c = new Uint32Array(s.buf.getMappedRange().slice(0));
       s.buf.unmap();
       s.busy = false;
+      const prev = this.counts;
       this.counts = { draws: c[0], splats: Math.min(c[1], this.instCap), cells: c[2], farCells: c[3], dropped: c[4] };
+      // The counters arrive after their frame: a page that draws on demand (a still camera) is
+      // told once they change, so its status line does not keep the previous frame's (or zeros).
+      if (!prev || prev.splats !== this.counts.splats || prev.cells !== this.counts.cells) this.onUpdate?.();
       if (c[4] && !this.warnedDrop) { this.warnedDrop = true; console.warn(`WebGPU splats: ${c[4]} splats past the instance capacity (${this.instCap}) were not drawn`); }
     }, () => { s.busy = false; });
   }

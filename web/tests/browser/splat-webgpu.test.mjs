@@ -226,6 +226,17 @@ test('the GPU selects the cells and levels of detail visibleCells selects', asyn
   assert.ok(res.some((r) => r.levels.length > 1 || r.levels.some((x) => x & 0x100)), 'no view has more than one level of detail');
 });
 
+test('the status line shows the WebGPU frame\'s splats and cells once the GPU has counted them', async (t) => {
+  if (unavailable(t)) return;
+  // A still camera: the page draws on demand, and the counters arrive after their frame.
+  const { page, errors } = await ctx.open('?renderer=webgpu&nointro=1');
+  await page.waitForFunction(() => /[1-9][\d,]* splats · 2 draws · [1-9]\d* cells · sort on the GPU/.test(document.getElementById('stats').textContent), null, { timeout: 60000 });
+  const text = await page.evaluate(() => document.getElementById('stats').textContent);
+  t.diagnostic(text);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('benchmark mode with renderer=webgpu reports the renderer, frame times, splats and draw calls', async (t) => {
   if (unavailable(t)) return;
   const { page, errors } = await ctx.open('?renderer=webgpu&bench=1&grids=4&frames=4&nointro=1');
