@@ -582,6 +582,53 @@ export function tileLevels(tiles, colors) {
   return out;
 }
 
+/**
+ * The per-tile colour info both renderers upload (T rows of RGBA each, three blocks): the gain
+ * from the splats' mean colour to the atlas's (colourGain), the splats' mean, and the tile
+ * levelling gains `lv` (tileLevels). Float32Array(T·3·4).
+ */
+export function tileInfo(ts, atlas, lv) {
+  const T = ts.tiles.length;
+  const info = new Float32Array(T * 3 * 4);
+  ts.tiles.forEach((t, k) => {
+    const mean = meanColour(ts.splats.colors, t.levels[0][0], t.levels[0][1]);
+    const am = (atlas.meanRgb && atlas.meanRgb[k]) || mean;
+    const g = colourGain(mean, am);
+    info.set([g[0], g[1], g[2], 1], k * 4);
+    info.set([mean[0], mean[1], mean[2], 1], (T + k) * 4);
+    info.set([lv[k * 3], lv[k * 3 + 1], lv[k * 3 + 2], 1], (2 * T + k) * 4);
+  });
+  return info;
+}
+
+/** The tileset's survival hashes (a Uint32Array per splat), or zeros with a warning: then every splat survives every threshold. */
+export function survivalHashes(ts) {
+  const n = ts.splats.count;
+  if (ts.hashes instanceof Uint32Array && ts.hashes.length >= n) return ts.hashes;
+  console.warn('tileset without hashes (Uint32Array per splat): every splat survives every threshold');
+  return new Uint32Array(n);
+}
+
+/** Sizes `canvas`'s drawing buffer to its CSS size × the device pixel ratio (at most 2) × `renderScale`. */
+export function fitCanvas(canvas, renderScale) {
+  const dpr = Math.min(2, (typeof window !== 'undefined' && window.devicePixelRatio) || 1);
+  const w = Math.max(1, Math.round((canvas.clientWidth || canvas.width) * dpr * renderScale));
+  const h = Math.max(1, Math.round((canvas.clientHeight || canvas.height) * dpr * renderScale));
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+}
+
+/**
+ * The memoised lattice height function of `holder.scene` for this detail setting, kept in
+ * `holder.lattice` (both renderers; they reset it with a new scene).
+ */
+export function memoLattice(holder, detailOn) {
+  if (!holder.lattice || holder.lattice.detail !== detailOn) {
+    const scene = holder.scene;
+    holder.lattice = { detail: detailOn, f: latticeHeight(scene, (x, y) => heightAt(scene, x, y, detailOn)) };
+  }
+  return holder.lattice.f;
+}
+
 /** The horizon skirt: rings around the grid, the outermost at HORIZON_SCALE × the grid's half-size. */
 export const HORIZON_RINGS = 16, HORIZON_SCALE = 8;
 

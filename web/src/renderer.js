@@ -24,8 +24,9 @@
 
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from './camera.js';
 import {
-  heightAt as sceneHeight, latticeHeight, planFrame, farStart, cellDraws, cellSlots, groupSlots,
-  toTileFrame, key2, meanColour, colourGain, bakeAtlas, edgeField, tileLevels, farMesh, NONE,
+  heightAt as sceneHeight, planFrame, farStart, cellDraws, cellSlots, groupSlots,
+  toTileFrame, key2, bakeAtlas, edgeField, tileLevels, farMesh, NONE,
+  tileInfo, survivalHashes, fitCanvas, memoLattice,
 } from './render-logic.js';
 import { SPLAT_VS, SPLAT_FS, FAR_VS, FAR_FS } from './shaders.js';
 import { createSorter, SyncSorter } from './sorter.js';
@@ -160,12 +161,7 @@ export class Renderer {
     p = padRows(Uint8Array, S.colors, 4, n);
     this.tex.colour = dataTexture(gl, this.tex.colour, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE, TEX_W, p.rows, p.data);
     // survival hashes (u32 per splat, compared as uints with the cells' thresholds)
-    let hashes = ts.hashes;
-    if (!(hashes instanceof Uint32Array) || hashes.length < n) {
-      console.warn('tileset without hashes (Uint32Array per splat): every splat survives every threshold');
-      hashes = new Uint32Array(n);
-    }
-    p = padRows(Uint32Array, hashes, 1, n);
+    p = padRows(Uint32Array, survivalHashes(ts), 1, n);
     this.tex.hash = dataTexture(gl, this.tex.hash, gl.R32UI, gl.RED_INTEGER, gl.UNSIGNED_INT, TEX_W, p.rows, p.data);
 
     // order buffer starts as identity (unsorted) until the first sort
@@ -210,16 +206,7 @@ export class Renderer {
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
     this.tex.atlas = tex;
     const T = ts.tiles.length;
-    const info = new Float32Array(T * 3 * 4);
-    const lv = this.levels();
-    ts.tiles.forEach((t, k) => {
-      const mean = meanColour(ts.splats.colors, t.levels[0][0], t.levels[0][1]);
-      const am = (atlas.meanRgb && atlas.meanRgb[k]) || mean;
-      const g = colourGain(mean, am);
-      info.set([g[0], g[1], g[2], 1], k * 4);
-      info.set([mean[0], mean[1], mean[2], 1], (T + k) * 4);
-      info.set([lv[k * 3], lv[k * 3 + 1], lv[k * 3 + 2], 1], (2 * T + k) * 4);
-    });
+    const info = tileInfo(ts, atlas, this.levels());
     this.tex.tileInfo = dataTexture(gl, this.tex.tileInfo, gl.RGBA32F, gl.RGBA, gl.FLOAT, T, 3, info);
     this.atlasReady = true;
   }
@@ -292,11 +279,7 @@ export class Renderer {
 
   /** The memoised height function of the scene logic for this detail setting. */
   frameHeight(detailOn) {
-    if (!this.lattice || this.lattice.detail !== detailOn) {
-      const scene = this.scene;
-      this.lattice = { detail: detailOn, f: latticeHeight(scene, (x, y) => sceneHeight(scene, x, y, detailOn)) };
-    }
-    return this.lattice.f;
+    return memoLattice(this, detailOn);
   }
 
   /** JS twin of the shaders' terrain height (with detail relief). */
@@ -308,11 +291,7 @@ export class Renderer {
 
   resize(renderScale = this.renderScale) {
     this.renderScale = renderScale;
-    const c = this.canvas;
-    const dpr = Math.min(2, (typeof window !== 'undefined' && window.devicePixelRatio) || 1);
-    const w = Math.max(1, Math.round((c.clientWidth || c.width) * dpr * renderScale));
-    const h = Math.max(1, Math.round((c.clientHeight || c.height) * dpr * renderScale));
-    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+    fitCanvas(this.canvas, renderScale);
   }
 
   clearStreams() {

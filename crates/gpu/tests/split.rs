@@ -4,10 +4,9 @@
 //! generator's walk) must give the unsplit device's bits.
 mod common;
 
-use bozkir_core::{Grid, NoProgress, Progress};
+use bozkir_core::{Grid, NoProgress};
 use bozkir_gpu::{Gpu, GpuError};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
 use bozkir_terrain::profiles::{generate_with, profile};
 
 /// 96 × 80 cells: 61 440 bytes in an `f64` buffer, 30 720 in a `u32` one. A limit of 32 768
@@ -83,21 +82,6 @@ fn split_bindings_give_the_unsplit_bits() {
     }
 }
 
-struct Device<'a>(&'a Gpu);
-
-impl Kernels for Device<'_> {
-    fn stream_power(
-        &self,
-        h: &Grid<f64>,
-        p: &StreamPowerParams,
-        _: &dyn Progress,
-    ) -> Result<Option<StreamPowerOutput>, KernelError> {
-        bozkir_gpu::stream_power::stream_power(self.0, h, p)
-            .map(Some)
-            .map_err(|e| KernelError::new(KernelKind::StreamPower, e))
-    }
-}
-
 #[test]
 fn the_profile_walk_splits_bit_for_bit() {
     // The fields of these sizes have margins: 124² cells at 96 (123 008 bytes of f64) and 104²
@@ -109,8 +93,8 @@ fn the_profile_walk_splits_bit_for_bit() {
     let plain = common::gpu().unwrap();
     for (name, size, seed) in [("canyon", 96, 7), ("alpine", 80, 3)] {
         let p = profile(name).unwrap().params;
-        let a = generate_with(size, seed, &p, &Device(plain), &NoProgress).unwrap();
-        let b = generate_with(size, seed, &p, &Device(&split), &NoProgress).unwrap();
+        let a = generate_with(size, seed, &p, &common::StreamPowerOn(plain), &NoProgress).unwrap();
+        let b = generate_with(size, seed, &p, &common::StreamPowerOn(&split), &NoProgress).unwrap();
         assert!(bits(&a.height) == bits(&b.height), "{name}: heights differ");
     }
     assert!(split.split_active(), "the profiles' fields took the split path");

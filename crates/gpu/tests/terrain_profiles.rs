@@ -4,26 +4,9 @@
 //! is not bit for bit).
 mod common;
 
-use bozkir_core::{Grid, NoProgress, Progress};
-use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
+use bozkir_core::NoProgress;
 use bozkir_terrain::hydrology::flow_graph::d8_receivers;
-use bozkir_terrain::kernels::{KernelError, Kernels};
 use bozkir_terrain::profiles::{generate, generate_with, profile};
-
-struct Device(&'static bozkir_gpu::Gpu);
-
-impl Kernels for Device {
-    fn stream_power(
-        &self,
-        h: &Grid<f64>,
-        p: &StreamPowerParams,
-        _: &dyn Progress,
-    ) -> Result<Option<StreamPowerOutput>, KernelError> {
-        bozkir_gpu::stream_power::stream_power(self.0, h, p)
-            .map(Some)
-            .map_err(|e| KernelError::new(bozkir_terrain::kernels::KernelKind::StreamPower, e))
-    }
-}
 
 #[test]
 fn profiles_on_the_gpu_agree_with_the_walk() {
@@ -32,7 +15,7 @@ fn profiles_on_the_gpu_agree_with_the_walk() {
     for (name, size, seed) in [("canyon", 96, 7), ("alpine", 64, 3), ("foothills", 80, 1), ("dunes", 72, 2)] {
         let p = profile(name).unwrap().params;
         let want = generate(size, seed, &p, &NoProgress);
-        let got = generate_with(size, seed, &p, &Device(gpu), &NoProgress).unwrap();
+        let got = generate_with(size, seed, &p, &common::StreamPowerOn(gpu), &NoProgress).unwrap();
         let n = (size * size) as f64;
         // Unit-normalised heights: the RMS is in units of the relief.
         let rms =

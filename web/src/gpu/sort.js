@@ -55,19 +55,24 @@ export class RadixSort {
     if (n === 0) return;
     const nblocks = Math.ceil(n / 256);
     for (let s = 0; s < 2; s++) this.device.queue.writeBuffer(this.uniforms[s], 0, new Uint32Array([n, nblocks, 8 * s, 0]));
-    const sets = this.#groups(keys);
     const [gx, gy] = groups(n);
+    this.#passes(enc, keys, (pass) => pass.dispatchWorkgroups(gx, gy));
+  }
+
+  /** The two passes (histogram, scan, scatter each), the blocks dispatched by `blocks(pass)`. */
+  #passes(enc, keys, blocks) {
+    const sets = this.#groups(keys);
     const pass = enc.beginComputePass();
     for (const set of sets) {
       pass.setPipeline(this.p.hist);
       pass.setBindGroup(0, set.hist);
-      pass.dispatchWorkgroups(gx, gy);
+      blocks(pass);
       pass.setPipeline(this.p.scan);
       pass.setBindGroup(0, set.scan);
       pass.dispatchWorkgroups(1, 1);
       pass.setPipeline(this.p.scatter);
       pass.setBindGroup(0, set.scatter);
-      pass.dispatchWorkgroups(gx, gy);
+      blocks(pass);
     }
     pass.end();
   }
@@ -81,20 +86,7 @@ export class RadixSort {
   encodeIndirect(enc, keys, params, paramsOffset, dispatch, dispatchOffset) {
     checkDevice(this.device, 'sort');
     for (let s = 0; s < 2; s++) enc.copyBufferToBuffer(params, paramsOffset + 16 * s, this.uniforms[s], 0, 16);
-    const sets = this.#groups(keys);
-    const pass = enc.beginComputePass();
-    for (const set of sets) {
-      pass.setPipeline(this.p.hist);
-      pass.setBindGroup(0, set.hist);
-      pass.dispatchWorkgroupsIndirect(dispatch, dispatchOffset);
-      pass.setPipeline(this.p.scan);
-      pass.setBindGroup(0, set.scan);
-      pass.dispatchWorkgroups(1, 1);
-      pass.setPipeline(this.p.scatter);
-      pass.setBindGroup(0, set.scatter);
-      pass.dispatchWorkgroupsIndirect(dispatch, dispatchOffset);
-    }
-    pass.end();
+    this.#passes(enc, keys, (pass) => pass.dispatchWorkgroupsIndirect(dispatch, dispatchOffset));
   }
 
   destroy() {

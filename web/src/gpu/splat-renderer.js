@@ -17,7 +17,8 @@
 
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from '../camera.js';
 import {
-  heightAt as sceneHeight, latticeHeight, farStart, toTileFrame, meanColour, colourGain, bakeAtlas, edgeField, tileLevels,
+  heightAt as sceneHeight, farStart, bakeAtlas, edgeField, tileLevels, tileInfo, survivalHashes, fitCanvas,
+  memoLattice,
   farMesh, heightBound, HORIZON_SCALE, NONE,
 } from '../render-logic.js';
 import { RadixSort } from './sort.js';
@@ -179,11 +180,7 @@ export class SplatRendererGPU {
 
   setTileset(ts) {
     const S = ts.splats, n = S.count;
-    let hashes = ts.hashes;
-    if (!(hashes instanceof Uint32Array) || hashes.length < n) {
-      console.warn('tileset without hashes (Uint32Array per splat): every splat survives every threshold');
-      hashes = new Uint32Array(n);
-    }
+    const hashes = survivalHashes(ts);
     // T: 12 floats a splat (position + opacity, scale, quaternion, as the WebGL2 data texture),
     // then the RGBA8 colours and the survival hashes.
     const words = n * 14;
@@ -230,11 +227,7 @@ export class SplatRendererGPU {
 
   /** The memoised height function of the scene logic for this detail setting (as Renderer's). */
   frameHeight(detailOn) {
-    if (!this.lattice || this.lattice.detail !== detailOn) {
-      const scene = this.scene;
-      this.lattice = { detail: detailOn, f: latticeHeight(scene, (x, y) => sceneHeight(scene, x, y, detailOn)) };
-    }
-    return this.lattice.f;
+    return memoLattice(this, detailOn);
   }
 
   heightAt(x, y) {
@@ -257,17 +250,7 @@ export class SplatRendererGPU {
       if (l) level = halve(level);
       this.device.queue.writeTexture({ texture: this.atlasTex, mipLevel: l }, level.data, { bytesPerRow: level.width * 4 }, [level.width, level.height]);
     }
-    const T = ts.tiles.length;
-    const info = new Float32Array(T * 3 * 4);
-    const lv = tileLevels(ts.tiles, ts.splats.colors);
-    ts.tiles.forEach((t, k) => {
-      const mean = meanColour(ts.splats.colors, t.levels[0][0], t.levels[0][1]);
-      const am = (atlas.meanRgb && atlas.meanRgb[k]) || mean;
-      const g = colourGain(mean, am);
-      info.set([g[0], g[1], g[2], 1], k * 4);
-      info.set([mean[0], mean[1], mean[2], 1], (T + k) * 4);
-      info.set([lv[k * 3], lv[k * 3 + 1], lv[k * 3 + 2], 1], (2 * T + k) * 4);
-    });
+    const info = tileInfo(ts, atlas, tileLevels(ts.tiles, ts.splats.colors));
     this.atlas = { cols: atlas.cols, rows: atlas.rows, res: atlas.res, info };
   }
 
@@ -358,11 +341,7 @@ export class SplatRendererGPU {
 
   resize(renderScale = this.renderScale) {
     this.renderScale = renderScale;
-    const c = this.canvas;
-    const dpr = Math.min(2, (typeof window !== 'undefined' && window.devicePixelRatio) || 1);
-    const w = Math.max(1, Math.round((c.clientWidth || c.width) * dpr * renderScale));
-    const h = Math.max(1, Math.round((c.clientHeight || c.height) * dpr * renderScale));
-    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+    fitCanvas(this.canvas, renderScale);
   }
 
   targets(W, H) {

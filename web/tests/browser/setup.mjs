@@ -4,6 +4,7 @@
 // Without the binary, Chromium or playwright-core the tests skip with a message, except under
 // CI=true, where they fail.
 
+import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -134,4 +135,21 @@ export async function pixelStats(page) {
     const mean = sum / n;
     return { width, height, mean, std: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), colours: hist.size, background: bg / n, amber: amber / n, blue: blue / n };
   });
+}
+
+/**
+ * Skips test `t` (or, under CI=true, fails it) when there is no browser, binary or playwright
+ * (`skip`) or the browser has no WebGPU (`why`, the reason); true when skipped.
+ */
+export function withoutWebGPU(t, why) {
+  if (skip) {
+    t.skip(skip);
+    return true;
+  }
+  if (why) {
+    if (process.env.CI === 'true') assert.fail(`CI=true and Chromium has no WebGPU: ${why}`);
+    t.skip(why);
+    return true;
+  }
+  return false;
 }

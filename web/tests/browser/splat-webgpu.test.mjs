@@ -9,9 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { skip, bin, serve, launchWebGPU, outDir } from './setup.mjs';
+import { skip, bin, serve, launchWebGPU, outDir, withoutWebGPU } from './setup.mjs';
 
-const CI = process.env.CI === 'true';
 const W = 320, H = 240;
 let ctx = null;
 
@@ -48,18 +47,7 @@ after(async () => {
 });
 
 /** Skip (or, under CI=true, fail) when there is no browser or no WebGPU in it. */
-function unavailable(t) {
-  if (skip) {
-    t.skip(skip);
-    return true;
-  }
-  if (ctx.why) {
-    if (CI) assert.fail(`CI=true and Chromium has no WebGPU: ${ctx.why}`);
-    t.skip(ctx.why);
-    return true;
-  }
-  return false;
-}
+const unavailable = (t) => withoutWebGPU(t, ctx?.why);
 
 // The fixed views: the page's default camera, a closer, higher one from the other side, and a
 // grazing one (where the draw order matters most).

@@ -10,9 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { skip, serve, launchWebGPU } from './setup.mjs';
+import { skip, serve, launchWebGPU, withoutWebGPU } from './setup.mjs';
 
-const CI = process.env.CI === 'true';
 const load = (name) => JSON.parse(readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8'));
 const fixture = load('thermal-f32.json');
 const drops = load('droplets-f32.json');
@@ -40,18 +39,7 @@ after(async () => {
 });
 
 /** Skip (or, under CI=true, fail) when there is no browser or no WebGPU in it. */
-function unavailable(t) {
-  if (skip) {
-    t.skip(skip);
-    return true;
-  }
-  if (ctx.why) {
-    if (CI) assert.fail(`CI=true and Chromium has no WebGPU: ${ctx.why}`);
-    t.skip(ctx.why);
-    return true;
-  }
-  return false;
-}
+const unavailable = (t) => withoutWebGPU(t, ctx?.why);
 
 test('thermal on WebGPU is the f32 CPU reference bit for bit', async (t) => {
   if (unavailable(t)) return;

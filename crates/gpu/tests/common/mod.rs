@@ -27,3 +27,21 @@ pub fn hills(w: usize, h: usize, relief: f64, dx: f64, dy: f64) -> Grid<f64> {
     let (v, _) = bozkir_core::noise::value_noise_sum(n, 4, 16.0, relief);
     Grid::from_fn(w, h, |x, y| v[y * n + x]).with_cell_size(dx, dy)
 }
+
+/// A GPU's stream power behind the terrain crate's `Kernels` (every other kernel declines): what
+/// `terrain --profile … --gpu` offers the profile generator.
+pub struct StreamPowerOn<'a>(pub &'a Gpu);
+
+impl bozkir_terrain::kernels::Kernels for StreamPowerOn<'_> {
+    fn stream_power(
+        &self,
+        h: &Grid<f64>,
+        p: &bozkir_terrain::erosion::stream_power::StreamPowerParams,
+        _: &dyn bozkir_core::Progress,
+    ) -> Result<Option<bozkir_terrain::erosion::stream_power::StreamPowerOutput>, bozkir_terrain::kernels::KernelError>
+    {
+        bozkir_gpu::stream_power::stream_power(self.0, h, p)
+            .map(Some)
+            .map_err(|e| bozkir_terrain::kernels::KernelError::new(bozkir_terrain::kernels::KernelKind::StreamPower, e))
+    }
+}
