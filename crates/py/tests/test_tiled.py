@@ -179,6 +179,23 @@ def test_a_killed_worker_still_yields_the_same_store(client, tmp_path):
     client.wait_for_workers(2, timeout=60)
 
 
+def test_a_writers_leftover_temporary_file_is_gone_when_the_run_ends(tmp_path):
+    """What a writer killed mid-chunk leaves (`.NAME.PID.N.tmp` beside the chunks; its tile reruns
+    elsewhere) is swept once every tile is in: planted here after the first tile, deterministic
+    where the killed-worker test above depends on when the kill lands."""
+    store = tmp_path / "w.zarr"
+    planted = store / "height" / "c" / "0" / ".0.99999.1.tmp"
+
+    def plant(done, total):
+        if done == 1:
+            planted.write_bytes(b"half a chunk")
+
+    out = bozkir.tiled.generate("highlands", size=257, coarse=65, seed=1, tile=128, store=store, progress=plant)
+    assert out["written"] == 9
+    assert not planted.exists()
+    assert all(not p.name.endswith(".tmp") for p in (store / "height").rglob("*"))
+
+
 def test_drainage_seams_stay_within_five_percent_and_streams_cross_borders(tmp_path):
     tile = 128
     bozkir.tiled.generate("highlands", size=1025, coarse=257, seed=5, tile=tile, store=tmp_path / "w.zarr")

@@ -154,6 +154,13 @@ def generate(
             if progress is not None:
                 progress(done, len(todo))
     t2 = _time.perf_counter()
+    # A worker killed in the middle of a chunk leaves its temporary file beside the chunks (the
+    # scheduler reran its tile elsewhere, whose chunk was renamed into place whole). Every tile
+    # is in now and nothing else writes the store, so those files go; and every chunk must be
+    # there.
+    present = _bozkir.tiled_open(store, args, True)
+    if len(present) != nx * ny:
+        raise RuntimeError(f"{store}: {nx * ny - len(present)} of {nx * ny} tiles missing after the run")
     out = dict(p)
     out.update(store=store, written=len(todo), kept=nx * ny - len(todo), coarse_s=t1 - t0, tiles_s=t2 - t1)
     return out
