@@ -552,6 +552,9 @@ function splatRenderer() {
   return r;
 }
 
+/** Whether the WebGPU path drew the last splat frame (splatRenderer's choice). */
+const gpuDraws = () => Boolean(app.gpu && !app.gpuWhy);
+
 /** Shows the WebGPU canvas (true) or WebGL2's (false). */
 function showCanvas(gpu) {
   if (!app.gpu) return;
@@ -817,7 +820,7 @@ async function savePng() {
   const keep = app.quality.renderScale;
   app.quality.renderScale = 1;
   renderFrame();
-  const canvas = !app.mesh?.enabled && app.gpu && !app.gpuWhy ? app.gpu.canvas : r.canvas;
+  const canvas = !app.mesh?.enabled && gpuDraws() ? app.gpu.canvas : r.canvas;
   const name = figureName({
     scene: app.sceneName, grid: app.state.grid, rule: app.state.classrule, cam: app.walk || app.cam,
     tile: app.tileset?.size ?? 1, width: canvas.width, height: canvas.height,
@@ -899,10 +902,9 @@ async function runBench() {
   }
   const summary = rec.summary();
   const lines = benchReport(summary);
-  const gpuDrew = app.gpu && !app.gpuWhy;
   const body = {
-    renderer: gpuDrew ? 'webgpu' : 'webgl2',
-    gpu: gpuDrew ? app.gpu.gpuName : app.renderer.gpuName,
+    renderer: gpuDraws() ? 'webgpu' : 'webgl2',
+    gpu: gpuDraws() ? app.gpu.gpuName : app.renderer.gpuName,
     rows: summary.map((r) => ({
       grid: r.grid, tiles: r.grid * r.grid, splats: r.splats, fps: r.fps, p50: r.p50, p95: r.p95, p99: r.p99,
       sort_ms: r.sortMs, draw_calls: r.drawCalls,

@@ -582,6 +582,28 @@ export function tileLevels(tiles, colors) {
   return out;
 }
 
+/** The splat renderers' clip planes (view depth, in the scene's units). */
+export const NEAR = 0.05, FAR_PLANE = 50000;
+
+/** Both splat renderers' frame options where the page gives none (WebGPU ignores the last two). */
+export const RENDER_DEFAULTS = {
+  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, water: true, underlay: true, detail: true,
+  overlay: 0, renderScale: 1, background: [0.62, 0.7, 0.8], ordering: 'topological', mergeThreshold: 0.5,
+};
+
+/**
+ * The start of a splat renderer's frame: its start time, the options over RENDER_DEFAULTS, the
+ * detail setting kept on the renderer and its canvas sized for the render scale; returns
+ * `{t0, o, W, H}` (the drawing buffer's size).
+ */
+export function beginFrame(renderer, opts) {
+  const t0 = performance.now();
+  const o = { ...RENDER_DEFAULTS, ...opts };
+  renderer.detailOn = o.detail;
+  renderer.resize(o.renderScale);
+  return { t0, o, W: renderer.canvas.width, H: renderer.canvas.height };
+}
+
 /**
  * The per-tile colour info both renderers upload (T rows of RGBA each, three blocks): the gain
  * from the splats' mean colour to the atlas's (colourGain), the splats' mean, and the tile

@@ -26,7 +26,7 @@ import { cameraBasis, viewMat3, focalPx, frustumPlanes } from './camera.js';
 import {
   heightAt as sceneHeight, planFrame, farStart, cellDraws, cellSlots, groupSlots,
   toTileFrame, key2, bakeAtlas, edgeField, tileLevels, farMesh, NONE,
-  tileInfo, survivalHashes, fitCanvas, memoLattice,
+  tileInfo, survivalHashes, fitCanvas, memoLattice, beginFrame, NEAR, FAR_PLANE,
 } from './render-logic.js';
 import { SPLAT_VS, SPLAT_FS, FAR_VS, FAR_FS } from './shaders.js';
 import { createSorter, SyncSorter } from './sorter.js';
@@ -34,7 +34,6 @@ import { depthSort } from './sort-worker.js';
 import { program, readPixelsTopDown } from './gl-util.js';
 
 const TEX_W = 2048;
-const NEAR = 0.05, FAR_PLANE = 50000;
 
 // ===================================================================== gl-util
 
@@ -62,11 +61,6 @@ function padRows(Ctor, src, k, count, texelsPer = 1) {
 
 // ===================================================================== renderer
 
-const DEFAULTS = {
-  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, water: true, underlay: true, detail: true,
-  overlay: 0, renderScale: 1, ordering: 'topological', background: [0.62, 0.7, 0.8],
-  mergeThreshold: 0.5,
-};
 
 export class Renderer {
   /**
@@ -342,12 +336,8 @@ export class Renderer {
   }
 
   render(camera, opts = {}) {
-    const t0 = performance.now();
-    const o = { ...DEFAULTS, ...opts };
+    const { t0, o, W, H } = beginFrame(this, opts);
     const gl = this.gl;
-    this.detailOn = o.detail;
-    this.resize(o.renderScale);
-    const W = this.canvas.width, H = this.canvas.height;
     gl.viewport(0, 0, W, H);
     const bg = o.background;
     gl.clearColor(bg[0], bg[1], bg[2], 1);

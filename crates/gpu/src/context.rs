@@ -367,12 +367,10 @@ impl Gpu {
     pub fn check_grid_split(&self, w: usize, h: usize, bytes_per_cell: u64) -> Result<(), GpuError> {
         let cells = (w as u64) * (h as u64);
         let bytes = cells.saturating_mul(bytes_per_cell);
-        if (bytes <= self.max_buffer || self.split_active()) && bytes <= self.split_capacity() {
-            return self.check_grid(w, h, 0);
-        }
+        let needs_split = bytes > self.max_buffer;
         let fits = cells < u32::MAX as u64 / 2
             && bytes <= self.split_capacity()
-            && self.storage_buffers >= 2 * NEED_STORAGE_BUFFERS;
+            && (!needs_split || self.storage_buffers >= 2 * NEED_STORAGE_BUFFERS);
         if !fits {
             return Err(GpuError::GridTooLarge {
                 width: w,
@@ -382,7 +380,9 @@ impl Gpu {
                 adapter: self.name.clone(),
             });
         }
-        self.split_on.store(true, std::sync::atomic::Ordering::Relaxed);
+        if needs_split {
+            self.split_on.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(())
     }
 

@@ -18,20 +18,14 @@
 import { cameraBasis, viewMat3, focalPx, frustumPlanes } from '../camera.js';
 import {
   heightAt as sceneHeight, farStart, bakeAtlas, edgeField, tileLevels, tileInfo, survivalHashes, fitCanvas,
-  memoLattice,
+  memoLattice, beginFrame, NEAR, FAR_PLANE,
   farMesh, heightBound, HORIZON_SCALE, NONE,
 } from '../render-logic.js';
 import { RadixSort } from './sort.js';
 
-const NEAR = 0.05, FAR_PLANE = 50000;
 const INST_BYTES = 48;
 const MAX_INSTANCES = 1 << 22;
 const CTL_HEAD = 32;
-
-const DEFAULTS = {
-  exposure: 1, saturation: 1, shade: 0.4, macro: 0.5, level: 1, fog: 0, lodBase: 8, farField: true, horizon: true, water: true, underlay: true, detail: true,
-  overlay: 0, renderScale: 1, background: [0.62, 0.7, 0.8],
-};
 
 let source = null;
 /** splat.wgsl split at its `//!` markers: {COMMON, COMPUTE, RENDER}. */
@@ -353,12 +347,8 @@ export class SplatRendererGPU {
   }
 
   render(camera, opts = {}) {
-    const t0 = performance.now();
-    const o = { ...DEFAULTS, ...opts };
+    const { t0, o, W, H } = beginFrame(this, opts);
     const d = this.device;
-    this.detailOn = o.detail;
-    this.resize(o.renderScale);
-    const W = this.canvas.width, H = this.canvas.height;
     this.targets(W, H);
     const bg = o.background;
     const stats = { renderer: 'webgpu', drawCalls: 0, splats: 0, cells: 0, scanned: 0, sortMs: 0, cpuMs: 0, logicMs: 0, cycles: 0, farCells: 0, lodCounts: [], merged: 0, groups: 0 };
