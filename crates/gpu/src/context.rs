@@ -613,7 +613,11 @@ impl Gpu {
     /// buffer at both where it is no larger than the first half.
     pub(crate) fn bind(&self, pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
         let layout = pipeline.get_bind_group_layout(0);
-        let split = self.split_bindings.lock().unwrap().get(&(pipeline as *const _ as usize)).cloned();
+        let split = if self.split_active() {
+            self.split_bindings.lock().unwrap().get(&(pipeline as *const _ as usize)).cloned()
+        } else {
+            None
+        };
         let at = self.split.at_bytes;
         let mut entries: Vec<wgpu::BindGroupEntry> = Vec::with_capacity(buffers.len() * 2);
         for &(i, b) in buffers {
