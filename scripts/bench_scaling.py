@@ -10,7 +10,7 @@ of log(time) against log(cells) over its sizes (1 = linear in cells; the fit use
 from 1024² up when there are at least two, as the smallest sizes are dominated by fixed costs).
 
 Workflows (all with default outputs):
-  profile  `terrain --profile canyon --seed 7 --size N`
+  profile  `terrain --profile canyon --seed 7 --size N` (plus `--gpu require` with --gpu)
   ds2      `terrain --recipe ds2 --seed 7 --size N` (plus `--gpu require` with --gpu)
   erode    `erode dem.tif --steps 20` on a noise DEM of N² at 30 m (scripts/scaling_dem.toml,
            made beforehand, not timed), U = 1e-3 m/yr, no diffusion (plus `--gpu require`)
@@ -78,7 +78,7 @@ def main():
 
     def command(name, n, out):
         if name == "profile":
-            return [bz, "terrain", "--profile", "canyon", "--seed", "7", "--size", str(n), "--out", out]
+            return [bz, "terrain", "--profile", "canyon", "--seed", "7", "--size", str(n), "--out", out] + gpu
         if name == "ds2":
             return [bz, "terrain", "--recipe", "ds2", "--seed", "7", "--size", str(n), "--out", out] + gpu
         if name == "erode":
@@ -106,7 +106,7 @@ def main():
                 shutil.rmtree(out, ignore_errors=True)
                 cells = n * n
                 fits.setdefault(name, []).append((cells, wall))
-                print(f"| {name}{' (GPU)' if gpu and name != 'profile' else ''} | {n}² | {cells / 1e6:.2f} M | "
+                print(f"| {name}{' (GPU)' if gpu else ''} | {n}² | {cells / 1e6:.2f} M | "
                       f"{wall:.2f} | {wall / cells * 1e6:.3f} | {rss:.0f} | {rss * 2**20 / cells:.0f} |", flush=True)
         print()
         for name, pts in fits.items():
