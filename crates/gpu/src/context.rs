@@ -90,9 +90,22 @@ pub enum Kernel {
     Thermal,
     Fill,
     Flow,
+    /// The sky-view factor of the analysis.
+    SkyView,
 }
 
 impl Kernel {
+    /// Every kernel family.
+    pub const ALL: [Kernel; 7] = [
+        Kernel::StreamPower,
+        Kernel::Droplets,
+        Kernel::ShallowWater,
+        Kernel::Thermal,
+        Kernel::Fill,
+        Kernel::Flow,
+        Kernel::SkyView,
+    ];
+
     /// The WGSL modules (file name, composed source) the operation compiles.
     pub fn modules(self) -> &'static [(&'static str, &'static str)] {
         match self {
@@ -106,6 +119,7 @@ impl Kernel {
             Kernel::Thermal => &[(crate::thermal::NAME, crate::thermal::SRC)],
             Kernel::Fill => &[(crate::fill::NAME, crate::fill::SRC)],
             Kernel::Flow => &[(crate::flow::NAME, crate::flow::SRC)],
+            Kernel::SkyView => &[(crate::sky_view::NAME, crate::sky_view::SRC)],
         }
     }
 }
@@ -119,6 +133,7 @@ impl From<bozkir_terrain::kernels::KernelKind> for Kernel {
             K::ShallowWater => Kernel::ShallowWater,
             K::Thermal => Kernel::Thermal,
             K::Fill => Kernel::Fill,
+            K::SkyView => Kernel::SkyView,
         }
     }
 }

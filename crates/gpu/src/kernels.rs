@@ -8,6 +8,7 @@ use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterPar
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
 use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
+use bozkir_terrain::landform::OpennessParams;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -138,6 +139,9 @@ impl Kernels for GpuKernels {
             drop(gpu.warm_in_background(&kernels));
         }
     }
+    fn offers(&self, _kind: KernelKind) -> bool {
+        self.gpu.is_some()
+    }
     fn stream_power(
         &self,
         h: &Grid<f64>,
@@ -183,5 +187,8 @@ impl Kernels for GpuKernels {
     }
     fn thermal(&self, h: &Grid<f64>, p: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, KernelError> {
         self.go(KernelKind::Thermal, |g| crate::thermal::thermal(g, h, p).map(|(h, _)| h))
+    }
+    fn sky_view(&self, h: &Grid<f64>, p: &OpennessParams) -> Result<Option<Grid<f64>>, KernelError> {
+        self.go(KernelKind::SkyView, |g| crate::sky_view::sky_view(g, h, p))
     }
 }

@@ -13,6 +13,7 @@
 //! * [`thermal`]: Jacobi talus relaxation.
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
+//! * [`sky_view`]: the sky-view factor of the analysis, bit-identical to the CPU's.
 //! * [`browser`]: the kernels' `f32` variants for WebGPU (generated from the same WGSL), their
 //!   CPU references and native runs.
 //! * [`hash`]: the canonical 2-D and 3-D hash in WGSL (`hash.wgsl`, appended by the kernels that
@@ -23,7 +24,7 @@
 //! The WGSL sources live in `crates/gpu/shaders/*.wgsl`, one kernel family per file; shared
 //! pieces are appended where needed: `hash.wgsl` (the canonical hash: droplets, the hash check),
 //! `exact.wgsl` (correctly rounded division and square root, `next_up`: droplets, thermal,
-//! stream power, fill, shallow water), `rounds.wgsl` (the jumping rounds' early exit: flow,
+//! stream power, fill, shallow water, sky view), `rounds.wgsl` (the jumping rounds' early exit: flow,
 //! fill, stream power), `tile_skip.wgsl` (which tiles a tile pass runs: fill, stream power) and
 //! `roots.wgsl` (the tiles and the list of their roots of the two-level jumping: flow, stream
 //! power).
@@ -38,6 +39,7 @@ pub mod hash;
 pub mod kernels;
 mod profile;
 pub mod shallow_water;
+pub mod sky_view;
 pub mod split;
 pub mod stream_power;
 pub mod thermal;
@@ -49,11 +51,12 @@ pub use wgpu;
 
 /// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended
 /// where needed; the viewer composes the same files the same way).
-pub const SHADERS: [(&str, &str); 6] = [
+pub const SHADERS: [(&str, &str); 7] = [
     (flow::NAME, flow::SRC),
     (fill::NAME, fill::SRC),
     (stream_power::NAME, stream_power::SRC),
     (thermal::NAME, thermal::SRC),
     (droplets::NAME, droplets::SRC),
     (shallow_water::NAME, shallow_water::SRC),
+    (sky_view::NAME, sky_view::SRC),
 ];

@@ -53,8 +53,7 @@ fn warm_up_compiles_every_entry_point_once() {
         return;
     }
     let gpu = std::sync::Arc::new(Gpu::new().unwrap());
-    let all =
-        [Kernel::StreamPower, Kernel::Droplets, Kernel::ShallowWater, Kernel::Thermal, Kernel::Fill, Kernel::Flow];
+    let all = Kernel::ALL;
     let mut distinct: Vec<&str> = all.iter().flat_map(|k| k.modules().iter().map(|m| m.0)).collect();
     distinct.sort();
     distinct.dedup();

@@ -22,6 +22,7 @@ use bozkir_terrain::hydrology::flow_graph::{
 };
 use bozkir_terrain::hydrology::streams::{stream_network, StreamNetwork, StreamParams, Threshold};
 use bozkir_terrain::hydrology::watersheds::{watersheds, Watersheds};
+use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
 use bozkir_terrain::landform::openness::{sky_view_with_progress, OpennessParams};
 use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
 use bozkir_terrain::landform::tpi::{tpi, TpiParams};
@@ -386,7 +387,26 @@ pub fn water_depth(h: &Grid<f64>, sea: Option<f64>, extra: Option<&Grid<f64>>) -
 /// assert!((stats(&a).slope_median_deg.unwrap() - 0.1f64.atan().to_degrees()).abs() < 1e-9);
 /// ```
 pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Analysis {
+    analyse_with(h, opts, &bozkir_terrain::kernels::Cpu, obs).expect("the CPU kernels decline, never fail")
+}
+
+/// [`analyse`] with the kernels `kernels` may take over (the sky view, on the GPU under
+/// `--gpu`: the same bits as the CPU's). Fails only where the kernels do (`--gpu=require`).
+pub fn analyse_with(
+    h: &Grid<f64>,
+    opts: &AnalysisOptions,
+    kernels: &dyn Kernels,
+    obs: &dyn Observer,
+) -> std::result::Result<Analysis, KernelError> {
     let o = opts.outputs;
+    // The device's sky view first, on its own (a fraction of the CPU's time); where the kernels
+    // decline or fall back, the CPU computes it with the other window maps below.
+    let sky_first = if o.has(Output::Skyview) && kernels.offers(KernelKind::SkyView) {
+        obs.step("sky view");
+        kernels.sky_view(h, &sky_params(h, opts))?.map(|s| without_voids(s, h))
+    } else {
+        None
+    };
     let valid_cells = h.data().iter().filter(|v| !v.is_nan()).count();
     let maps_wanted =
         [Output::Slope, Output::Twi, Output::Tpi, Output::Landform, Output::Skyview].iter().any(|&m| o.has(m));
@@ -395,12 +415,27 @@ pub fn analyse(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Ana
         // watersheds): they run alongside the window maps, which take the threads they leave
         // idle. The steps overlap, so they are timed as one.
         obs.step("analysis");
-        rayon::join(|| Some(drainage(h, opts, &NoProgress)), || window_maps(h, opts, &Quiet(obs)))
+        rayon::join(|| Some(drainage(h, opts, &NoProgress)), || window_maps(h, opts, sky_first, &Quiet(obs)))
     } else {
-        (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, obs))
+        (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, sky_first, obs))
     };
     let (slope, tpi, landform, sky_view) = maps;
-    Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o, water: None }
+    Ok(Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o, water: None })
+}
+
+/// The sky view's rays for the analysis: `sky_radius_cells` of the larger cell side.
+fn sky_params(h: &Grid<f64>, opts: &AnalysisOptions) -> OpennessParams {
+    OpennessParams { radius: opts.sky_radius_cells * h.dx.max(h.dy), ..OpennessParams::default() }
+}
+
+/// `sky` with the voids of `h` made voids (`NaN`): voids have no sky.
+fn without_voids(sky: Grid<f64>, h: &Grid<f64>) -> Grid<f64> {
+    Grid::from_vec(
+        h.width(),
+        h.height(),
+        sky.data().iter().zip(h.data()).map(|(&s, z)| if z.is_nan() { f64::NAN } else { s }).collect(),
+    )
+    .with_cell_size(h.dx, h.dy)
 }
 
 /// An observer that passes progress on but not steps (for work timed as part of a larger step).
@@ -424,7 +459,8 @@ impl Observer for Quiet<'_> {
 /// Slope, TPI, landform classes and sky view, as the outputs ask.
 type WindowMaps = (Option<Grid<f64>>, Option<Grid<f64>>, Option<Grid<u8>>, Option<Grid<f64>>);
 
-fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> WindowMaps {
+/// `sky_done`: the sky view already computed (on the GPU), else computed here.
+fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, sky_done: Option<Grid<f64>>, obs: &dyn Observer) -> WindowMaps {
     let o = opts.outputs;
     // Slope also gives the printed slope figures and TWI's tan β.
     let slope = (o.has(Output::Slope) || o.has(Output::Twi)).then(|| {
@@ -439,17 +475,11 @@ fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Win
         obs.step("landform");
         weiss_landform(h, &WeissParams::default())
     });
-    let sky_view = o.has(Output::Skyview).then(|| {
-        obs.step("sky view");
-        let radius = opts.sky_radius_cells * h.dx.max(h.dy);
-        let sky_view = sky_view_with_progress(h, &OpennessParams { radius, ..OpennessParams::default() }, obs);
-        // Voids have no sky.
-        Grid::from_vec(
-            h.width(),
-            h.height(),
-            sky_view.data().iter().zip(h.data()).map(|(&s, z)| if z.is_nan() { f64::NAN } else { s }).collect(),
-        )
-        .with_cell_size(h.dx, h.dy)
+    let sky_view = sky_done.or_else(|| {
+        o.has(Output::Skyview).then(|| {
+            obs.step("sky view");
+            without_voids(sky_view_with_progress(h, &sky_params(h, opts), obs), h)
+        })
     });
     (slope, tpi, landform, sky_view)
 }

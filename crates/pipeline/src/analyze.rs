@@ -3,7 +3,7 @@
 //!
 //! Steps: `fill`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, check_analysis, stats, write_maps, AnalysisOptions, Output, Sea, Stats};
+use crate::analysis::{analyse_with, check_analysis, stats, write_maps, AnalysisOptions, Output, Sea, Stats};
 use crate::compute::Compute;
 use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::{PipelineError, Result};
@@ -130,7 +130,7 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
         },
     };
     let lakes = fill_depth(dem, &filled);
-    let mut an = analyse(&filled, &req.options, obs);
+    let mut an = analyse_with(&filled, &req.options, compute.kernels, obs)?;
     an.water = water_depth(dem, &lakes, sea.as_deref(), &req.options.sea);
     obs.step("write");
     let mut f = Folder::new(dir);

@@ -6,6 +6,7 @@ use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterPar
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
 use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
+use bozkir_terrain::landform::OpennessParams;
 use std::sync::Mutex;
 
 /// Where the erosion stages ran, as a terrain folder's sidecar records it.
@@ -110,5 +111,8 @@ impl Kernels for CpuOnly {
     }
     fn thermal(&self, _: &Grid<f64>, _: &ThermalParams, _: &dyn Progress) -> Result<Option<Grid<f64>>, KernelError> {
         self.cpu(KernelKind::Thermal)
+    }
+    fn sky_view(&self, _: &Grid<f64>, _: &OpennessParams) -> Result<Option<Grid<f64>>, KernelError> {
+        self.cpu(KernelKind::SkyView)
     }
 }

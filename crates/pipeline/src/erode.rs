@@ -3,7 +3,7 @@
 //!
 //! Steps: `erode`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, check_analysis, map_jobs, stats, AnalysisOptions, Outputs, Stats};
+use crate::analysis::{analyse_with, check_analysis, map_jobs, stats, AnalysisOptions, Outputs, Stats};
 use crate::compute::Compute;
 use crate::folder::{height_jobs, run_jobs, unit_mask_job, Folder, Placement};
 use crate::{PipelineError, Result};
@@ -55,7 +55,7 @@ pub fn erode(req: &ErodeRequest, compute: Compute, dir: &Path, obs: &dyn Observe
         Some(o) => o,
         None => stream_power(dem, params, obs),
     };
-    let an = analyse(&out.height, &options, obs);
+    let an = analyse_with(&out.height, &options, compute.kernels, obs)?;
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);

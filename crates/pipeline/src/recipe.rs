@@ -4,7 +4,7 @@
 //! Steps: each stage's op name as it starts (`noise`, `stream_power`, …; a name may repeat),
 //! the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, map_jobs, stats, AnalysisOptions, Outputs, Stats};
+use crate::analysis::{analyse_with, map_jobs, stats, AnalysisOptions, Outputs, Stats};
 use crate::compute::Compute;
 use crate::folder::{height_jobs, run_jobs, Folder, Job, Placement};
 use crate::{PipelineError, Result};
@@ -101,7 +101,7 @@ pub fn run_recipe(req: &RecipeRequest, compute: Compute, dir: &Path, obs: &dyn O
     let h = state.height.clone();
     let options = AnalysisOptions { outputs: req.outputs, ..AnalysisOptions::default() };
     crate::analysis::check_analysis(h.width(), h.height(), h.dx, h.dy, &options)?;
-    let mut an = analyse(&h, &options, obs);
+    let mut an = analyse_with(&h, &options, compute.kernels, obs)?;
     // The sea below the level a stage declared, and the `water_depth` mask world stages record.
     an.water = crate::analysis::water_depth(&h, state.sea_level, state.masks.get("water_depth"));
     obs.step("write");

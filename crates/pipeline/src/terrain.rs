@@ -2,7 +2,7 @@
 //!
 //! Steps: `generate`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse, stats, write_maps, AnalysisOptions, Outputs, Stats};
+use crate::analysis::{analyse_with, stats, write_maps, AnalysisOptions, Outputs, Stats};
 use crate::folder::{write_height, write_unit_mask, Folder, Placement};
 use crate::Result;
 use bozkir_core::Observer;
@@ -102,7 +102,7 @@ pub fn terrain_with(
     let t = generate_with(size, seed, &req.params, kernels, obs)
         .map_err(|e| crate::PipelineError::Invalid(format!("profile {}: {e}", req.profile)))?;
     let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
-    let an = analyse(&h, &options, obs);
+    let an = analyse_with(&h, &options, kernels, obs)?;
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);

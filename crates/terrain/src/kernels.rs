@@ -30,6 +30,7 @@ use crate::erosion::droplets::{DropletOutput, DropletParams};
 use crate::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use crate::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use crate::erosion::thermal::ThermalParams;
+use crate::landform::OpennessParams;
 use bozkir_core::{Grid, Progress};
 use std::fmt;
 
@@ -46,16 +47,19 @@ pub enum KernelKind {
     Thermal,
     /// The ε depression fill ([`crate::hydrology::priority_flood::fill_epsilon`]).
     Fill,
+    /// The sky-view factor ([`crate::landform::sky_view`]).
+    SkyView,
 }
 
 impl KernelKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [KernelKind; 5] = [
+    pub const ALL: [KernelKind; 6] = [
         KernelKind::StreamPower,
         KernelKind::Droplets,
         KernelKind::ShallowWater,
         KernelKind::Thermal,
         KernelKind::Fill,
+        KernelKind::SkyView,
     ];
 
     /// The kernel's name in messages and sidecars (`"stream_power"`, `"droplets"`, …).
@@ -66,6 +70,7 @@ impl KernelKind {
             KernelKind::ShallowWater => "shallow_water",
             KernelKind::Thermal => "thermal",
             KernelKind::Fill => "fill",
+            KernelKind::SkyView => "sky_view",
         }
     }
 }
@@ -115,6 +120,11 @@ pub trait Kernels {
     /// A hint that the kernels `kinds` will be asked for soon (an implementation may prepare
     /// them, e.g. compile GPU pipelines in the background). Default: nothing.
     fn warm(&self, _kinds: &[KernelKind]) {}
+    /// Whether the implementation would try `kind` at all (a device is present): a caller may
+    /// then arrange its work around it. `false` (the default) means every call declines.
+    fn offers(&self, _kind: KernelKind) -> bool {
+        false
+    }
     /// Stream power on `h`.
     fn stream_power(
         &self,
@@ -151,6 +161,11 @@ pub trait Kernels {
     /// `profiles::fill_fixed_step`; an implementation must return the same bits: the equation
     /// has one solution where `v + step > v`).
     fn fill_fixed_step(&self, _h: &Grid<f64>, _step: f64) -> Result<Option<Grid<f64>>, KernelError> {
+        Ok(None)
+    }
+    /// The sky-view factor of `h` (the CPU's is `landform::sky_view`; an implementation must
+    /// return the same bits).
+    fn sky_view(&self, _h: &Grid<f64>, _p: &OpennessParams) -> Result<Option<Grid<f64>>, KernelError> {
         Ok(None)
     }
     /// Thermal relaxation of `h`.

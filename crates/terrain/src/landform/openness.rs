@@ -139,6 +139,36 @@ fn rays(dx: f64, dy: f64, width: usize, p: &OpennessParams) -> Rays {
     }
 }
 
+/// One sample of a ray as [`openness`] and [`sky_view`] read it, for a cell at `(x, y)`: the
+/// top-left corner of its bilinear cell at `(x + ox, y + oy)`, the fractional position within
+/// it (`fx`, `fy`; exact zeros on grid lines, whose zero-weight neighbour is clamped to the grid)
+/// and `1/d`, the inverse of its distance in metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaySample {
+    pub ox: i64,
+    pub oy: i64,
+    pub fx: f64,
+    pub fy: f64,
+    pub inv_d: f64,
+}
+
+/// The rays of [`openness`] and [`sky_view`] for cells of `dx × dy` metres, in ray order (from
+/// north, clockwise), each with its samples from the cell outwards; every ray has the same
+/// number of samples. A cell's samples are used up to the first that leaves the rectangle of
+/// cell centres (an exact hit on the last row or column is inside). For implementations of the
+/// same arithmetic elsewhere (the GPU's `sky_view.wgsl`).
+pub fn ray_samples(dx: f64, dy: f64, p: &OpennessParams) -> Vec<Vec<RaySample>> {
+    rays(dx, dy, 1, p)
+        .rays
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|s| RaySample { ox: s.ox as i64, oy: s.oy as i64, fx: s.fx, fy: s.fy, inv_d: s.inv_d })
+                .collect()
+        })
+        .collect()
+}
+
 /// Openness and sky-view factor of `z` (see the module docs).
 pub fn openness(z: &Grid<f64>, p: &OpennessParams) -> Openness {
     openness_with_progress(z, p, &NoProgress)
