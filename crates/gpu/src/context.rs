@@ -580,7 +580,7 @@ impl Gpu {
         slice.map_async(mode, move |r| {
             let _ = tx.send(r);
         });
-        let dev = |e: wgpu::PollError| GpuError::Device(e.to_string());
+        let dev = |e: wgpu::PollError| self.wait_failed(e);
         self.device.poll(wgpu::PollType::Wait { submission_index: after, timeout: None }).map_err(dev)?;
         let r = match rx.try_recv() {
             Ok(r) => r,
@@ -662,8 +662,17 @@ impl Gpu {
         let idx = self.queue.submit([encoder.finish()]);
         self.device
             .poll(wgpu::PollType::Wait { submission_index: Some(idx), timeout: None })
-            .map_err(|e| GpuError::Device(e.to_string()))?;
+            .map_err(|e| self.wait_failed(e))?;
         self.take_errors()
+    }
+
+    /// A failed wait, with the errors the device reported before it (a wait fails when a
+    /// submission was refused, and the refusal's own message is the one that says why).
+    fn wait_failed(&self, e: wgpu::PollError) -> GpuError {
+        match self.take_errors() {
+            Err(GpuError::Device(before)) => GpuError::Device(format!("{before}; then the wait failed: {e}")),
+            _ => GpuError::Device(e.to_string()),
+        }
     }
 
     pub(crate) fn encoder(&self) -> wgpu::CommandEncoder {
