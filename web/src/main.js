@@ -521,8 +521,19 @@ function renderFrame() {
     return app.stats;
   }
   const cam = app.walk ? { ...app.walk, fov: app.state.fov } : { ...app.cam, fov: app.state.fov };
-  const r = splatRenderer();
-  const stats = r.render(cam, renderOptions());
+  let r = splatRenderer();
+  let stats;
+  try {
+    stats = r.render(cam, renderOptions());
+  } catch (e) {
+    if (r !== app.gpu) throw e;
+    // WebGPU failed mid-frame (a device lost before its promise said so, a canvas it cannot
+    // present to): WebGL2 draws the splats from now on, and this frame too.
+    app.gpu.lost = app.gpu.lost || e.message || String(e);
+    message(`WebGPU failed drawing the splats (${app.gpu.lost}); splats drawn with WebGL2`);
+    r = splatRenderer();
+    stats = r.render(cam, renderOptions());
+  }
   app.stats = stats;
   app.frames += 1;
   if (app.mode === 'research' && !app.benchRunning && r === app.renderer) {

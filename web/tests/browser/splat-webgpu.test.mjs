@@ -242,3 +242,28 @@ test('benchmark mode with renderer=webgpu reports the renderer, frame times, spl
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a WebGPU failure mid-frame hands the splats to WebGL2 and says so', async (t) => {
+  if (unavailable(t)) return;
+  // On the H200 host's headless Chromium the WebGPU canvas could not present and the device was
+  // lost during the first frames, which stopped the viewer's start: now the page goes on.
+  const { page } = await ctx.open('?renderer=webgpu&nointro=1');
+  const got = await page.evaluate(async () => {
+    const app = window.bozkir;
+    const before = app.gpuWhy;
+    app.gpu.render = () => { throw new Error('a valid external Instance reference no longer exists'); };
+    const stats = app.renderFrame();
+    const webgl = app.renderer.canvas.style.visibility, webgpu = app.gpu.canvas.style.visibility;
+    // The next frames stay on WebGL2 without another attempt.
+    const again = app.renderFrame();
+    return { before, why: app.gpuWhy, splats: stats.splats, again: again.splats, webgl, webgpu, messages: app.messages.map((m) => m.text) };
+  });
+  t.diagnostic(JSON.stringify(got));
+  assert.equal(got.before, null, 'WebGPU drew before the failure');
+  assert.match(got.why, /WebGPU device was lost \(a valid external Instance/);
+  assert.ok(got.splats > 0 && got.again > 0, 'WebGL2 drew the splats');
+  assert.equal(got.webgl, 'visible');
+  assert.equal(got.webgpu, 'hidden');
+  assert.equal(got.messages.filter((m) => /WebGPU failed drawing the splats/.test(m)).length, 1);
+  await page.close();
+});
