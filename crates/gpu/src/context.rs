@@ -305,7 +305,11 @@ impl Gpu {
             binding_limit = binding_limit.min(b);
         }
         let max_buffer = al.max_buffer_size.min(binding_limit);
-        let split = crate::split::SplitPlan::new(binding_limit, al.min_storage_buffer_offset_alignment as u64);
+        // The device's alignment, not the adapter's: bind groups are checked against the limits
+        // the device was created with (256 bytes from the downlevel defaults where the adapter
+        // offers 16 or 32), and a second half starting off that alignment is refused.
+        let split =
+            crate::split::SplitPlan::new(binding_limit, device.limits().min_storage_buffer_offset_alignment as u64);
         crate::profile::start(&device);
         Ok(Self {
             device,
@@ -423,9 +427,18 @@ impl Gpu {
         if e.is_empty() {
             Ok(())
         } else {
-            let msg = e.join("; ");
-            e.clear();
-            Err(GpuError::Device(msg))
+            // Each distinct message once, in order, with how often it came (one refused bind
+            // group is reported again by every pass that uses it).
+            let mut seen: Vec<(String, usize)> = Vec::new();
+            for m in e.drain(..) {
+                match seen.iter_mut().find(|(s, _)| *s == m) {
+                    Some((_, n)) => *n += 1,
+                    None => seen.push((m, 1)),
+                }
+            }
+            let parts: Vec<String> =
+                seen.into_iter().map(|(m, n)| if n > 1 { format!("{m} (×{n})") } else { m }).collect();
+            Err(GpuError::Device(parts.join("; ")))
         }
     }
 

@@ -118,3 +118,25 @@ fn grids_past_two_halves_are_refused_with_the_sizes() {
     assert!(e.to_string().contains("over the device's limit"), "{e}");
     assert!(Gpu::with_binding_limit(100).unwrap_err().to_string().contains("at least 1024"));
 }
+
+/// A binding limit that is not a multiple of the device's storage offset alignment (NVIDIA's
+/// own, 2 GiB − 4 bytes, is not): the second half must still start on that alignment. The plan
+/// once used the adapter's alignment (16 or 32 bytes) while the device checks the 256 bytes it
+/// was created with, so every split bind group was refused on the H200 (canyon 16384², the first
+/// fill: "a submission index that has not been returned by a successful submission").
+#[test]
+fn a_limit_off_the_offset_alignment_still_splits_bit_for_bit() {
+    let Some(plain) = common::gpu() else { return };
+    let odd = Gpu::with_binding_limit(LIMIT + 4 * 1024 - 4).expect("the test device, limit 4 bytes short of 36 KiB");
+    let g = common::hills(W, H, 300.0, 20.0, 30.0);
+    let (a, b) =
+        (bozkir_gpu::fill::fill_epsilon(plain, &g).unwrap(), bozkir_gpu::fill::fill_epsilon(&odd, &g).unwrap());
+    assert!(odd.split_active(), "{W}x{H} splits under a {}-byte limit", odd.binding_limit());
+    assert!(bits(&a) == bits(&b), "ε fill");
+    let p = StreamPowerParams { steps: 2, ..Default::default() };
+    let (a, b) = (
+        bozkir_gpu::stream_power::stream_power(plain, &g, &p).unwrap(),
+        bozkir_gpu::stream_power::stream_power(&odd, &g, &p).unwrap(),
+    );
+    same(&a, &b, "stream power");
+}
