@@ -531,6 +531,7 @@ function renderFrame() {
     // present to): WebGL2 draws the splats from now on, and this frame too.
     app.gpu.lost = app.gpu.lost || e.message || String(e);
     message(`WebGPU failed drawing the splats (${app.gpu.lost}); splats drawn with WebGL2`);
+    showGpu();
     r = splatRenderer();
     stats = r.render(cam, renderOptions());
   }
@@ -566,6 +567,12 @@ function splatRenderer() {
 /** Whether the WebGPU path drew the last splat frame (splatRenderer's choice). */
 const gpuDraws = () => Boolean(app.gpu && !app.gpuWhy);
 
+/** The panel's GPU line: the WebGPU adapter while it draws the splats, else WebGL2's. */
+function showGpu() {
+  const gpu = app.gpu && !app.gpu.lost;
+  app.panel?.setGpu(gpu ? `${app.gpu.gpuName} (splats; WebGL2: ${app.renderer.gpuName})` : app.renderer.gpuName);
+}
+
 /** Shows the WebGPU canvas (true) or WebGL2's (false). */
 function showCanvas(gpu) {
   if (!app.gpu) return;
@@ -596,6 +603,8 @@ async function chooseRenderer(canvas) {
     };
     app.gpu.device.lost.then((i) => {
       message(`the WebGPU device was lost (${i.message || i.reason}); splats drawn with WebGL2`);
+      app.gpu.lost = app.gpu.lost || i.message || i.reason || 'device lost';
+      showGpu();
       app.dirty = true;
     });
   } catch (e) {
@@ -987,7 +996,7 @@ async function start() {
   });
   for (const e of errors) message(e);
   await chooseRenderer(canvas);
-  app.panel.setGpu(app.gpu ? `${app.gpu.gpuName} (splats; WebGL2: ${app.renderer.gpuName})` : app.renderer.gpuName);
+  showGpu();
   await loadCatalogue();
   app.panel.setCatalogue(app.catalogue);
   for (const st of app.catalogue.stores ?? []) {

@@ -256,7 +256,7 @@ test('a WebGPU failure mid-frame hands the splats to WebGL2 and says so', async 
     const webgl = app.renderer.canvas.style.visibility, webgpu = app.gpu.canvas.style.visibility;
     // The next frames stay on WebGL2 without another attempt.
     const again = app.renderFrame();
-    return { before, why: app.gpuWhy, splats: stats.splats, again: again.splats, webgl, webgpu, messages: app.messages.map((m) => m.text) };
+    return { before, why: app.gpuWhy, splats: stats.splats, again: again.splats, webgl, webgpu, messages: app.messages.map((m) => m.text), gpuLine: app.panel.fields.gpu };
   });
   t.diagnostic(JSON.stringify(got));
   assert.equal(got.before, null, 'WebGPU drew before the failure');
@@ -265,5 +265,7 @@ test('a WebGPU failure mid-frame hands the splats to WebGL2 and says so', async 
   assert.equal(got.webgl, 'visible');
   assert.equal(got.webgpu, 'hidden');
   assert.equal(got.messages.filter((m) => /WebGPU failed drawing the splats/.test(m)).length, 1);
+  // The panel's GPU line names the WebGL2 adapter now, not the lost WebGPU one.
+  assert.doesNotMatch(got.gpuLine, /splats; WebGL2/);
   await page.close();
 });
