@@ -428,14 +428,14 @@ fn sky_params(h: &Grid<f64>, opts: &AnalysisOptions) -> OpennessParams {
     OpennessParams { radius: opts.sky_radius_cells * h.dx.max(h.dy), ..OpennessParams::default() }
 }
 
-/// `sky` with the voids of `h` made voids (`NaN`): voids have no sky.
-fn without_voids(sky: Grid<f64>, h: &Grid<f64>) -> Grid<f64> {
-    Grid::from_vec(
-        h.width(),
-        h.height(),
-        sky.data().iter().zip(h.data()).map(|(&s, z)| if z.is_nan() { f64::NAN } else { s }).collect(),
-    )
-    .with_cell_size(h.dx, h.dy)
+/// `sky` with the voids of `h` made voids (`NaN`), in place: voids have no sky.
+fn without_voids(mut sky: Grid<f64>, h: &Grid<f64>) -> Grid<f64> {
+    sky.data_mut().par_iter_mut().zip(h.data()).for_each(|(s, z)| {
+        if z.is_nan() {
+            *s = f64::NAN;
+        }
+    });
+    sky.with_cell_size(h.dx, h.dy)
 }
 
 /// An observer that passes progress on but not steps (for work timed as part of a larger step).
