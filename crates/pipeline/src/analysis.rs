@@ -757,3 +757,29 @@ fn std_dev(g: &Grid<f64>) -> f64 {
     let m = v.iter().sum::<f64>() / v.len() as f64;
     (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64).sqrt()
 }
+
+#[cfg(test)]
+mod sky_tests {
+    use super::*;
+
+    /// Voids have no sky, on the CPU path and on the path a kernel's sky view takes
+    /// (`without_voids`); every other cell keeps the CPU's value.
+    #[test]
+    fn the_sky_view_is_void_exactly_at_voids() {
+        let mut h = Grid::from_fn(40, 30, |x, y| ((x * 7 + y * 13) % 11) as f64).with_cell_size(2.0, 2.0);
+        for (x, y) in [(5, 5), (20, 10), (0, 29)] {
+            *h.get_mut(x, y) = f64::NAN;
+        }
+        let opts = AnalysisOptions { outputs: Outputs::parse("skyview").unwrap(), ..AnalysisOptions::default() };
+        let sky = analyse(&h, &opts, &NoProgress).sky_view.unwrap();
+        let raw = sky_view_with_progress(&h, &sky_params(&h, &opts), &NoProgress);
+        for (i, (&s, &z)) in sky.data().iter().zip(h.data()).enumerate() {
+            if z.is_nan() {
+                assert!(s.is_nan(), "cell {i} is a void");
+            } else {
+                assert_eq!(s.to_bits(), raw.data()[i].to_bits(), "cell {i}");
+            }
+        }
+        assert_eq!(without_voids(raw.clone(), &h).data().iter().filter(|v| v.is_nan()).count(), 3);
+    }
+}
