@@ -212,7 +212,7 @@ fn analyze_a_real_dem() {
     assert!(acc.data().iter().all(|&a| a >= 1.0 && a <= (403 * 344) as f32));
 }
 
-/// `analyze --gpu=require` fills the depressions and computes the sky view on the GPU (lavapipe
+/// `analyze --gpu=require` fills the depressions and computes the sky view, slope and TPI on the GPU (lavapipe
 /// in CI) and writes the same bytes as the CPU run, every file but the sidecar, which names the
 /// backend.
 #[test]
@@ -246,7 +246,7 @@ fn analyze_on_the_gpu_writes_the_cpu_bytes() {
     }
     let sc = read_sidecar(gpu.join("terrain.json")).unwrap();
     assert!(sc.backend.starts_with("gpu"), "{}", sc.backend);
-    assert_eq!(sc.settings["backends"].to_string(), "[\"fill: gpu\",\"sky_view: gpu\"]");
+    assert_eq!(sc.settings["backends"].to_string(), "[\"fill: gpu\",\"sky_view: gpu\",\"landform: gpu\"]");
     assert!(names.iter().any(|n| n == "sky_view.png"), "the sky view is among the compared files");
     assert_eq!(read_sidecar(cpu.join("terrain.json")).unwrap().backend, "cpu");
     // The DEM has depressions: the fill raised cells.

@@ -92,11 +92,13 @@ pub enum Kernel {
     Flow,
     /// The sky-view factor of the analysis.
     SkyView,
+    /// Slope and TPI of the analysis.
+    Landform,
 }
 
 impl Kernel {
     /// Every kernel family.
-    pub const ALL: [Kernel; 7] = [
+    pub const ALL: [Kernel; 8] = [
         Kernel::StreamPower,
         Kernel::Droplets,
         Kernel::ShallowWater,
@@ -104,6 +106,7 @@ impl Kernel {
         Kernel::Fill,
         Kernel::Flow,
         Kernel::SkyView,
+        Kernel::Landform,
     ];
 
     /// The WGSL modules (file name, composed source) the operation compiles.
@@ -120,6 +123,7 @@ impl Kernel {
             Kernel::Fill => &[(crate::fill::NAME, crate::fill::SRC)],
             Kernel::Flow => &[(crate::flow::NAME, crate::flow::SRC)],
             Kernel::SkyView => &[(crate::sky_view::NAME, crate::sky_view::SRC)],
+            Kernel::Landform => &[(crate::landform::NAME, crate::landform::SRC)],
         }
     }
 }
@@ -134,6 +138,7 @@ impl From<bozkir_terrain::kernels::KernelKind> for Kernel {
             K::Thermal => Kernel::Thermal,
             K::Fill => Kernel::Fill,
             K::SkyView => Kernel::SkyView,
+            K::Landform => Kernel::Landform,
         }
     }
 }

@@ -7,8 +7,8 @@ use bozkir_terrain::erosion::droplets::{effective_batch, DropletOutput, DropletP
 use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
-use bozkir_terrain::landform::OpennessParams;
+use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
+use bozkir_terrain::landform::{OpennessParams, TpiParams};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -190,5 +190,13 @@ impl Kernels for GpuKernels {
     }
     fn sky_view(&self, h: &Grid<f64>, p: &OpennessParams) -> Result<Option<Grid<f64>>, KernelError> {
         self.go(KernelKind::SkyView, |g| crate::sky_view::sky_view(g, h, p))
+    }
+    fn landform_maps(
+        &self,
+        h: &Grid<f64>,
+        slope: bool,
+        tpi: &[TpiParams],
+    ) -> Result<Option<LandformMaps>, KernelError> {
+        self.go(KernelKind::Landform, |g| crate::landform::landform_maps(g, h, slope, tpi))
     }
 }

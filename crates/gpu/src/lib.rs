@@ -14,6 +14,8 @@
 //! * [`shallow_water`]: the pipe model (ping-pong passes, f32 water state as on the CPU).
 //! * [`droplets`]: batch-synchronous droplets with fixed-point `i32` atomics.
 //! * [`sky_view`]: the sky-view factor of the analysis, bit-identical to the CPU's.
+//! * [`landform`]: slope and TPI of the analysis (the parts of its landform classes),
+//!   bit-identical to the CPU's.
 //! * [`browser`]: the kernels' `f32` variants for WebGPU (generated from the same WGSL), their
 //!   CPU references and native runs.
 //! * [`hash`]: the canonical 2-D and 3-D hash in WGSL (`hash.wgsl`, appended by the kernels that
@@ -37,6 +39,7 @@ pub mod fill;
 pub mod flow;
 pub mod hash;
 pub mod kernels;
+pub mod landform;
 mod profile;
 pub mod shallow_water;
 pub mod sky_view;
@@ -51,7 +54,7 @@ pub use wgpu;
 
 /// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended
 /// where needed; the viewer composes the same files the same way).
-pub const SHADERS: [(&str, &str); 7] = [
+pub const SHADERS: [(&str, &str); 8] = [
     (flow::NAME, flow::SRC),
     (fill::NAME, fill::SRC),
     (stream_power::NAME, stream_power::SRC),
@@ -59,4 +62,5 @@ pub const SHADERS: [(&str, &str); 7] = [
     (droplets::NAME, droplets::SRC),
     (shallow_water::NAME, shallow_water::SRC),
     (sky_view::NAME, sky_view::SRC),
+    (landform::NAME, landform::SRC),
 ];

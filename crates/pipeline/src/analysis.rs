@@ -22,11 +22,11 @@ use bozkir_terrain::hydrology::flow_graph::{
 };
 use bozkir_terrain::hydrology::streams::{stream_network, StreamNetwork, StreamParams, Threshold};
 use bozkir_terrain::hydrology::watersheds::{watersheds, Watersheds};
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
+use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
 use bozkir_terrain::landform::openness::{sky_view_with_progress, OpennessParams};
 use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
 use bozkir_terrain::landform::tpi::{tpi, TpiParams};
-use bozkir_terrain::landform::weiss::{weiss_landform, WeissParams};
+use bozkir_terrain::landform::weiss::{weiss_landform, weiss_landform_parts, WeissParams};
 use rayon::prelude::*;
 
 /// One map (or set of files) a terrain workflow can write: a name of `--outputs`.
@@ -407,6 +407,17 @@ pub fn analyse_with(
     } else {
         None
     };
+    // Then the device's slope and TPIs (the analysis's and the landform classes' two), one table
+    // for all; the classes are made from them on the CPU below.
+    let want_slope = o.has(Output::Slope) || o.has(Output::Twi) || o.has(Output::Landform);
+    let windows = window_list(opts);
+    let parts = if (want_slope || !windows.is_empty()) && kernels.offers(KernelKind::Landform) {
+        obs.step("slope, tpi");
+        kernels.landform_maps(h, want_slope, &windows)?
+    } else {
+        None
+    };
+    let done = Done { sky: sky_first, parts };
     let valid_cells = h.data().iter().filter(|v| !v.is_nan()).count();
     let maps_wanted =
         [Output::Slope, Output::Twi, Output::Tpi, Output::Landform, Output::Skyview].iter().any(|&m| o.has(m));
@@ -415,9 +426,9 @@ pub fn analyse_with(
         // watersheds): they run alongside the window maps, which take the threads they leave
         // idle. The steps overlap, so they are timed as one.
         obs.step("analysis");
-        rayon::join(|| Some(drainage(h, opts, &NoProgress)), || window_maps(h, opts, sky_first, &Quiet(obs)))
+        rayon::join(|| Some(drainage(h, opts, &NoProgress)), || window_maps(h, opts, done, &Quiet(obs)))
     } else {
-        (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, sky_first, obs))
+        (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, done, obs))
     };
     let (slope, tpi, landform, sky_view) = maps;
     Ok(Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o, water: None })
@@ -459,23 +470,62 @@ impl Observer for Quiet<'_> {
 /// Slope, TPI, landform classes and sky view, as the outputs ask.
 type WindowMaps = (Option<Grid<f64>>, Option<Grid<f64>>, Option<Grid<u8>>, Option<Grid<f64>>);
 
-/// `sky_done`: the sky view already computed (on the GPU), else computed here.
-fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, sky_done: Option<Grid<f64>>, obs: &dyn Observer) -> WindowMaps {
+/// The TPI windows the outputs need, in order: the analysis's box (`tpi`), then the Weiss
+/// classes' small and large windows (`landform`).
+fn window_list(opts: &AnalysisOptions) -> Vec<TpiParams> {
+    let o = opts.outputs;
+    let mut w = Vec::new();
+    if o.has(Output::Tpi) {
+        w.push(TpiParams::box_cells(opts.tpi_radius));
+    }
+    if o.has(Output::Landform) {
+        let p = WeissParams::default();
+        w.extend([TpiParams { window: p.small }, TpiParams { window: p.large }]);
+    }
+    w
+}
+
+/// Window maps computed before [`window_maps`] (on the GPU): the sky view, and the slope and
+/// TPIs of [`window_list`].
+struct Done {
+    sky: Option<Grid<f64>>,
+    parts: Option<LandformMaps>,
+}
+
+/// The window maps the outputs ask for, from `done` where it holds them, else computed here.
+fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, done: Done, obs: &dyn Observer) -> WindowMaps {
     let o = opts.outputs;
     // Slope also gives the printed slope figures and TWI's tan β.
-    let slope = (o.has(Output::Slope) || o.has(Output::Twi)).then(|| {
-        obs.step("slope");
-        slope(h)
-    });
-    let tpi = o.has(Output::Tpi).then(|| {
-        obs.step("tpi");
-        tpi(h, &TpiParams::box_cells(opts.tpi_radius))
-    });
-    let landform = o.has(Output::Landform).then(|| {
-        obs.step("landform");
-        weiss_landform(h, &WeissParams::default())
-    });
-    let sky_view = sky_done.or_else(|| {
+    let slope_out = o.has(Output::Slope) || o.has(Output::Twi);
+    let (slope, tpi, landform) = match done.parts {
+        Some(LandformMaps { slope: s, tpi: t }) => {
+            let mut t = t.into_iter();
+            let tpi = if o.has(Output::Tpi) { t.next() } else { None };
+            let landform = match (o.has(Output::Landform), &s, t.next(), t.next()) {
+                (true, Some(s), Some(small), Some(large)) => {
+                    obs.step("landform");
+                    Some(weiss_landform_parts(s, &small, &large, &WeissParams::default()))
+                }
+                _ => None,
+            };
+            (s.filter(|_| slope_out), tpi, landform)
+        }
+        None => (
+            slope_out.then(|| {
+                obs.step("slope");
+                slope(h)
+            }),
+            o.has(Output::Tpi).then(|| {
+                obs.step("tpi");
+                tpi(h, &TpiParams::box_cells(opts.tpi_radius))
+            }),
+            o.has(Output::Landform).then(|| {
+                obs.step("landform");
+                weiss_landform(h, &WeissParams::default())
+            }),
+        ),
+    };
+    let sky_view = done.sky.or_else(|| {
         o.has(Output::Skyview).then(|| {
             obs.step("sky view");
             without_voids(sky_view_with_progress(h, &sky_params(h, opts), obs), h)

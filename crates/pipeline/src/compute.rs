@@ -5,8 +5,8 @@ use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
 use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels};
-use bozkir_terrain::landform::OpennessParams;
+use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
+use bozkir_terrain::landform::{OpennessParams, TpiParams};
 use std::sync::Mutex;
 
 /// Where the erosion stages ran, as a terrain folder's sidecar records it.
@@ -114,5 +114,8 @@ impl Kernels for CpuOnly {
     }
     fn sky_view(&self, _: &Grid<f64>, _: &OpennessParams) -> Result<Option<Grid<f64>>, KernelError> {
         self.cpu(KernelKind::SkyView)
+    }
+    fn landform_maps(&self, _: &Grid<f64>, _: bool, _: &[TpiParams]) -> Result<Option<LandformMaps>, KernelError> {
+        self.cpu(KernelKind::Landform)
     }
 }

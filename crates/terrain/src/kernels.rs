@@ -30,7 +30,7 @@ use crate::erosion::droplets::{DropletOutput, DropletParams};
 use crate::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use crate::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use crate::erosion::thermal::ThermalParams;
-use crate::landform::OpennessParams;
+use crate::landform::{OpennessParams, TpiParams};
 use bozkir_core::{Grid, Progress};
 use std::fmt;
 
@@ -49,17 +49,21 @@ pub enum KernelKind {
     Fill,
     /// The sky-view factor ([`crate::landform::sky_view`]).
     SkyView,
+    /// The window maps: slope ([`crate::landform::slope`]) and TPI ([`crate::landform::tpi`]),
+    /// the parts of the Weiss landform classes.
+    Landform,
 }
 
 impl KernelKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [KernelKind; 6] = [
+    pub const ALL: [KernelKind; 7] = [
         KernelKind::StreamPower,
         KernelKind::Droplets,
         KernelKind::ShallowWater,
         KernelKind::Thermal,
         KernelKind::Fill,
         KernelKind::SkyView,
+        KernelKind::Landform,
     ];
 
     /// The kernel's name in messages and sidecars (`"stream_power"`, `"droplets"`, …).
@@ -71,6 +75,7 @@ impl KernelKind {
             KernelKind::Thermal => "thermal",
             KernelKind::Fill => "fill",
             KernelKind::SkyView => "sky_view",
+            KernelKind::Landform => "landform",
         }
     }
 }
@@ -168,6 +173,17 @@ pub trait Kernels {
     fn sky_view(&self, _h: &Grid<f64>, _p: &OpennessParams) -> Result<Option<Grid<f64>>, KernelError> {
         Ok(None)
     }
+    /// The slope of `h` (when `slope`) and its TPI for each of `tpi`, in order (the CPU's are
+    /// `landform::slope` and `landform::tpi`; an implementation must return the same bits, voids
+    /// as voids).
+    fn landform_maps(
+        &self,
+        _h: &Grid<f64>,
+        _slope: bool,
+        _tpi: &[TpiParams],
+    ) -> Result<Option<LandformMaps>, KernelError> {
+        Ok(None)
+    }
     /// Thermal relaxation of `h`.
     fn thermal(
         &self,
@@ -177,6 +193,15 @@ pub trait Kernels {
     ) -> Result<Option<Grid<f64>>, KernelError> {
         Ok(None)
     }
+}
+
+/// What [`Kernels::landform_maps`] returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LandformMaps {
+    /// The slope (rise over run), when asked for.
+    pub slope: Option<Grid<f64>>,
+    /// One TPI grid per window asked for, in the order asked.
+    pub tpi: Vec<Grid<f64>>,
 }
 
 /// The CPU reference for every kernel: declines them all.

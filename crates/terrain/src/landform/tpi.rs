@@ -61,15 +61,31 @@ impl TpiParams {
 }
 
 /// Window half-widths resolved to cells: outer `(rx, ry)` inclusive, inner `(ix, iy)` exclusive.
-#[derive(Debug, Clone, Copy)]
-struct Resolved {
-    rx: usize,
-    ry: usize,
-    ix: usize,
-    iy: usize,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    pub rx: usize,
+    pub ry: usize,
+    pub ix: usize,
+    pub iy: usize,
 }
 
-fn resolve(win: TpiWindow, dx: f64, dy: f64) -> Resolved {
+/// What [`tpi`] computes before its table: the window in cells and the offset `m` (the grid's
+/// mean over its valid cells, Neumaier-compensated in row-major order; 0 when none) that the
+/// summed-area table subtracts. Other implementations of [`tpi`] (the GPU's) start from it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TpiPlan {
+    pub window: Resolved,
+    pub offset: f64,
+}
+
+/// The [`TpiPlan`] of `z` for `p`.
+pub fn tpi_plan(z: &Grid<f64>, p: &TpiParams) -> TpiPlan {
+    let (sum, n) = compensated_sum(z.data().iter().copied());
+    TpiPlan { window: resolve_window(p.window, z.dx, z.dy), offset: if n > 0 { sum / n as f64 } else { 0.0 } }
+}
+
+/// `win` in cells for cells of `dx × dy` metres.
+pub fn resolve_window(win: TpiWindow, dx: f64, dy: f64) -> Resolved {
     match win {
         TpiWindow::Cells { outer, inner } => Resolved { rx: outer, ry: outer, ix: inner, iy: inner },
         TpiWindow::Metres { outer, inner } => {
@@ -237,9 +253,7 @@ pub fn tpi(z: &Grid<f64>, p: &TpiParams) -> Grid<f64> {
     if w == 0 || h == 0 {
         return out;
     }
-    let r = resolve(p.window, z.dx, z.dy);
-    let (sum, n) = compensated_sum(z.data().iter().copied());
-    let offset = if n > 0 { sum / n as f64 } else { 0.0 };
+    let TpiPlan { window: r, offset } = tpi_plan(z, p);
     let sat = Sat::new(z, offset);
     let voids = VoidTable::new(z);
     out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {

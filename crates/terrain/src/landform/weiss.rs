@@ -28,7 +28,7 @@
 //! pit`); this module follows Weiss's table instead, with the same default radii.
 
 use super::slope::{slope, slope_to_degrees};
-use super::tpi::{standardised_tpi, TpiParams, TpiWindow};
+use super::tpi::{standardise, tpi, TpiParams, TpiWindow};
 use bozkir_core::Grid;
 use rayon::prelude::*;
 
@@ -128,17 +128,22 @@ pub fn weiss_landform_from(small: &Grid<f64>, large: &Grid<f64>, slope_deg: &Gri
 /// Weiss (2001) landform classes of `z` (codes in [`WEISS_CLASS_NAMES`]).
 pub fn weiss_landform(z: &Grid<f64>, p: &WeissParams) -> Grid<u8> {
     // The two scales and the slope are independent: computed at once.
+    let ((small, large), s) = rayon::join(
+        || rayon::join(|| tpi(z, &TpiParams { window: p.small }), || tpi(z, &TpiParams { window: p.large })),
+        || slope(z),
+    );
+    weiss_landform_parts(&s, &small, &large, p)
+}
+
+/// [`weiss_landform`] from its parts, computed elsewhere (on the GPU): the slope
+/// ([`slope`], rise over run) and the raw (not standardised) [`tpi`] at `p.small` and
+/// `p.large`. The same parts give the same classes, bit for bit.
+pub fn weiss_landform_parts(slope: &Grid<f64>, small: &Grid<f64>, large: &Grid<f64>, p: &WeissParams) -> Grid<u8> {
     let ((small, large), deg) = rayon::join(
+        || rayon::join(|| standardise(small), || standardise(large)),
         || {
-            rayon::join(
-                || standardised_tpi(z, &TpiParams { window: p.small }),
-                || standardised_tpi(z, &TpiParams { window: p.large }),
-            )
-        },
-        || {
-            let s = slope(z);
-            let deg = s.data().par_iter().map(|&v| slope_to_degrees(v)).collect();
-            Grid::from_vec(s.width(), s.height(), deg).with_cell_size(s.dx, s.dy)
+            let deg = slope.data().par_iter().map(|&v| slope_to_degrees(v)).collect();
+            Grid::from_vec(slope.width(), slope.height(), deg).with_cell_size(slope.dx, slope.dy)
         },
     );
     weiss_landform_from(&small, &large, &deg, p)
@@ -147,6 +152,7 @@ pub fn weiss_landform(z: &Grid<f64>, p: &WeissParams) -> Grid<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::landform::tpi::standardised_tpi;
 
     #[test]
     fn table_is_complete() {
