@@ -132,11 +132,17 @@ fn next_up(x: R) -> R {
     return nudge(x, true);
 }
 
-// Veltkamp's split of a into a high half of 26 bits and the rest (a = hi + lo exactly).
+// Veltkamp's split of a into a high half of 26 bits and the rest (a = hi + lo exactly):
+// hi = c − (c − a). Written so, an optimiser that treats sums as associative may return a and
+// a zero low half (Mesa's does that to such patterns elsewhere; docs/gpu.md); each difference is
+// therefore an fma by a 1 the compiler cannot see (the product of two 1s rounded with the
+// uniform zero), a different one for each use of c, which rounds it as the subtraction would.
 fn split(a: R) -> vec2<R> {
     let c = mulr(4097.0, a);
-    let hi = c - (c - a);
-    return vec2<R>(hi, a - hi);
+    let one = mulr(1.0, 1.0);
+    let one_ = mulr(-1.0, -1.0);
+    let hi = fma(c, one, -fma(c, one_, -a));
+    return vec2<R>(hi, fma(a, one, -hi));
 }
 
 // a − q·b exactly, for q within a few ulp of a / b (so a − fl(q·b) is exact), by Dekker's
