@@ -14,8 +14,8 @@
 alias R = f64;
 
 // w, h: grid; rx, ry: outer half-widths; ix, iy: the core removed (0: none); voids: 1 when the
-// grid holds a void; dx, dy: cell sizes; offset: the table's offset; zero, one: 0 and 1.
-struct D { w: u32, h: u32, rx: u32, ry: u32, ix: u32, iy: u32, voids: u32, pad: u32, dx: R, dy: R, offset: R, zero: R, one: R, pad2: R }
+// grid holds a void; dx, dy: cell sizes; offset: the table's offset; zero: 0; k: twelve 1s.
+struct D { w: u32, h: u32, rx: u32, ry: u32, ix: u32, iy: u32, voids: u32, pad: u32, dx: R, dy: R, offset: R, zero: R, k: array<vec4<R>, 3> }
 
 @group(0) @binding(0) var<uniform> d: D;
 @group(0) @binding(1) var<storage, read> z: array<R>;
@@ -113,21 +113,24 @@ fn slope(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
     out[i] = hypot(east, -south);
 }
 
-// a + b rounded once, where the compiler cannot see it: an optimiser that may treat float
-// arithmetic as associative (Mesa's, for SPIR-V without NoContraction) rewrites TwoSum's
-// (s − a) with s = a + b into b and so loses the error term; an fma by a uniform 1 it cannot.
-fn add(a: R, b: R) -> R {
-    return fma(a, d.one, b);
+// a + b rounded once, as the CPU's addition, where the compiler cannot see it: an optimiser that
+// treats float arithmetic as associative (Mesa's and NVIDIA's do, for SPIR-V without
+// NoContraction; docs/gpu.md) may rewrite TwoSum's (s − a) with s = a + b into b and so lose the
+// error term. fma(a, k, b) with k a 1 from the uniform buffer rounds a + b once; a different k
+// for each step, so that no two steps share a term it could cancel (a precaution: on the H100 the
+// regrouping found was the final (z − offset) − mean, see `tpi`).
+fn add(a: R, b: R, j: u32) -> R {
+    return fma(a, d.k[j / 4u][j % 4u], b);
 }
 
 // (hi, lo) + (hi, lo) in double-double, as tpi.rs's dd_add (TwoSum, then the parts renormalised).
 fn dd_add(a: vec2<R>, b: vec2<R>) -> vec2<R> {
-    let s = add(a.x, b.x);
-    let bb = add(s, -a.x);
-    let e0 = add(add(a.x, -add(s, -bb)), add(b.x, -bb));
-    let e = add(e0, add(a.y, b.y));
-    let h = add(s, e);
-    return vec2<R>(h, add(e, -add(h, -s)));
+    let s = add(a.x, b.x, 0u);
+    let bb = add(s, -a.x, 1u);
+    let e0 = add(add(a.x, -add(s, -bb, 2u), 3u), add(b.x, -bb, 4u), 5u);
+    let e = add(e0, add(a.y, b.y, 6u), 7u);
+    let h = add(s, e, 8u);
+    return vec2<R>(h, add(e, -add(h, -s, 9u), 10u));
 }
 
 // One invocation per row: its prefix sums, in column order.
@@ -217,6 +220,8 @@ fn tpi(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (count == 0u) {
         out[i] = 0.0;
     } else {
-        out[i] = (c - d.offset) - div_rn(s.x + s.y, R(count));
+        // (z − offset) − mean, each operation rounded as written: NVIDIA's compiler regrouped the
+        // plain form (an ulp off in 80 % of the cells on an H100); `add` it cannot.
+        out[i] = add(add(c, -d.offset, 11u), -div_rn(add(s.x, s.y, 10u), R(count)), 11u);
     }
 }

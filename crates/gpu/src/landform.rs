@@ -34,8 +34,8 @@ struct Dims {
     dy: f64,
     offset: f64,
     zero: f64,
-    one: f64,
-    pad2: f64,
+    /// Twelve 1s (the shader's opaque multipliers of `add`).
+    k: [f64; 12],
 }
 
 /// [`bozkir_terrain::landform::slope`] of `z` (when `slope`) and
@@ -66,8 +66,7 @@ pub fn landform_maps(gpu: &Gpu, z: &Grid<f64>, slope: bool, tpi: &[TpiParams]) -
         dy: z.dy,
         offset,
         zero: 0.0,
-        one: 1.0,
-        pad2: 0.0,
+        k: [1.0; 12],
     };
     let zb = gpu.buffer("z", z.data());
     let out = gpu.zeroed("landform map", 8 * n as u64);

@@ -39,10 +39,12 @@ fn assert_same(gpu: &Gpu, z: &Grid<f64>, what: &str) {
     let ws = windows();
     let got = landform_maps(gpu, z, true, &ws).unwrap();
     let s = got.slope.expect("the slope was asked for");
-    assert_eq!(differ(&s, &slope(z)), 0, "{what}: slope differs in some of {} cells", z.len());
+    let n = differ(&s, &slope(z));
+    assert_eq!(n, 0, "{what}: slope differs in {n} of {} cells", z.len());
     assert_eq!(got.tpi.len(), ws.len());
     for (t, p) in got.tpi.iter().zip(&ws) {
-        assert_eq!(differ(t, &tpi(z, p)), 0, "{what}: TPI {:?} differs in some of {} cells", p.window, z.len());
+        let n = differ(t, &tpi(z, p));
+        assert_eq!(n, 0, "{what}: TPI {:?} differs in {n} of {} cells", p.window, z.len());
     }
 }
 

@@ -385,7 +385,7 @@ mod tests {
         for (k, &win) in windows.iter().enumerate() {
             let p = TpiParams { window: win };
             let t = tpi(&z, &p);
-            let r = resolve(win, z.dx, z.dy);
+            let r = resolve_window(win, z.dx, z.dy);
             for i in 0..60u32 {
                 let hsh = hash_u32(i, k as u32, 3);
                 let x = (hsh % 37) as usize;
@@ -395,7 +395,7 @@ mod tests {
             }
         }
         // Metres windows resolve per axis.
-        let r = resolve(TpiWindow::Metres { outer: 12.0, inner: 4.5 }, 2.0, 3.0);
+        let r = resolve_window(TpiWindow::Metres { outer: 12.0, inner: 4.5 }, 2.0, 3.0);
         assert_eq!((r.rx, r.ry, r.ix, r.iy), (6, 4, 3, 2));
     }
 
