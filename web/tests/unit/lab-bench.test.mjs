@@ -52,3 +52,19 @@ test('the test terrain is deterministic, finite and about 1.2 km of relief, fall
   const b = benchTerrain(16);
   assert.deepEqual([b[17], b[100], b[255]], [812.554931640625, 218.328125, 244.04563903808594]);
 });
+
+test('the Dawn-in-Node bench refuses bad arguments and a missing Dawn with a message', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const tool = fileURLToPath(new URL('../../tools/bench-lab-node.mjs', import.meta.url));
+  const run = (...args) => spawnSync(process.execPath, [tool, ...args], { encoding: 'utf8', timeout: 30000 });
+  const bad = run('--bogus');
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /unknown argument --bogus/);
+  const noValue = run('--cases');
+  assert.notEqual(noValue.status, 0);
+  assert.match(noValue.stderr, /--cases needs a value/);
+  const noDawn = run('--dawn', '/nonexistent/webgpu');
+  assert.notEqual(noDawn.status, 0);
+  assert.match(noDawn.stderr, /cannot load Dawn's Node binding/);
+});
