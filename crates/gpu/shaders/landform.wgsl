@@ -86,18 +86,24 @@ fn hypot(a: R, b: R) -> R {
     return mulr(s, sqrt_rn(((sy.y + sx.y) + sy.x) + sx.x));
 }
 
+// A void cell's map value is void: written here (true), and the caller returns.
+fn void_centre(i: u32) -> bool {
+    let c = z[i];
+    if (is_nan(c)) {
+        out[i] = c;
+        return true;
+    }
+    return false;
+}
+
 @compute @workgroup_size(256)
 fn slope(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
          @builtin(local_invocation_index) lid: u32) {
     let i = cell(wid, nwg, lid);
-    if (i >= d.w * d.h) { return; }
+    if (i >= d.w * d.h || void_centre(i)) { return; }
     let x = i % d.w;
     let y = i / d.w;
     let c = z[i];
-    if (is_nan(c)) {
-        out[i] = c;
-        return;
-    }
     let xw = max(x, 1u) - 1u;
     let xe = min(x + 1u, d.w - 1u);
     let rn = (max(y, 1u) - 1u) * d.w;
@@ -195,14 +201,10 @@ fn voids(x0: u32, x1: u32, y0: u32, y1: u32) -> u32 {
 fn tpi(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
        @builtin(local_invocation_index) lid: u32) {
     let i = cell(wid, nwg, lid);
-    if (i >= d.w * d.h) { return; }
+    if (i >= d.w * d.h || void_centre(i)) { return; }
     let x = i % d.w;
     let y = i / d.w;
     let c = z[i];
-    if (is_nan(c)) {
-        out[i] = c;
-        return;
-    }
     let x0 = x - min(x, d.rx);
     let x1 = min(x + d.rx + 1u, d.w);
     let y0 = y - min(y, d.ry);
