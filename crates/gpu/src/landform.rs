@@ -11,7 +11,7 @@
 use bozkir_core::Grid;
 use bozkir_terrain::kernels::LandformMaps;
 use bozkir_terrain::landform::tpi::resolve_window;
-use bozkir_terrain::landform::{tpi_plan, TpiParams};
+use bozkir_terrain::landform::{tpi_offset, TpiParams};
 
 use crate::context::{dispatch, Gpu, GpuError};
 
@@ -85,9 +85,9 @@ pub fn landform_maps(gpu: &Gpu, z: &Grid<f64>, slope: bool, tpi: &[TpiParams]) -
         None
     };
     let mut tpis = Vec::with_capacity(tpi.len());
-    if let Some(first) = tpi.first() {
+    if !tpi.is_empty() {
         // The offset is the grid's valid mean whatever the window: one table serves them all.
-        let offset = tpi_plan(z, first).offset;
+        let offset = tpi_offset(z);
         let cells = 8 * ((w + 1) * (h + 1)) as u64;
         let hi = gpu.zeroed("sat hi", cells);
         let lo = gpu.zeroed("sat lo", cells);

@@ -25,8 +25,8 @@ use bozkir_terrain::hydrology::watersheds::{watersheds, Watersheds};
 use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
 use bozkir_terrain::landform::openness::{sky_view_with_progress, OpennessParams};
 use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
-use bozkir_terrain::landform::tpi::{tpi, TpiParams};
-use bozkir_terrain::landform::weiss::{weiss_landform, weiss_landform_parts, WeissParams};
+use bozkir_terrain::landform::tpi::{tpi_many, TpiParams};
+use bozkir_terrain::landform::weiss::{weiss_landform_parts, WeissParams};
 use rayon::prelude::*;
 
 /// One map (or set of files) a terrain workflow can write: a name of `--outputs`.
@@ -492,38 +492,36 @@ struct Done {
     parts: Option<LandformMaps>,
 }
 
-/// The window maps the outputs ask for, from `done` where it holds them, else computed here.
+/// The window maps the outputs ask for, from `done` where it holds them, else computed here: the
+/// slope and the TPIs of [`window_list`] (one table for all), then the Weiss classes from them,
+/// the same way whichever computed the parts.
 fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, done: Done, obs: &dyn Observer) -> WindowMaps {
     let o = opts.outputs;
     // Slope also gives the printed slope figures and TWI's tan β.
     let slope_out = o.has(Output::Slope) || o.has(Output::Twi);
-    let (slope, tpi, landform) = match done.parts {
-        Some(LandformMaps { slope: s, tpi: t }) => {
-            let mut t = t.into_iter();
-            let tpi = if o.has(Output::Tpi) { t.next() } else { None };
-            let landform = match (o.has(Output::Landform), &s, t.next(), t.next()) {
-                (true, Some(s), Some(small), Some(large)) => {
-                    obs.step("landform");
-                    Some(weiss_landform_parts(s, &small, &large, &WeissParams::default()))
-                }
-                _ => None,
-            };
-            (s.filter(|_| slope_out), tpi, landform)
-        }
-        None => (
-            slope_out.then(|| {
+    let LandformMaps { slope: s, tpi: t } = done.parts.unwrap_or_else(|| {
+        let windows = window_list(opts);
+        LandformMaps {
+            slope: (slope_out || o.has(Output::Landform)).then(|| {
                 obs.step("slope");
                 slope(h)
             }),
-            o.has(Output::Tpi).then(|| {
+            tpi: if windows.is_empty() {
+                Vec::new()
+            } else {
                 obs.step("tpi");
-                tpi(h, &TpiParams::box_cells(opts.tpi_radius))
-            }),
-            o.has(Output::Landform).then(|| {
-                obs.step("landform");
-                weiss_landform(h, &WeissParams::default())
-            }),
-        ),
+                tpi_many(h, &windows)
+            },
+        }
+    });
+    let mut t = t.into_iter();
+    let tpi = if o.has(Output::Tpi) { t.next() } else { None };
+    let landform = match (o.has(Output::Landform), &s, t.next(), t.next()) {
+        (true, Some(s), Some(small), Some(large)) => {
+            obs.step("landform");
+            Some(weiss_landform_parts(s, &small, &large, &WeissParams::default()))
+        }
+        _ => None,
     };
     let sky_view = done.sky.or_else(|| {
         o.has(Output::Skyview).then(|| {
@@ -531,7 +529,7 @@ fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, done: Done, obs: &dyn Obse
             without_voids(sky_view_with_progress(h, &sky_params(h, opts), obs), h)
         })
     });
-    (slope, tpi, landform, sky_view)
+    (s.filter(|_| slope_out), tpi, landform, sky_view)
 }
 
 /// D8 routing (sea cells made outlets), accumulation, streams and watersheds.

@@ -37,7 +37,7 @@ pub use aspect::{aspect, AspectParams};
 pub use curvature::{curvature, laplacian, Curvature};
 pub use openness::{openness, openness_with_progress, sky_view, sky_view_with_progress, Openness, OpennessParams};
 pub use slope::{gradient, slope, slope_degrees, slope_to_degrees, Gradient};
-pub use tpi::{standardise, standardised_tpi, tpi, tpi_plan, TpiParams, TpiPlan, TpiWindow};
+pub use tpi::{standardise, standardised_tpi, tpi, tpi_many, tpi_offset, TpiParams, TpiWindow};
 pub use weiss::{
     weiss_class, weiss_landform, weiss_landform_from, weiss_landform_parts, WeissParams, WEISS_CLASS_NAMES,
 };

@@ -28,7 +28,7 @@
 //! pit`); this module follows Weiss's table instead, with the same default radii.
 
 use super::slope::{slope, slope_to_degrees};
-use super::tpi::{standardise, tpi, TpiParams, TpiWindow};
+use super::tpi::{standardise, tpi_many, TpiParams, TpiWindow};
 use bozkir_core::Grid;
 use rayon::prelude::*;
 
@@ -128,11 +128,9 @@ pub fn weiss_landform_from(small: &Grid<f64>, large: &Grid<f64>, slope_deg: &Gri
 /// Weiss (2001) landform classes of `z` (codes in [`WEISS_CLASS_NAMES`]).
 pub fn weiss_landform(z: &Grid<f64>, p: &WeissParams) -> Grid<u8> {
     // The two scales and the slope are independent: computed at once.
-    let ((small, large), s) = rayon::join(
-        || rayon::join(|| tpi(z, &TpiParams { window: p.small }), || tpi(z, &TpiParams { window: p.large })),
-        || slope(z),
-    );
-    weiss_landform_parts(&s, &small, &large, p)
+    let (t, s) =
+        rayon::join(|| tpi_many(z, &[TpiParams { window: p.small }, TpiParams { window: p.large }]), || slope(z));
+    weiss_landform_parts(&s, &t[0], &t[1], p)
 }
 
 /// [`weiss_landform`] from its parts, computed elsewhere (on the GPU): the slope
