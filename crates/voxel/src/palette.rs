@@ -1339,8 +1339,8 @@ mod tests {
     proptest! {
         // A fixed seed: on 2026-12-05 a random run (CI) found contents where `compact` grows the
         // storage by 128 bits (22 448 → 22 576 at 32³, 65 palette entries), past the bound
-        // asserted below; the bound is not proven and the case is not yet understood (noted on
-        // the world issue). Until then the run is reproducible rather than random.
+        // asserted below; the bound is not proven and the case is not yet understood (the
+        // closing note of that session says so). Until then the run is reproducible, not random.
         #![proptest_config(ProptestConfig { rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_205), ..ProptestConfig::with_cases(96) })]
         #[test]
         fn matches_dense(k in 0usize..3, kinds in prop_oneof![Just(2u16), Just(5), Just(12), Just(40), Just(70), Just(300)],
