@@ -1337,10 +1337,11 @@ mod tests {
     }
 
     proptest! {
-        // A fixed seed: on 2026-12-05 a random run (CI) found contents where `compact` grows the
-        // storage by 128 bits (22 448 → 22 576 at 32³, 65 palette entries), past the bound
-        // asserted below; the bound is not proven and the case is not yet understood (the
-        // closing note of that session says so). Until then the run is reproducible, not random.
+        // A fixed seed, so that CI is reproducible. A random run on 2026-12-05 found contents
+        // where `compact` grew the storage by 128 bits (two sections whose inline slots could
+        // no longer hold their ids once the palette was renumbered), past the bound of 64 this
+        // test asserted then; the bound below is the one that holds, and that case is kept in
+        // proptest-regressions/palette.txt (replayed first).
         #![proptest_config(ProptestConfig { rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_205), ..ProptestConfig::with_cases(96) })]
         #[test]
         fn matches_dense(k in 0usize..3, kinds in prop_oneof![Just(2u16), Just(5), Just(12), Just(40), Just(70), Just(300)],
@@ -1403,7 +1404,15 @@ mod tests {
             }
             let mut c = p.clone();
             c.compact();
-            prop_assert!(c.storage_bits() <= p.storage_bits() + 64, "compact grew {} -> {} bits (sections {}, palette {})", p.storage_bits(), c.storage_bits(), p.sections(), p.palette().len());
+            // Compaction never widens a section nor keeps garbage, so it grows the storage only
+            // where the canonical palette order moves a section's ids past what its inline slots
+            // hold (6 or 3 bits a slot): one slot-store group, 64 bits, for each such section.
+            let inline = p.secs.iter().filter(|&&d| d >> CODE_SHIFT <= 2 && d & (1 << 28) != 0).count();
+            prop_assert!(c.words.len() <= p.words.len() && c.pal.ids.len() <= p.pal.ids.len());
+            prop_assert!(
+                c.storage_bits() <= p.storage_bits() + 64 * inline,
+                "compact grew {} -> {} bits ({} inline sections before)", p.storage_bits(), c.storage_bits(), inline
+            );
             let (pal, secs, slots, words) = c.raw_parts();
             let r = PalettedBlocks::from_raw_parts(s, pal.to_vec(), secs.to_vec(), slots.to_vec(), words.to_vec()).unwrap();
             prop_assert_eq!(r.to_dense_vec(), d);
