@@ -409,7 +409,7 @@ pub fn analyse_with(
     };
     // Then the device's slope and TPIs (the analysis's and the landform classes' two), one table
     // for all; the classes are made from them on the CPU below.
-    let want_slope = o.has(Output::Slope) || o.has(Output::Twi) || o.has(Output::Landform);
+    let want_slope = slope_needed(opts);
     let windows = window_list(opts);
     let parts = if (want_slope || !windows.is_empty()) && kernels.offers(KernelKind::Landform) {
         obs.step("slope, tpi");
@@ -485,6 +485,12 @@ fn window_list(opts: &AnalysisOptions) -> Vec<TpiParams> {
     w
 }
 
+/// Whether the outputs need the slope: as a map, for TWI's tan β, or for the Weiss classes.
+fn slope_needed(opts: &AnalysisOptions) -> bool {
+    let o = opts.outputs;
+    o.has(Output::Slope) || o.has(Output::Twi) || o.has(Output::Landform)
+}
+
 /// Window maps computed before [`window_maps`] (on the GPU): the sky view, and the slope and
 /// TPIs of [`window_list`].
 struct Done {
@@ -502,7 +508,7 @@ fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, done: Done, obs: &dyn Obse
     let LandformMaps { slope: s, tpi: t } = done.parts.unwrap_or_else(|| {
         let windows = window_list(opts);
         LandformMaps {
-            slope: (slope_out || o.has(Output::Landform)).then(|| {
+            slope: slope_needed(opts).then(|| {
                 obs.step("slope");
                 slope(h)
             }),
