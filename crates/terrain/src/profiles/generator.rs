@@ -165,6 +165,34 @@ fn radix_key(v: f64, k: u32) -> u128 {
     (u128::from(m) << 32) | u128::from(k)
 }
 
+/// The height a [`radix_key`] was made from (the inverse of its monotone map).
+#[inline(always)]
+fn key_value(k: u128) -> f64 {
+    let m = (k >> 32) as u64;
+    f64::from_bits(if m >> 63 == 1 { m & !(1 << 63) } else { !m })
+}
+
+/// Ask the cache for the three rows of `g` and `done` around cell `k` (the next cell the flood
+/// pops), so their loads overlap the current cell's work. A hint only: no effect on values.
+#[inline(always)]
+fn prefetch_around(g: &[f64], done: &[bool], k: usize, n1: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        for r in [k.wrapping_sub(n1), k, k + n1] {
+            if r < g.len() {
+                // SAFETY: prefetching is a hint; the addresses are within the slices.
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(g.as_ptr().add(r).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(done.as_ptr().add(r).cast());
+                }
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (g, done, k, n1);
+}
+
 /// A monotone priority queue for the fill: a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990)
 /// over the value part of [`radix_key`] — each key sits in the bucket of the highest bit where its
 /// value differs from the last value popped, so a pop touches one bucket. It pops values in
@@ -206,6 +234,17 @@ impl RadixQueue {
         self.len += 1;
     }
 
+    /// The key the next [`pop`](Self::pop) returns, where it is known without work (the lowest
+    /// bucket holds it and no key below the last popped one waits).
+    #[inline(always)]
+    fn peek(&self) -> Option<u128> {
+        if self.low.is_empty() {
+            self.buckets[0].last().copied()
+        } else {
+            None
+        }
+    }
+
     fn pop(&mut self) -> Option<u128> {
         if let Some(Reverse(k)) = self.low.pop() {
             return Some(k);
@@ -233,12 +272,14 @@ impl RadixQueue {
     }
 }
 
-/// A min-queue of [`radix_key`]s for the fill.
+/// A min-queue of [`radix_key`]s for the fill (the tests' reference flood runs on either).
+#[cfg(test)]
 trait FillQueue {
     fn push(&mut self, k: u128);
     fn pop(&mut self) -> Option<u128>;
 }
 
+#[cfg(test)]
 impl FillQueue for RadixQueue {
     fn push(&mut self, k: u128) {
         RadixQueue::push(self, k)
@@ -303,14 +344,17 @@ fn fill_with(
 }
 
 /// [`fill_fixed_step`] in place on a row-major `n0 × n1` field (rows, columns).
+///
+/// A cell the flood reaches from a lower one keeps its height, and so does every cell strictly
+/// above a cell that keeps its height (its lowest neighbour is lower still): such cells are found
+/// by a plain search up the slopes — from the border first, then from each cell a pop leaves at
+/// its height — and enter the queue only where a neighbour not yet reached is not above them.
+/// Only depressions pass through the queue cell by cell. Every cell's value is still its lowest
+/// neighbour's plus the rule (the queue pops in increasing order), so the result is the full
+/// flood's bit for bit.
 fn flood_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
     let eps = fill_step(g, n0, n1);
     let mut done = vec![false; g.len()];
-    // Cells with a strictly descending path to the border keep their height (the first neighbour
-    // the flood reaches them from is lower), so they are found by a plain search up the slopes
-    // and only the rest — depressions and what drains into them — needs the queue, seeded by the
-    // slope cells beside it. Every cell's value is still its lowest neighbour's (the queue pops in
-    // increasing order), so the result is the full flood's bit for bit.
     let mut fifo: Vec<u32> = Vec::with_capacity(2 * (n0 + n1));
     for r in 0..n0 {
         for c in 0..n1 {
@@ -321,46 +365,94 @@ fn flood_fixed_step(g: &mut [f64], n0: usize, n1: usize) {
             }
         }
     }
+    let mut queue = RadixQueue::new();
+    climb(g, n0, n1, &mut done, &mut fifo, &mut queue);
+    while let Some(key) = queue.pop() {
+        let k = key as u32 as usize;
+        // The value from the key (the cell's height, which no longer changes), not from `g`:
+        // the popped cells are scattered and that load missed the cache.
+        let v = key_value(key);
+        if let Some(next) = queue.peek() {
+            prefetch_around(g, &done, next as u32 as usize, n1);
+        }
+        let (nb, len) = neighbours(k, n0, n1);
+        for &q in &nb[..len] {
+            let q = q as usize;
+            if done[q] {
+                continue;
+            }
+            done[q] = true;
+            if g[q] <= v {
+                g[q] = v + eps;
+                queue.push(radix_key(g[q], q as u32));
+            } else {
+                fifo.push(q as u32);
+            }
+        }
+        if !fifo.is_empty() {
+            climb(g, n0, n1, &mut done, &mut fifo, &mut queue);
+        }
+    }
+}
+
+/// The plain search of [`flood_fixed_step`]: from the cells in `fifo` (each `done` at its
+/// height), every neighbour not yet reached and strictly above is `done` at its height and
+/// searched from in turn; a cell with a neighbour not reached and not above it is queued.
+/// Leaves `fifo` empty.
+fn climb(g: &[f64], n0: usize, n1: usize, done: &mut [bool], fifo: &mut Vec<u32>, queue: &mut RadixQueue) {
     let mut head = 0;
-    let mut seeds: Vec<u32> = Vec::new();
     while head < fifo.len() {
         let k = fifo[head] as usize;
         head += 1;
+        if let Some(&next) = fifo.get(head + 1) {
+            prefetch_around(g, done, next as usize, n1);
+        }
         let v = g[k];
-        let (r, c) = (k / n1, k % n1);
         let mut seed = false;
-        for b in -1isize..=1 {
-            for a in -1isize..=1 {
-                let (rr, cc) = (r as isize + b, c as isize + a);
-                if (a == 0 && b == 0) || rr < 0 || cc < 0 || rr >= n0 as isize || cc >= n1 as isize {
-                    continue;
-                }
-                let q = rr as usize * n1 + cc as usize;
-                if done[q] {
-                    continue;
-                }
-                if g[q] > v {
-                    done[q] = true;
-                    fifo.push(q as u32);
-                } else {
-                    seed = true;
-                }
+        let (nb, len) = neighbours(k, n0, n1);
+        for &q in &nb[..len] {
+            let q = q as usize;
+            if done[q] {
+                continue;
+            }
+            if g[q] > v {
+                done[q] = true;
+                fifo.push(q as u32);
+            } else {
+                seed = true;
             }
         }
         if seed {
-            seeds.push(k as u32);
+            queue.push(radix_key(v, k as u32));
         }
     }
-    drop(fifo);
-    let mut queue = RadixQueue::new();
-    for k in seeds {
-        queue.push(radix_key(g[k as usize], k));
+    fifo.clear();
+}
+
+/// The 8-neighbours of cell `k` of a row-major `n0 × n1` grid that lie on the grid, and how many.
+#[inline(always)]
+fn neighbours(k: usize, n0: usize, n1: usize) -> ([u32; 8], usize) {
+    let (r, c) = (k / n1, k % n1);
+    let mut out = [0u32; 8];
+    if r > 0 && c > 0 && r + 1 < n0 && c + 1 < n1 {
+        let (k, w) = (k as u32, n1 as u32);
+        out = [k - w - 1, k - w, k - w + 1, k - 1, k + 1, k + w - 1, k + w, k + w + 1];
+        return (out, 8);
     }
-    flood(g, n0, n1, eps, &mut done, &mut queue);
+    let mut len = 0;
+    for (dr, dc) in NB {
+        let (rr, cc) = (r as isize + dr, c as isize + dc);
+        if rr >= 0 && cc >= 0 && rr < n0 as isize && cc < n1 as isize {
+            out[len] = (rr as usize * n1 + cc as usize) as u32;
+            len += 1;
+        }
+    }
+    (out, len)
 }
 
 /// The Priority-Flood proper: pops the lowest queued cell and gives each neighbour not yet
 /// `done` its height, or the popped value plus `eps` where it is not above it.
+#[cfg(test)]
 fn flood(g: &mut [f64], n0: usize, n1: usize, eps: f64, done: &mut [bool], heap: &mut impl FillQueue) {
     while let Some(key) = heap.pop() {
         let k = key as u32;
@@ -516,34 +608,45 @@ fn donors_of(c: usize, mut mask: u8, off: &[isize; 8]) -> impl Iterator<Item = u
     })
 }
 
-/// The drainage trees, grouped: every outlet (a cell that is its own receiver: the border and
-/// pits) and all that drains to it, breadth first from the outlet — so each cell comes after
-/// its receiver, and reversed, after its donors. Outlets are dealt to groups in index ranges; each tree lies wholly in one group, so
-/// groups can be walked in parallel.
-fn drainage_trees(dir: &[u8], masks: &[u8], off: &[isize; 8], groups: &mut Vec<Vec<u32>>) {
-    let outlets: Vec<u32> =
-        (0..dir.len() as u32).into_par_iter().filter(|&i| dir[i as usize] & DIR == OUTLET).collect();
+/// The outlets (cells that are their own receiver: the border and pits), dealt to about eight
+/// groups a thread in index ranges. Each group's trees are grown by [`grow_trees`] in the task
+/// that walks them; every tree lies wholly in one group, so groups can be walked in parallel.
+fn outlet_groups(dir: &[u8], outs: &mut Vec<Vec<u32>>) {
+    // Scanned in blocks (a plain loop each), then joined in order.
+    const BLOCK: usize = 1 << 16;
+    let found: Vec<Vec<u32>> = dir
+        .par_chunks(BLOCK)
+        .enumerate()
+        .map(|(b, block)| {
+            let base = (b * BLOCK) as u32;
+            (0..block.len() as u32).filter(|&i| block[i as usize] & DIR == OUTLET).map(|i| base + i).collect()
+        })
+        .collect();
+    let outlets = found.concat();
     let want = (8 * rayon::current_num_threads()).max(1);
     let per = outlets.len().div_ceil(want).max(1);
-    let ranges: Vec<&[u32]> = outlets.chunks(per).collect();
-    groups.resize_with(ranges.len(), Vec::new);
-    groups.par_iter_mut().zip(ranges.par_iter()).for_each(|(order, outs)| {
-        // Breadth first, the order itself the queue: each cell is appended after its receiver.
-        order.clear();
-        for &o in outs.iter() {
-            let mut k = order.len();
-            order.push(o);
-            while k < order.len() {
-                let c = order[k] as usize;
-                let mut m = masks[c];
-                while m != 0 {
-                    order.push((c as isize + off[m.trailing_zeros() as usize]) as u32);
-                    m &= m - 1;
-                }
-                k += 1;
+    outs.clear();
+    outs.extend(outlets.chunks(per).map(<[u32]>::to_vec));
+}
+
+/// The drainage trees of `outlets` into `order`: each outlet and all that drains to it, breadth
+/// first from the outlet — so each cell comes after its receiver, and reversed, after its donors.
+fn grow_trees(outlets: &[u32], masks: &[u8], off: &[isize; 8], order: &mut Vec<u32>) {
+    // Breadth first, the order itself the queue: each cell is appended after its receiver.
+    order.clear();
+    for &o in outlets {
+        let mut k = order.len();
+        order.push(o);
+        while k < order.len() {
+            let c = order[k] as usize;
+            let mut m = masks[c];
+            while m != 0 {
+                order.push((c as isize + off[m.trailing_zeros() as usize]) as u32);
+                m &= m - 1;
             }
+            k += 1;
         }
-    });
+    }
 }
 
 /// Shared access to a slice from the tasks of [`erode`], each of which reads and writes only the
@@ -636,6 +739,7 @@ fn erode_walk(
     let mut count = zeroed_u32(n);
     let mut masks = zeroed_u8(n);
     let mut groups: Vec<Vec<u32>> = Vec::new();
+    let mut outs: Vec<Vec<u32>> = Vec::new();
     // Each cell's height before incision, overwritten by its sediment remainder once the
     // sediment walk has passed it; then the creep's Laplacian.
     let mut before = zeroed_f64(n);
@@ -651,10 +755,12 @@ fn erode_walk(
         progress.report("erode", it as u64, iterations as u64);
         steepest_receivers(&flat, n0, n1, &mut dir);
         donor_masks(&dir, n0, n1, &mut masks);
-        drainage_trees(&dir, &masks, &off, &mut groups);
+        outlet_groups(&dir, &mut outs);
+        groups.resize_with(outs.len(), Vec::new);
         let (cnt, h, pre, sed) =
             (Cells::new(&mut count), Cells::new(&mut flat), Cells::new(&mut before), Cells::new(&mut sediment));
-        groups.par_iter().for_each(|order| {
+        groups.par_iter_mut().zip(outs.par_iter()).for_each(|(order, outlets)| {
+            grow_trees(outlets, &masks, &off, order);
             // SAFETY (all three walks): a cell, its receiver and its donors are cells of this
             // task's trees.
             // Drainage area in cells, exactly as integers, donors first.
@@ -1181,6 +1287,10 @@ mod tests {
             (30, 30, vec![1e6; 900]),
             (30, 30, (0..900).map(|i| 5e3 + if i % 17 == 0 { 1e-12 } else { 0.0 }).collect()),
             (25, 37, (0..25 * 37).map(|i| -(f64::from(hash_u32(i as u32, 7, 1)) / 1e8)).collect()),
+            // A profile's own noise: basins inside basins, slopes above their spill levels
+            // reached from the queue and climbed from there.
+            (150, 150, base_surface(150, 3, &crate::profiles::profile("canyon").unwrap().params)),
+            (130, 130, base_surface(130, 5, &crate::profiles::profile("alpine").unwrap().params)),
         ];
         for (c, (n0, n1, g)) in cases.into_iter().enumerate() {
             let (mut a, mut b) = (g.clone(), g);
