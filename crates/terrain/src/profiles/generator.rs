@@ -56,6 +56,22 @@ fn quintic(t: f64) -> f64 {
     t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
 }
 
+/// Whether the AVX2 builds of the hot loops run (x86-64 CPUs with AVX2, BMI1/2, LZCNT and
+/// POPCNT). They are the portable loops compiled for those instructions — the same operations in
+/// the same order, so the same bits; the tests turn them off to hold the portable code to that.
+#[cfg(target_arch = "x86_64")]
+fn simd() -> bool {
+    #[cfg(test)]
+    if tests::PORTABLE.load(std::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("popcnt")
+}
+
 /// One octave of the original's gradient noise, `f` lattice cells across, values about 0..1.
 fn gradient_octave(h: usize, w: usize, f: f64, s: u32, stretch: f64) -> Vec<f64> {
     let fs = f * stretch;
@@ -68,27 +84,49 @@ fn gradient_octave(h: usize, w: usize, f: f64, s: u32, stretch: f64) -> Vec<f64>
         })
         .collect();
     let mut out = vec![0.0; h * w];
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = simd();
     out.par_chunks_mut(w.max(1)).enumerate().for_each(|(j, row)| {
         let y = (j as f64 * f) / h as f64;
         let y0 = y.floor();
         let fy = y - y0;
         let uy = quintic(fy);
         let y0 = y0 as i64 as u32;
-        for (o, &(fx, x0, ux)) in row.iter_mut().zip(&xs) {
-            let corner = |dx: u32, dy: u32| {
-                let g = (hash_u32(x0.wrapping_add(dx), y0.wrapping_add(dy), s) & 7) as usize;
-                GX[g] * (fx - dx as f64) + GY[g] * (fy - dy as f64)
-            };
-            let a = corner(0, 0);
-            let b = corner(1, 0);
-            let c = corner(0, 1);
-            let d = corner(1, 1);
-            let top = a + (b - a) * ux;
-            let bot = c + (d - c) * ux;
-            *o = (top + (bot - top) * uy) * 0.5 + 0.5;
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: the CPU supports AVX2 (checked above).
+            unsafe { octave_row_avx2(row, &xs, y0, fy, uy, s) };
+            return;
         }
+        octave_row(row, &xs, y0, fy, uy, s);
     });
     out
+}
+
+/// One row of [`gradient_octave`]: `xs` holds each column's (fraction, lattice x, fade).
+#[inline(always)]
+fn octave_row(row: &mut [f64], xs: &[(f64, u32, f64)], y0: u32, fy: f64, uy: f64, s: u32) {
+    for (o, &(fx, x0, ux)) in row.iter_mut().zip(xs) {
+        let corner = |dx: u32, dy: u32| {
+            let g = (hash_u32(x0.wrapping_add(dx), y0.wrapping_add(dy), s) & 7) as usize;
+            GX[g] * (fx - dx as f64) + GY[g] * (fy - dy as f64)
+        };
+        let a = corner(0, 0);
+        let b = corner(1, 0);
+        let c = corner(0, 1);
+        let d = corner(1, 1);
+        let top = a + (b - a) * ux;
+        let bot = c + (d - c) * ux;
+        *o = (top + (bot - top) * uy) * 0.5 + 0.5;
+    }
+}
+
+/// [`octave_row`] compiled for AVX2 (the hashes and blends of several cells at once; the same
+/// operations per cell, so the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn octave_row_avx2(row: &mut [f64], xs: &[(f64, u32, f64)], y0: u32, fy: f64, uy: f64, s: u32) {
+    octave_row(row, xs, y0, fy, uy, s);
 }
 
 fn fractal(h: usize, w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64, ridged: bool) -> Vec<f64> {
@@ -521,6 +559,8 @@ fn per_step(x: f64, d: usize) -> f64 {
 /// larger drop replacing; border cells and pits are their own receiver ([`OUTLET`]), border
 /// cells marked with [`BORDER`].
 fn steepest_receivers(h: &[f64], n0: usize, n1: usize, dir: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = simd();
     dir.par_chunks_mut(n1).enumerate().for_each(|(r, row)| {
         if r == 0 || r == n0 - 1 {
             row.fill(OUTLET | BORDER);
@@ -530,29 +570,50 @@ fn steepest_receivers(h: &[f64], n0: usize, n1: usize, dir: &mut [u8]) {
         row[n1 - 1] = OUTLET | BORDER;
         let base = r * n1;
         let (up, mid, dn) = (&h[base - n1..base], &h[base..base + n1], &h[base + n1..base + 2 * n1]);
-        for c in 1..n1 - 1 {
-            let hc = mid[c];
-            let drops = [
-                (hc - up[c - 1]) / STEP[0],
-                (hc - up[c]) / STEP[1],
-                (hc - up[c + 1]) / STEP[2],
-                (hc - mid[c - 1]) / STEP[3],
-                (hc - mid[c + 1]) / STEP[4],
-                (hc - dn[c - 1]) / STEP[5],
-                (hc - dn[c]) / STEP[6],
-                (hc - dn[c + 1]) / STEP[7],
-            ];
-            let mut best = 0.0;
-            let mut d = OUTLET;
-            for (k, &s) in drops.iter().enumerate() {
-                if s > best {
-                    best = s;
-                    d = k as u8;
-                }
-            }
-            row[c] = d;
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: the CPU supports AVX2 (checked above).
+            unsafe { receivers_row_avx2(up, mid, dn, row) };
+            return;
         }
+        receivers_row(up, mid, dn, row);
     });
+}
+
+/// [`receivers_row`] compiled for AVX2: the same operations on four cells at a time (the same
+/// bits: each quotient and comparison is the scalar one).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn receivers_row_avx2(up: &[f64], mid: &[f64], dn: &[f64], row: &mut [u8]) {
+    receivers_row(up, mid, dn, row);
+}
+
+/// The receivers of an interior row's inner cells, from the rows above, at and below it.
+#[inline(always)]
+fn receivers_row(up: &[f64], mid: &[f64], dn: &[f64], row: &mut [u8]) {
+    let n1 = row.len();
+    for c in 1..n1 - 1 {
+        let hc = mid[c];
+        let drops = [
+            (hc - up[c - 1]) / STEP[0],
+            (hc - up[c]) / STEP[1],
+            (hc - up[c + 1]) / STEP[2],
+            (hc - mid[c - 1]) / STEP[3],
+            (hc - mid[c + 1]) / STEP[4],
+            (hc - dn[c - 1]) / STEP[5],
+            (hc - dn[c]) / STEP[6],
+            (hc - dn[c + 1]) / STEP[7],
+        ];
+        let mut best = 0.0;
+        let mut d = OUTLET;
+        for (k, &s) in drops.iter().enumerate() {
+            if s > best {
+                best = s;
+                d = k as u8;
+            }
+        }
+        row[c] = d;
+    }
 }
 
 /// Per cell, a bit per neighbour in [`NB`] order that drains into it (its donors). Donors are
@@ -748,6 +809,8 @@ fn erode_walk(
     let (u, kdt) = (uplift * dt, incision * dt);
     // K dt √(A/n) for the small drainage areas most cells have, each computed as the walk would.
     let root: Vec<f64> = (0..4096.min(n + 1)).map(|a| kdt * (a as f64 / nf).sqrt()).collect();
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = simd();
     for it in 0..iterations {
         if progress.cancelled() {
             break;
@@ -759,55 +822,15 @@ fn erode_walk(
         groups.resize_with(outs.len(), Vec::new);
         let (cnt, h, pre, sed) =
             (Cells::new(&mut count), Cells::new(&mut flat), Cells::new(&mut before), Cells::new(&mut sediment));
+        let walk = Walk { masks: &masks, dir: &dir, off, umap, root: &root, u, kdt, nf, cnt, h, pre, sed };
         groups.par_iter_mut().zip(outs.par_iter()).for_each(|(order, outlets)| {
-            grow_trees(outlets, &masks, &off, order);
-            // SAFETY (all three walks): a cell, its receiver and its donors are cells of this
-            // task's trees.
-            // Drainage area in cells, exactly as integers, donors first.
-            for &c in order.iter().rev() {
-                let c = c as usize;
-                unsafe { cnt.set(c, donors_of(c, masks[c], &off).fold(1u32, |a, d| a + cnt.get(d))) };
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the CPU supports these features (checked before the loop).
+                unsafe { walk.group_avx2(outlets, order) };
+                return;
             }
-            // Uplift (interior cells), the height before incision, and implicit incision
-            // receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
-            for &c in order.iter() {
-                let i = c as usize;
-                let d = dir[i];
-                unsafe {
-                    if u != 0.0 && d & BORDER == 0 {
-                        h.set(i, h.get(i) + u * umap[i]);
-                    }
-                    pre.set(i, h.get(i));
-                    let d = (d & DIR) as usize;
-                    if d != OUTLET as usize {
-                        let r = (i as isize + off[d]) as usize;
-                        let a = cnt.get(i) as usize;
-                        let ka = if a < root.len() { root[a] } else { kdt * (a as f64 / nf).sqrt() };
-                        let f = per_step(ka, d);
-                        h.set(i, (h.get(i) + f * h.get(r)) / (1.0 + f));
-                    }
-                }
-            }
-            // Sediment proxy: the eroded depth passed downstream, settling where the ground
-            // flattens (the fraction 0.5·s0/(s0 + slope), s0 = 0.02, slope after incision).
-            // Donors first; `pre` then holds each donor's remainder.
-            for &c in order.iter().rev() {
-                let i = c as usize;
-                let d = (dir[i] & DIR) as usize;
-                unsafe {
-                    let eroded = (pre.get(i) - h.get(i)).max(0.0);
-                    let q = donors_of(i, masks[i], &off).fold(eroded, |q, d| q + pre.get(d));
-                    if d != OUTLET as usize {
-                        let r = (i as isize + off[d]) as usize;
-                        let sl = per_step((h.get(i) - h.get(r)).max(0.0), d);
-                        let dep = q * (0.5 * (0.02 / (0.02 + sl)));
-                        sed.set(i, sed.get(i) + dep);
-                        pre.set(i, q - dep);
-                    } else {
-                        sed.set(i, sed.get(i) + q);
-                    }
-                }
-            }
+            walk.group(outlets, order);
         });
         // Creep: explicit, interior only, fixed summation order: h + ddt·(((N + S) + W) + E − 4h),
         // into `before` (free now), which then becomes the heights.
@@ -822,17 +845,121 @@ fn erode_walk(
                 }
                 row[0] = flat[k0] + ddt * 0.0;
                 row[n1 - 1] = flat[k0 + n1 - 1] + ddt * 0.0;
-                for (c, v) in row.iter_mut().enumerate().take(n1 - 1).skip(1) {
-                    let k = k0 + c;
-                    let lap = (((flat[k - n1] + flat[k + n1]) + flat[k - 1]) + flat[k + 1]) - 4.0 * flat[k];
-                    *v = flat[k] + ddt * lap;
+                let (up, mid, dn) = (&flat[k0 - n1..k0], &flat[k0..k0 + n1], &flat[k0 + n1..k0 + 2 * n1]);
+                #[cfg(target_arch = "x86_64")]
+                if avx2 {
+                    // SAFETY: the CPU supports AVX2 (checked before the loop).
+                    unsafe { creep_row_avx2(up, mid, dn, ddt, row) };
+                    return;
                 }
+                creep_row(up, mid, dn, ddt, row);
             });
             std::mem::swap(&mut flat, &mut before);
         }
     }
     progress.report("erode", iterations as u64, iterations as u64);
     (flat, sediment)
+}
+
+/// What the walks of one iteration of [`erode_walk`] share: the drainage graph, the fields
+/// (each task reads and writes only its own trees' cells), and the incision's constants.
+struct Walk<'a> {
+    masks: &'a [u8],
+    dir: &'a [u8],
+    off: [isize; 8],
+    umap: &'a [f64],
+    root: &'a [f64],
+    u: f64,
+    kdt: f64,
+    nf: f64,
+    cnt: Cells<u32>,
+    h: Cells<f64>,
+    pre: Cells<f64>,
+    sed: Cells<f64>,
+}
+
+impl Walk<'_> {
+    /// [`Walk::group`] compiled for AVX2 and its companions (bit scans in one instruction);
+    /// the same operations in the same order, so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn group_avx2(&self, outlets: &[u32], order: &mut Vec<u32>) {
+        self.group(outlets, order);
+    }
+
+    /// Grow the trees of `outlets` into `order`, then walk them: area, uplift and incision,
+    /// sediment.
+    #[inline(always)]
+    fn group(&self, outlets: &[u32], order: &mut Vec<u32>) {
+        grow_trees(outlets, self.masks, &self.off, order);
+        // SAFETY (all three walks): a cell, its receiver and its donors are cells of this
+        // task's trees.
+        // Drainage area in cells, exactly as integers, donors first.
+        for &c in order.iter().rev() {
+            let c = c as usize;
+            unsafe { self.cnt.set(c, donors_of(c, self.masks[c], &self.off).fold(1u32, |a, d| a + self.cnt.get(d))) };
+        }
+        // Uplift (interior cells), the height before incision, and implicit incision
+        // receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
+        for &c in order.iter() {
+            let i = c as usize;
+            let d = self.dir[i];
+            unsafe {
+                if self.u != 0.0 && d & BORDER == 0 {
+                    self.h.set(i, self.h.get(i) + self.u * self.umap[i]);
+                }
+                self.pre.set(i, self.h.get(i));
+                let d = (d & DIR) as usize;
+                if d != OUTLET as usize {
+                    let r = (i as isize + self.off[d]) as usize;
+                    let a = self.cnt.get(i) as usize;
+                    let ka = if a < self.root.len() { self.root[a] } else { self.kdt * (a as f64 / self.nf).sqrt() };
+                    let f = per_step(ka, d);
+                    self.h.set(i, (self.h.get(i) + f * self.h.get(r)) / (1.0 + f));
+                }
+            }
+        }
+        // Sediment proxy: the eroded depth passed downstream, settling where the ground
+        // flattens (the fraction 0.5·s0/(s0 + slope), s0 = 0.02, slope after incision).
+        // Donors first; `pre` then holds each donor's remainder.
+        for &c in order.iter().rev() {
+            let i = c as usize;
+            let d = (self.dir[i] & DIR) as usize;
+            unsafe {
+                let eroded = (self.pre.get(i) - self.h.get(i)).max(0.0);
+                let q = donors_of(i, self.masks[i], &self.off).fold(eroded, |q, d| q + self.pre.get(d));
+                if d != OUTLET as usize {
+                    let r = (i as isize + self.off[d]) as usize;
+                    let sl = per_step((self.h.get(i) - self.h.get(r)).max(0.0), d);
+                    let dep = q * (0.5 * (0.02 / (0.02 + sl)));
+                    self.sed.set(i, self.sed.get(i) + dep);
+                    self.pre.set(i, q - dep);
+                } else {
+                    self.sed.set(i, self.sed.get(i) + q);
+                }
+            }
+        }
+    }
+}
+
+/// Creep on an interior row's inner cells: `h + ddt·((((N + S) + W) + E) − 4h)` in that order,
+/// from the rows above, at and below it, into `out`.
+#[inline(always)]
+fn creep_row(up: &[f64], mid: &[f64], dn: &[f64], ddt: f64, out: &mut [f64]) {
+    // Slices of one length: no bounds checks, so the loop vectorises.
+    let m = out.len() - 2;
+    let (n, s, w, e, c) = (&up[1..=m], &dn[1..=m], &mid[..m], &mid[2..m + 2], &mid[1..=m]);
+    for (i, v) in out[1..=m].iter_mut().enumerate() {
+        let lap = (((n[i] + s[i]) + w[i]) + e[i]) - 4.0 * c[i];
+        *v = c[i] + ddt * lap;
+    }
+}
+
+/// [`creep_row`] compiled for AVX2 (the same operations, four cells at a time: the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn creep_row_avx2(up: &[f64], mid: &[f64], dn: &[f64], ddt: f64, out: &mut [f64]) {
+    creep_row(up, mid, dn, ddt, out);
 }
 
 /// Generate `size × size` terrain from the bozkir generator: base surface on a field enlarged by
@@ -1379,6 +1506,28 @@ mod tests {
     /// surfaces of their own shape, iterations cut to keep the test short), odd sizes and
     /// rectangles, pits (no fill between iterations), uplift and creep on and off, 1, 2 and 5
     /// threads.
+    /// Set while a test runs the portable loops in place of their AVX2 builds.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) static PORTABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    /// The AVX2 builds of the noise, receivers, walks and creep give the portable code's bits:
+    /// a profile generated both ways at two sizes (other tests may run either meanwhile; they
+    /// give the same bits too, which is the point).
+    #[test]
+    fn simd_builds_equal_the_portable_loops() {
+        for (name, n, seed) in [("canyon", 48, 3), ("alpine", 61, 9), ("mesa", 40, 1)] {
+            let p = super::super::table::profile(name).unwrap().params;
+            let simd = generate(n, seed, &p, &NoProgress);
+            PORTABLE.store(true, std::sync::atomic::Ordering::Relaxed);
+            let portable = generate(n, seed, &p, &NoProgress);
+            PORTABLE.store(false, std::sync::atomic::Ordering::Relaxed);
+            let bits = |g: &Grid<f64>| g.data().iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            assert_eq!(bits(&simd.height), bits(&portable.height), "{name} height");
+            assert_eq!(bits(&simd.sediment), bits(&portable.sediment), "{name} sediment");
+            assert_eq!(bits(&simd.base), bits(&portable.base), "{name} base");
+        }
+    }
+
     #[test]
     fn parallel_trees_equal_the_sequential_walk_bit_for_bit() {
         for (k, name) in super::super::table::profile_names().iter().enumerate() {
