@@ -117,7 +117,7 @@ export function decodeState(text) {
 }
 
 /** URL parameters the viewer knows. */
-export const URL_PARAMS = ['scene', 'terrain', 'gen', 'seed', 'size', 'v', 'preset', 'chapter', 'mode', 'look', 'bench', 'report', 'grids', 'frames', 'nointro', 'sorter', 'renderer'];
+export const URL_PARAMS = ['scene', 'terrain', 'gen', 'seed', 'size', 'v', 'preset', 'chapter', 'mode', 'look', 'bench', 'report', 'grids', 'frames', 'nointro', 'sorter', 'renderer', 'present'];
 
 /**
  * Check a named view (views.json preset or story chapter): every key is a control (or a meta

@@ -583,7 +583,9 @@ function showCanvas(gpu) {
 /**
  * `?renderer=webgpu|webgl2|auto` (default auto): WebGPU draws the splats where navigator.gpu
  * gives a device, else WebGL2, with the reason in the console and on the page for an explicit
- * `webgpu`. The WebGPU canvas lies over #view and lets the pointer through to it.
+ * `webgpu`. The WebGPU canvas lies over #view and lets the pointer through to it. `?present=0`
+ * keeps WebGPU's frames off screen (no canvas context; for benchmarks where the browser cannot
+ * present a WebGPU canvas).
  */
 async function chooseRenderer(canvas) {
   const want = app.params.renderer ?? 'auto';
@@ -597,7 +599,7 @@ async function chooseRenderer(canvas) {
   c.style.cssText = 'position:fixed;inset:0;width:100vw;height:100vh;display:block;pointer-events:none;visibility:hidden';
   canvas.after(c);
   try {
-    app.gpu = await SplatRendererGPU.create(c);
+    app.gpu = await SplatRendererGPU.create(c, { present: app.params.present !== '0' });
     app.gpu.onUpdate = () => {
       app.dirty = true;
     };

@@ -78,18 +78,21 @@ export class SplatRendererGPU {
   /**
    * A renderer on `canvas` (its own: a canvas holds one kind of context), or an Error saying why
    * WebGPU cannot draw here. `wgsl` replaces splat.wgsl's text (the tests draw deliberately
-   * wrong variants to show that the pixel comparison catches them).
+   * wrong variants to show that the pixel comparison catches them). `present: false` draws
+   * off screen only: the canvas gets no WebGPU context and each frame stays in the renderer's
+   * own target (readPixels reads it) — for benchmarks on hosts whose browser can compute and
+   * draw with WebGPU but cannot present to a canvas (the H200 host's headless Chromium).
    * @param {HTMLCanvasElement} canvas
-   * @param {{wgsl?: string}} [o]
+   * @param {{wgsl?: string, present?: boolean}} [o]
    */
-  static async create(canvas, { wgsl = null } = {}) {
+  static async create(canvas, { wgsl = null, present = true } = {}) {
     if (typeof navigator === 'undefined' || !navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu is missing)');
     const adapter = await navigator.gpu.requestAdapter();
     if (!adapter) throw new Error('WebGPU found no adapter');
     const want = ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxStorageBuffersPerShaderStage'];
     const device = await adapter.requestDevice({ requiredLimits: Object.fromEntries(want.map((k) => [k, adapter.limits[k]])) });
-    const ctx = canvas.getContext('webgpu');
-    if (!ctx) throw new Error('the canvas gave no WebGPU context');
+    const ctx = present ? canvas.getContext('webgpu') : null;
+    if (present && !ctx) throw new Error('the canvas gave no WebGPU context');
     const r = new SplatRendererGPU(canvas, adapter, device, ctx);
     await r.compile(wgsl);
     return r;
@@ -104,7 +107,7 @@ export class SplatRendererGPU {
     this.lost = null;
     device.lost.then((i) => { this.lost = i.message || i.reason || 'device lost'; });
     // A copy of the frame into the canvas needs the canvas in the target's format.
-    ctx.configure({ device, format: 'rgba8unorm', alphaMode: 'opaque', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_DST });
+    ctx?.configure({ device, format: 'rgba8unorm', alphaMode: 'opaque', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_DST });
     this.ts = null;
     this.scene = null;
     this.sceneDirty = true;
@@ -445,10 +448,12 @@ export class SplatRendererGPU {
     return (this.lastStats = stats);
   }
 
-  /** Copies the frame into the canvas and submits. */
+  /** Copies the frame into the canvas (unless drawing off screen) and submits. */
   present(enc) {
-    const tex = this.ctx.getCurrentTexture();
-    enc.copyTextureToTexture({ texture: this.target }, { texture: tex }, [this.target.width, this.target.height]);
+    if (this.ctx) {
+      const tex = this.ctx.getCurrentTexture();
+      enc.copyTextureToTexture({ texture: this.target }, { texture: tex }, [this.target.width, this.target.height]);
+    }
     this.device.queue.submit([enc.finish()]);
     this.pendingMap?.();
     this.pendingMap = null;

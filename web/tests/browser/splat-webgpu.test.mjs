@@ -243,6 +243,44 @@ test('benchmark mode with renderer=webgpu reports the renderer, frame times, spl
   await page.close();
 });
 
+test('present=0 draws off screen: no canvas context, the on-screen picture in the renderer\'s target, a benchmark', async (t) => {
+  if (unavailable(t)) return;
+  const bench = await ctx.open('?renderer=webgpu&present=0&bench=1&grids=4&frames=4&nointro=1');
+  await bench.page.waitForFunction(() => window.bozkir.benchResult, null, { timeout: 120000 });
+  const body = await bench.page.evaluate(() => window.bozkir.benchResult);
+  assert.equal(body.renderer, 'webgpu');
+  assert.ok(body.rows[0].p50 > 0 && body.rows[0].splats > 0, JSON.stringify(body.rows));
+  assert.deepEqual(bench.errors, []);
+  await bench.page.close();
+  // The default view drawn off screen and on screen (the first page): the same picture, but
+  // for the order of splats whose 16-bit depth keys tie (appended by atomics), so compared as
+  // WebGPU against WebGL2 is, by the mean difference per channel.
+  const { page, errors } = await ctx.open('?renderer=webgpu&present=0&nointro=1');
+  assert.equal(await page.evaluate(() => window.bozkir.gpu.ctx), null, 'no WebGPU context on the canvas');
+  const shot = (p) => p.evaluate(async () => {
+    const app = window.bozkir;
+    app.gpu.render({ ...app.cam, fov: app.state.fov }, app.frameOptions());
+    const px = await app.gpu.readPixels();
+    return { width: px.width, height: px.height, data: Array.from(px.data) };
+  });
+  const [off, on] = [await shot(page), await shot(ctx.page)];
+  assert.equal(off.width, W);
+  assert.equal(off.height, H);
+  assert.equal(on.width, W);
+  const sum = [0, 0, 0];
+  let lit = 0;
+  for (let k = 0; k < W * H; k++) {
+    for (let ch = 0; ch < 3; ch++) sum[ch] += Math.abs(off.data[4 * k + ch] - on.data[4 * k + ch]);
+    if (off.data[4 * k] + off.data[4 * k + 1] + off.data[4 * k + 2] > 0) lit++;
+  }
+  const mean = sum.map((x) => x / (W * H));
+  t.diagnostic(`off screen against on screen: mean ${mean.map((m) => m.toFixed(3)).join(', ')}; ${lit} pixels not black`);
+  assert.ok(lit > (W * H) / 2, 'the off-screen frame is drawn');
+  for (const m of mean) assert.ok(m < MEAN_MAX / 4, `mean difference ${m.toFixed(3)}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a WebGPU failure mid-frame hands the splats to WebGL2 and says so', async (t) => {
   if (unavailable(t)) return;
   // On the H200 host's headless Chromium the WebGPU canvas could not present and the device was

@@ -58,6 +58,10 @@ pub struct Args {
     /// WebGPU where the browser has it).
     #[arg(long, value_enum, default_value = "webgl2")]
     pub renderer: RendererChoice,
+    /// The viewer's WebGPU frames drawn off screen (`?present=0`: rendered and timed, never copied
+    /// into a canvas), for browsers that have WebGPU but cannot present a WebGPU canvas.
+    #[arg(long)]
+    pub offscreen: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -181,6 +185,9 @@ fn check(a: &Args) -> Result<Vec<u32>> {
         (Some(c), Page::Erode) => check_cases(c)?,
         (Some(_), Page::Viewer) => bail!("--cases is for --page erode"),
         _ => {}
+    }
+    if a.offscreen && (a.page == Page::Erode || a.renderer == RendererChoice::Webgl2) {
+        bail!("--offscreen is for the viewer's WebGPU splat path: add --renderer webgpu (or auto)");
     }
     if a.frames == 0 {
         bail!("--frames must be at least 1");
@@ -329,10 +336,11 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     let grid_list = grids.iter().map(|g| g.to_string()).collect::<Vec<_>>().join(",");
     let url = match a.page {
         Page::Viewer => format!(
-            "{}?bench=1&report=1&grids={grid_list}&frames={}&renderer={}",
+            "{}?bench=1&report=1&grids={grid_list}&frames={}&renderer={}{}",
             running.url,
             a.frames,
-            a.renderer.name()
+            a.renderer.name(),
+            if a.offscreen { "&present=0" } else { "" }
         ),
         Page::Erode => {
             let cases = a.cases.as_deref().map(|c| format!("&cases={c}")).unwrap_or_default();
@@ -425,5 +433,25 @@ mod tests {
         assert!(check_cases("pipe:4096").is_err());
         assert!(check_cases("pipe:8:10").is_err());
         assert!(check_cases("droplets:2048:0:1024:10").is_err());
+    }
+
+    #[test]
+    fn offscreen_is_for_the_webgpu_splat_path() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: Args,
+        }
+        let args = |extra: &[&str]| {
+            let mut v = vec!["bench-viewer", "--chromium", "/bin/sh"];
+            v.extend_from_slice(extra);
+            Cli::parse_from(v).a
+        };
+        let err = |extra: &[&str]| check(&args(extra)).unwrap_err().to_string();
+        assert!(err(&["--offscreen"]).contains("--renderer webgpu"));
+        assert!(err(&["--offscreen", "--page", "erode"]).contains("--offscreen is for the viewer"));
+        assert!(check(&args(&["--offscreen", "--renderer", "webgpu"])).is_ok());
+        assert!(check(&args(&["--offscreen", "--renderer", "auto"])).is_ok());
     }
 }
