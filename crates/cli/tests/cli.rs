@@ -246,7 +246,10 @@ fn analyze_on_the_gpu_writes_the_cpu_bytes() {
     }
     let sc = read_sidecar(gpu.join("terrain.json")).unwrap();
     assert!(sc.backend.starts_with("gpu"), "{}", sc.backend);
-    assert_eq!(sc.settings["backends"].to_string(), "[\"fill: gpu\",\"sky_view: gpu\",\"landform: gpu\"]");
+    assert_eq!(
+        sc.settings["backends"].to_string(),
+        "[\"fill: gpu\",\"sky_view: gpu\",\"landform: gpu\",\"drainage: gpu\"]"
+    );
     assert!(names.iter().any(|n| n == "sky_view.png"), "the sky view is among the compared files");
     assert_eq!(read_sidecar(cpu.join("terrain.json")).unwrap().backend, "cpu");
     // The DEM has depressions: the fill raised cells.

@@ -206,8 +206,8 @@ fn gpu_require_runs_ds2_stream_power_within_tolerance() {
     let run = |mode: &str| run_recipe(&recipe, tmp.path(), mode, &["--size", "64", &format!("--gpu={mode}")]);
     let (cpu, _) = run("off");
     let (gpu, backends) = run("require");
-    // The analysis's sky view, slope and TPI ran on the GPU too (the same bits as the CPU's).
-    assert_eq!(backends, "[\"stream_power: gpu\",\"sky_view: gpu\",\"landform: gpu\"]");
+    // The analysis's sky view, slope, TPI and D8 drainage ran on the GPU too (the CPU's values).
+    assert_eq!(backends, "[\"stream_power: gpu\",\"sky_view: gpu\",\"landform: gpu\",\"drainage: gpu\"]");
     let (lo, hi) = cpu.data().iter().fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
     let tol = 1e-6 * (hi - lo);
     let diffs: Vec<f32> = cpu.data().iter().zip(gpu.data()).map(|(a, b)| (a - b).abs()).collect();

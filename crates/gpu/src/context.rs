@@ -121,7 +121,9 @@ impl Kernel {
             Kernel::ShallowWater => &[(crate::shallow_water::NAME, crate::shallow_water::SRC)],
             Kernel::Thermal => &[(crate::thermal::NAME, crate::thermal::SRC)],
             Kernel::Fill => &[(crate::fill::NAME, crate::fill::SRC)],
-            Kernel::Flow => &[(crate::flow::NAME, crate::flow::SRC)],
+            Kernel::Flow => {
+                &[(crate::flow::NAME, crate::flow::SRC), (crate::flow::OUTLETS_NAME, crate::flow::OUTLETS_SRC)]
+            }
             Kernel::SkyView => &[(crate::sky_view::NAME, crate::sky_view::SRC)],
             Kernel::Landform => &[(crate::landform::NAME, crate::landform::SRC)],
         }
@@ -139,6 +141,7 @@ impl From<bozkir_terrain::kernels::KernelKind> for Kernel {
             K::Fill => Kernel::Fill,
             K::SkyView => Kernel::SkyView,
             K::Landform => Kernel::Landform,
+            K::Drainage => Kernel::Flow,
         }
     }
 }

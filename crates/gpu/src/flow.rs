@@ -16,6 +16,7 @@
 //! [`bozkir_terrain::hydrology::flow_graph::accumulate_cells`] bit for bit.
 
 use bozkir_core::Grid;
+use bozkir_terrain::kernels::D8Drainage;
 
 use crate::context::{dispatch, dispatch_groups, dispatch_indirect, Gpu, GpuError};
 
@@ -25,6 +26,9 @@ pub(crate) const SRC: &str = concat!(
     include_str!("../shaders/roots.wgsl")
 );
 pub(crate) const NAME: &str = "flow.wgsl";
+/// Each cell's outlet by pointer jumping ([`d8_drainage`]).
+pub(crate) const OUTLETS_SRC: &str = include_str!("../shaders/outlets.wgsl");
+pub(crate) const OUTLETS_NAME: &str = "outlets.wgsl";
 /// Rounds at most (`2^40` exceeds any grid's path length); `rounds.wgsl` reads this many
 /// counters.
 pub(crate) const MAX_ROUNDS: usize = 40;
@@ -259,6 +263,67 @@ pub fn accumulate_cells(gpu: &Gpu, h: &Grid<f64>) -> Result<Vec<u32>, GpuError> 
     rt.route(gpu, &z)?;
     rt.accumulate(gpu)?;
     gpu.read::<u32>(&rt.count, w * ht)
+}
+
+/// The analysis's D8 drainage of `h` on the GPU: receivers with the cells of `outlets` made
+/// outlets (each its own receiver), upstream cell counts and each cell's outlet; equal to the
+/// CPU's `d8_receivers` (with the same outlets set), `accumulate_cells` and `outlet_of`: all
+/// integers, the routing a pure function of the heights. `NaN` heights must be among `outlets`
+/// (the CPU leaves them their own receivers; WGSL need not keep `NaN`'s comparisons).
+pub fn d8_drainage(gpu: &Gpu, h: &Grid<f64>, outlets: Option<&[bool]>) -> Result<D8Drainage, GpuError> {
+    use rayon::prelude::*;
+    let (w, ht) = (h.width(), h.height());
+    let n = w * ht;
+    if let Some(o) = outlets {
+        assert_eq!(o.len(), n, "d8_drainage: outlets length");
+    }
+    if n == 0 {
+        return Ok(D8Drainage { receivers: Vec::new(), acc: Vec::new(), outlet: Vec::new() });
+    }
+    gpu.check_grid_split(w, ht, 8)?;
+    let mut rt = Routing::new(gpu, w, ht, h.dx, h.dy);
+    {
+        let z = gpu.buffer("z", h.data());
+        rt.route(gpu, &z)?;
+    }
+    let mut receivers = gpu.read::<u32>(&rt.rcv, n)?;
+    if let Some(o) = outlets {
+        let changed: usize = receivers
+            .par_iter_mut()
+            .zip(o.par_iter())
+            .enumerate()
+            .map(|(i, (r, &out))| {
+                let c = out && *r as usize != i;
+                if c {
+                    *r = i as u32;
+                }
+                c as usize
+            })
+            .sum();
+        if changed > 0 {
+            rt.rcv = gpu.buffer("rcv", &receivers);
+        }
+    }
+    rt.accumulate(gpu)?;
+    // Outlets: the pointers jumped from the receivers, ping-pong between the routing's two
+    // pointer buffers (free once the accumulation is done).
+    let pl = gpu.pipeline(OUTLETS_NAME, OUTLETS_SRC, "outlet_jump")?;
+    let rounds = jump_rounds(n);
+    let mut enc = gpu.encoder();
+    enc.copy_buffer_to_buffer(&rt.rcv, 0, &rt.p0, 0, 4 * n as u64);
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        for r in 0..rounds {
+            let (p, q) = if r % 2 == 0 { (&rt.p0, &rt.p1) } else { (&rt.p1, &rt.p0) };
+            let bg = gpu.bind(&pl, &[(0, &rt.dims[0]), (1, p), (2, q)]);
+            dispatch(&mut pass, &pl, &bg, n as u64);
+        }
+    }
+    gpu.queue.submit([enc.finish()]);
+    let acc = gpu.read::<u32>(&rt.count, n)?;
+    let last = if rounds.is_multiple_of(2) { &rt.p0 } else { &rt.p1 };
+    let outlet = gpu.read::<u32>(last, n)?;
+    Ok(D8Drainage { receivers, acc, outlet })
 }
 
 /// Upstream cell counts of an arbitrary receiver forest (`receivers[i] == i` for roots), e.g. a

@@ -7,7 +7,7 @@ use bozkir_terrain::erosion::droplets::{effective_batch, DropletOutput, DropletP
 use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
+use bozkir_terrain::kernels::{D8Drainage, KernelError, KernelKind, Kernels, LandformMaps};
 use bozkir_terrain::landform::{OpennessParams, TpiParams};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -198,5 +198,8 @@ impl Kernels for GpuKernels {
         tpi: &[TpiParams],
     ) -> Result<Option<LandformMaps>, KernelError> {
         self.go(KernelKind::Landform, |g| crate::landform::landform_maps(g, h, slope, tpi))
+    }
+    fn d8_drainage(&self, h: &Grid<f64>, outlets: Option<&[bool]>) -> Result<Option<D8Drainage>, KernelError> {
+        self.go(KernelKind::Drainage, |g| crate::flow::d8_drainage(g, h, outlets))
     }
 }

@@ -91,3 +91,62 @@ fn white_noise_with_pits_accumulates_exactly() {
     assert!(cpu.receivers.iter().enumerate().filter(|&(i, &r)| r as usize == i).count() > w * h / 20);
     assert_eq!(flow::accumulate_cells(gpu, &g).unwrap(), accumulate_cells(&cpu));
 }
+
+/// The analysis's drainage on the GPU: receivers with extra outlets (sea cells, voids and the
+/// cells beside them, as `pipeline::analysis` gives them), counts and outlets equal to the CPU's
+/// `d8_receivers` with the same outlets, `accumulate_cells` and `outlet_of`; also with the
+/// buffers bound in two halves.
+#[test]
+fn drainage_with_outlets_equals_the_cpu() {
+    use bozkir_terrain::hydrology::flow_graph::{build_stack, outlet_of};
+    let Some(gpu) = common::gpu() else { return };
+    let (w, h) = (131usize, 77usize);
+    let mut z = common::hills(w, h, 400.0, 10.0, 12.0);
+    // A void of 3 × 4 cells and a "sea" (cells below a level) as outlets.
+    for y in 30..34 {
+        for x in 50..53 {
+            *z.get_mut(x, y) = f64::NAN;
+        }
+    }
+    let level = {
+        let mut v: Vec<f64> = z.data().iter().copied().filter(|v| !v.is_nan()).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 10]
+    };
+    let void_or_beside = |i: usize| {
+        let (x, y) = ((i % w) as isize, (i / w) as isize);
+        (-1..=1).any(|dy| {
+            (-1..=1).any(|dx| {
+                let (nx, ny) = (x + dx, y + dy);
+                nx >= 0
+                    && ny >= 0
+                    && (nx as usize) < w
+                    && (ny as usize) < h
+                    && z.data()[ny as usize * w + nx as usize].is_nan()
+            })
+        })
+    };
+    let outlets: Vec<bool> = (0..w * h).map(|i| z.data()[i] < level || void_or_beside(i)).collect();
+    let mut cpu = d8_receivers(&z);
+    for (i, r) in cpu.receivers.iter_mut().enumerate() {
+        if outlets[i] {
+            *r = i as u32;
+        }
+    }
+    cpu.stack = build_stack(&cpu.receivers);
+    let (acc, out) = (accumulate_cells(&cpu), outlet_of(&cpu));
+    assert!(out.iter().enumerate().filter(|&(i, &o)| o as usize != i && outlets[o as usize]).count() > 100);
+    let split = bozkir_gpu::Gpu::with_binding_limit(65_536).expect("the test device again, with a lower limit");
+    for (name, g) in [("whole", gpu), ("split", &split)] {
+        let d = flow::d8_drainage(g, &z, Some(&outlets)).unwrap();
+        assert_eq!(d.receivers, cpu.receivers, "{name}");
+        assert_eq!(d.acc, acc, "{name}");
+        assert_eq!(d.outlet, out, "{name}");
+    }
+    assert!(split.split_active(), "the grid did not split");
+    // Without extra outlets: the plain routing's.
+    let plain = d8_receivers(&z);
+    let d = flow::d8_drainage(gpu, &z, None).unwrap();
+    assert_eq!(d.acc, accumulate_cells(&plain));
+    assert_eq!(d.outlet, outlet_of(&plain));
+}

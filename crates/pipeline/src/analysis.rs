@@ -18,11 +18,11 @@ use bozkir_core::{Grid, NoProgress, Observer, Progress};
 use bozkir_io::{Crs, Encoding};
 use bozkir_render::{colourise_classes, shaded_relief_water, PreviewParams};
 use bozkir_terrain::hydrology::flow_graph::{
-    accumulate_cells, build_stack, d8_direction_codes, d8_receivers, FlowGraph,
+    accumulate_cells, build_stack, d8_direction_codes, d8_receivers, D8Dist, FlowGraph,
 };
-use bozkir_terrain::hydrology::streams::{stream_network, StreamNetwork, StreamParams, Threshold};
-use bozkir_terrain::hydrology::watersheds::{watersheds, Watersheds};
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
+use bozkir_terrain::hydrology::streams::{stream_network, stream_network_of, StreamNetwork, StreamParams, Threshold};
+use bozkir_terrain::hydrology::watersheds::{watersheds, watersheds_from_outlets, Watersheds};
+use bozkir_terrain::kernels::{D8Drainage, KernelError, KernelKind, Kernels, LandformMaps};
 use bozkir_terrain::landform::openness::{sky_view_with_progress, OpennessParams};
 use bozkir_terrain::landform::slope::{slope, slope_to_degrees};
 use bozkir_terrain::landform::tpi::{tpi_many, TpiParams};
@@ -317,7 +317,8 @@ impl AnalysisOptions {
 /// Drainage maps of one height field.
 #[derive(Debug, Clone)]
 pub struct Drainage {
-    /// D8 receivers (fixed tie-break).
+    /// D8 receivers (fixed tie-break). Its stack is empty when the routing ran on a device
+    /// ([`Kernels::d8_drainage`]) and no map asked for walks it (HAND does; it is built then).
     pub graph: FlowGraph,
     /// Drained cells per cell, itself included.
     pub acc: Vec<u32>,
@@ -417,6 +418,14 @@ pub fn analyse_with(
     } else {
         None
     };
+    // And the device's D8 routing, accumulation and outlets (the CPU makes the rest from them).
+    let outlets = if o.drainage() { outlet_cells(h, opts) } else { None };
+    let routed = if o.drainage() && kernels.offers(KernelKind::Drainage) {
+        obs.step("flow routing");
+        kernels.d8_drainage(h, outlets.as_deref())?
+    } else {
+        None
+    };
     let done = Done { sky: sky_first, parts };
     let valid_cells = h.data().iter().filter(|v| !v.is_nan()).count();
     let maps_wanted =
@@ -426,9 +435,12 @@ pub fn analyse_with(
         // watersheds): they run alongside the window maps, which take the threads they leave
         // idle. The steps overlap, so they are timed as one.
         obs.step("analysis");
-        rayon::join(|| Some(drainage(h, opts, &NoProgress)), || window_maps(h, opts, done, &Quiet(obs)))
+        rayon::join(
+            || Some(drainage(h, opts, outlets.as_deref(), routed, &NoProgress)),
+            || window_maps(h, opts, done, &Quiet(obs)),
+        )
     } else {
-        (o.drainage().then(|| drainage(h, opts, obs)), window_maps(h, opts, done, obs))
+        (o.drainage().then(|| drainage(h, opts, outlets.as_deref(), routed, obs)), window_maps(h, opts, done, obs))
     };
     let (slope, tpi, landform, sky_view) = maps;
     Ok(Analysis { cells: h.len(), valid_cells, drainage, slope, tpi, landform, sky_view, outputs: o, water: None })
@@ -538,36 +550,78 @@ fn window_maps(h: &Grid<f64>, opts: &AnalysisOptions, done: Done, obs: &dyn Obse
     (s.filter(|_| slope_out), tpi, landform, sky_view)
 }
 
-/// D8 routing (sea cells made outlets), accumulation, streams and watersheds.
-fn drainage(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Drainage {
-    obs.step("flow routing");
-    let mut graph = d8_receivers(h);
-    // Sea cells, and cells beside a void (as border cells are), are outlets: each drains to
-    // itself, and the stack is rebuilt for it.
+/// The cells made outlets besides the grid's border, each its own receiver: sea cells, voids and
+/// the valid cells beside a void (water leaves the DEM there, as at the border); `None` when
+/// there are none.
+fn outlet_cells(h: &Grid<f64>, opts: &AnalysisOptions) -> Option<Vec<bool>> {
     let sea = opts.sea.cells(h);
     let beside_void = void_neighbours(h);
-    let mut changed = false;
-    for i in 0..h.len() {
-        let outlet = sea.as_ref().is_some_and(|s| s[i]) || beside_void.as_ref().is_some_and(|b| b[i]);
-        if outlet && graph.receivers[i] as usize != i {
-            graph.receivers[i] = i as u32;
-            graph.dist[i] = 0.0;
-            changed = true;
-        }
+    if sea.is_none() && beside_void.is_none() {
+        return None;
     }
-    if changed {
-        graph.stack = build_stack(&graph.receivers);
+    Some(
+        (0..h.len())
+            .into_par_iter()
+            .map(|i| {
+                sea.as_ref().is_some_and(|s| s[i]) || beside_void.as_ref().is_some_and(|b| b[i]) || h.data()[i].is_nan()
+            })
+            .collect(),
+    )
+}
+
+/// D8 routing (the cells of `outlets` made outlets), accumulation, streams and watersheds. With
+/// `routed` (receivers, counts and outlets from [`Kernels::d8_drainage`], the CPU's integers) the
+/// rest is made from those in parallel without a stack; else all on the CPU. The same maps
+/// either way.
+fn drainage(
+    h: &Grid<f64>,
+    opts: &AnalysisOptions,
+    outlets: Option<&[bool]>,
+    routed: Option<D8Drainage>,
+    obs: &dyn Observer,
+) -> Drainage {
+    let n = h.len() as u32;
+    let threshold = opts.stream_threshold.unwrap_or_else(|| (n / 2000).max(12));
+    let stream_params = StreamParams { threshold: Threshold::Cells(threshold), cell_area: h.dx * h.dy, strahler: true };
+    if let Some(D8Drainage { receivers, acc, outlet }) = routed {
+        obs.step("streams");
+        let streams = stream_network_of(&receivers, &acc, &stream_params);
+        obs.step("watersheds");
+        let watersheds = watersheds_from_outlets(&receivers, &outlet, &acc);
+        drop(outlet);
+        let dd = D8Dist::new(h.width(), h.dx, h.dy);
+        let dist = receivers.par_iter().enumerate().map(|(i, &r)| dd.of(i, r as usize)).collect();
+        // The stack only for the maps that walk it (HAND).
+        let stack = if opts.outputs.has(Output::Hand) { build_stack(&receivers) } else { Vec::new() };
+        let graph = FlowGraph { width: h.width(), height: h.height(), receivers, dist, stack };
+        return Drainage { graph, acc, streams, watersheds };
+    }
+    obs.step("flow routing");
+    let mut graph = d8_receivers(h);
+    if let Some(out) = outlets {
+        let changed = graph
+            .receivers
+            .par_iter_mut()
+            .zip(graph.dist.par_iter_mut())
+            .zip(out.par_iter())
+            .enumerate()
+            .map(|(i, ((r, d), &o))| {
+                let c = o && *r as usize != i;
+                if c {
+                    *r = i as u32;
+                    *d = 0.0;
+                }
+                c
+            })
+            .reduce(|| false, |a, b| a || b);
+        if changed {
+            graph.stack = build_stack(&graph.receivers);
+        }
     }
     obs.step("accumulation");
     let acc = accumulate_cells(&graph);
-    let n = h.len() as u32;
-    let threshold = opts.stream_threshold.unwrap_or_else(|| (n / 2000).max(12));
     obs.step("streams");
-    let streams = stream_network(
-        &graph,
-        &acc,
-        &StreamParams { threshold: Threshold::Cells(threshold), cell_area: h.dx * h.dy, strahler: true },
-    );
+    let streams = stream_network(&graph, &acc, &stream_params);
     obs.step("watersheds");
     let watersheds = watersheds(&graph);
     Drainage { graph, acc, streams, watersheds }
@@ -575,12 +629,13 @@ fn drainage(h: &Grid<f64>, opts: &AnalysisOptions, obs: &dyn Observer) -> Draina
 
 /// Which valid cells have a void (`NaN`) among their 8 neighbours; `None` without voids.
 fn void_neighbours(h: &Grid<f64>) -> Option<Vec<bool>> {
-    if !h.data().iter().any(|v| v.is_nan()) {
+    if !h.data().par_iter().any(|v| v.is_nan()) {
         return None;
     }
     let (w, ht) = (h.width() as isize, h.height() as isize);
     Some(
         (0..h.len())
+            .into_par_iter()
             .map(|i| {
                 let (x, y) = ((i as isize) % w, (i as isize) / w);
                 !h.data()[i].is_nan()

@@ -5,7 +5,7 @@ use bozkir_terrain::erosion::droplets::{DropletOutput, DropletParams};
 use bozkir_terrain::erosion::shallow_water::{ShallowWaterOutput, ShallowWaterParams};
 use bozkir_terrain::erosion::stream_power::{StreamPowerOutput, StreamPowerParams};
 use bozkir_terrain::erosion::thermal::ThermalParams;
-use bozkir_terrain::kernels::{KernelError, KernelKind, Kernels, LandformMaps};
+use bozkir_terrain::kernels::{D8Drainage, KernelError, KernelKind, Kernels, LandformMaps};
 use bozkir_terrain::landform::{OpennessParams, TpiParams};
 use std::sync::Mutex;
 
@@ -117,5 +117,8 @@ impl Kernels for CpuOnly {
     }
     fn landform_maps(&self, _: &Grid<f64>, _: bool, _: &[TpiParams]) -> Result<Option<LandformMaps>, KernelError> {
         self.cpu(KernelKind::Landform)
+    }
+    fn d8_drainage(&self, _: &Grid<f64>, _: Option<&[bool]>) -> Result<Option<D8Drainage>, KernelError> {
+        self.cpu(KernelKind::Drainage)
     }
 }

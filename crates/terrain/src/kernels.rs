@@ -52,11 +52,14 @@ pub enum KernelKind {
     /// The window maps: slope ([`crate::landform::slope`]) and TPI ([`crate::landform::tpi`]),
     /// the parts of the Weiss landform classes.
     Landform,
+    /// D8 routing with accumulation and outlets ([`crate::hydrology::flow_graph`]): the
+    /// analysis's drainage maps.
+    Drainage,
 }
 
 impl KernelKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [KernelKind; 7] = [
+    pub const ALL: [KernelKind; 8] = [
         KernelKind::StreamPower,
         KernelKind::Droplets,
         KernelKind::ShallowWater,
@@ -64,6 +67,7 @@ impl KernelKind {
         KernelKind::Fill,
         KernelKind::SkyView,
         KernelKind::Landform,
+        KernelKind::Drainage,
     ];
 
     /// The kernel's name in messages and sidecars (`"stream_power"`, `"droplets"`, …).
@@ -76,6 +80,7 @@ impl KernelKind {
             KernelKind::Fill => "fill",
             KernelKind::SkyView => "sky_view",
             KernelKind::Landform => "landform",
+            KernelKind::Drainage => "drainage",
         }
     }
 }
@@ -184,6 +189,14 @@ pub trait Kernels {
     ) -> Result<Option<LandformMaps>, KernelError> {
         Ok(None)
     }
+    /// The D8 drainage of `h` with the cells of `outlets` (where given) made outlets, each its own
+    /// receiver: receivers, upstream cell counts and each cell's outlet (the CPU's are
+    /// `flow_graph::d8_receivers`, `accumulate_cells` and `outlet_of`; an implementation must
+    /// return the same values: all three are integers and the routing is a pure function of the
+    /// heights). Voids (`NaN`) and the cells beside them are given in `outlets` by the caller.
+    fn d8_drainage(&self, _h: &Grid<f64>, _outlets: Option<&[bool]>) -> Result<Option<D8Drainage>, KernelError> {
+        Ok(None)
+    }
     /// Thermal relaxation of `h`.
     fn thermal(
         &self,
@@ -193,6 +206,17 @@ pub trait Kernels {
     ) -> Result<Option<Grid<f64>>, KernelError> {
         Ok(None)
     }
+}
+
+/// What [`Kernels::d8_drainage`] returns, one value per cell (row-major).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct D8Drainage {
+    /// The D8 receiver (the cell itself for outlets and pits).
+    pub receivers: Vec<u32>,
+    /// Cells draining through the cell, itself included.
+    pub acc: Vec<u32>,
+    /// The outlet (or pit) the cell finally drains to.
+    pub outlet: Vec<u32>,
 }
 
 /// What [`Kernels::landform_maps`] returns.

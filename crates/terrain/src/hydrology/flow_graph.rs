@@ -106,7 +106,7 @@ pub(crate) fn d8_fill_receivers(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64
 /// The distance from a cell to its D8 receiver from the two indices: `dx` east–west, `dy`
 /// north–south, `√(dx² + dy²)` diagonally (the same values [`d8_fill`] stores), 0 to itself.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct D8Dist {
+pub struct D8Dist {
     w: usize,
     dx: f64,
     dy: f64,
@@ -114,12 +114,15 @@ pub(crate) struct D8Dist {
 }
 
 impl D8Dist {
-    pub(crate) fn new(w: usize, dx: f64, dy: f64) -> Self {
+    /// The distances of a grid `w` cells wide with cells `dx × dy`.
+    pub fn new(w: usize, dx: f64, dy: f64) -> Self {
         Self { w, dx, dy, dd: (dx * dx + dy * dy).sqrt() }
     }
 
+    /// The distance from cell `i` to its D8 receiver `r` (a neighbour or `i` itself; grids at
+    /// least 3 cells wide, as every grid with a cell that is not its own receiver is).
     #[inline(always)]
-    pub(crate) fn of(&self, i: usize, r: usize) -> f64 {
+    pub fn of(&self, i: usize, r: usize) -> f64 {
         let o = r.abs_diff(i);
         if o == 1 {
             self.dx

@@ -49,6 +49,7 @@ pub const NO_DRAINAGE: u32 = u32::MAX;
 pub fn nearest_drainage(g: &FlowGraph, streams: &[bool]) -> Result<Vec<u32>, HydroError> {
     let n = g.receivers.len();
     check_len("nearest_drainage streams", n, streams.len())?;
+    check_len("nearest_drainage stack", n, g.stack.len())?;
     let mut out = vec![NO_DRAINAGE; n];
     for &i in &g.stack {
         let i = i as usize;

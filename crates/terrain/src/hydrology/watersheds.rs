@@ -94,6 +94,32 @@ pub fn watersheds_at(g: &FlowGraph, pour_points: &[u32]) -> Watersheds {
     Watersheds { labels, outlets: pour_points.to_vec(), sizes }
 }
 
+/// [`watersheds`] from each cell's outlet (what [`super::flow_graph::outlet_of`] gives) and the
+/// upstream cell counts (what [`super::flow_graph::accumulate_cells`] gives) of the receivers
+/// `receivers`: the same ids, labels and sizes, with no stack and in parallel. A basin's size is
+/// its outlet's count: every cell drains to exactly one outlet.
+pub fn watersheds_from_outlets(receivers: &[u32], outlet: &[u32], acc: &[u32]) -> Watersheds {
+    use rayon::prelude::*;
+    let n = receivers.len();
+    assert!(outlet.len() == n && acc.len() == n, "watersheds_from_outlets: lengths");
+    let outlets: Vec<u32> =
+        receivers.par_iter().enumerate().filter_map(|(i, &r)| (r as usize == i).then_some(i as u32)).collect();
+    // Each outlet's id at its own cell (other cells unread).
+    let mut id = vec![0u32; n];
+    let at: &[u32] = &outlets;
+    id.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
+        let lo = (c << 16) as u32;
+        let first = at.partition_point(|&o| o < lo);
+        let hi = lo + chunk.len() as u32;
+        for (k, &o) in at[first..].iter().take_while(|&&o| o < hi).enumerate() {
+            chunk[(o - lo) as usize] = (first + k) as u32;
+        }
+    });
+    let labels: Vec<u32> = outlet.par_iter().map(|&o| id[o as usize]).collect();
+    let sizes: Vec<u32> = outlets.par_iter().map(|&o| acc[o as usize]).collect();
+    Watersheds { labels, outlets, sizes }
+}
+
 /// Renumbers so that basins of at least `min_cells` keep their relative order and every smaller
 /// basin shares one last id.
 fn merge_small(ws: &mut Watersheds, min_cells: u32) {
@@ -182,5 +208,24 @@ mod tests {
         assert_eq!(merged.count(), kept + usize::from(small > 0));
         assert_eq!(merged.sizes.iter().sum::<u32>() as usize, h.len());
         assert!(merged.labels.iter().all(|&l| (l as usize) < merged.count()));
+    }
+
+    #[test]
+    fn labels_from_outlets_equal_the_stack_walk() {
+        for (seed, fill_first) in [(2u32, true), (9, false)] {
+            let dem = noise(83, 57, seed);
+            let f = if fill_first { fill_epsilon(&dem) } else { dem };
+            let mut g = d8_receivers(&f);
+            // Some interior cells made outlets too (as sea cells are).
+            for i in (0..g.receivers.len()).step_by(37) {
+                g.receivers[i] = i as u32;
+            }
+            g.stack = super::super::flow_graph::build_stack(&g.receivers);
+            let acc = accumulate_cells(&g);
+            let out = super::super::flow_graph::outlet_of(&g);
+            let a = watersheds_from_outlets(&g.receivers, &out, &acc);
+            assert_eq!(a, watersheds(&g), "seed {seed}");
+            assert!(a.count() > 100);
+        }
     }
 }
