@@ -892,3 +892,66 @@ mod sky_tests {
         assert_eq!(without_voids(raw.clone(), &h).data().iter().filter(|v| v.is_nan()).count(), 3);
     }
 }
+
+#[cfg(test)]
+mod drainage_tests {
+    use super::*;
+    use bozkir_terrain::hydrology::flow_graph::outlet_of;
+
+    /// Kernels that offer the D8 drainage and compute it with the CPU's own functions (what the
+    /// GPU's must equal), declining the rest.
+    struct Routed;
+
+    impl Kernels for Routed {
+        fn offers(&self, kind: KernelKind) -> bool {
+            kind == KernelKind::Drainage
+        }
+        fn d8_drainage(
+            &self,
+            h: &Grid<f64>,
+            outlets: Option<&[bool]>,
+        ) -> std::result::Result<Option<D8Drainage>, KernelError> {
+            let mut g = d8_receivers(h);
+            if let Some(o) = outlets {
+                for (i, r) in g.receivers.iter_mut().enumerate() {
+                    if o[i] {
+                        *r = i as u32;
+                    }
+                }
+                g.stack = build_stack(&g.receivers);
+            }
+            Ok(Some(D8Drainage { acc: accumulate_cells(&g), outlet: outlet_of(&g), receivers: g.receivers }))
+        }
+    }
+
+    /// The drainage maps made from a device's routing (streams without a stack, watersheds from
+    /// the outlets, distances from the receivers) equal the CPU's, with voids and a sea; the
+    /// stack is built when HAND asks for it.
+    #[test]
+    fn drainage_from_a_devices_routing_equals_the_cpu() {
+        let mut h = Grid::from_fn(90, 70, |x, y| {
+            let (fx, fy) = (x as f64, y as f64);
+            20.0 + 6.0 * (fx * 0.21).sin() * (fy * 0.17).cos()
+                + 0.15 * fx
+                + 0.05 * fy
+                + ((x * 31 + y * 17) % 7) as f64 * 0.3
+        })
+        .with_cell_size(5.0, 7.0);
+        for (x, y) in [(30, 30), (31, 30), (30, 31), (60, 12), (0, 50)] {
+            *h.get_mut(x, y) = f64::NAN;
+        }
+        for (outputs, sea) in [("streams,watersheds,d8,acc", Sea::Level(17.0)), ("all", Sea::None)] {
+            let opts = AnalysisOptions { outputs: Outputs::parse(outputs).unwrap(), sea, ..AnalysisOptions::default() };
+            let cpu = analyse(&h, &opts, &NoProgress).drainage.unwrap();
+            let dev = analyse_with(&h, &opts, &Routed, &NoProgress).unwrap().drainage.unwrap();
+            assert_eq!(dev.graph.receivers, cpu.graph.receivers, "{outputs}");
+            assert_eq!(dev.graph.dist, cpu.graph.dist, "{outputs}");
+            assert_eq!(dev.acc, cpu.acc, "{outputs}");
+            assert_eq!(dev.streams, cpu.streams, "{outputs}");
+            assert_eq!(dev.watersheds, cpu.watersheds, "{outputs}");
+            assert!(cpu.streams.order.iter().any(|&o| o >= 2) && cpu.watersheds.count() > 10);
+            // HAND walks the stack: built for "all", not otherwise.
+            assert_eq!(dev.graph.stack.is_empty(), outputs != "all", "{outputs}");
+        }
+    }
+}
