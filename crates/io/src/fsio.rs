@@ -29,12 +29,15 @@ fn temp_path(path: &Path) -> PathBuf {
 /// failure the temporary file is removed, an existing `path` is left untouched, and the error
 /// (of `write`, or of the create, flush, sync or rename) is returned as is.
 ///
+/// With `BOZKIR_WRITE_TIMES` set, prints the file's write time (see [`crate::write_times`]).
+///
 /// The one atomic writer of the workspace: this crate's writers and `bozkir-splat`'s use it,
 /// each wrapping the error in its own type.
 pub fn write_atomic<F>(path: &Path, capacity: usize, write: F) -> std::io::Result<()>
 where
     F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 {
+    let opened = crate::write_times::enabled().then(std::time::Instant::now);
     let tmp = temp_path(path);
     let file = File::create(&tmp)?;
     let mut w = BufWriter::with_capacity(capacity, file);
@@ -46,6 +49,9 @@ where
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
+    } else if let Some(opened) = opened {
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        crate::write_times::file_done(&name, opened);
     }
     result
 }

@@ -159,6 +159,7 @@ pub fn write_geotiff_f32_opts(
     geo: &GeoRef,
     opts: &TiffOptions,
 ) -> Result<()> {
+    crate::write_times::encoding();
     let path = path.as_ref();
     let (w, h) = check_raster_size(path, grid.width() as u64, grid.height() as u64)?;
     let t = geo.transform;

@@ -42,6 +42,7 @@ pub mod plyfmt;
 pub mod png16;
 pub mod png8;
 mod png_common;
+mod png_encode;
 pub mod quantise;
 pub mod r16;
 pub mod region;
@@ -51,6 +52,7 @@ pub mod sidecar;
 mod tiff_common;
 pub mod tiff_f32;
 mod tiff_write;
+pub mod write_times;
 #[cfg(not(target_arch = "wasm32"))]
 mod zarr;
 #[cfg(not(target_arch = "wasm32"))]

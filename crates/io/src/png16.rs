@@ -5,7 +5,7 @@
 //! `q = round((v − lo) / (hi − lo) · 65535)` (flat → 0); `lo` and `hi` belong in the sidecar.
 
 use crate::error::{IoError, Result};
-use crate::png_common::{decode, describe, encode};
+use crate::png_common::{decode, describe, encode_rows};
 use crate::quantise::quantise_u16;
 use bozkir_core::Grid;
 use std::path::Path;
@@ -44,9 +44,14 @@ pub fn write_png16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) -
 
 /// Write 16-bit codes as they are to a greyscale PNG.
 pub fn write_png16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
+    crate::write_times::encoding();
     let path = path.as_ref();
-    let bytes: Vec<u8> = codes.data().iter().flat_map(|q| q.to_be_bytes()).collect();
-    encode(path, codes.width(), codes.height(), png::ColorType::Grayscale, png::BitDepth::Sixteen, &bytes)
+    let w = codes.width();
+    encode_rows(path, w, codes.height(), png::ColorType::Grayscale, png::BitDepth::Sixteen, |y, row| {
+        for (o, q) in row.chunks_exact_mut(2).zip(&codes.data()[y * w..(y + 1) * w]) {
+            o.copy_from_slice(&q.to_be_bytes());
+        }
+    })
 }
 
 /// Read a 16-bit greyscale PNG as its codes (cell size 1; the sidecar gives the real one).

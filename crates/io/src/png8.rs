@@ -4,21 +4,25 @@
 //! Previews: colour type 2, bit depth 8, bytes R, G, B per pixel.
 
 use crate::error::{IoError, Result};
-use crate::png_common::{decode, describe, encode};
+use crate::png_common::{decode, describe, encode, encode_rows};
 use bozkir_core::Grid;
 use std::path::Path;
 
 /// Write an 8-bit greyscale PNG (masks: flow, sediment, slope, class, …).
 pub fn write_png8(path: impl AsRef<Path>, grid: &Grid<u8>) -> Result<()> {
+    crate::write_times::encoding();
     let path = path.as_ref();
     encode(path, grid.width(), grid.height(), png::ColorType::Grayscale, png::BitDepth::Eight, grid.data())
 }
 
 /// Write an 8-bit RGB PNG (shaded previews).
 pub fn write_rgb8(path: impl AsRef<Path>, grid: &Grid<[u8; 3]>) -> Result<()> {
+    crate::write_times::encoding();
     let path = path.as_ref();
-    let bytes: Vec<u8> = grid.data().iter().flatten().copied().collect();
-    encode(path, grid.width(), grid.height(), png::ColorType::Rgb, png::BitDepth::Eight, &bytes)
+    let (w, h) = (grid.width(), grid.height());
+    encode_rows(path, w, h, png::ColorType::Rgb, png::BitDepth::Eight, |y, row| {
+        row.copy_from_slice(grid.data()[y * w..(y + 1) * w].as_flattened())
+    })
 }
 
 /// Read an 8-bit greyscale PNG; other types are refused as unsupported.

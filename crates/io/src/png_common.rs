@@ -82,19 +82,39 @@ pub(crate) fn encode(
     depth: png::BitDepth,
     data: &[u8],
 ) -> Result<()> {
+    let row_len = width * color.samples() * (depth as usize) / 8;
+    if data.len() != row_len * height {
+        return Err(IoError::invalid(
+            path,
+            format!("{} bytes of pixels for a {width}×{height} PNG of {row_len} bytes a row", data.len()),
+        ));
+    }
+    encode_rows(path, width, height, color, depth, |y, row| row.copy_from_slice(&data[y * row_len..][..row_len]))
+}
+
+/// Encode a `width × height` PNG of `color`/`depth` atomically to `path`, `fill(y, row)` writing
+/// row `y`'s bytes (16-bit samples big-endian). The rows are filtered and compressed in strips
+/// in parallel ([`crate::png_encode`]): the same bytes for any thread count.
+pub(crate) fn encode_rows(
+    path: &Path,
+    width: usize,
+    height: usize,
+    color: png::ColorType,
+    depth: png::BitDepth,
+    fill: impl Fn(usize, &mut [u8]) + Sync,
+) -> Result<()> {
     check_raster_size(path, width as u64, height as u64)?;
-    let map = |e: png::EncodingError| match e {
-        png::EncodingError::IoError(io) => IoError::io(path, io),
-        other => IoError::malformed(path, "PNG", other.to_string()),
+    let bits = match depth {
+        png::BitDepth::Eight => 8,
+        png::BitDepth::Sixteen => 16,
+        d => return Err(IoError::invalid(path, format!("{} cannot be written", describe(color, d)))),
     };
+    if color == png::ColorType::Indexed {
+        return Err(IoError::invalid(path, format!("{} cannot be written", describe(color, depth))));
+    }
     atomic_write(path, |w| {
-        let mut enc = png::Encoder::new(w, width as u32, height as u32);
-        enc.set_color(color);
-        enc.set_depth(depth);
-        enc.set_compression(png::Compression::Fast);
-        let mut writer = enc.write_header().map_err(map)?;
-        writer.write_image_data(data).map_err(map)?;
-        writer.finish().map_err(map)
+        crate::png_encode::write_png(w, width, height, color as u8, color.samples(), bits, fill)
+            .map_err(|e| IoError::io(path, e))
     })
 }
 

@@ -23,6 +23,7 @@ pub fn write_r16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) -> 
 
 /// Write 16-bit codes (already quantised) as `.r16`.
 pub fn write_r16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
+    crate::write_times::encoding();
     let path = path.as_ref();
     check_raster_size(path, codes.width() as u64, codes.height() as u64)?;
     let bytes: Vec<u8> = codes.data().iter().flat_map(|q| q.to_le_bytes()).collect();

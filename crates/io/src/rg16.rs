@@ -6,7 +6,7 @@
 //! sidecar's `encoding` is `"rg16"`. Decoding: `q = R · 256 + G`.
 
 use crate::error::{IoError, Result};
-use crate::png_common::{decode, describe, encode};
+use crate::png_common::{decode, describe, encode_rows};
 use crate::quantise::quantise_u16;
 use bozkir_core::Grid;
 use std::path::Path;
@@ -20,12 +20,14 @@ pub fn write_rg16(path: impl AsRef<Path>, grid: &Grid<f64>, lo: f64, hi: f64) ->
 
 /// Write 16-bit codes (already quantised) as an `rg16` PNG.
 pub fn write_rg16_codes(path: impl AsRef<Path>, codes: &Grid<u16>) -> Result<()> {
-    let mut bytes = Vec::with_capacity(codes.len() * 3);
-    for &q in codes.data() {
-        let hi8 = (q >> 8) as u8;
-        bytes.extend_from_slice(&[hi8, (q & 0xFF) as u8, hi8]);
-    }
-    encode(path.as_ref(), codes.width(), codes.height(), png::ColorType::Rgb, png::BitDepth::Eight, &bytes)
+    crate::write_times::encoding();
+    let w = codes.width();
+    encode_rows(path.as_ref(), w, codes.height(), png::ColorType::Rgb, png::BitDepth::Eight, |y, row| {
+        for (o, &q) in row.chunks_exact_mut(3).zip(&codes.data()[y * w..(y + 1) * w]) {
+            let hi8 = (q >> 8) as u8;
+            o.copy_from_slice(&[hi8, (q & 0xFF) as u8, hi8]);
+        }
+    })
 }
 
 /// Read an `rg16` PNG (8-bit RGB or RGBA; blue and alpha are ignored) as 16-bit codes.

@@ -177,10 +177,15 @@ pub fn rgb_grid(img: &Rgb8Image) -> Grid<[u8; 3]> {
 pub(crate) type Job<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
 
 /// Runs `jobs` in parallel (each file is encoded on its own thread); the first error in job
-/// order is returned.
+/// order is returned. With `BOZKIR_WRITE_TIMES` set, each file's times are printed to stderr
+/// (see [`bozkir_io::write_times`]), and the jobs' wall time at the end.
 pub(crate) fn run_jobs(jobs: Vec<Job<'_>>) -> Result<()> {
     use rayon::prelude::*;
-    let results: Vec<Result<()>> = jobs.into_par_iter().map(|j| j()).collect();
+    let timed = bozkir_io::write_times::enabled().then(|| (std::time::Instant::now(), jobs.len()));
+    let results: Vec<Result<()>> = jobs.into_par_iter().map(|j| bozkir_io::write_times::job(j)).collect();
+    if let Some((t0, n)) = timed {
+        eprintln!("write {n} jobs: {:.2} s on {} threads", t0.elapsed().as_secs_f64(), rayon::current_num_threads());
+    }
     results.into_iter().collect()
 }
 
