@@ -740,7 +740,7 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
         if o.has(Output::Streams) {
             let p = f.file("streams.png", "mask/streams", Encoding::Png8);
             jobs.push(Box::new(move || {
-                let g = Grid::from_vec(w, ht, d.streams.mask.iter().map(|&s| if s { 255u8 } else { 0 }).collect());
+                let g = Grid::from_vec(w, ht, d.streams.mask.par_iter().map(|&s| if s { 255u8 } else { 0 }).collect());
                 Ok(bozkir_io::write_png8(p, &g)?)
             }));
         }
@@ -781,7 +781,7 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
             let ws8 = d
                 .watersheds
                 .labels
-                .iter()
+                .par_iter()
                 .enumerate()
                 .map(|(i, &l)| if void(i) { 0 } else { (l % 250) as u8 + 1 })
                 .collect();

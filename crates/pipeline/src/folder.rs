@@ -170,7 +170,8 @@ impl Placement {
 
 /// An RGB image as a grid of pixels (what `bozkir_io::write_rgb8` takes).
 pub fn rgb_grid(img: &Rgb8Image) -> Grid<[u8; 3]> {
-    Grid::from_vec(img.width, img.height, img.data.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect())
+    use rayon::prelude::*;
+    Grid::from_vec(img.width, img.height, img.data.par_chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect())
 }
 
 /// A file to encode, run with the others in parallel by [`run_jobs`].
@@ -182,7 +183,7 @@ pub(crate) type Job<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
 pub(crate) fn run_jobs(jobs: Vec<Job<'_>>) -> Result<()> {
     use rayon::prelude::*;
     let timed = bozkir_io::write_times::enabled().then(|| (std::time::Instant::now(), jobs.len()));
-    let results: Vec<Result<()>> = jobs.into_par_iter().map(|j| bozkir_io::write_times::job(j)).collect();
+    let results: Vec<Result<()>> = jobs.into_par_iter().map(bozkir_io::write_times::job).collect();
     if let Some((t0, n)) = timed {
         eprintln!("write {n} jobs: {:.2} s on {} threads", t0.elapsed().as_secs_f64(), rayon::current_num_threads());
     }
@@ -221,14 +222,15 @@ pub(crate) fn height_jobs<'a>(
     role: &str,
     h: &'a Grid<f64>,
 ) -> Result<((f64, f64), Vec<Job<'a>>)> {
+    use rayon::prelude::*;
     use std::sync::Arc;
-    let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
+    let (lo, hi) = finite_range(h).ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
     let png = f.file(&format!("{stem}.png"), role, Encoding::Png16);
     let rg = f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16);
     let r16 = f.file(&format!("{stem}.r16"), role, Encoding::R16);
     let tif = f.tiff_job_f64(&format!("{stem}.tif"), role, h);
     // Quantised once for the three 16-bit files (voids as the lowest code).
-    let codes = if h.data().iter().any(|v| v.is_nan()) {
+    let codes = if h.data().par_iter().any(|v| v.is_nan()) {
         bozkir_io::quantise_u16(&png, &h.map(|&v| if v.is_nan() { lo } else { v }), lo, hi)?
     } else {
         bozkir_io::quantise_u16(&png, h, lo, hi)?
@@ -242,6 +244,23 @@ pub(crate) fn height_jobs<'a>(
         tif,
     ];
     Ok(((lo, hi), jobs))
+}
+
+/// The least and greatest finite values of `g` (`None`: none is finite), as
+/// [`Grid::min_max`] finds them but over fixed blocks of cells in parallel, the blocks' ranges
+/// merged in order: the same for any thread count.
+fn finite_range(g: &Grid<f64>) -> Option<(f64, f64)> {
+    use rayon::prelude::*;
+    let blocks: Vec<Option<(f64, f64)>> = g
+        .data()
+        .par_chunks(1 << 16)
+        .map(|c| {
+            let mut it = c.iter().copied().filter(|v| v.is_finite());
+            let first = it.next()?;
+            Some(it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+        })
+        .collect();
+    blocks.into_iter().flatten().reduce(|(a, b), (lo, hi)| (a.min(lo), b.max(hi)))
 }
 
 /// A unit-range layer (sediment, wear) as an 8-bit mask scaled by its maximum.

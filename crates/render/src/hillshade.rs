@@ -13,7 +13,6 @@
 //! azimuths keeps relief readable on slopes that a single sun leaves flat.
 
 use bozkir_core::Grid;
-use bozkir_terrain::landform::slope::gradient;
 use rayon::prelude::*;
 
 /// Parameters of [`hillshade`].
@@ -74,19 +73,65 @@ fn sun(azimuth_deg: f64, altitude_deg: f64, w: f64) -> Sun {
     Sun { e: ch * libm::sin(a), n: ch * libm::cos(a), u: libm::sin(h), w }
 }
 
+/// Horn's gradient `(∂z/∂east, ∂z/∂north)` of the replicate-padded 3×3 window `[NW, N, NE, W,
+/// C, E, SW, S, SE]`: the same operations as `bozkir_terrain::landform::slope::gradient`, so
+/// the same bits.
+#[inline(always)]
+fn horn(win: &[f64; 9], dx: f64, dy: f64) -> (f64, f64) {
+    let [nw, n, ne, w, _c, e, sw, s, se] = *win;
+    let east = ((ne + 2.0 * e + se) - (nw + 2.0 * w + sw)) / (8.0 * dx);
+    let south = ((sw + 2.0 * s + se) - (nw + 2.0 * n + ne)) / (8.0 * dy);
+    (east, -south)
+}
+
+/// The shade of a cell of gradient `(e, n)` under `suns`.
+#[inline(always)]
+fn shade_cell(e: f64, n: f64, z_factor: f64, suns: &[Sun]) -> f64 {
+    let (p, q) = (e * z_factor, n * z_factor);
+    let norm = libm::sqrt(1.0 + p * p + q * q);
+    let mut acc = 0.0;
+    for s in suns {
+        let d = (s.u - p * s.e - q * s.n) / norm;
+        acc += s.w * d.clamp(0.0, 1.0);
+    }
+    if acc.is_nan() {
+        f64::NAN
+    } else {
+        acc.clamp(0.0, 1.0)
+    }
+}
+
+/// The shade of every cell, rows in parallel, each from its 3×3 window as
+/// `bozkir_terrain::landform::gradient` reads it (replicate padding at the edges; a void
+/// neighbour read as the centre's height, a void centre void), without building the gradient
+/// grids: the same values as shading that gradient, for any thread count.
 fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
-    // Horn's gradient, shared with slope and aspect in the terrain crate.
-    let g = gradient(z);
+    let (w, h) = (z.width(), z.height());
     let mut out = z.same_shape(0.0);
-    out.data_mut().par_iter_mut().zip(g.east.data().par_iter().zip(g.north.data())).for_each(|(o, (&e, &n))| {
-        let (p, q) = (e * z_factor, n * z_factor);
-        let norm = libm::sqrt(1.0 + p * p + q * q);
-        let mut acc = 0.0;
-        for s in suns {
-            let d = (s.u - p * s.e - q * s.n) / norm;
-            acc += s.w * d.clamp(0.0, 1.0);
+    if w == 0 || h == 0 {
+        return out;
+    }
+    let (dx, dy) = (z.dx, z.dy);
+    // Rows holding a void: only windows touching one of them need the no-data rule.
+    let void_row: Vec<bool> = z.data().par_chunks(w).map(|r| r.iter().any(|v| v.is_nan())).collect();
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        let (rn, rc, rs) = (z.row(yn), z.row(y), z.row(ys));
+        let voids = void_row[yn] || void_row[y] || void_row[ys];
+        for (x, o) in row.iter_mut().enumerate() {
+            let (xw, xe) = (x.saturating_sub(1), (x + 1).min(w - 1));
+            let mut win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
+            if voids {
+                let c = win[4];
+                for v in &mut win {
+                    if v.is_nan() || c.is_nan() {
+                        *v = if c.is_nan() { f64::NAN } else { c };
+                    }
+                }
+            }
+            let (e, n) = horn(&win, dx, dy);
+            *o = shade_cell(e, n, z_factor, suns);
         }
-        *o = if acc.is_nan() { f64::NAN } else { acc.clamp(0.0, 1.0) };
     });
     out
 }
@@ -135,6 +180,38 @@ pub fn multi_hillshade(z: &Grid<f64>, p: &MultiHillshadeParams) -> Grid<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shade as it was computed before: from `bozkir_terrain`'s gradient grids.
+    fn shade_from_gradient(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
+        let g = bozkir_terrain::landform::slope::gradient(z);
+        let mut out = z.same_shape(0.0);
+        for (o, (&e, &n)) in out.data_mut().iter_mut().zip(g.east.data().iter().zip(g.north.data())) {
+            *o = shade_cell(e, n, z_factor, suns);
+        }
+        out
+    }
+
+    #[test]
+    fn same_bits_as_shading_the_terrain_gradient() {
+        let suns = [sun(315.0, 45.0, 0.5), sun(200.0, 30.0, 0.5)];
+        for (w, h) in [(1, 1), (1, 9), (9, 1), (2, 2), (37, 23)] {
+            let mut z = Grid::from_fn(w, h, |x, y| {
+                let (xf, yf) = (x as f64, y as f64);
+                900.0 + 30.0 * (xf * 0.37).sin() * (yf * 0.21).cos() + 0.7 * xf - 0.2 * yf
+            })
+            .with_cell_size(3.0, 5.5);
+            for (i, v) in z.data_mut().iter_mut().enumerate() {
+                if i % 11 == 5 {
+                    *v = f64::NAN;
+                }
+            }
+            for zf in [1.0, 2.5] {
+                let (a, b) = (shade(&z, zf, &suns), shade_from_gradient(&z, zf, &suns));
+                let bits = |g: &Grid<f64>| g.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a), bits(&b), "{w}×{h} z-factor {zf}");
+            }
+        }
+    }
 
     #[test]
     fn flat_plane_is_sin_altitude() {

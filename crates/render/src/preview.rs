@@ -121,11 +121,11 @@ pub fn shaded_relief_water(
     };
     let level = libm::sin(altitude.to_radians()).max(1e-6);
     let wet = |i: usize| water.is_some_and(|wd| wd.data()[i] > 0.0);
-    let dry_range = || {
-        let it = z.data().iter().enumerate().filter(|&(i, v)| v.is_finite() && !wet(i)).map(|(_, &v)| v);
-        it.fold(None, |acc: Option<(f64, f64)>, v| Some(acc.map_or((v, v), |(a, b)| (a.min(v), b.max(v)))))
+    let range = if water.is_some() {
+        finite_range(z, wet).or_else(|| finite_range(z, |_| false))
+    } else {
+        finite_range(z, |_| false)
     };
-    let range = if water.is_some() { dry_range().or_else(|| z.min_max()) } else { z.min_max() };
     let (lo, hi) = p.height_range.or(range).unwrap_or((0.0, 1.0));
     let span = hi - lo;
     let sh = p.hillshade_strength.clamp(0.0, 1.0);
@@ -166,6 +166,24 @@ pub fn shaded_relief_water(
         }
     });
     img
+}
+
+/// The least and greatest finite values of `z` outside the cells `skip` names (`None`: there
+/// are none), over fixed blocks of cells in parallel: the same for any thread count.
+fn finite_range(z: &Grid<f64>, skip: impl Fn(usize) -> bool + Sync) -> Option<(f64, f64)> {
+    const BLOCK: usize = 1 << 16;
+    let merge =
+        |acc: Option<(f64, f64)>, (lo, hi): (f64, f64)| Some(acc.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+    let blocks: Vec<Option<(f64, f64)>> = z
+        .data()
+        .par_chunks(BLOCK)
+        .enumerate()
+        .map(|(k, c)| {
+            let it = c.iter().enumerate().filter(|&(i, v)| v.is_finite() && !skip(k * BLOCK + i));
+            it.fold(None, |acc, (_, &v)| merge(acc, (v, v)))
+        })
+        .collect();
+    blocks.into_iter().flatten().fold(None, merge)
 }
 
 #[cfg(test)]
