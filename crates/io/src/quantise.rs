@@ -13,17 +13,11 @@ pub const Q16_MAX: f64 = 65535.0;
 
 /// Refuse a grid with NaN or infinite values, naming the first one.
 pub(crate) fn check_finite(path: &Path, grid: &Grid<f64>) -> Result<()> {
-    let mut count = 0usize;
-    let mut first = None;
-    for (i, v) in grid.data().iter().enumerate() {
-        if !v.is_finite() {
-            count += 1;
-            first.get_or_insert(i);
-        }
-    }
-    match first {
+    use rayon::prelude::*;
+    match grid.data().par_iter().position_first(|v| !v.is_finite()) {
         None => Ok(()),
         Some(i) => {
+            let count = grid.data().par_iter().filter(|v| !v.is_finite()).count();
             Err(IoError::NanHeights { path: path.to_path_buf(), count, x: i % grid.width(), y: i / grid.width() })
         }
     }
