@@ -1075,7 +1075,19 @@ async function start() {
   });
   renderFrame();
   if (params.bench === '1') {
-    await runBench();
+    try {
+      await runBench();
+    } catch (e) {
+      // A benchmark that cannot finish (a lost WebGPU device, a failed draw) reports why.
+      app.benchRunning = false;
+      const body = { error: `the benchmark stopped: ${e.message || e}` };
+      app.benchResult = body;
+      message(body.error);
+      if (app.params.report === '1') {
+        await fetch('api/bench-report', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+          .catch(() => {});
+      }
+    }
   }
   requestAnimationFrame(loop);
   writeUrl();

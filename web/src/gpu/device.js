@@ -39,6 +39,19 @@ export async function webgpuDevice() {
   return device;
 }
 
+/**
+ * `promise`, or a rejection saying why once `device` is lost first. A lost device's pending work
+ * need not ever report (Chromium's "A valid external Instance reference no longer exists" left
+ * `onSubmittedWorkDone` and `mapAsync` unsettled on a GPU host): every wait on the GPU goes
+ * through this, so a lost device ends the wait with its reason instead of hanging the page.
+ */
+export function unlessLost(device, promise) {
+  const gone = device.lost.then((info) => {
+    throw new Error(`the WebGPU device was lost (${info.message || info.reason || 'unknown reason'})`);
+  });
+  return Promise.race([promise, gone]);
+}
+
 /** Throws when `device` was lost (`what` names the kernel). */
 export function checkDevice(device, what) {
   if (lost.has(device)) throw new Error(`${what}: the WebGPU device was lost (${lost.get(device)}); make a new one`);
@@ -136,8 +149,8 @@ export async function submitAndRead(device, enc, reads, what) {
     return r;
   });
   device.queue.submit([enc.finish()]);
-  const oom = await device.popErrorScope();
-  const invalid = await device.popErrorScope();
+  const oom = await unlessLost(device, device.popErrorScope());
+  const invalid = await unlessLost(device, device.popErrorScope());
   if (oom || invalid) {
     for (const r of copies) r.destroy();
     throw new Error(`${what} on WebGPU failed: ${(oom || invalid).message}`);
@@ -145,7 +158,7 @@ export async function submitAndRead(device, enc, reads, what) {
   const out = [];
   try {
     for (const r of copies) {
-      await r.mapAsync(GPUMapMode.READ);
+      await unlessLost(device, r.mapAsync(GPUMapMode.READ));
       out.push(r.getMappedRange().slice(0));
       r.unmap();
     }

@@ -14,6 +14,7 @@
 
 import { ErosionLab, LabView } from './lab.js';
 import { DROPLET_DEFAULTS } from './droplets.js';
+import { unlessLost } from './device.js';
 
 export const BENCH_EXTENT_M = 5120;
 export const BENCH_CASES = 'droplets:2048:131072:1024:10,droplets:2048:131072:65536:60,pipe:4096:240,pipe:2048:240,live:1024:65536:60';
@@ -55,7 +56,7 @@ export function parseBenchCases(text) {
   });
 }
 
-const idle = (device) => device.queue.onSubmittedWorkDone();
+const idle = (device) => unlessLost(device, device.queue.onSubmittedWorkDone());
 
 /**
  * Runs one case on `device` (drawing into `canvas` for `live`); resolves to its report row:

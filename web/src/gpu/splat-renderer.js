@@ -22,6 +22,7 @@ import {
   farMesh, heightBound, HORIZON_SCALE, NONE,
 } from '../render-logic.js';
 import { RadixSort } from './sort.js';
+import { unlessLost } from './device.js';
 
 const INST_BYTES = 48;
 const MAX_INSTANCES = 1 << 22;
@@ -484,7 +485,7 @@ export class SplatRendererGPU {
 
   /** Waits for the GPU's work so far (the benchmark's frame end). */
   finish() {
-    return this.device.queue.onSubmittedWorkDone();
+    return unlessLost(this.device, this.device.queue.onSubmittedWorkDone());
   }
 
   /** The cells the GPU selected in the last frame: 0 none, else level + 1 (| 0x100 cross-fading). */
@@ -494,7 +495,7 @@ export class SplatRendererGPU {
     const enc = this.device.createCommandEncoder();
     enc.copyBufferToBuffer(this.ctlBuf, CTL_HEAD * 4, b, 0, n * n * 4);
     this.device.queue.submit([enc.finish()]);
-    await b.mapAsync(GPUMapMode.READ);
+    await unlessLost(this.device, b.mapAsync(GPUMapMode.READ));
     const out = new Uint32Array(b.getMappedRange().slice(0));
     b.destroy();
     return out;
@@ -507,7 +508,7 @@ export class SplatRendererGPU {
     const enc = this.device.createCommandEncoder();
     enc.copyTextureToBuffer({ texture: this.target }, { buffer: b, bytesPerRow: row }, [W, H]);
     this.device.queue.submit([enc.finish()]);
-    await b.mapAsync(GPUMapMode.READ);
+    await unlessLost(this.device, b.mapAsync(GPUMapMode.READ));
     const raw = new Uint8Array(b.getMappedRange());
     const data = new Uint8Array(W * H * 4);
     for (let y = 0; y < H; y++) data.set(raw.subarray(y * row, y * row + W * 4), y * W * 4);
