@@ -13,7 +13,7 @@
 //! azimuths keeps relief readable on slopes that a single sun leaves flat.
 
 use bozkir_core::Grid;
-use rayon::prelude::*;
+use bozkir_terrain::landform::{horn, map_window3};
 
 /// Parameters of [`hillshade`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,17 +73,6 @@ fn sun(azimuth_deg: f64, altitude_deg: f64, w: f64) -> Sun {
     Sun { e: ch * libm::sin(a), n: ch * libm::cos(a), u: libm::sin(h), w }
 }
 
-/// Horn's gradient `(∂z/∂east, ∂z/∂north)` of the replicate-padded 3×3 window `[NW, N, NE, W,
-/// C, E, SW, S, SE]`: the same operations as `bozkir_terrain::landform::slope::gradient`, so
-/// the same bits.
-#[inline(always)]
-fn horn(win: &[f64; 9], dx: f64, dy: f64) -> (f64, f64) {
-    let [nw, n, ne, w, _c, e, sw, s, se] = *win;
-    let east = ((ne + 2.0 * e + se) - (nw + 2.0 * w + sw)) / (8.0 * dx);
-    let south = ((sw + 2.0 * s + se) - (nw + 2.0 * n + ne)) / (8.0 * dy);
-    (east, -south)
-}
-
 /// The shade of a cell of gradient `(e, n)` under `suns`.
 #[inline(always)]
 fn shade_cell(e: f64, n: f64, z_factor: f64, suns: &[Sun]) -> f64 {
@@ -106,34 +95,11 @@ fn shade_cell(e: f64, n: f64, z_factor: f64, suns: &[Sun]) -> f64 {
 /// neighbour read as the centre's height, a void centre void), without building the gradient
 /// grids: the same values as shading that gradient, for any thread count.
 fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
-    let (w, h) = (z.width(), z.height());
-    let mut out = z.same_shape(0.0);
-    if w == 0 || h == 0 {
-        return out;
-    }
     let (dx, dy) = (z.dx, z.dy);
-    // Rows holding a void: only windows touching one of them need the no-data rule.
-    let void_row: Vec<bool> = z.data().par_chunks(w).map(|r| r.iter().any(|v| v.is_nan())).collect();
-    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        let (rn, rc, rs) = (z.row(yn), z.row(y), z.row(ys));
-        let voids = void_row[yn] || void_row[y] || void_row[ys];
-        for (x, o) in row.iter_mut().enumerate() {
-            let (xw, xe) = (x.saturating_sub(1), (x + 1).min(w - 1));
-            let mut win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
-            if voids {
-                let c = win[4];
-                for v in &mut win {
-                    if v.is_nan() || c.is_nan() {
-                        *v = if c.is_nan() { f64::NAN } else { c };
-                    }
-                }
-            }
-            let (e, n) = horn(&win, dx, dy);
-            *o = shade_cell(e, n, z_factor, suns);
-        }
-    });
-    out
+    map_window3(z, 0.0, |win| {
+        let (e, n) = horn(win, dx, dy);
+        shade_cell(e, n, z_factor, suns)
+    })
 }
 
 /// Hillshade of `z` in `[0, 1]` (level ground = `sin(altitude)`), honouring `dx ≠ dy`.

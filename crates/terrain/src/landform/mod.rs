@@ -47,13 +47,14 @@ use rayon::prelude::*;
 
 /// The 3×3 neighbourhood of a cell with replicate padding, in reading order:
 /// `[NW, N, NE, W, C, E, SW, S, SE]` (row 0 is north).
-pub(crate) type Window3 = [f64; 9];
+pub type Window3 = [f64; 9];
 
-/// Apply `f` to the replicate-padded 3×3 window of every cell, in parallel over rows.
+/// Apply `f` to the replicate-padded 3×3 window of every cell, in parallel over rows (a void
+/// neighbour read as the centre's height, a void centre's window all void).
 ///
 /// Each cell's value depends only on its window, so the result does not depend on the number of
 /// threads.
-pub(crate) fn map_window3<T, F>(z: &Grid<f64>, fill: T, f: F) -> Grid<T>
+pub fn map_window3<T, F>(z: &Grid<f64>, fill: T, f: F) -> Grid<T>
 where
     T: Clone + Send + Sync,
     F: Fn(&Window3) -> T + Sync,
@@ -94,7 +95,7 @@ where
 /// `dz/dx = ((NE + 2E + SE) − (NW + 2W + SW)) / (8·dx)`, and the same along columns over `8·dy`,
 /// with the sign flipped because rows grow southwards.
 #[inline(always)]
-pub(crate) fn horn(win: &Window3, dx: f64, dy: f64) -> (f64, f64) {
+pub fn horn(win: &Window3, dx: f64, dy: f64) -> (f64, f64) {
     let [nw, n, ne, w, _c, e, sw, s, se] = *win;
     let east = ((ne + 2.0 * e + se) - (nw + 2.0 * w + sw)) / (8.0 * dx);
     let south = ((sw + 2.0 * s + se) - (nw + 2.0 * n + ne)) / (8.0 * dy);
