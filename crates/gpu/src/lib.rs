@@ -54,7 +54,7 @@ pub use wgpu;
 
 /// The WGSL modules, by kernel file name, as compiled by this crate (the shared pieces appended
 /// where needed; the viewer composes the same files the same way).
-pub const SHADERS: [(&str, &str); 8] = [
+pub const SHADERS: [(&str, &str); 9] = [
     (flow::NAME, flow::SRC),
     (fill::NAME, fill::SRC),
     (stream_power::NAME, stream_power::SRC),
@@ -63,4 +63,5 @@ pub const SHADERS: [(&str, &str); 8] = [
     (shallow_water::NAME, shallow_water::SRC),
     (sky_view::NAME, sky_view::SRC),
     (landform::NAME, landform::SRC),
+    (flow::OUTLETS_NAME, flow::OUTLETS_SRC),
 ];
