@@ -70,7 +70,7 @@ pub use las::{read_las, write_las, LasLayout, LasPoints};
 pub use npz::{read_npz, read_npz_dem};
 pub use ply::{read_ply_points, write_ply_points};
 pub use png16::{read_png16, write_png16, write_png16_codes};
-pub use png8::{read_photo, read_png8, read_rgb8, write_png8, write_png8_rows, write_rgb8, write_rgb8_rows};
+pub use png8::{read_photo, read_png8, read_rgb8, write_png8, write_rgb8};
 pub use quantise::{dequantise_u16, quantise_u16};
 pub use r16::{read_r16, write_r16, write_r16_codes};
 pub use region::{write_region, RegionReader};

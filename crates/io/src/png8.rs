@@ -25,31 +25,6 @@ pub fn write_rgb8(path: impl AsRef<Path>, grid: &Grid<[u8; 3]>) -> Result<()> {
     })
 }
 
-/// Write a `width × height` 8-bit greyscale PNG whose rows `fill(y, row)` writes (`width`
-/// bytes), called in parallel, each row once: for a mask computed while it is encoded, with no
-/// whole-image buffer.
-pub fn write_png8_rows(
-    path: impl AsRef<Path>,
-    width: usize,
-    height: usize,
-    fill: impl Fn(usize, &mut [u8]) + Sync,
-) -> Result<()> {
-    crate::write_times::encoding();
-    encode_rows(path.as_ref(), width, height, png::ColorType::Grayscale, png::BitDepth::Eight, fill)
-}
-
-/// Write a `width × height` 8-bit RGB PNG whose rows `fill(y, row)` writes (`3 · width` bytes,
-/// R, G, B a pixel), called in parallel, each row once.
-pub fn write_rgb8_rows(
-    path: impl AsRef<Path>,
-    width: usize,
-    height: usize,
-    fill: impl Fn(usize, &mut [u8]) + Sync,
-) -> Result<()> {
-    crate::write_times::encoding();
-    encode_rows(path.as_ref(), width, height, png::ColorType::Rgb, png::BitDepth::Eight, fill)
-}
-
 /// Read an 8-bit greyscale PNG; other types are refused as unsupported.
 pub fn read_png8(path: impl AsRef<Path>) -> Result<Grid<u8>> {
     let path = path.as_ref();
