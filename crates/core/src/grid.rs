@@ -139,14 +139,35 @@ impl<T> Grid<T> {
             data: self.data.iter().map(f).collect(),
         }
     }
+    /// [`Grid::map`] on every core (`f` sees each value once, in no particular order; the
+    /// result is the same as `map`'s for any thread count).
+    ///
+    /// ```
+    /// use bozkir_core::Grid;
+    ///
+    /// let g = Grid::from_fn(300, 200, |x, y| (x * y) as f64).with_cell_size(2.0, 3.0);
+    /// assert_eq!(g.par_map(|v| v * 0.5), g.map(|v| v * 0.5));
+    /// ```
+    pub fn par_map<U: Send>(&self, f: impl Fn(&T) -> U + Sync + Send) -> Grid<U>
+    where
+        T: Sync,
+    {
+        use rayon::prelude::*;
+        Grid {
+            width: self.width,
+            height: self.height,
+            dx: self.dx,
+            dy: self.dy,
+            data: self.data.par_iter().map(f).collect(),
+        }
+    }
 }
 
 impl Grid<f64> {
     /// (min, max) over finite values; `None` when no value is finite.
+    /// (Parallel, the same result for any thread count: [`crate::stats::finite_range`].)
     pub fn min_max(&self) -> Option<(f64, f64)> {
-        let mut it = self.data.iter().copied().filter(|v| v.is_finite());
-        let first = it.next()?;
-        Some(it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+        crate::stats::finite_range(&self.data, |_| false)
     }
 }
 

@@ -12,7 +12,7 @@
 //! slope, TPI and sky view are `NaN` (class 0 in the landform map), and the statistics count
 //! only the valid cells.
 
-use crate::folder::{f32_grid, mask, rgb_grid, run_jobs, Folder, Job, Placement};
+use crate::folder::{mask, mask_code, rgb_grid, run_jobs, Folder, Job, Placement};
 use crate::Result;
 use bozkir_core::{Grid, NoProgress, Observer, Progress};
 use bozkir_io::{Crs, Encoding};
@@ -681,12 +681,13 @@ pub fn stats(a: &Analysis) -> Stats {
     if let Some(d) = &a.drainage {
         // A void is its own receiver with 1 drained cell: never a channel, never the largest outlet
         // unless nothing drains anywhere.
-        let channel = d.acc.iter().filter(|&&c| (c as f64).ln_1p() > 2.5).count() as f64;
+        // Counted in parallel (exact integers; the same for any thread count).
+        let channel = d.acc.par_iter().filter(|&&c| (c as f64).ln_1p() > 2.5).count() as f64;
         channel_share = Some(channel / n);
         let outlet = d
             .graph
             .receivers
-            .iter()
+            .par_iter()
             .enumerate()
             .filter(|&(i, &r)| r as usize == i)
             .map(|(i, _)| d.acc[i])
@@ -696,13 +697,13 @@ pub fn stats(a: &Analysis) -> Stats {
     }
     let (mut slope_median_deg, mut slope_max_deg) = (None, None);
     if let Some(slope) = &a.slope {
-        // The upper median by selection (the value a full sort puts at len / 2), and the maximum.
-        let mut s: Vec<f64> = slope.data().iter().copied().filter(|v| v.is_finite()).collect();
-        let mid = s.len() / 2;
-        let median = if s.is_empty() { 0.0 } else { *s.select_nth_unstable_by(mid, f64::total_cmp).1 };
-        let max = s.iter().copied().fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        // The upper median (the value a full sort puts at len / 2) and the maximum of the finite
+        // slopes, selected in parallel without copying the map.
+        let finite = bozkir_core::stats::count_finite(slope.data());
+        let median = bozkir_core::stats::select_finite(slope.data(), finite / 2).unwrap_or(0.0);
+        let max = slope.min_max().map_or(0.0, |(_, hi)| hi);
         slope_median_deg = Some(slope_to_degrees(median));
-        slope_max_deg = Some(slope_to_degrees(max.unwrap_or(0.0)));
+        slope_max_deg = Some(slope_to_degrees(max));
     }
     let void_share = if total == 0 { 0.0 } else { (total - a.valid_cells) as f64 / total as f64 };
     Stats { channel_share, slope_median_deg, slope_max_deg, outlet_share, void_share }
@@ -724,18 +725,29 @@ pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) ->
     let void = |i: usize| h.data()[i].is_nan();
     if let Some(d) = &a.drainage {
         let n = d.acc.len() as f64;
-        // Drained cells as a grid, voids NaN: built in each job that needs it.
-        let acc = move || {
-            let data = d.acc.par_iter().zip(h.data()).map(|(&c, z)| if z.is_nan() { f64::NAN } else { c as f64 });
-            Grid::from_vec(w, ht, data.collect()).with_cell_size(dx, dy)
-        };
         if o.has(Output::Acc) {
             let ln_n = n.ln_1p();
             let p = f.file("drainage.png", "mask/drainage", Encoding::Png8);
-            jobs.push(Box::new(move || Ok(bozkir_io::write_png8(p, &mask(&acc(), |v| v.ln_1p() / ln_n))?)));
-            jobs.push(
-                f.tiff_job_with("accumulation.tif", "accumulation_cells", (w, ht, dx, dy), move || f32_grid(&acc())),
-            );
+            jobs.push(Box::new(move || {
+                // `mask` of ln(1 + drained cells) / ln(1 + cells), voids 0: the codes of the small
+                // counts most cells have from a table of the same expression.
+                let code = |c: u32| mask_code((c as f64).ln_1p() / ln_n);
+                let table: Vec<u8> = (0..1u32 << 16).map(code).collect();
+                let data = d.acc.par_iter().zip(h.data()).map(|(&c, z)| {
+                    if z.is_nan() {
+                        0
+                    } else {
+                        table.get(c as usize).copied().unwrap_or_else(|| code(c))
+                    }
+                });
+                Ok(bozkir_io::write_png8(p, &Grid::from_vec(w, ht, data.collect()))?)
+            }));
+            jobs.push(f.tiff_job_with("accumulation.tif", "accumulation_cells", (w, ht, dx, dy), move || {
+                // Drained cells as float32, voids NaN.
+                let data =
+                    d.acc.par_iter().zip(h.data()).map(|(&c, z)| if z.is_nan() { f32::NAN } else { c as f64 as f32 });
+                Grid::from_vec(w, ht, data.collect()).with_cell_size(dx, dy)
+            }));
         }
         if o.has(Output::Streams) {
             let p = f.file("streams.png", "mask/streams", Encoding::Png8);
@@ -858,13 +870,24 @@ fn write_extras<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis, jobs: &mu
     Ok(())
 }
 
+/// The population standard deviation of the finite values of `g` (0 when there are none), its
+/// sums taken in parallel over fixed blocks added in order: the same for any thread count.
 fn std_dev(g: &Grid<f64>) -> f64 {
-    let v: Vec<f64> = g.data().iter().copied().filter(|v| v.is_finite()).collect();
-    if v.is_empty() {
+    const BLOCK: usize = 1 << 16;
+    let sum = |f: &(dyn Fn(f64) -> f64 + Sync)| -> (f64, usize) {
+        let parts: Vec<(f64, usize)> = g
+            .data()
+            .par_chunks(BLOCK)
+            .map(|c| c.iter().filter(|v| v.is_finite()).fold((0.0, 0), |(s, n), &v| (s + f(v), n + 1)))
+            .collect();
+        parts.into_iter().fold((0.0, 0), |(s, n), (a, b)| (s + a, n + b))
+    };
+    let (total, n) = sum(&|v| v);
+    if n == 0 {
         return 0.0;
     }
-    let m = v.iter().sum::<f64>() / v.len() as f64;
-    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64).sqrt()
+    let m = total / n as f64;
+    (sum(&|x| (x - m) * (x - m)).0 / n as f64).sqrt()
 }
 
 #[cfg(test)]

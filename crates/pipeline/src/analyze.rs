@@ -3,9 +3,9 @@
 //!
 //! Steps: `fill`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse_with, check_analysis, stats, write_maps, AnalysisOptions, Output, Sea, Stats};
+use crate::analysis::{analyse_with, check_analysis, map_jobs, stats, AnalysisOptions, Output, Sea, Stats};
 use crate::compute::Compute;
-use crate::folder::{write_height, write_unit_mask, Folder, Placement};
+use crate::folder::{height_jobs, run_jobs, unit_mask_job, Folder, Placement};
 use crate::{PipelineError, Result};
 use bozkir_core::{Grid, Observer};
 use bozkir_io::{Encoding, Sidecar};
@@ -136,14 +136,16 @@ pub fn analyze(req: &AnalyzeRequest, compute: Compute, dir: &Path, obs: &dyn Obs
     let mut f = Folder::new(dir);
     f.place(&req.placement);
     f.set_cog(req.options.outputs.cog);
-    write_height(&mut f, "dem", "height", dem)?;
+    // Every file prepared and encoded at once, one per thread (and each PNG in strips).
+    let mut jobs = height_jobs(&mut f, "dem", "height", dem)?.1;
     let (lo, hi) = filled.min_max().unwrap_or((0.0, 0.0));
     if req.options.outputs.has(Output::Filled) {
-        write_height(&mut f, "filled", "filled", &filled)?;
-        f.write_tiff("lake_depth.tif", "fill_depth_m", &lakes.map(|&v| v as f32))?;
-        write_unit_mask(&mut f, "lakes.png", "mask/lake_depth", &lakes)?;
+        jobs.extend(height_jobs(&mut f, "filled", "filled", &filled)?.1);
+        jobs.push(f.tiff_job_f64("lake_depth.tif", "fill_depth_m", &lakes));
+        jobs.push(unit_mask_job(&mut f, "lakes.png", "mask/lake_depth", &lakes));
     }
-    write_maps(&mut f, &filled, &an)?;
+    jobs.extend(map_jobs(&mut f, &filled, &an)?);
+    run_jobs(jobs)?;
     let mut sc = Sidecar::new(dem.width(), dem.height(), (dem.dx, dem.dy), (lo, hi), Encoding::Png16);
     sc.generator = "bozkir analyze".into();
     sc.generator_version = env!("CARGO_PKG_VERSION").into();

@@ -193,9 +193,14 @@ pub(crate) fn run_jobs(jobs: Vec<Job<'_>>) -> Result<()> {
 /// A grid mapped by `f` into 0..1 (clamped) and quantised to 8 bits; non-finite cells are 0.
 pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64 + Sync) -> Grid<u8> {
     use rayon::prelude::*;
-    let data =
-        g.data().par_iter().map(|&v| if v.is_finite() { (f(v).clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 });
+    let data = g.data().par_iter().map(|&v| if v.is_finite() { mask_code(f(v)) } else { 0 });
     Grid::from_vec(g.width(), g.height(), data.collect()).with_cell_size(g.dx, g.dy)
+}
+
+/// The 8-bit code of a mask value: `v` clamped to 0..1, times 255, rounded.
+#[inline]
+pub(crate) fn mask_code(v: f64) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
 /// `g` as float32 (rounded to nearest; NaN stays NaN), converted in parallel.
@@ -224,7 +229,7 @@ pub(crate) fn height_jobs<'a>(
 ) -> Result<((f64, f64), Vec<Job<'a>>)> {
     use rayon::prelude::*;
     use std::sync::Arc;
-    let (lo, hi) = finite_range(h).ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
+    let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
     let png = f.file(&format!("{stem}.png"), role, Encoding::Png16);
     let rg = f.file(&format!("{stem}.rg16.png"), role, Encoding::Rg16);
     let r16 = f.file(&format!("{stem}.r16"), role, Encoding::R16);
@@ -244,23 +249,6 @@ pub(crate) fn height_jobs<'a>(
         tif,
     ];
     Ok(((lo, hi), jobs))
-}
-
-/// The least and greatest finite values of `g` (`None`: none is finite), as
-/// [`Grid::min_max`] finds them but over fixed blocks of cells in parallel, the blocks' ranges
-/// merged in order: the same for any thread count.
-fn finite_range(g: &Grid<f64>) -> Option<(f64, f64)> {
-    use rayon::prelude::*;
-    let blocks: Vec<Option<(f64, f64)>> = g
-        .data()
-        .par_chunks(1 << 16)
-        .map(|c| {
-            let mut it = c.iter().copied().filter(|v| v.is_finite());
-            let first = it.next()?;
-            Some(it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
-        })
-        .collect();
-    blocks.into_iter().flatten().reduce(|(a, b), (lo, hi)| (a.min(lo), b.max(hi)))
 }
 
 /// A unit-range layer (sediment, wear) as an 8-bit mask scaled by its maximum.

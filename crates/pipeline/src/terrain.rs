@@ -2,8 +2,8 @@
 //!
 //! Steps: `generate`, the analysis's (see [`crate::analysis`]), `write`.
 
-use crate::analysis::{analyse_with, stats, write_maps, AnalysisOptions, Outputs, Stats};
-use crate::folder::{write_height, write_unit_mask, Folder, Placement};
+use crate::analysis::{analyse_with, map_jobs, stats, AnalysisOptions, Outputs, Stats};
+use crate::folder::{height_jobs, run_jobs, unit_mask_job, Folder, Placement};
 use crate::Result;
 use bozkir_core::Observer;
 use bozkir_io::{Encoding, Sidecar};
@@ -101,16 +101,19 @@ pub fn terrain_with(
     // Steps `generate`, `erosion`, `fill`.
     let t = generate_with(size, seed, &req.params, kernels, obs)
         .map_err(|e| crate::PipelineError::Invalid(format!("profile {}: {e}", req.profile)))?;
-    let h = t.height.map(|&v| v * range).with_cell_size(cell, cell);
+    let h = t.height.par_map(|&v| v * range).with_cell_size(cell, cell);
     let an = analyse_with(&h, &options, kernels, obs)?;
     obs.step("write");
     let mut f = Folder::new(dir);
     f.place(&req.placement);
     f.set_cog(req.outputs.cog);
-    let (lo, hi) = write_height(&mut f, "height", "height", &h)?;
-    write_height(&mut f, "sediment", "sediment", &t.sediment.clone().with_cell_size(cell, cell))?;
-    write_unit_mask(&mut f, "sediment_mask.png", "mask/sediment", &t.sediment)?;
-    write_maps(&mut f, &h, &an)?;
+    // Every file prepared and encoded at once, one per thread (and each PNG in strips).
+    let sediment = t.sediment.with_cell_size(cell, cell);
+    let ((lo, hi), mut jobs) = height_jobs(&mut f, "height", "height", &h)?;
+    jobs.extend(height_jobs(&mut f, "sediment", "sediment", &sediment)?.1);
+    jobs.push(unit_mask_job(&mut f, "sediment_mask.png", "mask/sediment", &sediment));
+    jobs.extend(map_jobs(&mut f, &h, &an)?);
+    run_jobs(jobs)?;
     let mut sc = sidecar(req, (lo, hi));
     sc.backend = backend();
     f.write_sidecar(sc)?;

@@ -19,6 +19,7 @@
 use crate::hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 use crate::ramp::Ramp;
 use crate::Rgb8Image;
+use bozkir_core::stats::finite_range;
 use bozkir_core::Grid;
 use rayon::prelude::*;
 
@@ -122,9 +123,9 @@ pub fn shaded_relief_water(
     let level = libm::sin(altitude.to_radians()).max(1e-6);
     let wet = |i: usize| water.is_some_and(|wd| wd.data()[i] > 0.0);
     let range = if water.is_some() {
-        finite_range(z, wet).or_else(|| finite_range(z, |_| false))
+        finite_range(z.data(), wet).or_else(|| finite_range(z.data(), |_| false))
     } else {
-        finite_range(z, |_| false)
+        finite_range(z.data(), |_| false)
     };
     let (lo, hi) = p.height_range.or(range).unwrap_or((0.0, 1.0));
     let span = hi - lo;
@@ -166,24 +167,6 @@ pub fn shaded_relief_water(
         }
     });
     img
-}
-
-/// The least and greatest finite values of `z` outside the cells `skip` names (`None`: there
-/// are none), over fixed blocks of cells in parallel: the same for any thread count.
-fn finite_range(z: &Grid<f64>, skip: impl Fn(usize) -> bool + Sync) -> Option<(f64, f64)> {
-    const BLOCK: usize = 1 << 16;
-    let merge =
-        |acc: Option<(f64, f64)>, (lo, hi): (f64, f64)| Some(acc.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
-    let blocks: Vec<Option<(f64, f64)>> = z
-        .data()
-        .par_chunks(BLOCK)
-        .enumerate()
-        .map(|(k, c)| {
-            let it = c.iter().enumerate().filter(|&(i, v)| v.is_finite() && !skip(k * BLOCK + i));
-            it.fold(None, |acc, (_, &v)| merge(acc, (v, v)))
-        })
-        .collect();
-    blocks.into_iter().flatten().fold(None, merge)
 }
 
 #[cfg(test)]

@@ -25,7 +25,6 @@
 
 use super::table::ProfileParams;
 use crate::sculpt::dome::edge_taper as taper_grid;
-use crate::sculpt::normalise::unit_normalise;
 use crate::sculpt::terrace::terrace_value;
 use bozkir_core::memory::{zeroed_f64, zeroed_u32, zeroed_u8};
 use bozkir_core::{hash_u32, Grid, Observer, Progress};
@@ -72,6 +71,7 @@ fn simd() -> bool {
         && std::is_x86_feature_detected!("popcnt")
 }
 
+#[cfg(test)]
 /// One octave of the original's gradient noise, `f` lattice cells across, values about 0..1.
 fn gradient_octave(h: usize, w: usize, f: f64, s: u32, stretch: f64) -> Vec<f64> {
     let fs = f * stretch;
@@ -123,12 +123,15 @@ fn octave_row(row: &mut [f64], xs: &[(f64, u32, f64)], y0: u32, fy: f64, uy: f64
 
 /// [`octave_row`] compiled for AVX2 (the hashes and blends of several cells at once; the same
 /// operations per cell, so the same bits).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(test, target_arch = "x86_64"))]
 #[target_feature(enable = "avx2")]
 fn octave_row_avx2(row: &mut [f64], xs: &[(f64, u32, f64)], y0: u32, fy: f64, uy: f64, s: u32) {
     octave_row(row, xs, y0, fy, uy, s);
 }
 
+/// The original's fractal sum, one octave field at a time: the reference [`noise_field`] is
+/// held to, bit for bit.
+#[cfg(test)]
 fn fractal(h: usize, w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64, ridged: bool) -> Vec<f64> {
     let mut out = vec![0.0; h * w];
     let (mut amp, mut f, mut norm) = (1.0f64, freq, 0.0f64);
@@ -156,10 +159,136 @@ fn fractal(h: usize, w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64,
     out
 }
 
+/// One octave of [`noise_field`]: its columns' (fraction, lattice x, fade), frequency, weight
+/// and hash seed, as the original's octave loop sets them.
+struct Octave {
+    xs: Vec<(f64, u32, f64)>,
+    f: f64,
+    amp: f64,
+    s: u32,
+}
+
+/// The octaves of the original's fractal sum on `w` columns, and the sum of their weights.
+fn octaves(w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64, ridged: bool) -> (Vec<Octave>, f64) {
+    let (mut amp, mut f, mut norm) = (1.0f64, freq, 0.0f64);
+    let mut out = Vec::new();
+    for k in 0..octaves.max(1) as u64 {
+        let s = if ridged {
+            seed.wrapping_mul(1013).wrapping_add(7919).wrapping_add(k)
+        } else {
+            seed.wrapping_mul(1013).wrapping_add(k)
+        };
+        let fs = f * stretch;
+        let xs = (0..w)
+            .map(|i| {
+                let x = (i as f64 * fs) / w as f64;
+                let x0 = x.floor();
+                let fx = x - x0;
+                (fx, x0 as i64 as u32, quintic(fx))
+            })
+            .collect();
+        out.push(Octave { xs, f, amp, s: s as u32 });
+        norm += amp;
+        amp *= 0.5;
+        f *= 2.0;
+    }
+    (out, norm.max(1e-9))
+}
+
+/// Row `j` of `h` of the sum of `octs` into `acc` (which starts at zero), each octave's value
+/// computed into `tmp` first: `acc += amp·v`, or `acc += amp·(1 − |2v − 1|)²` when `ridged`.
+#[inline(always)]
+fn octaves_row(acc: &mut [f64], tmp: &mut [f64], j: usize, h: usize, octs: &[Octave], ridged: bool) {
+    acc.fill(0.0);
+    for o in octs {
+        let y = (j as f64 * o.f) / h as f64;
+        let y0 = y.floor();
+        let fy = y - y0;
+        octave_row(tmp, &o.xs, y0 as i64 as u32, fy, quintic(fy), o.s);
+        if ridged {
+            for (a, &v) in acc.iter_mut().zip(tmp.iter()) {
+                let n = 1.0 - (2.0 * v - 1.0).abs();
+                *a += o.amp * (n * n);
+            }
+        } else {
+            for (a, &v) in acc.iter_mut().zip(tmp.iter()) {
+                *a += o.amp * v;
+            }
+        }
+    }
+}
+
+/// What [`noise_field`]'s rows share: the octaves of both sums, their weights' totals, and the
+/// ridge blend.
+struct Noise {
+    plain: (Vec<Octave>, f64),
+    ridged: Option<(Vec<Octave>, f64)>,
+    ridge: f64,
+}
+
+impl Noise {
+    /// Row `j` of `h` into `row`; `r` and `tmp` are scratch rows.
+    #[inline(always)]
+    fn row(&self, row: &mut [f64], r: &mut [f64], tmp: &mut [f64], j: usize, h: usize) {
+        octaves_row(row, tmp, j, h, &self.plain.0, false);
+        let d = self.plain.1;
+        match &self.ridged {
+            None => row.iter_mut().for_each(|z| *z /= d),
+            Some((octs, dr)) => {
+                octaves_row(r, tmp, j, h, octs, true);
+                for (z, &r) in row.iter_mut().zip(r.iter()) {
+                    *z = (*z / d) * (1.0 - self.ridge) + (r / dr) * self.ridge;
+                }
+            }
+        }
+    }
+
+    /// [`Noise::row`] compiled for AVX2 (the same operations per cell, so the same bits).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn row_avx2(&self, row: &mut [f64], r: &mut [f64], tmp: &mut [f64], j: usize, h: usize) {
+        self.row(row, r, tmp, j, h)
+    }
+}
+
+/// The original's fractal sum of `octaves` gradient-noise octaves on an `h × w` field, and, when
+/// `ridge > 0`, its blend with the ridged sum (`z·(1 − ridge) + r·ridge`), before any
+/// normalisation: the bits of summing one octave field after another ([`fractal`]), computed a
+/// row at a time with every octave of both sums while the row is in cache (one output buffer,
+/// no field per octave).
+fn noise_field(h: usize, w: usize, p: &ProfileParams, seed: u64) -> Vec<f64> {
+    let noise = Noise {
+        plain: octaves(w, p.octaves, p.freq, seed, p.stretch, false),
+        ridged: (p.ridge > 0.0).then(|| octaves(w, p.octaves, p.freq, seed, p.stretch, true)),
+        ridge: p.ridge,
+    };
+    let mut out = zeroed_f64(h * w);
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = simd();
+    out.par_chunks_mut(w.max(1)).enumerate().for_each_init(
+        || (vec![0.0; w], vec![0.0; w]),
+        |(r, tmp), (j, row)| {
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the CPU supports AVX2 (checked above).
+                unsafe { noise.row_avx2(row, r, tmp, j, h) };
+                return;
+            }
+            noise.row(row, r, tmp, j, h);
+        },
+    );
+    out
+}
+
 /// Unit-normalise in place (the original's `_unit`: a flat field becomes zeros).
-fn unit(a: &mut Vec<f64>) {
-    let n = a.len();
-    *a = unit_normalise(&Grid::from_vec(n, 1, std::mem::take(a))).into_vec();
+fn unit(a: &mut [f64]) {
+    match bozkir_core::stats::finite_range(a, |_| false) {
+        Some((lo, hi)) if hi - lo > crate::sculpt::normalise::FLAT => {
+            let span = hi - lo;
+            a.par_iter_mut().for_each(|v| *v = (*v - lo) / span);
+        }
+        _ => a.par_iter_mut().for_each(|v| *v = 0.0),
+    }
 }
 
 /// The original's edge taper of an `n0 × n1` (rows × columns) field, row-major.
@@ -169,11 +298,7 @@ fn edge_taper(n0: usize, n1: usize, frac: f64) -> Vec<f64> {
 
 /// The noise a profile starts from, `n × n`, 0..1, before erosion (the original's `base_surface`).
 pub fn base_surface(n: usize, seed: u64, p: &ProfileParams) -> Vec<f64> {
-    let mut z = fractal(n, n, p.octaves, p.freq, seed, p.stretch, false);
-    if p.ridge > 0.0 {
-        let r = fractal(n, n, p.octaves, p.freq, seed, p.stretch, true);
-        z.par_iter_mut().zip(&r).for_each(|(z, &r)| *z = *z * (1.0 - p.ridge) + r * p.ridge);
-    }
+    let mut z = noise_field(n, n, p, seed);
     unit(&mut z);
     if p.dome > 0.0 {
         let band = CROP_MARGIN / (1.0 + 2.0 * CROP_MARGIN);
@@ -1047,10 +1172,9 @@ pub fn generate_with(
     let k = (big - n) / 2;
     progress.report("base surface", 0, 1);
     let z0 = base_surface(big, seed, p);
-    let zr: Vec<f64> = z0.iter().map(|z| z * p.relief).collect();
     // The walk's buffers on huge pages (fewer TLB misses on their random access; same values).
-    let mut filled = zeroed_f64(zr.len());
-    filled.copy_from_slice(&zr);
+    let mut filled = zeroed_f64(z0.len());
+    filled.par_iter_mut().zip(&z0).for_each(|(f, z)| *f = z * p.relief);
     let filled = Grid::from_vec(big, big, fill_with(filled, big, kernels)?);
     progress.step("erosion");
     // The tapered uplift map is built once: the kernels borrow it, the walk takes it back.
@@ -1066,10 +1190,8 @@ pub fn generate_with(
     progress.step("fill");
     let h = fill_with(h, big, kernels)?;
     let crop = |a: &[f64]| {
-        let mut out = Vec::with_capacity(n * n);
-        for r in k..k + n {
-            out.extend_from_slice(&a[r * big + k..r * big + k + n]);
-        }
+        let mut out = zeroed_f64(n * n);
+        out.par_chunks_mut(n).enumerate().for_each(|(r, row)| row.copy_from_slice(&a[(k + r) * big + k..][..n]));
         unit(&mut out);
         Grid::from_vec(n, n, out)
     };
@@ -1502,10 +1624,6 @@ mod tests {
         }
     }
 
-    /// The trees walked in parallel give the sequential stack walk's bits: every profile (base
-    /// surfaces of their own shape, iterations cut to keep the test short), odd sizes and
-    /// rectangles, pits (no fill between iterations), uplift and creep on and off, 1, 2 and 5
-    /// threads.
     /// Set while a test runs the portable loops in place of their AVX2 builds.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(super) static PORTABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -1528,6 +1646,39 @@ mod tests {
         }
     }
 
+    /// The noise computed a row at a time with every octave gives the bits of the original's
+    /// octave fields summed one after another (and blended with the ridged sum): every profile
+    /// (ridged and not, stretched and not), odd and rectangular sizes, the AVX2 and portable
+    /// builds, 1 and 3 threads.
+    #[test]
+    fn noise_rows_equal_the_summed_octave_fields() {
+        for (k, name) in super::super::table::profile_names().iter().enumerate() {
+            let p = super::super::table::profile(name).unwrap().params;
+            let (h, w) = [(37, 37), (29, 44), (64, 51)][k % 3];
+            let seed = 3 + k as u64;
+            let mut want = fractal(h, w, p.octaves, p.freq, seed, p.stretch, false);
+            if p.ridge > 0.0 {
+                let r = fractal(h, w, p.octaves, p.freq, seed, p.stretch, true);
+                want.iter_mut().zip(&r).for_each(|(z, &r)| *z = *z * (1.0 - p.ridge) + r * p.ridge);
+            }
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            for (threads, portable) in [(1, false), (3, false), (3, true)] {
+                PORTABLE.store(portable, std::sync::atomic::Ordering::Relaxed);
+                let got = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| noise_field(h, w, &p, seed));
+                PORTABLE.store(false, std::sync::atomic::Ordering::Relaxed);
+                assert_eq!(bits(&got), bits(&want), "{name} {h}×{w}, {threads} threads, portable {portable}");
+            }
+        }
+    }
+
+    /// The trees walked in parallel give the sequential stack walk's bits: every profile (base
+    /// surfaces of their own shape, iterations cut to keep the test short), odd sizes and
+    /// rectangles, pits (no fill between iterations), uplift and creep on and off, 1, 2 and 5
+    /// threads.
     #[test]
     fn parallel_trees_equal_the_sequential_walk_bit_for_bit() {
         for (k, name) in super::super::table::profile_names().iter().enumerate() {

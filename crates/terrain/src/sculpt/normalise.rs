@@ -8,7 +8,7 @@ use bozkir_core::Grid;
 use rayon::prelude::*;
 
 /// Spread below which a grid counts as flat.
-const FLAT: f64 = 1e-12;
+pub(crate) const FLAT: f64 = 1e-12;
 
 /// `grid` rescaled onto `[0, 1]`; all zeros when flat or without finite values.
 pub fn unit_normalise(grid: &Grid<f64>) -> Grid<f64> {
