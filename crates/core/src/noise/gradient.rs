@@ -32,7 +32,7 @@ pub fn fade(t: f64) -> f64 {
 
 /// Dot product of corner `(ix, iy)`'s gradient with the offset `(ox, oy)` to the sample.
 #[inline(always)]
-fn corner(ix: u32, iy: u32, seed: u32, ox: f64, oy: f64) -> f64 {
+pub(crate) fn corner(ix: u32, iy: u32, seed: u32, ox: f64, oy: f64) -> f64 {
     let g = (hash_u32(ix, iy, seed) & 7) as usize;
     GX[g] * ox + GY[g] * oy
 }

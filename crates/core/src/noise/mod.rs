@@ -10,13 +10,16 @@
 //!
 //! Nothing here runs threads. [`fill_grid`] samples a function over a [`Grid`] on one thread;
 //! callers that want parallelism (the terrain crate, with rayon) sample rows themselves — each
-//! value depends only on its coordinates, so any split gives the same bits.
+//! value depends only on its coordinates, so any split gives the same bits. [`FbmRow`] and
+//! [`RidgedRow`] ([`rows`]) evaluate fBM and ridged noise a row at a time with the per-column
+//! terms computed once, the per-point functions' bits.
 
 pub mod cellular;
 pub mod fbm;
 pub mod gradient;
 pub mod noise3;
 pub mod ridged;
+pub mod rows;
 pub mod value;
 pub mod warp;
 
@@ -25,6 +28,7 @@ pub use fbm::{fbm, fbm01, octave_seed, FbmParams};
 pub use gradient::{fade, gradient, gradient01, GX, GY};
 pub use noise3::{fbm3, gradient3, value3, G3};
 pub use ridged::{ridged, ridged_octave_seed, RidgedParams};
+pub use rows::{FbmRow, RidgedRow};
 pub use value::{value_noise_at, value_noise_sum};
 pub use warp::{warp_point, warped_fbm, WarpParams};
 

@@ -3,10 +3,10 @@
 use super::{StageCtx, StageOp};
 use crate::error::{choice, count, range, terrain, ParamError, StageError};
 use crate::state::State;
-use bozkir_core::noise::{fbm01, ridged, FbmParams, RidgedParams};
+use bozkir_core::noise::{FbmParams, FbmRow, RidgedParams, RidgedRow};
 use bozkir_terrain::profiles::{generate, profile};
 use bozkir_terrain::sculpt::mask::smoothstep;
-use bozkir_terrain::sculpt::sample::sample_window;
+use rayon::prelude::*;
 use serde::Deserialize;
 
 /// `profile`: the original bozkir generator for a named profile (replaces the height).
@@ -58,6 +58,12 @@ impl StageOp for ProfileStage {
         state.masks.insert("sediment".into(), t.sediment.with_cell_size(dx, dy));
         Ok(())
     }
+}
+
+/// The rows a `noise` stage samples.
+enum Rows {
+    Fbm(FbmRow),
+    Ridged(RidgedRow),
 }
 
 /// `noise`: fBM or ridged noise, shaped by a power, combined with the height.
@@ -121,7 +127,7 @@ impl StageOp for NoiseStage {
     }
     fn apply(&self, ctx: &StageCtx, state: &mut State) -> Result<(), StageError> {
         let seed = ctx.seed32();
-        let (w, h) = (state.height.width(), state.height.height());
+        let w = state.height.width();
         let [ww, wh] = state.world_size();
         let extent = (ww as f64 * state.height.dx).max(wh as f64 * state.height.dy);
         let f = self.frequency / extent;
@@ -133,19 +139,49 @@ impl StageOp for NoiseStage {
             seed: seed ^ 0x9E37,
             ..FbmParams::default()
         };
-        let ridged_kind = self.kind == "ridged";
         let (a, e, mf, lo, hi) = (self.amplitude, self.exponent, self.mask_frequency, self.mask_lo, self.mask_hi);
-        let n = sample_window(w, h, state.origin, state.height.dx, state.height.dy, |x, y| {
-            let v = if ridged_kind { ridged(&rp, x, y) } else { fbm01(&fb, x, y) };
-            let m = if mf > 0.0 { smoothstep(lo, hi, fbm01(&mask, x, y)) } else { 1.0 };
-            libm::pow(v.clamp(0.0, 1.0), e) * a * m
-        });
-        let out = state.height.data_mut();
-        match self.mode.as_str() {
-            "set" => out.copy_from_slice(n.data()),
-            "max" => out.iter_mut().zip(n.data()).for_each(|(o, v)| *o = o.max(*v)),
-            _ => out.iter_mut().zip(n.data()).for_each(|(o, v)| *o += v),
+        if w == 0 {
+            return Ok(());
         }
+        // The noise a row at a time on the window's columns (the per-point functions' bits,
+        // sampled at the cell origins as `sample_window` does), combined into the height as it
+        // goes.
+        let [ox, oy] = state.origin;
+        let (dx, dy) = (state.height.dx, state.height.dy);
+        let xs: Vec<f64> = (0..w).map(|i| (ox + i) as f64 * dx).collect();
+        let source = if self.kind == "ridged" {
+            Rows::Ridged(RidgedRow::new(&rp, &xs))
+        } else {
+            Rows::Fbm(FbmRow::new(&fb, &xs))
+        };
+        let mask_rows = (mf > 0.0).then(|| FbmRow::new(&mask, &xs));
+        let mode = self.mode.as_str();
+        state.height.data_mut().par_chunks_mut(w).enumerate().for_each_init(
+            || (vec![0.0; w], vec![0.0; w]),
+            |(v, m), (j, out)| {
+                let y = (oy + j) as f64 * dy;
+                match &source {
+                    // fbm01: fbm·0.5 + 0.5.
+                    Rows::Fbm(r) => {
+                        r.row(y, v);
+                        v.iter_mut().for_each(|v| *v = *v * 0.5 + 0.5);
+                    }
+                    Rows::Ridged(r) => r.row(y, v),
+                }
+                if let Some(r) = &mask_rows {
+                    r.row(y, m);
+                }
+                for (i, o) in out.iter_mut().enumerate() {
+                    let k = if mask_rows.is_some() { smoothstep(lo, hi, m[i] * 0.5 + 0.5) } else { 1.0 };
+                    let n = libm::pow(v[i].clamp(0.0, 1.0), e) * a * k;
+                    *o = match mode {
+                        "set" => n,
+                        "max" => o.max(n),
+                        _ => *o + n,
+                    };
+                }
+            },
+        );
         Ok(())
     }
 }
