@@ -74,15 +74,7 @@ fn simd() -> bool {
 #[cfg(test)]
 /// One octave of the original's gradient noise, `f` lattice cells across, values about 0..1.
 fn gradient_octave(h: usize, w: usize, f: f64, s: u32, stretch: f64) -> Vec<f64> {
-    let fs = f * stretch;
-    let xs: Vec<(f64, u32, f64)> = (0..w)
-        .map(|i| {
-            let x = (i as f64 * fs) / w as f64;
-            let x0 = x.floor();
-            let fx = x - x0;
-            (fx, x0 as i64 as u32, quintic(fx))
-        })
-        .collect();
+    let xs = columns(w, f * stretch);
     let mut out = vec![0.0; h * w];
     #[cfg(target_arch = "x86_64")]
     let avx2 = simd();
@@ -168,6 +160,19 @@ struct Octave {
     s: u32,
 }
 
+/// Each of `w` columns' (fraction, lattice x, fade) at `fs` lattice cells across, as the
+/// original computes `x = i·fs/w`.
+fn columns(w: usize, fs: f64) -> Vec<(f64, u32, f64)> {
+    (0..w)
+        .map(|i| {
+            let x = (i as f64 * fs) / w as f64;
+            let x0 = x.floor();
+            let fx = x - x0;
+            (fx, x0 as i64 as u32, quintic(fx))
+        })
+        .collect()
+}
+
 /// The octaves of the original's fractal sum on `w` columns, and the sum of their weights.
 fn octaves(w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64, ridged: bool) -> (Vec<Octave>, f64) {
     let (mut amp, mut f, mut norm) = (1.0f64, freq, 0.0f64);
@@ -178,16 +183,7 @@ fn octaves(w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64, ridged: b
         } else {
             seed.wrapping_mul(1013).wrapping_add(k)
         };
-        let fs = f * stretch;
-        let xs = (0..w)
-            .map(|i| {
-                let x = (i as f64 * fs) / w as f64;
-                let x0 = x.floor();
-                let fx = x - x0;
-                (fx, x0 as i64 as u32, quintic(fx))
-            })
-            .collect();
-        out.push(Octave { xs, f, amp, s: s as u32 });
+        out.push(Octave { xs: columns(w, f * stretch), f, amp, s: s as u32 });
         norm += amp;
         amp *= 0.5;
         f *= 2.0;
