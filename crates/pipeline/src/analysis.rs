@@ -12,7 +12,7 @@
 //! slope, TPI and sky view are `NaN` (class 0 in the landform map), and the statistics count
 //! only the valid cells.
 
-use crate::folder::{mask, mask_code, rgb_grid, run_jobs, Folder, Job, Placement};
+use crate::folder::{mask, mask_code, rgb_grid, Folder, Job, Placement};
 use crate::Result;
 use bozkir_core::{Grid, NoProgress, Observer, Progress};
 use bozkir_io::{Crs, Encoding};
@@ -709,15 +709,10 @@ pub fn stats(a: &Analysis) -> Stats {
     Stats { channel_share, slope_median_deg, slope_max_deg, outlet_share, void_share }
 }
 
-/// Writes the analysis maps of `h` that `a` holds into `f` (the outputs asked for): drainage,
-/// accumulation, streams, D8 codes, slope, TPI, landform, watersheds, sky view and the shaded
-/// preview, each file encoded on its own thread. Voids are `NaN` in the TIFFs and 0 in the
-/// 8-bit maps.
-pub fn write_maps(f: &mut Folder, h: &Grid<f64>, a: &Analysis) -> Result<()> {
-    run_jobs(map_jobs(f, h, a)?)
-}
-
-/// [`write_maps`] as jobs to run later (with others, in parallel: [`run_jobs`]).
+/// The jobs that write the analysis maps of `h` that `a` holds into `f` (the outputs asked
+/// for): drainage, accumulation, streams, D8 codes, slope, TPI, landform, watersheds, sky view
+/// and the shaded preview, to run with the command's other files ([`crate::folder::run_jobs`]). Voids are
+/// `NaN` in the TIFFs and 0 in the 8-bit maps.
 pub(crate) fn map_jobs<'a>(f: &mut Folder, h: &'a Grid<f64>, a: &'a Analysis) -> Result<Vec<Job<'a>>> {
     let o = a.outputs;
     let mut jobs: Vec<Job> = Vec::new();

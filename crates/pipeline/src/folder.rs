@@ -251,12 +251,8 @@ pub(crate) fn height_jobs<'a>(
     Ok(((lo, hi), jobs))
 }
 
-/// A unit-range layer (sediment, wear) as an 8-bit mask scaled by its maximum.
-pub fn write_unit_mask(f: &mut Folder, name: &str, role: &str, g: &Grid<f64>) -> Result<()> {
-    run_jobs(vec![unit_mask_job(f, name, role, g)])
-}
-
-/// [`write_unit_mask`] as a job to run later.
+/// A unit-range layer (sediment, wear) as an 8-bit mask scaled by its maximum, as a job to run
+/// with the command's other files ([`run_jobs`]).
 pub(crate) fn unit_mask_job<'a>(f: &mut Folder, name: &str, role: &str, g: &'a Grid<f64>) -> Job<'a> {
     let path = f.file(name, role, Encoding::Png8);
     Box::new(move || {

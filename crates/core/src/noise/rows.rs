@@ -127,6 +127,13 @@ impl FbmRow {
         self.row_portable(y, out);
     }
 
+    /// `out[i] = fbm01(p, xs[i], y)`: [`FbmRow::row`] mapped to `[0, 1]` as
+    /// [`fbm01`](fn@super::fbm01) does (`v·0.5 + 0.5`).
+    pub fn row01(&self, y: f64, out: &mut [f64]) {
+        self.row(y, out);
+        out.iter_mut().for_each(|v| *v = *v * 0.5 + 0.5);
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn row_avx2(&self, y: f64, out: &mut [f64]) {
@@ -228,7 +235,7 @@ impl RidgedRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::noise::{fbm, ridged};
+    use crate::noise::{fbm, fbm01, ridged};
     use crate::rng::Rng;
 
     /// Every value of a row has the per-point function's bits: random parameters (octaves 0–9,
@@ -264,6 +271,10 @@ mod tests {
                 fr.row(y, &mut out);
                 for (v, &x) in out.iter().zip(&xs) {
                     assert_eq!(v.to_bits(), fbm(&fp, x, y).to_bits(), "fbm case {case} at ({x}, {y})");
+                }
+                fr.row01(y, &mut out);
+                for (v, &x) in out.iter().zip(&xs) {
+                    assert_eq!(v.to_bits(), fbm01(&fp, x, y).to_bits(), "fbm01 case {case} at ({x}, {y})");
                 }
                 rr.row(y, &mut out);
                 for (v, &x) in out.iter().zip(&xs) {

@@ -155,30 +155,25 @@ impl StageOp for NoiseStage {
             Rows::Fbm(FbmRow::new(&fb, &xs))
         };
         let mask_rows = (mf > 0.0).then(|| FbmRow::new(&mask, &xs));
-        let mode = self.mode.as_str();
+        let combine: fn(f64, f64) -> f64 = match self.mode.as_str() {
+            "set" => |_, n| n,
+            "max" => f64::max,
+            _ => |o, n| o + n,
+        };
         state.height.data_mut().par_chunks_mut(w).enumerate().for_each_init(
             || (vec![0.0; w], vec![0.0; w]),
             |(v, m), (j, out)| {
                 let y = (oy + j) as f64 * dy;
                 match &source {
-                    // fbm01: fbm·0.5 + 0.5.
-                    Rows::Fbm(r) => {
-                        r.row(y, v);
-                        v.iter_mut().for_each(|v| *v = *v * 0.5 + 0.5);
-                    }
+                    Rows::Fbm(r) => r.row01(y, v),
                     Rows::Ridged(r) => r.row(y, v),
                 }
                 if let Some(r) = &mask_rows {
-                    r.row(y, m);
+                    r.row01(y, m);
                 }
                 for (i, o) in out.iter_mut().enumerate() {
-                    let k = if mask_rows.is_some() { smoothstep(lo, hi, m[i] * 0.5 + 0.5) } else { 1.0 };
-                    let n = libm::pow(v[i].clamp(0.0, 1.0), e) * a * k;
-                    *o = match mode {
-                        "set" => n,
-                        "max" => o.max(n),
-                        _ => *o + n,
-                    };
+                    let k = if mask_rows.is_some() { smoothstep(lo, hi, m[i]) } else { 1.0 };
+                    *o = combine(*o, libm::pow(v[i].clamp(0.0, 1.0), e) * a * k);
                 }
             },
         );

@@ -128,12 +128,8 @@ fn fractal(h: usize, w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64,
     let mut out = vec![0.0; h * w];
     let (mut amp, mut f, mut norm) = (1.0f64, freq, 0.0f64);
     for k in 0..octaves.max(1) as u64 {
-        let s = if ridged {
-            seed.wrapping_mul(1013).wrapping_add(7919).wrapping_add(k)
-        } else {
-            seed.wrapping_mul(1013).wrapping_add(k)
-        };
-        let v = gradient_octave(h, w, f, s as u32, stretch);
+        let s = octave_seed_of(seed, k, ridged);
+        let v = gradient_octave(h, w, f, s, stretch);
         if ridged {
             out.par_iter_mut().zip(&v).for_each(|(o, &v)| {
                 let n = 1.0 - (2.0 * v - 1.0).abs();
@@ -160,6 +156,17 @@ struct Octave {
     s: u32,
 }
 
+/// The hash seed of octave `k` (`bozkir_core::noise::{octave_seed, ridged_octave_seed}` of the
+/// seed's low 32 bits: the original's `seed·1013 (+ 7919) + k` in 64 bits, truncated).
+fn octave_seed_of(seed: u64, k: u64, ridged: bool) -> u32 {
+    let (seed, k) = (seed as u32, k as u32);
+    if ridged {
+        bozkir_core::noise::ridged_octave_seed(seed, k)
+    } else {
+        bozkir_core::noise::octave_seed(seed, k)
+    }
+}
+
 /// Each of `w` columns' (fraction, lattice x, fade) at `fs` lattice cells across, as the
 /// original computes `x = i·fs/w`.
 fn columns(w: usize, fs: f64) -> Vec<(f64, u32, f64)> {
@@ -178,12 +185,8 @@ fn octaves(w: usize, octaves: u32, freq: f64, seed: u64, stretch: f64, ridged: b
     let (mut amp, mut f, mut norm) = (1.0f64, freq, 0.0f64);
     let mut out = Vec::new();
     for k in 0..octaves.max(1) as u64 {
-        let s = if ridged {
-            seed.wrapping_mul(1013).wrapping_add(7919).wrapping_add(k)
-        } else {
-            seed.wrapping_mul(1013).wrapping_add(k)
-        };
-        out.push(Octave { xs: columns(w, f * stretch), f, amp, s: s as u32 });
+        let s = octave_seed_of(seed, k, ridged);
+        out.push(Octave { xs: columns(w, f * stretch), f, amp, s });
         norm += amp;
         amp *= 0.5;
         f *= 2.0;
@@ -278,13 +281,7 @@ fn noise_field(h: usize, w: usize, p: &ProfileParams, seed: u64) -> Vec<f64> {
 
 /// Unit-normalise in place (the original's `_unit`: a flat field becomes zeros).
 fn unit(a: &mut [f64]) {
-    match bozkir_core::stats::finite_range(a, |_| false) {
-        Some((lo, hi)) if hi - lo > crate::sculpt::normalise::FLAT => {
-            let span = hi - lo;
-            a.par_iter_mut().for_each(|v| *v = (*v - lo) / span);
-        }
-        _ => a.par_iter_mut().for_each(|v| *v = 0.0),
-    }
+    crate::sculpt::normalise::unit_normalise_in_place(a)
 }
 
 /// The original's edge taper of an `n0 × n1` (rows × columns) field, row-major.

@@ -8,19 +8,24 @@ use bozkir_core::Grid;
 use rayon::prelude::*;
 
 /// Spread below which a grid counts as flat.
-pub(crate) const FLAT: f64 = 1e-12;
+const FLAT: f64 = 1e-12;
 
 /// `grid` rescaled onto `[0, 1]`; all zeros when flat or without finite values.
 pub fn unit_normalise(grid: &Grid<f64>) -> Grid<f64> {
     let mut out = grid.clone();
-    match grid.min_max() {
+    unit_normalise_in_place(out.data_mut());
+    out
+}
+
+/// [`unit_normalise`] of the values of `a`, in place (in parallel; the same values).
+pub fn unit_normalise_in_place(a: &mut [f64]) {
+    match bozkir_core::stats::finite_range(a, |_| false) {
         Some((lo, hi)) if hi - lo > FLAT => {
             let span = hi - lo;
-            out.data_mut().par_iter_mut().for_each(|v| *v = (*v - lo) / span);
+            a.par_iter_mut().for_each(|v| *v = (*v - lo) / span);
         }
-        _ => out.data_mut().iter_mut().for_each(|v| *v = 0.0),
+        _ => a.par_iter_mut().for_each(|v| *v = 0.0),
     }
-    out
 }
 
 #[cfg(test)]
