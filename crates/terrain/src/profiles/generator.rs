@@ -332,21 +332,12 @@ fn key_value(k: u128) -> f64 {
 /// pops), so their loads overlap the current cell's work. A hint only: no effect on values.
 #[inline(always)]
 fn prefetch_around(g: &[f64], done: &[bool], k: usize, n1: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        for r in [k.wrapping_sub(n1), k, k + n1] {
-            if r < g.len() {
-                // SAFETY: prefetching is a hint; the addresses are within the slices.
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(g.as_ptr().add(r).cast());
-                    _mm_prefetch::<_MM_HINT_T0>(done.as_ptr().add(r).cast());
-                }
-            }
+    for r in [k.wrapping_sub(n1), k, k + n1] {
+        if r < g.len() {
+            hint(g.as_ptr(), r);
+            hint(done.as_ptr(), r);
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (g, done, k, n1);
 }
 
 /// A monotone priority queue for the fill: a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990)
@@ -659,16 +650,12 @@ const STEP: [f64; 9] = [
     1.0,
 ];
 
-/// `x` over the step's length in direction `d`: `x / √2` on a diagonal, `x` itself along a row or
-/// column (`x / 1.0` is `x` exactly, so the division is skipped, not changed).
+/// `x` over the step's length in direction `d`: `x / √2` on a diagonal, `x / 1.0` (which is `x`
+/// exactly) along a row or column. Always a division, so the walks do not branch on the
+/// direction (a branch there is mispredicted about as often as it is taken).
 #[inline(always)]
 fn per_step(x: f64, d: usize) -> f64 {
-    // The diagonals of NB: 0, 2, 5 and 7.
-    if (0xA5u32 >> d) & 1 == 1 {
-        x / std::f64::consts::SQRT_2
-    } else {
-        x
-    }
+    x / STEP[d]
 }
 
 /// Steepest-descent receivers as direction codes, the original's order and tie-break:
@@ -817,6 +804,9 @@ fn grow_trees(outlets: &[u32], masks: &[u8], off: &[isize; 8], order: &mut Vec<u
         let mut k = order.len();
         order.push(o);
         while k < order.len() {
+            if let Some(&a) = order.get(k + AHEAD) {
+                hint(masks.as_ptr(), a as usize);
+            }
             let c = order[k] as usize;
             let mut m = masks[c];
             while m != 0 {
@@ -979,6 +969,24 @@ fn erode_walk(
     (flat, sediment)
 }
 
+/// How many cells of the walk order ahead the walks ask the cache for the fields of the cell
+/// they will reach (the order jumps about the grid, so the hardware's prefetchers cannot guess
+/// it). 128 was the best of 8, 16, 32, 64 and 128 for alpine 1024² on 2 cores
+/// (docs/benchmarks.md).
+const AHEAD: usize = 128;
+
+/// Ask the cache for element `i` of the array at `p` (a hint only: no effect on values).
+#[inline(always)]
+fn hint<T>(p: *const T, i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint and never faults; `i` is a cell of the grid.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.wrapping_add(i).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, i);
+}
+
 /// What the walks of one iteration of [`erode_walk`] share: the drainage graph, the fields
 /// (each task reads and writes only its own trees' cells), and the incision's constants.
 struct Walk<'a> {
@@ -1013,13 +1021,22 @@ impl Walk<'_> {
         // SAFETY (all three walks): a cell, its receiver and its donors are cells of this
         // task's trees.
         // Drainage area in cells, exactly as integers, donors first.
-        for &c in order.iter().rev() {
+        for (k, &c) in order.iter().enumerate().rev() {
+            if let Some(&a) = k.checked_sub(AHEAD).map(|j| &order[j]) {
+                hint(self.cnt.ptr, a as usize);
+            }
             let c = c as usize;
             unsafe { self.cnt.set(c, donors_of(c, self.masks[c], &self.off).fold(1u32, |a, d| a + self.cnt.get(d))) };
         }
         // Uplift (interior cells), the height before incision, and implicit incision
         // receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
-        for &c in order.iter() {
+        for (k, &c) in order.iter().enumerate() {
+            if let Some(&a) = order.get(k + AHEAD) {
+                hint(self.h.ptr, a as usize);
+                hint(self.umap.as_ptr(), a as usize);
+                hint(self.cnt.ptr, a as usize);
+                hint(self.dir.as_ptr(), a as usize);
+            }
             let i = c as usize;
             let d = self.dir[i];
             unsafe {
@@ -1040,7 +1057,13 @@ impl Walk<'_> {
         // Sediment proxy: the eroded depth passed downstream, settling where the ground
         // flattens (the fraction 0.5·s0/(s0 + slope), s0 = 0.02, slope after incision).
         // Donors first; `pre` then holds each donor's remainder.
-        for &c in order.iter().rev() {
+        for (k, &c) in order.iter().enumerate().rev() {
+            if let Some(&a) = k.checked_sub(AHEAD).map(|j| &order[j]) {
+                hint(self.sed.ptr, a as usize);
+                hint(self.pre.ptr, a as usize);
+                hint(self.h.ptr, a as usize);
+                hint(self.masks.as_ptr(), a as usize);
+            }
             let i = c as usize;
             let d = (self.dir[i] & DIR) as usize;
             unsafe {
