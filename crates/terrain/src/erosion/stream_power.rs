@@ -89,7 +89,7 @@
 //!
 //! Heights must be finite; `NaN` cells are not supported (they would become pits).
 
-use bozkir_core::memory::{zeroed_f64, zeroed_u32, zeroed_u64};
+use bozkir_core::memory::{prefetch_at, zeroed_f64, zeroed_u32, zeroed_u64};
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
 
@@ -433,7 +433,12 @@ impl StreamPowerEroder {
         let (raised, ()) = rayon::join(
             || {
                 let mut raised = 0u64;
-                for &pr in pairs {
+                for (k, &pr) in pairs.iter().enumerate() {
+                    if let Some(&a) = pairs.get(k + AHEAD) {
+                        let (a, _) = unpair(a);
+                        prefetch_at(h.as_ptr(), a);
+                        prefetch_at(work.as_ptr(), a);
+                    }
                     let (i, r) = unpair(pr);
                     if r == i {
                         continue;
@@ -548,10 +553,20 @@ fn sediment_shares(
     );
 }
 
+/// How many pairs of the stack ahead the incision and the flux pass ask the cache for the
+/// cells they will reach (the stack jumps about the grid). A hint only: no value changes.
+const AHEAD: usize = 64;
+
 /// Donors first (reverse stack order): `qs_r += qs_i − qs_i·settle_i`; then (parallel) each cell
 /// keeps `qs·settle` in its sediment record.
 fn sediment_flux(pairs: &[u64], qs: &mut [f64], settle: &[f64], sediment: &mut [f64]) {
-    for &pr in pairs.iter().rev() {
+    for (k, &pr) in pairs.iter().enumerate().rev() {
+        if let Some(&a) = k.checked_sub(AHEAD).map(|j| &pairs[j]) {
+            let (a, b) = unpair(a);
+            prefetch_at(qs.as_ptr(), a);
+            prefetch_at(settle.as_ptr(), a);
+            prefetch_at(qs.as_ptr(), b);
+        }
         let (i, r) = unpair(pr);
         if r != i {
             let q = qs[i];

@@ -26,7 +26,7 @@
 use super::table::ProfileParams;
 use crate::sculpt::dome::edge_taper as taper_grid;
 use crate::sculpt::terrace::terrace_value;
-use bozkir_core::memory::{zeroed_f64, zeroed_u32, zeroed_u8};
+use bozkir_core::memory::{prefetch_at, zeroed_f64, zeroed_u32, zeroed_u8};
 use bozkir_core::{hash_u32, Grid, Observer, Progress};
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -334,8 +334,8 @@ fn key_value(k: u128) -> f64 {
 fn prefetch_around(g: &[f64], done: &[bool], k: usize, n1: usize) {
     for r in [k.wrapping_sub(n1), k, k + n1] {
         if r < g.len() {
-            hint(g.as_ptr(), r);
-            hint(done.as_ptr(), r);
+            prefetch_at(g.as_ptr(), r);
+            prefetch_at(done.as_ptr(), r);
         }
     }
 }
@@ -805,7 +805,7 @@ fn grow_trees(outlets: &[u32], masks: &[u8], off: &[isize; 8], order: &mut Vec<u
         order.push(o);
         while k < order.len() {
             if let Some(&a) = order.get(k + AHEAD) {
-                hint(masks.as_ptr(), a as usize);
+                prefetch_at(masks.as_ptr(), a as usize);
             }
             let c = order[k] as usize;
             let mut m = masks[c];
@@ -975,18 +975,6 @@ fn erode_walk(
 /// (docs/benchmarks.md).
 const AHEAD: usize = 128;
 
-/// Ask the cache for element `i` of the array at `p` (a hint only: no effect on values).
-#[inline(always)]
-fn hint<T>(p: *const T, i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint and never faults; `i` is a cell of the grid.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.wrapping_add(i).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (p, i);
-}
-
 /// What the walks of one iteration of [`erode_walk`] share: the drainage graph, the fields
 /// (each task reads and writes only its own trees' cells), and the incision's constants.
 struct Walk<'a> {
@@ -1023,7 +1011,7 @@ impl Walk<'_> {
         // Drainage area in cells, exactly as integers, donors first.
         for (k, &c) in order.iter().enumerate().rev() {
             if let Some(&a) = k.checked_sub(AHEAD).map(|j| &order[j]) {
-                hint(self.cnt.ptr, a as usize);
+                prefetch_at(self.cnt.ptr, a as usize);
             }
             let c = c as usize;
             unsafe { self.cnt.set(c, donors_of(c, self.masks[c], &self.off).fold(1u32, |a, d| a + self.cnt.get(d))) };
@@ -1032,10 +1020,10 @@ impl Walk<'_> {
         // receivers first: h ← (h + F h_r)/(1 + F), F = K dt √A / dist.
         for (k, &c) in order.iter().enumerate() {
             if let Some(&a) = order.get(k + AHEAD) {
-                hint(self.h.ptr, a as usize);
-                hint(self.umap.as_ptr(), a as usize);
-                hint(self.cnt.ptr, a as usize);
-                hint(self.dir.as_ptr(), a as usize);
+                prefetch_at(self.h.ptr, a as usize);
+                prefetch_at(self.umap.as_ptr(), a as usize);
+                prefetch_at(self.cnt.ptr, a as usize);
+                prefetch_at(self.dir.as_ptr(), a as usize);
             }
             let i = c as usize;
             let d = self.dir[i];
@@ -1059,10 +1047,10 @@ impl Walk<'_> {
         // Donors first; `pre` then holds each donor's remainder.
         for (k, &c) in order.iter().enumerate().rev() {
             if let Some(&a) = k.checked_sub(AHEAD).map(|j| &order[j]) {
-                hint(self.sed.ptr, a as usize);
-                hint(self.pre.ptr, a as usize);
-                hint(self.h.ptr, a as usize);
-                hint(self.masks.as_ptr(), a as usize);
+                prefetch_at(self.sed.ptr, a as usize);
+                prefetch_at(self.pre.ptr, a as usize);
+                prefetch_at(self.h.ptr, a as usize);
+                prefetch_at(self.masks.as_ptr(), a as usize);
             }
             let i = c as usize;
             let d = (self.dir[i] & DIR) as usize;
