@@ -555,7 +555,7 @@ fn sediment_shares(
 
 /// How many pairs of the stack ahead the incision and the flux pass ask the cache for the
 /// cells they will reach (the stack jumps about the grid). A hint only: no value changes.
-const AHEAD: usize = 64;
+const AHEAD: usize = 128;
 
 /// Donors first (reverse stack order): `qs_r += qs_i − qs_i·settle_i`; then (parallel) each cell
 /// keeps `qs·settle` in its sediment record.
