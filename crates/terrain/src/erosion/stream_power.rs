@@ -87,13 +87,17 @@
 //! peeled beside the per-cell sediment shares; with diffusion, the flux pass runs beside
 //! diffusion, the limiter and the next routing. The outcome is that of the sequence above.
 //!
+//! The peel keeps each cell's receiver and drainage count on one 8-byte record and its
+//! in-degree in a byte, so the walk down the drainage trees reads one cache line of records per
+//! cell instead of three arrays' (`flow_graph::d8_peel_walk`).
+//!
 //! Heights must be finite; `NaN` cells are not supported (they would become pits).
 
-use bozkir_core::memory::{prefetch_at, zeroed_f64, zeroed_u32, zeroed_u64};
+use bozkir_core::memory::{prefetch_at, zeroed_f64, zeroed_u32, zeroed_u64, zeroed_u8};
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
 
-use crate::hydrology::flow_graph::{self, d8_fill_receivers, peel_prepare, peel_walk_pairs_and_count, D8Dist};
+use crate::hydrology::flow_graph::{self, d8_fill_receivers, d8_peel_prepare, d8_peel_walk, D8Dist};
 use crate::hydrology::priority_flood;
 
 /// Settling-slope scale `s0` of the sediment proxy (m/m): `settle = 0.5·s0/(s0 + S)`.
@@ -397,7 +401,7 @@ impl StreamPowerEroder {
         let a_floor = p.area_floor.unwrap_or(0.0);
         let m = p.m;
         let umap = p.uplift_map.as_ref().map(|u| u.data());
-        let (rcv, count) = (&cur.receivers, &cur.count);
+        let (rcv, records) = (&cur.receivers, &cur.records);
         let dist = D8Dist::new(w, dx, dy);
         h.par_chunks_mut(w).zip(work.par_chunks_mut(w)).zip(scratch.par_chunks_mut(w)).enumerate().for_each(
             |(y, ((hrow, grow), brow))| {
@@ -405,12 +409,13 @@ impl StreamPowerEroder {
                 let interior_row = y > 0 && y + 1 < ht;
                 for x in 0..w {
                     let i = row0 + x;
-                    if rcv[i] as usize == i {
+                    let (r, cells) = unpair(records[i]);
+                    if r == i {
                         grow[x] = 0.0;
                     } else {
-                        let a = (count[i] as f64 * cell_area).max(a_floor).min(cap);
+                        let a = (cells as f64 * cell_area).max(a_floor).min(cap);
                         let am = if m == 0.5 { a.sqrt() } else { libm::pow(a, m) };
-                        let d = dist.of(i, rcv[i] as usize);
+                        let d = dist.of(i, r);
                         grow[x] = d / (d + kdt * am);
                     }
                     if interior_row && x > 0 && x + 1 < w {
@@ -628,21 +633,25 @@ fn diffuse_and_limit(
 #[derive(Debug, Clone, Default)]
 struct Routing {
     receivers: Vec<u32>,
+    /// Per cell `receiver | count << 32`: the drainage count (cells, itself included) once the
+    /// stack is peeled (see `d8_peel_walk`).
+    records: Vec<u64>,
     pairs: Vec<u64>,
-    count: Vec<u32>,
-    /// The peel's scratch: in-degrees, then the leaves (their number in `leaves`).
-    indeg: Vec<u32>,
-    leaves: usize,
+    /// The peel's scratch: in-degrees, and the leaves (the first `nleaves`).
+    indeg: Vec<u8>,
+    leaves: Vec<u32>,
+    nleaves: usize,
 }
 
 impl Routing {
     fn new(n: usize) -> Self {
         Self {
             receivers: zeroed_u32(n),
+            records: zeroed_u64(n),
             pairs: zeroed_u64(n),
-            count: zeroed_u32(n),
-            indeg: zeroed_u32(2 * n),
-            leaves: 0,
+            indeg: zeroed_u8(n),
+            leaves: zeroed_u32(n),
+            nleaves: 0,
         }
     }
 
@@ -651,17 +660,16 @@ impl Routing {
         self.stack();
     }
 
-    /// The parallel half: D8 receivers of `h`, the counts' start (1 per cell), the
-    /// in-degrees and leaves of the stack's peel.
+    /// The parallel half: D8 receivers of `h`, the records (counts 1), the in-degrees and
+    /// leaves of the stack's peel.
     fn receivers_of(&mut self, h: &[f64], w: usize, ht: usize, dx: f64, dy: f64) {
         d8_fill_receivers(h, w, ht, dx, dy, &mut self.receivers);
-        self.count.par_iter_mut().for_each(|c| *c = 1);
-        self.leaves = peel_prepare(&self.receivers, Some(w), &mut self.indeg);
+        self.nleaves = d8_peel_prepare(&self.receivers, w, &mut self.records, &mut self.indeg, &mut self.leaves);
     }
 
-    /// The sequential half: stack pairs and drainage cell counts.
+    /// The sequential half: stack pairs and drainage counts.
     fn stack(&mut self) {
-        peel_walk_pairs_and_count(&self.receivers, &mut self.indeg, self.leaves, &mut self.count, &mut self.pairs);
+        d8_peel_walk(&mut self.records, &mut self.indeg, &self.leaves[..self.nleaves], &mut self.pairs);
     }
 }
 

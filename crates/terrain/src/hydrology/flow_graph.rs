@@ -273,7 +273,7 @@ fn peel<const COUNT: bool, S: StackSlot>(
 /// The peel's first half: in-degrees into `scratch[..n]` and the leaves (cells without donors) in
 /// increasing index into `scratch[n..]`; returns the number of leaves. `d8_width` as in
 /// [`build_stack_pairs_and_count_into`].
-pub(crate) fn peel_prepare(receivers: &[u32], d8_width: Option<usize>, scratch: &mut Vec<u32>) -> usize {
+fn peel_prepare(receivers: &[u32], d8_width: Option<usize>, scratch: &mut Vec<u32>) -> usize {
     let n = receivers.len();
     // Sized once (the erosion loop reuses it); only the counted in-degrees need zeros first: the
     // gather writes every in-degree, and leaves are written before they are read.
@@ -297,19 +297,6 @@ pub(crate) fn peel_prepare(receivers: &[u32], d8_width: Option<usize>, scratch: 
             nleaves
         }
     }
-}
-
-/// The peel's second half on [`peel_prepare`]'s scratch, writing stack pairs and accumulating
-/// `count` (see [`build_stack_pairs_and_count_into`]).
-pub(crate) fn peel_walk_pairs_and_count(
-    receivers: &[u32],
-    scratch: &mut [u32],
-    nleaves: usize,
-    count: &mut [u32],
-    pairs: &mut [u64],
-) {
-    assert_eq!(count.len(), receivers.len(), "build_stack: count length");
-    peel_walk::<true, u64>(receivers, scratch, nleaves, count, pairs);
 }
 
 /// Sequential: from each leaf in increasing index, walk down the receivers emitting cells while
@@ -352,60 +339,147 @@ fn peel_walk<const COUNT: bool, S: StackSlot>(
 /// receiver), rows in parallel, and the cells without donors in increasing index written to
 /// `leaves`; returns their number. The same values as counting `indeg[r] += 1` over the cells.
 fn d8_indegree_and_leaves(receivers: &[u32], w: usize, indeg: &mut [u32], leaves: &mut [u32]) -> usize {
-    let ht = receivers.len() / w;
-    const ROWS: usize = 16;
     let per_chunk: Vec<Vec<u32>> = indeg
-        .par_chunks_mut(w * ROWS)
+        .par_chunks_mut(w * GATHER_ROWS)
         .enumerate()
-        .map(|(c, chunk)| {
-            let mut found = Vec::new();
-            for (ry, row) in chunk.chunks_mut(w).enumerate() {
-                let y = c * ROWS + ry;
-                let row0 = y * w;
-                // Every cell, bounds-checked, on border rows; interior rows: the two end cells
-                // checked, the rest one direction at a time over the row (vectorises).
-                let checked = |x: usize| -> u32 {
-                    let i = row0 + x;
-                    let mut d = 0;
-                    for &(ox, oy) in &OFFSETS {
-                        let (nx, ny) = (x as isize + ox, y as isize + oy);
-                        if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < ht {
-                            d += (receivers[ny as usize * w + nx as usize] as usize == i) as u32;
-                        }
-                    }
-                    d
-                };
-                if y == 0 || y + 1 == ht || w < 3 {
-                    for (x, d) in row.iter_mut().enumerate() {
-                        *d = checked(x);
-                    }
-                } else {
-                    row[0] = checked(0);
-                    row[w - 1] = checked(w - 1);
-                    let m = w - 2;
-                    let inner = &mut row[1..w - 1];
-                    inner.fill(0);
-                    for &(ox, oy) in &OFFSETS {
-                        let start = ((row0 + 1) as isize + oy * w as isize + ox) as usize;
-                        let nb = &receivers[start..start + m];
-                        let first = (row0 + 1) as u32;
-                        for (x, (d, &r)) in inner.iter_mut().zip(nb).enumerate() {
-                            *d += (r == first + x as u32) as u32;
-                        }
-                    }
-                }
-                let base = found.len();
-                found.resize(base + w, 0);
-                let mut k = base;
-                for (x, &d) in row.iter().enumerate() {
-                    found[k] = (row0 + x) as u32;
-                    k += (d == 0) as usize;
-                }
-                found.truncate(k);
+        .map(|(c, chunk)| d8_gather_rows(receivers, w, c * GATHER_ROWS, chunk))
+        .collect();
+    concat_leaves(per_chunk, leaves)
+}
+
+/// The peel of the erosion loop, for the D8 `receivers` of a grid `w` cells wide, first half
+/// (rows in parallel): each cell's record `records[i] = receivers[i] | 1 << 32` (its receiver
+/// and a drainage count of 1; see [`d8_peel_walk`]), its in-degree (at most 8, so a byte) and
+/// the cells without donors in increasing index written to `leaves`; returns their number. The
+/// same in-degrees and leaves as [`d8_indegree_and_leaves`].
+pub(crate) fn d8_peel_prepare(
+    receivers: &[u32],
+    w: usize,
+    records: &mut [u64],
+    indeg: &mut [u8],
+    leaves: &mut [u32],
+) -> usize {
+    let n = receivers.len();
+    assert!(w > 0 && n.is_multiple_of(w), "d8_peel_prepare: {n} cells are not rows of {w}");
+    assert!(records.len() == n && indeg.len() == n && leaves.len() == n, "d8_peel_prepare: lengths");
+    let per_chunk: Vec<Vec<u32>> = indeg
+        .par_chunks_mut(w * GATHER_ROWS)
+        .zip(records.par_chunks_mut(w * GATHER_ROWS))
+        .enumerate()
+        .map(|(c, (chunk, rec))| {
+            let y0 = c * GATHER_ROWS;
+            for (r, &v) in rec.iter_mut().zip(&receivers[y0 * w..]) {
+                *r = v as u64 | 1 << 32;
             }
-            found
+            d8_gather_rows(receivers, w, y0, chunk)
         })
         .collect();
+    concat_leaves(per_chunk, leaves)
+}
+
+/// The peel of the erosion loop, second half (sequential): from each leaf in increasing index,
+/// walk down the receivers emitting cells while the next cell has just lost its last unemitted
+/// donor, as [`build_stack_pairs_and_count_into`] does: `pairs` gets the same pairs, and each
+/// record's upper half (see [`d8_peel_prepare`]) the same drainage count (`records[i] >> 32`).
+///
+/// Why records: the walk goes down drainage trees, about the grid, and at each cell reads its
+/// receiver and count and updates its receiver's count and in-degree. With the receiver and the
+/// count on one 8-byte record and the in-degrees in bytes, that is one cache line of records
+/// per cell instead of three arrays' (a 1024² peel took 6.1–6.8 ms against 9.3–10.1 ms with
+/// separate `u32` arrays, in the same process).
+pub(crate) fn d8_peel_walk(records: &mut [u64], indeg: &mut [u8], leaves: &[u32], pairs: &mut [u64]) {
+    const LOW: u64 = 0xFFFF_FFFF;
+    let n = records.len();
+    assert!(indeg.len() == n && pairs.len() == n, "d8_peel_walk: lengths");
+    let mut pos = n;
+    for &leaf in leaves {
+        let mut j = leaf as usize;
+        let mut rj = records[j];
+        loop {
+            pos -= 1;
+            let r = (rj & LOW) as usize;
+            pairs[pos] = j as u64 | (r as u64) << 32;
+            if r == j {
+                break;
+            }
+            // The receiver's count plus this cell's (counts never exceed the cell count, so
+            // the sum stays in the upper half).
+            let rr = records[r] + (rj & !LOW);
+            records[r] = rr;
+            indeg[r] -= 1;
+            if indeg[r] != 0 {
+                break;
+            }
+            j = r;
+            rj = rr;
+        }
+    }
+    assert_eq!(pos, 0, "build_stack: receivers contain a cycle");
+}
+
+/// Rows per parallel chunk of the in-degree gathers.
+const GATHER_ROWS: usize = 16;
+
+/// An in-degree: a `u32`, or a `u8` where only D8 donors count (at most 8).
+trait Degree: Copy + Default + PartialEq + std::ops::AddAssign + From<bool> {}
+impl Degree for u8 {}
+impl Degree for u32 {}
+
+/// The in-degrees of the rows `y0..` that `chunk` holds (whole rows of a grid `w` wide, D8
+/// `receivers`), and the cells among them without donors in increasing index.
+fn d8_gather_rows<D: Degree>(receivers: &[u32], w: usize, y0: usize, chunk: &mut [D]) -> Vec<u32> {
+    let ht = receivers.len() / w;
+    let mut found = Vec::new();
+    for (ry, row) in chunk.chunks_mut(w).enumerate() {
+        let y = y0 + ry;
+        let row0 = y * w;
+        // Every cell, bounds-checked, on border rows; interior rows: the two end cells
+        // checked, the rest one direction at a time over the row (vectorises).
+        let checked = |x: usize| -> D {
+            let i = row0 + x;
+            let mut d = D::default();
+            for &(ox, oy) in &OFFSETS {
+                let (nx, ny) = (x as isize + ox, y as isize + oy);
+                if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < ht {
+                    d += D::from(receivers[ny as usize * w + nx as usize] as usize == i);
+                }
+            }
+            d
+        };
+        if y == 0 || y + 1 == ht || w < 3 {
+            for (x, d) in row.iter_mut().enumerate() {
+                *d = checked(x);
+            }
+        } else {
+            row[0] = checked(0);
+            row[w - 1] = checked(w - 1);
+            let m = w - 2;
+            let inner = &mut row[1..w - 1];
+            inner.fill(D::default());
+            for &(ox, oy) in &OFFSETS {
+                let start = ((row0 + 1) as isize + oy * w as isize + ox) as usize;
+                let nb = &receivers[start..start + m];
+                let first = (row0 + 1) as u32;
+                for (x, (d, &r)) in inner.iter_mut().zip(nb).enumerate() {
+                    *d += D::from(r == first + x as u32);
+                }
+            }
+        }
+        let base = found.len();
+        found.resize(base + w, 0);
+        let mut k = base;
+        let zero = D::default();
+        for (x, &d) in row.iter().enumerate() {
+            found[k] = (row0 + x) as u32;
+            k += (d == zero) as usize;
+        }
+        found.truncate(k);
+    }
+    found
+}
+
+/// The chunks' leaves, in order, into `leaves`; returns their number.
+fn concat_leaves(per_chunk: Vec<Vec<u32>>, leaves: &mut [u32]) -> usize {
     let mut k = 0;
     for part in per_chunk {
         leaves[k..k + part.len()].copy_from_slice(&part);
@@ -703,6 +777,17 @@ mod tests {
             build_stack_pairs_and_count_into(&g.receivers, Some(w), &mut Vec::new(), &mut gathered.0, &mut gathered.1);
             build_stack_pairs_and_count_into(&g.receivers, None, &mut Vec::new(), &mut counted.0, &mut counted.1);
             assert_eq!(gathered, counted, "{w}x{h}");
+            // The erosion loop's peel on records: the same pairs and counts.
+            let n = w * h;
+            let (mut records, mut indeg, mut leaves, mut pairs) =
+                (vec![0u64; n], vec![0u8; n], vec![0u32; n], vec![0u64; n]);
+            let nleaves = d8_peel_prepare(&g.receivers, w, &mut records, &mut indeg, &mut leaves);
+            assert!(records.iter().zip(&g.receivers).all(|(&r, &v)| r == v as u64 | 1 << 32), "{w}x{h}");
+            d8_peel_walk(&mut records, &mut indeg, &leaves[..nleaves], &mut pairs);
+            assert_eq!(pairs, counted.1, "{w}x{h}");
+            let counts: Vec<u32> = records.iter().map(|&r| (r >> 32) as u32).collect();
+            assert_eq!(counts, counted.0, "{w}x{h}");
+            assert!(records.iter().zip(&g.receivers).all(|(&r, &v)| r as u32 == v), "{w}x{h}");
         }
     }
 
