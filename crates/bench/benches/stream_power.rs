@@ -144,11 +144,43 @@ fn benches(c: &mut Criterion, dem: &Grid<f64>) {
     grp.finish();
 }
 
+/// The machine's streaming bandwidth on all rayon threads: STREAM's copy and triad on three
+/// 64 MiB arrays, far beyond the caches. The roof that a step's bytes per cell are set against in
+/// docs/benchmarks.md. Bytes counted as STREAM counts them: 16 per element for copy, 24 for the
+/// triad (the read a write-allocate adds is not counted).
+fn memory_bandwidth(c: &mut Criterion) {
+    use rayon::prelude::*;
+    const M: usize = 8 << 20;
+    const CHUNK: usize = 1 << 16;
+    let b: Vec<f64> = (0..M).map(|i| i as f64).collect();
+    let z = vec![0.5f64; M];
+    let mut a = vec![0.0f64; M];
+    let mut grp = c.benchmark_group("memory");
+    grp.sample_size(20);
+    grp.throughput(Throughput::Bytes(16 * M as u64));
+    grp.bench_function("copy", |bn| {
+        bn.iter(|| a.par_chunks_mut(CHUNK).zip(b.par_chunks(CHUNK)).for_each(|(x, y)| x.copy_from_slice(y)))
+    });
+    grp.throughput(Throughput::Bytes(24 * M as u64));
+    grp.bench_function("triad", |bn| {
+        bn.iter(|| {
+            a.par_chunks_mut(CHUNK).zip(b.par_chunks(CHUNK)).zip(z.par_chunks(CHUNK)).for_each(|((x, y), z)| {
+                for ((x, &y), &z) in x.iter_mut().zip(y).zip(z) {
+                    *x = y + 3.0 * z;
+                }
+            })
+        })
+    });
+    grp.finish();
+    black_box(&a);
+}
+
 fn main() {
     let (dem, source) = input_dem();
     println!("input DEM {N}x{N} at {DX} m: {source}");
     side_by_side(&dem);
     let mut c = Criterion::default().configure_from_args();
     benches(&mut c, &dem);
+    memory_bandwidth(&mut c);
     c.final_summary();
 }
