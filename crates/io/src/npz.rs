@@ -156,14 +156,14 @@ fn axis(
     check_axis(path, "NPZ", name, degrees, &arrays[name].data, n, what).map(Some)
 }
 
-/// A DEM placed by 1-D coordinate arrays (see the module docs), or `None` when there are none.
-fn from_coordinates(
+/// The 1-D coordinate arrays that place a `w × h` DEM (see the module docs), checked against
+/// `dx`/`dy` when given, or `None` when there are none.
+fn coordinates(
     path: &Path,
     arrays: &BTreeMap<String, NpyArray>,
-    heights: bozkir_core::Grid<f64>,
+    (w, h): (usize, usize),
     (dx, dy): (Option<f64>, Option<f64>),
-) -> Result<Option<Dem>> {
-    let (w, h) = (heights.width(), heights.height());
+) -> Result<Option<(Axis, Axis)>> {
     let (ax, ay) = (axis(path, arrays, &X_NAMES, w, "columns")?, axis(path, arrays, &Y_NAMES, h, "rows")?);
     let (ax, ay) = match (ax, ay) {
         (None, None) => return Ok(None),
@@ -184,7 +184,7 @@ fn from_coordinates(
             }
         }
     }
-    place(path, "NPZ", heights, &ax, &ay, None).map(Some)
+    Ok(Some((ax, ay)))
 }
 
 /// Read a DEM from an NPZ archive (see the module documentation for the entries used).
@@ -211,8 +211,8 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
 
     let dx = spacing(path, &arrays, "dx")?;
     let dy = spacing(path, &arrays, "dy")?;
-    if let Some(dem) = from_coordinates(path, &arrays, heights.clone(), (dx, dy))? {
-        return Ok(dem);
+    if let Some((ax, ay)) = coordinates(path, &arrays, (width, height), (dx, dy))? {
+        return place(path, "NPZ", heights, &ax, &ay, None);
     }
     let bounds = ["xmin", "xmax", "ymin", "ymax"].map(|k| scalar(&arrays, k));
     let (sx, sy) = (dx.unwrap_or(1.0), dy.or(dx).unwrap_or(1.0));

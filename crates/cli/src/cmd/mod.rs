@@ -133,9 +133,10 @@ pub fn load_dem(path: &Path, voids: Voids) -> Result<(Grid<f64>, String, Placeme
     let (w, h) = (dem.heights.width(), dem.heights.height());
     let n_voids = bozkir_terrain::voids::count_voids(&dem.heights);
     if voids != Voids::Crop {
+        let placement = Placement { georef: dem.output_georef(), crop_offset: None };
         let share = 100.0 * n_voids as f64 / (w * h).max(1) as f64;
         let (grid, note) = match voids {
-            _ if n_voids == 0 => (dem.heights.clone(), String::new()),
+            _ if n_voids == 0 => (dem.heights, String::new()),
             Voids::Fill => {
                 let filled = bozkir_terrain::voids::fill_voids(&dem.heights)
                     .ok_or_else(|| anyhow::anyhow!("{}: no valid height (every cell is no data)", path.display()))?;
@@ -145,10 +146,9 @@ pub fn load_dem(path: &Path, voids: Voids) -> Result<(Grid<f64>, String, Placeme
                 if n_voids == w * h {
                     bail!("{}: no valid height (every cell is no data)", path.display());
                 }
-                (dem.heights.clone(), format!("kept {n_voids} void cells ({share:.2} %) as no data"))
+                (dem.heights, format!("kept {n_voids} void cells ({share:.2} %) as no data"))
             }
         };
-        let placement = Placement { georef: dem.output_georef(), crop_offset: None };
         return Ok((grid, note, placement));
     }
     let (cropped, (c0, r0)) = dem.crop_valid_at()?;
