@@ -131,16 +131,18 @@ function compare(page, { mutate = null, png = false, views = VIEWS } = {}) {
 // Thresholds, from measurement (SwiftShader both ways, Chromium 156, 320 × 240; mean absolute
 // difference per channel R, G, B in levels of 255, share of pixels with a channel over 16 off):
 //   the port:            0.39–0.85, 0.29–0.66, 0.27–0.60; 0.6–1.5 % over 16 (over four views);
-//   no depth sort:       1.54–1.63, 1.10–1.21, 0.81–0.95; 0.9–1.7 %;
+//   no depth sort:       1.54–1.63, 1.10–1.21, 0.81–0.95; 0.9–1.7 %; in one CI run 1.12–1.18 in
+//                        red (the append order varies between runs);
 //   covariance swapped:  1.6–2.5 in red (measured against a stale WebGL2 order, before the
 //                        comparison waited for the sort worker; the port measured 0.6–2.7 then).
 // What remains for the port is the draw order (one global depth sort of every splat here,
 // per-tile orders in a topological tile order with merged groups in WebGL2: translucent splats
 // that overlap blend in another order) and a few pixels of the screen doors and far-field edge
-// (largest differences near 100 levels, on isolated pixels). A mean under 1.2 levels in every
-// channel separates the port from both wrong variants; the share over 16 levels does not (the
-// differences are spread thin), so it is held loosely, under 3 %, against gross failures.
-const MEAN_MAX = 1.2, OVER_MAX = 0.03;
+// (largest differences near 100 levels, on isolated pixels). A mean under 1.0 level in every
+// channel, midway between the port's 0.85 and the unsorted variant's lowest 1.12–1.18, separates
+// the port from both wrong variants; the share over 16 levels does not (the differences are
+// spread thin), so it is held loosely, under 3 %, against gross failures.
+const MEAN_MAX = 1.0, OVER_MAX = 0.03;
 const fails = (r) => r.mean.some((m) => m >= MEAN_MAX) || r.over >= OVER_MAX;
 
 test('WebGPU draws the WebGL2 picture on three fixed views of the default scene', async (t) => {
