@@ -398,7 +398,7 @@ pub(crate) fn d8_peel_walk(records: &mut [u64], indeg: &mut [u8], leaves: &[u32]
         loop {
             pos -= 1;
             let r = (rj & LOW) as usize;
-            pairs[pos] = j as u64 | (r as u64) << 32;
+            pairs[pos] = u64::make(j, r);
             if r == j {
                 break;
             }
