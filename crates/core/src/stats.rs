@@ -141,6 +141,19 @@ pub fn count_finite(data: &[f64]) -> usize {
     data.par_chunks(BLOCK).map(|c| c.iter().filter(|v| v.is_finite()).count()).sum()
 }
 
+/// Whether `data` holds a NaN (checked in parallel blocks, each a loop without early exit that
+/// the compiler vectorises: a parallel `any` over single values was ten times slower).
+///
+/// ```
+/// use bozkir_core::stats::any_nan;
+///
+/// assert!(!any_nan(&[1.0, f64::INFINITY, -0.0]));
+/// assert!(any_nan(&[1.0, 2.0, f64::NAN]));
+/// ```
+pub fn any_nan(data: &[f64]) -> bool {
+    data.par_chunks(BLOCK).any(|c| c.iter().fold(false, |a, v| a | v.is_nan()))
+}
+
 /// The value of rank `k` (from 0, ascending by [`f64::total_cmp`]) among the finite values of
 /// `data`: what sorting the finite values and taking element `k` gives, found without copying
 /// or reordering `data`. `None` when there are no more than `k` finite values.

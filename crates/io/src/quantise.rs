@@ -13,14 +13,14 @@ pub const Q16_MAX: f64 = 65535.0;
 
 /// Refuse a grid with NaN or infinite values, naming the first one.
 pub(crate) fn check_finite(path: &Path, grid: &Grid<f64>) -> Result<()> {
-    use rayon::prelude::*;
-    match grid.data().par_iter().position_first(|v| !v.is_finite()) {
-        None => Ok(()),
-        Some(i) => {
-            let count = grid.data().par_iter().filter(|v| !v.is_finite()).count();
-            Err(IoError::NanHeights { path: path.to_path_buf(), count, x: i % grid.width(), y: i / grid.width() })
-        }
+    // Counted in blocks (a loop the compiler vectorises); `position_first` over single values
+    // took 9-10 ms for 1024² cells where the count takes under 1 ms.
+    let count = grid.len() - bozkir_core::stats::count_finite(grid.data());
+    if count == 0 {
+        return Ok(());
     }
+    let i = grid.data().iter().position(|v| !v.is_finite()).unwrap_or(0);
+    Err(IoError::NanHeights { path: path.to_path_buf(), count, x: i % grid.width(), y: i / grid.width() })
 }
 
 /// Quantise `grid` to 16-bit codes over `[lo, hi]` (see the module documentation).
@@ -61,5 +61,21 @@ mod tests {
         let n = Grid::from_vec(2, 1, vec![0.0, f64::NAN]);
         let e = quantise_u16(p, &n, 0.0, 1.0).unwrap_err().to_string();
         assert!(e.contains("x.png") && e.contains("NaN") && e.contains("column 1"), "{e}");
+    }
+
+    #[test]
+    fn non_finite_heights_are_counted_and_the_first_named() {
+        // 300 × 200 cells (several of the count's blocks), three bad values, the first at
+        // column 7 of row 150, the others after it (one an infinity, one in the last cell).
+        let mut g = Grid::from_fn(300, 200, |x, y| (x + y) as f64);
+        g.data_mut()[150 * 300 + 7] = f64::NAN;
+        g.data_mut()[170 * 300 + 2] = f64::NEG_INFINITY;
+        g.data_mut()[300 * 200 - 1] = f64::NAN;
+        match check_finite(Path::new("y.png"), &g) {
+            Err(IoError::NanHeights { count, x, y, .. }) => assert_eq!((count, x, y), (3, 7, 150)),
+            other => panic!("{other:?}"),
+        }
+        g.data_mut().iter_mut().for_each(|v| *v = if v.is_finite() { *v } else { 0.0 });
+        assert!(check_finite(Path::new("y.png"), &g).is_ok());
     }
 }

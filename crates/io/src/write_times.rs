@@ -83,5 +83,5 @@ pub(crate) fn file_done(name: &str, opened: Instant) {
     });
     let prep = encode.saturating_duration_since(start).as_secs_f64();
     let enc = end.saturating_duration_since(encode).as_secs_f64();
-    eprintln!("write {name}: prepare {prep:.2} s, encode+write {enc:.2} s");
+    eprintln!("write {name}: prepare {:.1} ms, encode+write {:.1} ms", prep * 1e3, enc * 1e3);
 }

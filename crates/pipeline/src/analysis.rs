@@ -629,7 +629,7 @@ fn drainage(
 
 /// Which valid cells have a void (`NaN`) among their 8 neighbours; `None` without voids.
 fn void_neighbours(h: &Grid<f64>) -> Option<Vec<bool>> {
-    if !h.data().par_iter().any(|v| v.is_nan()) {
+    if !bozkir_core::stats::any_nan(h.data()) {
         return None;
     }
     let (w, ht) = (h.width() as isize, h.height() as isize);

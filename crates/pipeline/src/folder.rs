@@ -185,7 +185,11 @@ pub(crate) fn run_jobs(jobs: Vec<Job<'_>>) -> Result<()> {
     let timed = bozkir_io::write_times::enabled().then(|| (std::time::Instant::now(), jobs.len()));
     let results: Vec<Result<()>> = jobs.into_par_iter().map(bozkir_io::write_times::job).collect();
     if let Some((t0, n)) = timed {
-        eprintln!("write {n} jobs: {:.2} s on {} threads", t0.elapsed().as_secs_f64(), rayon::current_num_threads());
+        eprintln!(
+            "write {n} jobs: {:.1} ms on {} threads",
+            t0.elapsed().as_secs_f64() * 1e3,
+            rayon::current_num_threads()
+        );
     }
     results.into_iter().collect()
 }
@@ -227,7 +231,6 @@ pub(crate) fn height_jobs<'a>(
     role: &str,
     h: &'a Grid<f64>,
 ) -> Result<((f64, f64), Vec<Job<'a>>)> {
-    use rayon::prelude::*;
     use std::sync::Arc;
     let (lo, hi) = h.min_max().ok_or_else(|| PipelineError::Invalid("height field has no finite value".into()))?;
     let png = f.file(&format!("{stem}.png"), role, Encoding::Png16);
@@ -235,7 +238,7 @@ pub(crate) fn height_jobs<'a>(
     let r16 = f.file(&format!("{stem}.r16"), role, Encoding::R16);
     let tif = f.tiff_job_f64(&format!("{stem}.tif"), role, h);
     // Quantised once for the three 16-bit files (voids as the lowest code).
-    let codes = if h.data().par_iter().any(|v| v.is_nan()) {
+    let codes = if bozkir_core::stats::any_nan(h.data()) {
         bozkir_io::quantise_u16(&png, &h.map(|&v| if v.is_nan() { lo } else { v }), lo, hi)?
     } else {
         bozkir_io::quantise_u16(&png, h, lo, hi)?
