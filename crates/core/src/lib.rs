@@ -9,6 +9,7 @@ pub mod grid;
 pub mod hash;
 pub mod memory;
 pub mod progress;
+pub mod round;
 
 pub use grid::Grid;
 pub use hash::hash_u32;

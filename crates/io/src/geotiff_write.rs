@@ -316,7 +316,14 @@ fn encode_all(n: usize, f: impl Fn(usize) -> Vec<u8> + Sync) -> Vec<Vec<u8>> {
 fn encode_block(samples: &[f32], row: usize, opts: &TiffOptions) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(samples.len() * 4);
     match opts.predictor {
-        TiffPredictor::None => bytes.extend(samples.iter().flat_map(|v| v.to_le_bytes())),
+        TiffPredictor::None => {
+            // Into a sized buffer, four bytes a sample (a loop the compiler turns into wide
+            // copies; extending by a flat map pushed byte by byte, about 1 ns a byte).
+            bytes.resize(samples.len() * 4, 0);
+            for (b, v) in bytes.chunks_exact_mut(4).zip(samples) {
+                b.copy_from_slice(&v.to_le_bytes());
+            }
+        }
         TiffPredictor::FloatingPoint => {
             for r in samples.chunks(row) {
                 let start = bytes.len();

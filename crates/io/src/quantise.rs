@@ -38,7 +38,7 @@ pub fn quantise_u16(path: &Path, grid: &Grid<f64>, lo: f64, hi: f64) -> Result<V
     }
     let scale = Q16_MAX / range;
     use rayon::prelude::*;
-    Ok(grid.data().par_iter().map(|&v| ((v - lo) * scale).round().clamp(0.0, Q16_MAX) as u16).collect())
+    Ok(grid.data().par_iter().map(|&v| bozkir_core::round::round_u16((v - lo) * scale)).collect())
 }
 
 /// Inverse of [`quantise_u16`]: heights `lo + q / 65535 · (hi − lo)`, keeping the cell size.

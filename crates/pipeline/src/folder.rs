@@ -204,7 +204,7 @@ pub fn mask(g: &Grid<f64>, f: impl Fn(f64) -> f64 + Sync) -> Grid<u8> {
 /// The 8-bit code of a mask value: `v` clamped to 0..1, times 255, rounded.
 #[inline]
 pub(crate) fn mask_code(v: f64) -> u8 {
-    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+    bozkir_core::round::round_u8(v.clamp(0.0, 1.0) * 255.0)
 }
 
 /// `g` as float32 (rounded to nearest; NaN stays NaN), converted in parallel.

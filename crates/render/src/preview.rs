@@ -19,6 +19,7 @@
 use crate::hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
 use crate::ramp::Ramp;
 use crate::Rgb8Image;
+use bozkir_core::round::round_u8;
 use bozkir_core::stats::finite_range;
 use bozkir_core::Grid;
 use rayon::prelude::*;
@@ -147,7 +148,7 @@ pub fn shaded_relief_water(
                 let k = 1.0 - 0.5 * sa * (1.0 - a);
                 let c = water_colour(p.water, d);
                 for q in 0..3 {
-                    px[q] = (f64::from(c[q]) * k).round() as u8;
+                    px[q] = round_u8(f64::from(c[q]) * k);
                 }
                 continue;
             }
@@ -162,7 +163,7 @@ pub fn shaded_relief_water(
             let amb = 1.0 - sa * (1.0 - a);
             let k = (sun * amb).clamp(0.0, 1.0);
             for c in 0..3 {
-                px[c] = (albedo[c] as f64 * k).round() as u8;
+                px[c] = round_u8(albedo[c] as f64 * k);
             }
         }
     });

@@ -66,7 +66,7 @@ impl Ramp {
             let ((t0, c0), (t1, c1)) = (pair[0], pair[1]);
             if t <= t1 {
                 let f = if t1 > t0 { (t - t0) / (t1 - t0) } else { 1.0 };
-                let mix = |a: u8, b: u8| (a as f64 + f * (b as f64 - a as f64)).round().clamp(0.0, 255.0) as u8;
+                let mix = |a: u8, b: u8| bozkir_core::round::round_u8(a as f64 + f * (b as f64 - a as f64));
                 return [mix(c0[0], c1[0]), mix(c0[1], c1[1]), mix(c0[2], c1[2])];
             }
         }
