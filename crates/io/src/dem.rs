@@ -151,19 +151,49 @@ pub(crate) fn clean_heights(
     raw: impl Iterator<Item = (f64, bool)>,
     to_metres: f64,
 ) -> Result<Grid<f64>> {
-    let (lo, hi) = VALID_HEIGHT_RANGE;
     let mut valid = 0usize;
     let data: Vec<f64> = raw
         .map(|(v, is_nodata)| {
-            let m = v * to_metres;
-            if is_nodata || !m.is_finite() || m < lo || m > hi {
-                f64::NAN
-            } else {
-                valid += 1;
-                m
-            }
+            let m = clean_value(v, is_nodata, to_metres);
+            valid += usize::from(!m.is_nan());
+            m
         })
         .collect();
+    checked_grid(path, width, height, data, valid)
+}
+
+/// The height in metres of a raw sample, NaN where it is nodata, not finite or outside
+/// [`VALID_HEIGHT_RANGE`].
+#[inline(always)]
+fn clean_value(v: f64, is_nodata: bool, to_metres: f64) -> f64 {
+    let (lo, hi) = VALID_HEIGHT_RANGE;
+    let m = v * to_metres;
+    if is_nodata || !m.is_finite() || m < lo || m > hi {
+        f64::NAN
+    } else {
+        m
+    }
+}
+
+/// [`clean_heights`] of samples already decoded to `f64` (none of them nodata), cleaned in
+/// place: no second buffer of the grid's size.
+pub(crate) fn clean_heights_vec(
+    path: &Path,
+    width: usize,
+    height: usize,
+    mut data: Vec<f64>,
+    to_metres: f64,
+) -> Result<Grid<f64>> {
+    let mut valid = 0usize;
+    for v in &mut data {
+        *v = clean_value(*v, false, to_metres);
+        valid += usize::from(!v.is_nan());
+    }
+    checked_grid(path, width, height, data, valid)
+}
+
+/// `data` as a `width × height` grid, refused when it has another length or no valid cell.
+fn checked_grid(path: &Path, width: usize, height: usize, data: Vec<f64>, valid: usize) -> Result<Grid<f64>> {
     if data.len() != width * height {
         return Err(IoError::truncated(path, format!("{} samples decoded, {width}×{height} expected", data.len())));
     }
@@ -193,6 +223,26 @@ pub(crate) fn geographic_cell_size(path: &Path, sx: f64, sy: f64, lat: f64) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn heights_cleaned_in_place_match_the_streamed_cleaning() {
+        let p = Path::new("d.npz");
+        let raw = [12.5, f64::NAN, f64::INFINITY, -11_000.0, 9_000.0, 9_000.5, -11_000.5, -0.0, 3e8, 700.0];
+        for to_m in [1.0, 0.3048] {
+            let a = clean_heights(p, 5, 2, raw.iter().map(|&v| (v, false)), to_m).unwrap();
+            let b = clean_heights_vec(p, 5, 2, raw.to_vec(), to_m).unwrap();
+            let bits = |g: &Grid<f64>| g.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "to_metres {to_m}");
+        }
+        // NaN where out of range or not finite, the rest kept.
+        let b = clean_heights_vec(p, 5, 2, raw.to_vec(), 1.0).unwrap();
+        let kept: Vec<bool> = b.data().iter().map(|v| !v.is_nan()).collect();
+        assert_eq!(kept, [true, false, false, true, true, false, false, true, false, true]);
+        // Refused: the wrong length, and nothing valid.
+        assert!(clean_heights_vec(p, 4, 2, raw.to_vec(), 1.0).is_err());
+        let e = clean_heights_vec(p, 2, 1, vec![f64::NAN, 1e9], 1.0).unwrap_err();
+        assert!(matches!(e, IoError::AllNodata { cells: 2, .. }), "{e}");
+    }
 
     #[test]
     fn wgs84_metres_per_degree_matches_known_values() {

@@ -30,7 +30,7 @@
 //! [`crate::dem::VALID_HEIGHT_RANGE`] become NaN.
 
 use crate::coords::{check_axis, place, Axis};
-use crate::dem::{clean_heights, geographic_cell_size, CrsKind, Dem};
+use crate::dem::{clean_heights_vec, geographic_cell_size, CrsKind, Dem};
 use crate::error::{IoError, Result};
 use crate::fsio::open_with_magic;
 use crate::limits::{check_raster_size, MAX_NPY_BYTES};
@@ -190,7 +190,7 @@ fn coordinates(
 /// Read a DEM from an NPZ archive (see the module documentation for the entries used).
 pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
     let path = path.as_ref();
-    let arrays = read_npz(path)?;
+    let mut arrays = read_npz(path)?;
     if arrays.is_empty() {
         return Err(IoError::Empty { path: path.to_path_buf(), what: "NPZ without .npy entries".into() });
     }
@@ -204,10 +204,12 @@ pub fn read_npz_dem(path: impl AsRef<Path>) -> Result<Dem> {
             let names: Vec<&str> = arrays.keys().map(String::as_str).collect();
             IoError::missing(path, format!("2-D elevation array (entries: {})", names.join(", ")))
         })?;
-    let elev = &arrays[key];
+    let key = key.clone();
+    let elev = arrays.get_mut(&key).expect("a key of the archive");
     let (h, w) = (elev.shape[0], elev.shape[1]);
     let (width, height) = check_raster_size(path, w as u64, h as u64)?;
-    let heights = clean_heights(path, width, height, elev.data.iter().map(|&v| (v, false)), 1.0)?;
+    // The elevations are moved out (the coordinates and spacings are other entries).
+    let heights = clean_heights_vec(path, width, height, std::mem::take(&mut elev.data), 1.0)?;
 
     let dx = spacing(path, &arrays, "dx")?;
     let dy = spacing(path, &arrays, "dy")?;
