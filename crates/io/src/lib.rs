@@ -21,6 +21,7 @@
 
 mod coords;
 pub mod crop;
+mod deflate_rle;
 pub mod dem;
 pub mod error;
 pub mod export;

@@ -7,8 +7,8 @@
 //! [`strip_rows`] rows (about [`STRIP_BYTES`] filtered bytes; the number depends on the row
 //! length only, never on the thread count), so the file's bytes are the same on any machine and
 //! thread count. Each strip is one IDAT chunk holding its rows with PNG filter Sub, compressed by
-//! `flate2` (raw Deflate at its fastest level, a compressor of its own per strip) and ended with
-//! a sync flush (an empty stored block), so the strip ends on a byte boundary and the next
+//! [`crate::deflate_rle`] (runs and literals under dynamic Huffman codes, a compressor of its own
+//! per strip) and ended with a sync flush (an empty stored block), so the strip ends on a byte boundary and the next
 //! strip's blocks follow it byte for byte: the way parallel gzip tools join their pieces. The
 //! first strip's chunk starts with the zlib header; the last IDAT holds the final empty block and
 //! the Adler-32 of all the filtered bytes, combined from the strips' own checksums.
@@ -112,19 +112,7 @@ fn strip(
         // multiple of 31).
         out.extend_from_slice(&[0x78, 0x01]);
     }
-    let mut z = flate2::Compress::new(flate2::Compression::fast(), false);
-    loop {
-        if out.capacity() - out.len() < 1024 {
-            out.reserve(out.capacity().max(4096));
-        }
-        let done = z.total_in() as usize;
-        z.compress_vec(&filtered[done..], &mut out, flate2::FlushCompress::Sync)
-            .map_err(|e| std::io::Error::other(format!("PNG strip compression: {e}")))?;
-        // Finished when every byte went in and the flush left room unused.
-        if z.total_in() as usize == filtered_len && out.len() < out.capacity() {
-            break;
-        }
-    }
+    crate::deflate_rle::compress(&filtered, &mut out);
     end_chunk(&mut out);
     Ok(Strip { chunk: out, adler, len: filtered_len as u64 })
 }
@@ -301,8 +289,8 @@ mod tests {
             })
             .collect();
         let stored = encode(w, h, png::ColorType::Grayscale, 8, &noise);
-        // Noise does not compress: the fastest level codes it with a fixed code (about 5 % over
-        // the filtered rows with zlib-rs) rather than searching; bounded at 8 %.
+        // Noise does not compress: its literals take about 8 bits each under a dynamic code (a
+        // few hundred bytes of code tables per block over the filtered rows); bounded at 8 %.
         assert!(stored.len() <= (w + 1) * h * 108 / 100, "{}", stored.len());
         assert_eq!(decode(&stored).4, noise);
         let flat = encode(w, h, png::ColorType::Grayscale, 8, &vec![0; w * h]);
