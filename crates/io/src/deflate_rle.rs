@@ -64,11 +64,6 @@ impl<'a> Bits<'a> {
         Self { out, acc: 0, n: 0 }
     }
 
-    /// Room for `bytes` more bytes without reallocating.
-    fn reserve(&mut self, bytes: usize) {
-        self.out.reserve(bytes);
-    }
-
     /// Appends the low `n` bits of `v` (`n` ≤ 32).
     #[inline(always)]
     fn put(&mut self, v: u32, n: u32) {
@@ -76,10 +71,6 @@ impl<'a> Bits<'a> {
         self.acc |= u64::from(v) << self.n;
         self.n += n;
         if self.n >= 32 {
-            let len = self.out.len();
-            if self.out.capacity() - len < 4 {
-                self.out.reserve(4096);
-            }
             self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
             self.acc >>= 32;
             self.n -= 32;
@@ -315,14 +306,13 @@ fn block(toks: &[u16], mut lit: [u32; NLIT], bits: &mut Bits) {
         let e = (len - usize::from(LEN_BASE[lc])) as u32;
         table[len + 253] = (c | e << n, n + extra + 1);
     }
-    bits.reserve(toks.len() * 3 + 8);
+    // At most 21 bits a token: room for all of them at once.
+    bits.out.reserve(toks.len() * 3 + 8);
     for &t in toks {
         let (c, n) = table[usize::from(t) & 511];
         bits.put(c, n);
     }
-    let table = |s: usize| (lit_codes[s], u32::from(lit_lens[s]));
-    let (c, n) = table(END);
-    bits.put(c, n);
+    bits.put(lit_codes[END], u32::from(lit_lens[END]));
 }
 
 #[cfg(test)]
