@@ -12,6 +12,7 @@ pub mod param;
 pub mod points;
 pub mod profiles;
 pub mod sculpt;
+mod simd;
 pub mod voids;
 
 pub use param::ParamError;

@@ -80,7 +80,9 @@
 //! count, incision, sediment flux, limiter fix) are sequential in the stack order of
 //! [`flow_graph`], which is a function of the receivers only. The drainage area is an exact
 //! integer count, so it does not depend on any order. `A^m` is `sqrt` (correctly rounded) when `m = 0.5`
-//! and `libm::pow` otherwise. The result is bit-identical for any rayon thread count.
+//! and `libm::pow` otherwise. The result is bit-identical for any rayon thread count. The per-cell passes
+//! (routing, factors, shares) also run as AVX2 builds where the CPU has them, with the same bits
+//! (`crate::simd`; a test compares them with the portable loops).
 //!
 //! Passes that touch disjoint arrays overlap: without diffusion, a step's sediment flux pass runs
 //! beside the next step's incision (or when the output is taken), and the next routing's stack is
@@ -395,37 +397,32 @@ impl StreamPowerEroder {
         // 2. Uplift, and G = 1/(1 + F) with F = K dt A^m / dist (pure per cell; borders untouched);
         //    computed as G = dist/(dist + K dt A^m).
         //    The uplifted heights are also kept in `scratch` to measure the incision afterwards.
-        let kdt = p.k * p.dt;
-        let udt = p.uplift * p.dt;
-        let cap = p.area_cap.unwrap_or(f64::INFINITY);
-        let a_floor = p.area_floor.unwrap_or(0.0);
-        let m = p.m;
-        let umap = p.uplift_map.as_ref().map(|u| u.data());
         let (rcv, records) = (&cur.receivers, &cur.records);
         let dist = D8Dist::new(w, dx, dy);
+        let factors = Factors {
+            w,
+            ht,
+            kdt: p.k * p.dt,
+            udt: p.uplift * p.dt,
+            cap: p.area_cap.unwrap_or(f64::INFINITY),
+            a_floor: p.area_floor.unwrap_or(0.0),
+            m: p.m,
+            cell_area,
+            umap: p.uplift_map.as_ref().map(|u| u.data()),
+            dist,
+            records,
+        };
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = crate::simd::avx2();
         h.par_chunks_mut(w).zip(work.par_chunks_mut(w)).zip(scratch.par_chunks_mut(w)).enumerate().for_each(
             |(y, ((hrow, grow), brow))| {
-                let row0 = y * w;
-                let interior_row = y > 0 && y + 1 < ht;
-                for x in 0..w {
-                    let i = row0 + x;
-                    let (r, cells) = unpair(records[i]);
-                    if r == i {
-                        grow[x] = 0.0;
-                    } else {
-                        let a = (cells as f64 * cell_area).max(a_floor).min(cap);
-                        let am = if m == 0.5 { a.sqrt() } else { libm::pow(a, m) };
-                        let d = dist.of(i, r);
-                        grow[x] = d / (d + kdt * am);
-                    }
-                    if interior_row && x > 0 && x + 1 < w {
-                        hrow[x] += match umap {
-                            Some(u) => udt * u[i],
-                            None => udt,
-                        };
-                    }
-                    brow[x] = hrow[x];
+                #[cfg(target_arch = "x86_64")]
+                if avx2 {
+                    // SAFETY: the CPU has AVX2 (checked above).
+                    unsafe { factors.row_avx2(y, hrow, grow, brow) };
+                    return;
                 }
+                factors.row(y, hrow, grow, brow);
             },
         );
 
@@ -536,26 +533,138 @@ fn sediment_shares(
     settle: &mut [f64],
     w: usize,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = crate::simd::avx2();
     qs.par_chunks_mut(w).zip(eroded.par_chunks_mut(w)).zip(settle.par_chunks_mut(w)).enumerate().for_each(
         |(y, ((qrow, erow), srow))| {
-            let row0 = y * w;
-            for x in 0..w {
-                let i = row0 + x;
-                let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
-                qrow[x] = e;
-                erow[x] += e;
-                let r = rcv[i] as usize;
-                srow[x] = if r == i {
-                    1.0
-                } else {
-                    // 0.5·s0/(s0 + S) with S = max(h_i − h_r, 0)/dist, one division. (With the
-                    // guards on h_i > h_r, so the max matters only without them.)
-                    let d = dist.of(i, r);
-                    0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]).max(0.0))
-                };
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the CPU has AVX2 (checked above).
+                unsafe { shares_row_avx2(h, before, rcv, dist, y * w, qrow, erow, srow) };
+                return;
             }
+            shares_row(h, before, rcv, dist, y * w, qrow, erow, srow);
         },
     );
+}
+
+/// [`sediment_shares`] on the row starting at cell `row0`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn shares_row(
+    h: &[f64],
+    before: &[f64],
+    rcv: &[u32],
+    dist: D8Dist,
+    row0: usize,
+    qrow: &mut [f64],
+    erow: &mut [f64],
+    srow: &mut [f64],
+) {
+    for x in 0..qrow.len() {
+        let i = row0 + x;
+        let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
+        qrow[x] = e;
+        erow[x] += e;
+        let r = rcv[i] as usize;
+        srow[x] = if r == i {
+            1.0
+        } else {
+            // 0.5·s0/(s0 + S) with S = max(h_i − h_r, 0)/dist, one division. (With the
+            // guards on h_i > h_r, so the max matters only without them.)
+            let d = dist.of(i, r);
+            0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]).max(0.0))
+        };
+    }
+}
+
+/// [`shares_row`] compiled for AVX2 ([`crate::simd`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+#[allow(clippy::too_many_arguments)]
+fn shares_row_avx2(
+    h: &[f64],
+    before: &[f64],
+    rcv: &[u32],
+    dist: D8Dist,
+    row0: usize,
+    qrow: &mut [f64],
+    erow: &mut [f64],
+    srow: &mut [f64],
+) {
+    shares_row(h, before, rcv, dist, row0, qrow, erow, srow);
+}
+
+/// Step 2 of a step, a row at a time: uplift, and `G = dist/(dist + K·dt·A^m)` per cell.
+struct Factors<'a> {
+    w: usize,
+    ht: usize,
+    kdt: f64,
+    udt: f64,
+    cap: f64,
+    a_floor: f64,
+    m: f64,
+    cell_area: f64,
+    umap: Option<&'a [f64]>,
+    dist: D8Dist,
+    /// The routing's records (receiver, drainage count).
+    records: &'a [u64],
+}
+
+impl Factors<'_> {
+    /// Row `y`: `grow` gets G (0 at outlets), `hrow` the uplift (interior cells), `brow` the
+    /// uplifted heights.
+    #[inline(always)]
+    fn row(&self, y: usize, hrow: &mut [f64], grow: &mut [f64], brow: &mut [f64]) {
+        let Self { w, ht, kdt, udt, cap, a_floor, m, cell_area, umap, dist, records } = *self;
+        let row0 = y * w;
+        let rec = &records[row0..row0 + w];
+        // G, one loop per exponent rule so the square root's vectorises; outlets (their own
+        // receiver, distance 0) get 0 by a select after the same arithmetic as the others.
+        let g = |x: usize, p: u64, am: f64| {
+            let (r, i) = ((p & 0xFFFF_FFFF) as usize, row0 + x);
+            let d = dist.of(i, r);
+            let g = d / (d + kdt * am);
+            if r == i {
+                0.0
+            } else {
+                g
+            }
+        };
+        let area = |p: u64| ((p >> 32) as u32 as f64 * cell_area).max(a_floor).min(cap);
+        if m == 0.5 {
+            for (x, (o, &p)) in grow.iter_mut().zip(rec).enumerate() {
+                *o = g(x, p, area(p).sqrt());
+            }
+        } else {
+            for (x, (o, &p)) in grow.iter_mut().zip(rec).enumerate() {
+                *o = g(x, p, libm::pow(area(p), m));
+            }
+        }
+        if y > 0 && y + 1 < ht && w > 2 {
+            let inner = &mut hrow[1..w - 1];
+            match umap {
+                Some(u) => {
+                    for (v, &u) in inner.iter_mut().zip(&u[row0 + 1..row0 + w - 1]) {
+                        *v += udt * u;
+                    }
+                }
+                None => {
+                    for v in inner {
+                        *v += udt;
+                    }
+                }
+            }
+        }
+        brow.copy_from_slice(hrow);
+    }
+
+    /// [`Self::row`] compiled for AVX2 ([`crate::simd`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn row_avx2(&self, y: usize, hrow: &mut [f64], grow: &mut [f64], brow: &mut [f64]) {
+        self.row(y, hrow, grow, brow);
+    }
 }
 
 /// How many pairs of the stack ahead the incision and the flux pass ask the cache for the
@@ -989,6 +1098,37 @@ mod tests {
         assert_eq!(bits(&a.height), bits(&b.height));
         assert_eq!(bits(&a.eroded), bits(&b.eroded));
         assert_eq!(bits(&a.sediment), bits(&b.sediment));
+    }
+
+    /// The AVX2 builds of the per-cell passes (routing, factors, shares, the peel's gathers) give
+    /// the portable loops' bits: square-root and general `m`, an uplift map, area floor and cap,
+    /// with and without diffusion, a rectangle with unequal cells.
+    #[test]
+    fn simd_builds_equal_the_portable_loops() {
+        let z = noise(131, 97, 6, 400.0).with_cell_size(30.0, 25.0);
+        let umap = Grid::from_fn(131, 97, |x, y| 0.5 + hash_unit(x as u32, y as u32, 9));
+        let cases = [
+            StreamPowerParams { steps: 6, kappa: 0.0, uplift: 2e-3, ..Default::default() },
+            StreamPowerParams { steps: 6, kappa: 0.5, m: 0.45, ..Default::default() },
+            StreamPowerParams {
+                steps: 5,
+                kappa: 0.0,
+                uplift_map: Some(umap),
+                area_floor: Some(2000.0),
+                area_cap: Some(4.0e5),
+                ..Default::default()
+            },
+        ];
+        let bits = |g: &Grid<f64>| g.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for (k, p) in cases.iter().enumerate() {
+            let simd = stream_power(&z, p, &NoProgress);
+            crate::simd::PORTABLE.store(true, Ordering::Relaxed);
+            let portable = stream_power(&z, p, &NoProgress);
+            crate::simd::PORTABLE.store(false, Ordering::Relaxed);
+            assert_eq!(bits(&simd.height), bits(&portable.height), "case {k} height");
+            assert_eq!(bits(&simd.eroded), bits(&portable.eroded), "case {k} eroded");
+            assert_eq!(bits(&simd.sediment), bits(&portable.sediment), "case {k} sediment");
+        }
     }
 
     struct CancelAfter(AtomicU64, u64);

@@ -138,17 +138,65 @@ impl D8Dist {
 fn d8_fill_with(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mut [u32], dist: Option<&mut [f64]>) {
     let dd = (dx * dx + dy * dy).sqrt();
     let d = [dd, dy, dd, dx, dx, dd, dy, dd];
-    let inv = d.map(|v| 1.0 / v);
-    let off: [isize; 8] = OFFSETS.map(|(ox, oy)| oy * w as isize + ox);
-    // Rows in parallel (pure per cell). Within a row the 8 directions are swept one at a time over
-    // the whole row so the compare-and-select vectorises; the per-cell semantics are exactly "try
-    // the neighbours in OFFSETS order, replace only on a strictly larger slope".
+    let rows = D8Rows { z, w, ht, d, inv: d.map(|v| 1.0 / v), off: OFFSETS.map(|(ox, oy)| oy * w as isize + ox) };
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = crate::simd::avx2();
+    let run = |c: usize, rr: &mut [u32], dr: Option<&mut [f64]>| {
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: the CPU has AVX2 (checked above).
+            unsafe { rows.chunk_avx2(c, rr, dr) };
+            return;
+        }
+        rows.chunk(c, rr, dr);
+    };
+    match dist {
+        Some(dist) => receivers
+            .par_chunks_mut(w * D8Rows::ROWS)
+            .zip(dist.par_chunks_mut(w * D8Rows::ROWS))
+            .enumerate()
+            .for_each(|(c, (rr, dr))| run(c, rr, Some(dr))),
+        None => receivers.par_chunks_mut(w * D8Rows::ROWS).enumerate().for_each(|(c, rr)| run(c, rr, None)),
+    }
+}
+
+/// The D8 receivers of a grid, a chunk of rows at a time ([`d8_fill_with`]'s parallel work).
+struct D8Rows<'a> {
+    z: &'a [f64],
+    w: usize,
+    ht: usize,
+    /// The distance to each neighbour of [`OFFSETS`], its reciprocal and its index offset.
+    d: [f64; 8],
+    inv: [f64; 8],
+    off: [isize; 8],
+}
+
+impl D8Rows<'_> {
+    /// Rows per parallel chunk.
     const ROWS: usize = 8;
-    let rows = |c: usize, rr: &mut [u32], mut dr: Option<&mut [f64]>| {
-        let mut best = vec![0.0f64; w];
-        let mut bk = vec![0u64; w];
+
+    /// [`Self::chunk`] compiled for AVX2 (four cells a lane-wide step instead of two; the same
+    /// operations, so the same receivers: [`crate::simd`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn chunk_avx2(&self, c: usize, rr: &mut [u32], dr: Option<&mut [f64]>) {
+        self.chunk(c, rr, dr);
+    }
+
+    /// Receivers (and distances, when `dr` is given) of chunk `c`: the rows `c·ROWS..` that `rr`
+    /// holds. Within a row the 8 directions are swept one at a time over the whole row so the
+    /// compare-and-select vectorises; the per-cell semantics are exactly "try the neighbours in
+    /// OFFSETS order, replace only on a strictly larger slope".
+    #[inline(always)]
+    fn chunk(&self, c: usize, rr: &mut [u32], mut dr: Option<&mut [f64]>) {
+        let Self { z, w, ht, d, inv, off } = *self;
+        // Two buffers each for the best slope and its direction, read from one and written to
+        // the other in turn: a store of the selected value to the buffer read from becomes a
+        // masked store under AVX2, which is slow on some CPUs (AMD's Zen).
+        let (mut best_a, mut best_b) = (vec![0.0f64; w], vec![0.0f64; w]);
+        let (mut bk_a, mut bk_b) = (vec![0u64; w], vec![0u64; w]);
         for (ry, rrow) in rr.chunks_mut(w).enumerate() {
-            let y = c * ROWS + ry;
+            let y = c * Self::ROWS + ry;
             let row0 = y * w;
             let mut drow = dr.as_deref_mut().map(|d| &mut d[ry * w..(ry + 1) * w]);
             for (x, r) in rrow.iter_mut().enumerate() {
@@ -162,8 +210,8 @@ fn d8_fill_with(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mu
             }
             let m = w - 2;
             let hc = &z[row0 + 1..row0 + 1 + m];
-            let best = &mut best[..m];
-            let bk = &mut bk[..m];
+            let (mut best, mut best_next) = (&mut best_a[..m], &mut best_b[..m]);
+            let (mut bk, mut bk_next) = (&mut bk_a[..m], &mut bk_b[..m]);
             best.fill(-1.0);
             bk.fill(8);
             for k in 0..8 {
@@ -171,14 +219,17 @@ fn d8_fill_with(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mu
                 let hn = &z[start..start + m];
                 let ik = inv[k];
                 let kk = k as u64;
-                for (((b, kb), &hi), &hj) in best.iter_mut().zip(bk.iter_mut()).zip(hc).zip(hn) {
+                let next = best_next.iter_mut().zip(bk_next.iter_mut());
+                for ((((bn, kn), &b), &kb), (&hi, &hj)) in next.zip(best.iter()).zip(bk.iter()).zip(hc.iter().zip(hn)) {
                     let s = (hi - hj) * ik;
                     // Branch-free select (baseline SSE2 has no blend): all-ones mask when taken.
-                    let mask = ((hj < hi) & (s > *b)) as u64;
+                    let mask = ((hj < hi) & (s > b)) as u64;
                     let mask = mask.wrapping_neg();
-                    *b = f64::from_bits((s.to_bits() & mask) | (b.to_bits() & !mask));
-                    *kb = (kk & mask) | (*kb & !mask);
+                    *bn = f64::from_bits((s.to_bits() & mask) | (b.to_bits() & !mask));
+                    *kn = (kk & mask) | (kb & !mask);
                 }
+                std::mem::swap(&mut best, &mut best_next);
+                std::mem::swap(&mut bk, &mut bk_next);
             }
             for x in 0..m {
                 let k = bk[x] as usize;
@@ -191,14 +242,6 @@ fn d8_fill_with(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mu
                 }
             }
         }
-    };
-    match dist {
-        Some(dist) => receivers
-            .par_chunks_mut(w * ROWS)
-            .zip(dist.par_chunks_mut(w * ROWS))
-            .enumerate()
-            .for_each(|(c, (rr, dr))| rows(c, rr, Some(dr))),
-        None => receivers.par_chunks_mut(w * ROWS).enumerate().for_each(|(c, rr)| rows(c, rr, None)),
     }
 }
 
@@ -362,19 +405,39 @@ pub(crate) fn d8_peel_prepare(
     let n = receivers.len();
     assert!(w > 0 && n.is_multiple_of(w), "d8_peel_prepare: {n} cells are not rows of {w}");
     assert!(records.len() == n && indeg.len() == n && leaves.len() == n, "d8_peel_prepare: lengths");
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = crate::simd::avx2();
     let per_chunk: Vec<Vec<u32>> = indeg
         .par_chunks_mut(w * GATHER_ROWS)
         .zip(records.par_chunks_mut(w * GATHER_ROWS))
         .enumerate()
         .map(|(c, (chunk, rec))| {
-            let y0 = c * GATHER_ROWS;
-            for (r, &v) in rec.iter_mut().zip(&receivers[y0 * w..]) {
-                *r = v as u64 | 1 << 32;
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the CPU has AVX2 (checked above).
+                return unsafe { peel_prepare_rows_avx2(receivers, w, c * GATHER_ROWS, chunk, rec) };
             }
-            d8_gather_rows(receivers, w, y0, chunk)
+            peel_prepare_rows(receivers, w, c * GATHER_ROWS, chunk, rec)
         })
         .collect();
     concat_leaves(per_chunk, leaves)
+}
+
+/// [`d8_peel_prepare`]'s work on the rows `y0..` that `chunk` and `rec` hold: their records
+/// (receiver, count 1), in-degrees and leaves.
+#[inline(always)]
+fn peel_prepare_rows(receivers: &[u32], w: usize, y0: usize, chunk: &mut [u8], rec: &mut [u64]) -> Vec<u32> {
+    for (r, &v) in rec.iter_mut().zip(&receivers[y0 * w..]) {
+        *r = v as u64 | 1 << 32;
+    }
+    d8_gather_rows(receivers, w, y0, chunk)
+}
+
+/// [`peel_prepare_rows`] compiled for AVX2 ([`crate::simd`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn peel_prepare_rows_avx2(receivers: &[u32], w: usize, y0: usize, chunk: &mut [u8], rec: &mut [u64]) -> Vec<u32> {
+    peel_prepare_rows(receivers, w, y0, chunk, rec)
 }
 
 /// The peel of the erosion loop, second half (sequential): from each leaf in increasing index,
@@ -427,6 +490,7 @@ impl Degree for u32 {}
 
 /// The in-degrees of the rows `y0..` that `chunk` holds (whole rows of a grid `w` wide, D8
 /// `receivers`), and the cells among them without donors in increasing index.
+#[inline(always)]
 fn d8_gather_rows<D: Degree>(receivers: &[u32], w: usize, y0: usize, chunk: &mut [D]) -> Vec<u32> {
     let ht = receivers.len() / w;
     let mut found = Vec::new();

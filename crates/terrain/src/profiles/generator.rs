@@ -55,21 +55,9 @@ fn quintic(t: f64) -> f64 {
     t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
 }
 
-/// Whether the AVX2 builds of the hot loops run (x86-64 CPUs with AVX2, BMI1/2, LZCNT and
-/// POPCNT). They are the portable loops compiled for those instructions — the same operations in
-/// the same order, so the same bits; the tests turn them off to hold the portable code to that.
+/// Whether the AVX2 builds of the hot loops run (see [`crate::simd`]).
 #[cfg(target_arch = "x86_64")]
-fn simd() -> bool {
-    #[cfg(test)]
-    if tests::PORTABLE.load(std::sync::atomic::Ordering::Relaxed) {
-        return false;
-    }
-    std::is_x86_feature_detected!("avx2")
-        && std::is_x86_feature_detected!("bmi1")
-        && std::is_x86_feature_detected!("bmi2")
-        && std::is_x86_feature_detected!("lzcnt")
-        && std::is_x86_feature_detected!("popcnt")
-}
+use crate::simd::avx2 as simd;
 
 #[cfg(test)]
 /// One octave of the original's gradient noise, `f` lattice cells across, values about 0..1.
@@ -1629,9 +1617,7 @@ mod tests {
         }
     }
 
-    /// Set while a test runs the portable loops in place of their AVX2 builds.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(super) static PORTABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    use crate::simd::PORTABLE;
 
     /// The AVX2 builds of the noise, receivers, walks and creep give the portable code's bits:
     /// a profile generated both ways at two sizes (other tests may run either meanwhile; they
