@@ -171,6 +171,8 @@ impl Staging {
             return Err(e).with_context(|| format!("{}: cannot create a staging directory", tmp.display()));
         }
         l.push(Live { tmp: tmp.clone(), created: created.clone() });
+        // The staged files are synced together when published (`publish`), not one by one.
+        bozkir_io::defer_sync_under(&tmp);
         Ok(Self { dir: dir.to_path_buf(), tmp, created, keep_previous, files: Vec::new(), committed: false })
     }
 
@@ -205,6 +207,7 @@ impl Staging {
     pub fn commit(mut self) -> Result<Vec<PathBuf>> {
         let mut l = live();
         let files = publish(&self.dir, &self.tmp, self.keep_previous)?;
+        bozkir_io::end_deferred_sync(&self.tmp);
         l.retain(|x| x.tmp != self.tmp);
         self.committed = true;
         Ok(files.iter().map(|f| self.dir.join(f)).collect())
@@ -216,6 +219,7 @@ impl Drop for Staging {
         if !self.committed {
             let mut l = live();
             std::fs::remove_dir_all(&self.tmp).ok();
+            bozkir_io::end_deferred_sync(&self.tmp);
             for d in &self.created {
                 std::fs::remove_dir(d).ok();
             }
@@ -382,10 +386,7 @@ fn publish(dir: &Path, tmp: &Path, keep_previous: bool) -> Result<Vec<String>> {
     } else {
         previous.iter().flatten().filter(|f| !new.contains(f)).cloned().collect()
     };
-    for f in &files {
-        let p = tmp.join(f);
-        std::fs::File::open(&p).and_then(|h| h.sync_all()).with_context(|| format!("{}: cannot sync", p.display()))?;
-    }
+    sync_all(tmp, &files)?;
     let staging = tmp.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let journal =
         Journal { pid: std::process::id(), staging, files: files.clone(), stale: stale.clone(), keep_previous };
@@ -422,6 +423,28 @@ fn publish(dir: &Path, tmp: &Path, keep_previous: bool) -> Result<Vec<String>> {
     std::fs::remove_dir_all(tmp).ok();
     Ok(files)
 }
+
+/// Syncs the staged files `files` of `tmp` (their writes were not synced one by one:
+/// [`bozkir_io::defer_sync_under`]), several at once: each sync mostly waits on the disk, and
+/// the file system can commit several files' metadata together. The first error in `files`'
+/// order is returned.
+fn sync_all(tmp: &Path, files: &[String]) -> Result<()> {
+    let sync = |f: &String| {
+        let p = tmp.join(f);
+        std::fs::File::open(&p).and_then(|h| h.sync_all()).with_context(|| format!("{}: cannot sync", p.display()))
+    };
+    let threads = files.len().clamp(1, SYNC_THREADS);
+    let per = files.len().div_ceil(threads).max(1);
+    let results: Vec<Result<()>> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            files.chunks(per).map(|part| s.spawn(move || part.iter().map(sync).collect::<Vec<_>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a sync thread panicked")).collect()
+    });
+    results.into_iter().collect()
+}
+
+/// Most threads [`sync_all`] runs at once.
+const SYNC_THREADS: usize = 8;
 
 /// Renames staged file `f` into `dir`, first moving a file it replaces aside into
 /// `tmp/.bozkir-previous/`. Returns that backup and the folders created for the file.

@@ -2,16 +2,57 @@
 //!
 //! Writers never leave a partial file behind: they write to a temporary file in the same
 //! directory (`.<name>.<pid>.<n>.tmp`) and rename it over the target only when everything was
-//! written and flushed. On any error the temporary file is removed and an existing target is
-//! left untouched.
+//! written, flushed and synced. On any error the temporary file is removed and an existing
+//! target is left untouched. A folder whose files are synced together later (a command's staging
+//! folder, synced as a whole when it is published) can waive the per-file sync
+//! ([`defer_sync_under`]).
 
 use crate::error::{IoError, Result};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Folders whose files [`write_atomic`] does not sync: see [`defer_sync_under`].
+static DEFERRED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// From now on, files that [`write_atomic`] writes under `dir` are not synced one by one: their
+/// writeback is started (Linux) and the caller promises to sync them all itself before it relies
+/// on them (a staging folder synced as a whole when it is published, the syncs then in parallel
+/// and the writeback mostly done). Until [`end_deferred_sync`] with the same `dir`.
+pub fn defer_sync_under(dir: &Path) {
+    DEFERRED.lock().unwrap_or_else(|e| e.into_inner()).push(dir.to_path_buf());
+}
+
+/// Ends one [`defer_sync_under`] of `dir`.
+pub fn end_deferred_sync(dir: &Path) {
+    let mut d = DEFERRED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = d.iter().position(|x| x == dir) {
+        d.remove(k);
+    }
+}
+
+fn sync_deferred(path: &Path) -> bool {
+    DEFERRED.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|d| path.starts_with(d))
+}
+
+/// Starts writing `file`'s dirty pages back without waiting (a hint: errors are left to the
+/// later sync, which reports them).
+fn start_writeback(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on an open descriptor; it reads no memory of ours.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
 
 /// The temporary sibling of `path` used while writing it.
 fn temp_path(path: &Path) -> PathBuf {
@@ -25,7 +66,8 @@ fn temp_path(path: &Path) -> PathBuf {
 }
 
 /// Write `path` atomically: `write` fills a temporary sibling through a buffer of `capacity`
-/// bytes, which is flushed, synced and renamed over `path` when `write` succeeded. On any
+/// bytes, which is flushed, synced (unless under a folder of [`defer_sync_under`]) and renamed
+/// over `path` when `write` succeeded. On any
 /// failure the temporary file is removed, an existing `path` is left untouched, and the error
 /// (of `write`, or of the create, flush, sync or rename) is returned as is.
 ///
@@ -43,7 +85,11 @@ where
     let mut w = BufWriter::with_capacity(capacity, file);
     let result = write(&mut w).and_then(|()| {
         let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_data()?;
+        if sync_deferred(path) {
+            start_writeback(&file);
+        } else {
+            file.sync_data()?;
+        }
         drop(file);
         std::fs::rename(&tmp, path)
     });
@@ -112,6 +158,23 @@ pub(crate) fn write_all(path: &Path, w: &mut impl Write, bytes: &[u8]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deferred_folders_skip_the_sync_only_beneath_them_and_until_ended() {
+        let dir = std::env::temp_dir().join(format!("bozkir-fsio-defer-{}", std::process::id()));
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        defer_sync_under(&a);
+        assert!(sync_deferred(&a.join("x.tif")) && sync_deferred(&a.join("sub/y.png")));
+        assert!(!sync_deferred(&b.join("x.tif")) && !sync_deferred(&dir.join("a.tif")));
+        // A deferred write is complete all the same.
+        write_atomic(&a.join("x.bin"), 16, |w| w.write_all(&[7u8; 1000])).unwrap();
+        assert_eq!(std::fs::read(a.join("x.bin")).unwrap(), vec![7u8; 1000]);
+        end_deferred_sync(&a);
+        assert!(!sync_deferred(&a.join("x.tif")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn failed_write_leaves_no_file_and_keeps_the_old_target() {

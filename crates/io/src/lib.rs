@@ -62,7 +62,7 @@ pub mod zarr_store;
 pub use crop::crop_largest_valid;
 pub use dem::{metres_per_degree, CrsKind, Dem, GeoTransform};
 pub use error::{IoError, Result};
-pub use fsio::write_atomic;
+pub use fsio::{defer_sync_under, end_deferred_sync, write_atomic};
 pub use georef::{write_geotiff_f32, Crs, GeoKeySet, GeoKeyValue, GeoRef};
 pub use geotiff::read_geotiff;
 pub use geotiff_rgb::{read_geotiff_rgb, Ortho};
