@@ -10,6 +10,7 @@ pub mod hash;
 pub mod memory;
 pub mod progress;
 pub mod round;
+pub mod simd;
 
 pub use grid::Grid;
 pub use hash::hash_u32;

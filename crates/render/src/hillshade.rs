@@ -13,7 +13,7 @@
 //! azimuths keeps relief readable on slopes that a single sun leaves flat.
 
 use bozkir_core::Grid;
-use bozkir_terrain::landform::{horn, map_window3};
+use bozkir_terrain::landform::{horn, map_window3, window3_row};
 
 /// Parameters of [`hillshade`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,16 +90,67 @@ fn shade_cell(e: f64, n: f64, z_factor: f64, suns: &[Sun]) -> f64 {
     }
 }
 
-/// The shade of every cell, rows in parallel, each from its 3×3 window as
-/// `bozkir_terrain::landform::gradient` reads it (replicate padding at the edges; a void
-/// neighbour read as the centre's height, a void centre void), without building the gradient
-/// grids: the same values as shading that gradient, for any thread count.
-fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
-    let (dx, dy) = (z.dx, z.dy);
-    map_window3(z, 0.0, |win| {
-        let (e, n) = horn(win, dx, dy);
-        shade_cell(e, n, z_factor, suns)
-    })
+/// Suns and z-factor: what shading a cell needs besides its window.
+#[derive(Debug, Clone)]
+pub(crate) struct Shader {
+    suns: Vec<Sun>,
+    z_factor: f64,
+}
+
+impl Shader {
+    /// The one sun of `p`.
+    pub(crate) fn single(p: &HillshadeParams) -> Self {
+        Self { suns: vec![sun(p.azimuth_deg, p.altitude_deg, 1.0)], z_factor: p.z_factor }
+    }
+
+    /// The weighted suns of `p`; with no azimuths (or all weights zero) the single default sun
+    /// at `p`'s altitude.
+    pub(crate) fn multi(p: &MultiHillshadeParams) -> Self {
+        let raw: Vec<(f64, f64)> = p
+            .azimuths_deg
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| (a, p.weights.get(i).copied().unwrap_or(1.0).max(0.0)))
+            .filter(|&(_, w)| w > 0.0)
+            .collect();
+        let total: f64 = raw.iter().map(|r| r.1).sum();
+        if raw.is_empty() || total <= 0.0 || !total.is_finite() {
+            return Self::single(&HillshadeParams {
+                altitude_deg: p.altitude_deg,
+                z_factor: p.z_factor,
+                ..Default::default()
+            });
+        }
+        Self { suns: raw.iter().map(|&(a, w)| sun(a, p.altitude_deg, w / total)).collect(), z_factor: p.z_factor }
+    }
+
+    /// The shade of row `y` of `z` into `out`, each cell from its 3×3 window as
+    /// `bozkir_terrain::landform::gradient` reads it (replicate padding at the edges; a void
+    /// neighbour read as the centre's height, a void centre void), without building the
+    /// gradient grids; `voids` from [`bozkir_terrain::landform::void_rows`].
+    #[inline(always)]
+    pub(crate) fn row(&self, z: &Grid<f64>, voids: &[bool], y: usize, out: &mut [f64]) {
+        let (dx, dy) = (z.dx, z.dy);
+        window3_row(
+            z,
+            voids,
+            y,
+            |win| {
+                let (e, n) = horn(win, dx, dy);
+                shade_cell(e, n, self.z_factor, &self.suns)
+            },
+            out,
+        );
+    }
+
+    /// The shade of every cell, rows in parallel: the same values for any thread count.
+    fn grid(&self, z: &Grid<f64>) -> Grid<f64> {
+        let (dx, dy) = (z.dx, z.dy);
+        map_window3(z, 0.0, |win| {
+            let (e, n) = horn(win, dx, dy);
+            shade_cell(e, n, self.z_factor, &self.suns)
+        })
+    }
 }
 
 /// Hillshade of `z` in `[0, 1]` (level ground = `sin(altitude)`), honouring `dx ≠ dy`.
@@ -119,28 +170,13 @@ fn shade(z: &Grid<f64>, z_factor: f64, suns: &[Sun]) -> Grid<f64> {
 /// assert!(*hillshade(&facing, &p).get(4, 4) > *s.get(4, 4));
 /// ```
 pub fn hillshade(z: &Grid<f64>, p: &HillshadeParams) -> Grid<f64> {
-    shade(z, p.z_factor, &[sun(p.azimuth_deg, p.altitude_deg, 1.0)])
+    Shader::single(p).grid(z)
 }
 
 /// Weighted mean of hillshades from several azimuths, in `[0, 1]`. With no azimuths (or all
 /// weights zero) it falls back to the single default sun.
 pub fn multi_hillshade(z: &Grid<f64>, p: &MultiHillshadeParams) -> Grid<f64> {
-    let raw: Vec<(f64, f64)> = p
-        .azimuths_deg
-        .iter()
-        .enumerate()
-        .map(|(i, &a)| (a, p.weights.get(i).copied().unwrap_or(1.0).max(0.0)))
-        .filter(|&(_, w)| w > 0.0)
-        .collect();
-    let total: f64 = raw.iter().map(|r| r.1).sum();
-    if raw.is_empty() || total <= 0.0 || !total.is_finite() {
-        return hillshade(
-            z,
-            &HillshadeParams { altitude_deg: p.altitude_deg, z_factor: p.z_factor, ..Default::default() },
-        );
-    }
-    let suns: Vec<Sun> = raw.iter().map(|&(a, w)| sun(a, p.altitude_deg, w / total)).collect();
-    shade(z, p.z_factor, &suns)
+    Shader::multi(p).grid(z)
 }
 
 #[cfg(test)]
@@ -172,7 +208,8 @@ mod tests {
                 }
             }
             for zf in [1.0, 2.5] {
-                let (a, b) = (shade(&z, zf, &suns), shade_from_gradient(&z, zf, &suns));
+                let shader = Shader { suns: suns.to_vec(), z_factor: zf };
+                let (a, b) = (shader.grid(&z), shade_from_gradient(&z, zf, &suns));
                 let bits = |g: &Grid<f64>| g.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&a), bits(&b), "{w}×{h} z-factor {zf}");
             }

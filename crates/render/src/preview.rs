@@ -16,12 +16,13 @@
 //!
 //! Heights that are not finite paint black.
 
-use crate::hillshade::{hillshade, multi_hillshade, HillshadeParams, MultiHillshadeParams};
+use crate::hillshade::{HillshadeParams, MultiHillshadeParams, Shader};
 use crate::ramp::Ramp;
 use crate::Rgb8Image;
 use bozkir_core::round::round_u8;
 use bozkir_core::stats::finite_range;
 use bozkir_core::Grid;
+use bozkir_terrain::landform::void_rows;
 use rayon::prelude::*;
 
 /// Which sun(s) light the preview.
@@ -117,9 +118,9 @@ pub fn shaded_relief_water(
             );
         }
     }
-    let (hs, altitude) = match &p.shading {
-        Shading::Single(s) => (hillshade(z, s), s.altitude_deg),
-        Shading::Multi(m) => (multi_hillshade(z, m), m.altitude_deg),
+    let (shader, altitude) = match &p.shading {
+        Shading::Single(s) => (Shader::single(s), s.altitude_deg),
+        Shading::Multi(m) => (Shader::multi(m), m.altitude_deg),
     };
     let level = libm::sin(altitude.to_radians()).max(1e-6);
     let wet = |i: usize| water.is_some_and(|wd| wd.data()[i] > 0.0);
@@ -129,16 +130,64 @@ pub fn shaded_relief_water(
         finite_range(z.data(), |_| false)
     };
     let (lo, hi) = p.height_range.or(range).unwrap_or((0.0, 1.0));
-    let span = hi - lo;
-    let sh = p.hillshade_strength.clamp(0.0, 1.0);
-    let sa = p.ambient_strength.clamp(0.0, 1.0);
     let mut img = Rgb8Image::new(w, h);
     if w == 0 || h == 0 {
         return img;
     }
-    img.data.par_chunks_mut(w * 3).enumerate().for_each(|(y, row)| {
+    let rows = PreviewRows {
+        z,
+        voids: void_rows(z),
+        shader,
+        ambient,
+        water,
+        params: p,
+        level,
+        lo,
+        span: hi - lo,
+        sh: p.hillshade_strength.clamp(0.0, 1.0),
+        sa: p.ambient_strength.clamp(0.0, 1.0),
+    };
+    let avx2 = bozkir_core::simd::avx2();
+    img.data.par_chunks_mut(w * 3).enumerate().for_each_init(
+        || vec![0.0; w],
+        |shade, (y, row)| {
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the CPU has AVX2 (checked above).
+                unsafe { rows.row_avx2(y, shade, row) };
+                return;
+            }
+            let _ = avx2;
+            rows.row(y, shade, row);
+        },
+    );
+    img
+}
+
+/// What [`shaded_relief_water`] colours a row of pixels with.
+struct PreviewRows<'a> {
+    z: &'a Grid<f64>,
+    voids: Vec<bool>,
+    shader: Shader,
+    ambient: Option<&'a Grid<f64>>,
+    water: Option<&'a Grid<f64>>,
+    params: &'a PreviewParams,
+    /// The shade of level ground, the ramp's lowest height and its span, the strengths.
+    level: f64,
+    lo: f64,
+    span: f64,
+    sh: f64,
+    sa: f64,
+}
+
+impl PreviewRows<'_> {
+    /// Row `y` of the image into `row` (RGB), its shade first into `shade` (one row, scratch):
+    /// the shade is made a row at a time, so no grid of it is kept.
+    #[inline(always)]
+    fn row(&self, y: usize, shade: &mut [f64], row: &mut [u8]) {
+        let Self { z, ref voids, ref shader, ambient, water, params: p, level, lo, span, sh, sa } = *self;
+        shader.row(z, voids, y, shade);
         let zr = z.row(y);
-        let hr = hs.row(y);
         let ar = ambient.map(|a| a.row(y));
         let wr = water.map(|g| g.row(y));
         for (x, px) in row.chunks_exact_mut(3).enumerate() {
@@ -157,7 +206,7 @@ pub fn shaded_relief_water(
                 continue;
             }
             let albedo = p.ramp.sample(if span > 0.0 { (v - lo) / span } else { 0.0 });
-            let light = if hr[x].is_finite() { (hr[x] / level).min(1.0) } else { 1.0 };
+            let light = if shade[x].is_finite() { (shade[x] / level).min(1.0) } else { 1.0 };
             let sun = 1.0 - sh * (1.0 - light);
             let a = ar.map_or(1.0, |r| if r[x].is_finite() { r[x].clamp(0.0, 1.0) } else { 1.0 });
             let amb = 1.0 - sa * (1.0 - a);
@@ -166,8 +215,15 @@ pub fn shaded_relief_water(
                 px[c] = round_u8(albedo[c] as f64 * k);
             }
         }
-    });
-    img
+    }
+
+    /// [`Self::row`] compiled for AVX2 (the same operations, so the same pixels:
+    /// [`bozkir_core::simd`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn row_avx2(&self, y: usize, shade: &mut [f64], row: &mut [u8]) {
+        self.row(y, shade, row);
+    }
 }
 
 #[cfg(test)]
@@ -237,6 +293,25 @@ mod tests {
         assert!((0..3).all(|c| dark.pixel(2, 2)[c] < albedo[c]));
         let nan = shaded_relief(&Grid::new(2, 2, f64::NAN), None, &p);
         assert!(nan.data.iter().all(|&b| b == 0));
+    }
+
+    /// The AVX2 build of the rows gives the portable build's pixels, with ambient, water and
+    /// voids, both shadings.
+    #[test]
+    fn avx2_rows_give_the_portable_pixels() {
+        let mut z = hills();
+        z.data_mut()[77] = f64::NAN;
+        let (w, h) = (z.width(), z.height());
+        let amb = Grid::from_fn(w, h, |x, y| ((x * 7 + y * 3) % 11) as f64 / 10.0);
+        let water = Grid::from_fn(w, h, |x, y| if x < 6 && y < 5 { 3.0 } else { 0.0 });
+        let multi = PreviewParams { shading: Shading::Multi(MultiHillshadeParams::default()), ..Default::default() };
+        for p in [PreviewParams::default(), multi] {
+            let simd = shaded_relief_water(&z, Some(&amb), &p, Some(&water));
+            bozkir_core::simd::FORCE_PORTABLE.store(true, std::sync::atomic::Ordering::Relaxed);
+            let portable = shaded_relief_water(&z, Some(&amb), &p, Some(&water));
+            bozkir_core::simd::FORCE_PORTABLE.store(false, std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(simd, portable);
+        }
     }
 
     #[test]

@@ -53,6 +53,7 @@ impl Ramp {
     }
 
     /// Colour at `t` (clamped to `[0, 1]`); `NaN` gives the first stop.
+    #[inline]
     pub fn sample(&self, t: f64) -> [u8; 3] {
         let s = &self.stops;
         if s.is_empty() {

@@ -12,7 +12,6 @@ pub mod param;
 pub mod points;
 pub mod profiles;
 pub mod sculpt;
-mod simd;
 pub mod voids;
 
 pub use param::ParamError;

@@ -82,7 +82,7 @@
 //! integer count, so it does not depend on any order. `A^m` is `sqrt` (correctly rounded) when `m = 0.5`
 //! and `libm::pow` otherwise. The result is bit-identical for any rayon thread count. The per-cell passes
 //! (routing, factors, shares) also run as AVX2 builds where the CPU has them, with the same bits
-//! (`crate::simd`; a test compares them with the portable loops).
+//! (`bozkir_core::simd`; a test compares them with the portable loops).
 //!
 //! Passes that touch disjoint arrays overlap: without diffusion, a step's sediment flux pass runs
 //! beside the next step's incision (or when the output is taken), and the next routing's stack is
@@ -413,7 +413,7 @@ impl StreamPowerEroder {
             records,
         };
         #[cfg(target_arch = "x86_64")]
-        let avx2 = crate::simd::avx2();
+        let avx2 = bozkir_core::simd::avx2();
         h.par_chunks_mut(w).zip(work.par_chunks_mut(w)).zip(scratch.par_chunks_mut(w)).enumerate().for_each(
             |(y, ((hrow, grow), brow))| {
                 #[cfg(target_arch = "x86_64")]
@@ -534,7 +534,7 @@ fn sediment_shares(
     w: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    let avx2 = crate::simd::avx2();
+    let avx2 = bozkir_core::simd::avx2();
     qs.par_chunks_mut(w).zip(eroded.par_chunks_mut(w)).zip(settle.par_chunks_mut(w)).enumerate().for_each(
         |(y, ((qrow, erow), srow))| {
             #[cfg(target_arch = "x86_64")]
@@ -578,7 +578,7 @@ fn shares_row(
     }
 }
 
-/// [`shares_row`] compiled for AVX2 ([`crate::simd`]).
+/// [`shares_row`] compiled for AVX2 ([`bozkir_core::simd`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 #[allow(clippy::too_many_arguments)]
@@ -659,7 +659,7 @@ impl Factors<'_> {
         brow.copy_from_slice(hrow);
     }
 
-    /// [`Self::row`] compiled for AVX2 ([`crate::simd`]).
+    /// [`Self::row`] compiled for AVX2 ([`bozkir_core::simd`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn row_avx2(&self, y: usize, hrow: &mut [f64], grow: &mut [f64], brow: &mut [f64]) {
@@ -1122,9 +1122,9 @@ mod tests {
         let bits = |g: &Grid<f64>| g.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         for (k, p) in cases.iter().enumerate() {
             let simd = stream_power(&z, p, &NoProgress);
-            crate::simd::PORTABLE.store(true, Ordering::Relaxed);
+            bozkir_core::simd::FORCE_PORTABLE.store(true, Ordering::Relaxed);
             let portable = stream_power(&z, p, &NoProgress);
-            crate::simd::PORTABLE.store(false, Ordering::Relaxed);
+            bozkir_core::simd::FORCE_PORTABLE.store(false, Ordering::Relaxed);
             assert_eq!(bits(&simd.height), bits(&portable.height), "case {k} height");
             assert_eq!(bits(&simd.eroded), bits(&portable.eroded), "case {k} eroded");
             assert_eq!(bits(&simd.sediment), bits(&portable.sediment), "case {k} sediment");

@@ -140,7 +140,7 @@ fn d8_fill_with(z: &[f64], w: usize, ht: usize, dx: f64, dy: f64, receivers: &mu
     let d = [dd, dy, dd, dx, dx, dd, dy, dd];
     let rows = D8Rows { z, w, ht, d, inv: d.map(|v| 1.0 / v), off: OFFSETS.map(|(ox, oy)| oy * w as isize + ox) };
     #[cfg(target_arch = "x86_64")]
-    let avx2 = crate::simd::avx2();
+    let avx2 = bozkir_core::simd::avx2();
     let run = |c: usize, rr: &mut [u32], dr: Option<&mut [f64]>| {
         #[cfg(target_arch = "x86_64")]
         if avx2 {
@@ -176,7 +176,7 @@ impl D8Rows<'_> {
     const ROWS: usize = 8;
 
     /// [`Self::chunk`] compiled for AVX2 (four cells a lane-wide step instead of two; the same
-    /// operations, so the same receivers: [`crate::simd`]).
+    /// operations, so the same receivers: [`bozkir_core::simd`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn chunk_avx2(&self, c: usize, rr: &mut [u32], dr: Option<&mut [f64]>) {
@@ -406,7 +406,7 @@ pub(crate) fn d8_peel_prepare(
     assert!(w > 0 && n.is_multiple_of(w), "d8_peel_prepare: {n} cells are not rows of {w}");
     assert!(records.len() == n && indeg.len() == n && leaves.len() == n, "d8_peel_prepare: lengths");
     #[cfg(target_arch = "x86_64")]
-    let avx2 = crate::simd::avx2();
+    let avx2 = bozkir_core::simd::avx2();
     let per_chunk: Vec<Vec<u32>> = indeg
         .par_chunks_mut(w * GATHER_ROWS)
         .zip(records.par_chunks_mut(w * GATHER_ROWS))
@@ -433,7 +433,7 @@ fn peel_prepare_rows(receivers: &[u32], w: usize, y0: usize, chunk: &mut [u8], r
     d8_gather_rows(receivers, w, y0, chunk)
 }
 
-/// [`peel_prepare_rows`] compiled for AVX2 ([`crate::simd`]).
+/// [`peel_prepare_rows`] compiled for AVX2 ([`bozkir_core::simd`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
 fn peel_prepare_rows_avx2(receivers: &[u32], w: usize, y0: usize, chunk: &mut [u8], rec: &mut [u64]) -> Vec<u32> {

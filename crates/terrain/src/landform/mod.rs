@@ -64,30 +64,45 @@ where
     if w == 0 || h == 0 {
         return out;
     }
-    // Rows holding a void: only windows touching one of them need the no-data rule.
-    let void_row: Vec<bool> = z.data().par_chunks(w).map(|r| r.iter().any(|v| v.is_nan())).collect();
-    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
-        let (rn, rc, rs) = (z.row(yn), z.row(y), z.row(ys));
-        let voids = void_row[yn] || void_row[y] || void_row[ys];
-        for (x, o) in row.iter_mut().enumerate() {
-            let xw = x.saturating_sub(1);
-            let xe = (x + 1).min(w - 1);
-            let mut win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
-            if voids {
-                let c = win[4];
-                // A void centre: every value void, so a float output is NaN. A void neighbour:
-                // the centre's height.
-                for v in &mut win {
-                    if v.is_nan() || c.is_nan() {
-                        *v = if c.is_nan() { f64::NAN } else { c };
-                    }
+    let voids = void_rows(z);
+    out.data_mut().par_chunks_mut(w).enumerate().for_each(|(y, row)| window3_row(z, &voids, y, &f, row));
+    out
+}
+
+/// Which rows of `z` hold a void (NaN): only windows touching one need [`map_window3`]'s
+/// no-data rule. Computed in parallel.
+pub fn void_rows(z: &Grid<f64>) -> Vec<bool> {
+    z.data().par_chunks(z.width().max(1)).map(|r| r.iter().any(|v| v.is_nan())).collect()
+}
+
+/// Row `y` of [`map_window3`] into `out` (one value per column), `voids` from [`void_rows`]:
+/// for a caller that uses each row at once (a preview shading its pixels) instead of keeping
+/// the grid. The same values as `map_window3`'s row.
+#[inline(always)]
+pub fn window3_row<T, F>(z: &Grid<f64>, voids: &[bool], y: usize, f: F, out: &mut [T])
+where
+    F: Fn(&Window3) -> T,
+{
+    let (w, h) = (z.width(), z.height());
+    let (yn, ys) = (y.saturating_sub(1), (y + 1).min(h - 1));
+    let (rn, rc, rs) = (z.row(yn), z.row(y), z.row(ys));
+    let voids = voids[yn] || voids[y] || voids[ys];
+    for (x, o) in out[..w].iter_mut().enumerate() {
+        let xw = x.saturating_sub(1);
+        let xe = (x + 1).min(w - 1);
+        let mut win = [rn[xw], rn[x], rn[xe], rc[xw], rc[x], rc[xe], rs[xw], rs[x], rs[xe]];
+        if voids {
+            let c = win[4];
+            // A void centre: every value void, so a float output is NaN. A void neighbour:
+            // the centre's height.
+            for v in &mut win {
+                if v.is_nan() || c.is_nan() {
+                    *v = if c.is_nan() { f64::NAN } else { c };
                 }
             }
-            *o = f(&win);
         }
-    });
-    out
+        *o = f(&win);
+    }
 }
 
 /// Horn (1981) gradient of a 3×3 window: `(dz/d(east), dz/d(north))` in m/m.

@@ -55,9 +55,9 @@ fn quintic(t: f64) -> f64 {
     t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
 }
 
-/// Whether the AVX2 builds of the hot loops run (see [`crate::simd`]).
+/// Whether the AVX2 builds of the hot loops run (see [`bozkir_core::simd`]).
 #[cfg(target_arch = "x86_64")]
-use crate::simd::avx2 as simd;
+use bozkir_core::simd::avx2 as simd;
 
 #[cfg(test)]
 /// One octave of the original's gradient noise, `f` lattice cells across, values about 0..1.
@@ -1617,7 +1617,7 @@ mod tests {
         }
     }
 
-    use crate::simd::PORTABLE;
+    use bozkir_core::simd::FORCE_PORTABLE as PORTABLE;
 
     /// The AVX2 builds of the noise, receivers, walks and creep give the portable code's bits:
     /// a profile generated both ways at two sizes (other tests may run either meanwhile; they
