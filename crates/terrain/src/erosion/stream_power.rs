@@ -95,7 +95,7 @@
 //!
 //! Heights must be finite; `NaN` cells are not supported (they would become pits).
 
-use bozkir_core::memory::{prefetch_at, zeroed_f64, zeroed_u32, zeroed_u64, zeroed_u8};
+use bozkir_core::memory::{prefault_zeroed, prefetch_at, zeroed_f64, zeroed_u32, zeroed_u64, zeroed_u8};
 use bozkir_core::{Grid, Progress};
 use rayon::prelude::*;
 
@@ -293,7 +293,22 @@ impl StreamPowerEroder {
         let (w, ht) = (initial.width(), initial.height());
         params.check_uplift_shape(w, ht);
         let n = w * ht;
-        let h = priority_flood::fill_epsilon(initial).into_vec();
+        // The fill runs on one thread; the buffers are allocated and their pages mapped beside
+        // it (on a second thread where there is one), not in the first step.
+        let (h, [eroded, sediment, work, settle, qs, scratch], (cur, next)) = {
+            let (h, (bufs, routings)) = rayon::join(
+                || priority_flood::fill_epsilon(initial).into_vec(),
+                || {
+                    let bufs: [Vec<f64>; 6] = std::array::from_fn(|_| {
+                        let mut v = zeroed_f64(n);
+                        prefault_zeroed(&mut v);
+                        v
+                    });
+                    (bufs, (Routing::prefaulted(n), Routing::prefaulted(n)))
+                },
+            );
+            (h, bufs, routings)
+        };
         Self {
             params: params.clone(),
             w,
@@ -301,16 +316,16 @@ impl StreamPowerEroder {
             dx: initial.dx,
             dy: initial.dy,
             h,
-            eroded: zeroed_f64(n),
-            sediment: zeroed_f64(n),
-            cur: Routing::new(n),
-            next: Routing::new(n),
+            eroded,
+            sediment,
+            cur,
+            next,
             routed: false,
-            work: zeroed_f64(n),
-            settle: zeroed_f64(n),
-            qs: zeroed_f64(n),
+            work,
+            settle,
+            qs,
             flux_pending: false,
-            scratch: zeroed_f64(n),
+            scratch,
             steps_run: 0,
             raised: 0,
         }
@@ -762,6 +777,17 @@ impl Routing {
             leaves: zeroed_u32(n),
             nleaves: 0,
         }
+    }
+
+    /// [`Self::new`] with every buffer's pages mapped ([`prefault_zeroed`]).
+    fn prefaulted(n: usize) -> Self {
+        let mut r = Self::new(n);
+        prefault_zeroed(&mut r.receivers);
+        prefault_zeroed(&mut r.records);
+        prefault_zeroed(&mut r.pairs);
+        prefault_zeroed(&mut r.indeg);
+        prefault_zeroed(&mut r.leaves);
+        r
     }
 
     fn route(&mut self, h: &[f64], w: usize, ht: usize, dx: f64, dy: f64) {
