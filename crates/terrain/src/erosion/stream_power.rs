@@ -548,6 +548,7 @@ fn sediment_shares(
     settle: &mut [f64],
     w: usize,
 ) {
+    let shares = Shares { h, before, rcv, dist, w };
     #[cfg(target_arch = "x86_64")]
     let avx2 = bozkir_core::simd::avx2();
     qs.par_chunks_mut(w).zip(eroded.par_chunks_mut(w)).zip(settle.par_chunks_mut(w)).enumerate().for_each(
@@ -555,59 +556,53 @@ fn sediment_shares(
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 // SAFETY: the CPU has AVX2 (checked above).
-                unsafe { shares_row_avx2(h, before, rcv, dist, y * w, qrow, erow, srow) };
+                unsafe { shares.row_avx2(y, qrow, erow, srow) };
                 return;
             }
-            shares_row(h, before, rcv, dist, y * w, qrow, erow, srow);
+            shares.row(y, qrow, erow, srow);
         },
     );
 }
 
-/// [`sediment_shares`] on the row starting at cell `row0`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn shares_row(
-    h: &[f64],
-    before: &[f64],
-    rcv: &[u32],
+/// [`sediment_shares`] a row at a time: the heights after and before incision, the receivers.
+struct Shares<'a> {
+    h: &'a [f64],
+    before: &'a [f64],
+    rcv: &'a [u32],
     dist: D8Dist,
-    row0: usize,
-    qrow: &mut [f64],
-    erow: &mut [f64],
-    srow: &mut [f64],
-) {
-    for x in 0..qrow.len() {
-        let i = row0 + x;
-        let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
-        qrow[x] = e;
-        erow[x] += e;
-        let r = rcv[i] as usize;
-        srow[x] = if r == i {
-            1.0
-        } else {
-            // 0.5·s0/(s0 + S) with S = max(h_i − h_r, 0)/dist, one division. (With the
-            // guards on h_i > h_r, so the max matters only without them.)
-            let d = dist.of(i, r);
-            0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]).max(0.0))
-        };
-    }
+    w: usize,
 }
 
-/// [`shares_row`] compiled for AVX2 ([`bozkir_core::simd`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-#[allow(clippy::too_many_arguments)]
-fn shares_row_avx2(
-    h: &[f64],
-    before: &[f64],
-    rcv: &[u32],
-    dist: D8Dist,
-    row0: usize,
-    qrow: &mut [f64],
-    erow: &mut [f64],
-    srow: &mut [f64],
-) {
-    shares_row(h, before, rcv, dist, row0, qrow, erow, srow);
+impl Shares<'_> {
+    /// Row `y`: the incision depth into `qrow` and added to `erow`, the settling share into
+    /// `srow`.
+    #[inline(always)]
+    fn row(&self, y: usize, qrow: &mut [f64], erow: &mut [f64], srow: &mut [f64]) {
+        let Self { h, before, rcv, dist, w } = *self;
+        let row0 = y * w;
+        for x in 0..w {
+            let i = row0 + x;
+            let e = if before[i] > h[i] { before[i] - h[i] } else { 0.0 };
+            qrow[x] = e;
+            erow[x] += e;
+            let r = rcv[i] as usize;
+            srow[x] = if r == i {
+                1.0
+            } else {
+                // 0.5·s0/(s0 + S) with S = max(h_i − h_r, 0)/dist, one division. (With the
+                // guards on h_i > h_r, so the max matters only without them.)
+                let d = dist.of(i, r);
+                0.5 * SETTLE_S0 * d / (SETTLE_S0 * d + (h[i] - h[r]).max(0.0))
+            };
+        }
+    }
+
+    /// [`Self::row`] compiled for AVX2 ([`bozkir_core::simd`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn row_avx2(&self, y: usize, qrow: &mut [f64], erow: &mut [f64], srow: &mut [f64]) {
+        self.row(y, qrow, erow, srow);
+    }
 }
 
 /// Step 2 of a step, a row at a time: uplift, and `G = dist/(dist + K·dt·A^m)` per cell.
