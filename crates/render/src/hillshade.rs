@@ -13,7 +13,7 @@
 //! azimuths keeps relief readable on slopes that a single sun leaves flat.
 
 use bozkir_core::Grid;
-use bozkir_terrain::landform::{horn, map_window3, window3_row};
+use bozkir_terrain::landform::{horn, map_window3, window3_row, Window3};
 
 /// Parameters of [`hillshade`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,26 +130,19 @@ impl Shader {
     /// gradient grids; `voids` from [`bozkir_terrain::landform::void_rows`].
     #[inline(always)]
     pub(crate) fn row(&self, z: &Grid<f64>, voids: &[bool], y: usize, out: &mut [f64]) {
-        let (dx, dy) = (z.dx, z.dy);
-        window3_row(
-            z,
-            voids,
-            y,
-            |win| {
-                let (e, n) = horn(win, dx, dy);
-                shade_cell(e, n, self.z_factor, &self.suns)
-            },
-            out,
-        );
+        window3_row(z, voids, y, |win| self.cell(win, z.dx, z.dy), out);
     }
 
     /// The shade of every cell, rows in parallel: the same values for any thread count.
     fn grid(&self, z: &Grid<f64>) -> Grid<f64> {
-        let (dx, dy) = (z.dx, z.dy);
-        map_window3(z, 0.0, |win| {
-            let (e, n) = horn(win, dx, dy);
-            shade_cell(e, n, self.z_factor, &self.suns)
-        })
+        map_window3(z, 0.0, |win| self.cell(win, z.dx, z.dy))
+    }
+
+    /// The shade of the cell at the centre of `win` (cells `dx × dy`).
+    #[inline(always)]
+    fn cell(&self, win: &Window3, dx: f64, dy: f64) -> f64 {
+        let (e, n) = horn(win, dx, dy);
+        shade_cell(e, n, self.z_factor, &self.suns)
     }
 }
 

@@ -295,20 +295,18 @@ impl StreamPowerEroder {
         let n = w * ht;
         // The fill runs on one thread; the buffers are allocated and their pages mapped beside
         // it (on a second thread where there is one), not in the first step.
-        let (h, [eroded, sediment, work, settle, qs, scratch], (cur, next)) = {
-            let (h, (bufs, routings)) = rayon::join(
-                || priority_flood::fill_epsilon(initial).into_vec(),
-                || {
-                    let bufs: [Vec<f64>; 6] = std::array::from_fn(|_| {
-                        let mut v = zeroed_f64(n);
-                        prefault_zeroed(&mut v);
-                        v
-                    });
-                    (bufs, (Routing::prefaulted(n), Routing::prefaulted(n)))
-                },
-            );
-            (h, bufs, routings)
-        };
+        let (h, (bufs, (cur, next))) = rayon::join(
+            || priority_flood::fill_epsilon(initial).into_vec(),
+            || {
+                let bufs: [Vec<f64>; 6] = std::array::from_fn(|_| {
+                    let mut v = zeroed_f64(n);
+                    prefault_zeroed(&mut v);
+                    v
+                });
+                (bufs, (Routing::prefaulted(n), Routing::prefaulted(n)))
+            },
+        );
+        let [eroded, sediment, work, settle, qs, scratch] = bufs;
         Self {
             params: params.clone(),
             w,
