@@ -2,13 +2,14 @@
 // (WebAssembly, in terrain-worker.js), eroded on the GPU by the browser's WebGPU kernels
 // (gpu/lab.js) and drawn from the same buffer. URL parameters set the start: profile, seed,
 // size, drops (droplets per step), thermal (iterations per step), talus, rate, water (pipe
-// steps a frame), radius, inc (the rain brush), run (1 starts running). `window.bozkirLab` is the page's handle for tests and the console.
+// steps a frame), radius, inc (the rain brush), batch (droplets a batch: auto or a number), run
+// (1 starts running). `window.bozkirLab` is the page's handle for tests and the console.
 // bench=1 runs the benchmark of gpu/lab-bench.js instead (cases=…, report=1 posts the result to
 // `bozkir bench-viewer --page erode`).
 
 import init, { profiles } from '../pkg/bozkir_wasm.js';
 import { checkDevice, webgpuDevice, webgpuUnavailable } from './gpu/device.js';
-import { DROPLET_DEFAULTS } from './gpu/droplets.js';
+import { DROPLET_DEFAULTS, batchFor } from './gpu/droplets.js';
 import { ErosionLab, LabView, heightPng16 } from './gpu/lab.js';
 import { BENCH_CASES, benchLab, parseBenchCases } from './gpu/lab-bench.js';
 
@@ -50,7 +51,7 @@ function status() {
   if (!lab) return;
   const drops = lab.dropletCount();
   $('lab-status').textContent = `${lab.start.profile} seed ${lab.start.seed}, ${lab.size}² × ${lab.start.cell} m\n`
-    + `steps ${state.steps}, droplets ${drops.toLocaleString('en')}\n`
+    + `steps ${state.steps}, droplets ${drops.toLocaleString('en')} (batches of ${lab.drops.batch.toLocaleString('en')})\n`
     + (state.rate ? `${state.rate.toFixed(1)} steps/s` : (state.running ? '' : 'paused'));
   $('lab-recipe').value = lab.recipe();
   $('lab-run').textContent = state.running ? 'pause' : 'run';
@@ -200,7 +201,7 @@ async function restore() {
   const old = { device: state.device, lab: state.lab, view: state.view };
   state.device = await webgpuDevice();
   watchDevice();
-  const lab = await ErosionLab.create(state.device, old.lab.start);
+  const lab = await ErosionLab.create(state.device, old.lab.start, { batch: old.lab.batchSetting });
   lab.replay(lost.log);
   state.lab = lab;
   // The old device's memory goes back (after an out-of-memory error it is what the new needs).
@@ -219,13 +220,13 @@ async function restore() {
   status();
 }
 
-async function start(profile, seed, size) {
+async function start(profile, seed, size, batch = 'auto') {
   setRunning(false);
   say(`generating ${profile} ${size}²…`);
   const heights = await makeTerrain(profile, seed, size);
   // After the GPU work queued on the old terrain, whose buffers go now.
   await serial(async () => {
-    const lab = await ErosionLab.create(state.device, { profile, seed, size, heights, cell: EXTENT_M / size });
+    const lab = await ErosionLab.create(state.device, { profile, seed, size, heights, cell: EXTENT_M / size }, { batch });
     state.view?.destroy();
     state.lab?.destroy();
     state.lab = lab;
@@ -277,7 +278,7 @@ function wire() {
   };
   $('lab-export').onclick = () => exportPng().catch(() => {});
   $('lab-restore').onclick = () => restore().catch(fail);
-  $('lab-new').onclick = () => start($('lab-profile').value, Number($('lab-seed').value) >>> 0, Number($('lab-size').value)).catch(fail);
+  $('lab-new').onclick = () => start($('lab-profile').value, Number($('lab-seed').value) >>> 0, Number($('lab-size').value), $('lab-batch').value).catch(fail);
   $('lab-drainage').onchange = () => {
     if (state.view) {
       state.view.drainage = $('lab-drainage').checked;
@@ -420,6 +421,10 @@ async function main() {
   const size = Number(params.get('size') ?? 256);
   if (!SIZES.includes(size)) throw new Error(`size ${params.get('size')} is not one of ${SIZES.join(', ')}`);
   if (![...$('lab-size').options].some((o) => Number(o.value) === size)) $('lab-size').add(new Option(String(size), String(size)), 0);
+  const batch = params.get('batch') ?? 'auto';
+  batchFor(batch, size * size);
+  if (![...$('lab-batch').options].some((o) => o.value === batch)) $('lab-batch').add(new Option(batch, batch));
+  $('lab-batch').value = batch;
   $('lab-seed').value = seed;
   $('lab-size').value = String(size);
   $('lab-drops').value = params.get('drops') ?? String(Math.round(size * size * 0.0625));
@@ -428,7 +433,7 @@ async function main() {
   state.device = await webgpuDevice();
   watchDevice();
   wire();
-  await start(profile, seed, size);
+  await start(profile, seed, size, batch);
   if (params.get('run') === '1') setRunning(true);
   resolveReady({ error: null });
 }

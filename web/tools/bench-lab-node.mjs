@@ -36,7 +36,7 @@ for (let i = 0; i < args.length; i++) {
 }
 const dawnDir = opt('--dawn');
 const jsonOut = opt('--json');
-const DEFAULT_CASES = 'droplets:2048:131072:1024:10,droplets:2048:131072:65536:60,pipe:4096:240,pipe:2048:240,sort:823076:60,sort:5500000:30';
+const DEFAULT_CASES = 'droplets:2048:131072:auto:60,droplets:2048:131072:1024:10,pipe:4096:240,pipe:2048:240,sort:823076:60,sort:5500000:30';
 const cases = opt('--cases') || DEFAULT_CASES;
 
 const dawn = await import(dawnDir ? pathToFileURL(join(dawnDir, 'index.js')).href : 'webgpu').catch((e) => {

@@ -72,3 +72,38 @@ fn bad_ops_are_named_and_nothing_is_written() {
     let o = Command::new(BIN).args(["lab", "--size", "100", "--out"]).arg(dir.path().join("y")).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--size must be one of"));
 }
+
+#[test]
+fn the_batch_is_capped_at_one_droplet_to_64_cells_and_changes_the_heights() {
+    // At 64² the cap is 64 droplets a batch: `auto`, 64 and seed 001's 1024 are one run, 16 is
+    // another (each batch runs against the heights the last one left).
+    let dir = tempfile::tempdir().unwrap();
+    let ops = ["--ops", "droplets:5:512x2"];
+    let run = |name: &str, batch: &str| {
+        let out = dir.path().join(name);
+        let o = lab(&out, &[ops[0], ops[1], "--batch", batch]);
+        assert!(o.status.success(), "--batch {batch}: {}", String::from_utf8_lossy(&o.stderr));
+        let side: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("terrain.json")).unwrap()).unwrap();
+        (std::fs::read(out.join("height.tif")).unwrap(), side["settings"]["batch"].as_u64().unwrap())
+    };
+    let (auto, n_auto) = run("auto", "auto");
+    let (b64, n64) = run("b64", "64");
+    let (b1024, n1024) = run("b1024", "1024");
+    let (b16, n16) = run("b16", "16");
+    assert_eq!((n_auto, n64, n1024, n16), (64, 64, 64, 16));
+    assert_eq!(auto, b64);
+    assert_eq!(auto, b1024);
+    assert_ne!(auto, b16, "a smaller batch gave the same heights");
+    let out = dir.path().join("plain");
+    let o = lab(&out, ops.as_slice());
+    assert!(o.status.success());
+    assert_eq!(std::fs::read(out.join("height.tif")).unwrap(), auto, "the default is not auto");
+    for bad in ["0", "auto2", "4194305", "-3", ""] {
+        let out = dir.path().join("bad");
+        let o = lab(&out, &[&format!("--batch={bad}")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("--batch must be auto or a whole number"), "{bad:?}: {err}");
+        assert!(!out.exists(), "--batch {bad:?}: an output folder was left");
+    }
+}

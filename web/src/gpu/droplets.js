@@ -29,6 +29,25 @@ export const DROPLET_DEFAULTS = Object.freeze({
 });
 
 /**
+ * The largest batch the kernels take on `cells` cells: one droplet to every 64 cells (the native
+ * `effective_batch`'s cap), the erosion page's default batch ("auto").
+ */
+export function autoBatch(cells) {
+  return Math.max(1, Math.floor(cells / 64));
+}
+
+/**
+ * Droplets a batch for a batch setting (`'auto'`, or a whole number 1…4194304 that the cap of
+ * `autoBatch` still bounds) on `cells` cells, as `bozkir lab --batch` reads it.
+ */
+export function batchFor(setting, cells) {
+  if (setting === 'auto') return autoBatch(cells);
+  const n = Number(setting);
+  if (!(Number.isInteger(n) && n >= 1 && n <= 4194304)) throw new Error(`droplets: batch "${setting}" must be auto or a whole number 1…4194304`);
+  return Math.min(n, autoBatch(cells));
+}
+
+/**
  * The kernel's inputs besides the heights for a `width × height` grid of `dx × dy` metre cells
  * and parameters `p` (DROPLET_DEFAULTS' names): `{f, brushW, brushO, rx, ry, lifetime, batch}`,
  * computed as the native `DropletsF32::new` does (f64, then rounded to f32).
@@ -58,7 +77,7 @@ export function dropletSetup(width, height, dx, dy, p = DROPLET_DEFAULTS) {
   wt.push(p.radius);
   let total = 0;
   for (const v of wt) total += v;
-  const batch = Math.min(p.batchSize, Math.max(1, Math.floor((width * height) / 64)));
+  const batch = Math.min(p.batchSize, autoBatch(width * height));
   return {
     f, brushW: new Float32Array(wt.map((v) => v / total)), brushO: new Int32Array(off), rx, ry,
     lifetime: p.lifetime, batch,

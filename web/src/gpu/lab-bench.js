@@ -2,22 +2,22 @@
 // the page's own kernels and view timed on whatever GPU the browser has, case by case. Three
 // kinds of case:
 //   droplets:SIZE:DROPS:BATCH:STEPS  STEPS runs of DROPS droplets (seed 001's parameters, each
-//                                    droplet to its full lifetime) in batches of BATCH; the
+//                                    droplet to its full lifetime) in batches of BATCH (a number,
+//                                    or `auto`: the page's default, one droplet to 64 cells); the
 //                                    simulation alone, one wait for the GPU at the end;
 //   pipe:SIZE:STEPS                  STEPS pipe-model steps, one submission each, with the rain
 //                                    brush on the centre (radius SIZE/8, at most 256 cells);
-//   live:SIZE:DROPS:STEPS            the page's frame as a user runs it: DROPS droplets, 2 thermal
+//   live:SIZE:DROPS:STEPS            the page's frame as a user runs it: DROPS droplets (batch auto), 2 thermal
 //                                    iterations, 4 water steps, D8 drainage and the mesh drawn
 //                                    into the canvas, the GPU awaited every frame.
 // The terrain is `benchTerrain` (sizes past the page's 1024 would take the WebAssembly
 // generator minutes), 5.12 km across like the page's.
 
 import { ErosionLab, LabView } from './lab.js';
-import { DROPLET_DEFAULTS } from './droplets.js';
 import { unlessLost } from './device.js';
 
 export const BENCH_EXTENT_M = 5120;
-export const BENCH_CASES = 'droplets:2048:131072:1024:10,droplets:2048:131072:65536:60,pipe:4096:240,pipe:2048:240,live:1024:65536:60';
+export const BENCH_CASES = 'droplets:2048:131072:auto:60,droplets:2048:131072:1024:10,pipe:4096:240,pipe:2048:240,live:1024:65536:60';
 
 /**
  * A deterministic test terrain of `size`² cells (metres): a tilted plane, two ridge systems and
@@ -43,16 +43,20 @@ const POS = (s) => Number.isInteger(s) && s > 0;
 export function parseBenchCases(text) {
   return text.split(',').map((c) => {
     const [kind, ...rest] = c.trim().split(':');
-    const n = rest.map(Number);
+    // A droplet case's BATCH may be `auto`.
+    const auto = kind === 'droplets' && rest[2] === 'auto';
+    const n = rest.map((v, i) => (auto && i === 2 ? 1 : Number(v)));
     const bad = (what) => new Error(`bench case "${c}": ${what}`);
     const want = { droplets: 4, pipe: 2, live: 3 }[kind];
     if (!want) throw bad('the kind must be droplets, pipe or live');
-    if (n.length !== want || !n.every(POS)) throw bad(`give ${want} positive integers after the kind`);
+    if (n.length !== want || !n.every(POS)) {
+      throw bad(`give ${want} positive integers after the kind${kind === 'droplets' ? ' (BATCH may be auto)' : ''}`);
+    }
     const [size] = n;
     if (size < 16 || size > 8192) throw bad('the size must be 16…8192 cells');
-    if (kind === 'droplets') return { kind, size, drops: n[1], batch: n[2], steps: n[3] };
+    if (kind === 'droplets') return { kind, size, drops: n[1], batch: auto ? 'auto' : n[2], steps: n[3] };
     if (kind === 'pipe') return { kind, size, drops: 0, batch: 0, steps: n[1] };
-    return { kind, size, drops: n[1], batch: DROPLET_DEFAULTS.batchSize, steps: n[2] };
+    return { kind, size, drops: n[1], batch: 'auto', steps: n[2] };
   });
 }
 
@@ -65,7 +69,7 @@ const idle = (device) => unlessLost(device, device.queue.onSubmittedWorkDone());
 export async function benchCase(device, canvas, c) {
   const cell = BENCH_EXTENT_M / c.size;
   const start = { profile: 'bench', seed: 0, size: c.size, heights: benchTerrain(c.size), cell };
-  const lab = await ErosionLab.create(device, start, { batch: c.batch || DROPLET_DEFAULTS.batchSize });
+  const lab = await ErosionLab.create(device, start, { batch: c.batch || 'auto' });
   let view = null;
   try {
     const mid = c.size >> 1;

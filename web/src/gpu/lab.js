@@ -5,7 +5,7 @@
 // natively with the same f32 kernels' CPU reference and writes the same height PNG16 codes.
 
 import { checkDevice, submitAndRead, upload } from './device.js';
-import { DROPLET_DEFAULTS, DropletsKernel, dropletSetup } from './droplets.js';
+import { DROPLET_DEFAULTS, DropletsKernel, batchFor, dropletSetup } from './droplets.js';
 import { ThermalKernel, talusTable } from './thermal.js';
 import { PipeKernel, pipeUniform } from './pipe.js';
 import { FlowKernel } from './flow.js';
@@ -36,13 +36,16 @@ function extends_(last, op) {
 /**
  * Erosion on one height grid. `start`: `{profile, seed, size, heights (Float32Array, metres,
  * row 0 north), cell (metres per cell)}` — the terrain `bozkir terrain --profile P --seed S
- * --size N` makes (the page makes the same in WebAssembly). `options.batch`: droplets a batch
- * (default seed 001's 1024; another batch gives other heights, which `bozkir lab` does not
- * replay: only the page's benchmark sets it).
+ * --size N` makes (the page makes the same in WebAssembly). `options.batch`: droplets a batch,
+ * `'auto'` (the default: one droplet to every 64 cells, the most the kernel takes, 1024 at 256²
+ * and 65 536 at 2048²) or a whole number (seed 001's is 1024), capped as `autoBatch` says. Each
+ * batch runs against the heights the last one left, so the batch changes the heights: the
+ * recipe line carries it (`bozkir lab --batch`).
  */
 export class ErosionLab {
-  static async create(device, start, { batch = DROPLET_DEFAULTS.batchSize } = {}) {
+  static async create(device, start, { batch = 'auto' } = {}) {
     const { size, heights, cell } = start;
+    const drops = batchFor(batch, size * size);
     if (!(Number.isInteger(size) && size >= 2) || !(heights instanceof Float32Array) || heights.length !== size * size) {
       throw new Error(`erosion lab: heights must be a Float32Array of ${size} × ${size}`);
     }
@@ -55,7 +58,8 @@ export class ErosionLab {
     let lab = null;
     let thrown = null;
     try {
-      lab = await ErosionLab.#make(device, start, batch);
+      lab = await ErosionLab.#make(device, start, drops);
+      lab.batchSetting = batch === 'auto' ? 'auto' : Number(batch);
     } catch (e) {
       thrown = e;
     }
@@ -90,7 +94,7 @@ export class ErosionLab {
   }
 
   constructor(device, start, h, drops, thermal, pipe, maps, flow) {
-    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, flow, log: [], size: start.size, brush: null, painted: null, wet: false });
+    Object.assign(this, { device, start, h, drops, thermal, pipe, maps, flow, log: [], size: start.size, batchSetting: 'auto', brush: null, painted: null, wet: false });
   }
 
   /** Rains `count` droplets drawn from `seed` (one run: batches of the kernel's size). */
@@ -243,7 +247,8 @@ export class ErosionLab {
   recipe() {
     const { profile, seed, size } = this.start;
     const ops = this.ops();
-    return `bozkir lab --profile ${profile} --seed ${seed} --size ${size} --cell-size ${this.start.cell}${ops ? ` --ops ${ops}` : ''} --out lab-out`;
+    const batch = this.batchSetting === 'auto' ? '' : ` --batch ${this.batchSetting}`;
+    return `bozkir lab --profile ${profile} --seed ${seed} --size ${size} --cell-size ${this.start.cell}${batch}${ops ? ` --ops ${ops}` : ''} --out lab-out`;
   }
 
   /** The heights now (one read-back), a Float32Array. */

@@ -145,6 +145,42 @@ test('the page erodes on WebGPU and its export equals the recipe line run native
   assert.equal(differ, 0, `${differ} of ${native.samples.length} codes differ from bozkir lab's`);
 });
 
+test('a batch other than auto is carried by the recipe line and replayed natively code for code', async (t) => {
+  if (unavailable(t)) return;
+  const got = await ctx.page.evaluate(async () => {
+    const { ErosionLab, heightPng16 } = await import('/src/gpu/lab.js');
+    const s = window.bozkirLab.state;
+    const run = async (batch) => {
+      const lab = await ErosionLab.create(s.device, s.lab.start, { batch });
+      try {
+        lab.droplets(9, 512);
+        lab.droplets(10, 512);
+        const out = await heightPng16(await lab.read(), lab.size, lab.size);
+        return { codes: [...out.codes], lo: out.lo, hi: out.hi, recipe: lab.recipe(), batch: lab.drops.batch };
+      } finally {
+        lab.destroy();
+      }
+    };
+    return { small: await run(16), auto: await run('auto') };
+  });
+  assert.deepEqual(ctx.errors, []);
+  assert.equal(got.small.batch, 16);
+  assert.equal(got.auto.batch, 64, 'auto at 64² is one droplet to 64 cells');
+  assert.equal(got.small.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --batch 16 --ops droplets:9:512x2 --out lab-out');
+  assert.equal(got.auto.recipe, 'bozkir lab --profile canyon --seed 3 --size 64 --cell-size 80 --ops droplets:9:512x2 --out lab-out');
+  const differ = got.small.codes.filter((q, i) => q !== got.auto.codes[i]).length;
+  assert.ok(differ > 100, `batches of 16 and 64 differ in only ${differ} codes`);
+  const out = join(ctx.dir, 'lab-batch');
+  const args = got.small.recipe.split(' ').slice(1);
+  args[args.length - 1] = out;
+  execFileSync(bin, ['--quiet', ...args]);
+  const native = decodePng(readFileSync(join(out, 'height.png')));
+  const side = JSON.parse(readFileSync(join(out, 'terrain.json'), 'utf8'));
+  assert.deepEqual([side.low_m, side.high_m, side.settings.batch], [got.small.lo, got.small.hi, 16]);
+  const off = native.samples.filter((q, i) => q !== got.small.codes[i]).length;
+  assert.equal(off, 0, `${off} codes differ from bozkir lab --batch 16`);
+});
+
 test('the mesh is drawn from the GPU buffer, and reset brings the start back', async (t) => {
   if (unavailable(t)) return;
   const { page } = ctx;

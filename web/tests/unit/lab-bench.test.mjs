@@ -9,13 +9,15 @@ import { BENCH_CASES, benchTerrain, parseBenchCases } from '../../src/gpu/lab-be
 test('the default cases parse, each with its kind, size and counts', () => {
   const c = parseBenchCases(BENCH_CASES);
   assert.ok(c.length >= 4);
-  assert.deepEqual(c[0], { kind: 'droplets', size: 2048, drops: 131072, batch: 1024, steps: 10 });
+  assert.deepEqual(c[0], { kind: 'droplets', size: 2048, drops: 131072, batch: 'auto', steps: 60 });
+  assert.ok(c.some((x) => x.kind === 'droplets' && x.batch === 1024), 'seed 001\'s batch is timed too');
   assert.ok(c.some((x) => x.kind === 'pipe' && x.size === 4096));
   assert.ok(c.some((x) => x.kind === 'live'));
   assert.deepEqual(parseBenchCases('pipe:64:5, live:128:256:3'), [
     { kind: 'pipe', size: 64, drops: 0, batch: 0, steps: 5 },
-    { kind: 'live', size: 128, drops: 256, batch: 1024, steps: 3 },
+    { kind: 'live', size: 128, drops: 256, batch: 'auto', steps: 3 },
   ]);
+  assert.deepEqual(parseBenchCases('droplets:64:100:auto:2,droplets:64:100:16:2').map((x) => x.batch), ['auto', 16]);
 });
 
 test('bad cases are refused with the case named', () => {
@@ -29,6 +31,10 @@ test('bad cases are refused with the case named', () => {
     ['pipe:8:5', /size must be 16…8192/],
     ['pipe:16384:5', /size must be 16…8192/],
     ['live:64:x:3', /positive integers/],
+    ['pipe:auto:3', /positive integers/],
+    ['droplets:auto:100:16:2', /positive integers/],
+    ['droplets:64:auto:16:2', /positive integers/],
+    ['live:64:100:auto', /positive integers/],
   ]) {
     assert.throws(() => parseBenchCases(text), (e) => e.message.includes(`"${text}"`) && why.test(e.message), text);
   }

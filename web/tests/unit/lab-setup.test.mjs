@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { talusTable } from '../../src/gpu/thermal.js';
-import { DROPLET_DEFAULTS, dropletSetup } from '../../src/gpu/droplets.js';
+import { DROPLET_DEFAULTS, autoBatch, batchFor, dropletSetup } from '../../src/gpu/droplets.js';
 import { PAGE_PIPE, pipeUniform } from '../../src/gpu/pipe.js';
 
 const fx = JSON.parse(readFileSync(fileURLToPath(new URL('./fixtures/lab-setup.json', import.meta.url)), 'utf8'));
@@ -34,6 +34,15 @@ test('dropletSetup is the native DropletsF32::new at every size the page offers'
   const s = fx.setups[0];
   const other = dropletSetup(s.size, s.size, s.cell, s.cell, { ...DROPLET_DEFAULTS, radius: 2 });
   assert.notDeepEqual(bits(other.brushW), s.brush_w);
+});
+
+test('the batch settings: auto is one droplet to 64 cells, numbers are capped by it, the rest refused', () => {
+  // The fixture's batch is the native effective_batch(1024, cells) at each size.
+  for (const s of fx.setups) assert.equal(batchFor(1024, s.size * s.size), s.batch, `1024 at ${s.size}`);
+  assert.deepEqual([64, 256, 1024, 2048].map((n) => autoBatch(n * n)), [64, 1024, 16384, 65536]);
+  assert.deepEqual([batchFor('auto', 4096), batchFor(16, 4096), batchFor('16', 4096), batchFor(1024, 4096)], [64, 16, 16, 64]);
+  assert.equal(autoBatch(10), 1);
+  for (const bad of [0, -1, 1.5, 'fast', '', 4194305, NaN]) assert.throws(() => batchFor(bad, 4096), /must be auto or a whole number/, String(bad));
 });
 
 test('pipeUniform is the native PipeF32::new uniform at every size the page offers', () => {

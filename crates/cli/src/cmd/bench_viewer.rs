@@ -42,8 +42,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "viewer")]
     pub page: Page,
     /// The erosion page's cases (`--page erode`), e.g.
-    /// `droplets:2048:131072:1024:10,pipe:4096:240,live:1024:65536:60` (docs/viewer.md); default
-    /// the page's own list.
+    /// `droplets:2048:131072:auto:60,pipe:4096:240,live:1024:65536:60` (docs/viewer.md; a droplet
+    /// case's batch is a number or `auto`); default the page's own list.
     #[arg(long)]
     pub cases: Option<String>,
     /// One more argument for Chromium (repeat for more), after the ones the command chooses,
@@ -165,11 +165,23 @@ fn check_cases(s: &str) -> Result<()> {
             "live" => 3,
             k => bail!("--cases: \"{c}\": unknown kind \"{k}\" (droplets, pipe or live)"),
         };
-        let nums: Option<Vec<u64>> = parts[1..].iter().map(|p| p.parse::<u64>().ok().filter(|&v| v > 0)).collect();
+        // A droplet case's batch may be `auto` (the page's default: one droplet to 64 cells).
+        let nums: Option<Vec<u64>> =
+            parts[1..]
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    if want == 4 && i == 2 && *p == "auto" {
+                        Some(1)
+                    } else {
+                        p.parse::<u64>().ok().filter(|&v| v > 0)
+                    }
+                })
+                .collect();
         match nums {
             Some(n) if n.len() == want && (16..=8192).contains(&n[0]) && n.iter().all(|&v| v <= u32::MAX as u64) => {}
             _ => bail!(
-                "--cases: \"{c}\": {} takes {want} positive integers (the size 16..=8192 first); see docs/viewer.md",
+                "--cases: \"{c}\": {} takes {want} positive integers (the size 16..=8192 first; a droplet batch may be auto); see docs/viewer.md",
                 parts[0]
             ),
         }
@@ -429,6 +441,9 @@ mod tests {
         assert_eq!(parse_window("1920x1080").unwrap(), (1920, 1080));
         assert!(parse_window("1920").is_err() && parse_window("0x10").is_err() && parse_window("axb").is_err());
         assert!(check_cases("droplets:2048:131072:1024:10,pipe:4096:240,live:1024:65536:60").is_ok());
+        assert!(check_cases("droplets:2048:131072:auto:60").is_ok());
+        assert!(check_cases("pipe:auto:60").is_err());
+        assert!(check_cases("droplets:auto:131072:1024:60").is_err());
         assert!(check_cases("drops:2048:1:1:1").is_err());
         assert!(check_cases("pipe:4096").is_err());
         assert!(check_cases("pipe:8:10").is_err());

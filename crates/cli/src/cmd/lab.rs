@@ -41,9 +41,29 @@ pub struct Args {
     /// run then thermal iterations). Empty: the terrain as generated.
     #[arg(long, default_value = "")]
     pub ops: String,
+    /// Droplets a batch: `auto` (the page's default: one droplet to every 64 cells, the most the
+    /// kernel takes) or a whole number 1..=4194304 (seed 001's is 1024), capped as `auto` is.
+    /// Each batch runs against the heights the last one left, so the batch changes the result:
+    /// the page's recipe line carries it when it is not `auto`.
+    #[arg(long, default_value = "auto")]
+    pub batch: String,
     /// Output folder.
     #[arg(long, short, default_value = "lab-out")]
     pub out: PathBuf,
+}
+
+/// Droplets a batch on `cells` cells for a `--batch` value: `auto` is one droplet to every 64
+/// cells (`effective_batch`'s cap, as the page's `autoBatch`), a number is capped by it.
+pub fn batch_for(setting: &str, cells: usize) -> Result<u32> {
+    use bozkir_terrain::erosion::droplets::effective_batch;
+    let asked = match setting.trim() {
+        "auto" => u32::MAX,
+        v => match v.parse::<u32>() {
+            Ok(n) if (1..=4_194_304).contains(&n) => n,
+            _ => bail!("--batch must be auto or a whole number 1..=4194304, got {setting:?}"),
+        },
+    };
+    Ok(effective_batch(asked, cells))
 }
 
 /// One logged run of the page.
@@ -199,6 +219,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     if !(0.01..=10_000.0).contains(&cell) {
         bail!("--cell-size must be 0.01..=10000 m, got {cell}");
     }
+    let batch = batch_for(&a.batch, a.size * a.size)?;
     let ops = parse_ops(&a.ops)?;
     for op in &ops {
         if let Op::Rain { cx, cy, .. } = op {
@@ -212,7 +233,7 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     bar.stage("generate");
     let t = bozkir_terrain::profiles::generate(a.size, u64::from(a.seed), &prof.params, &bar);
     let z: Vec<f32> = t.height.data().iter().map(|&v| (v * HEIGHT_RANGE_M) as f32).collect();
-    let z = replay(z, a.size, cell, &ops, &bar)?;
+    let z = replay(z, a.size, cell, batch, &ops, &bar)?;
     let mut st = st;
     let mut g = Grid::from_vec(a.size, a.size, z.iter().map(|&v| f64::from(v)).collect());
     g.dx = cell;
@@ -227,18 +248,21 @@ pub fn run(a: Args, quiet: bool) -> Result<()> {
     sc.source = format!("generated {} seed {}", a.profile, a.seed);
     sc.settings.insert("profile".into(), a.profile.clone().into());
     sc.settings.insert("ops".into(), a.ops.trim().into());
+    sc.settings.insert("batch".into(), batch.into());
     finish(st, sc)?;
     let runs: u64 = ops.iter().map(Op::runs).sum();
     println!("{} seed {} {}², {runs} runs: heights {:.2} … {:.2} m", a.profile, a.seed, a.size, lo, hi);
     Ok(())
 }
 
-/// The runs of `ops` on `z` (`size × size` cells of `cell` metres, row-major), in order.
+/// The runs of `ops` on `z` (`size × size` cells of `cell` metres, row-major), in order, the
+/// droplets in batches of `batch` (`batch_for`'s).
 #[cfg(feature = "gpu")]
 pub fn replay(
     mut z: Vec<f32>,
     size: usize,
     cell: f64,
+    batch: u32,
     ops: &[Op],
     progress: &dyn bozkir_core::Progress,
 ) -> Result<Vec<f32>> {
@@ -250,7 +274,8 @@ pub fn replay(
         let mut g = Grid::from_vec(size, size, z.into_iter().map(f64::from).collect());
         g.dx = cell;
         g.dy = cell;
-        let params = DropletParams { droplets: DropletCount::Total(count), seed, ..Default::default() };
+        let params =
+            DropletParams { droplets: DropletCount::Total(count), seed, batch_size: batch, ..Default::default() };
         let out = droplets_f32_reference(&DropletsF32::new(&g, &params))
             .map_err(|e| anyhow::anyhow!("droplets seed {seed}: {e}"))?;
         Ok(out.height)
@@ -334,6 +359,7 @@ pub fn replay(
     _z: Vec<f32>,
     _size: usize,
     _cell: f64,
+    _batch: u32,
     _ops: &[Op],
     _progress: &dyn bozkir_core::Progress,
 ) -> Result<Vec<f32>> {
