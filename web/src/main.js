@@ -8,7 +8,7 @@ import init, * as bz from '../pkg/bozkir_wasm.js';
 import { Renderer } from './renderer.js';
 import { SplatRendererGPU } from './gpu/splat-renderer.js';
 import { subTileEdges, waterField } from './render-logic.js';
-import { openDrop, fetchTileset, openTileset, readZip, describe } from './tileset.js';
+import { openDrop, fetchTileset, openTileset, readZip, describe, attachSplatHashes } from './tileset.js';
 import { AutoQuality } from './quality.js';
 import { BenchRecorder, report as benchReport, sweepCameras } from './bench.js';
 import {
@@ -105,17 +105,8 @@ async function decodeAtlas(ts) {
   return ts;
 }
 
-/** Per-splat survival hashes from the Rust function, by index within each tile level. */
-function attachHashes(ts) {
-  let most = 0;
-  for (const t of ts.tiles) for (const [, count] of t.levels) most = Math.max(most, count);
-  const h = bz.splatHashes(most);
-  const out = new Uint32Array(ts.splats.count);
-  for (const t of ts.tiles) for (const [start, count] of t.levels) out.set(h.subarray(0, count), start);
-  ts.hashes = out;
-  ts.manifestJson = JSON.stringify(ts.manifest);
-  return ts;
-}
+/** Per-splat survival hashes from the Rust function (tileset.js, attachSplatHashes). */
+const attachHashes = (ts) => attachSplatHashes(ts, bz.splatHashes);
 
 async function loadTileset(name) {
   if (name === 'starter') return attachHashes(await starterTileset());

@@ -511,6 +511,22 @@ function thousands(n) {
 }
 
 /**
+ * Per-splat survival hashes by index within each tile level, from `splatHashes(n)` (the Rust
+ * function of the WebAssembly core: the first n hashes), as `tileset.hashes`; also the
+ * manifest as JSON (`tileset.manifestJson`). Returns the tileset.
+ */
+export function attachSplatHashes(tileset, splatHashes) {
+  let most = 0;
+  for (const t of tileset.tiles) for (const [, count] of t.levels) most = Math.max(most, count);
+  const h = splatHashes(most);
+  const out = new Uint32Array(tileset.splats.count);
+  for (const t of tileset.tiles) for (const [start, count] of t.levels) out.set(h.subarray(0, count), start);
+  tileset.hashes = out;
+  tileset.manifestJson = JSON.stringify(tileset.manifest);
+  return tileset;
+}
+
+/**
  * One line about a tileset, e.g.
  * "16 tiles, 2 classes (sand, scrub), 42,706 splats, 4 levels, 0.5 m tiles".
  * @param {Tileset} tileset

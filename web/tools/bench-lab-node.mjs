@@ -20,7 +20,8 @@
 // lavapipe lacks a feature Dawn requires).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { installDawn } from './dawn.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => {
@@ -39,23 +40,7 @@ const jsonOut = opt('--json');
 const DEFAULT_CASES = 'droplets:2048:131072:auto:60,droplets:2048:131072:1024:10,pipe:4096:240,pipe:2048:240,sort:823076:60,sort:5500000:30';
 const cases = opt('--cases') || DEFAULT_CASES;
 
-const dawn = await import(dawnDir ? pathToFileURL(join(dawnDir, 'index.js')).href : 'webgpu').catch((e) => {
-  throw new Error(`cannot load Dawn's Node binding (${e.message}); install it with \`npm install --prefix /tmp/dawn webgpu@0.6.2\` and pass --dawn /tmp/dawn/node_modules/webgpu`);
-});
-Object.assign(globalThis, dawn.globals);
-const gpu = dawn.create([]);
-Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true });
-// The kernels fetch their generated WGSL beside their module; Node's fetch has no file: URLs.
-const netFetch = globalThis.fetch;
-globalThis.fetch = async (url, init) => {
-  const u = new URL(url);
-  if (u.protocol !== 'file:') return netFetch(url, init);
-  try {
-    return new Response(readFileSync(fileURLToPath(u)), { status: 200 });
-  } catch {
-    return new Response('', { status: 404 });
-  }
-};
+const gpu = await installDawn(dawnDir);
 
 const src = new URL('../src/gpu/', import.meta.url);
 const mod = (name) => import(new URL(name, src).href);

@@ -34,6 +34,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { installDawn } from './dawn.mjs';
 import { deflateSync, inflateSync } from 'node:zlib';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -234,24 +235,8 @@ async function main(opts) {
   const catalogue = JSON.parse(readFileSync(join(root, 'catalogue.json'), 'utf8'));
   if (!Array.isArray(catalogue.tilesets) || !Array.isArray(catalogue.terrains)) fail(`${join(root, 'catalogue.json')}: no tilesets and terrains lists`);
 
-  const dawn = await import(opts.dawn ? pathToFileURL(join(resolve(opts.dawn), 'index.js')).href : 'webgpu').catch((e) => {
-    fail(`cannot load Dawn's Node binding (${e.message}); install it with \`npm install --prefix /tmp/dawn webgpu@0.6.2\` and pass --dawn /tmp/dawn/node_modules/webgpu`);
-  });
-  Object.assign(globalThis, dawn.globals);
-  const gpu = dawn.create([]);
-  Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true });
-  // The page's modules fetch beside themselves (splat.wgsl) and the served files; Node's fetch
-  // has no file: URLs.
-  const netFetch = globalThis.fetch;
-  globalThis.fetch = async (url, init) => {
-    const u = new URL(String(url), rootUrl);
-    if (u.protocol !== 'file:') return netFetch(url, init);
-    try {
-      return new Response(readFileSync(fileURLToPath(u)), { status: 200 });
-    } catch {
-      return new Response('', { status: 404 });
-    }
-  };
+  // The page's modules fetch beside themselves (splat.wgsl) and the served files.
+  const gpu = await installDawn(opts.dawn, rootUrl).catch((e) => fail(e.message));
 
   const src = new URL('../src/', import.meta.url);
   const mod = (name) => import(new URL(name, src).href);
@@ -260,22 +245,13 @@ async function main(opts) {
   const bz = wasm;
   const { SplatRendererGPU } = await mod('gpu/splat-renderer.js');
   const { subTileEdges, waterField } = await mod('render-logic.js');
-  const { fetchTileset, openTileset, readZip, describe } = await mod('tileset.js');
+  const { fetchTileset, openTileset, readZip, describe, attachSplatHashes } = await mod('tileset.js');
   const { BenchRecorder, report: benchReport, sweepCameras } = await mod('bench.js');
   const { defaults } = await mod('controls.js');
 
   // --- main.js's loading, for the catalogue's defaults (loadTileset, decodeAtlas, attachHashes,
   // loadTerrain, setTerrain).
-  const attachHashes = (ts) => {
-    let most = 0;
-    for (const t of ts.tiles) for (const [, c] of t.levels) most = Math.max(most, c);
-    const h = bz.splatHashes(most);
-    const out = new Uint32Array(ts.splats.count);
-    for (const t of ts.tiles) for (const [start, c] of t.levels) out.set(h.subarray(0, c), start);
-    ts.hashes = out;
-    ts.manifestJson = JSON.stringify(ts.manifest);
-    return ts;
-  };
+  const attachHashes = (ts) => attachSplatHashes(ts, bz.splatHashes);
   const decodeAtlas = (ts) => {
     const a = ts.manifest.atlas;
     ts.atlas = null;
