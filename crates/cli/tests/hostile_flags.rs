@@ -158,6 +158,7 @@ const FLAGS: &[Flag] = &[
     f("lab", "--seed", SEED32),
     f("lab", "--size", NONE),
     f("lab", "--cell-size", NONE),
+    f("lab", "--batch", NONE),
     f("erode", "--steps", NONE),
     f("erode", "--k", ZERO_TINY),
     f("erode", "--m", ZERO_TINY),
