@@ -35,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { installDawn } from './dawn.mjs';
+import { crc32 } from '../src/tileset.js';
 import { deflateSync, inflateSync } from 'node:zlib';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -99,17 +100,6 @@ export function parseArgs(argv) {
 }
 
 // ------------------------------------------------------------------ PNG (pure)
-
-const CRC = new Uint32Array(256).map((_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** RGBA8 pixels (rows top to bottom) as PNG bytes. */
 export function encodePng({ width, height, data }) {
@@ -209,7 +199,7 @@ function siteRoot(opts) {
   }
   const bin = resolve(opts.bozkir || join(REPO, 'target/release/bozkir'));
   if (!existsSync(bin)) {
-    throw new Error(`${bin}: no bozkir binary to convert the scene (build it with \`cargo build --release -p bozkir-cli\`, `
+    throw new Error(`${bin}: no bozkir binary to convert the scene (build it with \`cargo build --release -p bozkir\`, `
       + 'give it with --bozkir, or pass --scene a folder `bozkir site --out` wrote)');
   }
   const out = mkdtempSync(join(tmpdir(), 'bozkir-splat-bench-'));
